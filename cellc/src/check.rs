@@ -1,0 +1,450 @@
+//! Every semantic check, in one place. Takes the raw model a front-end read, collects every
+//! problem it finds (not just the first), and produces the validated [`ir::Model`] that
+//! the emitters and the reference interpreter take.
+use crate::diag::{Diag, Diagnostics, Pos};
+use crate::ir::raw::{self, CellOp, Origin, Source};
+use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc};
+
+const INPUT_NAMES: [&str; 5] = ["X", "initial_hidden_state", "W", "R", "B"];
+
+struct Checker<'a> {
+    m: &'a raw::Model,
+    diags: Vec<Diag>,
+    roles: Vec<Option<ParamRole>>,
+    weights_unreadable_reported: bool,
+    /// Batch dimension seen so far, and where.
+    batch: Option<(raw::Dim, String)>,
+}
+
+/// Checks a raw model and returns the validated model, or every problem found.
+pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
+    let mut c = Checker {
+        m,
+        diags: Vec::new(),
+        roles: vec![None; m.params.len()],
+        weights_unreadable_reported: false,
+        batch: None,
+    };
+    let cells: Vec<Option<ir::Cell>> = m.cells.iter().map(|cell| c.cell(cell)).collect();
+    let outputs: Vec<Option<ir::Output>> = m.outputs.iter().map(|o| c.output(o, &cells)).collect();
+    let batch = match &c.batch {
+        Some((raw::Dim::Dynamic, _)) => Batch::Dynamic,
+        Some((raw::Dim::Static(n), _)) => Batch::Static(*n as usize),
+        None => Batch::Static(1),
+    };
+    let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
+    let mut diags = c.diags;
+    if !diags.is_empty() {
+        diags.sort_by_key(|d| d.pos);
+        return Err(Diagnostics(diags));
+    }
+    Ok(ir::Model {
+        file: m.file.clone(),
+        name: m.name.clone(),
+        batch,
+        params: params.into_iter().flatten().collect(),
+        cells: cells.into_iter().flatten().collect(),
+        outputs: outputs.into_iter().flatten().collect(),
+    })
+}
+
+fn fmt_dims(d: &[raw::Dim]) -> String {
+    let parts: Vec<String> = d
+        .iter()
+        .map(|d| match d {
+            raw::Dim::Static(n) => n.to_string(),
+            raw::Dim::Dynamic => "?".to_owned(),
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+fn tensor_name(tensor: &Option<String>, origin: &Origin) -> String {
+    tensor.clone().unwrap_or_else(|| origin.name.clone())
+}
+
+impl Checker<'_> {
+    fn err(&mut self, pos: Option<Pos>, o: &Origin, msg: impl Into<String>) {
+        self.diags.push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
+    }
+
+    fn param(&mut self, i: usize, p: &raw::Param) -> Option<ir::Param> {
+        if ElemType::parse(&p.elem) != Some(ElemType::F32) {
+            self.err(None, &p.origin, format!("element type {:?} is not supported; cellc generates f32 kernels and expects f32 Parameters", p.elem));
+            return None;
+        }
+        let role = self.roles[i].unwrap_or(ParamRole::Data);
+        let used_as_data = self.roles[i] == Some(ParamRole::Data);
+        let mut shape = Vec::new();
+        for (k, d) in p.shape.iter().enumerate() {
+            shape.push(match d {
+                _ if k == 0 && used_as_data => Dim::Batch,
+                raw::Dim::Static(n) => Dim::Static(*n as usize),
+                raw::Dim::Dynamic if k == 0 && role == ParamRole::Data => Dim::Batch,
+                raw::Dim::Dynamic => {
+                    self.err(None, &p.origin, format!("shape {} has a dynamic dimension at position {k}; only the batch (first) dimension of data may be dynamic", fmt_dims(&p.shape)));
+                    return None;
+                }
+            });
+        }
+        Some(ir::Param { name: tensor_name(&p.tensor_name, &p.origin), shape, role })
+    }
+
+    fn use_param(&mut self, i: usize, role: ParamRole, cell: &Origin, port: usize) {
+        match self.roles[i] {
+            Some(r) if r != role => {
+                let what = |r| if r == ParamRole::Data { "data (X, a state or a Result)" } else { "weights (W, R or B)" };
+                let msg = format!(
+                    "input {port} ({}) is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
+                    INPUT_NAMES[port], self.m.params[i].origin.name, what(r)
+                );
+                self.err(None, cell, msg);
+            }
+            _ => self.roles[i] = Some(role),
+        }
+    }
+
+    fn note_batch(&mut self, d: raw::Dim, cell: &Origin, pos: Option<Pos>, what: &str) {
+        match &self.batch {
+            None => self.batch = Some((d, format!("{what} of layer {:?}", cell.name))),
+            Some((b, _)) if *b == d => {}
+            Some((b, first)) => {
+                let msg = format!(
+                    "the batch of {what} is {}, but {first} has batch {}; every cell of a model must share one batch, all static and equal or all dynamic",
+                    fmt_dims(&[d]),
+                    fmt_dims(&[*b]),
+                );
+                self.err(pos, cell, msg);
+            }
+        }
+    }
+
+    fn activations(&mut self, c: &raw::Cell, kind: CellKind) -> Option<Vec<Activation>> {
+        let defaults: &[&str] = match kind {
+            CellKind::Gru { .. } => &["sigmoid", "tanh"],
+            CellKind::Rnn => &["tanh"],
+        };
+        let names: Vec<String> =
+            c.activations.clone().unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
+        let want = kind.activation_count();
+        if names.len() != want {
+            let msg = format!(
+                "`activations` lists {} function(s) ({}); {} takes exactly {want} ({})",
+                names.len(),
+                names.join(", "),
+                kind.op(),
+                defaults.join(", ")
+            );
+            self.err(c.attrs_pos, &c.origin, msg);
+            return None;
+        }
+        let mut out = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            let alpha = c.alpha.get(i).copied();
+            let beta = c.beta.get(i).copied();
+            let a = match n.to_ascii_lowercase().as_str() {
+                "relu" => Activation::Relu,
+                "sigmoid" => Activation::Sigmoid,
+                "tanh" => Activation::Tanh,
+                "hardsigmoid" => Activation::HardSigmoid { alpha: alpha.unwrap_or(0.2), beta: beta.unwrap_or(0.5) },
+                _ => {
+                    let msg = format!("unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid");
+                    self.err(c.attrs_pos, &c.origin, msg);
+                    return None;
+                }
+            };
+            out.push(a);
+        }
+        Some(out)
+    }
+
+    fn cell(&mut self, c: &raw::Cell) -> Option<ir::Cell> {
+        let o = &c.origin;
+        let kind = match c.op {
+            CellOp::Gru => CellKind::Gru { linear_before_reset: c.linear_before_reset },
+            CellOp::Rnn => CellKind::Rnn,
+        };
+        let mut ok = true;
+        if c.hidden_size <= 0 {
+            self.err(c.attrs_pos, o, format!("`hidden_size` is {}; expected a positive integer", c.hidden_size));
+            ok = false;
+        }
+        if let Some(p) = &c.precision {
+            if ElemType::parse(p) != Some(ElemType::F32) {
+                self.err(None, o, format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"));
+                ok = false;
+            }
+        }
+        let clip = if !(c.clip >= 0.0) {
+            self.err(c.attrs_pos, o, format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip));
+            ok = false;
+            None
+        } else if c.clip == 0.0 || c.clip.is_infinite() {
+            None
+        } else {
+            Some(c.clip)
+        };
+        let activations = self.activations(c, kind);
+        if !(4..=5).contains(&c.inputs.len()) {
+            self.err(None, o, format!("has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)", c.inputs.len()));
+            return None;
+        }
+        let h = c.hidden_size.max(0) as u64;
+        let g = kind.gates() as u64;
+        // Input size from X's port, which every later shape is checked against.
+        let input_size = match c.inputs[0].dims.as_slice() {
+            [_, raw::Dim::Static(i)] if *i > 0 => Some(*i),
+            d => {
+                self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected [batch, input_size] with a static, positive input_size", fmt_dims(d)));
+                None
+            }
+        };
+        let i = input_size.unwrap_or(0);
+        // The batch dimension (written `?` in `want`) is checked across cells separately.
+        let expect = |this: &mut Self, port: usize, want: &[raw::Dim]| {
+            let got = &c.inputs[port].dims;
+            let matches = got.len() == want.len()
+                && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
+            if !matches {
+                let msg = format!("input {port} ({}) has shape {}; expected {}", INPUT_NAMES[port], fmt_dims(got), fmt_dims(want));
+                this.err(c.inputs[port].pos, o, msg);
+            }
+            matches
+        };
+        use raw::Dim::{Dynamic as D, Static as S};
+        if input_size.is_some() {
+            ok &= expect(self, 1, &[D, S(h)]);
+            ok &= expect(self, 2, &[S(g * h), S(i)]);
+        } else {
+            ok = false;
+        }
+        ok &= expect(self, 3, &[S(g * h), S(h)]);
+        if c.inputs.len() == 5 {
+            ok &= expect(self, 4, &[S(kind.bias_blocks() as u64 * h)]);
+        }
+        let out_ok = matches!(c.output_dims.as_slice(), [_, raw::Dim::Static(n)] if *n == h);
+        if !out_ok {
+            let msg = format!("the output has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(&c.output_dims));
+            self.err(None, o, msg);
+            ok = false;
+        }
+        for port in 0..2 {
+            if let Some(&d) = c.inputs[port].dims.first() {
+                self.note_batch(d, o, c.inputs[port].pos, &format!("input {port} ({})", INPUT_NAMES[port]));
+            }
+        }
+        let x = self.data_source(c, 0);
+        let hs = self.data_source(c, 1);
+        let w = self.weight_source(c, 2);
+        let r = self.weight_source(c, 3);
+        let b = if c.inputs.len() == 5 { Some(self.weight_source(c, 4)) } else { None };
+        let spec = CellSpec { kind, hidden: h as usize, input: i as usize, activations: activations?, clip };
+        if !ok {
+            return None;
+        }
+        let b = match b {
+            Some(b) => Some(b?),
+            None => None,
+        };
+        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, w: w?, r: r?, b })
+    }
+
+    fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
+        let msg = match &c.inputs[port].source {
+            Source::Missing => format!("input {port} ({}) is not connected; expected {what}", INPUT_NAMES[port]),
+            Source::Unsupported(u) => format!(
+                "input {port} ({}) is fed by layer {:?} ({}), which cellc does not compile; expected {what}",
+                INPUT_NAMES[port], u.name, u.op
+            ),
+            Source::Const(_) => format!("input {port} ({}) is a constant; expected {what}", INPUT_NAMES[port]),
+            Source::Cell(_) => format!("input {port} ({}) is the output of a cell; expected {what}", INPUT_NAMES[port]),
+            Source::Param(_) => format!("input {port} ({}) is a Parameter; expected {what}", INPUT_NAMES[port]),
+        };
+        self.err(c.inputs[port].pos, &c.origin, msg);
+    }
+
+    fn data_source(&mut self, c: &raw::Cell, port: usize) -> Option<Value> {
+        match c.inputs[port].source {
+            Source::Param(p) => {
+                self.use_param(p, ParamRole::Data, &c.origin, port);
+                let declared = &self.m.params[p].shape;
+                if *declared != c.inputs[port].dims {
+                    let msg = format!(
+                        "input {port} ({}) is declared {} but Parameter {:?} has shape {}",
+                        INPUT_NAMES[port],
+                        fmt_dims(&c.inputs[port].dims),
+                        self.m.params[p].origin.name,
+                        fmt_dims(declared)
+                    );
+                    self.err(c.inputs[port].pos, &c.origin, msg);
+                    return None;
+                }
+                Some(Value::Param(p))
+            }
+            Source::Cell(k) => {
+                let declared = &self.m.cells[k].output_dims;
+                if *declared != c.inputs[port].dims {
+                    let msg = format!(
+                        "input {port} ({}) is declared {} but cell {:?} outputs {}",
+                        INPUT_NAMES[port],
+                        fmt_dims(&c.inputs[port].dims),
+                        self.m.cells[k].origin.name,
+                        fmt_dims(declared)
+                    );
+                    self.err(c.inputs[port].pos, &c.origin, msg);
+                    return None;
+                }
+                Some(Value::Cell(k))
+            }
+            _ => {
+                self.unsupported(c, port, "a Parameter or the output of another cell");
+                None
+            }
+        }
+    }
+
+    fn weight_source(&mut self, c: &raw::Cell, port: usize) -> Option<WeightSrc> {
+        match c.inputs[port].source {
+            Source::Param(p) => {
+                self.use_param(p, ParamRole::Weights, &c.origin, port);
+                let want = &c.inputs[port].dims;
+                let got = &self.m.params[p].shape;
+                if got != want || got.contains(&raw::Dim::Dynamic) {
+                    let msg = format!(
+                        "input {port} ({}) is Parameter {:?} of shape {}; expected the static shape {}",
+                        INPUT_NAMES[port],
+                        self.m.params[p].origin.name,
+                        fmt_dims(got),
+                        fmt_dims(want)
+                    );
+                    self.err(c.inputs[port].pos, &c.origin, msg);
+                    return None;
+                }
+                Some(WeightSrc::Runtime(p))
+            }
+            Source::Const(k) => {
+                let k = &self.m.consts[k];
+                let want: Vec<raw::Dim> = k.shape.iter().map(|&n| raw::Dim::Static(n)).collect();
+                if want != c.inputs[port].dims {
+                    let msg = format!(
+                        "input {port} ({}) is declared {} but constant {:?} has shape {}",
+                        INPUT_NAMES[port],
+                        fmt_dims(&c.inputs[port].dims),
+                        k.origin.name,
+                        fmt_dims(&want)
+                    );
+                    self.err(c.inputs[port].pos, &c.origin, msg);
+                    return None;
+                }
+                self.constant(k)
+            }
+            _ => {
+                self.unsupported(c, port, "a Const (optionally through Convert) or a Parameter");
+                None
+            }
+        }
+    }
+
+    /// Decodes a constant to f32, checking its type, its place in the weights file and its
+    /// `Convert` chain.
+    fn constant(&mut self, k: &raw::Const) -> Option<WeightSrc> {
+        let Some(elem) = ElemType::parse(&k.elem) else {
+            self.err(None, &k.origin, format!("element type {:?} is not supported for weights; expected f32, f16, bf16 or f64", k.elem));
+            return None;
+        };
+        let mut chain = Vec::new();
+        for (dest, o) in &k.converts {
+            match ElemType::parse(dest) {
+                Some(t) => chain.push(t),
+                None => {
+                    self.err(None, o, format!("`destination_type` is {dest:?}; expected f32, f16, bf16 or f64"));
+                    return None;
+                }
+            }
+        }
+        let last = chain.last().copied().unwrap_or(elem);
+        if last != ElemType::F32 {
+            self.err(None, &k.origin, format!("weights reach the cell as {last}; cellc compiles f32 cells (add a Convert to f32)"));
+            return None;
+        }
+        let count: u64 = k.shape.iter().product();
+        let bytes = match &self.m.weights.bytes {
+            Ok(b) => b,
+            Err(e) => {
+                if !self.weights_unreadable_reported {
+                    self.weights_unreadable_reported = true;
+                    let msg = format!("cannot read the weights file {}: {e}", self.m.weights.path);
+                    self.err(None, &k.origin, msg);
+                }
+                return None;
+            }
+        };
+        if count * elem.size() as u64 != k.size {
+            self.err(None, &k.origin, format!(
+                "`size` is {} bytes; expected {} ({} {} elements of shape {:?})",
+                k.size, count * elem.size() as u64, count, elem, k.shape
+            ));
+            return None;
+        }
+        let end = k.offset.checked_add(k.size);
+        let Some(slice) = end.and_then(|end| bytes.get(k.offset as usize..end as usize)) else {
+            self.err(None, &k.origin, format!(
+                "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
+                k.offset,
+                end.map_or("overflow".to_owned(), |e| e.to_string()),
+                self.m.weights.path,
+                bytes.len()
+            ));
+            return None;
+        };
+        let values = slice
+            .chunks_exact(elem.size())
+            .map(|b| {
+                let v = decode(elem, b);
+                chain.iter().fold(v, |v, t| t.round(v)) as f32
+            })
+            .collect();
+        Some(WeightSrc::Embedded { values, stored: elem })
+    }
+
+    fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
+        let name = tensor_name(&o.tensor_name, &o.origin);
+        let (value, shape) = match &o.source {
+            Source::Param(p) => {
+                self.use_param(*p, ParamRole::Data, &o.origin, 0);
+                if let Some(&d) = self.m.params[*p].shape.first() {
+                    self.note_batch(d, &o.origin, None, "the Result");
+                }
+                let shape = self.m.params[*p].shape.iter().enumerate().map(|(k, d)| match d {
+                    raw::Dim::Static(n) if k > 0 => Dim::Static(*n as usize),
+                    _ => Dim::Batch,
+                });
+                (Value::Param(*p), shape.collect())
+            }
+            Source::Cell(c) => {
+                let h = cells[*c].as_ref().map_or(0, |c| c.spec.hidden);
+                (Value::Cell(*c), vec![Dim::Batch, Dim::Static(h)])
+            }
+            Source::Unsupported(u) => {
+                let msg = format!("is fed by layer {:?} ({}), which cellc does not compile; expected a cell or a Parameter", u.name, u.op);
+                self.err(None, &o.origin, msg);
+                return None;
+            }
+            Source::Missing | Source::Const(_) => {
+                self.err(None, &o.origin, "expected the output of a cell or a Parameter as input");
+                return None;
+            }
+        };
+        Some(ir::Output { name, value, shape })
+    }
+}
+
+fn decode(elem: ElemType, b: &[u8]) -> f64 {
+    match (elem, b) {
+        (ElemType::F32, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]) as f64,
+        (ElemType::F16, &[a, b]) => half::f16::from_le_bytes([a, b]).to_f64(),
+        (ElemType::Bf16, &[a, b]) => half::bf16::from_le_bytes([a, b]).to_f64(),
+        (ElemType::F64, &[a, b, c, d, e, f, g, h]) => f64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => f64::NAN,
+    }
+}

@@ -1,0 +1,273 @@
+//! What every generated cell shares, whatever its kind: its type and constants, where its
+//! weights live (embedded tables or fields filled at run time), the batched step, and the
+//! weight setter that packs runtime weights with the same code the compiler uses.
+use super::lit::table;
+use super::names::ident;
+use crate::ir::{Cell, WeightSrc};
+use crate::options::Strategy;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// Which input of the cell a weight array comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tensor {
+    W,
+    R,
+    B,
+}
+
+impl Tensor {
+    fn arg(self) -> &'static str {
+        match self {
+            Tensor::W => "w",
+            Tensor::R => "r",
+            Tensor::B => "b",
+        }
+    }
+}
+
+/// How an array the kernel reads is made from its tensor.
+#[derive(Clone, Debug)]
+pub(super) enum Pack {
+    /// The tensor as it is (the unrolled kernels index it directly).
+    Raw,
+    /// Panels of the gates `sel` (see `cellc_runtime::pack::panels`).
+    Panels { sel: Vec<usize>, cols: usize },
+    /// Bias panels: for each segment, the `H`-long block of `B` it takes, or zero.
+    Bias { segs: Vec<Option<usize>> },
+}
+
+/// One array the kernel reads.
+pub(super) struct Slot {
+    pub(super) field: &'static str,
+    pub(super) tensor: Tensor,
+    pub(super) pack: Pack,
+}
+
+/// A cell being emitted.
+pub(super) struct Ctx<'a> {
+    pub(super) cell: &'a Cell,
+    pub(super) ty: Ident,
+    pub(super) prefix: String,
+    pub(super) strategy: Strategy,
+    pub(super) tile: usize,
+}
+
+impl Ctx<'_> {
+    pub(super) fn src(&self, t: Tensor) -> Option<&WeightSrc> {
+        match t {
+            Tensor::W => Some(&self.cell.w),
+            Tensor::R => Some(&self.cell.r),
+            Tensor::B => self.cell.b.as_ref(),
+        }
+    }
+
+    pub(super) fn is_runtime(&self, t: Tensor) -> bool {
+        matches!(self.src(t), Some(WeightSrc::Runtime(_)))
+    }
+
+    /// Length of the tensor in its IR layout.
+    fn raw_len(&self, t: Tensor) -> usize {
+        let s = &self.cell.spec;
+        let g = s.kind.gates() * s.hidden;
+        match t {
+            Tensor::W => g * s.input,
+            Tensor::R => g * s.hidden,
+            Tensor::B => s.kind.bias_blocks() * s.hidden,
+        }
+    }
+
+    fn slot_len(&self, slot: &Slot) -> usize {
+        let h = self.cell.spec.hidden;
+        match &slot.pack {
+            Pack::Raw => self.raw_len(slot.tensor),
+            Pack::Panels { sel, cols } => cellc_runtime::pack::panel_len(h, *cols, sel.len(), self.tile),
+            Pack::Bias { segs } => cellc_runtime::pack::tiles(h, self.tile) * segs.len() * self.tile,
+        }
+    }
+
+    /// Packs embedded (or absent, hence zero) weights at compile time.
+    fn pack_now(&self, slot: &Slot) -> Vec<f32> {
+        let h = self.cell.spec.hidden;
+        let zeros;
+        let values: &[f32] = match self.src(slot.tensor) {
+            Some(WeightSrc::Embedded { values, .. }) => values,
+            _ => {
+                zeros = vec![0.0; self.raw_len(slot.tensor)];
+                &zeros
+            }
+        };
+        let mut out = vec![0.0; self.slot_len(slot)];
+        match &slot.pack {
+            Pack::Raw => out.copy_from_slice(values),
+            Pack::Panels { sel, cols } => cellc_runtime::pack::panels(&mut out, values, h, *cols, sel, self.tile),
+            Pack::Bias { segs } => {
+                let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
+                cellc_runtime::pack::bias_panels(&mut out, &segs, h, self.tile);
+            }
+        }
+        out
+    }
+
+    fn static_name(&self, slot: &Slot) -> Ident {
+        format_ident!("{}_{}", self.prefix, slot.field.to_ascii_uppercase())
+    }
+
+    /// `let name = &<the array>;` for a slot, wherever it lives.
+    pub(super) fn bind(&self, slot: &Slot) -> TokenStream {
+        let f = ident(slot.field);
+        if self.is_runtime(slot.tensor) {
+            quote! { let #f = &self.#f.0; }
+        } else {
+            let s = self.static_name(slot);
+            quote! { let #f = &#s.0; }
+        }
+    }
+
+    /// Tables for the embedded slots.
+    pub(super) fn tables(&self, slots: &[Slot]) -> Vec<String> {
+        slots
+            .iter()
+            .filter(|s| !self.is_runtime(s.tensor))
+            .map(|s| {
+                let doc = format!("`{}` of cell `{}`, packed for the {} kernel.", slot_doc(s), self.ty, self.strategy.name());
+                table(&self.static_name(s).to_string(), &doc, &self.pack_now(s))
+            })
+            .collect()
+    }
+
+    fn runtime_tensors(&self) -> Vec<Tensor> {
+        [Tensor::W, Tensor::R, Tensor::B].into_iter().filter(|&t| self.is_runtime(t)).collect()
+    }
+
+    /// The struct, its constants and constructors, `step_batch`, and `set_weights` when
+    /// some weights come at run time. `step` is the kernel body from the cell-kind emitter.
+    pub(super) fn items(&self, slots: &[Slot], doc: &str, step_body: TokenStream) -> TokenStream {
+        let ty = &self.ty;
+        let (i, h) = (self.cell.spec.input, self.cell.spec.hidden);
+        let rt: Vec<&Slot> = slots.iter().filter(|s| self.is_runtime(s.tensor)).collect();
+        let fields = rt.iter().map(|s| {
+            let f = ident(s.field);
+            let n = self.slot_len(s);
+            quote! { #f: ::cellc_runtime::Aligned<[f32; #n]> }
+        });
+        let zero_fields = rt.iter().map(|s| {
+            let f = ident(s.field);
+            let n = self.slot_len(s);
+            quote! { #f: ::cellc_runtime::Aligned([0.0; #n]) }
+        });
+        let step_batch = quote! {
+            /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`, `h` and `out` are
+            /// `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths before computing.
+            pub fn step_batch(&self, x: &[f32], h: &[f32], out: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
+                ::cellc_runtime::check_len("h", n * #h, h.len())?;
+                ::cellc_runtime::check_len("out", n * #h, out.len())?;
+                let xs = x.as_chunks::<#i>().0;
+                let hs = h.as_chunks::<#h>().0;
+                for ((x, h), out) in xs.iter().zip(hs).zip(out.as_chunks_mut::<#h>().0) {
+                    self.step(x, h, out);
+                }
+                Ok(())
+            }
+        };
+        let step = quote! {
+            /// One step for one row: the next hidden state from the input `x` and the
+            /// previous state `h`, written to `out`.
+            #[inline]
+            pub fn step(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                #step_body
+            }
+        };
+        let consts = quote! {
+            /// Input size `I`.
+            pub const INPUT_SIZE: usize = #i;
+            /// Hidden size `H`.
+            pub const HIDDEN_SIZE: usize = #h;
+        };
+        if rt.is_empty() {
+            return quote! {
+                #[doc = #doc]
+                #[derive(Clone, Copy, Debug, Default)]
+                pub struct #ty;
+                impl #ty {
+                    #consts
+                    /// The cell; its weights are embedded.
+                    pub const fn new() -> Self { #ty }
+                    #step
+                    #step_batch
+                }
+            };
+        }
+        let tensors = self.runtime_tensors();
+        let args: Vec<Ident> = tensors.iter().map(|t| ident(t.arg())).collect();
+        let arg_docs = tensors.iter().map(|t| format!("`{}`: {} values in the IR layout", t.arg().to_ascii_uppercase(), self.raw_len(*t)));
+        let arg_doc = arg_docs.collect::<Vec<_>>().join("; ");
+        let checks = tensors.iter().map(|t| {
+            let a = ident(t.arg());
+            let name = t.arg().to_ascii_uppercase();
+            let n = self.raw_len(*t);
+            quote! { ::cellc_runtime::check_len(#name, #n, #a.len())?; }
+        });
+        let packs = rt.iter().map(|s| self.pack_at_runtime(s));
+        let set_doc = format!("Replaces the weights given at run time ({arg_doc}), packing them for the kernel.");
+        let new_doc = format!("The cell with weights given at run time ({arg_doc}). Errs on a wrong length.");
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug)]
+            pub struct #ty { #(#fields,)* }
+            impl #ty {
+                #consts
+                #[doc = #new_doc]
+                pub fn new(#(#args: &[f32]),*) -> ::core::result::Result<Self, ::cellc_runtime::Error> {
+                    let mut cell = Self::zeroed();
+                    cell.set_weights(#(#args),*)?;
+                    Ok(cell)
+                }
+                /// The cell with all runtime weights zero, to be filled by `set_weights`.
+                pub const fn zeroed() -> Self {
+                    #ty { #(#zero_fields,)* }
+                }
+                #[doc = #set_doc]
+                pub fn set_weights(&mut self, #(#args: &[f32]),*) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                    #(#checks)*
+                    #(#packs)*
+                    Ok(())
+                }
+                #step
+                #step_batch
+            }
+        }
+    }
+
+    fn pack_at_runtime(&self, s: &Slot) -> TokenStream {
+        let f = ident(s.field);
+        let a = ident(s.tensor.arg());
+        let (h, tile) = (self.cell.spec.hidden, self.tile);
+        match &s.pack {
+            Pack::Raw => quote! { self.#f.0.copy_from_slice(#a); },
+            Pack::Panels { sel, cols } => {
+                quote! { ::cellc_runtime::pack::panels(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
+            }
+            Pack::Bias { segs } => {
+                let segs = segs.iter().map(|s| match s {
+                    Some(k) => {
+                        let (lo, hi) = (k * h, (k + 1) * h);
+                        quote! { Some(&#a[#lo..#hi]) }
+                    }
+                    None => quote! { None },
+                });
+                quote! { ::cellc_runtime::pack::bias_panels(&mut self.#f.0, &[#(#segs),*], #h, #tile); }
+            }
+        }
+    }
+}
+
+fn slot_doc(s: &Slot) -> String {
+    let t = s.tensor.arg().to_ascii_uppercase();
+    match &s.pack {
+        Pack::Raw => t,
+        Pack::Panels { sel, .. } => format!("{t} (gates {sel:?})"),
+        Pack::Bias { segs } => format!("{t} (blocks {segs:?})"),
+    }
+}

@@ -1,0 +1,106 @@
+//! The one way names from a model become Rust identifiers: anything that is not a letter,
+//! digit or underscore is dropped at a word boundary, so a name can never inject code.
+use proc_macro2::{Ident, Span};
+use std::collections::BTreeSet;
+
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if ch.is_ascii_alphanumeric() {
+            if ch.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+            cur.push(ch);
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `UpperCamelCase` type name for a model name, `fallback` when nothing usable is left.
+pub(crate) fn type_name(name: &str, fallback: &str) -> String {
+    let mut s: String = words(name)
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            let first = c.next().map(|f| f.to_ascii_uppercase()).unwrap_or_default();
+            std::iter::once(first).chain(c).collect::<String>()
+        })
+        .collect();
+    if s.is_empty() {
+        s = fallback.to_owned();
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s = format!("{fallback}{s}");
+    }
+    if syn::parse_str::<syn::Ident>(&s).is_err() {
+        s.push('_');
+    }
+    s
+}
+
+/// `snake_case` field name for a type name.
+pub(crate) fn field_name(type_name: &str) -> String {
+    let mut s = words(type_name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s = format!("c_{s}");
+    }
+    if syn::parse_str::<syn::Ident>(&s).is_err() {
+        s.push('_');
+    }
+    s
+}
+
+/// Hands out names unique within one generated file.
+#[derive(Default)]
+pub(crate) struct Names {
+    used: BTreeSet<String>,
+}
+
+impl Names {
+    /// A unique type name derived from `name`.
+    pub(crate) fn unique(&mut self, name: &str, fallback: &str) -> String {
+        let base = type_name(name, fallback);
+        let mut s = base.clone();
+        let mut n = 2;
+        while !self.used.insert(s.to_ascii_lowercase()) {
+            s = format!("{base}{n}");
+            n += 1;
+        }
+        s
+    }
+}
+
+/// An identifier token.
+pub(crate) fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_identifiers() {
+        assert_eq!(type_name("gru", "Cell"), "Gru");
+        assert_eq!(type_name("lstm/cell_1", "Cell"), "LstmCell1");
+        assert_eq!(type_name("x\"); panic!(\"", "Cell"), "XPanic");
+        assert_eq!(type_name("123", "Cell"), "Cell123");
+        assert_eq!(type_name("\"\"", "Cell"), "Cell");
+        assert_eq!(type_name("self", "Cell"), "Self_");
+        assert_eq!(field_name("GruLayer"), "gru_layer");
+        assert_eq!(field_name("Loop"), "loop_");
+        let mut n = Names::default();
+        assert_eq!(n.unique("gru", "Cell"), "Gru");
+        assert_eq!(n.unique("GRU", "Cell"), "GRU2");
+    }
+}

@@ -1,0 +1,2 @@
+//! Front-ends: each reads one kind of source into the unchecked [`crate::ir::raw`] model.
+pub mod openvino;

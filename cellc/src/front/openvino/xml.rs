@@ -1,0 +1,250 @@
+//! The XML layer of IR: `<net>`, its `<layers>` with `<data>` attributes and ports, and its
+//! `<edges>`. Everything else (`rt_info`, metadata) is skipped. Only syntax is checked here.
+use crate::diag::{Diag, LineIndex, Pos};
+use crate::ir::raw::Dim;
+use quick_xml::Reader;
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+
+/// A port of a layer.
+#[derive(Debug, Default)]
+pub(super) struct Port {
+    pub(super) id: u64,
+    pub(super) pos: Option<Pos>,
+    pub(super) dims: Vec<Dim>,
+    pub(super) precision: Option<String>,
+    pub(super) names: Option<String>,
+}
+
+/// A `<layer>`.
+#[derive(Debug, Default)]
+pub(super) struct Layer {
+    pub(super) id: u64,
+    pub(super) name: String,
+    pub(super) op: String,
+    pub(super) pos: Option<Pos>,
+    pub(super) data: Vec<(String, String)>,
+    pub(super) data_pos: Option<Pos>,
+    pub(super) inputs: Vec<Port>,
+    pub(super) outputs: Vec<Port>,
+}
+
+impl Layer {
+    pub(super) fn attr(&self, key: &str) -> Option<&str> {
+        self.data.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// An `<edge>`.
+#[derive(Debug)]
+pub(super) struct Edge {
+    pub(super) from: (u64, u64),
+    pub(super) to: (u64, u64),
+    pub(super) pos: Option<Pos>,
+}
+
+/// A `<net>`.
+#[derive(Debug, Default)]
+pub(super) struct Net {
+    pub(super) name: String,
+    pub(super) layers: Vec<Layer>,
+    pub(super) edges: Vec<Edge>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum PortSide {
+    Input,
+    Output,
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+    diags: Vec<Diag>,
+}
+
+impl Parser<'_> {
+    fn pos(&self, offset: u64) -> Pos {
+        self.lines.pos(self.text, offset as usize)
+    }
+
+    fn err(&mut self, pos: Pos, msg: impl Into<String>) {
+        self.diags.push(Diag::new(self.file, Some(pos), msg));
+    }
+
+    /// Attributes of an element as (key, unescaped value) pairs.
+    fn attrs(&mut self, e: &BytesStart<'_>, pos: Pos) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for a in e.attributes() {
+            match a {
+                Ok(a) => {
+                    let key = AsRef::<str>::as_ref(&a.key).to_owned();
+                    match a.normalized_value(XmlVersion::Implicit1_0) {
+                        Ok(v) => out.push((key, v.into_owned())),
+                        Err(err) => self.err(pos, format!("attribute `{key}`: {err}")),
+                    }
+                }
+                Err(err) => self.err(pos, format!("malformed attribute: {err}")),
+            }
+        }
+        out
+    }
+
+    fn int_attr(&mut self, attrs: &[(String, String)], key: &str, elem: &str, pos: Pos) -> u64 {
+        match attrs.iter().find(|(k, _)| k == key) {
+            Some((_, v)) => match v.trim().parse::<u64>() {
+                Ok(n) => n,
+                Err(_) => {
+                    self.err(pos, format!("<{elem}> attribute `{key}` is {v:?}; expected a non-negative integer"));
+                    0
+                }
+            },
+            None => {
+                self.err(pos, format!("<{elem}> has no `{key}` attribute"));
+                0
+            }
+        }
+    }
+}
+
+fn str_attr(attrs: &[(String, String)], key: &str) -> Option<String> {
+    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+}
+
+/// Parses a dimension: a non-negative integer, or `-1` / `?` for a dynamic one.
+pub(super) fn parse_dim(s: &str) -> Option<Dim> {
+    let s = s.trim();
+    if s == "?" || s == "-1" {
+        return Some(Dim::Dynamic);
+    }
+    s.parse::<u64>().ok().map(Dim::Static)
+}
+
+/// Parses the XML text of an IR model into its layers and edges.
+pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
+    let mut p = Parser { file, text, lines: LineIndex::new(text), diags: Vec::new() };
+    let mut reader = Reader::from_str(text);
+    reader.config_mut().check_end_names = true;
+    let mut net = Net::default();
+    let mut seen_net = false;
+    // Path of open elements, by local name.
+    let mut stack: Vec<String> = Vec::new();
+    let mut side = PortSide::Input;
+    let mut in_dim = false;
+    loop {
+        let start = reader.buffer_position();
+        let ev = match reader.read_event() {
+            Ok(ev) => ev,
+            Err(e) => {
+                let pos = p.pos(reader.error_position());
+                p.err(pos, format!("malformed XML: {e}"));
+                return Err(p.diags);
+            }
+        };
+        let pos = p.pos(start);
+        match ev {
+            Event::Eof => break,
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(ev, Event::Empty(_));
+                let name = AsRef::<str>::as_ref(&e.local_name()).to_owned();
+                let parent = stack.last().map(String::as_str);
+                match (parent, name.as_str()) {
+                    (None, "net") => {
+                        seen_net = true;
+                        let attrs = p.attrs(e, pos);
+                        net.name = str_attr(&attrs, "name").unwrap_or_default();
+                        match str_attr(&attrs, "version").as_deref().map(str::trim) {
+                            Some("10" | "11") => {}
+                            Some(v) => p.err(pos, format!("IR version {v:?} is not supported; expected 10 or 11")),
+                            None => p.err(pos, "<net> has no `version` attribute; expected 10 or 11"),
+                        }
+                    }
+                    (None, other) => {
+                        p.err(pos, format!("the root element is <{other}>; expected <net> (an OpenVINO IR model)"));
+                        return Err(p.diags);
+                    }
+                    (Some("layers"), "layer") => {
+                        let attrs = p.attrs(e, pos);
+                        let id = p.int_attr(&attrs, "id", "layer", pos);
+                        let op = str_attr(&attrs, "type").unwrap_or_default();
+                        if op.is_empty() {
+                            p.err(pos, "<layer> has no `type` attribute");
+                        }
+                        net.layers.push(Layer {
+                            id,
+                            name: str_attr(&attrs, "name").unwrap_or_default(),
+                            op,
+                            pos: Some(pos),
+                            ..Layer::default()
+                        });
+                    }
+                    (Some("layer"), "data") => {
+                        let attrs = p.attrs(e, pos);
+                        if let Some(l) = net.layers.last_mut() {
+                            l.data = attrs;
+                            l.data_pos = Some(pos);
+                        }
+                    }
+                    (Some("layer"), "input") => side = PortSide::Input,
+                    (Some("layer"), "output") => side = PortSide::Output,
+                    (Some("input" | "output"), "port") if stack.len() >= 2 && stack[stack.len() - 2] == "layer" => {
+                        let attrs = p.attrs(e, pos);
+                        let port = Port {
+                            id: p.int_attr(&attrs, "id", "port", pos),
+                            pos: Some(pos),
+                            dims: Vec::new(),
+                            precision: str_attr(&attrs, "precision"),
+                            names: str_attr(&attrs, "names"),
+                        };
+                        if let Some(l) = net.layers.last_mut() {
+                            match side {
+                                PortSide::Input => l.inputs.push(port),
+                                PortSide::Output => l.outputs.push(port),
+                            }
+                        }
+                    }
+                    (Some("port"), "dim") => in_dim = !empty,
+                    (Some("edges"), "edge") => {
+                        let attrs = p.attrs(e, pos);
+                        let from = (
+                            p.int_attr(&attrs, "from-layer", "edge", pos),
+                            p.int_attr(&attrs, "from-port", "edge", pos),
+                        );
+                        let to = (
+                            p.int_attr(&attrs, "to-layer", "edge", pos),
+                            p.int_attr(&attrs, "to-port", "edge", pos),
+                        );
+                        net.edges.push(Edge { from, to, pos: Some(pos) });
+                    }
+                    _ => {}
+                }
+                if !empty {
+                    stack.push(name);
+                }
+            }
+            Event::End(_) => {
+                in_dim = false;
+                stack.pop();
+            }
+            Event::Text(t) if in_dim => {
+                let s = AsRef::<str>::as_ref(&t).to_owned();
+                let dim = parse_dim(&s);
+                let port = net.layers.last_mut().and_then(|l| match side {
+                    PortSide::Input => l.inputs.last_mut(),
+                    PortSide::Output => l.outputs.last_mut(),
+                });
+                match (dim, port) {
+                    (Some(d), Some(port)) => port.dims.push(d),
+                    (None, _) => p.err(pos, format!("<dim> holds {:?}; expected a size, `-1` or `?`", s.trim())),
+                    (Some(_), None) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if !seen_net {
+        p.err(Pos { line: 1, col: 1 }, "no <net> element: this is not an OpenVINO IR model");
+    }
+    if p.diags.is_empty() { Ok(net) } else { Err(p.diags) }
+}

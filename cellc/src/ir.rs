@@ -1,0 +1,310 @@
+//! The model as cellc understands it. [`raw`] is what a front-end read, unchecked; the
+//! types here are the validated model that `check` produces and that the emitters and the
+//! reference interpreter take: every size known, every activation resolved, every weight
+//! either decoded to f32 or bound to a runtime Parameter.
+pub mod raw;
+
+use std::fmt;
+
+/// Element types of constants and Parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemType {
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// IEEE binary64.
+    F64,
+}
+
+impl ElemType {
+    /// Parses an IR `element_type` (`f32`, `f16`, `bf16`, `f64`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "fp32" => Some(ElemType::F32),
+            "f16" | "fp16" => Some(ElemType::F16),
+            "bf16" => Some(ElemType::Bf16),
+            "f64" | "fp64" => Some(ElemType::F64),
+            _ => None,
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            ElemType::F32 => 4,
+            ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::F64 => 8,
+        }
+    }
+
+    /// Rounds an exact value to this type, as a `Convert` to it does.
+    pub fn round(self, v: f64) -> f64 {
+        match self {
+            ElemType::F32 => v as f32 as f64,
+            ElemType::F16 => half::f16::from_f64(v).to_f64(),
+            ElemType::Bf16 => half::bf16::from_f64(v).to_f64(),
+            ElemType::F64 => v,
+        }
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ElemType::F32 => "f32",
+            ElemType::F16 => "f16",
+            ElemType::Bf16 => "bf16",
+            ElemType::F64 => "f64",
+        })
+    }
+}
+
+/// An activation function with its parameters resolved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Activation {
+    /// `max(0, x)`.
+    Relu,
+    /// `1 / (1 + e^-x)`.
+    Sigmoid,
+    /// `tanh(x)`.
+    Tanh,
+    /// `max(0, min(1, alpha·x + beta))`.
+    HardSigmoid {
+        /// Slope (default 0.2).
+        alpha: f32,
+        /// Offset (default 0.5).
+        beta: f32,
+    },
+}
+
+impl Activation {
+    /// The name used in IR and in generated documentation.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Activation::Relu => "relu",
+            Activation::Sigmoid => "sigmoid",
+            Activation::Tanh => "tanh",
+            Activation::HardSigmoid { .. } => "hardsigmoid",
+        }
+    }
+
+    /// Applies the activation in f64 (the reference interpreter's arithmetic).
+    pub fn apply_f64(&self, x: f64) -> f64 {
+        match *self {
+            Activation::Relu => x.max(0.0),
+            Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Activation::Tanh => x.tanh(),
+            Activation::HardSigmoid { alpha, beta } => {
+                (alpha as f64 * x + beta as f64).clamp(0.0, 1.0)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Activation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Activation::HardSigmoid { alpha, beta } => {
+                write!(f, "hardsigmoid(alpha={alpha}, beta={beta})")
+            }
+            a => f.write_str(a.name()),
+        }
+    }
+}
+
+/// The kinds of cell cellc compiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellKind {
+    /// GRUCell-3: gates z, r, h.
+    Gru {
+        /// Apply the reset gate after the recurrent matrix product (ONNX/PyTorch style).
+        linear_before_reset: bool,
+    },
+    /// RNNCell-3: one gate.
+    Rnn,
+}
+
+impl CellKind {
+    /// Gates stacked in `W` and `R`.
+    pub fn gates(self) -> usize {
+        match self {
+            CellKind::Gru { .. } => 3,
+            CellKind::Rnn => 1,
+        }
+    }
+
+    /// Activations the cell takes (f and g for a GRU, f for an RNN).
+    pub fn activation_count(self) -> usize {
+        match self {
+            CellKind::Gru { .. } => 2,
+            CellKind::Rnn => 1,
+        }
+    }
+
+    /// Length of `B` in units of `hidden_size`.
+    pub fn bias_blocks(self) -> usize {
+        match self {
+            CellKind::Gru { linear_before_reset: true } => 4,
+            CellKind::Gru { linear_before_reset: false } => 3,
+            CellKind::Rnn => 1,
+        }
+    }
+
+    /// The IR operation name.
+    pub fn op(self) -> &'static str {
+        match self {
+            CellKind::Gru { .. } => "GRUCell",
+            CellKind::Rnn => "RNNCell",
+        }
+    }
+}
+
+/// Everything that fixes a cell's arithmetic, apart from its weights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellSpec {
+    /// GRU or RNN, with the GRU's reset placement.
+    pub kind: CellKind,
+    /// Hidden state size `H`.
+    pub hidden: usize,
+    /// Input size `I`.
+    pub input: usize,
+    /// f (and g for a GRU), in order.
+    pub activations: Vec<Activation>,
+    /// Clamp activation inputs to `[-clip, clip]`; `None` for no clipping.
+    pub clip: Option<f32>,
+}
+
+impl CellSpec {
+    /// Multiply–adds of the matrix products in one step of one batch row.
+    pub fn macs(&self) -> usize {
+        self.kind.gates() * self.hidden * (self.input + self.hidden)
+    }
+}
+
+/// The batch dimension shared by every cell of a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batch {
+    /// Fixed at compile time.
+    Static(usize),
+    /// Read from the input lengths at each call.
+    Dynamic,
+}
+
+/// A dimension of a Parameter or Result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// Known size.
+    Static(usize),
+    /// The model's batch.
+    Batch,
+}
+
+/// Where a weight tensor comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WeightSrc {
+    /// A constant, decoded to f32 bit-exactly (after any `Convert` chain).
+    Embedded {
+        /// Values in the IR layout (gate-stacked rows, row-major).
+        values: Vec<f32>,
+        /// Element type stored in the weights file.
+        stored: ElemType,
+    },
+    /// A Parameter of the model (its index): weights given at run time.
+    Runtime(usize),
+}
+
+/// A value flowing between nodes: a Parameter or a cell's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Parameter by index.
+    Param(usize),
+    /// Output of the cell with this index.
+    Cell(usize),
+}
+
+/// A validated cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// The layer name in the model.
+    pub name: String,
+    /// Its arithmetic.
+    pub spec: CellSpec,
+    /// The input `X`.
+    pub x: Value,
+    /// The initial hidden state.
+    pub h: Value,
+    /// `W`: `[gates·H, I]`.
+    pub w: WeightSrc,
+    /// `R`: `[gates·H, H]`.
+    pub r: WeightSrc,
+    /// `B`: `[bias_blocks·H]`, or `None` for zero.
+    pub b: Option<WeightSrc>,
+}
+
+/// What a Parameter is used for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamRole {
+    /// Rows of data (`X` or an initial state), batch first.
+    Data,
+    /// Weights given at run time.
+    Weights,
+}
+
+/// A validated Parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name (the output tensor name when it has one, else the layer name).
+    pub name: String,
+    /// Its shape.
+    pub shape: Vec<Dim>,
+    /// Its use.
+    pub role: ParamRole,
+}
+
+/// A validated Result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// Its name.
+    pub name: String,
+    /// What it returns.
+    pub value: Value,
+    /// Its shape.
+    pub shape: Vec<Dim>,
+}
+
+/// A model that passed every check: what the emitters and the reference interpreter take.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// The file it was read from, for messages and the generated header.
+    pub file: String,
+    /// The model's name.
+    pub name: String,
+    /// The batch shared by its cells.
+    pub batch: Batch,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+    /// Cells, each after the cells it reads.
+    pub cells: Vec<Cell>,
+    /// Results, in order.
+    pub outputs: Vec<Output>,
+}
+
+impl Model {
+    /// Length of one batch row of a value.
+    pub fn row_len(&self, v: Value) -> usize {
+        match v {
+            Value::Param(p) => self.params[p]
+                .shape
+                .iter()
+                .map(|d| match d {
+                    Dim::Static(n) => *n,
+                    Dim::Batch => 1,
+                })
+                .product(),
+            Value::Cell(c) => self.cells[c].spec.hidden,
+        }
+    }
+}

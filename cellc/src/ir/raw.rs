@@ -1,0 +1,157 @@
+//! A model as a front-end read it, before any semantic check: attribute values are parsed
+//! to numbers and lists, but nothing is yet known to be consistent. `check` turns this into
+//! the validated [`crate::ir::Model`].
+use crate::diag::Pos;
+
+/// Where a node came from, for diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// Position of the node in the source.
+    pub pos: Option<Pos>,
+    /// Its name.
+    pub name: String,
+    /// Its operation (`GRUCell`, `Parameter`, …).
+    pub op: String,
+}
+
+/// A dimension as declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// A known size.
+    Static(u64),
+    /// `?` or `-1`.
+    Dynamic,
+}
+
+/// A Parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Node origin.
+    pub origin: Origin,
+    /// Tensor name (first of the output port's `names`), if any.
+    pub tensor_name: Option<String>,
+    /// Declared element type, as written.
+    pub elem: String,
+    /// Declared shape.
+    pub shape: Vec<Dim>,
+}
+
+/// A constant in the weights file, with the `Convert` nodes folded into it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Const {
+    /// Node origin (the `Const` layer).
+    pub origin: Origin,
+    /// Element type stored in the file, as written.
+    pub elem: String,
+    /// Declared shape.
+    pub shape: Vec<u64>,
+    /// Byte offset in the weights file.
+    pub offset: u64,
+    /// Byte size in the weights file.
+    pub size: u64,
+    /// `Convert` nodes applied in order: destination type as written, and the node.
+    pub converts: Vec<(String, Origin)>,
+}
+
+/// Where a cell input or a Result takes its value from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Parameter by index.
+    Param(usize),
+    /// Constant by index.
+    Const(usize),
+    /// Output of the cell with this index.
+    Cell(usize),
+    /// Nothing is connected to the port.
+    Missing,
+    /// A node cellc does not compile.
+    Unsupported(Origin),
+}
+
+/// One input port of a cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// What feeds it.
+    pub source: Source,
+    /// The dimensions declared on the port.
+    pub dims: Vec<Dim>,
+    /// The port's position in the source.
+    pub pos: Option<Pos>,
+}
+
+/// The kind of a cell as read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellOp {
+    /// `GRUCell`.
+    Gru,
+    /// `RNNCell`.
+    Rnn,
+}
+
+/// A recurrent cell with its attributes as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// Node origin.
+    pub origin: Origin,
+    /// Which cell.
+    pub op: CellOp,
+    /// Position of the attributes (`<data>`), when known.
+    pub attrs_pos: Option<Pos>,
+    /// `hidden_size`.
+    pub hidden_size: i64,
+    /// `activations`, as written; `None` when absent (defaults apply).
+    pub activations: Option<Vec<String>>,
+    /// `activations_alpha`.
+    pub alpha: Vec<f32>,
+    /// `activations_beta`.
+    pub beta: Vec<f32>,
+    /// `clip`; 0 means none.
+    pub clip: f32,
+    /// `linear_before_reset` (GRU only).
+    pub linear_before_reset: bool,
+    /// Input ports in port order.
+    pub inputs: Vec<Input>,
+    /// Dimensions declared on the output port.
+    pub output_dims: Vec<Dim>,
+    /// Element type of the output port, as written (`FP32`, …), if declared.
+    pub precision: Option<String>,
+}
+
+/// A Result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// Node origin.
+    pub origin: Origin,
+    /// Tensor name, if any.
+    pub tensor_name: Option<String>,
+    /// What it returns.
+    pub source: Source,
+}
+
+/// The weights file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    /// Path as shown to the user.
+    pub path: String,
+    /// Its bytes, or why it could not be read.
+    pub bytes: Result<Vec<u8>, String>,
+}
+
+/// A model as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// The source file, as shown to the user.
+    pub file: String,
+    /// The model's name.
+    pub name: String,
+    /// Parameters, in the model's order.
+    pub params: Vec<Param>,
+    /// Constants.
+    pub consts: Vec<Const>,
+    /// Cells, each after the cells it reads.
+    pub cells: Vec<Cell>,
+    /// Results, in the model's order.
+    pub outputs: Vec<Output>,
+    /// The weights file.
+    pub weights: Weights,
+}

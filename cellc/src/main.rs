@@ -1,0 +1,4 @@
+//! The `cellc` program; everything it does lives in the library.
+fn main() -> std::process::ExitCode {
+    cellc::cli::main()
+}

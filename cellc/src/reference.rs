@@ -1,0 +1,98 @@
+//! A plain f64 interpreter of the validated model: the oracle the tests compare generated
+//! code against. It follows the OpenVINO formulas literally, one row at a time, with no
+//! packing, tiling or reordering, so that it shares no code path with the emitters.
+use crate::ir::{Activation, Batch, CellKind, Model, ParamRole, Value, WeightSrc};
+
+/// Runs the model on inputs given in Parameter order (flat, row-major) and returns the
+/// Results in order. Errs with a message when input lengths do not fit the model.
+pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
+    if inputs.len() != m.params.len() {
+        return Err(format!("expected {} inputs, got {}", m.params.len(), inputs.len()));
+    }
+    let batch = match m.batch {
+        Batch::Static(n) => n,
+        Batch::Dynamic => {
+            let (p, input) = m
+                .params
+                .iter()
+                .zip(inputs)
+                .find(|(p, _)| p.role == ParamRole::Data)
+                .ok_or("a dynamic-batch model without data inputs")?;
+            let row = m.row_len(Value::Param(m.params.iter().position(|q| q == p).unwrap_or(0)));
+            input.len() / row.max(1)
+        }
+    };
+    for (i, (p, input)) in m.params.iter().zip(inputs).enumerate() {
+        let want = match p.role {
+            ParamRole::Data => m.row_len(Value::Param(i)) * batch,
+            ParamRole::Weights => m.row_len(Value::Param(i)),
+        };
+        if input.len() != want {
+            return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
+        }
+    }
+    let weights = |w: &WeightSrc| -> Vec<f64> {
+        match w {
+            WeightSrc::Embedded { values, .. } => values.iter().map(|&v| v as f64).collect(),
+            WeightSrc::Runtime(p) => inputs[*p].clone(),
+        }
+    };
+    let mut outputs: Vec<Vec<f64>> = m.outputs.iter().map(|_| Vec::new()).collect();
+    for n in 0..batch {
+        let mut states: Vec<Vec<f64>> = Vec::with_capacity(m.cells.len());
+        let row = |v: Value, states: &[Vec<f64>]| -> Vec<f64> {
+            match v {
+                Value::Param(p) => {
+                    let len = m.row_len(v);
+                    inputs[p][n * len..(n + 1) * len].to_vec()
+                }
+                Value::Cell(c) => states[c].clone(),
+            }
+        };
+        for cell in &m.cells {
+            let x = row(cell.x, &states);
+            let h = row(cell.h, &states);
+            let (w, r) = (weights(&cell.w), weights(&cell.r));
+            let b = cell.b.as_ref().map(weights).unwrap_or_else(|| vec![0.0; cell.spec.kind.bias_blocks() * cell.spec.hidden]);
+            let s = &cell.spec;
+            let clip = |v: f64| match s.clip {
+                Some(c) => v.clamp(-(c as f64), c as f64),
+                None => v,
+            };
+            let act = |a: &Activation, v: f64| a.apply_f64(clip(v));
+            let (hs, is) = (s.hidden, s.input);
+            let dot = |m: &[f64], row: usize, cols: usize, v: &[f64]| -> f64 {
+                (0..cols).map(|k| m[row * cols + k] * v[k]).sum()
+            };
+            let next: Vec<f64> = match s.kind {
+                CellKind::Rnn => (0..hs)
+                    .map(|j| act(&s.activations[0], dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j]))
+                    .collect(),
+                CellKind::Gru { linear_before_reset } => {
+                    let (f, g) = (&s.activations[0], &s.activations[1]);
+                    let gate = |gi: usize, j: usize| dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j];
+                    let z: Vec<f64> = (0..hs).map(|j| act(f, gate(0, j))).collect();
+                    let rg: Vec<f64> = (0..hs).map(|j| act(f, gate(1, j))).collect();
+                    let rh: Vec<f64> = (0..hs).map(|j| rg[j] * h[j]).collect();
+                    (0..hs)
+                        .map(|j| {
+                            let xw = dot(&w, 2 * hs + j, is, &x);
+                            let pre = if linear_before_reset {
+                                xw + b[2 * hs + j] + rg[j] * (dot(&r, 2 * hs + j, hs, &h) + b[3 * hs + j])
+                            } else {
+                                xw + dot(&r, 2 * hs + j, hs, &rh) + b[2 * hs + j]
+                            };
+                            let nj = act(g, pre);
+                            (1.0 - z[j]) * nj + z[j] * h[j]
+                        })
+                        .collect()
+                }
+            };
+            states.push(next);
+        }
+        for (o, out) in m.outputs.iter().zip(&mut outputs) {
+            out.extend(row(o.value, &states));
+        }
+    }
+    Ok(outputs)
+}

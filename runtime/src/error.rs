@@ -1,0 +1,82 @@
+//! The one error type of generated code: every failure is a wrong length or count in what
+//! the caller passed, so the variants say which slice and what was expected.
+use core::fmt;
+
+/// Why a generated entry point refused its arguments. Generated code never panics on bad
+/// lengths; it returns one of these before touching any output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The number of input slices differs from the model's Parameters.
+    InputCount {
+        /// Parameters the model has.
+        expected: usize,
+        /// Slices passed.
+        got: usize,
+    },
+    /// The number of output slices differs from the model's Results.
+    OutputCount {
+        /// Results the model has.
+        expected: usize,
+        /// Slices passed.
+        got: usize,
+    },
+    /// A slice does not have the length its tensor needs.
+    Length {
+        /// Name of the tensor (Parameter, Result or weight).
+        name: &'static str,
+        /// Elements the tensor needs for this batch.
+        expected: usize,
+        /// Elements passed.
+        got: usize,
+    },
+    /// A slice holding rows of a dynamic batch is not a whole number of rows.
+    PartialRow {
+        /// Name of the tensor.
+        name: &'static str,
+        /// Elements in one row.
+        row: usize,
+        /// Elements passed.
+        got: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::InputCount { expected, got } => {
+                write!(f, "expected {expected} input slices, got {got}")
+            }
+            Error::OutputCount { expected, got } => {
+                write!(f, "expected {expected} output slices, got {got}")
+            }
+            Error::Length { name, expected, got } => {
+                write!(f, "`{name}` needs {expected} elements, got {got}")
+            }
+            Error::PartialRow { name, row, got } => write!(
+                f,
+                "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// Checks that `got` equals `expected`, naming the tensor otherwise.
+pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::Length { name, expected, got })
+    }
+}
+
+/// The number of rows of `row` elements in a slice of `len` elements.
+pub fn rows_of(name: &'static str, row: usize, len: usize) -> Result<usize, Error> {
+    if row == 0 || len % row != 0 {
+        Err(Error::PartialRow { name, row, got: len })
+    } else {
+        Ok(len / row)
+    }
+}

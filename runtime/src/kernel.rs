@@ -1,0 +1,34 @@
+//! The inner loop of the tiled kernels, generic over constant sizes so that each use in
+//! generated code is monomorphised with its cell's sizes and the loops have fixed trip
+//! counts the optimiser can unroll and vectorise.
+
+/// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
+/// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are
+/// independent accumulators rather than one serial chain of adds.
+#[inline(always)]
+pub fn panel_acc<const K: usize, const W: usize>(
+    acc: &mut [f32; W],
+    panel: &[[f32; W]; K],
+    v: &[f32; K],
+) {
+    let mut a = *acc;
+    for (row, &vk) in panel.iter().zip(v) {
+        for l in 0..W {
+            a[l] += row[l] * vk;
+        }
+    }
+    *acc = a;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panel_acc_is_a_matrix_vector_product() {
+        let panel = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+        let mut acc = [10.0, 20.0];
+        panel_acc(&mut acc, &panel, &[1.0, 10.0, 100.0]);
+        assert_eq!(acc, [10.0 + 1.0 + 30.0 + 500.0, 20.0 + 2.0 + 40.0 + 600.0]);
+    }
+}

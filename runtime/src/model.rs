@@ -1,0 +1,106 @@
+//! The trait through which any caller drives any generated model: Parameters in, Results
+//! out, as flat row-major slices.
+use crate::Error;
+
+/// One dimension of a model's input or output tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// A size fixed when the model was compiled.
+    Static(usize),
+    /// The batch, fixed per call by the lengths of the slices passed.
+    Batch,
+}
+
+/// Name and shape of a Parameter or Result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// The name the model gives the tensor.
+    pub name: &'static str,
+    /// Its shape, outermost dimension first.
+    pub shape: &'static [Dim],
+}
+
+impl TensorInfo {
+    /// Elements in one batch row: the product of the static dimensions.
+    pub const fn row_len(&self) -> usize {
+        let mut n = 1;
+        let mut i = 0;
+        while i < self.shape.len() {
+            if let Dim::Static(d) = self.shape[i] {
+                n *= d;
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// Whether one of the dimensions is the dynamic batch.
+    pub const fn has_batch(&self) -> bool {
+        let mut i = 0;
+        while i < self.shape.len() {
+            if let Dim::Batch = self.shape[i] {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Elements the tensor holds for a batch of `batch` rows.
+    pub const fn len(&self, batch: usize) -> usize {
+        if self.has_batch() {
+            self.row_len() * batch
+        } else {
+            self.row_len()
+        }
+    }
+}
+
+/// A compiled model: the entry point generated for a whole OpenVINO IR model.
+///
+/// `inputs` are the model's Parameters in order and `outputs` its Results in order, each a
+/// flat row-major slice. The batch, when dynamic, is read from the input lengths.
+pub trait Model {
+    /// The model's Parameters, in order.
+    const INPUTS: &'static [TensorInfo];
+    /// The model's Results, in order.
+    const OUTPUTS: &'static [TensorInfo];
+
+    /// Runs the model once. Checks every count and length before writing anything.
+    fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), Error>;
+}
+
+/// Checks input and output counts and lengths against a model's tensors and returns the
+/// batch. Generated `run` functions call this first, so they never index out of bounds.
+pub fn check_io(
+    inputs_info: &[TensorInfo],
+    outputs_info: &[TensorInfo],
+    static_batch: Option<usize>,
+    inputs: &[&[f32]],
+    outputs: &[&mut [f32]],
+) -> Result<usize, Error> {
+    if inputs.len() != inputs_info.len() {
+        return Err(Error::InputCount { expected: inputs_info.len(), got: inputs.len() });
+    }
+    if outputs.len() != outputs_info.len() {
+        return Err(Error::OutputCount { expected: outputs_info.len(), got: outputs.len() });
+    }
+    let mut batch = static_batch;
+    for (info, input) in inputs_info.iter().zip(inputs) {
+        if info.has_batch() {
+            let rows = crate::error::rows_of(info.name, info.row_len(), input.len())?;
+            match batch {
+                None => batch = Some(rows),
+                Some(b) => crate::error::check_len(info.name, b * info.row_len(), input.len())?,
+            }
+        }
+    }
+    let batch = batch.unwrap_or(1);
+    for (info, input) in inputs_info.iter().zip(inputs) {
+        crate::error::check_len(info.name, info.len(batch), input.len())?;
+    }
+    for (info, output) in outputs_info.iter().zip(outputs) {
+        crate::error::check_len(info.name, info.len(batch), output.len())?;
+    }
+    Ok(batch)
+}
