@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Writes the conformance fixtures of cellc: OpenVINO IR models and their expected outputs.
+
+Each case is a directory holding model.xml + model.bin, case.json and raw little-endian
+float32 inputs and outputs. Expected outputs come from the OpenVINO CPU runtime at
+INFERENCE_PRECISION_HINT=f32. Where OpenVINO's CPU plugin refuses an attribute (the
+hardsigmoid activation inside GRUCell/RNNCell), they come from the opset formulas evaluated
+in numpy float64 -- a formula this script first checks against OpenVINO on every case
+OpenVINO can run.
+
+Usage: python gen_fixtures.py OUT_DIR   (needs: pip install -r requirements.txt)
+"""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as o1
+import openvino.opset3 as o3
+from openvino import op
+
+ACTS = ["relu", "sigmoid", "tanh", "hardsigmoid"]
+TOL = 1e-5
+
+
+# ---------------------------------------------------------------- numpy float64 oracle
+def act(name, x, alpha, beta):
+    name = name.lower()
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    if name == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-x))
+    if name == "tanh":
+        return np.tanh(x)
+    if name == "hardsigmoid":
+        a = 0.2 if alpha is None else alpha
+        b = 0.5 if beta is None else beta
+        return np.clip(a * x + b, 0.0, 1.0)
+    raise ValueError(name)
+
+
+def make_act(names, alphas, betas, clip):
+    def f(i, x):
+        if clip:
+            x = np.clip(x, -clip, clip)
+        a = alphas[i] if i < len(alphas) else None
+        b = betas[i] if i < len(betas) else None
+        return act(names[i], x, a, b)
+    return f
+
+
+def gru_ref(x, h, W, R, B, hs, acts, alphas, betas, clip, lbr):
+    """GRUCell-3 as the opset spec writes it, in float64."""
+    x, h, W, R = (np.asarray(a, np.float64) for a in (x, h, W, R))
+    B = np.zeros((4 if lbr else 3) * hs) if B is None else np.asarray(B, np.float64)
+    A = make_act(acts, alphas, betas, clip)
+    Wz, Wr, Wh = W[:hs], W[hs:2 * hs], W[2 * hs:]
+    Rz, Rr, Rh = R[:hs], R[hs:2 * hs], R[2 * hs:]
+    z = A(0, x @ Wz.T + h @ Rz.T + B[:hs])
+    r = A(0, x @ Wr.T + h @ Rr.T + B[hs:2 * hs])
+    if lbr:
+        n = A(1, x @ Wh.T + B[2 * hs:3 * hs] + r * (h @ Rh.T + B[3 * hs:]))
+    else:
+        n = A(1, x @ Wh.T + (r * h) @ Rh.T + B[2 * hs:3 * hs])
+    return (1 - z) * n + z * h
+
+
+def rnn_ref(x, h, W, R, B, hs, acts, alphas, betas, clip):
+    x, h, W, R, B = (np.asarray(a, np.float64) for a in (x, h, W, R, B))
+    return make_act(acts, alphas, betas, clip)(0, x @ W.T + h @ R.T + B)
+
+
+# ---------------------------------------------------------------- case building
+class Case:
+    def __init__(self, name, seed):
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.params = []  # (parameter node, value)
+        self.oracle_outputs = []  # numpy float64 expectations, in Result order
+        self.refuses = False  # OpenVINO's CPU plugin cannot run it
+
+    def data(self, name, shape, run_shape=None):
+        value = self.rng.standard_normal(run_shape or shape).astype(np.float32)
+        p = o3.parameter(shape, np.float32, name=name)
+        self.params.append((p, value))
+        return p, value
+
+    def weights(self, shape, fan_in):
+        return (self.rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32)
+
+
+def const(value, kind):
+    """A weight constant stored as `kind`, decompressed to f32 by a Convert where needed.
+    Returns the node and the float64 values OpenVINO will compute with."""
+    if kind == "f32":
+        return o3.constant(value), value.astype(np.float64)
+    if kind == "f64":
+        v = value.astype(np.float64) * (1 + 1e-9)
+        return o1.convert(o3.constant(v), "f32"), v.astype(np.float32).astype(np.float64)
+    if kind == "bf16":
+        bits = (value.view(np.uint32) + 0x8000) >> 16  # round half up is fine for test data
+        t = ov.Tensor(ov.Type.bf16, ov.Shape(list(value.shape)))
+        t.data.view(np.uint16)[...] = bits.astype(np.uint16)
+        decoded = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return o1.convert(op.Constant(t), "f32"), decoded
+    if kind == "f16-save":  # compressed by save_model itself
+        return o3.constant(value), value.astype(np.float16).astype(np.float64)
+    raise ValueError(kind)
+
+
+def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, lbr=False,
+         store="f32", runtime_weights=False, bias=True, name="cell"):
+    """Adds a GRUCell or RNNCell; returns its node and its float64 expectation."""
+    inp = xv.shape[-1]
+    g = 3 if kind == "gru" else 1
+    W = case.weights((g * hs, inp), inp + hs)
+    R = case.weights((g * hs, hs), inp + hs)
+    nb = (4 if lbr else 3) * hs if kind == "gru" else hs
+    B = case.weights((nb,), 4) if bias else np.zeros(nb, np.float32)
+    if runtime_weights:
+        nodes, vals = [], []
+        for nm, v in (("W", W), ("R", R), ("B", B)):
+            p = o3.parameter(list(v.shape), np.float32, name=f"{name}_{nm}")
+            case.params.append((p, v))
+            nodes.append(p)
+            vals.append(v.astype(np.float64))
+    else:
+        pairs = [const(v, store) for v in (W, R, B)]
+        nodes, vals = [p[0] for p in pairs], [p[1] for p in pairs]
+    if kind == "gru":
+        node = o3.gru_cell(x, h, *nodes, hs, activations=list(acts), activations_alpha=list(alphas),
+                           activations_beta=list(betas), clip=clip, linear_before_reset=lbr, name=name)
+        want = gru_ref(xv, hv, *vals, hs, acts, list(alphas), list(betas), clip, lbr)
+    else:
+        node = o3.rnn_cell(x, h, *nodes, hs, activations=list(acts), activations_alpha=list(alphas),
+                           activations_beta=list(betas), clip=clip, name=name)
+        want = rnn_ref(xv, hv, *vals, hs, acts, list(alphas), list(betas), clip)
+    if any(a.lower() == "hardsigmoid" for a in acts):
+        case.refuses = True
+    return node, want
+
+
+def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=None):
+    d = out_dir / case.name
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    model = ov.Model(outputs, [p for p, _ in case.params], case.name)
+    ov.save_model(model, str(d / "model.xml"), compress_to_fp16=compress)
+    core = ov.Core()
+    read = core.read_model(str(d / "model.xml"))
+    inputs = [v for _, v in case.params]
+    names = [i.get_any_name() for i in read.inputs]
+    assert names == [p.get_friendly_name() for p, _ in case.params], (names, case.name)
+    if case.refuses:
+        got = [np.asarray(e, np.float32) for e in expectations]
+        oracle = "numpy-float64 (OpenVINO's CPU plugin refuses this activation)"
+    else:
+        compiled = core.compile_model(read, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
+        res = compiled(inputs)
+        got = [np.asarray(res[o], np.float32) for o in compiled.outputs]
+        for g, e in zip(got, expectations):
+            err = np.max(np.abs(g.astype(np.float64) - e)) if g.size else 0.0
+            assert err < TOL, f"{case.name}: the float64 formula differs from OpenVINO by {err}"
+        oracle = "openvino-cpu-f32"
+    meta = {"inputs": [], "outputs": [], "oracle": oracle, "tolerance": TOL}
+    for k, ((p, _), v) in enumerate(zip(case.params, inputs)):
+        v.astype("<f4").tofile(d / f"in_{k}.f32")
+        meta["inputs"].append({"name": p.get_friendly_name(), "shape": list(v.shape), "file": f"in_{k}.f32"})
+    for k, g in enumerate(got):
+        g.astype("<f4").tofile(d / f"out_{k}.f32")
+        meta["outputs"].append({"shape": list(g.shape), "file": f"out_{k}.f32"})
+    if drop_bias_of:
+        # OpenVINO's IR reader needs B, so the expectation comes from the model with a zero B.
+        strip_bias(d / "model.xml", drop_bias_of)
+        meta["note"] = "B removed after running OpenVINO on the same model with B = 0"
+    (d / "case.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{case.name}: {oracle}")
+
+
+def strip_bias(xml_path, cell_name):
+    """Removes input B of a cell from the XML (OpenVINO's Python API always writes it)."""
+    import xml.etree.ElementTree as ET
+    tree = ET.parse(xml_path)
+    net = tree.getroot()
+    layers = net.find("layers")
+    cell = next(l for l in layers if l.get("name") == cell_name)
+    port = cell.find("input").findall("port")[4]
+    cell.find("input").remove(port)
+    edges = net.find("edges")
+    edge = next(e for e in edges if e.get("to-layer") == cell.get("id") and e.get("to-port") == port.get("id"))
+    edges.remove(edge)
+    # Drop the now unused constant chain feeding B.
+    src = edge.get("from-layer")
+    while src is not None:
+        layer = next(l for l in layers if l.get("id") == src)
+        layers.remove(layer)
+        feeding = [e for e in edges if e.get("to-layer") == src]
+        for e in feeding:
+            edges.remove(e)
+        src = feeding[0].get("from-layer") if feeding else None
+    tree.write(xml_path)
+
+
+# ---------------------------------------------------------------- the cases
+def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, compress=False, **kw):
+    case = Case(name, seed)
+    bshape = [-1] if dynamic else [batch]
+    x, xv = case.data("X", bshape + [inp], [batch, inp])
+    h, hv = case.data("H", bshape + [hs], [batch, hs])
+    node, want = cell(case, kind, x, xv, h, hv, hs, name=name, **kw)
+    write(case, [node], [want], out_dir, compress=compress,
+          drop_bias_of=name if kw.get("bias") is False else None)
+
+
+def main():
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures")
+    out.mkdir(parents=True, exist_ok=True)
+    st = {"acts": ["sigmoid", "tanh"]}
+    one_cell(out, "gru_spec_example", "gru", 128, 16, seed=1, lbr=True, **st)
+    one_cell(out, "gru_lbr_off", "gru", 128, 16, seed=2, lbr=False, **st)
+    for i, f in enumerate(ACTS):
+        for j, g in enumerate(ACTS):
+            one_cell(out, f"gru_act_{f}_{g}", "gru", 8, 5, batch=2, seed=10 + 4 * i + j,
+                     acts=[f, g], lbr=(i + j) % 2 == 1)
+    one_cell(out, "gru_alpha_beta", "gru", 12, 6, batch=2, seed=30, acts=["hardsigmoid", "hardsigmoid"],
+             alphas=[0.3, 0.15], betas=[0.45, 0.55])
+    one_cell(out, "gru_alpha_beta_ignored", "gru", 12, 6, batch=2, seed=31, acts=["Sigmoid", "TANH"],
+             alphas=[0.3, 0.15], betas=[0.45, 0.55])
+    one_cell(out, "gru_clip", "gru", 24, 10, batch=2, seed=32, clip=0.5, **st)
+    one_cell(out, "gru_clip_lbr", "gru", 24, 10, batch=2, seed=33, clip=0.75, lbr=True, **st)
+    one_cell(out, "gru_f16_weights", "gru", 32, 8, seed=34, compress=True, store="f16-save", **st)
+    one_cell(out, "gru_bf16_weights", "gru", 32, 8, seed=35, store="bf16", lbr=True, **st)
+    one_cell(out, "gru_f64_weights", "gru", 16, 4, seed=36, store="f64", **st)
+    one_cell(out, "gru_runtime_weights", "gru", 20, 6, batch=2, seed=37, runtime_weights=True, lbr=True, **st)
+    one_cell(out, "gru_dynamic_batch", "gru", 16, 8, batch=3, seed=38, dynamic=True, **st)
+    one_cell(out, "gru_h1_i1", "gru", 1, 1, seed=39, **st)
+    one_cell(out, "gru_h1_i1_lbr", "gru", 1, 1, seed=40, lbr=True, **st)
+    one_cell(out, "gru_odd_sizes", "gru", 37, 13, batch=2, seed=41, **st)
+    one_cell(out, "gru_odd_sizes_lbr", "gru", 37, 13, batch=2, seed=42, lbr=True, **st)
+    one_cell(out, "gru_batch4", "gru", 16, 16, batch=4, seed=43, **st)
+    one_cell(out, "gru_tiny_audio", "gru", 16, 1, seed=44, **st)
+    one_cell(out, "gru_no_bias", "gru", 10, 4, batch=2, seed=45, bias=False, **st)
+    for i, a in enumerate(ACTS):
+        one_cell(out, f"rnn_{a}", "rnn", 20, 7, batch=2, seed=50 + i, acts=[a])
+    one_cell(out, "rnn_clip", "rnn", 128, 16, seed=55, clip=0.3, acts=["tanh"])
+    one_cell(out, "rnn_runtime_weights_dynamic", "rnn", 9, 3, batch=2, seed=56, dynamic=True,
+             runtime_weights=True, acts=["tanh"])
+
+    # Two stacked cells, both states returned.
+    case = Case("stacked_gru_rnn", 60)
+    x, xv = case.data("X", [-1, 6], [2, 6])
+    h1, h1v = case.data("H1", [-1, 12], [2, 12])
+    h2, h2v = case.data("H2", [-1, 9], [2, 9])
+    c1, w1 = cell(case, "gru", x, xv, h1, h1v, 12, acts=["sigmoid", "tanh"], lbr=True, name="layer1")
+    c2, w2 = cell(case, "rnn", c1, w1, h2, h2v, 9, acts=["relu"], name="layer2")
+    write(case, [c2, c1], [w2, w1], out)
+
+    case = Case("stacked_gru_gru", 61)
+    x, xv = case.data("X", [1, 16], [1, 16])
+    h1, h1v = case.data("H1", [1, 64], [1, 64])
+    h2, h2v = case.data("H2", [1, 32], [1, 32])
+    c1, w1 = cell(case, "gru", x, xv, h1, h1v, 64, acts=["sigmoid", "tanh"], name="gru_a")
+    c2, w2 = cell(case, "gru", c1, w1, h2, h2v, 32, acts=["sigmoid", "tanh"], lbr=True, name="gru_b")
+    write(case, [c2], [w2], out)
+
+
+if __name__ == "__main__":
+    main()

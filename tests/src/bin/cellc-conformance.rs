@@ -1,0 +1,162 @@
+//! `cellc-conformance [--strategy auto|unrolled|tiled]... DIR...`: compiles each case's
+//! model with cellc, builds the generated Rust for real, runs it on the case's inputs and
+//! compares with the expected outputs; the reference interpreter is checked against the
+//! same expectations. One line per case and strategy; exit status 1 if any fails.
+use cellc::{Options, Strategy};
+use cellc_conformance::case::{Case, read_data};
+use cellc_conformance::max_abs_err;
+use cellc_conformance::scratch::{Job, Scratch};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+struct Entry {
+    case: Case,
+    strategy: Strategy,
+    module: Option<usize>,
+    problem: Option<String>,
+    reference_err: Vec<f64>,
+}
+
+fn parse_args() -> Result<(Vec<Strategy>, Vec<PathBuf>), String> {
+    let mut strategies = Vec::new();
+    let mut dirs = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--strategy" => {
+                let s = args.next().ok_or("--strategy needs a value")?;
+                strategies.push(match s.as_str() {
+                    "auto" => Strategy::Auto,
+                    "unrolled" => Strategy::Unrolled,
+                    "tiled" => Strategy::Tiled,
+                    _ => return Err(format!("unknown strategy {s:?}; expected auto, unrolled or tiled")),
+                });
+            }
+            "-h" | "--help" => {
+                return Err("usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into());
+            }
+            _ => dirs.push(PathBuf::from(a)),
+        }
+    }
+    if dirs.is_empty() {
+        return Err("usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into());
+    }
+    if strategies.is_empty() {
+        strategies.push(Strategy::Auto);
+    }
+    Ok((strategies, dirs))
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("cellc-conformance: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<bool, String> {
+    let (strategies, dirs) = parse_args()?;
+    let mut case_dirs = Vec::new();
+    for d in &dirs {
+        case_dirs.extend(Case::discover(d)?);
+    }
+    if case_dirs.is_empty() {
+        return Err("no case directories (with case.json) found".into());
+    }
+    let mut entries = Vec::new();
+    let mut sources = Vec::new();
+    for &strategy in &strategies {
+        for dir in &case_dirs {
+            let case = Case::load(dir)?;
+            let mut e = Entry { case, strategy, module: None, problem: None, reference_err: Vec::new() };
+            let opts = Options { name: Some("Model".into()), strategy, weights: None };
+            match cellc::load_ir(&dir.join("model.xml"), None) {
+                Err(d) => e.problem = Some(format!("does not compile: {d}")),
+                Ok(model) => {
+                    let inputs: Vec<Vec<f64>> =
+                        e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
+                    match cellc::reference::run(&model, &inputs) {
+                        Ok(outs) => {
+                            e.reference_err =
+                                outs.iter().zip(&e.case.outputs).map(|(o, (_, want))| {
+                                    let want64: Vec<f64> = want.iter().map(|&w| w as f64).collect();
+                                    let o32: Vec<f32> = o.iter().map(|&v| v as f32).collect();
+                                    max_abs_err(&o32, &want64)
+                                }).collect();
+                        }
+                        Err(err) => e.problem = Some(format!("reference interpreter: {err}")),
+                    }
+                    match cellc::emit::rust::emit(&model, &opts) {
+                        Ok(src) => {
+                            e.module = Some(sources.len());
+                            sources.push(src);
+                        }
+                        Err(d) => e.problem = Some(format!("does not compile: {d}")),
+                    }
+                }
+            }
+            entries.push(e);
+        }
+    }
+    let scratch = Scratch::new("conformance");
+    eprintln!("building {} generated models...", sources.len());
+    let exe = scratch.build(&sources)?;
+    let out_dir = scratch.data_dir("outputs")?;
+    let mut jobs = Vec::new();
+    for (k, e) in entries.iter().enumerate() {
+        let Some(module) = e.module else { continue };
+        jobs.push(Job {
+            module,
+            inputs: e.case.inputs.iter().map(|(t, _)| e.case.dir.join(&t.file)).collect(),
+            outputs: e
+                .case
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(o, (_, v))| (out_dir.join(format!("{k}_{o}.f32")), v.len()))
+                .collect(),
+        });
+    }
+    // Job failures show up below as missing outputs, case by case.
+    if let Err(e) = scratch.run(&exe, &jobs) {
+        eprintln!("{e}");
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for (k, e) in entries.iter().enumerate() {
+        let label = format!("{} [{}]", e.case.name, e.strategy.name());
+        let mut errs = Vec::new();
+        let mut problem = e.problem.clone();
+        if problem.is_none() {
+            for (o, (_, want)) in e.case.outputs.iter().enumerate() {
+                match read_data(&out_dir.join(format!("{k}_{o}.f32"))) {
+                    Ok(got) => {
+                        let want64: Vec<f64> = want.iter().map(|&w| w as f64).collect();
+                        errs.push(max_abs_err(&got, &want64));
+                    }
+                    Err(err) => problem = Some(format!("no output: {err}")),
+                }
+            }
+        }
+        let ok = problem.is_none()
+            && errs.iter().all(|&x| x <= e.case.tolerance)
+            && e.reference_err.iter().all(|&x| x <= e.case.tolerance);
+        let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
+        match &problem {
+            Some(p) => println!("FAIL {label}: {p}"),
+            None => println!(
+                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}",
+                if ok { "PASS" } else { "FAIL" },
+                fmt(&errs),
+                fmt(&e.reference_err),
+                e.case.tolerance
+            ),
+        }
+        if ok { passed += 1 } else { failed += 1 }
+    }
+    println!("conformance: {passed} passed, {failed} failed");
+    Ok(failed == 0)
+}

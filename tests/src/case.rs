@@ -1,0 +1,100 @@
+//! A conformance case: `model.xml` + `model.bin`, `case.json` naming the input and output
+//! files in Parameter and Result order, and raw little-endian `.f32` / `.i32` data files.
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One tensor of `case.json`.
+#[derive(Debug, Deserialize)]
+pub struct TensorEntry {
+    /// Name (inputs only; informative).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Data file, relative to the case directory.
+    pub file: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct CaseJson {
+    inputs: Vec<TensorEntry>,
+    outputs: Vec<TensorEntry>,
+    #[serde(default)]
+    tolerance: Option<f64>,
+}
+
+/// A loaded case.
+#[derive(Debug)]
+pub struct Case {
+    /// Directory name.
+    pub name: String,
+    /// The directory.
+    pub dir: PathBuf,
+    /// Inputs in Parameter order.
+    pub inputs: Vec<(TensorEntry, Vec<f32>)>,
+    /// Expected outputs in Result order.
+    pub outputs: Vec<(TensorEntry, Vec<f32>)>,
+    /// Max abs error allowed (default 1e-5).
+    pub tolerance: f64,
+}
+
+/// Reads a raw little-endian data file: `.f32` as float32, `.i32` as int32 (converted).
+pub fn read_data(path: &Path) -> Result<Vec<f32>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() % 4 != 0 {
+        return Err(format!("{}: {} bytes is not a whole number of 4-byte values", path.display(), bytes.len()));
+    }
+    let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("f32") => Ok(words.map(f32::from_le_bytes).collect()),
+        Some("i32") => Ok(words.map(|w| i32::from_le_bytes(w) as f32).collect()),
+        _ => Err(format!("{}: expected a .f32 or .i32 file", path.display())),
+    }
+}
+
+/// Writes float32 values as a raw little-endian file.
+pub fn write_f32(path: &Path, values: &[f32]) -> Result<(), String> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl Case {
+    /// Loads the case in `dir`.
+    pub fn load(dir: &Path) -> Result<Case, String> {
+        let json_path = dir.join("case.json");
+        let text = std::fs::read_to_string(&json_path).map_err(|e| format!("{}: {e}", json_path.display()))?;
+        let cj: CaseJson = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?;
+        let load = |entries: Vec<TensorEntry>| -> Result<Vec<(TensorEntry, Vec<f32>)>, String> {
+            entries
+                .into_iter()
+                .map(|e| {
+                    let data = read_data(&dir.join(&e.file))?;
+                    let want: usize = e.shape.iter().product();
+                    if data.len() != want {
+                        return Err(format!("{}: {} values, but shape {:?} needs {want}", e.file, data.len(), e.shape));
+                    }
+                    Ok((e, data))
+                })
+                .collect()
+        };
+        Ok(Case {
+            name: dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            dir: dir.to_path_buf(),
+            inputs: load(cj.inputs)?,
+            outputs: load(cj.outputs)?,
+            tolerance: cj.tolerance.unwrap_or(1e-5),
+        })
+    }
+
+    /// Case directories under `path`: itself if it holds `case.json`, else its
+    /// subdirectories that do, sorted by name.
+    pub fn discover(path: &Path) -> Result<Vec<PathBuf>, String> {
+        if path.join("case.json").is_file() {
+            return Ok(vec![path.to_path_buf()]);
+        }
+        let rd = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut dirs: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.join("case.json").is_file()).collect();
+        dirs.sort();
+        Ok(dirs)
+    }
+}

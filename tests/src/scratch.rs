@@ -1,0 +1,152 @@
+//! A scratch crate under `target/` into which generated sources are written as modules and
+//! built for real with `cargo build --release`, plus the protocol by which its binary runs
+//! jobs: each job names a module, input files and output files with their lengths.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A job: run module `module` on `inputs`, writing `outputs` (path, number of values).
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Index of the module (its position in the sources given to [`Scratch::build`]).
+    pub module: usize,
+    /// Input files, in Parameter order.
+    pub inputs: Vec<PathBuf>,
+    /// Output files and lengths, in Result order.
+    pub outputs: Vec<(PathBuf, usize)>,
+}
+
+/// A scratch crate.
+pub struct Scratch {
+    dir: PathBuf,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+const MAIN: &str = r#"
+fn read(path: &str) -> Vec<f32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(job).map_err(|e| e.to_string())?;
+    let mut inputs = Vec::new();
+    let mut outputs: Vec<(String, Vec<f32>)> = Vec::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.splitn(3, ' ').collect();
+        match parts.as_slice() {
+            ["in", path] => inputs.push(read(path)),
+            ["out", len, path] => outputs.push((path.to_string(), vec![f32::NAN; len.parse().map_err(|_| "bad length")?])),
+            _ => return Err(format!("bad job line {line:?}")),
+        }
+    }
+    let ins: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
+    let mut outs: Vec<&mut [f32]> = outputs.iter_mut().map(|(_, v)| v.as_mut_slice()).collect();
+    let mut model = Box::new(M::default());
+    model.run(&ins, &mut outs).map_err(|e| e.to_string())?;
+    for (path, v) in &outputs {
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(path, bytes).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut failed = false;
+    for pair in args.chunks(2) {
+        let r = dispatch(pair[0].parse().unwrap_or(usize::MAX), &pair[1]);
+        if let Err(e) = r {
+            eprintln!("job {}: {e}", pair[1]);
+            failed = true;
+        }
+    }
+    std::process::exit(i32::from(failed));
+}
+"#;
+
+impl Scratch {
+    /// A scratch crate named `name` under the workspace's `target/cellc-scratch/`.
+    pub fn new(name: &str) -> Scratch {
+        Scratch { dir: workspace_root().join("target").join("cellc-scratch").join(name) }
+    }
+
+    /// Writes `sources` (generated files, each defining a model type named `Model`) as
+    /// modules and builds the crate in release mode. Returns the binary's path, or the
+    /// compiler's output.
+    pub fn build(&self, sources: &[String]) -> Result<PathBuf, String> {
+        let src = self.dir.join("src");
+        std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+        let runtime = workspace_root().join("runtime");
+        let manifest = format!(
+            "[package]\nname = \"cellc-scratch\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\ncellc-runtime = {{ path = {:?} }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
+            runtime.display().to_string()
+        );
+        write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
+        let mut main = String::from("#![allow(dead_code, clippy::all)]\n");
+        let mut dispatch = String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
+        for (i, s) in sources.iter().enumerate() {
+            write_if_changed(&src.join(format!("m{i}.rs")), s)?;
+            let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
+            let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
+        }
+        dispatch.push_str("        _ => Err(\"no such module\".into()),\n    }\n}\n");
+        main.push_str(MAIN);
+        main.push_str(&dispatch);
+        write_if_changed(&src.join("main.rs"), &main)?;
+        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--release", "--quiet", "--message-format=short"])
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env_remove("RUSTFLAGS")
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(self.dir.join("target").join("release").join("cellc-scratch"))
+    }
+
+    /// Runs `jobs` with the binary from [`Scratch::build`]. Errs with the binary's stderr
+    /// if any job failed; outputs of the others are written.
+    pub fn run(&self, exe: &Path, jobs: &[Job]) -> Result<(), String> {
+        let jobs_dir = self.dir.join("jobs");
+        std::fs::create_dir_all(&jobs_dir).map_err(|e| e.to_string())?;
+        let mut args = Vec::new();
+        for (k, job) in jobs.iter().enumerate() {
+            let mut text = String::new();
+            for i in &job.inputs {
+                let _ = writeln!(text, "in {}", i.display());
+            }
+            for (o, len) in &job.outputs {
+                let _ = std::fs::remove_file(o);
+                let _ = writeln!(text, "out {len} {}", o.display());
+            }
+            let path = jobs_dir.join(format!("job{k}.txt"));
+            std::fs::write(&path, text).map_err(|e| e.to_string())?;
+            args.push(job.module.to_string());
+            args.push(path.display().to_string());
+        }
+        let out = Command::new(exe).args(&args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+    }
+
+    /// A directory for data files of this scratch crate.
+    pub fn data_dir(&self, name: &str) -> Result<PathBuf, String> {
+        let d = self.dir.join("data").join(name);
+        std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+        Ok(d)
+    }
+}
+
+/// Writes a file only when its content differs, so cargo rebuilds only what changed.
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
