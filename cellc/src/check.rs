@@ -3,7 +3,9 @@
 //! the emitters and the reference interpreter take.
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Origin, Source};
-use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc};
+use crate::ir::{
+    self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc,
+};
 
 const INPUT_NAMES: [&str; 5] = ["X", "initial_hidden_state", "W", "R", "B"];
 
@@ -32,7 +34,12 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         Some((raw::Dim::Static(n), _)) => Batch::Static(*n as usize),
         None => Batch::Static(1),
     };
-    let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
+    let params: Vec<Option<ir::Param>> = m
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| c.param(i, p))
+        .collect();
     let mut diags = c.diags;
     if !diags.is_empty() {
         diags.sort_by_key(|d| d.pos);
@@ -65,7 +72,8 @@ fn tensor_name(tensor: &Option<String>, origin: &Origin) -> String {
 
 impl Checker<'_> {
     fn err(&mut self, pos: Option<Pos>, o: &Origin, msg: impl Into<String>) {
-        self.diags.push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
+        self.diags
+            .push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
 
     fn param(&mut self, i: usize, p: &raw::Param) -> Option<ir::Param> {
@@ -87,16 +95,28 @@ impl Checker<'_> {
                 }
             });
         }
-        Some(ir::Param { name: tensor_name(&p.tensor_name, &p.origin), shape, role })
+        Some(ir::Param {
+            name: tensor_name(&p.tensor_name, &p.origin),
+            shape,
+            role,
+        })
     }
 
     fn use_param(&mut self, i: usize, role: ParamRole, cell: &Origin, port: usize) {
         match self.roles[i] {
             Some(r) if r != role => {
-                let what = |r| if r == ParamRole::Data { "data (X, a state or a Result)" } else { "weights (W, R or B)" };
+                let what = |r| {
+                    if r == ParamRole::Data {
+                        "data (X, a state or a Result)"
+                    } else {
+                        "weights (W, R or B)"
+                    }
+                };
                 let msg = format!(
                     "input {port} ({}) is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
-                    INPUT_NAMES[port], self.m.params[i].origin.name, what(r)
+                    INPUT_NAMES[port],
+                    self.m.params[i].origin.name,
+                    what(r)
                 );
                 self.err(None, cell, msg);
             }
@@ -124,8 +144,10 @@ impl Checker<'_> {
             CellKind::Gru { .. } => &["sigmoid", "tanh"],
             CellKind::Rnn => &["tanh"],
         };
-        let names: Vec<String> =
-            c.activations.clone().unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
+        let names: Vec<String> = c
+            .activations
+            .clone()
+            .unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
         let want = kind.activation_count();
         if names.len() != want {
             let msg = format!(
@@ -146,9 +168,14 @@ impl Checker<'_> {
                 "relu" => Activation::Relu,
                 "sigmoid" => Activation::Sigmoid,
                 "tanh" => Activation::Tanh,
-                "hardsigmoid" => Activation::HardSigmoid { alpha: alpha.unwrap_or(0.2), beta: beta.unwrap_or(0.5) },
+                "hardsigmoid" => Activation::HardSigmoid {
+                    alpha: alpha.unwrap_or(0.2),
+                    beta: beta.unwrap_or(0.5),
+                },
                 _ => {
-                    let msg = format!("unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid");
+                    let msg = format!(
+                        "unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid"
+                    );
                     self.err(c.attrs_pos, &c.origin, msg);
                     return None;
                 }
@@ -161,22 +188,40 @@ impl Checker<'_> {
     fn cell(&mut self, c: &raw::Cell) -> Option<ir::Cell> {
         let o = &c.origin;
         let kind = match c.op {
-            CellOp::Gru => CellKind::Gru { linear_before_reset: c.linear_before_reset },
+            CellOp::Gru => CellKind::Gru {
+                linear_before_reset: c.linear_before_reset,
+            },
             CellOp::Rnn => CellKind::Rnn,
         };
         let mut ok = true;
         if c.hidden_size <= 0 {
-            self.err(c.attrs_pos, o, format!("`hidden_size` is {}; expected a positive integer", c.hidden_size));
+            self.err(
+                c.attrs_pos,
+                o,
+                format!(
+                    "`hidden_size` is {}; expected a positive integer",
+                    c.hidden_size
+                ),
+            );
             ok = false;
         }
-        if let Some(p) = &c.precision {
-            if ElemType::parse(p) != Some(ElemType::F32) {
-                self.err(None, o, format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"));
-                ok = false;
-            }
+        if let Some(p) = c
+            .precision
+            .as_ref()
+            .filter(|p| ElemType::parse(p) != Some(ElemType::F32))
+        {
+            self.err(None, o, format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"));
+            ok = false;
         }
-        let clip = if !(c.clip >= 0.0) {
-            self.err(c.attrs_pos, o, format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip));
+        let clip = if c.clip.is_nan() || c.clip < 0.0 {
+            self.err(
+                c.attrs_pos,
+                o,
+                format!(
+                    "`clip` is {}; expected 0 (no clipping) or a positive number",
+                    c.clip
+                ),
+            );
             ok = false;
             None
         } else if c.clip == 0.0 || c.clip.is_infinite() {
@@ -186,7 +231,14 @@ impl Checker<'_> {
         };
         let activations = self.activations(c, kind);
         if !(4..=5).contains(&c.inputs.len()) {
-            self.err(None, o, format!("has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)", c.inputs.len()));
+            self.err(
+                None,
+                o,
+                format!(
+                    "has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)",
+                    c.inputs.len()
+                ),
+            );
             return None;
         }
         let h = c.hidden_size.max(0) as u64;
@@ -204,9 +256,17 @@ impl Checker<'_> {
         let expect = |this: &mut Self, port: usize, want: &[raw::Dim]| {
             let got = &c.inputs[port].dims;
             let matches = got.len() == want.len()
-                && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
+                && got
+                    .iter()
+                    .zip(want)
+                    .all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
             if !matches {
-                let msg = format!("input {port} ({}) has shape {}; expected {}", INPUT_NAMES[port], fmt_dims(got), fmt_dims(want));
+                let msg = format!(
+                    "input {port} ({}) has shape {}; expected {}",
+                    INPUT_NAMES[port],
+                    fmt_dims(got),
+                    fmt_dims(want)
+                );
                 this.err(c.inputs[port].pos, o, msg);
             }
             matches
@@ -224,21 +284,34 @@ impl Checker<'_> {
         }
         let out_ok = matches!(c.output_dims.as_slice(), [_, raw::Dim::Static(n)] if *n == h);
         if !out_ok {
-            let msg = format!("the output has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(&c.output_dims));
+            let msg = format!(
+                "the output has shape {}; expected [batch, {h}] (hidden_size)",
+                fmt_dims(&c.output_dims)
+            );
             self.err(None, o, msg);
             ok = false;
         }
-        for port in 0..2 {
+        for (port, name) in INPUT_NAMES.iter().enumerate().take(2) {
             if let Some(&d) = c.inputs[port].dims.first() {
-                self.note_batch(d, o, c.inputs[port].pos, &format!("input {port} ({})", INPUT_NAMES[port]));
+                self.note_batch(d, o, c.inputs[port].pos, &format!("input {port} ({name})"));
             }
         }
         let x = self.data_source(c, 0);
         let hs = self.data_source(c, 1);
         let w = self.weight_source(c, 2);
         let r = self.weight_source(c, 3);
-        let b = if c.inputs.len() == 5 { Some(self.weight_source(c, 4)) } else { None };
-        let spec = CellSpec { kind, hidden: h as usize, input: i as usize, activations: activations?, clip };
+        let b = if c.inputs.len() == 5 {
+            Some(self.weight_source(c, 4))
+        } else {
+            None
+        };
+        let spec = CellSpec {
+            kind,
+            hidden: h as usize,
+            input: i as usize,
+            activations: activations?,
+            clip,
+        };
         if !ok {
             return None;
         }
@@ -246,19 +319,39 @@ impl Checker<'_> {
             Some(b) => Some(b?),
             None => None,
         };
-        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, w: w?, r: r?, b })
+        Some(ir::Cell {
+            name: o.name.clone(),
+            spec,
+            x: x?,
+            h: hs?,
+            w: w?,
+            r: r?,
+            b,
+        })
     }
 
     fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
         let msg = match &c.inputs[port].source {
-            Source::Missing => format!("input {port} ({}) is not connected; expected {what}", INPUT_NAMES[port]),
+            Source::Missing => format!(
+                "input {port} ({}) is not connected; expected {what}",
+                INPUT_NAMES[port]
+            ),
             Source::Unsupported(u) => format!(
                 "input {port} ({}) is fed by layer {:?} ({}), which cellc does not compile; expected {what}",
                 INPUT_NAMES[port], u.name, u.op
             ),
-            Source::Const(_) => format!("input {port} ({}) is a constant; expected {what}", INPUT_NAMES[port]),
-            Source::Cell(_) => format!("input {port} ({}) is the output of a cell; expected {what}", INPUT_NAMES[port]),
-            Source::Param(_) => format!("input {port} ({}) is a Parameter; expected {what}", INPUT_NAMES[port]),
+            Source::Const(_) => format!(
+                "input {port} ({}) is a constant; expected {what}",
+                INPUT_NAMES[port]
+            ),
+            Source::Cell(_) => format!(
+                "input {port} ({}) is the output of a cell; expected {what}",
+                INPUT_NAMES[port]
+            ),
+            Source::Param(_) => format!(
+                "input {port} ({}) is a Parameter; expected {what}",
+                INPUT_NAMES[port]
+            ),
         };
         self.err(c.inputs[port].pos, &c.origin, msg);
     }
@@ -339,7 +432,11 @@ impl Checker<'_> {
                 self.constant(k)
             }
             _ => {
-                self.unsupported(c, port, "a Const (optionally through Convert) or a Parameter");
+                self.unsupported(
+                    c,
+                    port,
+                    "a Const (optionally through Convert) or a Parameter",
+                );
                 None
             }
         }
@@ -357,7 +454,11 @@ impl Checker<'_> {
             match ElemType::parse(dest) {
                 Some(t) => chain.push(t),
                 None => {
-                    self.err(None, o, format!("`destination_type` is {dest:?}; expected f32, f16, bf16 or f64"));
+                    self.err(
+                        None,
+                        o,
+                        format!("`destination_type` is {dest:?}; expected f32, f16, bf16 or f64"),
+                    );
                     return None;
                 }
             }
@@ -380,10 +481,18 @@ impl Checker<'_> {
             }
         };
         if count * elem.size() as u64 != k.size {
-            self.err(None, &k.origin, format!(
-                "`size` is {} bytes; expected {} ({} {} elements of shape {:?})",
-                k.size, count * elem.size() as u64, count, elem, k.shape
-            ));
+            self.err(
+                None,
+                &k.origin,
+                format!(
+                    "`size` is {} bytes; expected {} ({} {} elements of shape {:?})",
+                    k.size,
+                    count * elem.size() as u64,
+                    count,
+                    elem,
+                    k.shape
+                ),
+            );
             return None;
         }
         let end = k.offset.checked_add(k.size);
@@ -404,7 +513,10 @@ impl Checker<'_> {
                 chain.iter().fold(v, |v, t| t.round(v)) as f32
             })
             .collect();
-        Some(WeightSrc::Embedded { values, stored: elem })
+        Some(WeightSrc::Embedded {
+            values,
+            stored: elem,
+        })
     }
 
     fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
@@ -415,10 +527,14 @@ impl Checker<'_> {
                 if let Some(&d) = self.m.params[*p].shape.first() {
                     self.note_batch(d, &o.origin, None, "the Result");
                 }
-                let shape = self.m.params[*p].shape.iter().enumerate().map(|(k, d)| match d {
-                    raw::Dim::Static(n) if k > 0 => Dim::Static(*n as usize),
-                    _ => Dim::Batch,
-                });
+                let shape = self.m.params[*p]
+                    .shape
+                    .iter()
+                    .enumerate()
+                    .map(|(k, d)| match d {
+                        raw::Dim::Static(n) if k > 0 => Dim::Static(*n as usize),
+                        _ => Dim::Batch,
+                    });
                 (Value::Param(*p), shape.collect())
             }
             Source::Cell(c) => {
@@ -426,12 +542,19 @@ impl Checker<'_> {
                 (Value::Cell(*c), vec![Dim::Batch, Dim::Static(h)])
             }
             Source::Unsupported(u) => {
-                let msg = format!("is fed by layer {:?} ({}), which cellc does not compile; expected a cell or a Parameter", u.name, u.op);
+                let msg = format!(
+                    "is fed by layer {:?} ({}), which cellc does not compile; expected a cell or a Parameter",
+                    u.name, u.op
+                );
                 self.err(None, &o.origin, msg);
                 return None;
             }
             Source::Missing | Source::Const(_) => {
-                self.err(None, &o.origin, "expected the output of a cell or a Parameter as input");
+                self.err(
+                    None,
+                    &o.origin,
+                    "expected the output of a cell or a Parameter as input",
+                );
                 return None;
             }
         };

@@ -147,8 +147,12 @@ impl CellKind {
     /// Length of `B` in units of `hidden_size`.
     pub fn bias_blocks(self) -> usize {
         match self {
-            CellKind::Gru { linear_before_reset: true } => 4,
-            CellKind::Gru { linear_before_reset: false } => 3,
+            CellKind::Gru {
+                linear_before_reset: true,
+            } => 4,
+            CellKind::Gru {
+                linear_before_reset: false,
+            } => 3,
             CellKind::Rnn => 1,
         }
     }

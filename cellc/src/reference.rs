@@ -7,7 +7,11 @@ use crate::ir::{Activation, Batch, CellKind, Model, ParamRole, Value, WeightSrc}
 /// Results in order. Errs with a message when input lengths do not fit the model.
 pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
     if inputs.len() != m.params.len() {
-        return Err(format!("expected {} inputs, got {}", m.params.len(), inputs.len()));
+        return Err(format!(
+            "expected {} inputs, got {}",
+            m.params.len(),
+            inputs.len()
+        ));
     }
     let batch = match m.batch {
         Batch::Static(n) => n,
@@ -18,7 +22,9 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                 .zip(inputs)
                 .find(|(p, _)| p.role == ParamRole::Data)
                 .ok_or("a dynamic-batch model without data inputs")?;
-            let row = m.row_len(Value::Param(m.params.iter().position(|q| q == p).unwrap_or(0)));
+            let row = m.row_len(Value::Param(
+                m.params.iter().position(|q| q == p).unwrap_or(0),
+            ));
             input.len() / row.max(1)
         }
     };
@@ -28,7 +34,11 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             ParamRole::Weights => m.row_len(Value::Param(i)),
         };
         if input.len() != want {
-            return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
+            return Err(format!(
+                "input {i} ({}) has {} values; expected {want}",
+                p.name,
+                input.len()
+            ));
         }
     }
     let weights = |w: &WeightSrc| -> Vec<f64> {
@@ -53,7 +63,11 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             let x = row(cell.x, &states);
             let h = row(cell.h, &states);
             let (w, r) = (weights(&cell.w), weights(&cell.r));
-            let b = cell.b.as_ref().map(weights).unwrap_or_else(|| vec![0.0; cell.spec.kind.bias_blocks() * cell.spec.hidden]);
+            let b = cell
+                .b
+                .as_ref()
+                .map(weights)
+                .unwrap_or_else(|| vec![0.0; cell.spec.kind.bias_blocks() * cell.spec.hidden]);
             let s = &cell.spec;
             let clip = |v: f64| match s.clip {
                 Some(c) => v.clamp(-(c as f64), c as f64),
@@ -66,11 +80,20 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             };
             let next: Vec<f64> = match s.kind {
                 CellKind::Rnn => (0..hs)
-                    .map(|j| act(&s.activations[0], dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j]))
+                    .map(|j| {
+                        act(
+                            &s.activations[0],
+                            dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j],
+                        )
+                    })
                     .collect(),
-                CellKind::Gru { linear_before_reset } => {
+                CellKind::Gru {
+                    linear_before_reset,
+                } => {
                     let (f, g) = (&s.activations[0], &s.activations[1]);
-                    let gate = |gi: usize, j: usize| dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j];
+                    let gate = |gi: usize, j: usize| {
+                        dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j]
+                    };
                     let z: Vec<f64> = (0..hs).map(|j| act(f, gate(0, j))).collect();
                     let rg: Vec<f64> = (0..hs).map(|j| act(f, gate(1, j))).collect();
                     let rh: Vec<f64> = (0..hs).map(|j| rg[j] * h[j]).collect();
@@ -78,7 +101,8 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                         .map(|j| {
                             let xw = dot(&w, 2 * hs + j, is, &x);
                             let pre = if linear_before_reset {
-                                xw + b[2 * hs + j] + rg[j] * (dot(&r, 2 * hs + j, hs, &h) + b[3 * hs + j])
+                                xw + b[2 * hs + j]
+                                    + rg[j] * (dot(&r, 2 * hs + j, hs, &h) + b[3 * hs + j])
                             } else {
                                 xw + dot(&r, 2 * hs + j, hs, &rh) + b[2 * hs + j]
                             };

@@ -27,14 +27,7 @@ pub fn tanh(x: f32) -> f32 {
 /// `max(0, min(1, alpha * x + beta))`; OpenVINO's defaults are `alpha = 0.2`, `beta = 0.5`.
 #[inline(always)]
 pub fn hardsigmoid(x: f32, alpha: f32, beta: f32) -> f32 {
-    let y = alpha * x + beta;
-    if y < 0.0 {
-        0.0
-    } else if y > 1.0 {
-        1.0
-    } else {
-        y
-    }
+    (alpha * x + beta).clamp(0.0, 1.0)
 }
 
 /// Clamps `x` to `[-c, c]`: the `clip` attribute, applied to an activation's input.

@@ -50,7 +50,11 @@ impl fmt::Display for Error {
             Error::OutputCount { expected, got } => {
                 write!(f, "expected {expected} output slices, got {got}")
             }
-            Error::Length { name, expected, got } => {
+            Error::Length {
+                name,
+                expected,
+                got,
+            } => {
                 write!(f, "`{name}` needs {expected} elements, got {got}")
             }
             Error::PartialRow { name, row, got } => write!(
@@ -68,14 +72,22 @@ pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), 
     if expected == got {
         Ok(())
     } else {
-        Err(Error::Length { name, expected, got })
+        Err(Error::Length {
+            name,
+            expected,
+            got,
+        })
     }
 }
 
 /// The number of rows of `row` elements in a slice of `len` elements.
 pub fn rows_of(name: &'static str, row: usize, len: usize) -> Result<usize, Error> {
-    if row == 0 || len % row != 0 {
-        Err(Error::PartialRow { name, row, got: len })
+    if row == 0 || !len.is_multiple_of(row) {
+        Err(Error::PartialRow {
+            name,
+            row,
+            got: len,
+        })
     } else {
         Ok(len / row)
     }

@@ -80,10 +80,16 @@ pub fn check_io(
     outputs: &[&mut [f32]],
 ) -> Result<usize, Error> {
     if inputs.len() != inputs_info.len() {
-        return Err(Error::InputCount { expected: inputs_info.len(), got: inputs.len() });
+        return Err(Error::InputCount {
+            expected: inputs_info.len(),
+            got: inputs.len(),
+        });
     }
     if outputs.len() != outputs_info.len() {
-        return Err(Error::OutputCount { expected: outputs_info.len(), got: outputs.len() });
+        return Err(Error::OutputCount {
+            expected: outputs_info.len(),
+            got: outputs.len(),
+        });
     }
     let mut batch = static_batch;
     for (info, input) in inputs_info.iter().zip(inputs) {

@@ -91,9 +91,17 @@ class Case:
         return (self.rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32)
 
 
-def const(value, kind):
+def const(value, kind, name):
     """A weight constant stored as `kind`, decompressed to f32 by a Convert where needed.
     Returns the node and the float64 values OpenVINO will compute with."""
+    node, values = const_node(value, kind)
+    node.set_friendly_name(name)
+    for i, src in enumerate(node.input_values()):
+        src.get_node().set_friendly_name(f"{name}_stored{i}")
+    return node, values
+
+
+def const_node(value, kind):
     if kind == "f32":
         return o3.constant(value), value.astype(np.float64)
     if kind == "f64":
@@ -127,7 +135,7 @@ def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, l
             nodes.append(p)
             vals.append(v.astype(np.float64))
     else:
-        pairs = [const(v, store) for v in (W, R, B)]
+        pairs = [const(v, store, f"{name}_{nm}") for nm, v in (("W", W), ("R", R), ("B", B))]
         nodes, vals = [p[0] for p in pairs], [p[1] for p in pairs]
     if kind == "gru":
         node = o3.gru_cell(x, h, *nodes, hs, activations=list(acts), activations_alpha=list(alphas),
@@ -204,6 +212,29 @@ def strip_bias(xml_path, cell_name):
     tree.write(xml_path)
 
 
+def as_ir_v10(out_dir, src, dst):
+    """Copies case `src` as IR version 10 (no tensor names), checking that OpenVINO reads the
+    copy and computes the same outputs from it."""
+    import re
+    d = out_dir / dst
+    if d.exists():
+        shutil.rmtree(d)
+    shutil.copytree(out_dir / src, d)
+    xml = (d / "model.xml").read_text()
+    xml = xml.replace('<net name="' + src + '" version="11">', '<net name="' + dst + '" version="10">')
+    xml = re.sub(r' (output_)?names="[^"]*"', "", xml)
+    (d / "model.xml").write_text(xml)
+    meta = json.loads((d / "case.json").read_text())
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(d / "model.xml")), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
+    inputs = [np.fromfile(d / i["file"], "<f4").reshape(i["shape"]) for i in meta["inputs"]]
+    res = compiled(inputs)
+    for o, want in zip(compiled.outputs, meta["outputs"]):
+        assert np.array_equal(np.asarray(res[o], np.float32).ravel(), np.fromfile(d / want["file"], "<f4"))
+    print(f"{dst}: {meta['oracle']} (IR v10 copy of {src})")
+
+
 # ---------------------------------------------------------------- the cases
 def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, compress=False, **kw):
     case = Case(name, seed)
@@ -242,10 +273,14 @@ def main():
     one_cell(out, "gru_odd_sizes_lbr", "gru", 37, 13, batch=2, seed=42, lbr=True, **st)
     one_cell(out, "gru_batch4", "gru", 16, 16, batch=4, seed=43, **st)
     one_cell(out, "gru_tiny_audio", "gru", 16, 1, seed=44, **st)
+    as_ir_v10(out, "gru_tiny_audio", "gru_ir_v10")
     one_cell(out, "gru_no_bias", "gru", 10, 4, batch=2, seed=45, bias=False, **st)
     for i, a in enumerate(ACTS):
         one_cell(out, f"rnn_{a}", "rnn", 20, 7, batch=2, seed=50 + i, acts=[a])
     one_cell(out, "rnn_clip", "rnn", 128, 16, seed=55, clip=0.3, acts=["tanh"])
+    one_cell(out, "rnn_tiny_clip", "rnn", 2, 3, batch=2, seed=57, clip=0.8, acts=["relu"])
+    one_cell(out, "gru_tiny_runtime", "gru", 2, 2, batch=2, seed=58, dynamic=True, runtime_weights=True,
+             lbr=True, **st)
     one_cell(out, "rnn_runtime_weights_dynamic", "rnn", 9, 3, batch=2, seed=56, dynamic=True,
              runtime_weights=True, acts=["tanh"])
 

@@ -58,6 +58,9 @@ mod tests {
             assert_eq!(t.parse::<f32>().map(f32::to_bits), Ok(v.to_bits()), "{t}");
         }
         assert_eq!(f32_text(f32::INFINITY), "f32::from_bits(0x7f800000)");
-        assert_eq!(f32_text(f32::from_bits(0x7fc0_0001)), "f32::from_bits(0x7fc00001)");
+        assert_eq!(
+            f32_text(f32::from_bits(0x7fc0_0001)),
+            "f32::from_bits(0x7fc00001)"
+        );
     }
 }

@@ -50,7 +50,11 @@ pub(crate) fn type_name(name: &str, fallback: &str) -> String {
 
 /// `snake_case` field name for a type name.
 pub(crate) fn field_name(type_name: &str) -> String {
-    let mut s = words(type_name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
+    let mut s = words(type_name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s = format!("c_{s}");
     }
