@@ -3,9 +3,7 @@
 //! the emitters and the reference interpreter take.
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Origin, Source};
-use crate::ir::{
-    self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc,
-};
+use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc};
 
 const INPUT_NAMES: [&str; 5] = ["X", "initial_hidden_state", "W", "R", "B"];
 
@@ -34,12 +32,7 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         Some((raw::Dim::Static(n), _)) => Batch::Static(*n as usize),
         None => Batch::Static(1),
     };
-    let params: Vec<Option<ir::Param>> = m
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| c.param(i, p))
-        .collect();
+    let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
     let mut diags = c.diags;
     if !diags.is_empty() {
         diags.sort_by_key(|d| d.pos);
@@ -72,13 +65,19 @@ fn tensor_name(tensor: &Option<String>, origin: &Origin) -> String {
 
 impl Checker<'_> {
     fn err(&mut self, pos: Option<Pos>, o: &Origin, msg: impl Into<String>) {
-        self.diags
-            .push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
+        self.diags.push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
 
     fn param(&mut self, i: usize, p: &raw::Param) -> Option<ir::Param> {
         if ElemType::parse(&p.elem) != Some(ElemType::F32) {
-            self.err(None, &p.origin, format!("element type {:?} is not supported; cellc generates f32 kernels and expects f32 Parameters", p.elem));
+            self.err(
+                None,
+                &p.origin,
+                format!(
+                    "element type {:?} is not supported; cellc generates f32 kernels and expects f32 Parameters",
+                    p.elem
+                ),
+            );
             return None;
         }
         let role = self.roles[i].unwrap_or(ParamRole::Data);
@@ -95,22 +94,14 @@ impl Checker<'_> {
                 }
             });
         }
-        Some(ir::Param {
-            name: tensor_name(&p.tensor_name, &p.origin),
-            shape,
-            role,
-        })
+        Some(ir::Param { name: tensor_name(&p.tensor_name, &p.origin), shape, role })
     }
 
     fn use_param(&mut self, i: usize, role: ParamRole, cell: &Origin, port: usize) {
         match self.roles[i] {
             Some(r) if r != role => {
                 let what = |r| {
-                    if r == ParamRole::Data {
-                        "data (X, a state or a Result)"
-                    } else {
-                        "weights (W, R or B)"
-                    }
+                    if r == ParamRole::Data { "data (X, a state or a Result)" } else { "weights (W, R or B)" }
                 };
                 let msg = format!(
                     "input {port} ({}) is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
@@ -144,10 +135,8 @@ impl Checker<'_> {
             CellKind::Gru { .. } => &["sigmoid", "tanh"],
             CellKind::Rnn => &["tanh"],
         };
-        let names: Vec<String> = c
-            .activations
-            .clone()
-            .unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
+        let names: Vec<String> =
+            c.activations.clone().unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
         let want = kind.activation_count();
         if names.len() != want {
             let msg = format!(
@@ -168,10 +157,7 @@ impl Checker<'_> {
                 "relu" => Activation::Relu,
                 "sigmoid" => Activation::Sigmoid,
                 "tanh" => Activation::Tanh,
-                "hardsigmoid" => Activation::HardSigmoid {
-                    alpha: alpha.unwrap_or(0.2),
-                    beta: beta.unwrap_or(0.5),
-                },
+                "hardsigmoid" => Activation::HardSigmoid { alpha: alpha.unwrap_or(0.2), beta: beta.unwrap_or(0.5) },
                 _ => {
                     let msg = format!(
                         "unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid"
@@ -188,40 +174,20 @@ impl Checker<'_> {
     fn cell(&mut self, c: &raw::Cell) -> Option<ir::Cell> {
         let o = &c.origin;
         let kind = match c.op {
-            CellOp::Gru => CellKind::Gru {
-                linear_before_reset: c.linear_before_reset,
-            },
+            CellOp::Gru => CellKind::Gru { linear_before_reset: c.linear_before_reset },
             CellOp::Rnn => CellKind::Rnn,
         };
         let mut ok = true;
-        if c.hidden_size <= 0 {
+        if let Some(p) = c.precision.as_ref().filter(|p| ElemType::parse(p) != Some(ElemType::F32)) {
             self.err(
-                c.attrs_pos,
+                None,
                 o,
-                format!(
-                    "`hidden_size` is {}; expected a positive integer",
-                    c.hidden_size
-                ),
+                format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"),
             );
-            ok = false;
-        }
-        if let Some(p) = c
-            .precision
-            .as_ref()
-            .filter(|p| ElemType::parse(p) != Some(ElemType::F32))
-        {
-            self.err(None, o, format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"));
             ok = false;
         }
         let clip = if c.clip.is_nan() || c.clip < 0.0 {
-            self.err(
-                c.attrs_pos,
-                o,
-                format!(
-                    "`clip` is {}; expected 0 (no clipping) or a positive number",
-                    c.clip
-                ),
-            );
+            self.err(c.attrs_pos, o, format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip));
             ok = false;
             None
         } else if c.clip == 0.0 || c.clip.is_infinite() {
@@ -230,14 +196,16 @@ impl Checker<'_> {
             Some(c.clip)
         };
         let activations = self.activations(c, kind);
+        if c.hidden_size <= 0 {
+            // Every shape check derives from hidden_size: reporting them would only repeat this.
+            self.err(c.attrs_pos, o, format!("`hidden_size` is {}; expected a positive integer", c.hidden_size));
+            return None;
+        }
         if !(4..=5).contains(&c.inputs.len()) {
             self.err(
                 None,
                 o,
-                format!(
-                    "has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)",
-                    c.inputs.len()
-                ),
+                format!("has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)", c.inputs.len()),
             );
             return None;
         }
@@ -247,7 +215,14 @@ impl Checker<'_> {
         let input_size = match c.inputs[0].dims.as_slice() {
             [_, raw::Dim::Static(i)] if *i > 0 => Some(*i),
             d => {
-                self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected [batch, input_size] with a static, positive input_size", fmt_dims(d)));
+                self.err(
+                    c.inputs[0].pos,
+                    o,
+                    format!(
+                        "input 0 (X) has shape {}; expected [batch, input_size] with a static, positive input_size",
+                        fmt_dims(d)
+                    ),
+                );
                 None
             }
         };
@@ -256,17 +231,10 @@ impl Checker<'_> {
         let expect = |this: &mut Self, port: usize, want: &[raw::Dim]| {
             let got = &c.inputs[port].dims;
             let matches = got.len() == want.len()
-                && got
-                    .iter()
-                    .zip(want)
-                    .all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
+                && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
             if !matches {
-                let msg = format!(
-                    "input {port} ({}) has shape {}; expected {}",
-                    INPUT_NAMES[port],
-                    fmt_dims(got),
-                    fmt_dims(want)
-                );
+                let want = fmt_dims(want).replacen("[?", "[batch", 1);
+                let msg = format!("input {port} ({}) has shape {}; expected {want}", INPUT_NAMES[port], fmt_dims(got));
                 this.err(c.inputs[port].pos, o, msg);
             }
             matches
@@ -284,10 +252,7 @@ impl Checker<'_> {
         }
         let out_ok = matches!(c.output_dims.as_slice(), [_, raw::Dim::Static(n)] if *n == h);
         if !out_ok {
-            let msg = format!(
-                "the output has shape {}; expected [batch, {h}] (hidden_size)",
-                fmt_dims(&c.output_dims)
-            );
+            let msg = format!("the output has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(&c.output_dims));
             self.err(None, o, msg);
             ok = false;
         }
@@ -300,18 +265,8 @@ impl Checker<'_> {
         let hs = self.data_source(c, 1);
         let w = self.weight_source(c, 2);
         let r = self.weight_source(c, 3);
-        let b = if c.inputs.len() == 5 {
-            Some(self.weight_source(c, 4))
-        } else {
-            None
-        };
-        let spec = CellSpec {
-            kind,
-            hidden: h as usize,
-            input: i as usize,
-            activations: activations?,
-            clip,
-        };
+        let b = if c.inputs.len() == 5 { Some(self.weight_source(c, 4)) } else { None };
+        let spec = CellSpec { kind, hidden: h as usize, input: i as usize, activations: activations?, clip };
         if !ok {
             return None;
         }
@@ -319,39 +274,19 @@ impl Checker<'_> {
             Some(b) => Some(b?),
             None => None,
         };
-        Some(ir::Cell {
-            name: o.name.clone(),
-            spec,
-            x: x?,
-            h: hs?,
-            w: w?,
-            r: r?,
-            b,
-        })
+        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, w: w?, r: r?, b })
     }
 
     fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
         let msg = match &c.inputs[port].source {
-            Source::Missing => format!(
-                "input {port} ({}) is not connected; expected {what}",
-                INPUT_NAMES[port]
-            ),
+            Source::Missing => format!("input {port} ({}) is not connected; expected {what}", INPUT_NAMES[port]),
             Source::Unsupported(u) => format!(
                 "input {port} ({}) is fed by layer {:?} ({}), which cellc does not compile; expected {what}",
                 INPUT_NAMES[port], u.name, u.op
             ),
-            Source::Const(_) => format!(
-                "input {port} ({}) is a constant; expected {what}",
-                INPUT_NAMES[port]
-            ),
-            Source::Cell(_) => format!(
-                "input {port} ({}) is the output of a cell; expected {what}",
-                INPUT_NAMES[port]
-            ),
-            Source::Param(_) => format!(
-                "input {port} ({}) is a Parameter; expected {what}",
-                INPUT_NAMES[port]
-            ),
+            Source::Const(_) => format!("input {port} ({}) is a constant; expected {what}", INPUT_NAMES[port]),
+            Source::Cell(_) => format!("input {port} ({}) is the output of a cell; expected {what}", INPUT_NAMES[port]),
+            Source::Param(_) => format!("input {port} ({}) is a Parameter; expected {what}", INPUT_NAMES[port]),
         };
         self.err(c.inputs[port].pos, &c.origin, msg);
     }
@@ -432,11 +367,7 @@ impl Checker<'_> {
                 self.constant(k)
             }
             _ => {
-                self.unsupported(
-                    c,
-                    port,
-                    "a Const (optionally through Convert) or a Parameter",
-                );
+                self.unsupported(c, port, "a Const (optionally through Convert) or a Parameter");
                 None
             }
         }
@@ -446,7 +377,11 @@ impl Checker<'_> {
     /// `Convert` chain.
     fn constant(&mut self, k: &raw::Const) -> Option<WeightSrc> {
         let Some(elem) = ElemType::parse(&k.elem) else {
-            self.err(None, &k.origin, format!("element type {:?} is not supported for weights; expected f32, f16, bf16 or f64", k.elem));
+            self.err(
+                None,
+                &k.origin,
+                format!("element type {:?} is not supported for weights; expected f32, f16, bf16 or f64", k.elem),
+            );
             return None;
         };
         let mut chain = Vec::new();
@@ -454,18 +389,18 @@ impl Checker<'_> {
             match ElemType::parse(dest) {
                 Some(t) => chain.push(t),
                 None => {
-                    self.err(
-                        None,
-                        o,
-                        format!("`destination_type` is {dest:?}; expected f32, f16, bf16 or f64"),
-                    );
+                    self.err(None, o, format!("`destination_type` is {dest:?}; expected f32, f16, bf16 or f64"));
                     return None;
                 }
             }
         }
         let last = chain.last().copied().unwrap_or(elem);
         if last != ElemType::F32 {
-            self.err(None, &k.origin, format!("weights reach the cell as {last}; cellc compiles f32 cells (add a Convert to f32)"));
+            self.err(
+                None,
+                &k.origin,
+                format!("weights reach the cell as {last}; cellc compiles f32 cells (add a Convert to f32)"),
+            );
             return None;
         }
         let count: u64 = k.shape.iter().product();
@@ -513,10 +448,7 @@ impl Checker<'_> {
                 chain.iter().fold(v, |v, t| t.round(v)) as f32
             })
             .collect();
-        Some(WeightSrc::Embedded {
-            values,
-            stored: elem,
-        })
+        Some(WeightSrc::Embedded { values, stored: elem })
     }
 
     fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
@@ -527,14 +459,10 @@ impl Checker<'_> {
                 if let Some(&d) = self.m.params[*p].shape.first() {
                     self.note_batch(d, &o.origin, None, "the Result");
                 }
-                let shape = self.m.params[*p]
-                    .shape
-                    .iter()
-                    .enumerate()
-                    .map(|(k, d)| match d {
-                        raw::Dim::Static(n) if k > 0 => Dim::Static(*n as usize),
-                        _ => Dim::Batch,
-                    });
+                let shape = self.m.params[*p].shape.iter().enumerate().map(|(k, d)| match d {
+                    raw::Dim::Static(n) if k > 0 => Dim::Static(*n as usize),
+                    _ => Dim::Batch,
+                });
                 (Value::Param(*p), shape.collect())
             }
             Source::Cell(c) => {
@@ -550,11 +478,7 @@ impl Checker<'_> {
                 return None;
             }
             Source::Missing | Source::Const(_) => {
-                self.err(
-                    None,
-                    &o.origin,
-                    "expected the output of a cell or a Parameter as input",
-                );
+                self.err(None, &o.origin, "expected the output of a cell or a Parameter as input");
                 return None;
             }
         };

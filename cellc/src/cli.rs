@@ -7,12 +7,7 @@ use std::process::ExitCode;
 
 /// Compile recurrent cells from an OpenVINO IR model to specialised Rust.
 #[derive(Debug, Parser)]
-#[command(
-    name = "cellc",
-    version,
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
-)]
+#[command(name = "cellc", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -94,11 +89,9 @@ fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights }) => {
-            crate::load_ir(model, weights.as_deref()).map(|m| {
-                print!("{}", crate::inspect::describe(&m));
-            })
-        }
+        Some(Command::Inspect { model, weights }) => crate::load_ir(model, weights.as_deref()).map(|m| {
+            print!("{}", crate::inspect::describe(&m));
+        }),
         None => {
             let args = &cli.compile;
             let Some(model) = &args.model else {
@@ -106,12 +99,7 @@ pub fn main() -> ExitCode {
             };
             crate::compile_file(model, &args.options()).and_then(|code| match &args.output {
                 Some(out) => write_atomic(out, &code).map_err(|e| {
-                    crate::Diag::new(
-                        &out.display().to_string(),
-                        None,
-                        format!("cannot write the output: {e}"),
-                    )
-                    .into()
+                    crate::Diag::new(&out.display().to_string(), None, format!("cannot write the output: {e}")).into()
                 }),
                 None => {
                     print!("{code}");
@@ -125,10 +113,7 @@ pub fn main() -> ExitCode {
         Err(diags) => {
             eprintln!("{diags}");
             let n = diags.0.len();
-            eprintln!(
-                "cellc: {n} error{}; nothing was written",
-                if n == 1 { "" } else { "s" }
-            );
+            eprintln!("cellc: {n} error{}; nothing was written", if n == 1 { "" } else { "s" });
             ExitCode::FAILURE
         }
     }

@@ -36,20 +36,12 @@ pub struct Diag {
 impl Diag {
     /// A diagnostic at `pos` in `file`.
     pub fn new(file: &str, pos: Option<Pos>, message: impl Into<String>) -> Self {
-        Diag {
-            file: file.to_owned(),
-            pos,
-            layer: None,
-            message: message.into(),
-        }
+        Diag { file: file.to_owned(), pos, layer: None, message: message.into() }
     }
 
     /// The same diagnostic, attributed to a layer.
     pub fn in_layer(mut self, name: &str, op: &str) -> Self {
-        self.layer = Some(LayerRef {
-            name: name.to_owned(),
-            op: op.to_owned(),
-        });
+        self.layer = Some(LayerRef { name: name.to_owned(), op: op.to_owned() });
         self
     }
 }
@@ -116,14 +108,8 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let col = text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count())
-            + 1;
-        Pos {
-            line: line as u32 + 1,
-            col: col as u32,
-        }
+        let col = text.get(start..offset).map_or(offset - start, |s| s.chars().count()) + 1;
+        Pos { line: line as u32 + 1, col: col as u32 }
     }
 }
 

@@ -27,24 +27,14 @@ pub fn describe(m: &Model) -> String {
             ParamRole::Data => "data",
             ParamRole::Weights => "runtime weights",
         };
-        let _ = writeln!(
-            s,
-            "  input {i} {:?} {} ({role})",
-            p.name,
-            dims(&p.shape, m.batch)
-        );
+        let _ = writeln!(s, "  input {i} {:?} {} ({role})", p.name, dims(&p.shape, m.batch));
     }
     for (i, o) in m.outputs.iter().enumerate() {
         let from = match o.value {
             Value::Param(p) => format!("Parameter {:?}", m.params[p].name),
             Value::Cell(c) => format!("cell {:?}", m.cells[c].name),
         };
-        let _ = writeln!(
-            s,
-            "  output {i} {:?} {} from {from}",
-            o.name,
-            dims(&o.shape, m.batch)
-        );
+        let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }
     for c in &m.cells {
         let sp = &c.spec;
@@ -52,15 +42,8 @@ pub fn describe(m: &Model) -> String {
         let _ = writeln!(s, "  hidden_size {}, input_size {}", sp.hidden, sp.input);
         let acts: Vec<String> = sp.activations.iter().map(ToString::to_string).collect();
         let _ = writeln!(s, "  activations {}", acts.join(", "));
-        let _ = writeln!(
-            s,
-            "  clip {}",
-            sp.clip.map_or("none".to_owned(), |c| c.to_string())
-        );
-        if let CellKind::Gru {
-            linear_before_reset,
-        } = sp.kind
-        {
+        let _ = writeln!(s, "  clip {}", sp.clip.map_or("none".to_owned(), |c| c.to_string()));
+        if let CellKind::Gru { linear_before_reset } = sp.kind {
             let _ = writeln!(s, "  linear_before_reset {linear_before_reset}");
         }
         let g = sp.kind.gates() * sp.hidden;
@@ -70,19 +53,11 @@ pub fn describe(m: &Model) -> String {
             ("B", c.b.as_ref(), [sp.kind.bias_blocks() * sp.hidden, 1]),
         ];
         for (name, w, shape) in ws {
-            let shape = if name == "B" {
-                format!("[{}]", shape[0])
-            } else {
-                format!("[{}, {}]", shape[0], shape[1])
-            };
+            let shape = if name == "B" { format!("[{}]", shape[0]) } else { format!("[{}, {}]", shape[0], shape[1]) };
             let what = match w {
                 None => "absent (zero)".to_owned(),
                 Some(WeightSrc::Embedded { values, stored }) => {
-                    format!(
-                        "embedded, {} bytes as f32 ({} in the model)",
-                        values.len() * 4,
-                        stored
-                    )
+                    format!("embedded, {} bytes as f32 ({} in the model)", values.len() * 4, stored)
                 }
                 Some(WeightSrc::Runtime(p)) => {
                     format!("runtime, from Parameter {:?}", m.params[*p].name)
@@ -90,12 +65,8 @@ pub fn describe(m: &Model) -> String {
             };
             let _ = writeln!(s, "  {name} {shape}: {what}");
         }
-        let _ = writeln!(
-            s,
-            "  FLOPs per step per row: {} (matrix products; {} multiply-adds)",
-            2 * sp.macs(),
-            sp.macs()
-        );
+        let _ =
+            writeln!(s, "  FLOPs per step per row: {} (matrix products; {} multiply-adds)", 2 * sp.macs(), sp.macs());
     }
     s
 }

@@ -97,9 +97,7 @@ impl Activation {
             Activation::Relu => x.max(0.0),
             Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             Activation::Tanh => x.tanh(),
-            Activation::HardSigmoid { alpha, beta } => {
-                (alpha as f64 * x + beta as f64).clamp(0.0, 1.0)
-            }
+            Activation::HardSigmoid { alpha, beta } => (alpha as f64 * x + beta as f64).clamp(0.0, 1.0),
         }
     }
 }
@@ -147,12 +145,8 @@ impl CellKind {
     /// Length of `B` in units of `hidden_size`.
     pub fn bias_blocks(self) -> usize {
         match self {
-            CellKind::Gru {
-                linear_before_reset: true,
-            } => 4,
-            CellKind::Gru {
-                linear_before_reset: false,
-            } => 3,
+            CellKind::Gru { linear_before_reset: true } => 4,
+            CellKind::Gru { linear_before_reset: false } => 3,
             CellKind::Rnn => 1,
         }
     }

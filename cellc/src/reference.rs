@@ -7,11 +7,7 @@ use crate::ir::{Activation, Batch, CellKind, Model, ParamRole, Value, WeightSrc}
 /// Results in order. Errs with a message when input lengths do not fit the model.
 pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
     if inputs.len() != m.params.len() {
-        return Err(format!(
-            "expected {} inputs, got {}",
-            m.params.len(),
-            inputs.len()
-        ));
+        return Err(format!("expected {} inputs, got {}", m.params.len(), inputs.len()));
     }
     let batch = match m.batch {
         Batch::Static(n) => n,
@@ -22,9 +18,7 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                 .zip(inputs)
                 .find(|(p, _)| p.role == ParamRole::Data)
                 .ok_or("a dynamic-batch model without data inputs")?;
-            let row = m.row_len(Value::Param(
-                m.params.iter().position(|q| q == p).unwrap_or(0),
-            ));
+            let row = m.row_len(Value::Param(m.params.iter().position(|q| q == p).unwrap_or(0)));
             input.len() / row.max(1)
         }
     };
@@ -34,11 +28,7 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             ParamRole::Weights => m.row_len(Value::Param(i)),
         };
         if input.len() != want {
-            return Err(format!(
-                "input {i} ({}) has {} values; expected {want}",
-                p.name,
-                input.len()
-            ));
+            return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
         }
     }
     let weights = |w: &WeightSrc| -> Vec<f64> {
@@ -79,17 +69,10 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                 (0..cols).map(|k| m[row * cols + k] * v[k]).sum()
             };
             let next: Vec<f64> = match s.kind {
-                CellKind::Rnn => (0..hs)
-                    .map(|j| {
-                        act(
-                            &s.activations[0],
-                            dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j],
-                        )
-                    })
-                    .collect(),
-                CellKind::Gru {
-                    linear_before_reset,
-                } => {
+                CellKind::Rnn => {
+                    (0..hs).map(|j| act(&s.activations[0], dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j])).collect()
+                }
+                CellKind::Gru { linear_before_reset } => {
                     let (f, g) = (&s.activations[0], &s.activations[1]);
                     let gate = |gi: usize, j: usize| {
                         dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j]
@@ -101,8 +84,7 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                         .map(|j| {
                             let xw = dot(&w, 2 * hs + j, is, &x);
                             let pre = if linear_before_reset {
-                                xw + b[2 * hs + j]
-                                    + rg[j] * (dot(&r, 2 * hs + j, hs, &h) + b[3 * hs + j])
+                                xw + b[2 * hs + j] + rg[j] * (dot(&r, 2 * hs + j, hs, &h) + b[3 * hs + j])
                             } else {
                                 xw + dot(&r, 2 * hs + j, hs, &rh) + b[2 * hs + j]
                             };

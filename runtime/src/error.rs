@@ -50,17 +50,12 @@ impl fmt::Display for Error {
             Error::OutputCount { expected, got } => {
                 write!(f, "expected {expected} output slices, got {got}")
             }
-            Error::Length {
-                name,
-                expected,
-                got,
-            } => {
+            Error::Length { name, expected, got } => {
                 write!(f, "`{name}` needs {expected} elements, got {got}")
             }
-            Error::PartialRow { name, row, got } => write!(
-                f,
-                "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}"
-            ),
+            Error::PartialRow { name, row, got } => {
+                write!(f, "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}")
+            }
         }
     }
 }
@@ -69,26 +64,10 @@ impl core::error::Error for Error {}
 
 /// Checks that `got` equals `expected`, naming the tensor otherwise.
 pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            name,
-            expected,
-            got,
-        })
-    }
+    if expected == got { Ok(()) } else { Err(Error::Length { name, expected, got }) }
 }
 
 /// The number of rows of `row` elements in a slice of `len` elements.
 pub fn rows_of(name: &'static str, row: usize, len: usize) -> Result<usize, Error> {
-    if row == 0 || !len.is_multiple_of(row) {
-        Err(Error::PartialRow {
-            name,
-            row,
-            got: len,
-        })
-    } else {
-        Ok(len / row)
-    }
+    if row == 0 || !len.is_multiple_of(row) { Err(Error::PartialRow { name, row, got: len }) } else { Ok(len / row) }
 }

@@ -6,11 +6,7 @@
 /// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are
 /// independent accumulators rather than one serial chain of adds.
 #[inline(always)]
-pub fn panel_acc<const K: usize, const W: usize>(
-    acc: &mut [f32; W],
-    panel: &[[f32; W]; K],
-    v: &[f32; K],
-) {
+pub fn panel_acc<const K: usize, const W: usize>(acc: &mut [f32; W], panel: &[[f32; W]; K], v: &[f32; K]) {
     let mut a = *acc;
     for (row, &vk) in panel.iter().zip(v) {
         for l in 0..W {

@@ -48,11 +48,7 @@ impl TensorInfo {
 
     /// Elements the tensor holds for a batch of `batch` rows.
     pub const fn len(&self, batch: usize) -> usize {
-        if self.has_batch() {
-            self.row_len() * batch
-        } else {
-            self.row_len()
-        }
+        if self.has_batch() { self.row_len() * batch } else { self.row_len() }
     }
 }
 
@@ -80,16 +76,10 @@ pub fn check_io(
     outputs: &[&mut [f32]],
 ) -> Result<usize, Error> {
     if inputs.len() != inputs_info.len() {
-        return Err(Error::InputCount {
-            expected: inputs_info.len(),
-            got: inputs.len(),
-        });
+        return Err(Error::InputCount { expected: inputs_info.len(), got: inputs.len() });
     }
     if outputs.len() != outputs_info.len() {
-        return Err(Error::OutputCount {
-            expected: outputs_info.len(),
-            got: outputs.len(),
-        });
+        return Err(Error::OutputCount { expected: outputs_info.len(), got: outputs.len() });
     }
     let mut batch = static_batch;
     for (info, input) in inputs_info.iter().zip(inputs) {

@@ -30,11 +30,7 @@ pub fn panels(dst: &mut [f32], m: &[f32], hidden: usize, cols: usize, sel: &[usi
             for (gi, &g) in sel.iter().enumerate() {
                 for l in 0..tile {
                     let j = t * tile + l;
-                    row[gi * tile + l] = if j < hidden {
-                        m[(g * hidden + j) * cols + k]
-                    } else {
-                        0.0
-                    };
+                    row[gi * tile + l] = if j < hidden { m[(g * hidden + j) * cols + k] } else { 0.0 };
                 }
             }
         }

@@ -42,11 +42,7 @@ pub struct Case {
 pub fn read_data(path: &Path) -> Result<Vec<f32>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.len() % 4 != 0 {
-        return Err(format!(
-            "{}: {} bytes is not a whole number of 4-byte values",
-            path.display(),
-            bytes.len()
-        ));
+        return Err(format!("{}: {} bytes is not a whole number of 4-byte values", path.display(), bytes.len()));
     }
     let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
     match path.extension().and_then(|e| e.to_str()) {
@@ -66,10 +62,8 @@ impl Case {
     /// Loads the case in `dir`.
     pub fn load(dir: &Path) -> Result<Case, String> {
         let json_path = dir.join("case.json");
-        let text = std::fs::read_to_string(&json_path)
-            .map_err(|e| format!("{}: {e}", json_path.display()))?;
-        let cj: CaseJson =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?;
+        let text = std::fs::read_to_string(&json_path).map_err(|e| format!("{}: {e}", json_path.display()))?;
+        let cj: CaseJson = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?;
         let load = |entries: Vec<TensorEntry>| -> Result<Vec<(TensorEntry, Vec<f32>)>, String> {
             entries
                 .into_iter()
@@ -77,22 +71,14 @@ impl Case {
                     let data = read_data(&dir.join(&e.file))?;
                     let want: usize = e.shape.iter().product();
                     if data.len() != want {
-                        return Err(format!(
-                            "{}: {} values, but shape {:?} needs {want}",
-                            e.file,
-                            data.len(),
-                            e.shape
-                        ));
+                        return Err(format!("{}: {} values, but shape {:?} needs {want}", e.file, data.len(), e.shape));
                     }
                     Ok((e, data))
                 })
                 .collect()
         };
         Ok(Case {
-            name: dir.file_name().map_or_else(
-                || dir.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            name: dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
             dir: dir.to_path_buf(),
             inputs: load(cj.inputs)?,
             outputs: load(cj.outputs)?,
@@ -107,11 +93,8 @@ impl Case {
             return Ok(vec![path.to_path_buf()]);
         }
         let rd = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut dirs: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("case.json").is_file())
-            .collect();
+        let mut dirs: Vec<PathBuf> =
+            rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.join("case.json").is_file()).collect();
         dirs.sort();
         Ok(dirs)
     }

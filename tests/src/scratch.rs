@@ -22,9 +22,7 @@ pub struct Scratch {
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
 const MAIN: &str = r#"
@@ -73,12 +71,7 @@ fn main() {
 impl Scratch {
     /// A scratch crate named `name` under the workspace's `target/cellc-scratch/`.
     pub fn new(name: &str) -> Scratch {
-        Scratch {
-            dir: workspace_root()
-                .join("target")
-                .join("cellc-scratch")
-                .join(name),
-        }
+        Scratch { dir: workspace_root().join("target").join("cellc-scratch").join(name) }
     }
 
     /// Writes `sources` (generated files, each defining a model type named `Model`) as
@@ -95,9 +88,8 @@ impl Scratch {
         );
         write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
         let mut main = String::from("#![allow(dead_code, clippy::all)]\n");
-        let mut dispatch = String::from(
-            "fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n",
-        );
+        let mut dispatch =
+            String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
         for (i, s) in sources.iter().enumerate() {
             write_if_changed(&src.join(format!("m{i}.rs")), s)?;
             let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
@@ -115,16 +107,9 @@ impl Scratch {
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
         if !out.status.success() {
-            return Err(format!(
-                "the generated code does not build:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
+            return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
         }
-        Ok(self
-            .dir
-            .join("target")
-            .join("release")
-            .join("cellc-scratch"))
+        Ok(self.dir.join("target").join("release").join("cellc-scratch"))
     }
 
     /// Runs `jobs` with the binary from [`Scratch::build`]. Errs with the binary's stderr
@@ -147,15 +132,8 @@ impl Scratch {
             args.push(job.module.to_string());
             args.push(path.display().to_string());
         }
-        let out = Command::new(exe)
-            .args(&args)
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        let out = Command::new(exe).args(&args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
     }
 
     /// A directory for data files of this scratch crate.

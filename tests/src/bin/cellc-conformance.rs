@@ -30,16 +30,12 @@ fn parse_args() -> Result<(Vec<Strategy>, Vec<PathBuf>), String> {
                     "unrolled" => Strategy::Unrolled,
                     "tiled" => Strategy::Tiled,
                     _ => {
-                        return Err(format!(
-                            "unknown strategy {s:?}; expected auto, unrolled or tiled"
-                        ));
+                        return Err(format!("unknown strategy {s:?}; expected auto, unrolled or tiled"));
                     }
                 });
             }
             "-h" | "--help" => {
-                return Err(
-                    "usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into(),
-                );
+                return Err("usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into());
             }
             _ => dirs.push(PathBuf::from(a)),
         }
@@ -78,27 +74,13 @@ fn run() -> Result<bool, String> {
     for &strategy in &strategies {
         for dir in &case_dirs {
             let case = Case::load(dir)?;
-            let mut e = Entry {
-                case,
-                strategy,
-                module: None,
-                problem: None,
-                reference_err: Vec::new(),
-            };
-            let opts = Options {
-                name: Some("Model".into()),
-                strategy,
-                weights: None,
-            };
+            let mut e = Entry { case, strategy, module: None, problem: None, reference_err: Vec::new() };
+            let opts = Options { name: Some("Model".into()), strategy, weights: None };
             match cellc::load_ir(&dir.join("model.xml"), None) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
-                    let inputs: Vec<Vec<f64>> = e
-                        .case
-                        .inputs
-                        .iter()
-                        .map(|(_, v)| v.iter().map(|&x| x as f64).collect())
-                        .collect();
+                    let inputs: Vec<Vec<f64>> =
+                        e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
                     match cellc::reference::run(&model, &inputs) {
                         Ok(outs) => {
                             e.reference_err = outs
@@ -134,12 +116,7 @@ fn run() -> Result<bool, String> {
         let Some(module) = e.module else { continue };
         jobs.push(Job {
             module,
-            inputs: e
-                .case
-                .inputs
-                .iter()
-                .map(|(t, _)| e.case.dir.join(&t.file))
-                .collect(),
+            inputs: e.case.inputs.iter().map(|(t, _)| e.case.dir.join(&t.file)).collect(),
             outputs: e
                 .case
                 .outputs
@@ -172,12 +149,7 @@ fn run() -> Result<bool, String> {
         let ok = problem.is_none()
             && errs.iter().all(|&x| x <= e.case.tolerance)
             && e.reference_err.iter().all(|&x| x <= e.case.tolerance);
-        let fmt = |v: &[f64]| {
-            v.iter()
-                .map(|x| format!("{x:.2e}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
         match &problem {
             Some(p) => println!("FAIL {label}: {p}"),
             None => println!(

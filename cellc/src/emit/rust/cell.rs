@@ -81,12 +81,8 @@ impl Ctx<'_> {
         let h = self.cell.spec.hidden;
         match &slot.pack {
             Pack::Raw => self.raw_len(slot.tensor),
-            Pack::Panels { sel, cols } => {
-                cellc_runtime::pack::panel_len(h, *cols, sel.len(), self.tile)
-            }
-            Pack::Bias { segs } => {
-                cellc_runtime::pack::tiles(h, self.tile) * segs.len() * self.tile
-            }
+            Pack::Panels { sel, cols } => cellc_runtime::pack::panel_len(h, *cols, sel.len(), self.tile),
+            Pack::Bias { segs } => cellc_runtime::pack::tiles(h, self.tile) * segs.len() * self.tile,
         }
     }
 
@@ -104,14 +100,9 @@ impl Ctx<'_> {
         let mut out = vec![0.0; self.slot_len(slot)];
         match &slot.pack {
             Pack::Raw => out.copy_from_slice(values),
-            Pack::Panels { sel, cols } => {
-                cellc_runtime::pack::panels(&mut out, values, h, *cols, sel, self.tile)
-            }
+            Pack::Panels { sel, cols } => cellc_runtime::pack::panels(&mut out, values, h, *cols, sel, self.tile),
             Pack::Bias { segs } => {
-                let segs: Vec<Option<&[f32]>> = segs
-                    .iter()
-                    .map(|s| s.map(|k| &values[k * h..(k + 1) * h]))
-                    .collect();
+                let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
                 cellc_runtime::pack::bias_panels(&mut out, &segs, h, self.tile);
             }
         }
@@ -139,22 +130,15 @@ impl Ctx<'_> {
             .iter()
             .filter(|s| !self.is_runtime(s.tensor))
             .map(|s| {
-                let doc = format!(
-                    "`{}` of cell `{}`, packed for the {} kernel.",
-                    slot_doc(s),
-                    self.ty,
-                    self.strategy.name()
-                );
+                let doc =
+                    format!("`{}` of cell `{}`, packed for the {} kernel.", slot_doc(s), self.ty, self.strategy.name());
                 table(&self.static_name(s).to_string(), &doc, &self.pack_now(s))
             })
             .collect()
     }
 
     fn runtime_tensors(&self) -> Vec<Tensor> {
-        [Tensor::W, Tensor::R, Tensor::B]
-            .into_iter()
-            .filter(|&t| self.is_runtime(t))
-            .collect()
+        [Tensor::W, Tensor::R, Tensor::B].into_iter().filter(|&t| self.is_runtime(t)).collect()
     }
 
     /// The struct, its constants and constructors, `step_batch`, and `set_weights` when
@@ -218,13 +202,9 @@ impl Ctx<'_> {
         }
         let tensors = self.runtime_tensors();
         let args: Vec<Ident> = tensors.iter().map(|t| ident(t.arg())).collect();
-        let arg_docs = tensors.iter().map(|t| {
-            format!(
-                "`{}`: {} values in the IR layout",
-                t.arg().to_ascii_uppercase(),
-                self.raw_len(*t)
-            )
-        });
+        let arg_docs = tensors
+            .iter()
+            .map(|t| format!("`{}`: {} values in the IR layout", t.arg().to_ascii_uppercase(), self.raw_len(*t)));
         let arg_doc = arg_docs.collect::<Vec<_>>().join("; ");
         let checks = tensors.iter().map(|t| {
             let a = ident(t.arg());
@@ -233,11 +213,8 @@ impl Ctx<'_> {
             quote! { ::cellc_runtime::check_len(#name, #n, #a.len())?; }
         });
         let packs = rt.iter().map(|s| self.pack_at_runtime(s));
-        let set_doc = format!(
-            "Replaces the weights given at run time ({arg_doc}), packing them for the kernel."
-        );
-        let new_doc =
-            format!("The cell with weights given at run time ({arg_doc}). Errs on a wrong length.");
+        let set_doc = format!(" Replaces the weights given at run time ({arg_doc}), packing them for the kernel.");
+        let new_doc = format!(" The cell with weights given at run time ({arg_doc}). Errs on a wrong length.");
         quote! {
             #[doc = #doc]
             #[derive(Clone, Debug)]

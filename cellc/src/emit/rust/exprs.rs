@@ -54,13 +54,7 @@ pub(super) fn sum(terms: Vec<TokenStream>) -> TokenStream {
 
 /// The terms `v_k * M[row, k]` of one row of a matrix product with `cols` columns, where
 /// `v` names locals `{v}0, {v}1, …`.
-pub(super) fn row_terms(
-    ctx: &Ctx<'_>,
-    t: Tensor,
-    row: usize,
-    cols: usize,
-    v: &str,
-) -> Vec<TokenStream> {
+pub(super) fn row_terms(ctx: &Ctx<'_>, t: Tensor, row: usize, cols: usize, v: &str) -> Vec<TokenStream> {
     (0..cols)
         .filter_map(|k| {
             let w = weight(ctx, t, row * cols + k)?;

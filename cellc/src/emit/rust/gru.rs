@@ -25,12 +25,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
 }
 
 fn lbr(ctx: &Ctx<'_>) -> bool {
-    matches!(
-        ctx.cell.spec.kind,
-        CellKind::Gru {
-            linear_before_reset: true
-        }
-    )
+    matches!(ctx.cell.spec.kind, CellKind::Gru { linear_before_reset: true })
 }
 
 fn unrolled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
@@ -40,11 +35,7 @@ fn unrolled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     let slots: Vec<Slot> = [Tensor::W, Tensor::R, Tensor::B]
         .into_iter()
         .filter(|&t| ctx.is_runtime(t))
-        .map(|t| Slot {
-            field: field(t),
-            tensor: t,
-            pack: Pack::Raw,
-        })
+        .map(|t| Slot { field: field(t), tensor: t, pack: Pack::Raw })
         .collect();
     let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
     let mut body = quote! {
@@ -66,11 +57,7 @@ fn unrolled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     }
     if !lbr(ctx) {
         for k in 0..h {
-            let (rh, r, hk) = (
-                ident(&format!("rh{k}")),
-                ident(&format!("r{k}")),
-                ident(&format!("h{k}")),
-            );
+            let (rh, r, hk) = (ident(&format!("rh{k}")), ident(&format!("r{k}")), ident(&format!("h{k}")));
             body.extend(quote! { let #rh = #r * #hk; });
         }
     }
@@ -130,36 +117,10 @@ fn tiled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     let rpre = act(f, s.clip, quote! { ax[#t2 + l] + ah[#t2 + l] });
     if lbr(ctx) {
         let slots = vec![
-            Slot {
-                field: "w",
-                tensor: Tensor::W,
-                pack: Pack::Panels {
-                    sel: vec![0, 1, 2],
-                    cols: i,
-                },
-            },
-            Slot {
-                field: "r",
-                tensor: Tensor::R,
-                pack: Pack::Panels {
-                    sel: vec![0, 1, 2],
-                    cols: h,
-                },
-            },
-            Slot {
-                field: "bx",
-                tensor: Tensor::B,
-                pack: Pack::Bias {
-                    segs: vec![Some(0), Some(1), Some(2)],
-                },
-            },
-            Slot {
-                field: "bh",
-                tensor: Tensor::B,
-                pack: Pack::Bias {
-                    segs: vec![None, None, Some(3)],
-                },
-            },
+            Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2], cols: i } },
+            Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: vec![0, 1, 2], cols: h } },
+            Slot { field: "bx", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2)] } },
+            Slot { field: "bh", tensor: Tensor::B, pack: Pack::Bias { segs: vec![None, None, Some(3)] } },
         ];
         let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
         let npre = act(g, s.clip, quote! { ax[#t3 + l] + rg * ah[#t3 + l] });
@@ -186,37 +147,10 @@ fn tiled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
         return (slots, body);
     }
     let slots = vec![
-        Slot {
-            field: "w",
-            tensor: Tensor::W,
-            pack: Pack::Panels {
-                sel: vec![0, 1, 2],
-                cols: i,
-            },
-        },
-        Slot {
-            field: "rzr",
-            tensor: Tensor::R,
-            pack: Pack::Panels {
-                sel: vec![0, 1],
-                cols: h,
-            },
-        },
-        Slot {
-            field: "rn",
-            tensor: Tensor::R,
-            pack: Pack::Panels {
-                sel: vec![2],
-                cols: h,
-            },
-        },
-        Slot {
-            field: "bx",
-            tensor: Tensor::B,
-            pack: Pack::Bias {
-                segs: vec![Some(0), Some(1), Some(2)],
-            },
-        },
+        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2], cols: i } },
+        Slot { field: "rzr", tensor: Tensor::R, pack: Pack::Panels { sel: vec![0, 1], cols: h } },
+        Slot { field: "rn", tensor: Tensor::R, pack: Pack::Panels { sel: vec![2], cols: h } },
+        Slot { field: "bx", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2)] } },
     ];
     let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
     let npre = act(g, s.clip, quote! { a[l] });

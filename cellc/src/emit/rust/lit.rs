@@ -6,11 +6,7 @@ use std::str::FromStr;
 
 /// Source text of an f32 value that reads back bit-exactly.
 pub(crate) fn f32_text(v: f32) -> String {
-    if v.is_finite() {
-        format!("{v:?}")
-    } else {
-        format!("f32::from_bits(0x{:08x})", v.to_bits())
-    }
+    if v.is_finite() { format!("{v:?}") } else { format!("f32::from_bits(0x{:08x})", v.to_bits()) }
 }
 
 /// An f32 value as tokens (a literal, possibly negated).
@@ -23,11 +19,8 @@ pub(crate) fn f32_tokens(v: f32) -> TokenStream {
 pub(crate) fn table(name: &str, doc: &str, values: &[f32]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/// {doc}");
-    let _ = writeln!(
-        s,
-        "static {name}: ::cellc_runtime::Aligned<[f32; {}]> = ::cellc_runtime::Aligned([",
-        values.len()
-    );
+    let _ =
+        writeln!(s, "static {name}: ::cellc_runtime::Aligned<[f32; {}]> = ::cellc_runtime::Aligned([", values.len());
     for line in values.chunks(8) {
         let parts: Vec<String> = line.iter().map(|&v| f32_text(v)).collect();
         let _ = writeln!(s, "    {},", parts.join(", "));
@@ -58,9 +51,6 @@ mod tests {
             assert_eq!(t.parse::<f32>().map(f32::to_bits), Ok(v.to_bits()), "{t}");
         }
         assert_eq!(f32_text(f32::INFINITY), "f32::from_bits(0x7f800000)");
-        assert_eq!(
-            f32_text(f32::from_bits(0x7fc0_0001)),
-            "f32::from_bits(0x7fc00001)"
-        );
+        assert_eq!(f32_text(f32::from_bits(0x7fc0_0001)), "f32::from_bits(0x7fc00001)");
     }
 }

@@ -29,36 +29,21 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
             quote! { #t::zeroed() }
         }
     });
-    let inputs = m
-        .params
-        .iter()
-        .map(|p| tensor_info(&p.name, &p.shape, m.batch));
-    let outputs = m
-        .outputs
-        .iter()
-        .map(|o| tensor_info(&o.name, &o.shape, m.batch));
+    let inputs = m.params.iter().map(|p| tensor_info(&p.name, &p.shape, m.batch));
+    let outputs = m.outputs.iter().map(|o| tensor_info(&o.name, &o.shape, m.batch));
     let static_batch = match m.batch {
         Batch::Static(n) => quote! { ::core::option::Option::Some(#n) },
         Batch::Dynamic => quote! { ::core::option::Option::None },
     };
-    let set_weights = cells
-        .iter()
-        .zip(&fields)
-        .filter(|(c, _)| !c.runtime_args.is_empty())
-        .map(|(c, f)| {
-            let args = &c.runtime_args;
-            quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
-        });
-    let rows = m
-        .params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.role == ParamRole::Data)
-        .map(|(i, _)| {
-            let v = format_ident!("in{}", i);
-            let len = m.row_len(Value::Param(i));
-            quote! { let #v = inputs[#i].as_chunks::<#len>().0; }
-        });
+    let set_weights = cells.iter().zip(&fields).filter(|(c, _)| !c.runtime_args.is_empty()).map(|(c, f)| {
+        let args = &c.runtime_args;
+        quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
+    });
+    let rows = m.params.iter().enumerate().filter(|(_, p)| p.role == ParamRole::Data).map(|(i, _)| {
+        let v = format_ident!("in{}", i);
+        let len = m.row_len(Value::Param(i));
+        quote! { let #v = inputs[#i].as_chunks::<#len>().0; }
+    });
     let value = |v: Value| match v {
         Value::Param(p) => {
             let id = format_ident!("in{}", p);
@@ -77,33 +62,22 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
             self.#f.step(#x, #hs, &mut #out);
         }
     });
-    let writes = m
-        .outputs
-        .iter()
-        .enumerate()
-        .filter_map(|(k, o)| match o.value {
-            Value::Cell(c) => {
-                let (id, h) = (format_ident!("c{}", c), m.cells[c].spec.hidden);
-                Some(quote! { outputs[#k].as_chunks_mut::<#h>().0[n] = #id; })
-            }
-            Value::Param(_) => None,
-        });
-    let copies = m
-        .outputs
-        .iter()
-        .enumerate()
-        .filter_map(|(k, o)| match o.value {
-            Value::Param(p) => Some(quote! { outputs[#k].copy_from_slice(inputs[#p]); }),
-            Value::Cell(_) => None,
-        });
+    let writes = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
+        Value::Cell(c) => {
+            let (id, h) = (format_ident!("c{}", c), m.cells[c].spec.hidden);
+            Some(quote! { outputs[#k].as_chunks_mut::<#h>().0[n] = #id; })
+        }
+        Value::Param(_) => None,
+    });
+    let copies = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
+        Value::Param(p) => Some(quote! { outputs[#k].copy_from_slice(inputs[#p]); }),
+        Value::Cell(_) => None,
+    });
     let doc = format!(
         " Model {:?}: Parameters {:?}, Results {:?}. Run it through `cellc_runtime::Model::run`.",
         m.name,
         m.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        m.outputs
-            .iter()
-            .map(|o| o.name.as_str())
-            .collect::<Vec<_>>(),
+        m.outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
     );
     quote! {
         #[doc = #doc]

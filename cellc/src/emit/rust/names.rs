@@ -50,11 +50,7 @@ pub(crate) fn type_name(name: &str, fallback: &str) -> String {
 
 /// `snake_case` field name for a type name.
 pub(crate) fn field_name(type_name: &str) -> String {
-    let mut s = words(type_name)
-        .iter()
-        .map(|w| w.to_ascii_lowercase())
-        .collect::<Vec<_>>()
-        .join("_");
+    let mut s = words(type_name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s = format!("c_{s}");
     }
@@ -71,6 +67,11 @@ pub(crate) struct Names {
 }
 
 impl Names {
+    /// Whether the type name derived from `name` is still free.
+    pub(crate) fn is_free(&self, name: &str, fallback: &str) -> bool {
+        !self.used.contains(&type_name(name, fallback).to_ascii_lowercase())
+    }
+
     /// A unique type name derived from `name`.
     pub(crate) fn unique(&mut self, name: &str, fallback: &str) -> String {
         let base = type_name(name, fallback);

@@ -16,29 +16,9 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
             let t = ctx.tile;
             let tiles = cellc_runtime::pack::tiles(h, t);
             let slots = vec![
-                Slot {
-                    field: "w",
-                    tensor: Tensor::W,
-                    pack: Pack::Panels {
-                        sel: vec![0],
-                        cols: i,
-                    },
-                },
-                Slot {
-                    field: "r",
-                    tensor: Tensor::R,
-                    pack: Pack::Panels {
-                        sel: vec![0],
-                        cols: h,
-                    },
-                },
-                Slot {
-                    field: "b",
-                    tensor: Tensor::B,
-                    pack: Pack::Bias {
-                        segs: vec![Some(0)],
-                    },
-                },
+                Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0], cols: i } },
+                Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: vec![0], cols: h } },
+                Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0)] } },
             ];
             let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
             let lanes = if h % t == 0 {
@@ -67,11 +47,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
             let slots: Vec<Slot> = [(Tensor::W, "w"), (Tensor::R, "r"), (Tensor::B, "b")]
                 .into_iter()
                 .filter(|&(t, _)| ctx.is_runtime(t))
-                .map(|(t, field)| Slot {
-                    field,
-                    tensor: t,
-                    pack: Pack::Raw,
-                })
+                .map(|(t, field)| Slot { field, tensor: t, pack: Pack::Raw })
                 .collect();
             let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
             let mut body = quote! { #(#binds)* };

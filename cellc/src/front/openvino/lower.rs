@@ -20,26 +20,15 @@ struct Lower<'a> {
 }
 
 fn origin(l: &Layer) -> Origin {
-    Origin {
-        pos: l.pos,
-        name: l.name.clone(),
-        op: l.op.clone(),
-    }
+    Origin { pos: l.pos, name: l.name.clone(), op: l.op.clone() }
 }
 
 fn first_name(names: Option<&String>) -> Option<String> {
-    names
-        .and_then(|n| n.split(',').next())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
+    names.and_then(|n| n.split(',').next()).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// Lowers a parsed net to the raw ir.
-pub(super) fn lower(
-    file: &str,
-    net: Net,
-    weights: raw::Weights,
-) -> Result<raw::Model, Diagnostics> {
+pub(super) fn lower(file: &str, net: Net, weights: raw::Weights) -> Result<raw::Model, Diagnostics> {
     let model = raw::Model {
         file: file.to_owned(),
         name: net.name.clone(),
@@ -75,70 +64,41 @@ pub(super) fn lower(
             .attr("output_names")
             .map(str::to_owned)
             .or_else(|| {
-                let (fl, fp) = *lw
-                    .incoming
-                    .get(&(l.id, l.inputs.first().map_or(0, |p| p.id)))?;
+                let (fl, fp) = *lw.incoming.get(&(l.id, l.inputs.first().map_or(0, |p| p.id)))?;
                 let from = lw.by_id.get(&fl)?;
                 first_name(from.outputs.iter().find(|p| p.id == fp)?.names.as_ref())
             })
             .and_then(|n| first_name(Some(&n)));
-        lw.model.outputs.push(raw::Output {
-            origin: origin(l),
-            tensor_name,
-            source,
-        });
+        lw.model.outputs.push(raw::Output { origin: origin(l), tensor_name, source });
     }
     if lw.model.outputs.is_empty() {
-        lw.diags.push(Diag::new(
-            file,
-            None,
-            "the model has no Result layer; expected at least one",
-        ));
+        lw.diags.push(Diag::new(file, None, "the model has no Result layer; expected at least one"));
     }
-    if lw.diags.is_empty() {
-        Ok(lw.model)
-    } else {
-        Err(Diagnostics(lw.diags))
-    }
+    if lw.diags.is_empty() { Ok(lw.model) } else { Err(Diagnostics(lw.diags)) }
 }
 
 impl<'a> Lower<'a> {
     fn err(&mut self, pos: Option<Pos>, l: &Layer, msg: impl Into<String>) {
-        self.diags
-            .push(Diag::new(self.file, pos, msg).in_layer(&l.name, &l.op));
+        self.diags.push(Diag::new(self.file, pos, msg).in_layer(&l.name, &l.op));
     }
 
     fn index(&mut self) {
         for l in &self.net.layers {
             if self.by_id.insert(l.id, l).is_some() {
-                self.err(
-                    l.pos,
-                    l,
-                    format!(
-                        "layer id {} is used by another layer too; ids must be unique",
-                        l.id
-                    ),
-                );
+                self.err(l.pos, l, format!("layer id {} is used by another layer too; ids must be unique", l.id));
             }
         }
         for e in &self.net.edges {
             for (lid, what) in [(e.from.0, "from-layer"), (e.to.0, "to-layer")] {
                 if !self.by_id.contains_key(&lid) {
-                    self.diags.push(Diag::new(
-                        self.file,
-                        e.pos,
-                        format!("<edge> {what}=\"{lid}\" names no layer"),
-                    ));
+                    self.diags.push(Diag::new(self.file, e.pos, format!("<edge> {what}=\"{lid}\" names no layer")));
                 }
             }
             if self.incoming.insert(e.to, e.from).is_some() {
                 self.diags.push(Diag::new(
                     self.file,
                     e.pos,
-                    format!(
-                        "port {} of layer id {} has two incoming edges",
-                        e.to.1, e.to.0
-                    ),
+                    format!("port {} of layer id {} has two incoming edges", e.to.1, e.to.0),
                 ));
             }
         }
@@ -172,11 +132,7 @@ impl<'a> Lower<'a> {
             match parse_dim(part) {
                 Some(d) => dims.push(d),
                 None => {
-                    self.err(
-                        l.data_pos,
-                        l,
-                        format!("`shape` holds {:?}; expected sizes separated by commas", s),
-                    );
+                    self.err(l.data_pos, l, format!("`shape` holds {:?}; expected sizes separated by commas", s));
                     return Vec::new();
                 }
             }
@@ -189,19 +145,11 @@ impl<'a> Lower<'a> {
             Some(Ok(v)) => v,
             Some(Err(_)) => {
                 let v = l.attr(key).unwrap_or_default().to_owned();
-                self.err(
-                    l.data_pos,
-                    l,
-                    format!("`{key}` is {v:?}; expected a non-negative integer"),
-                );
+                self.err(l.data_pos, l, format!("`{key}` is {v:?}; expected a non-negative integer"));
                 0
             }
             None => {
-                self.err(
-                    l.data_pos.or(l.pos),
-                    l,
-                    format!("no `{key}` attribute in <data>"),
-                );
+                self.err(l.data_pos.or(l.pos), l, format!("no `{key}` attribute in <data>"));
                 0
             }
         }
@@ -226,19 +174,12 @@ impl<'a> Lower<'a> {
             return Source::Missing;
         };
         if self.visiting.contains(&id) {
-            self.err(
-                l.pos,
-                l,
-                "the layer depends on its own output (a cycle in <edges>)",
-            );
+            self.err(l.pos, l, "the layer depends on its own output (a cycle in <edges>)");
             return Source::Missing;
         }
         self.visiting.push(id);
         let s = match l.op.as_str() {
-            "Parameter" => self
-                .params
-                .get(&id)
-                .map_or(Source::Missing, |&i| Source::Param(i)),
+            "Parameter" => self.params.get(&id).map_or(Source::Missing, |&i| Source::Param(i)),
             "Const" => self.constant(l),
             "Convert" => self.convert(l),
             "GRUCell" => self.cell(l, CellOp::Gru),
@@ -289,44 +230,26 @@ impl<'a> Lower<'a> {
             Some(Ok(v)) => v,
             Some(Err(_)) => {
                 let v = l.attr("hidden_size").unwrap_or_default().to_owned();
-                self.err(
-                    l.data_pos,
-                    l,
-                    format!("`hidden_size` is {v:?}; expected a positive integer"),
-                );
+                self.err(l.data_pos, l, format!("`hidden_size` is {v:?}; expected a positive integer"));
                 1
             }
             None => {
-                self.err(
-                    l.data_pos.or(l.pos),
-                    l,
-                    "no `hidden_size` attribute; it is required",
-                );
+                self.err(l.data_pos.or(l.pos), l, "no `hidden_size` attribute; it is required");
                 1
             }
         };
-        let activations = l.attr("activations").map(|s| {
-            s.split(',')
-                .map(|a| a.trim().to_owned())
-                .filter(|a| !a.is_empty())
-                .collect()
-        });
+        let activations = l
+            .attr("activations")
+            .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect());
         let alpha = self.floats(l, "activations_alpha");
         let beta = self.floats(l, "activations_beta");
         let clip = self.floats(l, "clip").first().copied().unwrap_or(0.0);
-        let linear_before_reset = match l
-            .attr("linear_before_reset")
-            .map(|s| s.trim().to_ascii_lowercase())
-        {
+        let linear_before_reset = match l.attr("linear_before_reset").map(|s| s.trim().to_ascii_lowercase()) {
             None => false,
             Some(s) if s == "true" || s == "1" => true,
             Some(s) if s == "false" || s == "0" => false,
             Some(s) => {
-                self.err(
-                    l.data_pos,
-                    l,
-                    format!("`linear_before_reset` is {s:?}; expected true or false"),
-                );
+                self.err(l.data_pos, l, format!("`linear_before_reset` is {s:?}; expected true or false"));
                 false
             }
         };
@@ -364,11 +287,7 @@ impl<'a> Lower<'a> {
             match part.parse::<f32>() {
                 Ok(v) => out.push(v),
                 Err(_) => {
-                    self.err(
-                        l.data_pos,
-                        l,
-                        format!("`{key}` holds {part:?}; expected numbers separated by commas"),
-                    );
+                    self.err(l.data_pos, l, format!("`{key}` holds {part:?}; expected numbers separated by commas"));
                 }
             }
         }

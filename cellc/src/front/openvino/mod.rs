@@ -12,13 +12,11 @@ use std::path::Path;
 /// `check` reports it if a constant needs it.
 pub fn read(model: &Path, weights: Option<&Path>) -> Result<raw::Model, Diagnostics> {
     let file = model.display().to_string();
-    let text = std::fs::read_to_string(model)
-        .map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
+    let text =
+        std::fs::read_to_string(model).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
     let bin = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
-    let weights = raw::Weights {
-        path: bin.display().to_string(),
-        bytes: std::fs::read(&bin).map_err(|e| e.to_string()),
-    };
+    let weights =
+        raw::Weights { path: bin.display().to_string(), bytes: std::fs::read(&bin).map_err(|e| e.to_string()) };
     parse(&file, &text, weights)
 }
 

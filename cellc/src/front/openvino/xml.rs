@@ -31,10 +31,7 @@ pub(super) struct Layer {
 
 impl Layer {
     pub(super) fn attr(&self, key: &str) -> Option<&str> {
-        self.data
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.data.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 }
 
@@ -96,15 +93,13 @@ impl Parser<'_> {
 
     fn int_attr(&mut self, attrs: &[(String, String)], key: &str, elem: &str, pos: Pos) -> u64 {
         match attrs.iter().find(|(k, _)| k == key) {
-            Some((_, v)) => {
-                match v.trim().parse::<u64>() {
-                    Ok(n) => n,
-                    Err(_) => {
-                        self.err(pos, format!("<{elem}> attribute `{key}` is {v:?}; expected a non-negative integer"));
-                        0
-                    }
+            Some((_, v)) => match v.trim().parse::<u64>() {
+                Ok(n) => n,
+                Err(_) => {
+                    self.err(pos, format!("<{elem}> attribute `{key}` is {v:?}; expected a non-negative integer"));
+                    0
                 }
-            }
+            },
             None => {
                 self.err(pos, format!("<{elem}> has no `{key}` attribute"));
                 0
@@ -128,12 +123,7 @@ pub(super) fn parse_dim(s: &str) -> Option<Dim> {
 
 /// Parses the XML text of an IR model into its layers and edges.
 pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
-    let mut p = Parser {
-        file,
-        text,
-        lines: LineIndex::new(text),
-        diags: Vec::new(),
-    };
+    let mut p = Parser { file, text, lines: LineIndex::new(text), diags: Vec::new() };
     let mut reader = Reader::from_str(text);
     reader.config_mut().check_end_names = true;
     let mut net = Net::default();
@@ -166,13 +156,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                         net.name = str_attr(&attrs, "name").unwrap_or_default();
                         match str_attr(&attrs, "version").as_deref().map(str::trim) {
                             Some("10" | "11") => {}
-                            Some(v) => p.err(
-                                pos,
-                                format!("IR version {v:?} is not supported; expected 10 or 11"),
-                            ),
-                            None => {
-                                p.err(pos, "<net> has no `version` attribute; expected 10 or 11")
-                            }
+                            Some(v) => p.err(pos, format!("IR version {v:?} is not supported; expected 10 or 11")),
+                            None => p.err(pos, "<net> has no `version` attribute; expected 10 or 11"),
                         }
                     }
                     (None, other) => {
@@ -203,9 +188,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                     }
                     (Some("layer"), "input") => side = PortSide::Input,
                     (Some("layer"), "output") => side = PortSide::Output,
-                    (Some("input" | "output"), "port")
-                        if stack.len() >= 2 && stack[stack.len() - 2] == "layer" =>
-                    {
+                    (Some("input" | "output"), "port") if stack.len() >= 2 && stack[stack.len() - 2] == "layer" => {
                         let attrs = p.attrs(e, pos);
                         let port = Port {
                             id: p.int_attr(&attrs, "id", "port", pos),
@@ -228,15 +211,9 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                             p.int_attr(&attrs, "from-layer", "edge", pos),
                             p.int_attr(&attrs, "from-port", "edge", pos),
                         );
-                        let to = (
-                            p.int_attr(&attrs, "to-layer", "edge", pos),
-                            p.int_attr(&attrs, "to-port", "edge", pos),
-                        );
-                        net.edges.push(Edge {
-                            from,
-                            to,
-                            pos: Some(pos),
-                        });
+                        let to =
+                            (p.int_attr(&attrs, "to-layer", "edge", pos), p.int_attr(&attrs, "to-port", "edge", pos));
+                        net.edges.push(Edge { from, to, pos: Some(pos) });
                     }
                     _ => {}
                 }
@@ -257,10 +234,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                 });
                 match (dim, port) {
                     (Some(d), Some(port)) => port.dims.push(d),
-                    (None, _) => p.err(
-                        pos,
-                        format!("<dim> holds {:?}; expected a size, `-1` or `?`", s.trim()),
-                    ),
+                    (None, _) => p.err(pos, format!("<dim> holds {:?}; expected a size, `-1` or `?`", s.trim())),
                     (Some(_), None) => {}
                 }
             }
@@ -268,14 +242,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
         }
     }
     if !seen_net {
-        p.err(
-            Pos { line: 1, col: 1 },
-            "no <net> element: this is not an OpenVINO IR model",
-        );
+        p.err(Pos { line: 1, col: 1 }, "no <net> element: this is not an OpenVINO IR model");
     }
-    if p.diags.is_empty() {
-        Ok(net)
-    } else {
-        Err(p.diags)
-    }
+    if p.diags.is_empty() { Ok(net) } else { Err(p.diags) }
 }

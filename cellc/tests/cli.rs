@@ -1,0 +1,190 @@
+//! The command line on bad input: each case exits non-zero, names the file, the position
+//! and the layer, writes no output file and leaves an existing one untouched. The messages
+//! are snapshots; a layer name that is not a Rust identifier must compile to safe code.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BASE: &str = "gru_act_sigmoid_tanh";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+}
+
+/// A copy of the base fixture in a temporary directory, with its XML and weights edited.
+struct Model {
+    dir: tempfile::TempDir,
+}
+
+impl Model {
+    fn new(edit_xml: impl Fn(String) -> String, edit_bin: impl Fn(Vec<u8>) -> Option<Vec<u8>>) -> Model {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let xml = std::fs::read_to_string(fixture(BASE).join("model.xml")).expect("fixture xml");
+        let bin = std::fs::read(fixture(BASE).join("model.bin")).expect("fixture bin");
+        std::fs::write(dir.path().join("model.xml"), edit_xml(xml)).expect("write xml");
+        if let Some(bin) = edit_bin(bin) {
+            std::fs::write(dir.path().join("model.bin"), bin).expect("write bin");
+        }
+        Model { dir }
+    }
+
+    fn xml(edit: impl Fn(String) -> String) -> Model {
+        Model::new(edit, Some)
+    }
+
+    /// Runs `cellc model.xml -o out.rs` in the directory; returns (success, stderr, output
+    /// file contents if any).
+    fn compile(&self) -> (bool, String, Option<String>) {
+        let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+            .args(["model.xml", "-o", "out.rs"])
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cellc");
+        let written = std::fs::read_to_string(self.dir.path().join("out.rs")).ok();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned(), written)
+    }
+
+    /// Asserts the run fails, writes nothing, and returns its stderr.
+    fn fails(&self) -> String {
+        let (ok, stderr, written) = self.compile();
+        assert!(!ok, "cellc accepted a bad model:\n{stderr}");
+        assert!(written.is_none(), "cellc wrote an output file for a bad model");
+        let leftovers: Vec<_> = std::fs::read_dir(self.dir.path())
+            .expect("list dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "model.xml" && n != "model.bin")
+            .collect();
+        assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+        stderr
+    }
+}
+
+#[test]
+fn malformed_xml() {
+    let m = Model::xml(|x| x.replacen("</port>", "</prt>", 3));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn truncated_xml() {
+    let m = Model::xml(|x| x[..x.len() / 2].to_owned());
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn missing_bin() {
+    let m = Model::new(|x| x, |_| None);
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn truncated_bin() {
+    let m = Model::new(|x| x, |b| Some(b[..b.len() / 2].to_vec()));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn offset_past_the_end() {
+    let m = Model::xml(|x| x.replace(r#"offset="1248" size="128""#, r#"offset="99999" size="128""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn unsupported_op_feeding_a_cell() {
+    let m = Model::xml(|x| {
+        x.replace(
+            r#"<edge from-layer="0" from-port="0" to-layer="5" to-port="0" />"#,
+            r#"<edge from-layer="0" from-port="0" to-layer="7" to-port="0" /><edge from-layer="7" from-port="1" to-layer="5" to-port="0" />"#,
+        )
+        .replace(
+            "\t</layers>",
+            r#"<layer id="7" name="pre" type="Relu" version="opset1"><input><port id="0"><dim>2</dim><dim>5</dim></port></input><output><port id="1" precision="FP32"><dim>2</dim><dim>5</dim></port></output></layer></layers>"#,
+        )
+    });
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn shape_mismatch() {
+    let m = Model::xml(|x| x.replace(r#"hidden_size="8""#, r#"hidden_size="7""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn unknown_activation() {
+    let m = Model::xml(|x| x.replace(r#"activations="sigmoid, tanh""#, r#"activations="sigmoid, swish""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn wrong_activation_count() {
+    let m = Model::xml(|x| x.replace(r#"activations="sigmoid, tanh""#, r#"activations="sigmoid""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn hidden_size_zero() {
+    let m = Model::xml(|x| x.replace(r#"hidden_size="8""#, r#"hidden_size="0""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn negative_clip() {
+    let m = Model::xml(|x| x.replace(r#"clip="0""#, r#"clip="-1""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn unknown_element_type() {
+    let m = Model::xml(|x| x.replace(r#"element_type="f32" shape="32""#, r#"element_type="u4" shape="32""#));
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn failed_run_leaves_existing_output_untouched() {
+    let m = Model::xml(|x| x.replace(r#"hidden_size="8""#, r#"hidden_size="0""#));
+    std::fs::write(m.dir.path().join("out.rs"), "// previous output\n").expect("write");
+    let (ok, _, written) = m.compile();
+    assert!(!ok);
+    assert_eq!(written.as_deref(), Some("// previous output\n"));
+}
+
+/// Counts `panic!`-like macro calls in generated code.
+struct Macros(Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for Macros {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.0.push(m.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::"));
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+#[test]
+fn hostile_names_become_identifiers_and_literals() {
+    let hostile = "x&quot;); panic!(&quot;";
+    let m = Model::xml(|x| {
+        x.replace(r#"name="gru_act_sigmoid_tanh" type="GRUCell""#, &format!(r#"name="{hostile}" type="GRUCell""#))
+            .replace(r#"name="X" type="Parameter""#, &format!(r#"name="{hostile}*/" type="Parameter""#))
+            .replace(r#"names="X""#, "")
+    });
+    let (ok, stderr, written) = m.compile();
+    assert!(ok, "{stderr}");
+    let code = written.expect("output written");
+    let file: syn::File = syn::parse_str(&code).expect("generated code parses");
+    let mut v = Macros(Vec::new());
+    syn::visit::visit_file(&mut v, &file);
+    assert!(v.0.is_empty(), "generated code calls macros: {:?}", v.0);
+    assert!(code.contains("pub struct XPanic;"), "cell type not named from the sanitised name");
+    assert!(code.contains(r#"name: "x\"); panic!(\"*/""#), "Parameter name not an escaped literal");
+}
+
+#[test]
+fn inspect_reports_cells() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+        .args(["inspect".as_ref(), fixture("stacked_gru_rnn").join("model.xml").as_os_str()])
+        .output()
+        .expect("run cellc");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    insta::assert_snapshot!(text.replace(&fixture("stacked_gru_rnn").display().to_string(), "[DIR]"));
+}
