@@ -251,6 +251,10 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     st = {"acts": ["sigmoid", "tanh"]}
     one_cell(out, "gru_spec_example", "gru", 128, 16, seed=1, lbr=True, **st)
+    example = Path(__file__).resolve().parents[2] / "examples" / "gru"
+    example.mkdir(parents=True, exist_ok=True)
+    for f in ("model.xml", "model.bin"):
+        shutil.copy(out / "gru_spec_example" / f, example / f)
     one_cell(out, "gru_lbr_off", "gru", 128, 16, seed=2, lbr=False, **st)
     for i, f in enumerate(ACTS):
         for j, g in enumerate(ACTS):

@@ -119,7 +119,11 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
         batch: if c.dynamic { Batch::Dynamic } else { Batch::Static(c.batch) },
         params,
         cells: vec![cell],
-        outputs: vec![Output { name: "Y".into(), value: Value::Cell(0), shape: vec![Dim::Batch, Dim::Static(c.hidden)] }],
+        outputs: vec![Output {
+            name: "Y".into(),
+            value: Value::Cell(0),
+            shape: vec![Dim::Batch, Dim::Static(c.hidden)],
+        }],
     };
     (model, inputs)
 }

@@ -1,0 +1,110 @@
+//! ns per step of one cell, batch 1, state carried from step to step: cellc's generated
+//! kernels (each strategy) against a naive Rust loop implementation of the same cell with
+//! the same weights, in the same run. Before timing, each kernel is checked against the
+//! naive one on a short sequence.
+use cellc_bench::*;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+
+/// A cell step on fixed-size arrays.
+type Step<const H: usize, const I: usize> = fn(&[f32; I], &[f32; H], &mut [f32; H]);
+/// Any cell step, for timing.
+type DynStep<'a, const H: usize, const I: usize> = &'a dyn Fn(&[f32; I], &[f32; H], &mut [f32; H]);
+
+fn input<const I: usize>() -> [f32; I] {
+    core::array::from_fn(|k| ((k * 7 % 11) as f32 - 5.0) * 0.1)
+}
+
+/// Runs `steps` steps of a kernel from a zero state and returns the final state.
+fn run<const H: usize, const I: usize>(f: impl Fn(&[f32; I], &[f32; H], &mut [f32; H]), steps: usize) -> [f32; H] {
+    let x = input::<I>();
+    let (mut h, mut out) = ([0.0f32; H], [0.0f32; H]);
+    for _ in 0..steps {
+        f(&x, &h, &mut out);
+        std::mem::swap(&mut h, &mut out);
+    }
+    h
+}
+
+fn agree<const H: usize>(name: &str, a: &[f32; H], b: &[f32; H]) {
+    let err = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    assert!(err < 1e-4, "{name}: generated and naive kernels differ by {err}");
+}
+
+fn bench_cell<const H: usize, const I: usize>(
+    c: &mut Criterion,
+    name: &str,
+    naive: impl Fn(&[f32; I], &[f32; H], &mut [f32; H]) + Copy,
+    kernels: [(&str, Step<H, I>); 2],
+) {
+    let want = run(naive, 50);
+    for (label, k) in kernels {
+        agree(&format!("{name}/{label}"), &run(k, 50), &want);
+    }
+    let mut g = c.benchmark_group(name);
+    let x = input::<I>();
+    let mut bench = |label: &str, f: DynStep<'_, H, I>| {
+        let (mut h, mut out) = ([0.1f32; H], [0.0f32; H]);
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                f(black_box(&x), &h, &mut out);
+                std::mem::swap(&mut h, &mut out);
+            })
+        });
+    };
+    bench("naive", &naive);
+    for (label, k) in kernels {
+        bench(label, &k);
+    }
+    g.finish();
+}
+
+fn steps(c: &mut Criterion) {
+    let gru = NaiveGru::<128, 16> { wt: weights("gru_h128_i16"), lbr: false };
+    bench_cell::<128, 16>(
+        c,
+        "gru_h128_i16",
+        |x, h, o| gru.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| gru_h128_i16_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| gru_h128_i16_tiled::Cell.step(x, h, o)),
+        ],
+    );
+    let gru = NaiveGru::<128, 16> { wt: weights("gru_lbr_h128_i16"), lbr: true };
+    bench_cell::<128, 16>(
+        c,
+        "gru_lbr_h128_i16",
+        |x, h, o| gru.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| gru_lbr_h128_i16_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| gru_lbr_h128_i16_tiled::Cell.step(x, h, o)),
+        ],
+    );
+    let gru = NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false };
+    bench_cell::<16, 1>(
+        c,
+        "gru_h16_i1",
+        |x, h, o| gru.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| gru_h16_i1_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| gru_h16_i1_tiled::Cell.step(x, h, o)),
+        ],
+    );
+    let rnn = NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") };
+    bench_cell::<128, 16>(
+        c,
+        "rnn_h128_i16",
+        |x, h, o| rnn.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| rnn_h128_i16_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| rnn_h128_i16_tiled::Cell.step(x, h, o)),
+        ],
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    targets = steps
+}
+criterion_main!(benches);

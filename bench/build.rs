@@ -1,0 +1,78 @@
+//! Generates the benchmarked kernels with the cellc library: each configuration with each
+//! strategy, from the same deterministic weights, which are also written raw for the naive
+//! baseline to read.
+use cellc::ir::{
+    Activation, Batch, Cell, CellKind, CellSpec, Dim, ElemType, Model, Output, Param, ParamRole, Value, WeightSrc,
+};
+use cellc::{Options, Strategy};
+use std::path::Path;
+
+/// (name, kind, hidden, input)
+const CONFIGS: [(&str, CellKind, usize, usize); 4] = [
+    ("gru_h128_i16", CellKind::Gru { linear_before_reset: false }, 128, 16),
+    ("gru_lbr_h128_i16", CellKind::Gru { linear_before_reset: true }, 128, 16),
+    ("gru_h16_i1", CellKind::Gru { linear_before_reset: false }, 16, 1),
+    ("rnn_h128_i16", CellKind::Rnn, 128, 16),
+];
+
+fn values(seed: u64, n: usize, scale: f32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+        })
+        .collect()
+}
+
+fn write_raw(path: &Path, v: &[f32]) {
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(path, bytes).expect("write weights");
+}
+
+fn main() {
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    let out = Path::new(&out);
+    for (k, (name, kind, h, i)) in CONFIGS.into_iter().enumerate() {
+        let g = kind.gates() * h;
+        let scale = 2.0 / ((h + i) as f32).sqrt();
+        let w = values(11 + k as u64, g * i, scale);
+        let r = values(23 + k as u64, g * h, scale);
+        let b = values(37 + k as u64, kind.bias_blocks() * h, 0.5);
+        write_raw(&out.join(format!("{name}.w")), &w);
+        write_raw(&out.join(format!("{name}.r")), &r);
+        write_raw(&out.join(format!("{name}.b")), &b);
+        let activations = match kind {
+            CellKind::Gru { .. } => vec![Activation::Sigmoid, Activation::Tanh],
+            CellKind::Rnn => vec![Activation::Tanh],
+        };
+        let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
+        let model = Model {
+            file: format!("{name}.xml"),
+            name: (*name).into(),
+            batch: Batch::Static(1),
+            params: vec![
+                Param { name: "X".into(), shape: vec![Dim::Batch, Dim::Static(i)], role: ParamRole::Data },
+                Param { name: "H".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data },
+            ],
+            cells: vec![Cell {
+                name: "cell".into(),
+                spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
+                x: Value::Param(0),
+                h: Value::Param(1),
+                w: emb(w),
+                r: emb(r),
+                b: Some(emb(b)),
+            }],
+            outputs: vec![Output { name: "Y".into(), value: Value::Cell(0), shape: vec![Dim::Batch, Dim::Static(h)] }],
+        };
+        for strategy in [Strategy::Unrolled, Strategy::Tiled] {
+            let opts = Options { name: Some("Model".into()), strategy, weights: None };
+            let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+            std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,104 @@
+//! The kernels the benchmarks time: cellc's generated code for each configuration and
+//! strategy (built by `build.rs`), and a naive Rust implementation of the same cells with
+//! the same weights, written the obvious way: one dot product per output row.
+#![allow(missing_docs, unreachable_pub)]
+
+macro_rules! generated {
+    ($($m:ident => $file:literal),* $(,)?) => {
+        $(pub mod $m { include!(concat!(env!("OUT_DIR"), "/", $file)); })*
+    };
+}
+
+generated! {
+    gru_h128_i16_unrolled => "gru_h128_i16_unrolled.rs",
+    gru_h128_i16_tiled => "gru_h128_i16_tiled.rs",
+    gru_lbr_h128_i16_unrolled => "gru_lbr_h128_i16_unrolled.rs",
+    gru_lbr_h128_i16_tiled => "gru_lbr_h128_i16_tiled.rs",
+    gru_h16_i1_unrolled => "gru_h16_i1_unrolled.rs",
+    gru_h16_i1_tiled => "gru_h16_i1_tiled.rs",
+    rnn_h128_i16_unrolled => "rnn_h128_i16_unrolled.rs",
+    rnn_h128_i16_tiled => "rnn_h128_i16_tiled.rs",
+}
+
+/// Weights of a configuration as written by `build.rs`.
+pub struct Weights {
+    pub w: Vec<f32>,
+    pub r: Vec<f32>,
+    pub b: Vec<f32>,
+}
+
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+macro_rules! weights {
+    ($name:literal) => {
+        Weights {
+            w: floats(include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".w"))),
+            r: floats(include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".r"))),
+            b: floats(include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".b"))),
+        }
+    };
+}
+
+pub fn weights(name: &str) -> Weights {
+    match name {
+        "gru_h128_i16" => weights!("gru_h128_i16"),
+        "gru_lbr_h128_i16" => weights!("gru_lbr_h128_i16"),
+        "gru_h16_i1" => weights!("gru_h16_i1"),
+        _ => weights!("rnn_h128_i16"),
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn dot(row: &[f32], v: &[f32]) -> f32 {
+    row.iter().zip(v).map(|(a, b)| a * b).sum()
+}
+
+/// A GRU cell with const sizes, computed row by row.
+pub struct NaiveGru<const H: usize, const I: usize> {
+    pub wt: Weights,
+    pub lbr: bool,
+}
+
+impl<const H: usize, const I: usize> NaiveGru<H, I> {
+    pub fn step(&self, x: &[f32; I], h: &[f32; H], out: &mut [f32; H]) {
+        let (w, r, b) = (&self.wt.w[..3 * H * I], &self.wt.r[..3 * H * H], &self.wt.b);
+        let mut z = [0.0f32; H];
+        let mut rg = [0.0f32; H];
+        for j in 0..H {
+            z[j] = sigmoid(dot(&w[j * I..][..I], x) + dot(&r[j * H..][..H], h) + b[j]);
+            rg[j] = sigmoid(dot(&w[(H + j) * I..][..I], x) + dot(&r[(H + j) * H..][..H], h) + b[H + j]);
+        }
+        let mut rh = [0.0f32; H];
+        for k in 0..H {
+            rh[k] = rg[k] * h[k];
+        }
+        for j in 0..H {
+            let xw = dot(&w[(2 * H + j) * I..][..I], x);
+            let n = if self.lbr {
+                (xw + b[2 * H + j] + rg[j] * (dot(&r[(2 * H + j) * H..][..H], h) + b[3 * H + j])).tanh()
+            } else {
+                (xw + dot(&r[(2 * H + j) * H..][..H], &rh) + b[2 * H + j]).tanh()
+            };
+            out[j] = (1.0 - z[j]) * n + z[j] * h[j];
+        }
+    }
+}
+
+/// An RNN cell with const sizes and tanh, computed row by row.
+pub struct NaiveRnn<const H: usize, const I: usize> {
+    pub wt: Weights,
+}
+
+impl<const H: usize, const I: usize> NaiveRnn<H, I> {
+    pub fn step(&self, x: &[f32; I], h: &[f32; H], out: &mut [f32; H]) {
+        let (w, r, b) = (&self.wt.w[..H * I], &self.wt.r[..H * H], &self.wt.b[..H]);
+        for j in 0..H {
+            out[j] = (dot(&w[j * I..][..I], x) + dot(&r[j * H..][..H], h) + b[j]).tanh();
+        }
+    }
+}
