@@ -90,6 +90,26 @@ fn steps(c: &mut Criterion) {
             ("tiled", |x, h, o| gru_h16_i1_tiled::Cell.step(x, h, o)),
         ],
     );
+    let gru = NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false };
+    bench_cell::<8, 4>(
+        c,
+        "gru_h8_i4",
+        |x, h, o| gru.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| gru_h8_i4_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| gru_h8_i4_tiled::Cell.step(x, h, o)),
+        ],
+    );
+    let gru = NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false };
+    bench_cell::<12, 2>(
+        c,
+        "gru_h12_i2",
+        |x, h, o| gru.step(x, h, o),
+        [
+            ("unrolled", |x, h, o| gru_h12_i2_unrolled::Cell.step(x, h, o)),
+            ("tiled", |x, h, o| gru_h12_i2_tiled::Cell.step(x, h, o)),
+        ],
+    );
     let rnn = NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") };
     bench_cell::<128, 16>(
         c,

@@ -18,6 +18,10 @@ generated! {
     gru_h16_i1_tiled => "gru_h16_i1_tiled.rs",
     rnn_h128_i16_unrolled => "rnn_h128_i16_unrolled.rs",
     rnn_h128_i16_tiled => "rnn_h128_i16_tiled.rs",
+    gru_h8_i4_unrolled => "gru_h8_i4_unrolled.rs",
+    gru_h8_i4_tiled => "gru_h8_i4_tiled.rs",
+    gru_h12_i2_unrolled => "gru_h12_i2_unrolled.rs",
+    gru_h12_i2_tiled => "gru_h12_i2_tiled.rs",
 }
 
 /// Weights of a configuration as written by `build.rs`.
@@ -46,6 +50,8 @@ pub fn weights(name: &str) -> Weights {
         "gru_h128_i16" => weights!("gru_h128_i16"),
         "gru_lbr_h128_i16" => weights!("gru_lbr_h128_i16"),
         "gru_h16_i1" => weights!("gru_h16_i1"),
+        "gru_h8_i4" => weights!("gru_h8_i4"),
+        "gru_h12_i2" => weights!("gru_h12_i2"),
         _ => weights!("rnn_h128_i16"),
     }
 }

@@ -16,9 +16,25 @@ pub fn panel_acc<const K: usize, const W: usize>(acc: &mut [f32; W], panel: &[[f
     *acc = a;
 }
 
+/// `acc[l] += col[l] · v`: one column of a matrix–vector product, the statement the
+/// unrolled kernels repeat once per input element.
+#[inline(always)]
+pub fn axpy<const W: usize>(acc: &mut [f32; W], v: f32, col: &[f32; W]) {
+    for l in 0..W {
+        acc[l] += col[l] * v;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axpy_adds_a_scaled_column() {
+        let mut acc = [1.0, 2.0, 3.0];
+        axpy(&mut acc, 2.0, &[10.0, 20.0, 30.0]);
+        assert_eq!(acc, [21.0, 42.0, 63.0]);
+    }
 
     #[test]
     fn panel_acc_is_a_matrix_vector_product() {

@@ -29,8 +29,6 @@ impl Tensor {
 /// How an array the kernel reads is made from its tensor.
 #[derive(Clone, Debug)]
 pub(super) enum Pack {
-    /// The tensor as it is (the unrolled kernels index it directly).
-    Raw,
     /// Panels of the gates `sel` (see `cellc_runtime::pack::panels`).
     Panels { sel: Vec<usize>, cols: usize },
     /// Bias panels: for each segment, the `H`-long block of `B` it takes, or zero.
@@ -80,7 +78,6 @@ impl Ctx<'_> {
     fn slot_len(&self, slot: &Slot) -> usize {
         let h = self.cell.spec.hidden;
         match &slot.pack {
-            Pack::Raw => self.raw_len(slot.tensor),
             Pack::Panels { sel, cols } => cellc_runtime::pack::panel_len(h, *cols, sel.len(), self.tile),
             Pack::Bias { segs } => cellc_runtime::pack::tiles(h, self.tile) * segs.len() * self.tile,
         }
@@ -99,7 +96,6 @@ impl Ctx<'_> {
         };
         let mut out = vec![0.0; self.slot_len(slot)];
         match &slot.pack {
-            Pack::Raw => out.copy_from_slice(values),
             Pack::Panels { sel, cols } => cellc_runtime::pack::panels(&mut out, values, h, *cols, sel, self.tile),
             Pack::Bias { segs } => {
                 let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
@@ -113,14 +109,55 @@ impl Ctx<'_> {
         format_ident!("{}_{}", self.prefix, slot.field.to_ascii_uppercase())
     }
 
-    /// `let name = &<the array>;` for a slot, wherever it lives.
-    pub(super) fn bind(&self, slot: &Slot) -> TokenStream {
-        let f = ident(slot.field);
-        if self.is_runtime(slot.tensor) {
-            quote! { let #f = &self.#f.0; }
+    /// Binds each slot to a local of its name, viewed as tiles: `[tiles][cols][width]` for
+    /// panels, `[tiles][width]` for biases, wherever the array lives.
+    pub(super) fn binds(&self, slots: &[Slot]) -> TokenStream {
+        slots
+            .iter()
+            .map(|slot| {
+                let f = ident(slot.field);
+                let array = if self.is_runtime(slot.tensor) {
+                    quote! { self.#f.0 }
+                } else {
+                    let s = self.static_name(slot);
+                    quote! { #s.0 }
+                };
+                match &slot.pack {
+                    Pack::Panels { sel, cols } => {
+                        let width = sel.len() * self.tile;
+                        quote! { let #f = #array.as_chunks::<#width>().0.as_chunks::<#cols>().0; }
+                    }
+                    Pack::Bias { segs } => {
+                        let width = segs.len() * self.tile;
+                        quote! { let #f = #array.as_chunks::<#width>().0; }
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Statements adding the product of tile `t` of panel `slot` (with `cols` columns) and
+    /// the vector `v` to the accumulator `acc`. Tiled: one call looping over the columns.
+    /// Unrolled: one statement per column, each adding a scaled column.
+    pub(super) fn matvec(&self, acc: &Ident, slot: &str, cols: usize, v_ref: TokenStream, v: &Ident) -> TokenStream {
+        let slot = ident(slot);
+        match self.strategy {
+            Strategy::Tiled | Strategy::Auto => {
+                quote! { ::cellc_runtime::kernel::panel_acc(&mut #acc, &#slot[t], #v_ref); }
+            }
+            Strategy::Unrolled => {
+                (0..cols).map(|k| quote! { ::cellc_runtime::kernel::axpy(&mut #acc, #v[#k], &#slot[t][#k]); }).collect()
+            }
+        }
+    }
+
+    /// Lanes of tile `t` that hold real rows: a loop bound for the element-wise part.
+    pub(super) fn lanes(&self) -> TokenStream {
+        let (h, t) = (self.cell.spec.hidden, self.tile);
+        if h % t == 0 {
+            quote! { #t }
         } else {
-            let s = self.static_name(slot);
-            quote! { let #f = &#s.0; }
+            quote! { #t.min(#h - t * #t) }
         }
     }
 
@@ -248,7 +285,6 @@ impl Ctx<'_> {
         let a = ident(s.tensor.arg());
         let (h, tile) = (self.cell.spec.hidden, self.tile);
         match &s.pack {
-            Pack::Raw => quote! { self.#f.0.copy_from_slice(#a); },
             Pack::Panels { sel, cols } => {
                 quote! { ::cellc_runtime::pack::panels(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }
@@ -269,7 +305,6 @@ impl Ctx<'_> {
 fn slot_doc(s: &Slot) -> String {
     let t = s.tensor.arg().to_ascii_uppercase();
     match &s.pack {
-        Pack::Raw => t,
         Pack::Panels { sel, .. } => format!("{t} (gates {sel:?})"),
         Pack::Bias { segs } => format!("{t} (blocks {segs:?})"),
     }

@@ -1,9 +1,6 @@
-//! Expressions shared by the cell emitters: activations with clipping, and the terms of an
-//! unrolled dot product.
-use super::cell::{Ctx, Tensor};
+//! Expressions shared by the cell emitters.
 use super::lit::f32_tokens;
-use super::names::ident;
-use crate::ir::{Activation, WeightSrc};
+use crate::ir::Activation;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -25,47 +22,4 @@ pub(super) fn act(a: &Activation, clip: Option<f32>, v: TokenStream) -> TokenStr
             quote! { ::cellc_runtime::act::hardsigmoid(#v, #al, #be) }
         }
     }
-}
-
-/// Element `idx` of a weight tensor in its IR layout: a literal when embedded, an index
-/// into the runtime array otherwise. `None` when the tensor is absent (a zero bias).
-pub(super) fn weight(ctx: &Ctx<'_>, t: Tensor, idx: usize) -> Option<TokenStream> {
-    match ctx.src(t)? {
-        WeightSrc::Embedded { values, .. } => Some(f32_tokens(values[idx])),
-        WeightSrc::Runtime(_) => {
-            let a = ident(match t {
-                Tensor::W => "w",
-                Tensor::R => "r",
-                Tensor::B => "b",
-            });
-            Some(quote! { #a[#idx] })
-        }
-    }
-}
-
-/// `t0 + t1 + …`, or `0.0` for no terms.
-pub(super) fn sum(terms: Vec<TokenStream>) -> TokenStream {
-    let mut it = terms.into_iter();
-    match it.next() {
-        None => quote! { 0.0f32 },
-        Some(first) => it.fold(first, |acc, t| quote! { #acc + #t }),
-    }
-}
-
-/// The terms `v_k * M[row, k]` of one row of a matrix product with `cols` columns, where
-/// `v` names locals `{v}0, {v}1, …`.
-pub(super) fn row_terms(ctx: &Ctx<'_>, t: Tensor, row: usize, cols: usize, v: &str) -> Vec<TokenStream> {
-    (0..cols)
-        .filter_map(|k| {
-            let w = weight(ctx, t, row * cols + k)?;
-            let vk = ident(&format!("{v}{k}"));
-            Some(quote! { #vk * #w })
-        })
-        .collect()
-}
-
-/// `let [p0, p1, …] = *src;`
-pub(super) fn destructure(prefix: &str, n: usize, src: TokenStream) -> TokenStream {
-    let names = (0..n).map(|k| ident(&format!("{prefix}{k}")));
-    quote! { let [#(#names),*] = *#src; }
 }

@@ -8,133 +8,50 @@
 //! h' = (1 − z) ⊙ n + z ⊙ h
 //! ```
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set.
+//!
+//! Both strategies read the same packed panels (gates of a tile side by side, see
+//! `cellc_runtime::pack`); they differ only in how a product is written (see
+//! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
+//! it is a second pass over the tiles.
 use super::cell::{Ctx, Pack, Slot, Tensor};
-use super::exprs::{act, destructure, row_terms, sum, weight};
-use super::names::ident;
+use super::exprs::act;
 use crate::ir::CellKind;
-use crate::options::Strategy;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 /// The arrays the kernel reads, and its `step` body.
 pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
-    match ctx.strategy {
-        Strategy::Tiled => tiled(ctx),
-        Strategy::Unrolled | Strategy::Auto => unrolled(ctx),
-    }
-}
-
-fn lbr(ctx: &Ctx<'_>) -> bool {
-    matches!(ctx.cell.spec.kind, CellKind::Gru { linear_before_reset: true })
-}
-
-fn unrolled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
-    let s = &ctx.cell.spec;
-    let (h, i) = (s.hidden, s.input);
-    let (f, g) = (&s.activations[0], &s.activations[1]);
-    let slots: Vec<Slot> = [Tensor::W, Tensor::R, Tensor::B]
-        .into_iter()
-        .filter(|&t| ctx.is_runtime(t))
-        .map(|t| Slot { field: field(t), tensor: t, pack: Pack::Raw })
-        .collect();
-    let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
-    let mut body = quote! {
-        #(#binds)*
-    };
-    body.extend(destructure("x", i, quote!(x)));
-    body.extend(destructure("h", h, quote!(h)));
-    // z and r.
-    for (gate, name) in [(0usize, "z"), (1, "r")] {
-        for j in 0..h {
-            let row = gate * h + j;
-            let mut terms: Vec<TokenStream> = weight(ctx, Tensor::B, row).into_iter().collect();
-            terms.extend(row_terms(ctx, Tensor::W, row, i, "x"));
-            terms.extend(row_terms(ctx, Tensor::R, row, h, "h"));
-            let v = ident(&format!("{name}{j}"));
-            let e = act(f, s.clip, sum(terms));
-            body.extend(quote! { let #v = #e; });
-        }
-    }
-    if !lbr(ctx) {
-        for k in 0..h {
-            let (rh, r, hk) = (ident(&format!("rh{k}")), ident(&format!("r{k}")), ident(&format!("h{k}")));
-            body.extend(quote! { let #rh = #r * #hk; });
-        }
-    }
-    for j in 0..h {
-        let row = 2 * h + j;
-        let pre = if lbr(ctx) {
-            let mut xs: Vec<TokenStream> = weight(ctx, Tensor::B, row).into_iter().collect();
-            xs.extend(row_terms(ctx, Tensor::W, row, i, "x"));
-            let mut hs: Vec<TokenStream> = weight(ctx, Tensor::B, 3 * h + j).into_iter().collect();
-            hs.extend(row_terms(ctx, Tensor::R, row, h, "h"));
-            let (xs, hs) = (sum(xs), sum(hs));
-            let r = ident(&format!("r{j}"));
-            quote! { #xs + #r * (#hs) }
-        } else {
-            let mut terms: Vec<TokenStream> = weight(ctx, Tensor::B, row).into_iter().collect();
-            terms.extend(row_terms(ctx, Tensor::W, row, i, "x"));
-            terms.extend(row_terms(ctx, Tensor::R, row, h, "rh"));
-            sum(terms)
-        };
-        let e = act(g, s.clip, pre);
-        let (z, hj) = (ident(&format!("z{j}")), ident(&format!("h{j}")));
-        body.extend(quote! {
-            let n = #e;
-            out[#j] = (1.0 - #z) * n + #z * #hj;
-        });
-    }
-    (slots, body)
-}
-
-fn field(t: Tensor) -> &'static str {
-    match t {
-        Tensor::W => "w",
-        Tensor::R => "r",
-        Tensor::B => "b",
-    }
-}
-
-/// Lanes of the last tile that hold real rows: a loop bound for the element-wise part.
-fn lanes(ctx: &Ctx<'_>) -> TokenStream {
-    let (h, t) = (ctx.cell.spec.hidden, ctx.tile);
-    if h % t == 0 {
-        quote! { #t }
-    } else {
-        quote! { #t.min(#h - t * #t) }
-    }
-}
-
-fn tiled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
+    let lbr = matches!(s.kind, CellKind::Gru { linear_before_reset: true });
     let tiles = cellc_runtime::pack::tiles(h, t);
     let (f, g) = (&s.activations[0], &s.activations[1]);
-    let (w3, w2) = (3 * t, 2 * t);
-    let lanes = lanes(ctx);
-    let (t2, t3) = (t, 2 * t);
+    let (w2, t2) = (2 * t, 2 * t);
+    let lanes = ctx.lanes();
     let zpre = act(f, s.clip, quote! { ax[l] + ah[l] });
-    let rpre = act(f, s.clip, quote! { ax[#t2 + l] + ah[#t2 + l] });
-    if lbr(ctx) {
+    let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
+    let (x, hh) = (format_ident!("x"), format_ident!("h"));
+    let (ax, ah) = (format_ident!("ax"), format_ident!("ah"));
+    let wx = ctx.matvec(&ax, "w", i, quote!(x), &x);
+    let panel = |field, tensor, sel: Vec<usize>, cols| Slot { field, tensor, pack: Pack::Panels { sel, cols } };
+    let bias = |field, segs| Slot { field, tensor: Tensor::B, pack: Pack::Bias { segs } };
+    if lbr {
         let slots = vec![
-            Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2], cols: i } },
-            Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: vec![0, 1, 2], cols: h } },
-            Slot { field: "bx", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2)] } },
-            Slot { field: "bh", tensor: Tensor::B, pack: Pack::Bias { segs: vec![None, None, Some(3)] } },
+            panel("w", Tensor::W, vec![0, 1, 2], i),
+            panel("r", Tensor::R, vec![0, 1, 2], h),
+            bias("bx", vec![Some(0), Some(1), Some(2)]),
+            bias("bh", vec![None, None, Some(3)]),
         ];
-        let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
-        let npre = act(g, s.clip, quote! { ax[#t3 + l] + rg * ah[#t3 + l] });
+        let binds = ctx.binds(&slots);
+        let rh = ctx.matvec(&ah, "r", h, quote!(h), &hh);
+        let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
         let body = quote! {
-            #(#binds)*
-            let w = w.as_chunks::<#w3>().0.as_chunks::<#i>().0;
-            let r = r.as_chunks::<#w3>().0.as_chunks::<#h>().0;
-            let bx = bx.as_chunks::<#w3>().0;
-            let bh = bh.as_chunks::<#w3>().0;
+            #binds
             for t in 0..#tiles {
                 let mut ax = bx[t];
-                ::cellc_runtime::kernel::panel_acc(&mut ax, &w[t], x);
+                #wx
                 let mut ah = bh[t];
-                ::cellc_runtime::kernel::panel_acc(&mut ah, &r[t], h);
+                #rh
                 for l in 0..#lanes {
                     let j = t * #t + l;
                     let z = #zpre;
@@ -147,39 +64,38 @@ fn tiled(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
         return (slots, body);
     }
     let slots = vec![
-        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2], cols: i } },
-        Slot { field: "rzr", tensor: Tensor::R, pack: Pack::Panels { sel: vec![0, 1], cols: h } },
-        Slot { field: "rn", tensor: Tensor::R, pack: Pack::Panels { sel: vec![2], cols: h } },
-        Slot { field: "bx", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2)] } },
+        panel("w", Tensor::W, vec![0, 1, 2], i),
+        panel("rzr", Tensor::R, vec![0, 1], h),
+        panel("rn", Tensor::R, vec![2], h),
+        bias("bx", vec![Some(0), Some(1), Some(2)]),
     ];
-    let binds: Vec<TokenStream> = slots.iter().map(|sl| ctx.bind(sl)).collect();
+    let binds = ctx.binds(&slots);
+    let rzr = ctx.matvec(&ah, "rzr", h, quote!(h), &hh);
+    let (a, rhv) = (format_ident!("a"), format_ident!("rh"));
+    let rn = ctx.matvec(&a, "rn", h, quote!(&rh), &rhv);
     let npre = act(g, s.clip, quote! { a[l] });
     let body = quote! {
-        #(#binds)*
-        let w = w.as_chunks::<#w3>().0.as_chunks::<#i>().0;
-        let rzr = rzr.as_chunks::<#w2>().0.as_chunks::<#h>().0;
-        let rn = rn.as_chunks::<#t>().0.as_chunks::<#h>().0;
-        let bx = bx.as_chunks::<#w3>().0;
+        #binds
         // First pass: z, r ⊙ h and the input part of the candidate, tile by tile.
         let mut z = [[0.0f32; #t]; #tiles];
         let mut xn = [[0.0f32; #t]; #tiles];
         let mut rh = [0.0f32; #h];
         for t in 0..#tiles {
             let mut ax = bx[t];
-            ::cellc_runtime::kernel::panel_acc(&mut ax, &w[t], x);
+            #wx
             let mut ah = [0.0f32; #w2];
-            ::cellc_runtime::kernel::panel_acc(&mut ah, &rzr[t], h);
+            #rzr
             for l in 0..#lanes {
                 let j = t * #t + l;
                 z[t][l] = #zpre;
                 rh[j] = #rpre * h[j];
-                xn[t][l] = ax[#t3 + l];
+                xn[t][l] = ax[#t2 + l];
             }
         }
         // Second pass: the candidate needs all of r ⊙ h.
         for t in 0..#tiles {
             let mut a = xn[t];
-            ::cellc_runtime::kernel::panel_acc(&mut a, &rn[t], &rh);
+            #rn
             for l in 0..#lanes {
                 let j = t * #t + l;
                 let n = #npre;

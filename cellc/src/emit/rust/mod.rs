@@ -32,24 +32,19 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     let mut tokens = proc_macro2::TokenStream::new();
     let mut tables = Vec::new();
     let mut items = Vec::new();
-    let mut diags = Vec::new();
     for cell in &m.cells {
         let strategy = opts.strategy.resolve(cell.spec.macs());
-        if strategy == Strategy::Unrolled && cell.spec.macs() > Strategy::MAX_UNROLL_MACS {
-            diags.push(Diag::new(&m.file, None, format!(
-                "the unrolled strategy writes one term per weight and is limited to {} multiply-adds per step; this cell has {} (use the tiled strategy)",
-                Strategy::MAX_UNROLL_MACS,
-                cell.spec.macs()
-            )).in_layer(&cell.name, cell.spec.kind.op()));
-            continue;
-        }
         let ty = names.unique(&cell.name, "Cell");
         let ctx = Ctx {
             cell,
             ty: ident(&ty),
             prefix: names::field_name(&ty).to_ascii_uppercase(),
             strategy,
-            tile: MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
+            // Unrolled kernels take the whole state as one tile.
+            tile: match strategy {
+                Strategy::Unrolled => cell.spec.hidden,
+                Strategy::Tiled | Strategy::Auto => MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
+            },
         };
         let (slots, body) = match cell.spec.kind {
             CellKind::Gru { .. } => gru::kernel(&ctx),
@@ -66,9 +61,6 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
             })
             .collect();
         items.push(CellItem { field: names::field_name(&ty), ty, runtime_args });
-    }
-    if !diags.is_empty() {
-        return Err(Diagnostics(diags));
     }
     // Cells are named first, after their layers; the model takes `…Model` if its name is taken.
     let model_name = opts.name.as_deref().unwrap_or(&m.name);
