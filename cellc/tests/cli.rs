@@ -188,3 +188,18 @@ fn inspect_reports_cells() {
     let text = String::from_utf8_lossy(&out.stdout);
     insta::assert_snapshot!(text.replace(&fixture("stacked_gru_rnn").display().to_string(), "[DIR]"));
 }
+
+#[test]
+fn weights_flag_names_the_bin() {
+    let m = Model::new(|x| x, |_| None);
+    let bin = m.dir.path().join("elsewhere.bin");
+    std::fs::copy(fixture(BASE).join("model.bin"), &bin).expect("copy bin");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+        .args(["model.xml", "--weights", "elsewhere.bin", "--name", "Net", "--strategy", "tiled", "-o", "out.rs"])
+        .current_dir(m.dir.path())
+        .output()
+        .expect("run cellc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let code = std::fs::read_to_string(m.dir.path().join("out.rs")).expect("output");
+    assert!(code.contains("pub struct Net {") && code.contains("Kernel: tiled."));
+}

@@ -100,3 +100,42 @@ pub fn check_io(
     }
     Ok(batch)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INPUTS: &[TensorInfo] = &[
+        TensorInfo { name: "X", shape: &[Dim::Batch, Dim::Static(3)] },
+        TensorInfo { name: "W", shape: &[Dim::Static(2), Dim::Static(3)] },
+    ];
+    const OUTPUTS: &[TensorInfo] = &[TensorInfo { name: "Y", shape: &[Dim::Batch, Dim::Static(2)] }];
+
+    #[test]
+    fn check_io_reads_the_batch_and_checks_every_length() {
+        let (x, w) = ([0.0; 6], [0.0; 6]);
+        let mut y = [0.0; 4];
+        assert_eq!(check_io(INPUTS, OUTPUTS, None, &[&x, &w], &[&mut y]), Ok(2));
+        assert_eq!(
+            check_io(INPUTS, OUTPUTS, None, &[&x[..5], &w], &[&mut y]),
+            Err(Error::PartialRow { name: "X", row: 3, got: 5 })
+        );
+        assert_eq!(
+            check_io(INPUTS, OUTPUTS, None, &[&x, &w[..5]], &[&mut y]),
+            Err(Error::Length { name: "W", expected: 6, got: 5 })
+        );
+        assert_eq!(
+            check_io(INPUTS, OUTPUTS, None, &[&x, &w], &[&mut y[..2]]),
+            Err(Error::Length { name: "Y", expected: 4, got: 2 })
+        );
+        assert_eq!(check_io(INPUTS, OUTPUTS, None, &[&x], &[&mut y]), Err(Error::InputCount { expected: 2, got: 1 }));
+        assert_eq!(check_io(INPUTS, OUTPUTS, None, &[&x, &w], &[]), Err(Error::OutputCount { expected: 1, got: 0 }));
+    }
+
+    #[test]
+    fn static_shapes_count_every_dimension() {
+        const S: TensorInfo = TensorInfo { name: "H", shape: &[Dim::Static(4), Dim::Static(8)] };
+        assert_eq!(S.len(7), 32);
+        assert!(!S.has_batch());
+    }
+}

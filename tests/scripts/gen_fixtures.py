@@ -251,10 +251,13 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     st = {"acts": ["sigmoid", "tanh"]}
     one_cell(out, "gru_spec_example", "gru", 128, 16, seed=1, lbr=True, **st)
+    # The README's example: the spec example again, named for use.
     example = Path(__file__).resolve().parents[2] / "examples" / "gru"
     example.mkdir(parents=True, exist_ok=True)
-    for f in ("model.xml", "model.bin"):
-        shutil.copy(out / "gru_spec_example" / f, example / f)
+    xml = (out / "gru_spec_example" / "model.xml").read_text()
+    xml = xml.replace('<net name="gru_spec_example"', '<net name="vad"').replace('name="gru_spec_example"', 'name="gru"')
+    (example / "model.xml").write_text(xml)
+    shutil.copy(out / "gru_spec_example" / "model.bin", example / "model.bin")
     one_cell(out, "gru_lbr_off", "gru", 128, 16, seed=2, lbr=False, **st)
     for i, f in enumerate(ACTS):
         for j, g in enumerate(ACTS):

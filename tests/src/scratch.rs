@@ -46,6 +46,20 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
     let ins: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
     let mut outs: Vec<&mut [f32]> = outputs.iter_mut().map(|(_, v)| v.as_mut_slice()).collect();
     let mut model = Box::new(M::default());
+    // Wrong counts and lengths must be refused before anything is written.
+    if model.run(&ins[..ins.len().saturating_sub(1)], &mut outs).is_ok() {
+        return Err("accepted too few inputs".into());
+    }
+    if let Some(first) = ins.first().filter(|v| !v.is_empty()) {
+        let mut short = ins.clone();
+        short[0] = &first[..first.len() - 1];
+        if model.run(&short, &mut outs).is_ok() {
+            return Err("accepted an input one element short".into());
+        }
+    }
+    if outs.iter().any(|o| o.iter().any(|v| !v.is_nan())) {
+        return Err("wrote outputs before refusing bad arguments".into());
+    }
     model.run(&ins, &mut outs).map_err(|e| e.to_string())?;
     for (path, v) in &outputs {
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -75,9 +89,28 @@ impl Scratch {
     }
 
     /// Writes `sources` (generated files, each defining a model type named `Model`) as
-    /// modules and builds the crate in release mode. Returns the binary's path, or the
-    /// compiler's output.
+    /// modules and builds the crate in release mode with a `main` that runs jobs. Returns
+    /// the binary's path, or the compiler's output.
     pub fn build(&self, sources: &[String]) -> Result<PathBuf, String> {
+        let mut main = String::from("#![allow(dead_code, clippy::all)]\n");
+        let mut dispatch =
+            String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
+        let mut files = Vec::new();
+        for (i, s) in sources.iter().enumerate() {
+            files.push((format!("m{i}.rs"), s.clone()));
+            let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
+            let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
+        }
+        dispatch.push_str("        _ => Err(\"no such module\".into()),\n    }\n}\n");
+        main.push_str(MAIN);
+        main.push_str(&dispatch);
+        files.push(("main.rs".into(), main));
+        self.build_program(&files)
+    }
+
+    /// Writes `files` (a `main.rs` and what it includes) into `src/` and builds the crate in
+    /// release mode. Returns the binary's path, or the compiler's output.
+    pub fn build_program(&self, files: &[(String, String)]) -> Result<PathBuf, String> {
         let src = self.dir.join("src");
         std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
         let runtime = workspace_root().join("runtime");
@@ -87,18 +120,9 @@ impl Scratch {
             runtime.display().to_string()
         );
         write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
-        let mut main = String::from("#![allow(dead_code, clippy::all)]\n");
-        let mut dispatch =
-            String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
-        for (i, s) in sources.iter().enumerate() {
-            write_if_changed(&src.join(format!("m{i}.rs")), s)?;
-            let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
-            let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
+        for (name, text) in files {
+            write_if_changed(&src.join(name), text)?;
         }
-        dispatch.push_str("        _ => Err(\"no such module\".into()),\n    }\n}\n");
-        main.push_str(MAIN);
-        main.push_str(&dispatch);
-        write_if_changed(&src.join("main.rs"), &main)?;
         let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["build", "--release", "--quiet", "--message-format=short"])
             .current_dir(&self.dir)

@@ -128,6 +128,32 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     (model, inputs)
 }
 
+/// A `Model` that runs the generated cell type `Cell` through `step_batch`.
+fn batch_glue(c: &Config) -> String {
+    let cell = match (c.runtime_weights, c.bias) {
+        (false, _) => "Cell::new()",
+        (true, true) => "Cell::new(inputs[2], inputs[3], inputs[4])?",
+        (true, false) => "Cell::new(inputs[2], inputs[3])?",
+    };
+    format!(
+        "
+#[derive(Default)]
+pub struct Model;
+impl ::cellc_runtime::Model for Model {{
+    const INPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::INPUTS;
+    const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::OUTPUTS;
+    fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), ::cellc_runtime::Error> {{
+        if inputs.len() != Self::INPUTS.len() || outputs.len() != 1 {{
+            return Err(::cellc_runtime::Error::InputCount {{ expected: Self::INPUTS.len(), got: inputs.len() }});
+        }}
+        let cell = {cell};
+        cell.step_batch(inputs[0], inputs[1], outputs[0])
+    }}
+}}
+"
+    )
+}
+
 #[test]
 fn generated_code_matches_the_reference_interpreter() {
     let mut runner = TestRunner::deterministic();
@@ -142,8 +168,16 @@ fn generated_code_matches_the_reference_interpreter() {
     for (k, c) in configs.iter().enumerate() {
         let (model, inputs) = build(c);
         let kernel = if c.tiled { Kernel::Tiled } else { Kernel::Unrolled };
-        let opts = Options { name: Some("Model".into()), strategy: kernel, weights: None };
-        sources.push(cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{c:?}: {d}")));
+        // Every other configuration runs through the cell's own `step_batch` instead of the
+        // model entry point, so both paths are checked.
+        let via_batch = k % 2 == 1;
+        let name = if via_batch { "Generated" } else { "Model" };
+        let opts = Options { name: Some(name.into()), strategy: kernel, weights: None };
+        let mut src = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{c:?}: {d}"));
+        if via_batch {
+            src.push_str(&batch_glue(c));
+        }
+        sources.push(src);
         let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();
         let want = cellc::reference::run(&model, &wide).unwrap_or_else(|e| panic!("{c:?}: {e}"));
         let mut job = Job { module: k, inputs: Vec::new(), outputs: Vec::new() };

@@ -1,0 +1,19 @@
+//! The README's main command and its usage snippet: the example model compiles, and the
+//! snippet, with the generated file beside it, builds and runs.
+use cellc_conformance::scratch::Scratch;
+use std::path::Path;
+
+#[test]
+fn readme_snippet_builds_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let start = readme.find("```rust,ignore\n").expect("a rust block in the README") + "```rust,ignore\n".len();
+    let snippet = &readme[start..start + readme[start..].find("```").expect("end of the block")];
+    let code = cellc::compile_file(&root.join("examples/gru/model.xml"), &cellc::Options::default())
+        .unwrap_or_else(|d| panic!("{d}"));
+    let scratch = Scratch::new("readme");
+    let files = [("gru.rs".to_owned(), code), ("main.rs".to_owned(), snippet.to_owned())];
+    let exe = scratch.build_program(&files).unwrap_or_else(|e| panic!("{e}"));
+    let out = std::process::Command::new(exe).output().expect("run the snippet");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
