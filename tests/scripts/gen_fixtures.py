@@ -300,6 +300,14 @@ def main():
     c2, w2 = cell(case, "rnn", c1, w1, h2, h2v, 9, acts=["relu"], name="layer2")
     write(case, [c2, c1], [w2, w1], out)
 
+    # A Parameter returned as it is beside a cell's output, and a Parameter no cell reads.
+    case = Case("passthrough_and_cell", 62)
+    x, xv = case.data("X", [-1, 3], [2, 3])
+    h, hv = case.data("H", [-1, 4], [2, 4])
+    extra, ev = case.data("Extra", [-1, 5], [2, 5])
+    c1, w1 = cell(case, "gru", x, xv, h, hv, 4, acts=["sigmoid", "tanh"], name="gru")
+    write(case, [c1, extra], [w1, ev.astype(np.float64)], out)
+
     case = Case("stacked_gru_gru", 61)
     x, xv = case.data("X", [1, 16], [1, 16])
     h1, h1v = case.data("H1", [1, 64], [1, 64])

@@ -127,7 +127,8 @@ impl Scratch {
             .args(["build", "--release", "--quiet", "--message-format=short"])
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
-            .env_remove("RUSTFLAGS")
+            // Generated code must build warning-free wherever it is included.
+            .env("RUSTFLAGS", "-D warnings")
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
         if !out.status.success() {

@@ -39,11 +39,13 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         let args = &c.runtime_args;
         quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
     });
-    let rows = m.params.iter().enumerate().filter(|(_, p)| p.role == ParamRole::Data).map(|(i, _)| {
-        let v = format_ident!("in{}", i);
-        let len = m.row_len(Value::Param(i));
-        quote! { let #v = inputs[#i].as_chunks::<#len>().0; }
-    });
+    let read_by_cells = |i: usize| m.cells.iter().any(|c| c.x == Value::Param(i) || c.h == Value::Param(i));
+    let rows =
+        m.params.iter().enumerate().filter(|&(i, p)| p.role == ParamRole::Data && read_by_cells(i)).map(|(i, _)| {
+            let v = format_ident!("in{}", i);
+            let len = m.row_len(Value::Param(i));
+            quote! { let #v = inputs[#i].as_chunks::<#len>().0; }
+        });
     let value = |v: Value| match v {
         Value::Param(p) => {
             let id = format_ident!("in{}", p);
@@ -73,6 +75,12 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         Value::Param(p) => Some(quote! { outputs[#k].copy_from_slice(inputs[#p]); }),
         Value::Cell(_) => None,
     });
+    let check = quote! { ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)? };
+    let (check, row_loop) = if m.cells.is_empty() {
+        (quote! { #check; }, quote! {})
+    } else {
+        (quote! { let batch = #check; }, quote! { for n in 0..batch { #(#steps)* #(#writes)* } })
+    };
     let doc = format!(
         " Model {:?}: Parameters {:?}, Results {:?}. Run it through `cellc_runtime::Model::run`.",
         m.name,
@@ -94,13 +102,10 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
             const INPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#inputs),*];
             const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#outputs),*];
             fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                let batch = ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)?;
+                #check
                 #(#set_weights)*
                 #(#rows)*
-                for n in 0..batch {
-                    #(#steps)*
-                    #(#writes)*
-                }
+                #row_loop
                 #(#copies)*
                 Ok(())
             }

@@ -60,15 +60,12 @@ pub(super) fn lower(file: &str, net: Net, weights: raw::Weights) -> Result<raw::
     }
     for l in ordered.values().filter(|l| l.op == "Result") {
         let source = lw.input_source(l, 0);
-        let tensor_name = l
-            .attr("output_names")
-            .map(str::to_owned)
-            .or_else(|| {
-                let (fl, fp) = *lw.incoming.get(&(l.id, l.inputs.first().map_or(0, |p| p.id)))?;
-                let from = lw.by_id.get(&fl)?;
-                first_name(from.outputs.iter().find(|p| p.id == fp)?.names.as_ref())
-            })
-            .and_then(|n| first_name(Some(&n)));
+        // OpenVINO names a Result's tensor after the port that feeds it.
+        let tensor_name = lw
+            .incoming
+            .get(&(l.id, l.inputs.first().map_or(0, |p| p.id)))
+            .and_then(|&(fl, fp)| lw.by_id.get(&fl)?.outputs.iter().find(|p| p.id == fp))
+            .and_then(|p| first_name(p.names.as_ref()));
         lw.model.outputs.push(raw::Output { origin: origin(l), tensor_name, source });
     }
     if lw.model.outputs.is_empty() {
