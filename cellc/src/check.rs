@@ -120,10 +120,14 @@ impl Checker<'_> {
             None => self.batch = Some((d, format!("{what} of layer {:?}", cell.name))),
             Some((b, _)) if *b == d => {}
             Some((b, first)) => {
+                let text = |d: &raw::Dim| match d {
+                    raw::Dim::Static(n) => n.to_string(),
+                    raw::Dim::Dynamic => "dynamic".to_owned(),
+                };
                 let msg = format!(
                     "the batch of {what} is {}, but {first} has batch {}; every cell of a model must share one batch, all static and equal or all dynamic",
-                    fmt_dims(&[d]),
-                    fmt_dims(&[*b]),
+                    text(&d),
+                    text(b),
                 );
                 self.err(pos, cell, msg);
             }
@@ -441,14 +445,7 @@ impl Checker<'_> {
             ));
             return None;
         };
-        let values = slice
-            .chunks_exact(elem.size())
-            .map(|b| {
-                let v = decode(elem, b);
-                chain.iter().fold(v, |v, t| t.round(v)) as f32
-            })
-            .collect();
-        Some(WeightSrc::Embedded { values, stored: elem })
+        Some(WeightSrc::Embedded { values: crate::front::openvino::weights::decode(elem, &chain, slice), stored: elem })
     }
 
     fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
@@ -483,15 +480,5 @@ impl Checker<'_> {
             }
         };
         Some(ir::Output { name, value, shape })
-    }
-}
-
-fn decode(elem: ElemType, b: &[u8]) -> f64 {
-    match (elem, b) {
-        (ElemType::F32, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]) as f64,
-        (ElemType::F16, &[a, b]) => half::f16::from_le_bytes([a, b]).to_f64(),
-        (ElemType::Bf16, &[a, b]) => half::bf16::from_le_bytes([a, b]).to_f64(),
-        (ElemType::F64, &[a, b, c, d, e, f, g, h]) => f64::from_le_bytes([a, b, c, d, e, f, g, h]),
-        _ => f64::NAN,
     }
 }

@@ -203,3 +203,12 @@ fn weights_flag_names_the_bin() {
     let code = std::fs::read_to_string(m.dir.path().join("out.rs")).expect("output");
     assert!(code.contains("pub struct Net {") && code.contains("Kernel: tiled."));
 }
+
+#[test]
+fn mixed_batch() {
+    let m = Model::xml(|x| {
+        x.replacen(r#"<data shape="2,5" element_type="f32" />"#, r#"<data shape="?,5" element_type="f32" />"#, 1)
+            .replacen("<dim>2</dim>\n\t\t\t\t\t<dim>5</dim>", "<dim>-1</dim>\n\t\t\t\t\t<dim>5</dim>", 2)
+    });
+    insta::assert_snapshot!(m.fails());
+}

@@ -1,6 +1,7 @@
 //! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml, the graph lowered to
 //! the raw ir, and the `.bin` weights file read whole for `check` to slice.
 mod lower;
+pub(crate) mod weights;
 mod xml;
 
 use crate::diag::{Diag, Diagnostics};
