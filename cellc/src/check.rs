@@ -150,7 +150,7 @@ impl Checker<'_> {
                 kind.op(),
                 defaults.join(", ")
             );
-            self.err(c.attrs_pos, &c.origin, msg);
+            self.err(c.attr_pos("activations"), &c.origin, msg);
             return None;
         }
         let mut out = Vec::new();
@@ -166,7 +166,7 @@ impl Checker<'_> {
                     let msg = format!(
                         "unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid"
                     );
-                    self.err(c.attrs_pos, &c.origin, msg);
+                    self.err(c.attr_pos("activations"), &c.origin, msg);
                     return None;
                 }
             };
@@ -191,7 +191,11 @@ impl Checker<'_> {
             ok = false;
         }
         let clip = if c.clip.is_nan() || c.clip < 0.0 {
-            self.err(c.attrs_pos, o, format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip));
+            self.err(
+                c.attr_pos("clip"),
+                o,
+                format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip),
+            );
             ok = false;
             None
         } else if c.clip == 0.0 || c.clip.is_infinite() {
@@ -202,7 +206,11 @@ impl Checker<'_> {
         let activations = self.activations(c, kind);
         if c.hidden_size <= 0 {
             // Every shape check derives from hidden_size: reporting them would only repeat this.
-            self.err(c.attrs_pos, o, format!("`hidden_size` is {}; expected a positive integer", c.hidden_size));
+            self.err(
+                c.attr_pos("hidden_size"),
+                o,
+                format!("`hidden_size` is {}; expected a positive integer", c.hidden_size),
+            );
             return None;
         }
         if !(4..=5).contains(&c.inputs.len()) {
@@ -257,7 +265,7 @@ impl Checker<'_> {
         let out_ok = matches!(c.output_dims.as_slice(), [_, raw::Dim::Static(n)] if *n == h);
         if !out_ok {
             let msg = format!("the output has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(&c.output_dims));
-            self.err(None, o, msg);
+            self.err(c.output_pos, o, msg);
             ok = false;
         }
         for (port, name) in INPUT_NAMES.iter().enumerate().take(2) {
@@ -382,7 +390,7 @@ impl Checker<'_> {
     fn constant(&mut self, k: &raw::Const) -> Option<WeightSrc> {
         let Some(elem) = ElemType::parse(&k.elem) else {
             self.err(
-                None,
+                k.attr_pos("element_type"),
                 &k.origin,
                 format!("element type {:?} is not supported for weights; expected f32, f16, bf16 or f64", k.elem),
             );
@@ -421,7 +429,7 @@ impl Checker<'_> {
         };
         if count * elem.size() as u64 != k.size {
             self.err(
-                None,
+                k.attr_pos("size"),
                 &k.origin,
                 format!(
                     "`size` is {} bytes; expected {} ({} {} elements of shape {:?})",
@@ -436,7 +444,7 @@ impl Checker<'_> {
         }
         let end = k.offset.checked_add(k.size);
         let Some(slice) = end.and_then(|end| bytes.get(k.offset as usize..end as usize)) else {
-            self.err(None, &k.origin, format!(
+            self.err(k.attr_pos("offset"), &k.origin, format!(
                 "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
                 k.offset,
                 end.map_or("overflow".to_owned(), |e| e.to_string()),

@@ -85,6 +85,51 @@ fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How much of `rest` (the text from a diagnostic's position) to underline: an attribute
+/// `key="value"`, else the element up to its `>` or the end of the line.
+fn underline(rest: &str) -> usize {
+    let attr = rest
+        .find("=\"")
+        .filter(|&eq| eq > 0 && rest[..eq].chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-'));
+    if let Some(close) = attr.and_then(|eq| Some(eq + 2 + rest[eq + 2..].find('"')? + 1)) {
+        return close;
+    }
+    let end = rest.find(['>', '\n']).map_or(rest.len(), |i| i + usize::from(rest.as_bytes()[i] == b'>'));
+    end.max(1).min(rest.len())
+}
+
+/// Prints diagnostics to standard error, each with the source line it points at when the
+/// file can be read.
+fn report(diags: &crate::Diagnostics) {
+    use codespan_reporting::diagnostic::{Diagnostic, Label};
+    use codespan_reporting::files::SimpleFiles;
+    use codespan_reporting::term::{Config, emit_to_io_write};
+    let mut files = SimpleFiles::new();
+    let mut ids = std::collections::BTreeMap::new();
+    let config = Config::default();
+    let mut err = std::io::stderr().lock();
+    for d in &diags.0 {
+        let mut diag = Diagnostic::error().with_message(d.headline());
+        let source = d.pos.and_then(|pos| {
+            let id = *ids.entry(d.file.clone()).or_insert_with(|| {
+                let text = std::fs::read_to_string(&d.file).unwrap_or_default();
+                files.add(d.file.clone(), text)
+            });
+            let text = files.get(id).ok()?.source();
+            let start = crate::diag::LineIndex::new(text).offset(text, pos)?;
+            let rest = &text[start..];
+            Some((id, start..start + underline(rest)))
+        });
+        match source {
+            Some((id, range)) => diag = diag.with_labels(vec![Label::primary(id, range)]),
+            None => diag = diag.with_notes(vec![format!("in {}", d.file)]),
+        }
+        if emit_to_io_write(&mut err, &config, &files, &diag).is_err() {
+            let _ = writeln!(err, "{d}");
+        }
+    }
+}
+
 /// Runs the command line; the exit code is 1 on any diagnostic.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -111,7 +156,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(diags) => {
-            eprintln!("{diags}");
+            report(&diags);
             let n = diags.0.len();
             eprintln!("cellc: {n} error{}; nothing was written", if n == 1 { "" } else { "s" });
             ExitCode::FAILURE

@@ -46,17 +46,23 @@ impl Diag {
     }
 }
 
+impl Diag {
+    /// The message with the layer it concerns, without the location.
+    pub fn headline(&self) -> String {
+        match &self.layer {
+            Some(l) => format!("layer {:?} ({}): {}", l.name, l.op, self.message),
+            None => self.message.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
         if let Some(p) = self.pos {
             write!(f, ":{}:{}", p.line, p.col)?;
         }
-        write!(f, ": error: ")?;
-        if let Some(l) = &self.layer {
-            write!(f, "layer {:?} ({}): ", l.name, l.op)?;
-        }
-        write!(f, "{}", self.message)
+        write!(f, ": error: {}", self.headline())
     }
 }
 
@@ -92,19 +98,29 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
-/// Maps byte offsets of a text to line and column.
-pub(crate) struct LineIndex {
+/// Maps byte offsets of a text to line and column, and back.
+pub struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    pub(crate) fn new(text: &str) -> Self {
+    /// The byte offset of a position, if it lies in `text`.
+    pub fn offset(&self, text: &str, pos: Pos) -> Option<usize> {
+        let start = *self.starts.get(pos.line.checked_sub(1)? as usize)?;
+        let line = &text[start..];
+        let col = (pos.col as usize).checked_sub(1)?;
+        Some(start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i))
+    }
+
+    /// Indexes the line starts of `text`.
+    pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { starts }
     }
 
-    pub(crate) fn pos(&self, text: &str, offset: usize) -> Pos {
+    /// The position of a byte offset.
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
         let offset = offset.min(text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];

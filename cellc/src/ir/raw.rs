@@ -51,6 +51,15 @@ pub struct Const {
     pub size: u64,
     /// `Convert` nodes applied in order: destination type as written, and the node.
     pub converts: Vec<(String, Origin)>,
+    /// Where `element_type`, `offset` and `size` are written.
+    pub attr_pos: Vec<(&'static str, Pos)>,
+}
+
+impl Const {
+    /// Where attribute `key` is written, else where the constant is.
+    pub fn attr_pos(&self, key: &str) -> Option<Pos> {
+        self.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(self.origin.pos)
+    }
 }
 
 /// Where a cell input or a Result takes its value from.
@@ -95,8 +104,8 @@ pub struct Cell {
     pub origin: Origin,
     /// Which cell.
     pub op: CellOp,
-    /// Position of the attributes (`<data>`), when known.
-    pub attrs_pos: Option<Pos>,
+    /// Where the attributes that `check` reports on are written.
+    pub attr_pos: Vec<(&'static str, Pos)>,
     /// `hidden_size`.
     pub hidden_size: i64,
     /// `activations`, as written; `None` when absent (defaults apply).
@@ -113,8 +122,17 @@ pub struct Cell {
     pub inputs: Vec<Input>,
     /// Dimensions declared on the output port.
     pub output_dims: Vec<Dim>,
+    /// Where the output port is written.
+    pub output_pos: Option<Pos>,
     /// Element type of the output port, as written (`FP32`, …), if declared.
     pub precision: Option<String>,
+}
+
+impl Cell {
+    /// Where attribute `key` is written, else where the cell is.
+    pub fn attr_pos(&self, key: &str) -> Option<Pos> {
+        self.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(self.origin.pos)
+    }
 }
 
 /// A Result.

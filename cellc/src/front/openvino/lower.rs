@@ -129,7 +129,11 @@ impl<'a> Lower<'a> {
             match parse_dim(part) {
                 Some(d) => dims.push(d),
                 None => {
-                    self.err(l.data_pos, l, format!("`shape` holds {:?}; expected sizes separated by commas", s));
+                    self.err(
+                        l.attr_pos("shape"),
+                        l,
+                        format!("`shape` holds {:?}; expected sizes separated by commas", s),
+                    );
                     return Vec::new();
                 }
             }
@@ -142,7 +146,7 @@ impl<'a> Lower<'a> {
             Some(Ok(v)) => v,
             Some(Err(_)) => {
                 let v = l.attr(key).unwrap_or_default().to_owned();
-                self.err(l.data_pos, l, format!("`{key}` is {v:?}; expected a non-negative integer"));
+                self.err(l.attr_pos(key), l, format!("`{key}` is {v:?}; expected a non-negative integer"));
                 0
             }
             None => {
@@ -204,6 +208,10 @@ impl<'a> Lower<'a> {
             offset: self.u64_attr(l, "offset"),
             size: self.u64_attr(l, "size"),
             converts: Vec::new(),
+            attr_pos: ["element_type", "offset", "size"]
+                .into_iter()
+                .filter_map(|k| Some((k, l.attr_pos(k)?)))
+                .collect(),
         };
         self.model.consts.push(c);
         Source::Const(self.model.consts.len() - 1)
@@ -227,7 +235,7 @@ impl<'a> Lower<'a> {
             Some(Ok(v)) => v,
             Some(Err(_)) => {
                 let v = l.attr("hidden_size").unwrap_or_default().to_owned();
-                self.err(l.data_pos, l, format!("`hidden_size` is {v:?}; expected a positive integer"));
+                self.err(l.attr_pos("hidden_size"), l, format!("`hidden_size` is {v:?}; expected a positive integer"));
                 1
             }
             None => {
@@ -246,7 +254,11 @@ impl<'a> Lower<'a> {
             Some(s) if s == "true" || s == "1" => true,
             Some(s) if s == "false" || s == "0" => false,
             Some(s) => {
-                self.err(l.data_pos, l, format!("`linear_before_reset` is {s:?}; expected true or false"));
+                self.err(
+                    l.attr_pos("linear_before_reset"),
+                    l,
+                    format!("`linear_before_reset` is {s:?}; expected true or false"),
+                );
                 false
             }
         };
@@ -261,7 +273,10 @@ impl<'a> Lower<'a> {
         self.model.cells.push(raw::Cell {
             origin: origin(l),
             op,
-            attrs_pos: l.data_pos.or(l.pos),
+            attr_pos: ["hidden_size", "activations", "clip"]
+                .into_iter()
+                .filter_map(|k| Some((k, l.attr_pos(k)?)))
+                .collect(),
             hidden_size,
             activations,
             alpha,
@@ -270,6 +285,7 @@ impl<'a> Lower<'a> {
             linear_before_reset,
             inputs,
             output_dims: out.map(|p| p.dims.clone()).unwrap_or_default(),
+            output_pos: out.and_then(|p| p.pos),
             precision: out.and_then(|p| p.precision.clone()),
         });
         Source::Cell(self.model.cells.len() - 1)
@@ -284,7 +300,11 @@ impl<'a> Lower<'a> {
             match part.parse::<f32>() {
                 Ok(v) => out.push(v),
                 Err(_) => {
-                    self.err(l.data_pos, l, format!("`{key}` holds {part:?}; expected numbers separated by commas"));
+                    self.err(
+                        l.attr_pos(key),
+                        l,
+                        format!("`{key}` holds {part:?}; expected numbers separated by commas"),
+                    );
                 }
             }
         }

@@ -25,6 +25,8 @@ pub(super) struct Layer {
     pub(super) pos: Option<Pos>,
     pub(super) data: Vec<(String, String)>,
     pub(super) data_pos: Option<Pos>,
+    /// Where each `<data>` attribute is written.
+    pub(super) data_attr_pos: Vec<(String, Pos)>,
     pub(super) inputs: Vec<Port>,
     pub(super) outputs: Vec<Port>,
 }
@@ -32,6 +34,11 @@ pub(super) struct Layer {
 impl Layer {
     pub(super) fn attr(&self, key: &str) -> Option<&str> {
         self.data.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Where a `<data>` attribute is written, else where `<data>` (or the layer) starts.
+    pub(super) fn attr_pos(&self, key: &str) -> Option<Pos> {
+        self.data_attr_pos.iter().find(|(k, _)| k == key).map(|(_, p)| *p).or(self.data_pos).or(self.pos)
     }
 }
 
@@ -67,6 +74,18 @@ struct Parser<'a> {
 impl Parser<'_> {
     fn pos(&self, offset: u64) -> Pos {
         self.lines.pos(self.text, offset as usize)
+    }
+
+    /// Position of attribute `key` in the element starting at byte `start`.
+    fn attr_pos(&self, start: u64, key: &str) -> Option<Pos> {
+        let tag = &self.text[start as usize..];
+        let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+        let at = tag.match_indices(key).map(|(i, _)| i).find(|&i| {
+            let before = tag[..i].chars().next_back().is_some_and(char::is_whitespace);
+            let after = tag[i + key.len()..].trim_start().starts_with('=');
+            before && after
+        })?;
+        Some(self.pos(start + at as u64))
     }
 
     fn err(&mut self, pos: Pos, msg: impl Into<String>) {
@@ -181,9 +200,12 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                     }
                     (Some("layer"), "data") => {
                         let attrs = p.attrs(e, pos);
+                        let positions =
+                            attrs.iter().filter_map(|(k, _)| Some((k.clone(), p.attr_pos(start, k)?))).collect();
                         if let Some(l) = net.layers.last_mut() {
                             l.data = attrs;
                             l.data_pos = Some(pos);
+                            l.data_attr_pos = positions;
                         }
                     }
                     (Some("layer"), "input") => side = PortSide::Input,
