@@ -59,67 +59,26 @@ fn bench_cell<const H: usize, const I: usize>(
     g.finish();
 }
 
+/// Benchmarks configuration `$name` (H, I): the naive kernel against both strategies.
+macro_rules! config {
+    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr) => {{
+        let naive = $naive;
+        bench_cell::<$h, $i>(
+            $c,
+            stringify!($name),
+            |x, h, o| naive.step(x, h, o),
+            [("unrolled", $name::unrolled), ("tiled", $name::tiled)],
+        )
+    }};
+}
+
 fn steps(c: &mut Criterion) {
-    let gru = NaiveGru::<128, 16> { wt: weights("gru_h128_i16"), lbr: false };
-    bench_cell::<128, 16>(
-        c,
-        "gru_h128_i16",
-        |x, h, o| gru.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| gru_h128_i16_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| gru_h128_i16_tiled::Cell.step(x, h, o)),
-        ],
-    );
-    let gru = NaiveGru::<128, 16> { wt: weights("gru_lbr_h128_i16"), lbr: true };
-    bench_cell::<128, 16>(
-        c,
-        "gru_lbr_h128_i16",
-        |x, h, o| gru.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| gru_lbr_h128_i16_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| gru_lbr_h128_i16_tiled::Cell.step(x, h, o)),
-        ],
-    );
-    let gru = NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false };
-    bench_cell::<16, 1>(
-        c,
-        "gru_h16_i1",
-        |x, h, o| gru.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| gru_h16_i1_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| gru_h16_i1_tiled::Cell.step(x, h, o)),
-        ],
-    );
-    let gru = NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false };
-    bench_cell::<8, 4>(
-        c,
-        "gru_h8_i4",
-        |x, h, o| gru.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| gru_h8_i4_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| gru_h8_i4_tiled::Cell.step(x, h, o)),
-        ],
-    );
-    let gru = NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false };
-    bench_cell::<12, 2>(
-        c,
-        "gru_h12_i2",
-        |x, h, o| gru.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| gru_h12_i2_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| gru_h12_i2_tiled::Cell.step(x, h, o)),
-        ],
-    );
-    let rnn = NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") };
-    bench_cell::<128, 16>(
-        c,
-        "rnn_h128_i16",
-        |x, h, o| rnn.step(x, h, o),
-        [
-            ("unrolled", |x, h, o| rnn_h128_i16_unrolled::Cell.step(x, h, o)),
-            ("tiled", |x, h, o| rnn_h128_i16_tiled::Cell.step(x, h, o)),
-        ],
-    );
+    config!(c, gru_h128_i16, 128, 16, NaiveGru::<128, 16> { wt: weights("gru_h128_i16"), lbr: false });
+    config!(c, gru_lbr_h128_i16, 128, 16, NaiveGru::<128, 16> { wt: weights("gru_lbr_h128_i16"), lbr: true });
+    config!(c, gru_h16_i1, 16, 1, NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false });
+    config!(c, gru_h8_i4, 8, 4, NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false });
+    config!(c, gru_h12_i2, 12, 2, NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false });
+    config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
 }
 
 criterion_group! {

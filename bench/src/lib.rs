@@ -3,26 +3,28 @@
 //! the same weights, written the obvious way: one dot product per output row.
 #![allow(missing_docs, unreachable_pub)]
 
-macro_rules! generated {
-    ($($m:ident => $file:literal),* $(,)?) => {
-        $(pub mod $m { include!(concat!(env!("OUT_DIR"), "/", $file)); })*
-    };
+/// For configuration `$name`, the module `$name` with the generated code of each strategy
+/// and a function `unrolled` / `tiled` stepping it.
+macro_rules! configs {
+    ($($name:ident),* $(,)?) => {$(
+        pub mod $name {
+            macro_rules! strategy {
+                ($s:ident, $code:ident, $file:literal) => {
+                    pub mod $code {
+                        include!(concat!(env!("OUT_DIR"), "/", stringify!($name), $file));
+                    }
+                    pub fn $s(x: &[f32; $code::Cell::INPUT_SIZE], h: &[f32; $code::Cell::HIDDEN_SIZE], out: &mut [f32; $code::Cell::HIDDEN_SIZE]) {
+                        $code::Cell.step(x, h, out)
+                    }
+                };
+            }
+            strategy!(unrolled, unrolled_code, "_unrolled.rs");
+            strategy!(tiled, tiled_code, "_tiled.rs");
+        }
+    )*};
 }
 
-generated! {
-    gru_h128_i16_unrolled => "gru_h128_i16_unrolled.rs",
-    gru_h128_i16_tiled => "gru_h128_i16_tiled.rs",
-    gru_lbr_h128_i16_unrolled => "gru_lbr_h128_i16_unrolled.rs",
-    gru_lbr_h128_i16_tiled => "gru_lbr_h128_i16_tiled.rs",
-    gru_h16_i1_unrolled => "gru_h16_i1_unrolled.rs",
-    gru_h16_i1_tiled => "gru_h16_i1_tiled.rs",
-    rnn_h128_i16_unrolled => "rnn_h128_i16_unrolled.rs",
-    rnn_h128_i16_tiled => "rnn_h128_i16_tiled.rs",
-    gru_h8_i4_unrolled => "gru_h8_i4_unrolled.rs",
-    gru_h8_i4_tiled => "gru_h8_i4_tiled.rs",
-    gru_h12_i2_unrolled => "gru_h12_i2_unrolled.rs",
-    gru_h12_i2_tiled => "gru_h12_i2_tiled.rs",
-}
+configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, rnn_h128_i16);
 
 /// Weights of a configuration as written by `build.rs`.
 pub struct Weights {
