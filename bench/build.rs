@@ -8,13 +8,14 @@ use cellc::{Options, Strategy};
 use std::path::Path;
 
 /// (name, kind, hidden, input)
-const CONFIGS: [(&str, CellKind, usize, usize); 6] = [
+const CONFIGS: [(&str, CellKind, usize, usize); 7] = [
     ("gru_h128_i16", CellKind::Gru { linear_before_reset: false }, 128, 16),
     ("gru_lbr_h128_i16", CellKind::Gru { linear_before_reset: true }, 128, 16),
     ("gru_h16_i1", CellKind::Gru { linear_before_reset: false }, 16, 1),
     ("rnn_h128_i16", CellKind::Rnn, 128, 16),
     ("gru_h8_i4", CellKind::Gru { linear_before_reset: false }, 8, 4),
     ("gru_h12_i2", CellKind::Gru { linear_before_reset: false }, 12, 2),
+    ("gru_h4_i2", CellKind::Gru { linear_before_reset: false }, 4, 2),
 ];
 
 fn values(seed: u64, n: usize, scale: f32) -> Vec<f32> {

@@ -78,6 +78,7 @@ fn steps(c: &mut Criterion) {
     config!(c, gru_h16_i1, 16, 1, NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false });
     config!(c, gru_h8_i4, 8, 4, NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false });
     config!(c, gru_h12_i2, 12, 2, NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false });
+    config!(c, gru_h4_i2, 4, 2, NaiveGru::<4, 2> { wt: weights("gru_h4_i2"), lbr: false });
     config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
 }
 

@@ -24,7 +24,7 @@ macro_rules! configs {
     )*};
 }
 
-configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, rnn_h128_i16);
+configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
 
 /// Weights of a configuration as written by `build.rs`.
 pub struct Weights {
@@ -54,6 +54,7 @@ pub fn weights(name: &str) -> Weights {
         "gru_h16_i1" => weights!("gru_h16_i1"),
         "gru_h8_i4" => weights!("gru_h8_i4"),
         "gru_h12_i2" => weights!("gru_h12_i2"),
+        "gru_h4_i2" => weights!("gru_h4_i2"),
         _ => weights!("rnn_h128_i16"),
     }
 }

@@ -205,6 +205,19 @@ fn weights_flag_names_the_bin() {
 }
 
 #[test]
+fn name_must_be_an_identifier() {
+    let m = Model::xml(|x| x);
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+        .args(["model.xml", "--name", "my model", "-o", "out.rs"])
+        .current_dir(m.dir.path())
+        .output()
+        .expect("run cellc");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(r#"the model name "my model" is not a Rust identifier"#));
+    assert!(!m.dir.path().join("out.rs").exists());
+}
+
+#[test]
 fn mixed_batch() {
     let m = Model::xml(|x| {
         x.replacen(r#"<data shape="2,5" element_type="f32" />"#, r#"<data shape="?,5" element_type="f32" />"#, 1)

@@ -29,11 +29,19 @@ pub(crate) struct CellItem {
 /// Emits Rust source for a validated model.
 pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     let mut names = Names::default();
+    // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
+    let chosen = match &opts.name {
+        Some(n) if syn::parse_str::<syn::Ident>(n).is_err() => {
+            return Err(Diag::new(&m.file, None, format!("the model name {n:?} is not a Rust identifier")).into());
+        }
+        Some(n) => Some(names.reserve(n)),
+        None => None,
+    };
     let mut tokens = proc_macro2::TokenStream::new();
     let mut tables = Vec::new();
     let mut items = Vec::new();
     for cell in &m.cells {
-        let strategy = opts.strategy.resolve(cell.spec.macs());
+        let strategy = opts.strategy.resolve();
         let ty = names.unique(&cell.name, "Cell");
         let ctx = Ctx {
             cell,
@@ -62,12 +70,12 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
             .collect();
         items.push(CellItem { field: names::field_name(&ty), ty, runtime_args });
     }
-    // Cells are named first, after their layers; the model takes `…Model` if its name is taken.
-    let model_name = opts.name.as_deref().unwrap_or(&m.name);
-    let model_ty = if names.is_free(model_name, "Model") {
-        names.unique(model_name, "Model")
-    } else {
-        names.unique(&format!("{}Model", names::type_name(model_name, "")), "Model")
+    // Otherwise cells are named first, after their layers, and the model after the model's
+    // name, with `Model` appended if a cell took it.
+    let model_ty = match chosen {
+        Some(n) => n,
+        None if names.is_free(&m.name, "Model") => names.unique(&m.name, "Model"),
+        None => names.unique(&format!("{}Model", names::type_name(&m.name, "")), "Model"),
     };
     tokens.extend(model::items(m, &model_ty, &items));
     let file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {

@@ -67,6 +67,12 @@ pub(crate) struct Names {
 }
 
 impl Names {
+    /// Takes `name` exactly as it is (the first name taken, so it is free).
+    pub(crate) fn reserve(&mut self, name: &str) -> String {
+        self.used.insert(name.to_ascii_lowercase());
+        name.to_owned()
+    }
+
     /// Whether the type name derived from `name` is still free.
     pub(crate) fn is_free(&self, name: &str, fallback: &str) -> bool {
         !self.used.contains(&type_name(name, fallback).to_ascii_lowercase())
