@@ -157,18 +157,13 @@ impl Checker<'_> {
         for (i, n) in names.iter().enumerate() {
             let alpha = c.alpha.get(i).copied();
             let beta = c.beta.get(i).copied();
-            let a = match n.to_ascii_lowercase().as_str() {
-                "relu" => Activation::Relu,
-                "sigmoid" => Activation::Sigmoid,
-                "tanh" => Activation::Tanh,
-                "hardsigmoid" => Activation::HardSigmoid { alpha: alpha.unwrap_or(0.2), beta: beta.unwrap_or(0.5) },
-                _ => {
-                    let msg = format!(
-                        "unknown activation {n:?} at position {i} of `activations`; expected relu, sigmoid, tanh or hardsigmoid"
-                    );
-                    self.err(c.attr_pos("activations"), &c.origin, msg);
-                    return None;
-                }
+            let Some(a) = Activation::from_name(n, alpha, beta) else {
+                let msg = format!(
+                    "unknown activation {n:?} at position {i} of `activations`; expected one of {}",
+                    Activation::NAMES.join(", ")
+                );
+                self.err(c.attr_pos("activations"), &c.origin, msg);
+                return None;
             };
             out.push(a);
         }

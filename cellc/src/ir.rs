@@ -62,7 +62,8 @@ impl fmt::Display for ElemType {
     }
 }
 
-/// An activation function with its parameters resolved.
+/// An activation function with its parameters resolved: OpenVINO's four and the rest of
+/// the ONNX set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Activation {
     /// `max(0, x)`.
@@ -71,16 +72,85 @@ pub enum Activation {
     Sigmoid,
     /// `tanh(x)`.
     Tanh,
-    /// `max(0, min(1, alpha·x + beta))`.
+    /// `max(0, min(1, alpha·x + beta))` (defaults 0.2, 0.5).
     HardSigmoid {
-        /// Slope (default 0.2).
+        /// Slope.
         alpha: f32,
-        /// Offset (default 0.5).
+        /// Offset.
         beta: f32,
     },
+    /// `alpha·x + beta` (defaults 1, 0).
+    Affine {
+        /// Slope.
+        alpha: f32,
+        /// Offset.
+        beta: f32,
+    },
+    /// `x` if `x ≥ 0`, else `alpha·x` (default 0.01).
+    LeakyRelu {
+        /// Slope below zero.
+        alpha: f32,
+    },
+    /// `x` if `x > alpha`, else 0 (default 1).
+    ThresholdedRelu {
+        /// Threshold.
+        alpha: f32,
+    },
+    /// `alpha·tanh(beta·x)` (defaults 1, 1).
+    ScaledTanh {
+        /// Output scale.
+        alpha: f32,
+        /// Input scale.
+        beta: f32,
+    },
+    /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` (default 1).
+    Elu {
+        /// Scale below zero.
+        alpha: f32,
+    },
+    /// `x / (1 + |x|)`.
+    Softsign,
+    /// `ln(1 + e^x)`.
+    Softplus,
 }
 
 impl Activation {
+    /// Resolves a name (case-insensitive) with optional alpha and beta; the defaults are
+    /// OpenVINO's for hardsigmoid and ONNX's for the others. `None` for an unknown name.
+    pub fn from_name(name: &str, alpha: Option<f32>, beta: Option<f32>) -> Option<Activation> {
+        let a = |d: f32| alpha.unwrap_or(d);
+        let b = |d: f32| beta.unwrap_or(d);
+        Some(match name.to_ascii_lowercase().as_str() {
+            "relu" => Activation::Relu,
+            "sigmoid" => Activation::Sigmoid,
+            "tanh" => Activation::Tanh,
+            "hardsigmoid" => Activation::HardSigmoid { alpha: a(0.2), beta: b(0.5) },
+            "affine" => Activation::Affine { alpha: a(1.0), beta: b(0.0) },
+            "leakyrelu" => Activation::LeakyRelu { alpha: a(0.01) },
+            "thresholdedrelu" => Activation::ThresholdedRelu { alpha: a(1.0) },
+            "scaledtanh" => Activation::ScaledTanh { alpha: a(1.0), beta: b(1.0) },
+            "elu" => Activation::Elu { alpha: a(1.0) },
+            "softsign" => Activation::Softsign,
+            "softplus" => Activation::Softplus,
+            _ => return None,
+        })
+    }
+
+    /// Every name [`Activation::from_name`] knows, for messages.
+    pub const NAMES: &'static [&'static str] = &[
+        "relu",
+        "sigmoid",
+        "tanh",
+        "hardsigmoid",
+        "affine",
+        "leakyrelu",
+        "thresholdedrelu",
+        "scaledtanh",
+        "elu",
+        "softsign",
+        "softplus",
+    ];
+
     /// The name used in IR and in generated documentation.
     pub fn name(&self) -> &'static str {
         match self {
@@ -88,6 +158,13 @@ impl Activation {
             Activation::Sigmoid => "sigmoid",
             Activation::Tanh => "tanh",
             Activation::HardSigmoid { .. } => "hardsigmoid",
+            Activation::Affine { .. } => "affine",
+            Activation::LeakyRelu { .. } => "leakyrelu",
+            Activation::ThresholdedRelu { .. } => "thresholdedrelu",
+            Activation::ScaledTanh { .. } => "scaledtanh",
+            Activation::Elu { .. } => "elu",
+            Activation::Softsign => "softsign",
+            Activation::Softplus => "softplus",
         }
     }
 
@@ -98,17 +175,47 @@ impl Activation {
             Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             Activation::Tanh => x.tanh(),
             Activation::HardSigmoid { alpha, beta } => (alpha as f64 * x + beta as f64).clamp(0.0, 1.0),
+            Activation::Affine { alpha, beta } => alpha as f64 * x + beta as f64,
+            Activation::LeakyRelu { alpha } => {
+                if x >= 0.0 {
+                    x
+                } else {
+                    alpha as f64 * x
+                }
+            }
+            Activation::ThresholdedRelu { alpha } => {
+                if x > alpha as f64 {
+                    x
+                } else {
+                    0.0
+                }
+            }
+            Activation::ScaledTanh { alpha, beta } => alpha as f64 * (beta as f64 * x).tanh(),
+            Activation::Elu { alpha } => {
+                if x >= 0.0 {
+                    x
+                } else {
+                    alpha as f64 * x.exp_m1()
+                }
+            }
+            Activation::Softsign => x / (1.0 + x.abs()),
+            Activation::Softplus => x.max(0.0) + (-x.abs()).exp().ln_1p(),
         }
     }
 }
 
 impl fmt::Display for Activation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Activation::HardSigmoid { alpha, beta } => {
-                write!(f, "hardsigmoid(alpha={alpha}, beta={beta})")
+        match *self {
+            Activation::HardSigmoid { alpha, beta }
+            | Activation::Affine { alpha, beta }
+            | Activation::ScaledTanh { alpha, beta } => write!(f, "{}(alpha={alpha}, beta={beta})", self.name()),
+            Activation::LeakyRelu { alpha } | Activation::ThresholdedRelu { alpha } | Activation::Elu { alpha } => {
+                write!(f, "{}(alpha={alpha})", self.name())
             }
-            a => f.write_str(a.name()),
+            Activation::Relu | Activation::Sigmoid | Activation::Tanh | Activation::Softsign | Activation::Softplus => {
+                f.write_str(self.name())
+            }
         }
     }
 }

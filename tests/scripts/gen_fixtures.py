@@ -26,8 +26,17 @@ TOL = 1e-5
 
 
 # ---------------------------------------------------------------- numpy float64 oracle
+OV_ACTS = {"relu", "sigmoid", "tanh", "hardsigmoid"}
+# Defaults: OpenVINO's for hardsigmoid, ONNX's for the others.
+DEFAULTS = {"hardsigmoid": (0.2, 0.5), "affine": (1.0, 0.0), "leakyrelu": (0.01, None),
+            "thresholdedrelu": (1.0, None), "scaledtanh": (1.0, 1.0), "elu": (1.0, None)}
+
+
 def act(name, x, alpha, beta):
     name = name.lower()
+    da, db = DEFAULTS.get(name, (None, None))
+    a = da if alpha is None else alpha
+    b = db if beta is None else beta
     if name == "relu":
         return np.maximum(x, 0.0)
     if name == "sigmoid":
@@ -35,9 +44,21 @@ def act(name, x, alpha, beta):
     if name == "tanh":
         return np.tanh(x)
     if name == "hardsigmoid":
-        a = 0.2 if alpha is None else alpha
-        b = 0.5 if beta is None else beta
         return np.clip(a * x + b, 0.0, 1.0)
+    if name == "affine":
+        return a * x + b
+    if name == "leakyrelu":
+        return np.where(x >= 0, x, a * x)
+    if name == "thresholdedrelu":
+        return np.where(x > a, x, 0.0)
+    if name == "scaledtanh":
+        return a * np.tanh(b * x)
+    if name == "elu":
+        return np.where(x >= 0, x, a * np.expm1(np.minimum(x, 0.0)))
+    if name == "softsign":
+        return x / (1.0 + np.abs(x))
+    if name == "softplus":
+        return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
     raise ValueError(name)
 
 
@@ -80,6 +101,7 @@ class Case:
         self.params = []  # (parameter node, value)
         self.oracle_outputs = []  # numpy float64 expectations, in Result order
         self.refuses = False  # OpenVINO's CPU plugin cannot run it
+        self.rewrites = []  # (layer name, activations, alphas, betas) OpenVINO cannot express
 
     def data(self, name, shape, run_shape=None):
         value = self.rng.standard_normal(run_shape or shape).astype(np.float32)
@@ -137,15 +159,20 @@ def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, l
     else:
         pairs = [const(v, store, f"{name}_{nm}") for nm, v in (("W", W), ("R", R), ("B", B))]
         nodes, vals = [p[0] for p in pairs], [p[1] for p in pairs]
+    # OpenVINO's API knows only its four activations: others are written into the XML after.
+    ov_acts, ov_alphas, ov_betas = list(acts), list(alphas), list(betas)
+    if not all(a.lower() in OV_ACTS for a in acts):
+        case.rewrites.append((name, list(acts), list(alphas), list(betas)))
+        ov_acts, ov_alphas, ov_betas = ["sigmoid", "tanh"][: len(acts)] if kind == "gru" else ["tanh"], [], []
     if kind == "gru":
-        node = o3.gru_cell(x, h, *nodes, hs, activations=list(acts), activations_alpha=list(alphas),
-                           activations_beta=list(betas), clip=clip, linear_before_reset=lbr, name=name)
+        node = o3.gru_cell(x, h, *nodes, hs, activations=ov_acts, activations_alpha=ov_alphas,
+                           activations_beta=ov_betas, clip=clip, linear_before_reset=lbr, name=name)
         want = gru_ref(xv, hv, *vals, hs, acts, list(alphas), list(betas), clip, lbr)
     else:
-        node = o3.rnn_cell(x, h, *nodes, hs, activations=list(acts), activations_alpha=list(alphas),
-                           activations_beta=list(betas), clip=clip, name=name)
+        node = o3.rnn_cell(x, h, *nodes, hs, activations=ov_acts, activations_alpha=ov_alphas,
+                           activations_beta=ov_betas, clip=clip, name=name)
         want = rnn_ref(xv, hv, *vals, hs, acts, list(alphas), list(betas), clip)
-    if any(a.lower() == "hardsigmoid" for a in acts):
+    if any(a.lower() not in OV_ACTS - {"hardsigmoid"} for a in acts):
         case.refuses = True
     return node, want
 
@@ -155,16 +182,26 @@ def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=
     if d.exists():
         shutil.rmtree(d)
     d.mkdir(parents=True)
-    model = ov.Model(outputs, [p for p, _ in case.params], case.name)
+    params = [p for p, _ in case.params]
+    for k, o in enumerate(outputs):
+        if o not in params:  # a Parameter returned as it is keeps its name
+            o.output(0).get_tensor().set_names({f"{o.get_friendly_name()}_out"})
+    model = ov.Model(outputs, params, case.name)
     ov.save_model(model, str(d / "model.xml"), compress_to_fp16=compress)
+    for layer, acts, alphas, betas in case.rewrites:
+        rewrite_activations(d / "model.xml", layer, acts, alphas, betas)
     core = ov.Core()
-    read = core.read_model(str(d / "model.xml"))
+    if case.rewrites:
+        read = None  # OpenVINO cannot read these activations back
+    else:
+        read = core.read_model(str(d / "model.xml"))
     inputs = [v for _, v in case.params]
-    names = [i.get_any_name() for i in read.inputs]
-    assert names == [p.get_friendly_name() for p, _ in case.params], (names, case.name)
+    if read is not None:
+        names = [i.get_any_name() for i in read.inputs]
+        assert names == [p.get_friendly_name() for p, _ in case.params], (names, case.name)
     if case.refuses:
         got = [np.asarray(e, np.float32) for e in expectations]
-        oracle = "numpy-float64 (OpenVINO's CPU plugin refuses this activation)"
+        oracle = "numpy-float64 (OpenVINO does not run this activation)"
     else:
         compiled = core.compile_model(read, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
         res = compiled(inputs)
@@ -186,6 +223,18 @@ def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=
         meta["note"] = "B removed after running OpenVINO on the same model with B = 0"
     (d / "case.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"{case.name}: {oracle}")
+
+
+def rewrite_activations(xml_path, layer, acts, alphas, betas):
+    """Writes activations OpenVINO's API cannot express into a cell's <data>."""
+    import xml.etree.ElementTree as ET
+    tree = ET.parse(xml_path)
+    cell = next(l for l in tree.getroot().find("layers") if l.get("name") == layer)
+    data = cell.find("data")
+    data.set("activations", ", ".join(acts))
+    data.set("activations_alpha", ", ".join(str(a) for a in alphas))
+    data.set("activations_beta", ", ".join(str(b) for b in betas))
+    tree.write(xml_path)
 
 
 def strip_bias(xml_path, cell_name):
@@ -263,6 +312,13 @@ def main():
         for j, g in enumerate(ACTS):
             one_cell(out, f"gru_act_{f}_{g}", "gru", 8, 5, batch=2, seed=10 + 4 * i + j,
                      acts=[f, g], lbr=(i + j) % 2 == 1)
+    onnx = [("affine", [0.5], [0.1]), ("leakyrelu", [0.2], []), ("thresholdedrelu", [0.3], []),
+            ("scaledtanh", [1.5], [0.7]), ("elu", [0.8], []), ("softsign", [], []), ("softplus", [], [])]
+    for k, (a, al, be) in enumerate(onnx):
+        # As f (with its alpha and beta) in a GRU, and with ONNX's defaults as the RNN's f.
+        one_cell(out, f"gru_act_{a}", "gru", 10, 6, batch=2, seed=70 + k, acts=[a, "tanh"],
+                 alphas=al, betas=be, lbr=k % 2 == 0)
+        one_cell(out, f"rnn_act_{a}_default", "rnn", 10, 6, batch=2, seed=80 + k, acts=[a])
     one_cell(out, "gru_alpha_beta", "gru", 12, 6, batch=2, seed=30, acts=["hardsigmoid", "hardsigmoid"],
              alphas=[0.3, 0.15], betas=[0.45, 0.55])
     one_cell(out, "gru_alpha_beta_ignored", "gru", 12, 6, batch=2, seed=31, acts=["Sigmoid", "TANH"],

@@ -38,6 +38,13 @@ fn activation() -> impl Strategy<Value = Activation> {
         Just(Activation::Sigmoid),
         Just(Activation::Tanh),
         (0.05f32..1.0, -0.5f32..1.0).prop_map(|(alpha, beta)| Activation::HardSigmoid { alpha, beta }),
+        (-1.5f32..1.5, -1.0f32..1.0).prop_map(|(alpha, beta)| Activation::Affine { alpha, beta }),
+        (0.0f32..0.5).prop_map(|alpha| Activation::LeakyRelu { alpha }),
+        (-0.5f32..1.0).prop_map(|alpha| Activation::ThresholdedRelu { alpha }),
+        (0.1f32..2.0, 0.1f32..2.0).prop_map(|(alpha, beta)| Activation::ScaledTanh { alpha, beta }),
+        (0.1f32..2.0).prop_map(|alpha| Activation::Elu { alpha }),
+        Just(Activation::Softsign),
+        Just(Activation::Softplus),
     ]
 }
 

@@ -13,13 +13,36 @@ pub(super) fn act(a: &Activation, clip: Option<f32>, v: TokenStream) -> TokenStr
         }
         None => v,
     };
-    match a {
+    let lit = f32_tokens;
+    match *a {
         Activation::Relu => quote! { ::cellc_runtime::act::relu(#v) },
         Activation::Sigmoid => quote! { ::cellc_runtime::act::sigmoid(#v) },
         Activation::Tanh => quote! { ::cellc_runtime::act::tanh(#v) },
+        Activation::Softsign => quote! { ::cellc_runtime::act::softsign(#v) },
+        Activation::Softplus => quote! { ::cellc_runtime::act::softplus(#v) },
         Activation::HardSigmoid { alpha, beta } => {
-            let (al, be) = (f32_tokens(*alpha), f32_tokens(*beta));
+            let (al, be) = (lit(alpha), lit(beta));
             quote! { ::cellc_runtime::act::hardsigmoid(#v, #al, #be) }
+        }
+        Activation::Affine { alpha, beta } => {
+            let (al, be) = (lit(alpha), lit(beta));
+            quote! { ::cellc_runtime::act::affine(#v, #al, #be) }
+        }
+        Activation::ScaledTanh { alpha, beta } => {
+            let (al, be) = (lit(alpha), lit(beta));
+            quote! { ::cellc_runtime::act::scaledtanh(#v, #al, #be) }
+        }
+        Activation::LeakyRelu { alpha } => {
+            let al = lit(alpha);
+            quote! { ::cellc_runtime::act::leakyrelu(#v, #al) }
+        }
+        Activation::ThresholdedRelu { alpha } => {
+            let al = lit(alpha);
+            quote! { ::cellc_runtime::act::thresholdedrelu(#v, #al) }
+        }
+        Activation::Elu { alpha } => {
+            let al = lit(alpha);
+            quote! { ::cellc_runtime::act::elu(#v, #al) }
         }
     }
 }
