@@ -47,10 +47,8 @@ fn main() {
         write_raw(&out.join(format!("{name}.w")), &w);
         write_raw(&out.join(format!("{name}.r")), &r);
         write_raw(&out.join(format!("{name}.b")), &b);
-        let activations = match kind {
-            CellKind::Gru { .. } => vec![Activation::Sigmoid, Activation::Tanh],
-            CellKind::Rnn => vec![Activation::Tanh],
-        };
+        let activations =
+            kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
         let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
         let model = Model {
             file: format!("{name}.xml"),
@@ -65,11 +63,16 @@ fn main() {
                 spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
                 x: Value::Param(0),
                 h: Value::Param(1),
+                c: None,
                 w: emb(w),
                 r: emb(r),
                 b: Some(emb(b)),
             }],
-            outputs: vec![Output { name: "Y".into(), value: Value::Cell(0), shape: vec![Dim::Batch, Dim::Static(h)] }],
+            outputs: vec![Output {
+                name: "Y".into(),
+                value: Value::Cell(0, 0),
+                shape: vec![Dim::Batch, Dim::Static(h)],
+            }],
         };
         for strategy in [Strategy::Unrolled, Strategy::Tiled] {
             let opts = Options { name: Some("Model".into()), strategy, weights: None };

@@ -5,7 +5,18 @@ use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Origin, Source};
 use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc};
 
-const INPUT_NAMES: [&str; 5] = ["X", "initial_hidden_state", "W", "R", "B"];
+/// The inputs of a cell op, in port order.
+fn input_names(op: CellOp) -> &'static [&'static str] {
+    match op {
+        CellOp::Gru | CellOp::Rnn => &["X", "initial_hidden_state", "W", "R", "B"],
+        CellOp::Lstm => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"],
+    }
+}
+
+/// `input {port} ({name})`, for messages.
+fn input_label(c: &raw::Cell, port: usize) -> String {
+    format!("input {port} ({})", input_names(c.op).get(port).copied().unwrap_or("extra"))
+}
 
 struct Checker<'a> {
     m: &'a raw::Model,
@@ -97,19 +108,18 @@ impl Checker<'_> {
         Some(ir::Param { name: tensor_name(&p.tensor_name, &p.origin), shape, role })
     }
 
-    fn use_param(&mut self, i: usize, role: ParamRole, cell: &Origin, port: usize) {
+    fn use_param(&mut self, i: usize, role: ParamRole, user: &Origin, input: &str) {
         match self.roles[i] {
             Some(r) if r != role => {
                 let what = |r| {
                     if r == ParamRole::Data { "data (X, a state or a Result)" } else { "weights (W, R or B)" }
                 };
                 let msg = format!(
-                    "input {port} ({}) is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
-                    INPUT_NAMES[port],
+                    "{input} is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
                     self.m.params[i].origin.name,
                     what(r)
                 );
-                self.err(None, cell, msg);
+                self.err(None, user, msg);
             }
             _ => self.roles[i] = Some(role),
         }
@@ -135,10 +145,7 @@ impl Checker<'_> {
     }
 
     fn activations(&mut self, c: &raw::Cell, kind: CellKind) -> Option<Vec<Activation>> {
-        let defaults: &[&str] = match kind {
-            CellKind::Gru { .. } => &["sigmoid", "tanh"],
-            CellKind::Rnn => &["tanh"],
-        };
+        let defaults = kind.default_activations();
         let names: Vec<String> =
             c.activations.clone().unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
         let want = kind.activation_count();
@@ -175,7 +182,10 @@ impl Checker<'_> {
         let kind = match c.op {
             CellOp::Gru => CellKind::Gru { linear_before_reset: c.linear_before_reset },
             CellOp::Rnn => CellKind::Rnn,
+            CellOp::Lstm => CellKind::Lstm,
         };
+        // Ports: X, H (and C for an LSTM), then W, R and the optional B.
+        let wp = if kind.has_cell_state() { 3 } else { 2 };
         let mut ok = true;
         if let Some(p) = c.precision.as_ref().filter(|p| ElemType::parse(p) != Some(ElemType::F32)) {
             self.err(
@@ -208,12 +218,16 @@ impl Checker<'_> {
             );
             return None;
         }
-        if !(4..=5).contains(&c.inputs.len()) {
-            self.err(
-                None,
-                o,
-                format!("has {} inputs; expected 4 (X, initial_hidden_state, W, R) or 5 (with B)", c.inputs.len()),
+        if !(wp + 2..=wp + 3).contains(&c.inputs.len()) {
+            let names = input_names(c.op);
+            let msg = format!(
+                "has {} inputs; expected {} ({}) or {} (with B)",
+                c.inputs.len(),
+                wp + 2,
+                names[..wp + 2].join(", "),
+                wp + 3
             );
+            self.err(None, o, msg);
             return None;
         }
         let h = c.hidden_size.max(0) as u64;
@@ -238,116 +252,109 @@ impl Checker<'_> {
         let expect = |this: &mut Self, port: usize, want: &[raw::Dim]| {
             let got = &c.inputs[port].dims;
             let matches = got.len() == want.len()
-                && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < 2);
+                && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < wp);
             if !matches {
                 let want = fmt_dims(want).replacen("[?", "[batch", 1);
-                let msg = format!("input {port} ({}) has shape {}; expected {want}", INPUT_NAMES[port], fmt_dims(got));
+                let msg = format!("{} has shape {}; expected {want}", input_label(c, port), fmt_dims(got));
                 this.err(c.inputs[port].pos, o, msg);
             }
             matches
         };
         use raw::Dim::{Dynamic as D, Static as S};
+        for port in 1..wp {
+            ok &= expect(self, port, &[D, S(h)]);
+        }
         if input_size.is_some() {
-            ok &= expect(self, 1, &[D, S(h)]);
-            ok &= expect(self, 2, &[S(g * h), S(i)]);
+            ok &= expect(self, wp, &[S(g * h), S(i)]);
         } else {
             ok = false;
         }
-        ok &= expect(self, 3, &[S(g * h), S(h)]);
-        if c.inputs.len() == 5 {
-            ok &= expect(self, 4, &[S(kind.bias_blocks() as u64 * h)]);
+        ok &= expect(self, wp + 1, &[S(g * h), S(h)]);
+        if c.inputs.len() == wp + 3 {
+            ok &= expect(self, wp + 2, &[S(kind.bias_blocks() as u64 * h)]);
         }
-        let out_ok = matches!(c.output_dims.as_slice(), [_, raw::Dim::Static(n)] if *n == h);
-        if !out_ok {
-            let msg = format!("the output has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(&c.output_dims));
-            self.err(c.output_pos, o, msg);
-            ok = false;
+        let n_out = if kind.has_cell_state() { 2 } else { 1 };
+        for k in 0..n_out {
+            let dims = c.output_dims.get(k).map_or(&[][..], Vec::as_slice);
+            if !matches!(dims, [_, raw::Dim::Static(n)] if *n == h) {
+                let msg = format!("output {k} has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(dims));
+                self.err(c.output_pos.get(k).copied().flatten(), o, msg);
+                ok = false;
+            }
         }
-        for (port, name) in INPUT_NAMES.iter().enumerate().take(2) {
+        for port in 0..wp {
             if let Some(&d) = c.inputs[port].dims.first() {
-                self.note_batch(d, o, c.inputs[port].pos, &format!("input {port} ({name})"));
+                self.note_batch(d, o, c.inputs[port].pos, &input_label(c, port));
             }
         }
         let x = self.data_source(c, 0);
         let hs = self.data_source(c, 1);
-        let w = self.weight_source(c, 2);
-        let r = self.weight_source(c, 3);
-        let b = if c.inputs.len() == 5 { Some(self.weight_source(c, 4)) } else { None };
+        let cs = if kind.has_cell_state() { Some(self.data_source(c, 2)) } else { None };
+        let w = self.weight_source(c, wp);
+        let r = self.weight_source(c, wp + 1);
+        let b = if c.inputs.len() == wp + 3 { Some(self.weight_source(c, wp + 2)) } else { None };
         let spec = CellSpec { kind, hidden: h as usize, input: i as usize, activations: activations?, clip };
         if !ok {
             return None;
         }
-        let b = match b {
-            Some(b) => Some(b?),
-            None => None,
-        };
-        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, w: w?, r: r?, b })
+        let b = b.map_or(Some(None), |b| b.map(Some))?;
+        let cs = cs.map_or(Some(None), |c| c.map(Some))?;
+        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b })
     }
 
     fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
+        let label = input_label(c, port);
         let msg = match &c.inputs[port].source {
-            Source::Missing => format!("input {port} ({}) is not connected; expected {what}", INPUT_NAMES[port]),
-            Source::Unsupported(u) => format!(
-                "input {port} ({}) is fed by layer {:?} ({}), which cellc does not compile; expected {what}",
-                INPUT_NAMES[port], u.name, u.op
-            ),
-            Source::Const(_) => format!("input {port} ({}) is a constant; expected {what}", INPUT_NAMES[port]),
-            Source::Cell(_) => format!("input {port} ({}) is the output of a cell; expected {what}", INPUT_NAMES[port]),
-            Source::Param(_) => format!("input {port} ({}) is a Parameter; expected {what}", INPUT_NAMES[port]),
+            Source::Missing => format!("{label} is not connected; expected {what}"),
+            Source::Unsupported(u) => {
+                format!(
+                    "{label} is fed by layer {:?} ({}), which cellc does not compile; expected {what}",
+                    u.name, u.op
+                )
+            }
+            Source::Const(_) => format!("{label} is a constant; expected {what}"),
+            Source::Cell(..) => format!("{label} is the output of a cell; expected {what}"),
+            Source::Param(_) => format!("{label} is a Parameter; expected {what}"),
         };
         self.err(c.inputs[port].pos, &c.origin, msg);
     }
 
     fn data_source(&mut self, c: &raw::Cell, port: usize) -> Option<Value> {
-        match c.inputs[port].source {
+        let label = input_label(c, port);
+        let (value, declared, what) = match c.inputs[port].source {
             Source::Param(p) => {
-                self.use_param(p, ParamRole::Data, &c.origin, port);
-                let declared = &self.m.params[p].shape;
-                if *declared != c.inputs[port].dims {
-                    let msg = format!(
-                        "input {port} ({}) is declared {} but Parameter {:?} has shape {}",
-                        INPUT_NAMES[port],
-                        fmt_dims(&c.inputs[port].dims),
-                        self.m.params[p].origin.name,
-                        fmt_dims(declared)
-                    );
-                    self.err(c.inputs[port].pos, &c.origin, msg);
-                    return None;
-                }
-                Some(Value::Param(p))
+                self.use_param(p, ParamRole::Data, &c.origin, &label);
+                let what = format!("Parameter {:?} has shape", self.m.params[p].origin.name);
+                (Value::Param(p), &self.m.params[p].shape, what)
             }
-            Source::Cell(k) => {
-                let declared = &self.m.cells[k].output_dims;
-                if *declared != c.inputs[port].dims {
-                    let msg = format!(
-                        "input {port} ({}) is declared {} but cell {:?} outputs {}",
-                        INPUT_NAMES[port],
-                        fmt_dims(&c.inputs[port].dims),
-                        self.m.cells[k].origin.name,
-                        fmt_dims(declared)
-                    );
-                    self.err(c.inputs[port].pos, &c.origin, msg);
-                    return None;
-                }
-                Some(Value::Cell(k))
+            Source::Cell(k, out) => {
+                let what = format!("cell {:?} outputs", self.m.cells[k].origin.name);
+                (Value::Cell(k, out), self.m.cells[k].output_dims.get(out)?, what)
             }
             _ => {
                 self.unsupported(c, port, "a Parameter or the output of another cell");
-                None
+                return None;
             }
+        };
+        if *declared != c.inputs[port].dims {
+            let msg =
+                format!("{label} is declared {} but {what} {}", fmt_dims(&c.inputs[port].dims), fmt_dims(declared));
+            self.err(c.inputs[port].pos, &c.origin, msg);
+            return None;
         }
+        Some(value)
     }
 
     fn weight_source(&mut self, c: &raw::Cell, port: usize) -> Option<WeightSrc> {
         match c.inputs[port].source {
             Source::Param(p) => {
-                self.use_param(p, ParamRole::Weights, &c.origin, port);
+                self.use_param(p, ParamRole::Weights, &c.origin, &input_label(c, port));
                 let want = &c.inputs[port].dims;
                 let got = &self.m.params[p].shape;
                 if got != want || got.contains(&raw::Dim::Dynamic) {
                     let msg = format!(
-                        "input {port} ({}) is Parameter {:?} of shape {}; expected the static shape {}",
-                        INPUT_NAMES[port],
+                        "{} is Parameter {:?} of shape {}; expected the static shape {}",
+                        input_label(c, port),
                         self.m.params[p].origin.name,
                         fmt_dims(got),
                         fmt_dims(want)
@@ -362,8 +369,8 @@ impl Checker<'_> {
                 let want: Vec<raw::Dim> = k.shape.iter().map(|&n| raw::Dim::Static(n)).collect();
                 if want != c.inputs[port].dims {
                     let msg = format!(
-                        "input {port} ({}) is declared {} but constant {:?} has shape {}",
-                        INPUT_NAMES[port],
+                        "{} is declared {} but constant {:?} has shape {}",
+                        input_label(c, port),
                         fmt_dims(&c.inputs[port].dims),
                         k.origin.name,
                         fmt_dims(&want)
@@ -455,7 +462,7 @@ impl Checker<'_> {
         let name = tensor_name(&o.tensor_name, &o.origin);
         let (value, shape) = match &o.source {
             Source::Param(p) => {
-                self.use_param(*p, ParamRole::Data, &o.origin, 0);
+                self.use_param(*p, ParamRole::Data, &o.origin, "the Result's input");
                 if let Some(&d) = self.m.params[*p].shape.first() {
                     self.note_batch(d, &o.origin, None, "the Result");
                 }
@@ -465,9 +472,9 @@ impl Checker<'_> {
                 });
                 (Value::Param(*p), shape.collect())
             }
-            Source::Cell(c) => {
+            Source::Cell(c, port) => {
                 let h = cells[*c].as_ref().map_or(0, |c| c.spec.hidden);
-                (Value::Cell(*c), vec![Dim::Batch, Dim::Static(h)])
+                (Value::Cell(*c, *port), vec![Dim::Batch, Dim::Static(h)])
             }
             Source::Unsupported(u) => {
                 let msg = format!(

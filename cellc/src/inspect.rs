@@ -32,7 +32,8 @@ pub fn describe(m: &Model) -> String {
     for (i, o) in m.outputs.iter().enumerate() {
         let from = match o.value {
             Value::Param(p) => format!("Parameter {:?}", m.params[p].name),
-            Value::Cell(c) => format!("cell {:?}", m.cells[c].name),
+            Value::Cell(c, 0) => format!("cell {:?}", m.cells[c].name),
+            Value::Cell(c, _) => format!("cell {:?} (cell state)", m.cells[c].name),
         };
         let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }

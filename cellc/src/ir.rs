@@ -230,6 +230,8 @@ pub enum CellKind {
     },
     /// RNNCell-3: one gate.
     Rnn,
+    /// LSTMCell-4: gates f, i, c, o and a cell state beside the hidden state.
+    Lstm,
 }
 
 impl CellKind {
@@ -238,15 +240,32 @@ impl CellKind {
         match self {
             CellKind::Gru { .. } => 3,
             CellKind::Rnn => 1,
+            CellKind::Lstm => 4,
         }
     }
 
     /// Activations the cell takes (f and g for a GRU, f for an RNN).
+    /// f, g and h for an LSTM.
     pub fn activation_count(self) -> usize {
         match self {
             CellKind::Gru { .. } => 2,
             CellKind::Rnn => 1,
+            CellKind::Lstm => 3,
         }
+    }
+
+    /// The activations OpenVINO applies when the attribute is absent.
+    pub fn default_activations(self) -> &'static [&'static str] {
+        match self {
+            CellKind::Gru { .. } => &["sigmoid", "tanh"],
+            CellKind::Rnn => &["tanh"],
+            CellKind::Lstm => &["sigmoid", "tanh", "tanh"],
+        }
+    }
+
+    /// Whether the cell carries a cell state (an LSTM's `C`) beside the hidden state.
+    pub fn has_cell_state(self) -> bool {
+        matches!(self, CellKind::Lstm)
     }
 
     /// Length of `B` in units of `hidden_size`.
@@ -255,6 +274,7 @@ impl CellKind {
             CellKind::Gru { linear_before_reset: true } => 4,
             CellKind::Gru { linear_before_reset: false } => 3,
             CellKind::Rnn => 1,
+            CellKind::Lstm => 4,
         }
     }
 
@@ -263,6 +283,7 @@ impl CellKind {
         match self {
             CellKind::Gru { .. } => "GRUCell",
             CellKind::Rnn => "RNNCell",
+            CellKind::Lstm => "LSTMCell",
         }
     }
 }
@@ -326,8 +347,9 @@ pub enum WeightSrc {
 pub enum Value {
     /// Parameter by index.
     Param(usize),
-    /// Output of the cell with this index.
-    Cell(usize),
+    /// Output `port` of the cell with this index: 0 for the hidden state, 1 for an LSTM's
+    /// cell state.
+    Cell(usize, usize),
 }
 
 /// A validated cell.
@@ -341,6 +363,8 @@ pub struct Cell {
     pub x: Value,
     /// The initial hidden state.
     pub h: Value,
+    /// The initial cell state (LSTM only).
+    pub c: Option<Value>,
     /// `W`: `[gates·H, I]`.
     pub w: WeightSrc,
     /// `R`: `[gates·H, H]`.
@@ -409,7 +433,7 @@ impl Model {
                     Dim::Batch => 1,
                 })
                 .product(),
-            Value::Cell(c) => self.cells[c].spec.hidden,
+            Value::Cell(c, _) => self.cells[c].spec.hidden,
         }
     }
 }

@@ -39,14 +39,15 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
     };
     let mut outputs: Vec<Vec<f64>> = m.outputs.iter().map(|_| Vec::new()).collect();
     for n in 0..batch {
-        let mut states: Vec<Vec<f64>> = Vec::with_capacity(m.cells.len());
-        let row = |v: Value, states: &[Vec<f64>]| -> Vec<f64> {
+        // Per cell, its outputs: the hidden state, and an LSTM's cell state.
+        let mut states: Vec<Vec<Vec<f64>>> = Vec::with_capacity(m.cells.len());
+        let row = |v: Value, states: &[Vec<Vec<f64>>]| -> Vec<f64> {
             match v {
                 Value::Param(p) => {
                     let len = m.row_len(v);
                     inputs[p][n * len..(n + 1) * len].to_vec()
                 }
-                Value::Cell(c) => states[c].clone(),
+                Value::Cell(c, port) => states[c][port].clone(),
             }
         };
         for cell in &m.cells {
@@ -68,19 +69,25 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             let dot = |m: &[f64], row: usize, cols: usize, v: &[f64]| -> f64 {
                 (0..cols).map(|k| m[row * cols + k] * v[k]).sum()
             };
-            let next: Vec<f64> = match s.kind {
-                CellKind::Rnn => {
-                    (0..hs).map(|j| act(&s.activations[0], dot(&w, j, is, &x) + dot(&r, j, hs, &h) + b[j])).collect()
+            let gate =
+                |gi: usize, j: usize| dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j];
+            let next: Vec<Vec<f64>> = match s.kind {
+                CellKind::Rnn => vec![(0..hs).map(|j| act(&s.activations[0], gate(0, j))).collect()],
+                CellKind::Lstm => {
+                    // Gates f, i, c, o; the new cell state goes through h unclipped.
+                    let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
+                    let c0 = row(cell.c.unwrap_or(cell.h), &states);
+                    let ct: Vec<f64> =
+                        (0..hs).map(|j| act(f, gate(0, j)) * c0[j] + act(f, gate(1, j)) * act(g, gate(2, j))).collect();
+                    let ht = (0..hs).map(|j| act(f, gate(3, j)) * hh.apply_f64(ct[j])).collect();
+                    vec![ht, ct]
                 }
                 CellKind::Gru { linear_before_reset } => {
                     let (f, g) = (&s.activations[0], &s.activations[1]);
-                    let gate = |gi: usize, j: usize| {
-                        dot(&w, gi * hs + j, is, &x) + dot(&r, gi * hs + j, hs, &h) + b[gi * hs + j]
-                    };
                     let z: Vec<f64> = (0..hs).map(|j| act(f, gate(0, j))).collect();
                     let rg: Vec<f64> = (0..hs).map(|j| act(f, gate(1, j))).collect();
                     let rh: Vec<f64> = (0..hs).map(|j| rg[j] * h[j]).collect();
-                    (0..hs)
+                    let ht = (0..hs)
                         .map(|j| {
                             let xw = dot(&w, 2 * hs + j, is, &x);
                             let pre = if linear_before_reset {
@@ -91,7 +98,8 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                             let nj = act(g, pre);
                             (1.0 - z[j]) * nj + z[j] * h[j]
                         })
-                        .collect()
+                        .collect();
+                    vec![ht]
                 }
             };
             states.push(next);

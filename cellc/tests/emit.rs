@@ -27,6 +27,8 @@ snap!(rnn_clip_unrolled, "rnn_tiny_clip", Strategy::Unrolled);
 snap!(rnn_clip_tiled, "rnn_tiny_clip", Strategy::Tiled);
 snap!(gru_runtime_weights_unrolled, "gru_tiny_runtime", Strategy::Unrolled);
 snap!(gru_runtime_weights_tiled, "gru_tiny_runtime", Strategy::Tiled);
+snap!(lstm_unrolled, "lstm_h1_i1", Strategy::Unrolled);
+snap!(lstm_tiled, "lstm_h1_i1", Strategy::Tiled);
 
 #[test]
 fn output_is_byte_identical_across_runs() {

@@ -19,6 +19,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset1 as o1
 import openvino.opset3 as o3
+import openvino.opset4 as o4
 from openvino import op
 
 ACTS = ["relu", "sigmoid", "tanh", "hardsigmoid"]
@@ -88,6 +89,16 @@ def gru_ref(x, h, W, R, B, hs, acts, alphas, betas, clip, lbr):
     return (1 - z) * n + z * h
 
 
+def lstm_ref(x, h, c, W, R, B, hs, acts, alphas, betas, clip):
+    """LSTMCell-4 (gates f, i, c, o) in float64; h(Ct) takes the cell state unclipped."""
+    x, h, c, W, R, B = (np.asarray(a, np.float64) for a in (x, h, c, W, R, B))
+    A = make_act(acts, alphas, betas, clip)
+    g = [x @ W[k * hs:(k + 1) * hs].T + h @ R[k * hs:(k + 1) * hs].T + B[k * hs:(k + 1) * hs] for k in range(4)]
+    ct = A(0, g[0]) * c + A(0, g[1]) * A(1, g[2])
+    ht = A(0, g[3]) * make_act(acts, alphas, betas, 0.0)(2, ct)
+    return ht, ct
+
+
 def rnn_ref(x, h, W, R, B, hs, acts, alphas, betas, clip):
     x, h, W, R, B = (np.asarray(a, np.float64) for a in (x, h, W, R, B))
     return make_act(acts, alphas, betas, clip)(0, x @ W.T + h @ R.T + B)
@@ -141,13 +152,14 @@ def const_node(value, kind):
 
 
 def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, lbr=False,
-         store="f32", runtime_weights=False, bias=True, name="cell"):
-    """Adds a GRUCell or RNNCell; returns its node and its float64 expectation."""
+         store="f32", runtime_weights=False, bias=True, name="cell", c=None, cv=None):
+    """Adds a GRUCell, RNNCell or LSTMCell (with initial cell state `c`); returns its node and
+    its float64 expectation (a pair of states for an LSTM)."""
     inp = xv.shape[-1]
-    g = 3 if kind == "gru" else 1
+    g = {"gru": 3, "rnn": 1, "lstm": 4}[kind]
     W = case.weights((g * hs, inp), inp + hs)
     R = case.weights((g * hs, hs), inp + hs)
-    nb = (4 if lbr else 3) * hs if kind == "gru" else hs
+    nb = {"gru": (4 if lbr else 3) * hs, "rnn": hs, "lstm": 4 * hs}[kind]
     B = case.weights((nb,), 4) if bias else np.zeros(nb, np.float32)
     if runtime_weights:
         nodes, vals = [], []
@@ -163,8 +175,13 @@ def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, l
     ov_acts, ov_alphas, ov_betas = list(acts), list(alphas), list(betas)
     if not all(a.lower() in OV_ACTS for a in acts):
         case.rewrites.append((name, list(acts), list(alphas), list(betas)))
-        ov_acts, ov_alphas, ov_betas = ["sigmoid", "tanh"][: len(acts)] if kind == "gru" else ["tanh"], [], []
-    if kind == "gru":
+        placeholder = {"gru": ["sigmoid", "tanh"], "rnn": ["tanh"], "lstm": ["sigmoid", "tanh", "tanh"]}
+        ov_acts, ov_alphas, ov_betas = placeholder[kind], [], []
+    if kind == "lstm":
+        node = o4.lstm_cell(x, h, c, *nodes, hs, activations=ov_acts, activations_alpha=ov_alphas,
+                            activations_beta=ov_betas, clip=clip, name=name)
+        want = lstm_ref(xv, hv, cv, *vals, hs, acts, list(alphas), list(betas), clip)
+    elif kind == "gru":
         node = o3.gru_cell(x, h, *nodes, hs, activations=ov_acts, activations_alpha=ov_alphas,
                            activations_beta=ov_betas, clip=clip, linear_before_reset=lbr, name=name)
         want = gru_ref(xv, hv, *vals, hs, acts, list(alphas), list(betas), clip, lbr)
@@ -183,9 +200,12 @@ def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=
         shutil.rmtree(d)
     d.mkdir(parents=True)
     params = [p for p, _ in case.params]
-    for k, o in enumerate(outputs):
-        if o not in params:  # a Parameter returned as it is keeps its name
-            o.output(0).get_tensor().set_names({f"{o.get_friendly_name()}_out"})
+    outputs = [o.output(0) if isinstance(o, ov.Node) else o for o in outputs]
+    for o in outputs:
+        node = o.get_node()
+        if node not in params:  # a Parameter returned as it is keeps its name
+            suffix = "" if o.get_index() == 0 else str(o.get_index())
+            o.get_tensor().set_names({f"{node.get_friendly_name()}_out{suffix}"})
     model = ov.Model(outputs, params, case.name)
     ov.save_model(model, str(d / "model.xml"), compress_to_fp16=compress)
     for layer, acts, alphas, betas in case.rewrites:
@@ -290,8 +310,14 @@ def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, co
     bshape = [-1] if dynamic else [batch]
     x, xv = case.data("X", bshape + [inp], [batch, inp])
     h, hv = case.data("H", bshape + [hs], [batch, hs])
-    node, want = cell(case, kind, x, xv, h, hv, hs, name=name, **kw)
-    write(case, [node], [want], out_dir, compress=compress,
+    if kind == "lstm":
+        c, cv = case.data("C", bshape + [hs], [batch, hs])
+        node, (wh, wc) = cell(case, kind, x, xv, h, hv, hs, name=name, c=c, cv=cv, **kw)
+        outputs, wants = [node.output(0), node.output(1)], [wh, wc]
+    else:
+        node, want = cell(case, kind, x, xv, h, hv, hs, name=name, **kw)
+        outputs, wants = [node], [want]
+    write(case, outputs, wants, out_dir, compress=compress,
           drop_bias_of=name if kw.get("bias") is False else None)
 
 
@@ -355,6 +381,30 @@ def main():
     c1, w1 = cell(case, "gru", x, xv, h1, h1v, 12, acts=["sigmoid", "tanh"], lbr=True, name="layer1")
     c2, w2 = cell(case, "rnn", c1, w1, h2, h2v, 9, acts=["relu"], name="layer2")
     write(case, [c2, c1], [w2, w1], out)
+
+    # LSTMCell-4.
+    lstm = {"acts": ["sigmoid", "tanh", "tanh"]}
+    one_cell(out, "lstm_cell", "lstm", 32, 12, batch=2, seed=90, **lstm)
+    one_cell(out, "lstm_clip", "lstm", 24, 8, batch=2, seed=91, clip=0.6, **lstm)
+    one_cell(out, "lstm_acts", "lstm", 16, 5, batch=2, seed=92, acts=["tanh", "sigmoid", "relu"])
+    one_cell(out, "lstm_acts_clip_hardsigmoid", "lstm", 16, 5, batch=2, seed=93, clip=0.5,
+             acts=["hardsigmoid", "tanh", "softsign"], alphas=[0.3], betas=[0.4])
+    one_cell(out, "lstm_h1_i1", "lstm", 1, 1, seed=94, **lstm)
+    one_cell(out, "lstm_runtime_weights_dynamic", "lstm", 12, 7, batch=3, seed=95, dynamic=True,
+             runtime_weights=True, **lstm)
+    one_cell(out, "lstm_f16_weights", "lstm", 128, 16, seed=96, compress=True, store="f16-save", **lstm)
+    one_cell(out, "lstm_odd_sizes", "lstm", 37, 13, batch=2, seed=97, **lstm)
+
+    # An LSTM's hidden state feeding a GRU, and its cell state returned.
+    case = Case("stacked_lstm_gru", 63)
+    x, xv = case.data("X", [2, 6], [2, 6])
+    h1, h1v = case.data("H1", [2, 10], [2, 10])
+    c1, c1v = case.data("C1", [2, 10], [2, 10])
+    h2, h2v = case.data("H2", [2, 7], [2, 7])
+    l1, (w1h, w1c) = cell(case, "lstm", x, xv, h1, h1v, 10, acts=["sigmoid", "tanh", "tanh"], name="lstm",
+                          c=c1, cv=c1v)
+    g2, w2 = cell(case, "gru", l1.output(0), w1h, h2, h2v, 7, acts=["sigmoid", "tanh"], name="gru")
+    write(case, [g2, l1.output(1)], [w2, w1c], out)
 
     # A Parameter returned as it is beside a cell's output, and a Parameter no cell reads.
     case = Case("passthrough_and_cell", 62)

@@ -18,8 +18,7 @@ const CASES: usize = 40;
 
 #[derive(Clone, Debug)]
 struct Config {
-    gru: bool,
-    lbr: bool,
+    kind: CellKind,
     hidden: usize,
     input: usize,
     batch: usize,
@@ -50,13 +49,17 @@ fn activation() -> impl Strategy<Value = Activation> {
 
 fn config() -> impl Strategy<Value = Config> {
     (
-        (any::<bool>(), any::<bool>(), 1usize..=64, 1usize..=64, 1usize..=4, any::<bool>()),
-        (proptest::collection::vec(activation(), 2), proptest::option::of(0.1f32..3.0)),
+        (0..4u8, 1usize..=64, 1usize..=64, 1usize..=4, any::<bool>()),
+        (proptest::collection::vec(activation(), 3), proptest::option::of(0.1f32..3.0)),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>()),
     )
-        .prop_map(|((gru, lbr, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed))| Config {
-            gru,
-            lbr,
+        .prop_map(|((kind, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed))| Config {
+            kind: match kind {
+                0 => CellKind::Gru { linear_before_reset: false },
+                1 => CellKind::Gru { linear_before_reset: true },
+                2 => CellKind::Rnn,
+                _ => CellKind::Lstm,
+            },
             hidden,
             input,
             batch,
@@ -88,7 +91,7 @@ impl Rng {
 
 /// The model of a configuration and its inputs, in Parameter order.
 fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
-    let kind = if c.gru { CellKind::Gru { linear_before_reset: c.lbr } } else { CellKind::Rnn };
+    let kind = c.kind;
     let spec = CellSpec {
         kind,
         hidden: c.hidden,
@@ -107,6 +110,10 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
         Param { name: "H".into(), shape: vec![Dim::Batch, Dim::Static(c.hidden)], role: ParamRole::Data },
     ];
     let mut inputs = vec![rng.vec(c.batch * c.input, 1.5), rng.vec(c.batch * c.hidden, 1.0)];
+    if kind.has_cell_state() {
+        params.push(Param { name: "C".into(), shape: vec![Dim::Batch, Dim::Static(c.hidden)], role: ParamRole::Data });
+        inputs.push(rng.vec(c.batch * c.hidden, 1.0));
+    }
     let mut weight = |name: &str, values: Vec<f32>| {
         if c.runtime_weights {
             params.push(Param { name: name.into(), shape: vec![Dim::Static(values.len())], role: ParamRole::Weights });
@@ -119,28 +126,45 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     let w = weight("W", w);
     let r = weight("R", r);
     let b = c.bias.then(|| weight("B", b));
-    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), w, r, b };
+    let cs = kind.has_cell_state().then_some(Value::Param(2));
+    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b };
+    let state = |port: usize, name: &str| Output {
+        name: name.into(),
+        value: Value::Cell(0, port),
+        shape: vec![Dim::Batch, Dim::Static(c.hidden)],
+    };
+    let mut outputs = vec![state(0, "Y")];
+    if kind.has_cell_state() {
+        outputs.push(state(1, "Yc"));
+    }
     let model = Model {
         file: "property".into(),
         name: "property".into(),
         batch: if c.dynamic { Batch::Dynamic } else { Batch::Static(c.batch) },
         params,
         cells: vec![cell],
-        outputs: vec![Output {
-            name: "Y".into(),
-            value: Value::Cell(0),
-            shape: vec![Dim::Batch, Dim::Static(c.hidden)],
-        }],
+        outputs,
     };
     (model, inputs)
 }
 
 /// A `Model` that runs the generated cell type `Cell` through `step_batch`.
 fn batch_glue(c: &Config) -> String {
+    // Weights given at run time follow the data inputs (X, H, and C for an LSTM).
+    let lstm = c.kind.has_cell_state();
+    let first = if lstm { 3 } else { 2 };
     let cell = match (c.runtime_weights, c.bias) {
-        (false, _) => "Cell::new()",
-        (true, true) => "Cell::new(inputs[2], inputs[3], inputs[4])?",
-        (true, false) => "Cell::new(inputs[2], inputs[3])?",
+        (false, _) => "Cell::new()".to_owned(),
+        (true, true) => format!("Cell::new(inputs[{first}], inputs[{}], inputs[{}])?", first + 1, first + 2),
+        (true, false) => format!("Cell::new(inputs[{first}], inputs[{}])?", first + 1),
+    };
+    let (outs, call) = if lstm {
+        (
+            2,
+            "let (h, c) = outputs.split_at_mut(1);\n        cell.step_batch(inputs[0], inputs[1], inputs[2], h[0], c[0])",
+        )
+    } else {
+        (1, "cell.step_batch(inputs[0], inputs[1], outputs[0])")
     };
     format!(
         "
@@ -150,11 +174,11 @@ impl ::cellc_runtime::Model for Model {{
     const INPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::INPUTS;
     const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::OUTPUTS;
     fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), ::cellc_runtime::Error> {{
-        if inputs.len() != Self::INPUTS.len() || outputs.len() != 1 {{
+        if inputs.len() != Self::INPUTS.len() || outputs.len() != {outs} {{
             return Err(::cellc_runtime::Error::InputCount {{ expected: Self::INPUTS.len(), got: inputs.len() }});
         }}
         let cell = {cell};
-        cell.step_batch(inputs[0], inputs[1], outputs[0])
+        {call}
     }}
 }}
 "
@@ -193,19 +217,23 @@ fn generated_code_matches_the_reference_interpreter() {
             write_f32(&p, v).expect("write input");
             job.inputs.push(p);
         }
-        job.outputs.push((data.join(format!("{k}_out.f32")), want[0].len()));
+        for (o, w) in want.iter().enumerate() {
+            job.outputs.push((data.join(format!("{k}_out{o}.f32")), w.len()));
+        }
         jobs.push(job);
-        expected.push(want.into_iter().next().unwrap_or_default());
+        expected.push(want);
     }
     let exe = scratch.build(&sources).unwrap_or_else(|e| panic!("{e}"));
     scratch.run(&exe, &jobs).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    for (k, (c, want)) in configs.iter().zip(&expected).enumerate() {
-        let got = read_data(&jobs[k].outputs[0].0).expect("output written");
-        let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-        let err = max_abs_err(&got, want) / scale;
-        if err > 1e-5 {
-            failures.push(format!("{c:?}: max error {err:.3e} (relative to {scale:.2})"));
+    for (k, (c, wants)) in configs.iter().zip(&expected).enumerate() {
+        for ((path, _), want) in jobs[k].outputs.iter().zip(wants) {
+            let got = read_data(path).expect("output written");
+            let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            let err = max_abs_err(&got, want) / scale;
+            if err > 1e-5 {
+                failures.push(format!("{c:?}: max error {err:.3e} (relative to {scale:.2})"));
+            }
         }
     }
     assert!(failures.is_empty(), "{} of {CASES} configurations differ:\n{}", failures.len(), failures.join("\n"));

@@ -69,8 +69,9 @@ pub enum Source {
     Param(usize),
     /// Constant by index.
     Const(usize),
-    /// Output of the cell with this index.
-    Cell(usize),
+    /// Output `port` (0 for the hidden state, 1 for an LSTM's cell state) of the cell with
+    /// this index.
+    Cell(usize, usize),
     /// Nothing is connected to the port.
     Missing,
     /// A node cellc does not compile.
@@ -95,6 +96,8 @@ pub enum CellOp {
     Gru,
     /// `RNNCell`.
     Rnn,
+    /// `LSTMCell` (opset4).
+    Lstm,
 }
 
 /// A recurrent cell with its attributes as read.
@@ -120,10 +123,10 @@ pub struct Cell {
     pub linear_before_reset: bool,
     /// Input ports in port order.
     pub inputs: Vec<Input>,
-    /// Dimensions declared on the output port.
-    pub output_dims: Vec<Dim>,
-    /// Where the output port is written.
-    pub output_pos: Option<Pos>,
+    /// Dimensions declared on each output port, in port order.
+    pub output_dims: Vec<Vec<Dim>>,
+    /// Where each output port is written.
+    pub output_pos: Vec<Option<Pos>>,
     /// Element type of the output port, as written (`FP32`, …), if declared.
     pub precision: Option<String>,
 }

@@ -194,28 +194,60 @@ impl Ctx<'_> {
             let n = self.slot_len(s);
             quote! { #f: ::cellc_runtime::Aligned([0.0; #n]) }
         });
-        let step_batch = quote! {
-            /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`, `h` and `out` are
-            /// `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths before computing.
-            pub fn step_batch(&self, x: &[f32], h: &[f32], out: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
-                ::cellc_runtime::check_len("h", n * #h, h.len())?;
-                ::cellc_runtime::check_len("out", n * #h, out.len())?;
-                let xs = x.as_chunks::<#i>().0;
-                let hs = h.as_chunks::<#h>().0;
-                for ((x, h), out) in xs.iter().zip(hs).zip(out.as_chunks_mut::<#h>().0) {
-                    self.step(x, h, out);
-                }
-                Ok(())
-            }
-        };
-        let step = quote! {
-            /// One step for one row: the next hidden state from the input `x` and the
-            /// previous state `h`, written to `out`.
-            #[inline]
-            pub fn step(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
-                #step_body
-            }
+        let (step_batch, step) = if self.cell.spec.kind.has_cell_state() {
+            (
+                quote! {
+                    /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`; `h`, `c`, `out` and
+                    /// `out_c` are `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths first.
+                    pub fn step_batch(&self, x: &[f32], h: &[f32], c: &[f32], out: &mut [f32], out_c: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
+                        ::cellc_runtime::check_len("h", n * #h, h.len())?;
+                        ::cellc_runtime::check_len("c", n * #h, c.len())?;
+                        ::cellc_runtime::check_len("out", n * #h, out.len())?;
+                        ::cellc_runtime::check_len("out_c", n * #h, out_c.len())?;
+                        let rows = x.as_chunks::<#i>().0.iter().zip(h.as_chunks::<#h>().0).zip(c.as_chunks::<#h>().0);
+                        let outs = out.as_chunks_mut::<#h>().0.iter_mut().zip(out_c.as_chunks_mut::<#h>().0);
+                        for (((x, h), c), (out, out_c)) in rows.zip(outs) {
+                            self.step(x, h, c, out, out_c);
+                        }
+                        Ok(())
+                    }
+                },
+                quote! {
+                    /// One step for one row: the next hidden state `out` and cell state `out_c`
+                    /// from the input `x` and the previous states `h` and `c`.
+                    #[inline]
+                    pub fn step(&self, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                        #step_body
+                    }
+                },
+            )
+        } else {
+            (
+                quote! {
+                    /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`, `h` and `out` are
+                    /// `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths before computing.
+                    pub fn step_batch(&self, x: &[f32], h: &[f32], out: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
+                        ::cellc_runtime::check_len("h", n * #h, h.len())?;
+                        ::cellc_runtime::check_len("out", n * #h, out.len())?;
+                        let xs = x.as_chunks::<#i>().0;
+                        let hs = h.as_chunks::<#h>().0;
+                        for ((x, h), out) in xs.iter().zip(hs).zip(out.as_chunks_mut::<#h>().0) {
+                            self.step(x, h, out);
+                        }
+                        Ok(())
+                    }
+                },
+                quote! {
+                    /// One step for one row: the next hidden state from the input `x` and the
+                    /// previous state `h`, written to `out`.
+                    #[inline]
+                    pub fn step(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                        #step_body
+                    }
+                },
+            )
         };
         let consts = quote! {
             /// Input size `I`.

@@ -6,6 +6,7 @@ mod cell;
 mod exprs;
 mod gru;
 mod lit;
+mod lstm;
 mod model;
 pub(crate) mod names;
 mod rnn;
@@ -57,6 +58,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         let (slots, body) = match cell.spec.kind {
             CellKind::Gru { .. } => gru::kernel(&ctx),
             CellKind::Rnn => rnn::kernel(&ctx),
+            CellKind::Lstm => lstm::kernel(&ctx),
         };
         tokens.extend(ctx.items(&slots, &cell_doc(cell, strategy), body));
         tables.extend(ctx.tables(&slots));

@@ -39,41 +39,57 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         let args = &c.runtime_args;
         quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
     });
-    let read_by_cells = |i: usize| m.cells.iter().any(|c| c.x == Value::Param(i) || c.h == Value::Param(i));
+    let read_by_cells = |i: usize| m.cells.iter().any(|c| [Some(c.x), Some(c.h), c.c].contains(&Some(Value::Param(i))));
     let rows =
         m.params.iter().enumerate().filter(|&(i, p)| p.role == ParamRole::Data && read_by_cells(i)).map(|(i, _)| {
             let v = format_ident!("in{}", i);
             let len = m.row_len(Value::Param(i));
             quote! { let #v = inputs[#i].as_chunks::<#len>().0; }
         });
+    // Cell k's outputs for the current row live in `c{k}` (hidden state) and `c{k}_c`
+    // (an LSTM's cell state).
+    let local = |c: usize, port: usize| match port {
+        0 => format_ident!("c{}", c),
+        _ => format_ident!("c{}_c", c),
+    };
     let value = |v: Value| match v {
         Value::Param(p) => {
             let id = format_ident!("in{}", p);
             quote! { &#id[n] }
         }
-        Value::Cell(c) => {
-            let id = format_ident!("c{}", c);
+        Value::Cell(c, port) => {
+            let id = local(c, port);
             quote! { &#id }
         }
     };
     let steps = m.cells.iter().enumerate().map(|(k, c)| {
-        let (f, out, h) = (&fields[k], format_ident!("c{}", k), c.spec.hidden);
+        let (f, out, h) = (&fields[k], local(k, 0), c.spec.hidden);
         let (x, hs) = (value(c.x), value(c.h));
-        quote! {
-            let mut #out = [0.0f32; #h];
-            self.#f.step(#x, #hs, &mut #out);
+        match c.c {
+            Some(cs) => {
+                let (cs, out_c) = (value(cs), local(k, 1));
+                quote! {
+                    let mut #out = [0.0f32; #h];
+                    let mut #out_c = [0.0f32; #h];
+                    self.#f.step(#x, #hs, #cs, &mut #out, &mut #out_c);
+                }
+            }
+            None => quote! {
+                let mut #out = [0.0f32; #h];
+                self.#f.step(#x, #hs, &mut #out);
+            },
         }
     });
     let writes = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
-        Value::Cell(c) => {
-            let (id, h) = (format_ident!("c{}", c), m.cells[c].spec.hidden);
+        Value::Cell(c, port) => {
+            let (id, h) = (local(c, port), m.cells[c].spec.hidden);
             Some(quote! { outputs[#k].as_chunks_mut::<#h>().0[n] = #id; })
         }
         Value::Param(_) => None,
     });
     let copies = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
         Value::Param(p) => Some(quote! { outputs[#k].copy_from_slice(inputs[#p]); }),
-        Value::Cell(_) => None,
+        Value::Cell(..) => None,
     });
     let check = quote! { ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)? };
     let (check, row_loop) = if m.cells.is_empty() {

@@ -162,7 +162,14 @@ impl<'a> Lower<'a> {
             return Source::Missing;
         };
         match self.incoming.get(&(l.id, port.id)).copied() {
-            Some((from, _)) => self.source_of(from),
+            Some((from, from_port)) => match self.source_of(from) {
+                // Which output of the cell: the position of the port among its outputs.
+                Source::Cell(c, _) => {
+                    let index = self.by_id.get(&from).and_then(|f| f.outputs.iter().position(|p| p.id == from_port));
+                    Source::Cell(c, index.unwrap_or(0))
+                }
+                s => s,
+            },
             None => Source::Missing,
         }
     }
@@ -185,6 +192,7 @@ impl<'a> Lower<'a> {
             "Convert" => self.convert(l),
             "GRUCell" => self.cell(l, CellOp::Gru),
             "RNNCell" => self.cell(l, CellOp::Rnn),
+            "LSTMCell" => self.cell(l, CellOp::Lstm),
             _ => Source::Unsupported(origin(l)),
         };
         self.visiting.pop();
@@ -284,11 +292,11 @@ impl<'a> Lower<'a> {
             clip,
             linear_before_reset,
             inputs,
-            output_dims: out.map(|p| p.dims.clone()).unwrap_or_default(),
-            output_pos: out.and_then(|p| p.pos),
+            output_dims: l.outputs.iter().map(|p| p.dims.clone()).collect(),
+            output_pos: l.outputs.iter().map(|p| p.pos).collect(),
             precision: out.and_then(|p| p.precision.clone()),
         });
-        Source::Cell(self.model.cells.len() - 1)
+        Source::Cell(self.model.cells.len() - 1, 0)
     }
 
     fn floats(&mut self, l: &Layer, key: &str) -> Vec<f32> {

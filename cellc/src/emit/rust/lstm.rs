@@ -1,0 +1,53 @@
+//! LSTMCell kernels. Gate order f, i, c, o as in OpenVINO; `B` is the summed `[4H]` bias.
+//!
+//! ```text
+//! f = f(x·Wfᵀ + h·Rfᵀ + bf)    i = f(x·Wiᵀ + h·Riᵀ + bi)
+//! c̃ = g(x·Wcᵀ + h·Rcᵀ + bc)    o = f(x·Woᵀ + h·Roᵀ + bo)
+//! c' = f ⊙ c + i ⊙ c̃           h' = o ⊙ h(c')
+//! ```
+//! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
+//! the new cell state unclipped, as OpenVINO computes it.
+use super::cell::{Ctx, Pack, Slot, Tensor};
+use super::exprs::act;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// The arrays the kernel reads, and its `step` body.
+pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
+    let s = &ctx.cell.spec;
+    let (h, i, t) = (s.hidden, s.input, ctx.tile);
+    let tiles = cellc_runtime::pack::tiles(h, t);
+    let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
+    let all = vec![0, 1, 2, 3];
+    let slots = vec![
+        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: all.clone(), cols: i } },
+        Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: all, cols: h } },
+        Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2), Some(3)] } },
+    ];
+    let binds = ctx.binds(&slots);
+    let a = format_ident!("a");
+    let wx = ctx.matvec(&a, "w", i, quote!(x), &format_ident!("x"));
+    let rh = ctx.matvec(&a, "r", h, quote!(h), &format_ident!("h"));
+    let lanes = ctx.lanes();
+    let (t2, t3) = (2 * t, 3 * t);
+    let fg = act(f, s.clip, quote! { a[l] });
+    let ig = act(f, s.clip, quote! { a[#t + l] });
+    let cg = act(g, s.clip, quote! { a[#t2 + l] });
+    let og = act(f, s.clip, quote! { a[#t3 + l] });
+    let hc = act(hh, None, quote! { ct });
+    let body = quote! {
+        #binds
+        for t in 0..#tiles {
+            let mut a = b[t];
+            #wx
+            #rh
+            for l in 0..#lanes {
+                let j = t * #t + l;
+                let ct = #fg * c[j] + #ig * #cg;
+                out_c[j] = ct;
+                out[j] = #og * #hc;
+            }
+        }
+    };
+    (slots, body)
+}
