@@ -64,6 +64,7 @@ fn main() {
                 x: Value::Param(0),
                 h: Value::Param(1),
                 c: None,
+                seq: None,
                 w: emb(w),
                 r: emb(r),
                 b: Some(emb(b)),

@@ -3,19 +3,23 @@
 //! the emitters and the reference interpreter take.
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Origin, Source};
-use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, ElemType, ParamRole, Value, WeightSrc};
+use crate::ir::{
+    self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq, Value, WeightSrc,
+};
 
 /// The inputs of a cell op, in port order.
-fn input_names(op: CellOp) -> &'static [&'static str] {
-    match op {
-        CellOp::Gru | CellOp::Rnn => &["X", "initial_hidden_state", "W", "R", "B"],
-        CellOp::Lstm => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"],
+fn input_names(c: &raw::Cell) -> &'static [&'static str] {
+    match (c.op, c.sequence) {
+        (CellOp::Gru | CellOp::Rnn, false) => &["X", "initial_hidden_state", "W", "R", "B"],
+        (CellOp::Lstm, false) => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"],
+        (CellOp::Gru | CellOp::Rnn, true) => &["X", "initial_hidden_state", "sequence_lengths", "W", "R", "B"],
+        (CellOp::Lstm, true) => &["X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B"],
     }
 }
 
 /// `input {port} ({name})`, for messages.
 fn input_label(c: &raw::Cell, port: usize) -> String {
-    format!("input {port} ({})", input_names(c.op).get(port).copied().unwrap_or("extra"))
+    format!("input {port} ({})", input_names(c).get(port).copied().unwrap_or("extra"))
 }
 
 struct Checker<'a> {
@@ -80,7 +84,17 @@ impl Checker<'_> {
     }
 
     fn param(&mut self, i: usize, p: &raw::Param) -> Option<ir::Param> {
-        if ElemType::parse(&p.elem) != Some(ElemType::F32) {
+        let int = matches!(p.elem.trim().to_ascii_lowercase().as_str(), "i32" | "i64");
+        if self.roles[i] == Some(ParamRole::Lengths) {
+            if !(int || ElemType::parse(&p.elem) == Some(ElemType::F32)) {
+                let msg = format!(
+                    "element type {:?} is not supported for sequence lengths; expected i32, i64 or f32",
+                    p.elem
+                );
+                self.err(None, &p.origin, msg);
+                return None;
+            }
+        } else if ElemType::parse(&p.elem) != Some(ElemType::F32) {
             self.err(
                 None,
                 &p.origin,
@@ -92,13 +106,13 @@ impl Checker<'_> {
             return None;
         }
         let role = self.roles[i].unwrap_or(ParamRole::Data);
-        let used_as_data = self.roles[i] == Some(ParamRole::Data);
+        let used_as_data = matches!(self.roles[i], Some(ParamRole::Data | ParamRole::Lengths));
         let mut shape = Vec::new();
         for (k, d) in p.shape.iter().enumerate() {
             shape.push(match d {
                 _ if k == 0 && used_as_data => Dim::Batch,
                 raw::Dim::Static(n) => Dim::Static(*n as usize),
-                raw::Dim::Dynamic if k == 0 && role == ParamRole::Data => Dim::Batch,
+                raw::Dim::Dynamic if k == 0 && role != ParamRole::Weights => Dim::Batch,
                 raw::Dim::Dynamic => {
                     self.err(None, &p.origin, format!("shape {} has a dynamic dimension at position {k}; only the batch (first) dimension of data may be dynamic", fmt_dims(&p.shape)));
                     return None;
@@ -184,23 +198,18 @@ impl Checker<'_> {
             CellOp::Rnn => CellKind::Rnn,
             CellOp::Lstm => CellKind::Lstm,
         };
-        // Ports: X, H (and C for an LSTM), then W, R and the optional B.
-        let wp = if kind.has_cell_state() { 3 } else { 2 };
+        // Ports: X, H (and C for an LSTM), sequence_lengths (Sequence forms), then W, R and B.
+        let sp = if kind.has_cell_state() { 3 } else { 2 };
+        let wp = sp + usize::from(c.sequence);
         let mut ok = true;
         if let Some(p) = c.precision.as_ref().filter(|p| ElemType::parse(p) != Some(ElemType::F32)) {
-            self.err(
-                None,
-                o,
-                format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells"),
-            );
+            let msg = format!("the cell computes in {p}; cellc generates f32 kernels and compiles only f32 cells");
+            self.err(None, o, msg);
             ok = false;
         }
         let clip = if c.clip.is_nan() || c.clip < 0.0 {
-            self.err(
-                c.attr_pos("clip"),
-                o,
-                format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip),
-            );
+            let msg = format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip);
+            self.err(c.attr_pos("clip"), o, msg);
             ok = false;
             None
         } else if c.clip == 0.0 || c.clip.is_infinite() {
@@ -208,18 +217,16 @@ impl Checker<'_> {
         } else {
             Some(c.clip)
         };
+        let direction = if c.sequence { self.direction(c) } else { Some(Direction::Forward) };
         let activations = self.activations(c, kind);
         if c.hidden_size <= 0 {
             // Every shape check derives from hidden_size: reporting them would only repeat this.
-            self.err(
-                c.attr_pos("hidden_size"),
-                o,
-                format!("`hidden_size` is {}; expected a positive integer", c.hidden_size),
-            );
+            let msg = format!("`hidden_size` is {}; expected a positive integer", c.hidden_size);
+            self.err(c.attr_pos("hidden_size"), o, msg);
             return None;
         }
         if !(wp + 2..=wp + 3).contains(&c.inputs.len()) {
-            let names = input_names(c.op);
+            let names = input_names(c);
             let msg = format!(
                 "has {} inputs; expected {} ({}) or {} (with B)",
                 c.inputs.len(),
@@ -230,21 +237,22 @@ impl Checker<'_> {
             self.err(None, o, msg);
             return None;
         }
-        let h = c.hidden_size.max(0) as u64;
+        let h = c.hidden_size as u64;
         let g = kind.gates() as u64;
-        // Input size from X's port, which every later shape is checked against.
-        let input_size = match c.inputs[0].dims.as_slice() {
-            [_, raw::Dim::Static(i)] if *i > 0 => Some(*i),
-            d => {
-                self.err(
-                    c.inputs[0].pos,
-                    o,
-                    format!(
-                        "input 0 (X) has shape {}; expected [batch, input_size] with a static, positive input_size",
-                        fmt_dims(d)
-                    ),
-                );
-                None
+        let dirs = direction.map_or(1, Direction::count) as u64;
+        use raw::Dim::{Dynamic as D, Static as S};
+        // Input size (and steps) from X's port, which every later shape is checked against.
+        let (steps, input_size) = match (c.sequence, c.inputs[0].dims.as_slice()) {
+            (false, [_, S(i)]) if *i > 0 => (None, Some(*i)),
+            (true, [_, S(l), S(i)]) if *i > 0 && *l > 0 => (Some(*l), Some(*i)),
+            (seq, d) => {
+                let want = if seq {
+                    "[batch, steps, input_size] with static, positive steps and input_size"
+                } else {
+                    "[batch, input_size] with a static, positive input_size"
+                };
+                self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected {want}", fmt_dims(d)));
+                (None, None)
             }
         };
         let i = input_size.unwrap_or(0);
@@ -260,24 +268,45 @@ impl Checker<'_> {
             }
             matches
         };
-        use raw::Dim::{Dynamic as D, Static as S};
-        for port in 1..wp {
-            ok &= expect(self, port, &[D, S(h)]);
+        // Per-direction blocks lead the weights and states of the Sequence forms.
+        let per_dir = |rest: &[raw::Dim]| -> Vec<raw::Dim> {
+            if c.sequence { std::iter::once(S(dirs)).chain(rest.iter().copied()).collect() } else { rest.to_vec() }
+        };
+        for port in 1..sp {
+            let mut want = vec![D];
+            want.extend(per_dir(&[S(h)]));
+            ok &= expect(self, port, &want);
+        }
+        if c.sequence {
+            ok &= expect(self, sp, &[D]);
         }
         if input_size.is_some() {
-            ok &= expect(self, wp, &[S(g * h), S(i)]);
+            ok &= expect(self, wp, &per_dir(&[S(g * h), S(i)]));
         } else {
             ok = false;
         }
-        ok &= expect(self, wp + 1, &[S(g * h), S(h)]);
+        ok &= expect(self, wp + 1, &per_dir(&[S(g * h), S(h)]));
         if c.inputs.len() == wp + 3 {
-            ok &= expect(self, wp + 2, &[S(kind.bias_blocks() as u64 * h)]);
+            ok &= expect(self, wp + 2, &per_dir(&[S(kind.bias_blocks() as u64 * h)]));
         }
-        let n_out = if kind.has_cell_state() { 2 } else { 1 };
+        let n_out = if kind.has_cell_state() { 2 } else { 1 } + usize::from(c.sequence);
         for k in 0..n_out {
+            let mut want = vec![D];
+            if c.sequence {
+                want.push(S(dirs));
+                if k == 0 {
+                    want.push(S(steps.unwrap_or(0)));
+                }
+            }
+            want.push(S(h));
             let dims = c.output_dims.get(k).map_or(&[][..], Vec::as_slice);
-            if !matches!(dims, [_, raw::Dim::Static(n)] if *n == h) {
-                let msg = format!("output {k} has shape {}; expected [batch, {h}] (hidden_size)", fmt_dims(dims));
+            let matches = dims.len() == want.len() && dims.iter().zip(&want).skip(1).all(|(a, b)| a == b);
+            if !matches {
+                let msg = format!(
+                    "output {k} has shape {}; expected {}",
+                    fmt_dims(dims),
+                    fmt_dims(&want).replacen("[?", "[batch", 1)
+                );
                 self.err(c.output_pos.get(k).copied().flatten(), o, msg);
                 ok = false;
             }
@@ -290,16 +319,73 @@ impl Checker<'_> {
         let x = self.data_source(c, 0);
         let hs = self.data_source(c, 1);
         let cs = if kind.has_cell_state() { Some(self.data_source(c, 2)) } else { None };
+        let lengths = if c.sequence { Some(self.lengths(c, sp, steps.unwrap_or(0))) } else { None };
         let w = self.weight_source(c, wp);
         let r = self.weight_source(c, wp + 1);
         let b = if c.inputs.len() == wp + 3 { Some(self.weight_source(c, wp + 2)) } else { None };
         let spec = CellSpec { kind, hidden: h as usize, input: i as usize, activations: activations?, clip };
+        let direction = direction?;
         if !ok {
             return None;
         }
         let b = b.map_or(Some(None), |b| b.map(Some))?;
         let cs = cs.map_or(Some(None), |c| c.map(Some))?;
-        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b })
+        let seq = match lengths {
+            Some(l) => Some(Seq { direction, steps: steps? as usize, lengths: l? }),
+            None => None,
+        };
+        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b, seq })
+    }
+
+    fn direction(&mut self, c: &raw::Cell) -> Option<Direction> {
+        match c.direction.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("forward") => Some(Direction::Forward),
+            Some("reverse") => Some(Direction::Reverse),
+            Some("bidirectional") => Some(Direction::Bidirectional),
+            other => {
+                let msg = match other {
+                    Some(d) => format!("`direction` is {d:?}; expected forward, reverse or bidirectional"),
+                    None => "no `direction` attribute; expected forward, reverse or bidirectional".to_owned(),
+                };
+                self.err(c.attr_pos("direction"), &c.origin, msg);
+                None
+            }
+        }
+    }
+
+    /// The `sequence_lengths` input at `port`: a Parameter, or constants within `[0, steps]`.
+    fn lengths(&mut self, c: &raw::Cell, port: usize, steps: u64) -> Option<Lengths> {
+        let label = input_label(c, port);
+        match c.inputs[port].source {
+            Source::Param(p) => {
+                self.use_param(p, ParamRole::Lengths, &c.origin, &label);
+                Some(Lengths::Param(p))
+            }
+            Source::Const(k) => {
+                let k = &self.m.consts[k];
+                let bytes = self.m.weights.bytes.as_ref().ok()?;
+                let end = k.offset.checked_add(k.size)?;
+                let raw = bytes.get(k.offset as usize..end as usize);
+                let Some(values) = raw.and_then(|b| crate::front::openvino::weights::decode_ints(&k.elem, b)) else {
+                    let msg = format!(
+                        "expected int32 or int64 values inside the weights file, got {:?} at bytes {}..{end}",
+                        k.elem, k.offset
+                    );
+                    self.err(k.attr_pos("element_type"), &k.origin, msg);
+                    return None;
+                };
+                if let Some(bad) = values.iter().find(|&&v| v < 0 || v as u64 > steps) {
+                    let msg = format!("a sequence length is {bad}; expected 0 to {steps} (the steps of X)");
+                    self.err(k.origin.pos, &k.origin, msg);
+                    return None;
+                }
+                Some(Lengths::Const(values.into_iter().map(|v| v as usize).collect()))
+            }
+            _ => {
+                self.unsupported(c, port, "a Parameter or a Const of int32 or int64 lengths");
+                None
+            }
+        }
     }
 
     fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
@@ -473,8 +559,16 @@ impl Checker<'_> {
                 (Value::Param(*p), shape.collect())
             }
             Source::Cell(c, port) => {
-                let h = cells[*c].as_ref().map_or(0, |c| c.spec.hidden);
-                (Value::Cell(*c, *port), vec![Dim::Batch, Dim::Static(h)])
+                let cell = cells[*c].as_ref();
+                let h = Dim::Static(cell.map_or(0, |c| c.spec.hidden));
+                let shape = match cell.and_then(|c| c.seq.as_ref()) {
+                    None => vec![Dim::Batch, h],
+                    Some(q) if *port == 0 => {
+                        vec![Dim::Batch, Dim::Static(q.direction.count()), Dim::Static(q.steps), h]
+                    }
+                    Some(q) => vec![Dim::Batch, Dim::Static(q.direction.count()), h],
+                };
+                (Value::Cell(*c, *port), shape)
             }
             Source::Unsupported(u) => {
                 let msg = format!(

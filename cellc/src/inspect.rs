@@ -1,5 +1,5 @@
 //! `cellc inspect`: a plain-text account of what a model holds.
-use crate::ir::{Batch, CellKind, Dim, Model, ParamRole, Value, WeightSrc};
+use crate::ir::{Batch, CellKind, Dim, Lengths, Model, ParamRole, Value, WeightSrc};
 use std::fmt::Write as _;
 
 fn dims(shape: &[Dim], batch: Batch) -> String {
@@ -26,20 +26,37 @@ pub fn describe(m: &Model) -> String {
         let role = match p.role {
             ParamRole::Data => "data",
             ParamRole::Weights => "runtime weights",
+            ParamRole::Lengths => "sequence lengths",
         };
         let _ = writeln!(s, "  input {i} {:?} {} ({role})", p.name, dims(&p.shape, m.batch));
     }
     for (i, o) in m.outputs.iter().enumerate() {
         let from = match o.value {
             Value::Param(p) => format!("Parameter {:?}", m.params[p].name),
-            Value::Cell(c, 0) => format!("cell {:?}", m.cells[c].name),
-            Value::Cell(c, _) => format!("cell {:?} (cell state)", m.cells[c].name),
+            Value::Cell(c, port) => {
+                let names: &[&str] = if m.cells[c].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
+                format!("cell {:?} ({})", m.cells[c].name, names.get(port).copied().unwrap_or("?"))
+            }
         };
         let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }
     for c in &m.cells {
         let sp = &c.spec;
-        let _ = writeln!(s, "cell {:?}: {}", c.name, sp.kind.op());
+        match &c.seq {
+            None => {
+                let _ = writeln!(s, "cell {:?}: {}", c.name, sp.kind.op());
+            }
+            Some(q) => {
+                let op = sp.kind.op().replace("Cell", "Sequence");
+                let lengths = match &q.lengths {
+                    Lengths::Param(p) => format!("from Parameter {:?}", m.params[*p].name),
+                    Lengths::Const(v) => format!("constant {v:?}"),
+                };
+                let _ = writeln!(s, "cell {:?}: {op}", c.name);
+                let _ =
+                    writeln!(s, "  direction {}, {} steps, sequence lengths {lengths}", q.direction.name(), q.steps);
+            }
+        }
         let _ = writeln!(s, "  hidden_size {}, input_size {}", sp.hidden, sp.input);
         let acts: Vec<String> = sp.activations.iter().map(ToString::to_string).collect();
         let _ = writeln!(s, "  activations {}", acts.join(", "));
@@ -48,13 +65,15 @@ pub fn describe(m: &Model) -> String {
             let _ = writeln!(s, "  linear_before_reset {linear_before_reset}");
         }
         let g = sp.kind.gates() * sp.hidden;
-        let ws = [
-            ("W", Some(&c.w), [g, sp.input]),
-            ("R", Some(&c.r), [g, sp.hidden]),
-            ("B", c.b.as_ref(), [sp.kind.bias_blocks() * sp.hidden, 1]),
+        let dirs = c.seq.as_ref().map(|q| q.direction.count());
+        let ws: [(&str, Option<&WeightSrc>, &[usize]); 3] = [
+            ("W", Some(&c.w), &[g, sp.input]),
+            ("R", Some(&c.r), &[g, sp.hidden]),
+            ("B", c.b.as_ref(), &[sp.kind.bias_blocks() * sp.hidden]),
         ];
         for (name, w, shape) in ws {
-            let shape = if name == "B" { format!("[{}]", shape[0]) } else { format!("[{}, {}]", shape[0], shape[1]) };
+            let dims: Vec<String> = dirs.iter().chain(shape).map(ToString::to_string).collect();
+            let shape = format!("[{}]", dims.join(", "));
             let what = match w {
                 None => "absent (zero)".to_owned(),
                 Some(WeightSrc::Embedded { values, stored }) => {
@@ -66,8 +85,8 @@ pub fn describe(m: &Model) -> String {
             };
             let _ = writeln!(s, "  {name} {shape}: {what}");
         }
-        let _ =
-            writeln!(s, "  FLOPs per step per row: {} (matrix products; {} multiply-adds)", 2 * sp.macs(), sp.macs());
+        let macs = sp.macs() * dirs.unwrap_or(1);
+        let _ = writeln!(s, "  FLOPs per step per row: {} (matrix products; {macs} multiply-adds)", 2 * macs);
     }
     s
 }

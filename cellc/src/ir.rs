@@ -310,6 +310,65 @@ impl CellSpec {
     }
 }
 
+/// Which way a sequence is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Steps 0, 1, …, len − 1.
+    Forward,
+    /// Steps len − 1, …, 0 (within each row's valid length).
+    Reverse,
+    /// Both, with their own weights, stacked on the direction axis (forward first).
+    Bidirectional,
+}
+
+impl Direction {
+    /// Directions run: 1, or 2 when bidirectional.
+    pub fn count(self) -> usize {
+        match self {
+            Direction::Forward | Direction::Reverse => 1,
+            Direction::Bidirectional => 2,
+        }
+    }
+
+    /// Whether direction slot `d` (0 or 1) runs backwards in time.
+    pub fn reversed(self, d: usize) -> bool {
+        match self {
+            Direction::Forward => false,
+            Direction::Reverse => true,
+            Direction::Bidirectional => d == 1,
+        }
+    }
+
+    /// The IR attribute value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Reverse => "reverse",
+            Direction::Bidirectional => "bidirectional",
+        }
+    }
+}
+
+/// Where each batch row's number of valid steps comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lengths {
+    /// A Parameter (by index) of `[batch]` whole numbers.
+    Param(usize),
+    /// Constants, one per batch row.
+    Const(Vec<usize>),
+}
+
+/// What makes a cell the Sequence form of its op.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seq {
+    /// Which way it runs.
+    pub direction: Direction,
+    /// Steps `L` in the input (the static sequence length).
+    pub steps: usize,
+    /// Valid steps per batch row (at most `steps`).
+    pub lengths: Lengths,
+}
+
 /// The batch dimension shared by every cell of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Batch {
@@ -365,6 +424,11 @@ pub struct Cell {
     pub h: Value,
     /// The initial cell state (LSTM only).
     pub c: Option<Value>,
+    /// For the Sequence forms: direction, steps and lengths. `W`, `R` and `B` then hold one
+    /// block per direction, and `X`, the states and the outputs have the layouts of
+    /// OpenVINO's Sequence ops: `X` `[batch, steps, I]`, states `[batch, dirs, H]`, `Y`
+    /// `[batch, dirs, steps, H]`.
+    pub seq: Option<Seq>,
     /// `W`: `[gates·H, I]`.
     pub w: WeightSrc,
     /// `R`: `[gates·H, H]`.
@@ -380,6 +444,8 @@ pub enum ParamRole {
     Data,
     /// Weights given at run time.
     Weights,
+    /// Sequence lengths: `[batch]` whole numbers (given as f32 to `Model::run`).
+    Lengths,
 }
 
 /// A validated Parameter.
@@ -433,7 +499,15 @@ impl Model {
                     Dim::Batch => 1,
                 })
                 .product(),
-            Value::Cell(c, _) => self.cells[c].spec.hidden,
+            Value::Cell(c, port) => {
+                let cell = &self.cells[c];
+                match &cell.seq {
+                    None => cell.spec.hidden,
+                    // Y is [dirs, steps, H] per row; the final states [dirs, H].
+                    Some(s) if port == 0 => s.direction.count() * s.steps * cell.spec.hidden,
+                    Some(s) => s.direction.count() * cell.spec.hidden,
+                }
+            }
         }
     }
 }

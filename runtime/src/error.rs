@@ -30,6 +30,15 @@ pub enum Error {
         /// Elements passed.
         got: usize,
     },
+    /// A sequence length is not a whole number from 0 to the sequence's steps.
+    SequenceLength {
+        /// Name of the lengths tensor.
+        name: &'static str,
+        /// Which batch row.
+        row: usize,
+        /// The most steps the sequence has.
+        max: usize,
+    },
     /// A slice holding rows of a dynamic batch is not a whole number of rows.
     PartialRow {
         /// Name of the tensor.
@@ -53,6 +62,9 @@ impl fmt::Display for Error {
             Error::Length { name, expected, got } => {
                 write!(f, "`{name}` needs {expected} elements, got {got}")
             }
+            Error::SequenceLength { name, row, max } => {
+                write!(f, "`{name}`[{row}] is not a whole number from 0 to {max}")
+            }
             Error::PartialRow { name, row, got } => {
                 write!(f, "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}")
             }
@@ -65,6 +77,15 @@ impl core::error::Error for Error {}
 /// Checks that `got` equals `expected`, naming the tensor otherwise.
 pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
     if expected == got { Ok(()) } else { Err(Error::Length { name, expected, got }) }
+}
+
+/// Checks that every sequence length is a whole number in `[0, max]` (lengths travel as
+/// f32 with the other inputs; whole numbers up to 2^24 are exact).
+pub fn check_lengths(name: &'static str, lengths: &[f32], max: usize) -> Result<(), Error> {
+    match lengths.iter().position(|&v| !(v >= 0.0 && v <= max as f32 && v == (v as usize) as f32)) {
+        Some(row) => Err(Error::SequenceLength { name, row, max }),
+        None => Ok(()),
+    }
 }
 
 /// The number of rows of `row` elements in a slice of `len` elements.

@@ -9,7 +9,7 @@ pub mod kernel;
 mod model;
 pub mod pack;
 
-pub use error::{Error, check_len, rows_of};
+pub use error::{Error, check_len, check_lengths, rows_of};
 pub use model::{Dim, Model, TensorInfo, check_io};
 
 /// A value aligned to 64 bytes (a cache line, and the width of an AVX-512 register), used

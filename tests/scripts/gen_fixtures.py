@@ -20,6 +20,7 @@ import openvino as ov
 import openvino.opset1 as o1
 import openvino.opset3 as o3
 import openvino.opset4 as o4
+import openvino.opset5 as o5
 from openvino import op
 
 ACTS = ["relu", "sigmoid", "tanh", "hardsigmoid"]
@@ -111,7 +112,8 @@ class Case:
         self.rng = np.random.default_rng(seed)
         self.params = []  # (parameter node, value)
         self.oracle_outputs = []  # numpy float64 expectations, in Result order
-        self.refuses = False  # OpenVINO's CPU plugin cannot run it
+        self.refuses = False  # OpenVINO's CPU plugin cannot run it (or runs it wrong)
+        self.oracle_note = "numpy-float64 (OpenVINO does not run this activation)"
         self.rewrites = []  # (layer name, activations, alphas, betas) OpenVINO cannot express
 
     def data(self, name, shape, run_shape=None):
@@ -194,7 +196,90 @@ def cell(case, kind, x, xv, h, hv, hs, *, acts, alphas=(), betas=(), clip=0.0, l
     return node, want
 
 
-def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=None):
+def seq_ref(kind, xv, hv, cv, lens, W, R, B, hs, acts, alphas, betas, clip, lbr, direction):
+    """A Sequence op in float64 from the cell formulas: per row and direction, steps within
+    the row's length (backwards for reverse), zero outputs past it, states kept (zero final
+    states for a row of length 0, as OpenVINO computes them)."""
+    n_rows, steps, _ = xv.shape
+    dirs = 2 if direction == "bidirectional" else 1
+    y = np.zeros((n_rows, dirs, steps, hs))
+    ho = np.zeros((n_rows, dirs, hs))
+    co = np.zeros((n_rows, dirs, hs))
+    for n in range(n_rows):
+        for d in range(dirs):
+            rev = direction == "reverse" or d == 1
+            h = hv[n, d][None].astype(np.float64)
+            c = cv[n, d][None].astype(np.float64) if cv is not None else None
+            order = range(lens[n] - 1, -1, -1) if rev else range(lens[n])
+            for t in order:
+                x = xv[n, t][None]
+                if kind == "lstm":
+                    h, c = lstm_ref(x, h, c, W[d], R[d], B[d], hs, acts, alphas, betas, clip)
+                elif kind == "gru":
+                    h = gru_ref(x, h, W[d], R[d], B[d], hs, acts, alphas, betas, clip, lbr)
+                else:
+                    h = rnn_ref(x, h, W[d], R[d], B[d], hs, acts, alphas, betas, clip)
+                y[n, d, t] = h[0]
+            # OpenVINO returns zero final states for a row of length 0.
+            if lens[n] > 0:
+                ho[n, d] = h[0]
+                if c is not None:
+                    co[n, d] = c[0]
+    return (y, ho, co) if kind == "lstm" else (y, ho)
+
+
+def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", acts, alphas=(), betas=(),
+             clip=0.0, lbr=False, seed=0, dynamic=False, len_type=np.int32, const_lens=False, tol=TOL):
+    """One GRUSequence / RNNSequence / LSTMSequence-5 case, batch = len(lens)."""
+    if dynamic:
+        # OpenVINO 2026.4's CPU plugin ignores sequence_lengths when the batch is dynamic
+        # (every row runs all steps), so the expectation is the float64 formula, first checked
+        # against OpenVINO on the same data with a static batch.
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            seq_case(Path(tmp), name, kind, hs, inp, steps, lens=lens, direction=direction, acts=acts,
+                     alphas=alphas, betas=betas, clip=clip, lbr=lbr, seed=seed, len_type=len_type,
+                     const_lens=const_lens, tol=tol)
+    case = Case(name, seed)
+    if dynamic:
+        case.refuses = True
+        case.oracle_note = ("numpy-float64, checked against OpenVINO with a static batch "
+                            "(its dynamic-batch path ignores sequence_lengths)")
+    batch, dirs = len(lens), 2 if direction == "bidirectional" else 1
+    b = -1 if dynamic else batch
+    x, xv = case.data("X", [b, steps, inp], [batch, steps, inp])
+    h, hv = case.data("H", [b, dirs, hs], [batch, dirs, hs])
+    c, cv = case.data("C", [b, dirs, hs], [batch, dirs, hs]) if kind == "lstm" else (None, None)
+    lv = np.array(lens, dtype=len_type)
+    if const_lens:
+        sl = o3.constant(lv)
+    else:
+        sl = o3.parameter([b], len_type, name="seq_len")
+        case.params.append((sl, lv))
+    g = {"gru": 3, "rnn": 1, "lstm": 4}[kind]
+    nb = {"gru": (4 if lbr else 3) * hs, "rnn": hs, "lstm": 4 * hs}[kind]
+    W = case.weights((dirs, g * hs, inp), inp + hs)
+    R = case.weights((dirs, g * hs, hs), inp + hs)
+    B = case.weights((dirs, nb), 4)
+    nodes = [o3.constant(v) for v in (W, R, B)]
+    for node, nm in zip(nodes, "WRB"):
+        node.set_friendly_name(f"{name}_{nm}")
+    common = dict(activations=list(acts), activations_alpha=list(alphas), activations_beta=list(betas), clip=clip,
+                  name=name)
+    if kind == "lstm":
+        node = o5.lstm_sequence(x, h, c, sl, *nodes, hs, direction, **common)
+    elif kind == "gru":
+        node = o5.gru_sequence(x, h, sl, *nodes, hs, direction, linear_before_reset=lbr, **common)
+    else:
+        node = o5.rnn_sequence(x, h, sl, *nodes, hs, direction, **common)
+    if any(a.lower() not in OV_ACTS - {"hardsigmoid"} for a in acts):
+        case.refuses = True
+    want = seq_ref(kind, xv, hv, cv, lens, W.astype(np.float64), R.astype(np.float64), B.astype(np.float64), hs,
+                   acts, list(alphas), list(betas), clip, lbr, direction)
+    write(case, [node.output(k) for k in range(len(want))], list(want), out_dir, tol=tol)
+
+
+def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=None, tol=TOL):
     d = out_dir / case.name
     if d.exists():
         shutil.rmtree(d)
@@ -221,19 +306,24 @@ def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=
         assert names == [p.get_friendly_name() for p, _ in case.params], (names, case.name)
     if case.refuses:
         got = [np.asarray(e, np.float32) for e in expectations]
-        oracle = "numpy-float64 (OpenVINO does not run this activation)"
+        oracle = case.oracle_note
     else:
         compiled = core.compile_model(read, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
         res = compiled(inputs)
         got = [np.asarray(res[o], np.float32) for o in compiled.outputs]
         for g, e in zip(got, expectations):
             err = np.max(np.abs(g.astype(np.float64) - e)) if g.size else 0.0
-            assert err < TOL, f"{case.name}: the float64 formula differs from OpenVINO by {err}"
+            assert err < tol, f"{case.name}: the float64 formula differs from OpenVINO by {err}"
         oracle = "openvino-cpu-f32"
-    meta = {"inputs": [], "outputs": [], "oracle": oracle, "tolerance": TOL}
+    meta = {"inputs": [], "outputs": [], "oracle": oracle, "tolerance": tol}
     for k, ((p, _), v) in enumerate(zip(case.params, inputs)):
-        v.astype("<f4").tofile(d / f"in_{k}.f32")
-        meta["inputs"].append({"name": p.get_friendly_name(), "shape": list(v.shape), "file": f"in_{k}.f32"})
+        if v.dtype.kind == "i":  # sequence lengths
+            fname = f"in_{k}.i32"
+            v.astype("<i4").tofile(d / fname)
+        else:
+            fname = f"in_{k}.f32"
+            v.astype("<f4").tofile(d / fname)
+        meta["inputs"].append({"name": p.get_friendly_name(), "shape": list(v.shape), "file": fname})
     for k, g in enumerate(got):
         g.astype("<f4").tofile(d / f"out_{k}.f32")
         meta["outputs"].append({"shape": list(g.shape), "file": f"out_{k}.f32"})
@@ -405,6 +495,28 @@ def main():
                           c=c1, cv=c1v)
     g2, w2 = cell(case, "gru", l1.output(0), w1h, h2, h2v, 7, acts=["sigmoid", "tanh"], name="gru")
     write(case, [g2, l1.output(1)], [w2, w1c], out)
+
+    # Sequence-5 ops: directions, unequal lengths (a zero one too), lbr, clip, activations,
+    # int32/int64 and constant lengths, dynamic batch, and sequences of 64 steps.
+    seq_case(out, "gru_seq_forward", "gru", 16, 8, 10, lens=[10, 7, 3], seed=100, **st)
+    seq_case(out, "gru_seq_reverse", "gru", 16, 8, 10, lens=[10, 6, 0], direction="reverse", seed=101, **st)
+    seq_case(out, "gru_seq_bidirectional_lbr", "gru", 20, 6, 9, lens=[9, 4], direction="bidirectional", lbr=True,
+             seed=102, **st)
+    seq_case(out, "gru_seq_bidirectional", "gru", 12, 5, 8, lens=[5, 8, 1], direction="bidirectional", seed=103,
+             clip=0.7, acts=["hardsigmoid", "relu"], alphas=[0.25], betas=[0.45])
+    seq_case(out, "gru_seq_int64_lengths", "gru", 8, 4, 6, lens=[6, 2], seed=104, len_type=np.int64, **st)
+    seq_case(out, "gru_seq_const_lengths", "gru", 8, 4, 6, lens=[3, 6], seed=105, const_lens=True,
+             direction="reverse", **st)
+    seq_case(out, "gru_seq_dynamic_batch", "gru", 8, 4, 5, lens=[5, 3, 4, 1], seed=106, dynamic=True, **st)
+    seq_case(out, "gru_seq_long", "gru", 32, 16, 64, lens=[64, 50], seed=107, tol=1e-4, **st)
+    seq_case(out, "rnn_seq_bidirectional", "rnn", 10, 6, 7, lens=[7, 5], direction="bidirectional", seed=108,
+             clip=0.9, acts=["relu"])
+    seq_case(out, "rnn_seq_reverse", "rnn", 10, 6, 7, lens=[3, 7], direction="reverse", seed=109, acts=["tanh"])
+    seq_case(out, "lstm_seq_forward", "lstm", 16, 8, 10, lens=[10, 4], seed=110, **lstm)
+    seq_case(out, "lstm_seq_reverse", "lstm", 16, 8, 10, lens=[2, 10], direction="reverse", seed=111, **lstm)
+    seq_case(out, "lstm_seq_bidirectional", "lstm", 12, 6, 8, lens=[8, 5, 0], direction="bidirectional", seed=112,
+             clip=0.8, acts=["sigmoid", "tanh", "relu"])
+    seq_case(out, "lstm_seq_long", "lstm", 32, 16, 64, lens=[64, 57], seed=113, tol=1e-4, **lstm)
 
     # A Parameter returned as it is beside a cell's output, and a Parameter no cell reads.
     case = Case("passthrough_and_cell", 62)

@@ -26,9 +26,15 @@ fn workspace_root() -> PathBuf {
 }
 
 const MAIN: &str = r#"
+/// A raw little-endian `.f32` file, or an `.i32` one (sequence lengths) as f32 values.
 fn read(path: &str) -> Vec<f32> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    if path.ends_with(".i32") {
+        words.map(|w| i32::from_le_bytes(w) as f32).collect()
+    } else {
+        words.map(f32::from_le_bytes).collect()
+    }
 }
 
 fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {

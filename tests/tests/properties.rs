@@ -127,7 +127,7 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     let r = weight("R", r);
     let b = c.bias.then(|| weight("B", b));
     let cs = kind.has_cell_state().then_some(Value::Param(2));
-    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b };
+    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b, seq: None };
     let state = |port: usize, name: &str| Output {
         name: name.into(),
         value: Value::Cell(0, port),

@@ -107,6 +107,11 @@ pub struct Cell {
     pub origin: Origin,
     /// Which cell.
     pub op: CellOp,
+    /// Whether it is the Sequence form (`GRUSequence`, …): inputs `[batch, steps, …]`,
+    /// a `sequence_lengths` input, weights per direction.
+    pub sequence: bool,
+    /// `direction` (Sequence forms), as written.
+    pub direction: Option<String>,
     /// Where the attributes that `check` reports on are written.
     pub attr_pos: Vec<(&'static str, Pos)>,
     /// `hidden_size`.

@@ -10,6 +10,7 @@ mod lstm;
 mod model;
 pub(crate) mod names;
 mod rnn;
+mod seq;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::ir::{Cell, CellKind, Model};
@@ -41,27 +42,22 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     let mut tokens = proc_macro2::TokenStream::new();
     let mut tables = Vec::new();
     let mut items = Vec::new();
+    let strategy = opts.strategy.resolve();
     for cell in &m.cells {
-        let strategy = opts.strategy.resolve();
         let ty = names.unique(&cell.name, "Cell");
-        let ctx = Ctx {
-            cell,
-            ty: ident(&ty),
-            prefix: names::field_name(&ty).to_ascii_uppercase(),
-            strategy,
-            // Unrolled kernels take the whole state as one tile.
-            tile: match strategy {
-                Strategy::Unrolled => cell.spec.hidden,
-                Strategy::Tiled | Strategy::Auto => MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
-            },
-        };
-        let (slots, body) = match cell.spec.kind {
-            CellKind::Gru { .. } => gru::kernel(&ctx),
-            CellKind::Rnn => rnn::kernel(&ctx),
-            CellKind::Lstm => lstm::kernel(&ctx),
-        };
-        tokens.extend(ctx.items(&slots, &cell_doc(cell, strategy), body));
-        tables.extend(ctx.tables(&slots));
+        match &cell.seq {
+            None => kernel(cell, &ty, strategy, &mut tokens, &mut tables),
+            Some(q) => {
+                let mut dirs = Vec::new();
+                for d in 0..q.direction.count() {
+                    let dc = seq::direction_cell(cell, q, d);
+                    let dty = names.unique(&dc.name, "Cell");
+                    kernel(&dc, &dty, strategy, &mut tokens, &mut tables);
+                    dirs.push((ident(if q.direction.reversed(d) { "reverse" } else { "forward" }), ident(&dty)));
+                }
+                tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy)));
+            }
+        }
         let runtime_args = [Some(&cell.w), Some(&cell.r), cell.b.as_ref()]
             .into_iter()
             .flatten()
@@ -90,6 +86,28 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         out.push_str(&t);
     }
     Ok(out)
+}
+
+/// Emits the kernel type `ty` of a cell (one step, one direction) and its weight tables.
+fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::TokenStream, tables: &mut Vec<String>) {
+    let ctx = Ctx {
+        cell,
+        ty: ident(ty),
+        prefix: names::field_name(ty).to_ascii_uppercase(),
+        strategy,
+        // Unrolled kernels take the whole state as one tile.
+        tile: match strategy {
+            Strategy::Unrolled => cell.spec.hidden,
+            Strategy::Tiled | Strategy::Auto => MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
+        },
+    };
+    let (slots, body) = match cell.spec.kind {
+        CellKind::Gru { .. } => gru::kernel(&ctx),
+        CellKind::Rnn => rnn::kernel(&ctx),
+        CellKind::Lstm => lstm::kernel(&ctx),
+    };
+    tokens.extend(ctx.items(&slots, &cell_doc(cell, strategy), body));
+    tables.extend(ctx.tables(&slots));
 }
 
 /// Drops the `usize` suffix that `quote` gives integers, for readable sizes.
@@ -124,9 +142,13 @@ fn header(m: &Model) -> String {
 fn cell_doc(c: &Cell, strategy: Strategy) -> String {
     let s = &c.spec;
     let acts: Vec<String> = s.activations.iter().map(ToString::to_string).collect();
+    let op = match &c.seq {
+        Some(q) => format!("{} ({}, {} steps)", s.kind.op().replace("Cell", "Sequence"), q.direction.name(), q.steps),
+        None => s.kind.op().to_owned(),
+    };
     let mut doc = format!(
         " {} {:?}: hidden size {}, input size {}, activations {}",
-        s.kind.op(),
+        op,
         c.name,
         s.hidden,
         s.input,

@@ -193,6 +193,9 @@ impl<'a> Lower<'a> {
             "GRUCell" => self.cell(l, CellOp::Gru),
             "RNNCell" => self.cell(l, CellOp::Rnn),
             "LSTMCell" => self.cell(l, CellOp::Lstm),
+            "GRUSequence" => self.cell(l, CellOp::Gru),
+            "RNNSequence" => self.cell(l, CellOp::Rnn),
+            "LSTMSequence" => self.cell(l, CellOp::Lstm),
             _ => Source::Unsupported(origin(l)),
         };
         self.visiting.pop();
@@ -281,7 +284,9 @@ impl<'a> Lower<'a> {
         self.model.cells.push(raw::Cell {
             origin: origin(l),
             op,
-            attr_pos: ["hidden_size", "activations", "clip"]
+            sequence: l.op.ends_with("Sequence"),
+            direction: l.attr("direction").map(|d| d.trim().to_owned()),
+            attr_pos: ["hidden_size", "activations", "clip", "direction"]
                 .into_iter()
                 .filter_map(|k| Some((k, l.attr_pos(k)?)))
                 .collect(),

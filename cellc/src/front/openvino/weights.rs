@@ -19,6 +19,23 @@ pub(crate) fn decode(elem: ElemType, chain: &[ElemType], bytes: &[u8]) -> Vec<f3
     bytes.chunks_exact(elem.size()).map(|b| chain.iter().fold(value(elem, b), |v, t| t.round(v)) as f32).collect()
 }
 
+/// Decodes little-endian integers of element type `elem` (`i32` or `i64`, as written in
+/// IR); `None` for another type or a partial value.
+pub(crate) fn decode_ints(elem: &str, bytes: &[u8]) -> Option<Vec<i64>> {
+    match elem.trim().to_ascii_lowercase().as_str() {
+        "i32" if bytes.len().is_multiple_of(4) => {
+            Some(bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64).collect())
+        }
+        "i64" if bytes.len().is_multiple_of(8) => Some(
+            bytes
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,173 @@
+//! The Sequence forms (`GRUSequence`, `RNNSequence`, `LSTMSequence`): a kernel type per
+//! direction, made by the cell emitters from that direction's block of weights, and a
+//! wrapper whose `run` takes one batch row through every step. Past a row's length the
+//! outputs are zero and the state stops changing; a reverse direction runs backwards
+//! within the row's length; bidirectional stacks forward then reverse. A row of length 0
+//! has zero final states, as OpenVINO computes them.
+use super::names::ident;
+use crate::ir::{Cell, Seq, WeightSrc};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// The cell of direction `d`: same arithmetic, its own block of embedded weights (runtime
+/// weights are sliced by the wrapper's `set_weights`).
+pub(super) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
+    let dirs = q.direction.count();
+    let slice = |w: &WeightSrc| match w {
+        WeightSrc::Embedded { values, stored } => {
+            let n = values.len() / dirs;
+            WeightSrc::Embedded { values: values[d * n..(d + 1) * n].to_vec(), stored: *stored }
+        }
+        WeightSrc::Runtime(p) => WeightSrc::Runtime(*p),
+    };
+    Cell {
+        name: format!("{}_{}", cell.name, if q.direction.reversed(d) { "reverse" } else { "forward" }),
+        spec: cell.spec.clone(),
+        x: cell.x,
+        h: cell.h,
+        c: cell.c,
+        w: slice(&cell.w),
+        r: slice(&cell.r),
+        b: cell.b.as_ref().map(slice),
+        seq: None,
+    }
+}
+
+/// The wrapper type `ty` over the direction kernels `dirs` (field, type), in slot order.
+pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)], doc: &str) -> TokenStream {
+    let s = &cell.spec;
+    let (h, i, l, nd) = (s.hidden, s.input, q.steps, dirs.len());
+    let lstm = s.kind.has_cell_state();
+    let (fields, types): (Vec<&Ident>, Vec<&Ident>) = dirs.iter().map(|(f, t)| (f, t)).unzip();
+    let runs = dirs.iter().enumerate().map(|(d, (f, _))| {
+        let order = if q.direction.reversed(d) {
+            quote! { (0..len).rev() }
+        } else {
+            quote! { 0..len }
+        };
+        if lstm {
+            quote! {
+                let (mut h, mut c) = (h0[#d], c0[#d]);
+                for t in #order {
+                    let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
+                    self.#f.step(&x[t], &h, &c, &mut next, &mut next_c);
+                    y[#d][t] = next;
+                    (h, c) = (next, next_c);
+                }
+                // A row of length 0 has zero final states, as OpenVINO computes them.
+                ho[#d] = if len > 0 { h } else { [0.0f32; #h] };
+                co[#d] = if len > 0 { c } else { [0.0f32; #h] };
+            }
+        } else {
+            quote! {
+                let mut h = h0[#d];
+                for t in #order {
+                    let mut next = [0.0f32; #h];
+                    self.#f.step(&x[t], &h, &mut next);
+                    y[#d][t] = next;
+                    h = next;
+                }
+                ho[#d] = if len > 0 { h } else { [0.0f32; #h] };
+            }
+        }
+    });
+    let (c_args, run_doc) = if lstm {
+        (
+            quote! { c0: &[[f32; #h]; #nd], },
+            " One batch row: inputs `x` (steps × INPUT_SIZE) and initial states `h0`, `c0` (one per \
+             direction); `len` valid steps (at most STEPS). Writes every step's hidden state to `y` \
+             (zero past `len`) and the final states to `ho`, `co`.",
+        )
+    } else {
+        (
+            quote! {},
+            " One batch row: inputs `x` (steps × INPUT_SIZE) and initial state `h0` (one per \
+             direction); `len` valid steps (at most STEPS). Writes every step's hidden state to `y` \
+             (zero past `len`) and the final state to `ho`.",
+        )
+    };
+    let co_arg = if lstm {
+        quote! { , co: &mut [[f32; #h]; #nd] }
+    } else {
+        quote! {}
+    };
+    let run = quote! {
+        #[doc = #run_doc]
+        pub fn run(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
+            let len = len.min(#l);
+            #({ #runs })*
+            for yd in y.iter_mut() {
+                for yt in &mut yd[len..] {
+                    *yt = [0.0f32; #h];
+                }
+            }
+        }
+    };
+    let consts = quote! {
+        /// Input size `I`.
+        pub const INPUT_SIZE: usize = #i;
+        /// Hidden size `H`.
+        pub const HIDDEN_SIZE: usize = #h;
+        /// Steps `L` of the input sequence.
+        pub const STEPS: usize = #l;
+        /// Directions (2 when bidirectional).
+        pub const DIRECTIONS: usize = #nd;
+    };
+    let runtime: Vec<&str> = [("w", Some(&cell.w)), ("r", Some(&cell.r)), ("b", cell.b.as_ref())]
+        .into_iter()
+        .filter_map(|(n, w)| matches!(w, Some(WeightSrc::Runtime(_))).then_some(n))
+        .collect();
+    if runtime.is_empty() {
+        return quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct #ty { #(#fields: #types,)* }
+            impl #ty {
+                #consts
+                /// The sequence op; its weights are embedded.
+                pub const fn new() -> Self { #ty { #(#fields: #types::new(),)* } }
+                #run
+            }
+        };
+    }
+    // Runtime weights come whole (`[dirs, …]`); each direction takes its block.
+    let args: Vec<Ident> = runtime.iter().map(|n| ident(n)).collect();
+    let blocks = dirs.iter().enumerate().map(|(d, (f, _))| {
+        let parts = args.iter().map(|a| {
+            let n = format_ident!("{}_len", a);
+            quote! { &#a[#d * #n..(#d + 1) * #n] }
+        });
+        quote! { self.#f.set_weights(#(#parts),*)?; }
+    });
+    let lens = args.iter().map(|a| {
+        let n = format_ident!("{}_len", a);
+        let name = a.to_string().to_ascii_uppercase();
+        quote! {
+            let #n = #a.len() / #nd;
+            ::cellc_runtime::check_len(#name, #n * #nd, #a.len())?;
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug)]
+        pub struct #ty { #(#fields: #types,)* }
+        impl #ty {
+            #consts
+            /// The sequence op with weights given at run time, one block per direction.
+            pub fn new(#(#args: &[f32]),*) -> ::core::result::Result<Self, ::cellc_runtime::Error> {
+                let mut op = Self::zeroed();
+                op.set_weights(#(#args),*)?;
+                Ok(op)
+            }
+            /// The sequence op with all runtime weights zero.
+            pub const fn zeroed() -> Self { #ty { #(#fields: #types::zeroed(),)* } }
+            /// Replaces the weights given at run time: `[dirs, …]` blocks in the IR layout.
+            pub fn set_weights(&mut self, #(#args: &[f32]),*) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                #(#lens)*
+                #(#blocks)*
+                Ok(())
+            }
+            #run
+        }
+    }
+}
