@@ -16,6 +16,27 @@ pub fn panel_acc<const K: usize, const W: usize>(acc: &mut [f32; W], panel: &[[f
     *acc = a;
 }
 
+/// [`panel_acc`] for `S` rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]`. Each panel
+/// row is read once for all `S` rows, which is what makes the input projection of a whole
+/// sequence cheaper than `S` single steps: the weights stream from memory once per block.
+#[inline(always)]
+pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize>(
+    acc: &mut [[f32; W]; S],
+    panel: &[[f32; W]; K],
+    v: &[[f32; K]; S],
+) {
+    let mut a = *acc;
+    for (k, row) in panel.iter().enumerate() {
+        for s in 0..S {
+            let vk = v[s][k];
+            for l in 0..W {
+                a[s][l] += row[l] * vk;
+            }
+        }
+    }
+    *acc = a;
+}
+
 /// `acc[l] += col[l] · v`: one column of a matrix–vector product, the statement the
 /// unrolled kernels repeat once per input element.
 #[inline(always)]
@@ -28,6 +49,19 @@ pub fn axpy<const W: usize>(acc: &mut [f32; W], v: f32, col: &[f32; W]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn panel_acc_rows_is_panel_acc_per_row() {
+        let panel = [[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]];
+        let v = [[1.0, 10.0], [-2.0, 0.25], [0.0, 3.0]];
+        let mut acc = [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 2.0]];
+        let mut want = acc;
+        for (a, x) in want.iter_mut().zip(&v) {
+            panel_acc(a, &panel, x);
+        }
+        panel_acc_rows(&mut acc, &panel, &v);
+        assert_eq!(acc, want);
+    }
 
     #[test]
     fn axpy_adds_a_scaled_column() {

@@ -42,6 +42,16 @@ pub(super) struct Slot {
     pub(super) pack: Pack,
 }
 
+/// What a cell-kind emitter produces: the arrays of the input projection (`W` and the
+/// input-side bias) and of the recurrence, the lanes of one tile's projection, and the body
+/// of `step_projected`, which reads the projection `p` and the previous state.
+pub(super) struct Kernel {
+    pub(super) input: [Slot; 2],
+    pub(super) recurrent: Vec<Slot>,
+    pub(super) width: usize,
+    pub(super) body: TokenStream,
+}
+
 /// A cell being emitted.
 pub(super) struct Ctx<'a> {
     pub(super) cell: &'a Cell,
@@ -162,9 +172,11 @@ impl Ctx<'_> {
     }
 
     /// Tables for the embedded slots.
-    pub(super) fn tables(&self, slots: &[Slot]) -> Vec<String> {
-        slots
+    pub(super) fn tables(&self, kernel: &Kernel) -> Vec<String> {
+        kernel
+            .input
             .iter()
+            .chain(&kernel.recurrent)
             .filter(|s| !self.is_runtime(s.tensor))
             .map(|s| {
                 let doc =
@@ -180,10 +192,44 @@ impl Ctx<'_> {
 
     /// The struct, its constants and constructors, `step_batch`, and `set_weights` when
     /// some weights come at run time. `step` is the kernel body from the cell-kind emitter.
-    pub(super) fn items(&self, slots: &[Slot], doc: &str, step_body: TokenStream) -> TokenStream {
+    pub(super) fn items(&self, kernel: &Kernel, doc: &str) -> TokenStream {
+        let slots: Vec<&Slot> = kernel.input.iter().chain(&kernel.recurrent).collect();
         let ty = &self.ty;
         let (i, h) = (self.cell.spec.input, self.cell.spec.hidden);
-        let rt: Vec<&Slot> = slots.iter().filter(|s| self.is_runtime(s.tensor)).collect();
+        let (width, tiles) = (kernel.width, cellc_runtime::pack::tiles(h, self.tile));
+        let step_body = &kernel.body;
+        let input_binds = self.binds(&kernel.input);
+        let bx = ident(kernel.input[1].field);
+        let wname = ident(kernel.input[0].field);
+        let a = format_ident!("a");
+        let wx = self.matvec(&a, kernel.input[0].field, i, quote!(x), &format_ident!("x"));
+        let projection = quote! {
+            /// The input projection of one row: `x·Wᵀ` plus the input-side biases, one panel
+            /// of gates per tile. It does not depend on the state, so a sequence computes it
+            /// for several steps at once ([`Self::project_rows`]).
+            #[inline]
+            pub fn project(&self, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
+                #input_binds
+                for t in 0..#tiles {
+                    let mut a = #bx[t];
+                    #wx
+                    p[t] = a;
+                }
+            }
+            /// [`Self::project`] for `S` rows, reading each weight panel once for all of them.
+            #[inline]
+            pub fn project_rows<const S: usize>(&self, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
+                #input_binds
+                for t in 0..#tiles {
+                    let mut a = [#bx[t]; S];
+                    ::cellc_runtime::kernel::panel_acc_rows(&mut a, &#wname[t], x);
+                    for (ps, a) in p.iter_mut().zip(&a) {
+                        ps[t] = *a;
+                    }
+                }
+            }
+        };
+        let rt: Vec<&Slot> = slots.iter().copied().filter(|s| self.is_runtime(s.tensor)).collect();
         let fields = rt.iter().map(|s| {
             let f = ident(s.field);
             let n = self.slot_len(s);
@@ -218,8 +264,16 @@ impl Ctx<'_> {
                     /// from the input `x` and the previous states `h` and `c`.
                     #[inline]
                     pub fn step(&self, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                        let mut p = [[0.0f32; #width]; #tiles];
+                        self.project(x, &mut p);
+                        self.step_projected(&p, h, c, out, out_c);
+                    }
+                    /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
+                    #[inline]
+                    pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         #step_body
                     }
+                    #projection
                 },
             )
         } else {
@@ -244,8 +298,16 @@ impl Ctx<'_> {
                     /// previous state `h`, written to `out`.
                     #[inline]
                     pub fn step(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                        let mut p = [[0.0f32; #width]; #tiles];
+                        self.project(x, &mut p);
+                        self.step_projected(&p, h, out);
+                    }
+                    /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
+                    #[inline]
+                    pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
                         #step_body
                     }
+                    #projection
                 },
             )
         };
@@ -254,6 +316,10 @@ impl Ctx<'_> {
             pub const INPUT_SIZE: usize = #i;
             /// Hidden size `H`.
             pub const HIDDEN_SIZE: usize = #h;
+            /// Tiles of the state the kernel works in.
+            pub const TILES: usize = #tiles;
+            /// Lanes of one tile's input projection (gates × tile width).
+            pub const PROJECTION_WIDTH: usize = #width;
         };
         if rt.is_empty() {
             return quote! {

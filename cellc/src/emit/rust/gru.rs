@@ -13,14 +13,14 @@
 //! `cellc_runtime::pack`); they differ only in how a product is written (see
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
-use super::cell::{Ctx, Pack, Slot, Tensor};
+use super::cell::{Ctx, Kernel, Pack, Slot, Tensor};
 use super::exprs::act;
 use crate::ir::CellKind;
-use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The arrays the kernel reads, and its `step` body.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
+/// The arrays the kernel reads and its `step_projected` body, which starts from `p`, the
+/// input projection `x·Wᵀ` plus the input-side biases, one `[z|r|h]` panel per tile.
+pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
     let lbr = matches!(s.kind, CellKind::Gru { linear_before_reset: true });
@@ -30,26 +30,20 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     let lanes = ctx.lanes();
     let zpre = act(f, s.clip, quote! { ax[l] + ah[l] });
     let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
-    let (x, hh) = (format_ident!("x"), format_ident!("h"));
-    let (ax, ah) = (format_ident!("ax"), format_ident!("ah"));
-    let wx = ctx.matvec(&ax, "w", i, quote!(x), &x);
+    let hh = format_ident!("h");
+    let ah = format_ident!("ah");
     let panel = |field, tensor, sel: Vec<usize>, cols| Slot { field, tensor, pack: Pack::Panels { sel, cols } };
     let bias = |field, segs| Slot { field, tensor: Tensor::B, pack: Pack::Bias { segs } };
+    let input = [panel("w", Tensor::W, vec![0, 1, 2], i), bias("bx", vec![Some(0), Some(1), Some(2)])];
     if lbr {
-        let slots = vec![
-            panel("w", Tensor::W, vec![0, 1, 2], i),
-            panel("r", Tensor::R, vec![0, 1, 2], h),
-            bias("bx", vec![Some(0), Some(1), Some(2)]),
-            bias("bh", vec![None, None, Some(3)]),
-        ];
-        let binds = ctx.binds(&slots);
+        let recurrent = vec![panel("r", Tensor::R, vec![0, 1, 2], h), bias("bh", vec![None, None, Some(3)])];
+        let binds = ctx.binds(&recurrent);
         let rh = ctx.matvec(&ah, "r", h, quote!(h), &hh);
         let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
         let body = quote! {
             #binds
             for t in 0..#tiles {
-                let mut ax = bx[t];
-                #wx
+                let ax = p[t];
                 let mut ah = bh[t];
                 #rh
                 for l in 0..#lanes {
@@ -61,15 +55,10 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
                 }
             }
         };
-        return (slots, body);
+        return Kernel { input, recurrent, width: 3 * t, body };
     }
-    let slots = vec![
-        panel("w", Tensor::W, vec![0, 1, 2], i),
-        panel("rzr", Tensor::R, vec![0, 1], h),
-        panel("rn", Tensor::R, vec![2], h),
-        bias("bx", vec![Some(0), Some(1), Some(2)]),
-    ];
-    let binds = ctx.binds(&slots);
+    let recurrent = vec![panel("rzr", Tensor::R, vec![0, 1], h), panel("rn", Tensor::R, vec![2], h)];
+    let binds = ctx.binds(&recurrent);
     let rzr = ctx.matvec(&ah, "rzr", h, quote!(h), &hh);
     let (a, rhv) = (format_ident!("a"), format_ident!("rh"));
     let rn = ctx.matvec(&a, "rn", h, quote!(&rh), &rhv);
@@ -81,8 +70,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
         let mut xn = [[0.0f32; #t]; #tiles];
         let mut rh = [0.0f32; #h];
         for t in 0..#tiles {
-            let mut ax = bx[t];
-            #wx
+            let ax = p[t];
             let mut ah = [0.0f32; #w2];
             #rzr
             for l in 0..#lanes {
@@ -103,5 +91,5 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
             }
         }
     };
-    (slots, body)
+    Kernel { input, recurrent, width: 3 * t, body }
 }

@@ -7,26 +7,25 @@
 //! ```
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
 //! the new cell state unclipped, as OpenVINO computes it.
-use super::cell::{Ctx, Pack, Slot, Tensor};
+use super::cell::{Ctx, Kernel, Pack, Slot, Tensor};
 use super::exprs::act;
-use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The arrays the kernel reads, and its `step` body.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
+/// The arrays the kernel reads and its `step_projected` body, which starts from `p`, the
+/// input projection `x·Wᵀ + B`, one `[f|i|c|o]` panel per tile.
+pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
     let tiles = cellc_runtime::pack::tiles(h, t);
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
     let all = vec![0, 1, 2, 3];
-    let slots = vec![
+    let input = [
         Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: all.clone(), cols: i } },
-        Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: all, cols: h } },
         Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2), Some(3)] } },
     ];
-    let binds = ctx.binds(&slots);
+    let recurrent = vec![Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: all, cols: h } }];
+    let binds = ctx.binds(&recurrent);
     let a = format_ident!("a");
-    let wx = ctx.matvec(&a, "w", i, quote!(x), &format_ident!("x"));
     let rh = ctx.matvec(&a, "r", h, quote!(h), &format_ident!("h"));
     let lanes = ctx.lanes();
     let (t2, t3) = (2 * t, 3 * t);
@@ -38,8 +37,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
     let body = quote! {
         #binds
         for t in 0..#tiles {
-            let mut a = b[t];
-            #wx
+            let mut a = p[t];
             #rh
             for l in 0..#lanes {
                 let j = t * #t + l;
@@ -49,5 +47,5 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> (Vec<Slot>, TokenStream) {
             }
         }
     };
-    (slots, body)
+    Kernel { input, recurrent, width: 4 * t, body }
 }

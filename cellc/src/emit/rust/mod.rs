@@ -101,13 +101,13 @@ fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::T
             Strategy::Tiled | Strategy::Auto => MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
         },
     };
-    let (slots, body) = match cell.spec.kind {
+    let k = match cell.spec.kind {
         CellKind::Gru { .. } => gru::kernel(&ctx),
         CellKind::Rnn => rnn::kernel(&ctx),
         CellKind::Lstm => lstm::kernel(&ctx),
     };
-    tokens.extend(ctx.items(&slots, &cell_doc(cell, strategy), body));
-    tables.extend(ctx.tables(&slots));
+    tokens.extend(ctx.items(&k, &cell_doc(cell, strategy)));
+    tables.extend(ctx.tables(&k));
 }
 
 /// Drops the `usize` suffix that `quote` gives integers, for readable sizes.

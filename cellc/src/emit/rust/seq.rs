@@ -9,6 +9,9 @@ use crate::ir::{Cell, Seq, WeightSrc};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// Steps whose input projection is computed together.
+const BLOCK: usize = 8;
+
 /// The cell of direction `d`: same arithmetic, its own block of embedded weights (runtime
 /// weights are sliced by the wrapper's `set_weights`).
 pub(super) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
@@ -39,36 +42,80 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let (h, i, l, nd) = (s.hidden, s.input, q.steps, dirs.len());
     let lstm = s.kind.has_cell_state();
     let (fields, types): (Vec<&Ident>, Vec<&Ident>) = dirs.iter().map(|(f, t)| (f, t)).unzip();
-    let runs = dirs.iter().enumerate().map(|(d, (f, _))| {
-        let order = if q.direction.reversed(d) {
-            quote! { (0..len).rev() }
+    // Each direction projects its inputs BLOCK steps at a time (one pass over W for the
+    // block), then runs the recurrence over the block in its own order.
+    let runs = dirs.iter().enumerate().map(|(d, (f, kty))| {
+        let (state, next, step, keep) = if lstm {
+            (
+                quote! { let (mut h, mut c) = (h0[#d], c0[#d]); },
+                quote! { let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]); },
+                quote! { self.#f.step_projected(&p[s], &h, &c, &mut next, &mut next_c); },
+                quote! { (h, c) = (next, next_c); },
+            )
         } else {
-            quote! { 0..len }
+            (
+                quote! { let mut h = h0[#d]; },
+                quote! { let mut next = [0.0f32; #h]; },
+                quote! { self.#f.step_projected(&p[s], &h, &mut next); },
+                quote! { h = next; },
+            )
         };
-        if lstm {
-            quote! {
-                let (mut h, mut c) = (h0[#d], c0[#d]);
-                for t in #order {
-                    let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
-                    self.#f.step(&x[t], &h, &c, &mut next, &mut next_c);
-                    y[#d][t] = next;
-                    (h, c) = (next, next_c);
+        let project = quote! {
+            match x[t0..].first_chunk::<#BLOCK>() {
+                Some(xs) if n == #BLOCK => self.#f.project_rows(xs, &mut p),
+                _ => {
+                    for s in 0..n {
+                        self.#f.project(&x[t0 + s], &mut p[s]);
+                    }
                 }
+            }
+        };
+        let inner = quote! {
+            #next
+            #step
+            y[#d][t0 + s] = next;
+            #keep
+        };
+        let walk = if q.direction.reversed(d) {
+            quote! {
+                let mut t1 = len;
+                while t1 > 0 {
+                    let n = t1.min(#BLOCK);
+                    let t0 = t1 - n;
+                    #project
+                    for s in (0..n).rev() {
+                        #inner
+                    }
+                    t1 = t0;
+                }
+            }
+        } else {
+            quote! {
+                let mut t0 = 0;
+                while t0 < len {
+                    let n = (len - t0).min(#BLOCK);
+                    #project
+                    for s in 0..n {
+                        #inner
+                    }
+                    t0 += n;
+                }
+            }
+        };
+        let finals = if lstm {
+            quote! {
                 // A row of length 0 has zero final states, as OpenVINO computes them.
                 ho[#d] = if len > 0 { h } else { [0.0f32; #h] };
                 co[#d] = if len > 0 { c } else { [0.0f32; #h] };
             }
         } else {
-            quote! {
-                let mut h = h0[#d];
-                for t in #order {
-                    let mut next = [0.0f32; #h];
-                    self.#f.step(&x[t], &h, &mut next);
-                    y[#d][t] = next;
-                    h = next;
-                }
-                ho[#d] = if len > 0 { h } else { [0.0f32; #h] };
-            }
+            quote! { ho[#d] = if len > 0 { h } else { [0.0f32; #h] }; }
+        };
+        quote! {
+            #state
+            let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; #BLOCK];
+            #walk
+            #finals
         }
     });
     let (c_args, run_doc) = if lstm {
