@@ -2,7 +2,8 @@
 //! strategy, from the same deterministic weights, which are also written raw for the naive
 //! baseline to read.
 use cellc::ir::{
-    Activation, Batch, Cell, CellKind, CellSpec, Dim, ElemType, Model, Output, Param, ParamRole, Value, WeightSrc,
+    Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, Model, Output, Param, ParamRole,
+    Seq, Value, WeightSrc,
 };
 use cellc::{Options, Strategy};
 use std::path::Path;
@@ -33,6 +34,41 @@ fn values(seed: u64, n: usize, scale: f32) -> Vec<f32> {
 fn write_raw(path: &Path, v: &[f32]) {
     let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     std::fs::write(path, bytes).expect("write weights");
+}
+
+/// A GRU sequence, H=256, I=256, 1000 steps, batch 1: the hoisted input projection case.
+fn sequence(out: &Path) {
+    let (h, i, steps) = (256, 256, 1000);
+    let kind = CellKind::Gru { linear_before_reset: false };
+    let g = kind.gates() * h;
+    let scale = 2.0 / ((h + i) as f32).sqrt();
+    let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
+    let activations = kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
+    let dims = |d: &[usize]| std::iter::once(Dim::Batch).chain(d.iter().map(|&n| Dim::Static(n))).collect();
+    let model = Model {
+        file: "gru_seq.xml".into(),
+        name: "gru_seq".into(),
+        batch: Batch::Static(1),
+        params: vec![
+            Param { name: "X".into(), shape: dims(&[steps, i]), role: ParamRole::Data },
+            Param { name: "H".into(), shape: dims(&[1, h]), role: ParamRole::Data },
+        ],
+        cells: vec![Cell {
+            name: "seq".into(),
+            spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
+            x: Value::Param(0),
+            h: Value::Param(1),
+            c: None,
+            w: emb(values(71, g * i, scale)),
+            r: emb(values(73, g * h, scale)),
+            b: Some(emb(values(79, kind.bias_blocks() * h, 0.5))),
+            seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
+        }],
+        outputs: vec![Output { name: "Y".into(), value: Value::Cell(0, 0), shape: dims(&[1, steps, h]) }],
+    };
+    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, weights: None };
+    let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+    std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
 }
 
 fn main() {
@@ -81,5 +117,6 @@ fn main() {
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
         }
     }
+    sequence(out);
     println!("cargo:rerun-if-changed=build.rs");
 }

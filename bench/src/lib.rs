@@ -26,6 +26,11 @@ macro_rules! configs {
 
 configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
 
+/// A GRU sequence, H=256, I=256, 1000 steps (`Seq` runs it, `SeqForward` is its kernel).
+pub mod gru_seq_h256_i256 {
+    include!(concat!(env!("OUT_DIR"), "/gru_seq_h256_i256.rs"));
+}
+
 /// Weights of a configuration as written by `build.rs`.
 pub struct Weights {
     pub w: Vec<f32>,
