@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BASE: &str = "gru_act_sigmoid_tanh";
+const SEQ: &str = "gru_seq_reverse";
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
@@ -17,9 +18,13 @@ struct Model {
 
 impl Model {
     fn new(edit_xml: impl Fn(String) -> String, edit_bin: impl Fn(Vec<u8>) -> Option<Vec<u8>>) -> Model {
+        Model::of(BASE, edit_xml, edit_bin)
+    }
+
+    fn of(base: &str, edit_xml: impl Fn(String) -> String, edit_bin: impl Fn(Vec<u8>) -> Option<Vec<u8>>) -> Model {
         let dir = tempfile::tempdir().expect("temp dir");
-        let xml = std::fs::read_to_string(fixture(BASE).join("model.xml")).expect("fixture xml");
-        let bin = std::fs::read(fixture(BASE).join("model.bin")).expect("fixture bin");
+        let xml = std::fs::read_to_string(fixture(base).join("model.xml")).expect("fixture xml");
+        let bin = std::fs::read(fixture(base).join("model.bin")).expect("fixture bin");
         std::fs::write(dir.path().join("model.xml"), edit_xml(xml)).expect("write xml");
         if let Some(bin) = edit_bin(bin) {
             std::fs::write(dir.path().join("model.bin"), bin).expect("write bin");
@@ -223,5 +228,40 @@ fn mixed_batch() {
         x.replacen(r#"<data shape="2,5" element_type="f32" />"#, r#"<data shape="?,5" element_type="f32" />"#, 1)
             .replacen("<dim>2</dim>\n\t\t\t\t\t<dim>5</dim>", "<dim>-1</dim>\n\t\t\t\t\t<dim>5</dim>", 2)
     });
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn unknown_direction() {
+    let m = Model::of(SEQ, |x| x.replace(r#"direction="reverse""#, r#"direction="sideways""#), Some);
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn dynamic_steps() {
+    // X of the sequence declared with a dynamic number of steps.
+    let m = Model::of(
+        SEQ,
+        |x| x.replacen("<dim>10</dim>", "<dim>-1</dim>", 2).replace(r#"shape="3,10,8""#, r#"shape="3,?,8""#),
+        Some,
+    );
+    insta::assert_snapshot!(m.fails());
+}
+
+#[test]
+fn constant_lengths_past_the_steps() {
+    // The constant lengths [3, 6] of a 6-step sequence, with the first made 11.
+    let xml = std::fs::read_to_string(fixture("gru_seq_const_lengths").join("model.xml")).expect("fixture xml");
+    let at = xml.find(r#"element_type="i32" shape="2" offset=""#).expect("the lengths constant");
+    let rest = &xml[at + r#"element_type="i32" shape="2" offset=""#.len()..];
+    let offset: usize = rest[..rest.find('"').expect("offset")].parse().expect("offset");
+    let m = Model::of(
+        "gru_seq_const_lengths",
+        |x| x,
+        |mut b| {
+            b[offset..offset + 4].copy_from_slice(&11i32.to_le_bytes());
+            Some(b)
+        },
+    );
     insta::assert_snapshot!(m.fails());
 }

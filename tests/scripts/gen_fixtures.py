@@ -253,6 +253,7 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
     lv = np.array(lens, dtype=len_type)
     if const_lens:
         sl = o3.constant(lv)
+        sl.set_friendly_name(f"{name}_lengths")
     else:
         sl = o3.parameter([b], len_type, name="seq_len")
         case.params.append((sl, lv))
