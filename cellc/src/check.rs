@@ -198,6 +198,10 @@ impl Checker<'_> {
             CellOp::Rnn => CellKind::Rnn,
             CellOp::Lstm => CellKind::Lstm,
         };
+        if let Some(why) = c.layout.refuses(kind) {
+            self.err(c.origin.pos, o, format!("the {} layout: {why}", c.layout));
+            return None;
+        }
         // Ports: X, H (and C for an LSTM), sequence_lengths (Sequence forms), then W, R and B.
         let sp = if kind.has_cell_state() { 3 } else { 2 };
         let wp = sp + usize::from(c.sequence);
@@ -287,7 +291,7 @@ impl Checker<'_> {
         }
         ok &= expect(self, wp + 1, &per_dir(&[S(g * h), S(h)]));
         if c.inputs.len() == wp + 3 {
-            ok &= expect(self, wp + 2, &per_dir(&[S(kind.bias_blocks() as u64 * h)]));
+            ok &= expect(self, wp + 2, &per_dir(&[S(c.layout.bias_blocks(kind) as u64 * h)]));
         }
         let n_out = if kind.has_cell_state() { 2 } else { 1 } + usize::from(c.sequence);
         // Without a valid X the output shapes cannot be known: its error says it all.
@@ -330,6 +334,13 @@ impl Checker<'_> {
         if !ok {
             return None;
         }
+        // Weights in another tool's layout become the kernels' layout here, once, now that
+        // their shapes are known to fit it.
+        let (w, r, b) = (
+            w.and_then(|w| self.relayout(c, kind, w, false, dirs as usize)),
+            r.and_then(|r| self.relayout(c, kind, r, false, dirs as usize)),
+            b.map(|b| b.and_then(|b| self.relayout(c, kind, b, true, dirs as usize))),
+        );
         let b = b.map_or(Some(None), |b| b.map(Some))?;
         let cs = cs.map_or(Some(None), |c| c.map(Some))?;
         let seq = match lengths {
@@ -337,6 +348,33 @@ impl Checker<'_> {
             None => None,
         };
         Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b, seq })
+    }
+
+    /// A weight tensor (`bias` for `B`) in the kernels' layout, direction block by block.
+    fn relayout(&mut self, c: &raw::Cell, kind: CellKind, w: WeightSrc, bias: bool, dirs: usize) -> Option<WeightSrc> {
+        let layout = c.layout;
+        if layout == crate::layout::Layout::OpenVino {
+            return Some(w);
+        }
+        match w {
+            WeightSrc::Runtime(p) => {
+                let msg = format!(
+                    "Parameter {:?} gives weights at run time in the {layout} layout; only OpenVINO's layout is supported for runtime weights",
+                    self.m.params[p].origin.name
+                );
+                self.err(None, &c.origin, msg);
+                None
+            }
+            WeightSrc::Embedded { values, stored } => {
+                let h = c.hidden_size as usize;
+                let block = values.len() / dirs;
+                let values = values
+                    .chunks(block)
+                    .flat_map(|d| if bias { layout.bias(kind, h, d) } else { layout.weights(kind, d) })
+                    .collect();
+                Some(WeightSrc::Embedded { values, stored })
+            }
+        }
     }
 
     fn direction(&mut self, c: &raw::Cell) -> Option<Direction> {

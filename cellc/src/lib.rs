@@ -11,6 +11,7 @@ pub mod emit;
 pub mod front;
 pub mod inspect;
 pub mod ir;
+pub mod layout;
 pub mod options;
 pub mod reference;
 

@@ -84,6 +84,18 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
     Ok(outputs)
 }
 
+/// One step of a cell on its own embedded weights: the next states `[h', c']` (for tests
+/// of the layouts, which compare it with each tool's own formula).
+#[doc(hidden)]
+pub fn step_for_tests(cell: &Cell, x: &[f64], h: &[f64], c: &[f64]) -> Vec<Vec<f64>> {
+    let v = |w: &WeightSrc| match w {
+        WeightSrc::Embedded { values, .. } => values.iter().map(|&x| x as f64).collect(),
+        WeightSrc::Runtime(_) => Vec::new(),
+    };
+    let b = cell.b.as_ref().map(v).unwrap_or_default();
+    step(cell, &v(&cell.w), &v(&cell.r), &b, x, h, (!c.is_empty()).then_some(c))
+}
+
 /// One step of one cell with one direction's weights `w`, `r`, `b` (IR layout): the next
 /// hidden state, and for an LSTM the next cell state `[h', c']`.
 fn step(cell: &Cell, w: &[f64], r: &[f64], b: &[f64], x: &[f64], h: &[f64], c: Option<&[f64]>) -> Vec<Vec<f64>> {

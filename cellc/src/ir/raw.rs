@@ -126,6 +126,8 @@ pub struct Cell {
     pub clip: f32,
     /// `linear_before_reset` (GRU only).
     pub linear_before_reset: bool,
+    /// How `W`, `R` and `B` are laid out (always OpenVINO's for IR).
+    pub layout: crate::layout::Layout,
     /// Input ports in port order.
     pub inputs: Vec<Input>,
     /// Dimensions declared on each output port, in port order.

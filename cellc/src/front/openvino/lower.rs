@@ -296,6 +296,7 @@ impl<'a> Lower<'a> {
             beta,
             clip,
             linear_before_reset,
+            layout: crate::layout::Layout::OpenVino,
             inputs,
             output_dims: l.outputs.iter().map(|p| p.dims.clone()).collect(),
             output_pos: l.outputs.iter().map(|p| p.pos).collect(),

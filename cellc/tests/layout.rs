@@ -1,0 +1,51 @@
+//! Gate layouts through the checks: a model declared in another tool's layout has its
+//! weights converted once, and a wrong layout is caught where the shapes allow.
+use cellc::layout::Layout;
+use std::path::Path;
+
+fn raw(case: &str) -> cellc::ir::raw::Model {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
+    cellc::front::openvino::read(&dir.join("model.xml"), None).expect("fixture reads")
+}
+
+#[test]
+fn a_wrong_layout_is_caught_by_the_bias_shape() {
+    // An OpenVINO GRU with linear_before_reset has B of 4H; PyTorch's layout needs 6H.
+    let mut m = raw("gru_spec_example");
+    m.cells[0].layout = Layout::PyTorch;
+    let err = cellc::check::check(&m).expect_err("the bias does not fit the PyTorch layout");
+    assert!(err.to_string().contains("input 4 (B) has shape [512]; expected [768]"), "{err}");
+}
+
+#[test]
+fn a_layout_that_cannot_hold_the_cell_is_refused() {
+    let mut m = raw("lstm_cell");
+    m.cells[0].layout = Layout::Bnns;
+    let err = cellc::check::check(&m).expect_err("BNNS has no LSTM");
+    assert!(err.to_string().contains("the bnns layout describes BNNSGraph's GRU only"), "{err}");
+}
+
+#[test]
+fn weights_in_another_layout_are_reordered_at_compile_time() {
+    // The same fixture read as ONNX's LSTM layout (i, o, f, c): the checked weights are its
+    // gate blocks restacked as f, i, c, o. The bias blocks only fit when B holds [Wb, Rb],
+    // which an OpenVINO file does not, so the weights alone are compared here.
+    let mut m = raw("lstm_cell");
+    let ov = cellc::check::check(&m).expect("checks");
+    m.cells[0].layout = Layout::Onnx;
+    // B of 4H is too short for ONNX's 8H: caught, as it should be.
+    assert!(cellc::check::check(&m).is_err());
+    // Drop B (it is optional) and compare W.
+    m.cells[0].inputs.pop();
+    let onnx = cellc::check::check(&m).expect("checks without B");
+    let (cellc::ir::WeightSrc::Embedded { values: a, .. }, cellc::ir::WeightSrc::Embedded { values: b, .. }) =
+        (&ov.cells[0].w, &onnx.cells[0].w)
+    else {
+        panic!("embedded weights")
+    };
+    let block = a.len() / 4;
+    // Kernel gate f comes from ONNX block 2, i from 0, c from 3, o from 1.
+    for (k, src) in [2usize, 0, 3, 1].into_iter().enumerate() {
+        assert_eq!(&b[k * block..(k + 1) * block], &a[src * block..(src + 1) * block]);
+    }
+}
