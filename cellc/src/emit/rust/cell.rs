@@ -8,6 +8,9 @@ use crate::options::Strategy;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// Steps whose input projections `feed` computes together.
+pub(super) const FEED_BLOCK: usize = 8;
+
 /// Which input of the cell a weight array comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Tensor {
@@ -203,6 +206,44 @@ impl Ctx<'_> {
         let wname = ident(kernel.input[0].field);
         let a = format_ident!("a");
         let wx = self.matvec(&a, kernel.input[0].field, i, quote!(x), &format_ident!("x"));
+        let block = FEED_BLOCK;
+        // The body of `feed` around `inner`, which runs steps `t0..t0 + m` from projections `p`.
+        let feed = |inner: TokenStream| {
+            quote! {
+                let n = xs.len().min(ys.len());
+                let mut p = [[[0.0f32; #width]; #tiles]; #block];
+                let mut t0 = 0;
+                while t0 < n {
+                    let m = (n - t0).min(#block);
+                    match xs[t0..].first_chunk::<#block>() {
+                        Some(rows) if m == #block => self.project_rows(rows, &mut p),
+                        _ => {
+                            for s in 0..m {
+                                self.project(&xs[t0 + s], &mut p[s]);
+                            }
+                        }
+                    }
+                    #inner
+                    t0 += m;
+                }
+            }
+        };
+        let lstm_feed = feed(quote! {
+            for s in 0..m {
+                let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
+                self.step_projected(&p[s], h, c, &mut next, &mut next_c);
+                ys[t0 + s] = next;
+                (*h, *c) = (next, next_c);
+            }
+        });
+        let plain_feed = feed(quote! {
+            for s in 0..m {
+                let mut next = [0.0f32; #h];
+                self.step_projected(&p[s], h, &mut next);
+                ys[t0 + s] = next;
+                *h = next;
+            }
+        });
         let projection = quote! {
             /// The input projection of one row: `x·Wᵀ` plus the input-side biases, one panel
             /// of gates per tile. It does not depend on the state, so a sequence computes it
@@ -273,6 +314,14 @@ impl Ctx<'_> {
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         #step_body
                     }
+                    /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
+                    /// carrying the states in `h` and `c` from call to call and writing each step's
+                    /// hidden state to `ys`; runs `min(xs.len(), ys.len())` steps. Feeding a
+                    /// sequence in pieces gives the same states as feeding it whole. The inputs'
+                    /// projections are computed several steps at a time.
+                    pub fn feed(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                        #lstm_feed
+                    }
                     #projection
                 },
             )
@@ -306,6 +355,14 @@ impl Ctx<'_> {
                     #[inline]
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
                         #step_body
+                    }
+                    /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
+                    /// carrying the state in `h` from call to call and writing each step's hidden
+                    /// state to `ys`; runs `min(xs.len(), ys.len())` steps. Feeding a sequence in
+                    /// pieces gives the same states as feeding it whole. The inputs' projections
+                    /// are computed several steps at a time.
+                    pub fn feed(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                        #plain_feed
                     }
                     #projection
                 },

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// Steps whose input projection is computed together.
-const BLOCK: usize = 8;
+const BLOCK: usize = super::cell::FEED_BLOCK;
 
 /// The cell of direction `d`: same arithmetic, its own block of embedded weights (runtime
 /// weights are sliced by the wrapper's `set_weights`).
@@ -76,8 +76,10 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             y[#d][t0 + s] = next;
             #keep
         };
+        // Forward is the kernel's own `feed`; reverse walks blocks from the row's end.
         let walk = if q.direction.reversed(d) {
             quote! {
+                let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; #BLOCK];
                 let mut t1 = len;
                 while t1 > 0 {
                     let n = t1.min(#BLOCK);
@@ -89,18 +91,10 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                     t1 = t0;
                 }
             }
+        } else if lstm {
+            quote! { self.#f.feed(&mut h, &mut c, &x[..len], &mut y[#d][..len]); }
         } else {
-            quote! {
-                let mut t0 = 0;
-                while t0 < len {
-                    let n = (len - t0).min(#BLOCK);
-                    #project
-                    for s in 0..n {
-                        #inner
-                    }
-                    t0 += n;
-                }
-            }
+            quote! { self.#f.feed(&mut h, &x[..len], &mut y[#d][..len]); }
         };
         let finals = if lstm {
             quote! {
@@ -113,7 +107,6 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         };
         quote! {
             #state
-            let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; #BLOCK];
             #walk
             #finals
         }
