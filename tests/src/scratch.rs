@@ -133,8 +133,10 @@ impl Scratch {
             .args(["build", "--release", "--quiet", "--message-format=short"])
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
-            // Generated code must build warning-free wherever it is included.
-            .env("RUSTFLAGS", "-D warnings")
+            // Generated code must build warning-free wherever it is included; extra flags
+            // (`CELLC_SCRATCH_RUSTFLAGS`, e.g. `-C target-cpu=native`) reach the paths that
+            // depend on target features.
+            .env("RUSTFLAGS", format!("-D warnings {}", std::env::var("CELLC_SCRATCH_RUSTFLAGS").unwrap_or_default()))
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
         if !out.status.success() {

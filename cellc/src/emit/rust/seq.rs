@@ -62,7 +62,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         };
         let project = quote! {
             match x[t0..].first_chunk::<#BLOCK>() {
-                Some(xs) if n == #BLOCK => self.#f.project_rows(xs, &mut p),
+                Some(xs) if n == #BLOCK && cfg!(target_feature = "avx2") => self.#f.project_rows(xs, &mut p),
                 _ => {
                     for s in 0..n {
                         self.#f.project(&x[t0 + s], &mut p[s]);
