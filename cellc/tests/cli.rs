@@ -178,7 +178,8 @@ fn hostile_names_become_identifiers_and_literals() {
     let file: syn::File = syn::parse_str(&code).expect("generated code parses");
     let mut v = Macros(Vec::new());
     syn::visit::visit_file(&mut v, &file);
-    assert!(v.0.is_empty(), "generated code calls macros: {:?}", v.0);
+    // The only macro generated code calls is its own `cfg!` (target features).
+    assert!(v.0.iter().all(|m| m == "cfg"), "generated code calls macros: {:?}", v.0);
     assert!(code.contains("pub struct XPanic;"), "cell type not named from the sanitised name");
     assert!(code.contains(r#"name: "x\"); panic!(\"*/""#), "Parameter name not an escaped literal");
 }
