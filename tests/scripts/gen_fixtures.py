@@ -229,7 +229,8 @@ def seq_ref(kind, xv, hv, cv, lens, W, R, B, hs, acts, alphas, betas, clip, lbr,
 
 
 def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", acts, alphas=(), betas=(),
-             clip=0.0, lbr=False, seed=0, dynamic=False, len_type=np.int32, const_lens=False, tol=TOL):
+             clip=0.0, lbr=False, seed=0, dynamic=False, len_type=np.int32, const_lens=False, tol=TOL,
+             runtime_weights=False):
     """One GRUSequence / RNNSequence / LSTMSequence-5 case, batch = len(lens)."""
     if dynamic:
         # OpenVINO 2026.4's CPU plugin ignores sequence_lengths when the batch is dynamic
@@ -239,7 +240,7 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
         with tempfile.TemporaryDirectory() as tmp:
             seq_case(Path(tmp), name, kind, hs, inp, steps, lens=lens, direction=direction, acts=acts,
                      alphas=alphas, betas=betas, clip=clip, lbr=lbr, seed=seed, len_type=len_type,
-                     const_lens=const_lens, tol=tol)
+                     const_lens=const_lens, tol=tol, runtime_weights=runtime_weights)
     case = Case(name, seed)
     if dynamic:
         case.refuses = True
@@ -262,9 +263,16 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
     W = case.weights((dirs, g * hs, inp), inp + hs)
     R = case.weights((dirs, g * hs, hs), inp + hs)
     B = case.weights((dirs, nb), 4)
-    nodes = [o3.constant(v) for v in (W, R, B)]
-    for node, nm in zip(nodes, "WRB"):
-        node.set_friendly_name(f"{name}_{nm}")
+    if runtime_weights:
+        nodes = []
+        for v, nm in zip((W, R, B), "WRB"):
+            p = o3.parameter(list(v.shape), np.float32, name=f"{name}_{nm}")
+            case.params.append((p, v))
+            nodes.append(p)
+    else:
+        nodes = [o3.constant(v) for v in (W, R, B)]
+        for node, nm in zip(nodes, "WRB"):
+            node.set_friendly_name(f"{name}_{nm}")
     common = dict(activations=list(acts), activations_alpha=list(alphas), activations_beta=list(betas), clip=clip,
                   name=name)
     if kind == "lstm":
@@ -517,6 +525,10 @@ def main():
     seq_case(out, "lstm_seq_reverse", "lstm", 16, 8, 10, lens=[2, 10], direction="reverse", seed=111, **lstm)
     seq_case(out, "lstm_seq_bidirectional", "lstm", 12, 6, 8, lens=[8, 5, 0], direction="bidirectional", seed=112,
              clip=0.8, acts=["sigmoid", "tanh", "relu"])
+    seq_case(out, "gru_seq_runtime_weights", "gru", 10, 4, 6, lens=[6, 2], direction="bidirectional", lbr=True,
+             seed=114, runtime_weights=True, **st)
+    seq_case(out, "lstm_seq_runtime_weights", "lstm", 9, 5, 7, lens=[7, 3], direction="reverse", seed=115,
+             runtime_weights=True, **lstm)
     seq_case(out, "lstm_seq_long", "lstm", 32, 16, 64, lens=[64, 57], seed=113, tol=1e-4, **lstm)
 
     # A Parameter returned as it is beside a cell's output, and a Parameter no cell reads.
