@@ -61,8 +61,8 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             )
         };
         let project = quote! {
-            match x[t0..].first_chunk::<#BLOCK>() {
-                Some(xs) if n == #BLOCK && cfg!(target_feature = "avx2") => self.#f.project_rows(xs, &mut p),
+            match x[t0..].first_chunk::<B>() {
+                Some(xs) if n == B => self.#f.project_rows(xs, &mut p),
                 _ => {
                     for s in 0..n {
                         self.#f.project(&x[t0 + s], &mut p[s]);
@@ -79,10 +79,12 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         // Forward is the kernel's own `feed`; reverse walks blocks from the row's end.
         let walk = if q.direction.reversed(d) {
             quote! {
-                let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; #BLOCK];
+                // As in `feed`: blocks of steps with AVX2 and up, one step otherwise.
+                const B: usize = if cfg!(target_feature = "avx2") { #BLOCK } else { 1 };
+                let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; B];
                 let mut t1 = len;
                 while t1 > 0 {
-                    let n = t1.min(#BLOCK);
+                    let n = t1.min(B);
                     let t0 = t1 - n;
                     #project
                     for s in (0..n).rev() {
