@@ -12,6 +12,15 @@ pub mod pack;
 pub use error::{Error, check_len, check_lengths, rows_of};
 pub use model::{Dim, Model, TensorInfo, check_io};
 
+/// How a sequence's steps and batch rows are laid out in a flat slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Major {
+    /// `[batch, steps, …]`: each row's steps together (OpenVINO; `batch_first` elsewhere).
+    Batch,
+    /// `[steps, batch, …]`: each step's rows together (BNNSGraph, ONNX, PyTorch's default).
+    Time,
+}
+
 /// A value aligned to 64 bytes (a cache line, and the width of an AVX-512 register), used
 /// for packed weights so that every panel starts on a line boundary.
 #[derive(Clone, Copy, Debug, PartialEq)]

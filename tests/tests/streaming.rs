@@ -1,6 +1,8 @@
 //! Streaming: feeding a sequence to a kernel's `feed` in pieces of any size gives exactly the
 //! states and outputs of one `run` over the whole sequence (the same arithmetic in the same
-//! order, whatever the block boundaries), for a GRU and an LSTM.
+//! order, whatever the block boundaries), for a GRU and an LSTM. And the whole-batch API,
+//! batch-major and time-major, with and without all-steps output, gives exactly what `run`
+//! gives row by row, for a bidirectional GRU and a reverse LSTM with unequal lengths.
 use cellc_conformance::scratch::Scratch;
 use std::path::Path;
 
@@ -8,12 +10,78 @@ const MAIN: &str = r#"
 #![allow(dead_code)]
 mod gru { include!("gru.rs"); }
 mod lstm { include!("lstm.rs"); }
+mod bigru { include!("bigru.rs"); }
+mod revlstm { include!("revlstm.rs"); }
+
+fn flat<const A: usize>(v: &[[f32; A]]) -> Vec<f32> {
+    v.iter().flatten().copied().collect()
+}
+
+fn batch_api() {
+    use cellc_runtime::Major;
+    use bigru::GruSeqBidirectionalLbr as G;
+    const N: usize = 3;
+    let lens = [G::STEPS, 4, 0];
+    let xs: Vec<[[f32; G::INPUT_SIZE]; G::STEPS]> = (0..N).map(|r| core::array::from_fn(|t| core::array::from_fn(|k| (((r * 7 + t * 3 + k) % 11) as f32 - 5.0) * 0.1))).collect();
+    let h0: Vec<[[f32; G::HIDDEN_SIZE]; G::DIRECTIONS]> = (0..N).map(|r| [[0.1 * r as f32; G::HIDDEN_SIZE]; G::DIRECTIONS]).collect();
+    let mut y_ref = vec![[[[0.0f32; G::HIDDEN_SIZE]; G::STEPS]; G::DIRECTIONS]; N];
+    let mut ho_ref = vec![[[0.0f32; G::HIDDEN_SIZE]; G::DIRECTIONS]; N];
+    for r in 0..N {
+        G::new().run(&xs[r], &h0[r], lens[r], &mut y_ref[r], &mut ho_ref[r]);
+    }
+    let want_y: Vec<f32> = y_ref.iter().flatten().flatten().flatten().copied().collect();
+    let want_h: Vec<f32> = ho_ref.iter().flatten().flatten().copied().collect();
+    let h_init: Vec<f32> = h0.iter().flatten().flatten().copied().collect();
+    // Batch-major.
+    let xb: Vec<f32> = xs.iter().flat_map(|x| flat(x)).collect();
+    let (mut h, mut y) = (h_init.clone(), vec![0.0f32; want_y.len()]);
+    G::new().run_batch(Major::Batch, &xb, &mut h, Some(&lens), Some(&mut y)).expect("lengths fit");
+    assert_eq!((&y, &h), (&want_y, &want_h), "batch-major");
+    // Time-major: [steps, batch, I] in, [steps, batch, dirs, H] out.
+    let xt: Vec<f32> = (0..G::STEPS).flat_map(|t| xs.iter().flat_map(move |x| x[t])).collect();
+    let (mut h, mut y) = (h_init.clone(), vec![0.0f32; want_y.len()]);
+    G::new().run_batch(Major::Time, &xt, &mut h, Some(&lens), Some(&mut y)).expect("lengths fit");
+    assert_eq!(h, want_h, "time-major states");
+    for t in 0..G::STEPS {
+        for r in 0..N {
+            for d in 0..G::DIRECTIONS {
+                let at = ((t * N + r) * G::DIRECTIONS + d) * G::HIDDEN_SIZE;
+                assert_eq!(&y[at..at + G::HIDDEN_SIZE], &y_ref[r][d][t][..], "time-major step {t} row {r} dir {d}");
+            }
+        }
+    }
+    // Last state only, and a length past the steps refused before anything is written.
+    let mut h = h_init.clone();
+    G::new().run_batch(Major::Time, &xt, &mut h, Some(&lens), None).expect("lengths fit");
+    assert_eq!(h, want_h, "final states only");
+    let mut h = h_init.clone();
+    assert!(G::new().run_batch(Major::Batch, &xb, &mut h, Some(&[1, G::STEPS + 1, 0]), None).is_err());
+    assert_eq!(h, h_init, "untouched after an error");
+
+    use revlstm::LstmSeqReverse as L;
+    let lens = [3, L::STEPS];
+    let xs: Vec<[[f32; L::INPUT_SIZE]; L::STEPS]> = (0..2).map(|r| core::array::from_fn(|t| core::array::from_fn(|k| (((r * 5 + t * 7 + k) % 13) as f32 - 6.0) * 0.1))).collect();
+    let (h0, c0) = ([[0.2f32; L::HIDDEN_SIZE]; 1], [[-0.3f32; L::HIDDEN_SIZE]; 1]);
+    let mut y_ref = vec![[[[0.0f32; L::HIDDEN_SIZE]; L::STEPS]; 1]; 2];
+    let (mut ho_ref, mut co_ref) = (vec![[[0.0f32; L::HIDDEN_SIZE]; 1]; 2], vec![[[0.0f32; L::HIDDEN_SIZE]; 1]; 2]);
+    for r in 0..2 {
+        L::new().run(&xs[r], &h0, &c0, lens[r], &mut y_ref[r], &mut ho_ref[r], &mut co_ref[r]);
+    }
+    let xb: Vec<f32> = xs.iter().flat_map(|x| flat(x)).collect();
+    let (mut h, mut c) = ([flat(&h0), flat(&h0)].concat(), [flat(&c0), flat(&c0)].concat());
+    let mut y = vec![0.0f32; 2 * L::STEPS * L::HIDDEN_SIZE];
+    L::new().run_batch(Major::Batch, &xb, &mut h, &mut c, Some(&lens), Some(&mut y)).expect("lengths fit");
+    assert_eq!(y, y_ref.iter().flatten().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM outputs");
+    assert_eq!(h, ho_ref.iter().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM hidden states");
+    assert_eq!(c, co_ref.iter().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM cell states");
+}
 
 fn input<const I: usize, const L: usize>() -> [[f32; I]; L] {
     core::array::from_fn(|t| core::array::from_fn(|k| (((t * 13 + k * 5) % 17) as f32 - 8.0) * 0.1))
 }
 
 fn main() {
+    batch_api();
     use gru::{GruSeqForward as G, GruSeqForwardForward as GK};
     let x = input::<{ G::INPUT_SIZE }, { G::STEPS }>();
     let h0 = [[0.25f32; G::HIDDEN_SIZE]; 1];
@@ -54,10 +122,12 @@ fn generated(case: &str) -> String {
 }
 
 #[test]
-fn feeding_in_pieces_equals_one_run() {
+fn feeding_in_pieces_and_whole_batches_equal_one_run() {
     let files = [
         ("gru.rs".to_owned(), generated("gru_seq_forward")),
         ("lstm.rs".to_owned(), generated("lstm_seq_forward")),
+        ("bigru.rs".to_owned(), generated("gru_seq_bidirectional_lbr")),
+        ("revlstm.rs".to_owned(), generated("lstm_seq_reverse")),
         ("main.rs".to_owned(), MAIN.to_owned()),
     ];
     let scratch = Scratch::new("streaming");

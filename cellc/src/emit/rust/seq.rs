@@ -145,6 +145,111 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             }
         }
     };
+    // The whole batch on flat slices, either major order: one step at a time per row, so a
+    // time-major input needs no gathering and nothing is allocated.
+    let batch_dirs = dirs.iter().enumerate().map(|(d, (f, _))| {
+        let order = if q.direction.reversed(d) {
+            quote! { (0..len).rev() }
+        } else {
+            quote! { 0..len }
+        };
+        let (state, step, keep, finals) = if lstm {
+            (
+                quote! { let (mut hs, mut cs) = (hr[r * #nd + #d], cr[r * #nd + #d]); },
+                quote! {
+                    let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
+                    self.#f.step(&xr[xi], &hs, &cs, &mut next, &mut next_c);
+                },
+                quote! { (hs, cs) = (next, next_c); },
+                quote! {
+                    hr[r * #nd + #d] = if len > 0 { hs } else { [0.0f32; #h] };
+                    cr[r * #nd + #d] = if len > 0 { cs } else { [0.0f32; #h] };
+                },
+            )
+        } else {
+            (
+                quote! { let mut hs = hr[r * #nd + #d]; },
+                quote! {
+                    let mut next = [0.0f32; #h];
+                    self.#f.step(&xr[xi], &hs, &mut next);
+                },
+                quote! { hs = next; },
+                quote! { hr[r * #nd + #d] = if len > 0 { hs } else { [0.0f32; #h] }; },
+            )
+        };
+        quote! {
+            #state
+            for t in #order {
+                let xi = match major {
+                    ::cellc_runtime::Major::Batch => r * #l + t,
+                    ::cellc_runtime::Major::Time => t * n + r,
+                };
+                #step
+                if let Some(yr) = yr.as_deref_mut() {
+                    yr[yi(t, #d)] = next;
+                }
+                #keep
+            }
+            if let Some(yr) = yr.as_deref_mut() {
+                for t in len..#l {
+                    yr[yi(t, #d)] = [0.0f32; #h];
+                }
+            }
+            #finals
+        }
+    });
+    let (c_param, c_check, c_rows) = if lstm {
+        (
+            quote! { c: &mut [f32], },
+            quote! { ::cellc_runtime::check_len("c", n * #nd * #h, c.len())?; },
+            quote! { let cr = c.as_chunks_mut::<#h>().0; },
+        )
+    } else {
+        (quote! {}, quote! {}, quote! {})
+    };
+    let batch_doc = format!(
+        " The whole batch on flat slices. `x` is `[batch, STEPS, INPUT_SIZE]` (`Major::Batch`) or \
+         `[STEPS, batch, INPUT_SIZE]` (`Major::Time`); `h`{} `[batch, DIRECTIONS, HIDDEN_SIZE]` holds \
+         the initial state{} and receives the final one{}; `lengths` gives each row's valid steps \
+         (`None`: all of them); `y`, when given, receives every step's hidden state in the same order \
+         (`[batch, DIRECTIONS, STEPS, HIDDEN_SIZE]` or `[STEPS, batch, DIRECTIONS, HIDDEN_SIZE]`), zero \
+         past a row's length; without it only the final state is kept, as BNNS's \
+         `outputSequence = false`. Checks every length first.",
+        if lstm { " and `c`, each" } else { "" },
+        if lstm { "s" } else { "" },
+        if lstm { "s" } else { "" },
+    );
+    let run_batch = quote! {
+        #[doc = #batch_doc]
+        pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[f32], h: &mut [f32], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [f32]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            let n = ::cellc_runtime::rows_of("h", #nd * #h, h.len())?;
+            #c_check
+            ::cellc_runtime::check_len("x", n * #l * #i, x.len())?;
+            if let Some(lengths) = lengths {
+                ::cellc_runtime::check_len("lengths", n, lengths.len())?;
+                if let Some(row) = lengths.iter().position(|&v| v > #l) {
+                    return Err(::cellc_runtime::Error::SequenceLength { name: "lengths", row, max: #l });
+                }
+            }
+            if let Some(y) = y.as_deref() {
+                ::cellc_runtime::check_len("y", n * #nd * #l * #h, y.len())?;
+            }
+            let xr = x.as_chunks::<#i>().0;
+            let hr = h.as_chunks_mut::<#h>().0;
+            #c_rows
+            let mut yr = y.map(|y| y.as_chunks_mut::<#h>().0);
+            for r in 0..n {
+                let len = lengths.map_or(#l, |v| v[r]);
+                // Where step t of direction d of this row goes in `y`.
+                let yi = |t: usize, d: usize| match major {
+                    ::cellc_runtime::Major::Batch => (r * #nd + d) * #l + t,
+                    ::cellc_runtime::Major::Time => (t * n + r) * #nd + d,
+                };
+                #({ #batch_dirs })*
+            }
+            Ok(())
+        }
+    };
     let consts = quote! {
         /// Input size `I`.
         pub const INPUT_SIZE: usize = #i;
@@ -169,6 +274,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 /// The sequence op; its weights are embedded.
                 pub const fn new() -> Self { #ty { #(#fields: #types::new(),)* } }
                 #run
+                #run_batch
             }
         };
     }
@@ -210,6 +316,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 Ok(())
             }
             #run
+            #run_batch
         }
     }
 }
