@@ -164,6 +164,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// `t * tile + l`, the state row of lane `l` of tile `t` (just `t + l` for tiles of one,
+    /// which clippy would otherwise flag in the user's crate).
+    pub(super) fn row_index(&self) -> TokenStream {
+        let t = self.tile;
+        if t == 1 {
+            quote! { t + l }
+        } else {
+            quote! { t * #t + l }
+        }
+    }
+
     /// Lanes of tile `t` that hold real rows: a loop bound for the element-wise part.
     pub(super) fn lanes(&self) -> TokenStream {
         let (h, t) = (self.cell.spec.hidden, self.tile);

@@ -28,6 +28,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let (f, g) = (&s.activations[0], &s.activations[1]);
     let (w2, t2) = (2 * t, 2 * t);
     let lanes = ctx.lanes();
+    let j = ctx.row_index();
     let zpre = act(f, s.clip, quote! { ax[l] + ah[l] });
     let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
     let hh = format_ident!("h");
@@ -47,7 +48,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
                 let mut ah = bh[t];
                 #rh
                 for l in 0..#lanes {
-                    let j = t * #t + l;
+                    let j = #j;
                     let z = #zpre;
                     let rg = #rpre;
                     let n = #npre;
@@ -74,7 +75,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
             let mut ah = [0.0f32; #w2];
             #rzr
             for l in 0..#lanes {
-                let j = t * #t + l;
+                let j = #j;
                 z[t][l] = #zpre;
                 rh[j] = #rpre * h[j];
                 xn[t][l] = ax[#t2 + l];
@@ -85,7 +86,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
             let mut a = xn[t];
             #rn
             for l in 0..#lanes {
-                let j = t * #t + l;
+                let j = #j;
                 let n = #npre;
                 out[j] = (1.0 - z[t][l]) * n + z[t][l] * h[j];
             }

@@ -28,6 +28,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let a = format_ident!("a");
     let rh = ctx.matvec(&a, "r", h, quote!(h), &format_ident!("h"));
     let lanes = ctx.lanes();
+    let j = ctx.row_index();
     let (t2, t3) = (2 * t, 3 * t);
     let fg = act(f, s.clip, quote! { a[l] });
     let ig = act(f, s.clip, quote! { a[#t + l] });
@@ -40,7 +41,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
             let mut a = p[t];
             #rh
             for l in 0..#lanes {
-                let j = t * #t + l;
+                let j = #j;
                 let ct = #fg * c[j] + #ig * #cg;
                 out_c[j] = ct;
                 out[j] = #og * #hc;

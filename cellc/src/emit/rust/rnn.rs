@@ -19,6 +19,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let a = format_ident!("a");
     let rh = ctx.matvec(&a, "r", h, quote!(h), &format_ident!("h"));
     let lanes = ctx.lanes();
+    let j = ctx.row_index();
     let e = act(&s.activations[0], s.clip, quote! { a[l] });
     let body = quote! {
         #binds
@@ -26,7 +27,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
             let mut a = p[t];
             #rh
             for l in 0..#lanes {
-                out[t * #t + l] = #e;
+                out[#j] = #e;
             }
         }
     };

@@ -148,6 +148,12 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // The whole batch on flat slices, either major order: one step at a time per row, so a
     // time-major input needs no gathering and nothing is allocated.
     let batch_dirs = dirs.iter().enumerate().map(|(d, (f, _))| {
+        // Row r, direction d of the states, without `* 1` or `+ 0` for clippy's sake.
+        let rd = match (nd, d) {
+            (1, _) => quote! { r },
+            (_, 0) => quote! { #nd * r },
+            _ => quote! { #nd * r + #d },
+        };
         let order = if q.direction.reversed(d) {
             quote! { (0..len).rev() }
         } else {
@@ -155,26 +161,26 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         };
         let (state, step, keep, finals) = if lstm {
             (
-                quote! { let (mut hs, mut cs) = (hr[r * #nd + #d], cr[r * #nd + #d]); },
+                quote! { let (mut hs, mut cs) = (hr[#rd], cr[#rd]); },
                 quote! {
                     let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
                     self.#f.step(&xr[xi], &hs, &cs, &mut next, &mut next_c);
                 },
                 quote! { (hs, cs) = (next, next_c); },
                 quote! {
-                    hr[r * #nd + #d] = if len > 0 { hs } else { [0.0f32; #h] };
-                    cr[r * #nd + #d] = if len > 0 { cs } else { [0.0f32; #h] };
+                    hr[#rd] = if len > 0 { hs } else { [0.0f32; #h] };
+                    cr[#rd] = if len > 0 { cs } else { [0.0f32; #h] };
                 },
             )
         } else {
             (
-                quote! { let mut hs = hr[r * #nd + #d]; },
+                quote! { let mut hs = hr[#rd]; },
                 quote! {
                     let mut next = [0.0f32; #h];
                     self.#f.step(&xr[xi], &hs, &mut next);
                 },
                 quote! { hs = next; },
-                quote! { hr[r * #nd + #d] = if len > 0 { hs } else { [0.0f32; #h] }; },
+                quote! { hr[#rd] = if len > 0 { hs } else { [0.0f32; #h] }; },
             )
         };
         quote! {
@@ -198,10 +204,11 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             #finals
         }
     });
+    let (dh, li, dlh) = (nd * h, l * i, nd * l * h);
     let (c_param, c_check, c_rows) = if lstm {
         (
             quote! { c: &mut [f32], },
-            quote! { ::cellc_runtime::check_len("c", n * #nd * #h, c.len())?; },
+            quote! { ::cellc_runtime::check_len("c", n * #dh, c.len())?; },
             quote! { let cr = c.as_chunks_mut::<#h>().0; },
         )
     } else {
@@ -219,12 +226,17 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         if lstm { "s" } else { "" },
         if lstm { "s" } else { "" },
     );
+    let (y_batch, y_time) = if nd == 1 {
+        (quote! { (r + d) * #l + t }, quote! { t * n + r + d })
+    } else {
+        (quote! { (#nd * r + d) * #l + t }, quote! { #nd * (t * n + r) + d })
+    };
     let run_batch = quote! {
         #[doc = #batch_doc]
         pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[f32], h: &mut [f32], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [f32]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-            let n = ::cellc_runtime::rows_of("h", #nd * #h, h.len())?;
+            let n = ::cellc_runtime::rows_of("h", #dh, h.len())?;
             #c_check
-            ::cellc_runtime::check_len("x", n * #l * #i, x.len())?;
+            ::cellc_runtime::check_len("x", n * #li, x.len())?;
             if let Some(lengths) = lengths {
                 ::cellc_runtime::check_len("lengths", n, lengths.len())?;
                 if let Some(row) = lengths.iter().position(|&v| v > #l) {
@@ -232,7 +244,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 }
             }
             if let Some(y) = y.as_deref() {
-                ::cellc_runtime::check_len("y", n * #nd * #l * #h, y.len())?;
+                ::cellc_runtime::check_len("y", n * #dlh, y.len())?;
             }
             let xr = x.as_chunks::<#i>().0;
             let hr = h.as_chunks_mut::<#h>().0;
@@ -242,8 +254,8 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 let len = lengths.map_or(#l, |v| v[r]);
                 // Where step t of direction d of this row goes in `y`.
                 let yi = |t: usize, d: usize| match major {
-                    ::cellc_runtime::Major::Batch => (r * #nd + d) * #l + t,
-                    ::cellc_runtime::Major::Time => (t * n + r) * #nd + d,
+                    ::cellc_runtime::Major::Batch => #y_batch,
+                    ::cellc_runtime::Major::Time => #y_time,
                 };
                 #({ #batch_dirs })*
             }
