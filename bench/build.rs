@@ -63,6 +63,7 @@ fn sequence(out: &Path) {
             r: emb(values(73, g * h, scale)),
             b: Some(emb(values(79, kind.bias_blocks() * h, 0.5))),
             seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
+            layout: Default::default(),
         }],
         outputs: vec![Output { name: "Y".into(), value: Value::Cell(0, 0), shape: dims(&[1, steps, h]) }],
     };
@@ -101,6 +102,7 @@ fn main() {
                 h: Value::Param(1),
                 c: None,
                 seq: None,
+                layout: Default::default(),
                 w: emb(w),
                 r: emb(r),
                 b: Some(emb(b)),

@@ -347,7 +347,7 @@ impl Checker<'_> {
             Some(l) => Some(Seq { direction, steps: steps? as usize, lengths: l? }),
             None => None,
         };
-        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b, seq })
+        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b, seq, layout: c.layout })
     }
 
     /// A weight tensor (`bias` for `B`) in the kernels' layout, direction block by block.

@@ -13,6 +13,15 @@ fn dims(shape: &[Dim], batch: Batch) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// The kernels' gate order, in which the weights are held.
+fn gate_names(kind: CellKind) -> &'static str {
+    match kind {
+        CellKind::Gru { .. } => "z, r, h",
+        CellKind::Rnn => "one",
+        CellKind::Lstm => "f, i, c, o",
+    }
+}
+
 /// Describes a validated model: its inputs and outputs, and per cell its attributes,
 /// shapes, FLOPs per step and weight bytes.
 pub fn describe(m: &Model) -> String {
@@ -58,6 +67,7 @@ pub fn describe(m: &Model) -> String {
             }
         }
         let _ = writeln!(s, "  hidden_size {}, input_size {}", sp.hidden, sp.input);
+        let _ = writeln!(s, "  gate layout {} (held as {})", c.layout, gate_names(sp.kind));
         let acts: Vec<String> = sp.activations.iter().map(ToString::to_string).collect();
         let _ = writeln!(s, "  activations {}", acts.join(", "));
         let _ = writeln!(s, "  clip {}", sp.clip.map_or("none".to_owned(), |c| c.to_string()));

@@ -429,6 +429,8 @@ pub struct Cell {
     /// OpenVINO's Sequence ops: `X` `[batch, steps, I]`, states `[batch, dirs, H]`, `Y`
     /// `[batch, dirs, steps, H]`.
     pub seq: Option<Seq>,
+    /// The layout the weights were declared in; they are held in OpenVINO's.
+    pub layout: crate::layout::Layout,
     /// `W`: `[gates·H, I]`.
     pub w: WeightSrc,
     /// `R`: `[gates·H, H]`.

@@ -179,6 +179,7 @@ mod tests {
             r: emb(r),
             b: Some(emb(b)),
             seq: None,
+            layout: Layout::OpenVino,
         };
         crate::reference::step_for_tests(&cell, x, h, c)
     }

@@ -192,7 +192,18 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
             }
         }
     }
-    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b, seq };
+    let cell = Cell {
+        name: "cell".into(),
+        spec,
+        x: Value::Param(0),
+        h: Value::Param(1),
+        c: cs,
+        w,
+        r,
+        b,
+        seq,
+        layout: Default::default(),
+    };
     let model = Model {
         file: "property".into(),
         name: "property".into(),

@@ -33,6 +33,7 @@ pub(super) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
         r: slice(&cell.r),
         b: cell.b.as_ref().map(slice),
         seq: None,
+        layout: cell.layout,
     }
 }
 
