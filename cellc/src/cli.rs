@@ -2,7 +2,7 @@
 use crate::options::{Options, Strategy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Compile recurrent cells from an OpenVINO IR model to specialised Rust.
@@ -71,18 +71,11 @@ impl CompileArgs {
     }
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory, so a reader (or
-/// a failed run) never sees a partial file and an existing file is replaced only whole.
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// The options a command line stands for (`cellc MODEL [FLAGS]`, without the program name):
+/// what the builder and the macros must be able to say too.
+pub fn options_from_args(args: &[&str]) -> Result<Options, String> {
+    let cli = Cli::try_parse_from(std::iter::once("cellc").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+    Ok(cli.compile.options())
 }
 
 /// How much of `rest` (the text from a diagnostic's position) to underline: an attribute
@@ -143,7 +136,7 @@ pub fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             crate::compile_file(model, &args.options()).and_then(|code| match &args.output {
-                Some(out) => write_atomic(out, &code).map_err(|e| {
+                Some(out) => crate::output::write_atomic(out, &code).map_err(|e| {
                     crate::Diag::new(&out.display().to_string(), None, format!("cannot write the output: {e}")).into()
                 }),
                 None => {

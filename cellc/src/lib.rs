@@ -3,6 +3,7 @@
 //! One pipeline, `front → check → emit`: a front-end reads a model into the raw
 //! [`ir::raw`] form, [`check`](check::check) validates it into an [`ir::Model`], and an
 //! emitter writes specialised source for it. [`compile_file`] runs the whole pipeline.
+pub mod builder;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -13,8 +14,10 @@ pub mod inspect;
 pub mod ir;
 pub mod layout;
 pub mod options;
+pub mod output;
 pub mod reference;
 
+pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
 pub use options::{Options, Strategy};
 

@@ -266,3 +266,24 @@ fn constant_lengths_past_the_steps() {
     );
     insta::assert_snapshot!(m.fails());
 }
+
+/// Every flag that changes the generated code has a builder method that says the same.
+#[test]
+fn the_command_line_and_the_builder_stay_in_step() {
+    use cellc::{Builder, Strategy};
+    let cases: [(&[&str], Builder); 4] = [
+        (&["m.xml"], Builder::new()),
+        (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
+        (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
+        (
+            &["m.xml", "--strategy", "tiled", "--weights", "w.bin", "--name", "N"],
+            Builder::new().strategy(Strategy::Tiled).weights("w.bin").name("N"),
+        ),
+    ];
+    for (args, builder) in cases {
+        assert_eq!(&cellc::cli::options_from_args(args).expect("parses"), builder.options(), "{args:?}");
+    }
+    // And every field of the options is reached by the command line (a new field must be
+    // added to both, or this stops compiling).
+    let cellc::Options { name: _, strategy: _, weights: _ } = cellc::Options::default();
+}

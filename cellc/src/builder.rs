@@ -1,0 +1,144 @@
+//! The build-script door, in the style of prost-build and bindgen: configure, then
+//! `generate()` writes the Rust for a model into `OUT_DIR` and tells cargo when to rerun.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     cellc::Builder::new().model("models/vad.xml").name("Vad").generate_or_exit();
+//! }
+//! // src/main.rs: include!(concat!(env!("OUT_DIR"), "/vad.rs"));
+//! ```
+use crate::diag::{Diag, Diagnostics};
+use crate::options::{Options, Strategy};
+use std::path::{Path, PathBuf};
+
+/// Compiles a model from a build script. Every setting is a field of [`Options`], the same
+/// options the command line and the macros use.
+#[derive(Clone, Debug, Default)]
+pub struct Builder {
+    model: Option<PathBuf>,
+    options: Options,
+    out_dir: Option<PathBuf>,
+    file_name: Option<String>,
+}
+
+impl Builder {
+    /// A builder with the default options.
+    pub fn new() -> Self {
+        Builder::default()
+    }
+
+    /// The model to compile (`model.xml`, with `model.bin` beside it), relative to the
+    /// crate's manifest directory, where build scripts run.
+    pub fn model(mut self, path: impl AsRef<Path>) -> Self {
+        self.model = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Name of the generated model type (default: from the model's name).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.options.name = Some(name.into());
+        self
+    }
+
+    /// How the matrix products are written (default: [`Strategy::Auto`]).
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.options.strategy = strategy;
+        self
+    }
+
+    /// The weights file, when it is not the model's path with the extension `.bin`.
+    pub fn weights(mut self, path: impl AsRef<Path>) -> Self {
+        self.options.weights = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where to write (default: the `OUT_DIR` cargo gives build scripts).
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The generated file's name (default: the model's file stem with `.rs`).
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = Some(name.into());
+        self
+    }
+
+    /// The compilation options this builder stands for.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Compiles the model and writes the Rust file (only when its content changed, so
+    /// nothing that includes it rebuilds needlessly). Prints `cargo:rerun-if-changed` for
+    /// the model and its weights. Returns the file's path.
+    pub fn generate(&self) -> Result<PathBuf, Diagnostics> {
+        let model = self.model.as_ref().ok_or_else(|| {
+            Diagnostics::one(Diag::new("build.rs", None, "no model: call `Builder::model(path)` before `generate()`"))
+        })?;
+        let weights = self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin"));
+        println!("cargo:rerun-if-changed={}", model.display());
+        println!("cargo:rerun-if-changed={}", weights.display());
+        let code = crate::compile_file(model, &self.options)?;
+        let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
+            (Some(d), _) => d.clone(),
+            (None, Some(d)) => PathBuf::from(d),
+            (None, None) => {
+                let msg = "OUT_DIR is not set (not running under cargo): set `Builder::out_dir`";
+                return Err(Diag::new(&model.display().to_string(), None, msg).into());
+            }
+        };
+        let file = self.file_name.clone().unwrap_or_else(|| {
+            let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+            format!("{stem}.rs")
+        });
+        let path = out_dir.join(file);
+        crate::output::write_if_changed(&path, &code).map_err(|e| {
+            Diagnostics::one(Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}")))
+        })?;
+        Ok(path)
+    }
+
+    /// [`Builder::generate`], printing the diagnostics and exiting with status 1 on failure:
+    /// the one-line form for a build script's `main`.
+    pub fn generate_or_exit(&self) -> PathBuf {
+        match self.generate() {
+            Ok(path) => path,
+            Err(diags) => {
+                eprintln!("{diags}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gru_h1_i1/model.xml")
+    }
+
+    #[test]
+    fn generates_into_the_out_dir_and_rewrites_only_changes() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let b = Builder::new().model(fixture()).name("Tiny").out_dir(dir.path());
+        let path = b.generate().expect("generates");
+        assert_eq!(path, dir.path().join("model.rs"));
+        let first = std::fs::metadata(&path).and_then(|m| m.modified()).expect("mtime");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        b.generate().expect("generates again");
+        assert_eq!(std::fs::metadata(&path).and_then(|m| m.modified()).expect("mtime"), first);
+        assert!(std::fs::read_to_string(&path).expect("read").contains("pub struct Tiny {"));
+    }
+
+    #[test]
+    fn errors_are_diagnostics() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert!(Builder::new().out_dir(dir.path()).generate().is_err());
+        let missing = Builder::new().model(dir.path().join("none.xml")).out_dir(dir.path()).generate();
+        assert!(missing.expect_err("no such model").to_string().contains("cannot read the model"));
+    }
+}
