@@ -2,11 +2,9 @@
 //! `generate()` writes the Rust for a model into `OUT_DIR` and tells cargo when to rerun.
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     cellc::Builder::new().model("models/vad.xml").name("Vad").generate_or_exit();
-//! }
-//! // src/main.rs: include!(concat!(env!("OUT_DIR"), "/vad.rs"));
+//! // In build.rs's `main`; then src/main.rs does
+//! // `include!(concat!(env!("OUT_DIR"), "/vad.rs"));`
+//! cellc::Builder::new().model("models/vad.xml").name("Vad").generate_or_exit();
 //! ```
 use crate::diag::{Diag, Diagnostics};
 use crate::options::{Options, Strategy};
