@@ -7,7 +7,9 @@ use std::path::Path;
 fn readme_snippet_builds_and_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let start = readme.find("```rust,ignore\n").expect("a rust block in the README") + "```rust,ignore\n".len();
+    // The usage snippet: the rust block that includes the generated `gru.rs`.
+    let start = readme.find("```rust,ignore\ninclude!(\"gru.rs\")").expect("the usage snippet in the README")
+        + "```rust,ignore\n".len();
     let snippet = &readme[start..start + readme[start..].find("```").expect("end of the block")];
     let code = cellc::compile_file(&root.join("examples/gru/model.xml"), &cellc::Options::default())
         .unwrap_or_else(|d| panic!("{d}"));

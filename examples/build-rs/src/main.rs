@@ -2,7 +2,8 @@
 //! streaming caller would, then once more through the model entry point.
 use cellc_runtime::Model as _;
 
-#[allow(missing_docs)]
+// Generated code is included whole; this program uses part of it.
+#[allow(missing_docs, dead_code, unreachable_pub)]
 mod vad {
     include!(concat!(env!("OUT_DIR"), "/vad.rs"));
 }
