@@ -6,8 +6,8 @@
 pub mod act;
 mod error;
 pub mod kernel;
+pub use cellc_pack as pack;
 mod model;
-pub mod pack;
 
 pub use error::{Error, check_len, check_lengths, rows_of};
 pub use model::{Dim, Model, TensorInfo, check_io};

@@ -91,8 +91,8 @@ impl Ctx<'_> {
     fn slot_len(&self, slot: &Slot) -> usize {
         let h = self.cell.spec.hidden;
         match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_runtime::pack::panel_len(h, *cols, sel.len(), self.tile),
-            Pack::Bias { segs } => cellc_runtime::pack::tiles(h, self.tile) * segs.len() * self.tile,
+            Pack::Panels { sel, cols } => cellc_pack::panel_len(h, *cols, sel.len(), self.tile),
+            Pack::Bias { segs } => cellc_pack::tiles(h, self.tile) * segs.len() * self.tile,
         }
     }
 
@@ -109,10 +109,10 @@ impl Ctx<'_> {
         };
         let mut out = vec![0.0; self.slot_len(slot)];
         match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_runtime::pack::panels(&mut out, values, h, *cols, sel, self.tile),
+            Pack::Panels { sel, cols } => cellc_pack::panels(&mut out, values, h, *cols, sel, self.tile),
             Pack::Bias { segs } => {
                 let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
-                cellc_runtime::pack::bias_panels(&mut out, &segs, h, self.tile);
+                cellc_pack::bias_panels(&mut out, &segs, h, self.tile);
             }
         }
         out
@@ -210,7 +210,7 @@ impl Ctx<'_> {
         let slots: Vec<&Slot> = kernel.input.iter().chain(&kernel.recurrent).collect();
         let ty = &self.ty;
         let (i, h) = (self.cell.spec.input, self.cell.spec.hidden);
-        let (width, tiles) = (kernel.width, cellc_runtime::pack::tiles(h, self.tile));
+        let (width, tiles) = (kernel.width, cellc_pack::tiles(h, self.tile));
         let step_body = &kernel.body;
         let input_binds = self.binds(&kernel.input);
         let bx = ident(kernel.input[1].field);

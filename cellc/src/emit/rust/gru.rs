@@ -24,7 +24,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
     let lbr = matches!(s.kind, CellKind::Gru { linear_before_reset: true });
-    let tiles = cellc_runtime::pack::tiles(h, t);
+    let tiles = cellc_pack::tiles(h, t);
     let (f, g) = (&s.activations[0], &s.activations[1]);
     let (w2, t2) = (2 * t, 2 * t);
     let lanes = ctx.lanes();

@@ -16,7 +16,7 @@ use quote::{format_ident, quote};
 pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
-    let tiles = cellc_runtime::pack::tiles(h, t);
+    let tiles = cellc_pack::tiles(h, t);
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
     let all = vec![0, 1, 2, 3];
     let input = [

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
     let (h, i, t) = (s.hidden, s.input, ctx.tile);
-    let tiles = cellc_runtime::pack::tiles(h, t);
+    let tiles = cellc_pack::tiles(h, t);
     let input = [
         Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0], cols: i } },
         Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0)] } },

@@ -1,6 +1,8 @@
 //! Packing of gate-stacked weight matrices into the panels the tiled kernels read. The
-//! compiler packs embedded weights with these same functions at compile time, so the layout
-//! has one definition; generated code calls them only for weights given at run time.
+//! compiler packs embedded weights with these functions at compile time and generated code
+//! calls them (as `cellc_runtime::pack`) for weights given at run time, so the layout has
+//! one definition. A crate of its own so that both can depend on it.
+#![no_std]
 //!
 //! A matrix `m` stacks `gates` blocks of `hidden` rows of `cols` columns, row-major (the
 //! OpenVINO layout of `W` and `R`). Its packed form, for the gates `sel` and a tile width
