@@ -7,6 +7,9 @@ pub mod act;
 mod error;
 pub mod kernel;
 pub use cellc_pack as pack;
+
+#[cfg(feature = "macros")]
+pub use cellc_macros::include_model;
 mod model;
 
 pub use error::{Error, check_len, check_lengths, rows_of};

@@ -122,7 +122,7 @@ impl Scratch {
         let runtime = workspace_root().join("runtime");
         let manifest = format!(
             "[package]\nname = \"cellc-scratch\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\ncellc-runtime = {{ path = {:?} }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
+             [dependencies]\ncellc-runtime = {{ path = {:?}, default-features = false }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
             runtime.display().to_string()
         );
         write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
