@@ -24,7 +24,17 @@ pub fn include_model(input: TokenStream) -> TokenStream {
     let fail = |msg: String| syn::Error::new(lit.span(), msg).to_compile_error().into();
     let code = match cellc::compile_file(&path, &cellc::Options::default()) {
         Ok(code) => code,
-        Err(diags) => return fail(diags.to_string()),
+        Err(mut diags) => {
+            // Name the file as the user wrote it, not as an absolute path.
+            let (full, written) = (path.display().to_string(), lit.value());
+            for d in &mut diags.0 {
+                if let Some(rest) = d.file.strip_prefix(&full) {
+                    d.file = format!("{written}{rest}");
+                }
+                d.message = d.message.replace(&full, &written);
+            }
+            return fail(diags.to_string());
+        }
     };
     let items: proc_macro2::TokenStream = match code.parse() {
         Ok(items) => items,
