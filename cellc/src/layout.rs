@@ -184,6 +184,18 @@ mod tests {
         crate::reference::step_for_tests(&cell, x, h, c)
     }
 
+    /// A linear-before-reset GRU with weights `wrb` in `layout`, run by the reference
+    /// interpreter after conversion, gives `want`.
+    fn assert_gru_in_layout(layout: Layout, [w, r, b]: [&[f32]; 3], [x, h]: [&[f64]; 2], want: &[f64]) {
+        let kind = CellKind::Gru { linear_before_reset: true };
+        let acts = vec![Activation::Sigmoid, Activation::Tanh];
+        let weights = [layout.weights(kind, w), layout.weights(kind, r), layout.bias(kind, H, b)];
+        let got = reference(kind, acts, weights, [x, h, &[]]);
+        for (g, w) in got[0].iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "{layout}: {got:?} vs {want:?}");
+        }
+    }
+
     #[test]
     fn pytorch_gru_matches_its_own_formula() {
         // PyTorch: r = σ(W_ir x + b_ir + W_hr h + b_hr), z = σ(W_iz x + b_iz + W_hz h + b_hz),
@@ -206,17 +218,7 @@ mod tests {
                 (1.0 - z) * n + z * h[j]
             })
             .collect();
-        let kind = CellKind::Gru { linear_before_reset: true };
-        let l = Layout::PyTorch;
-        let got = reference(
-            kind,
-            vec![Activation::Sigmoid, Activation::Tanh],
-            [l.weights(kind, &w), l.weights(kind, &r), l.bias(kind, H, &b)],
-            [&x, &h, &[]],
-        );
-        for (g, w) in got[0].iter().zip(&want) {
-            assert!((g - w).abs() < 1e-6, "{got:?} vs {want:?}");
-        }
+        assert_gru_in_layout(Layout::PyTorch, [&w, &r, &b], [&x, &h], &want);
     }
 
     #[test]
@@ -237,17 +239,7 @@ mod tests {
                 (1.0 - z) * n + z * h[j]
             })
             .collect();
-        let kind = CellKind::Gru { linear_before_reset: true };
-        let l = Layout::Bnns;
-        let got = reference(
-            kind,
-            vec![Activation::Sigmoid, Activation::Tanh],
-            [l.weights(kind, &w), l.weights(kind, &r), l.bias(kind, H, &b)],
-            [&x, &h, &[]],
-        );
-        for (g, w) in got[0].iter().zip(&want) {
-            assert!((g - w).abs() < 1e-6, "{got:?} vs {want:?}");
-        }
+        assert_gru_in_layout(Layout::Bnns, [&w, &r, &b], [&x, &h], &want);
     }
 
     /// The same LSTM stored in OpenVINO's, ONNX's and PyTorch's layouts gives the same step.
