@@ -86,8 +86,8 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
 
 /// One step of a cell on its own embedded weights: the next states `[h', c']` (for tests
 /// of the layouts, which compare it with each tool's own formula).
-#[doc(hidden)]
-pub fn step_for_tests(cell: &Cell, x: &[f64], h: &[f64], c: &[f64]) -> Vec<Vec<f64>> {
+#[cfg(test)]
+pub(crate) fn step_for_tests(cell: &Cell, x: &[f64], h: &[f64], c: &[f64]) -> Vec<Vec<f64>> {
     let v = |w: &WeightSrc| match w {
         WeightSrc::Embedded { values, .. } => values.iter().map(|&x| x as f64).collect(),
         WeightSrc::Runtime(_) => Vec::new(),

@@ -36,14 +36,15 @@ impl Model {
         Model::new(edit, Some)
     }
 
+    /// Runs `cellc ARGS` in the directory.
+    fn cellc(&self, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_cellc")).args(args).current_dir(self.dir.path()).output().expect("run cellc")
+    }
+
     /// Runs `cellc model.xml -o out.rs` in the directory; returns (success, stderr, output
     /// file contents if any).
     fn compile(&self) -> (bool, String, Option<String>) {
-        let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
-            .args(["model.xml", "-o", "out.rs"])
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cellc");
+        let out = self.cellc(&["model.xml", "-o", "out.rs"]);
         let written = std::fs::read_to_string(self.dir.path().join("out.rs")).ok();
         (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned(), written)
     }
@@ -200,11 +201,8 @@ fn weights_flag_names_the_bin() {
     let m = Model::new(|x| x, |_| None);
     let bin = m.dir.path().join("elsewhere.bin");
     std::fs::copy(fixture(BASE).join("model.bin"), &bin).expect("copy bin");
-    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
-        .args(["model.xml", "--weights", "elsewhere.bin", "--name", "Net", "--strategy", "tiled", "-o", "out.rs"])
-        .current_dir(m.dir.path())
-        .output()
-        .expect("run cellc");
+    let out =
+        m.cellc(&["model.xml", "--weights", "elsewhere.bin", "--name", "Net", "--strategy", "tiled", "-o", "out.rs"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let code = std::fs::read_to_string(m.dir.path().join("out.rs")).expect("output");
     assert!(code.contains("pub struct Net {") && code.contains("Kernel: tiled."));
@@ -213,11 +211,7 @@ fn weights_flag_names_the_bin() {
 #[test]
 fn name_must_be_an_identifier() {
     let m = Model::xml(|x| x);
-    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
-        .args(["model.xml", "--name", "my model", "-o", "out.rs"])
-        .current_dir(m.dir.path())
-        .output()
-        .expect("run cellc");
+    let out = m.cellc(&["model.xml", "--name", "my model", "-o", "out.rs"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains(r#"the model name "my model" is not a Rust identifier"#));
     assert!(!m.dir.path().join("out.rs").exists());

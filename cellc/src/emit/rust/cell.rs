@@ -175,6 +175,34 @@ impl Ctx<'_> {
         }
     }
 
+    /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
+    /// accumulator `a` per tile, the projection `p[t]` plus `R·h` over the panel `r` (every
+    /// gate), then `lane(j)` for each lane `l`, given the expression of its state row `j`.
+    pub(super) fn single_accumulator(
+        &self,
+        gates: usize,
+        lane: impl FnOnce(TokenStream) -> TokenStream,
+    ) -> (Vec<Slot>, TokenStream) {
+        let h = self.cell.spec.hidden;
+        let recurrent =
+            vec![Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: (0..gates).collect(), cols: h } }];
+        let binds = self.binds(&recurrent);
+        let rh = self.matvec(&format_ident!("a"), "r", h, quote!(h), &format_ident!("h"));
+        let (tiles, lanes) = (cellc_pack::tiles(h, self.tile), self.lanes());
+        let lane = lane(self.row_index());
+        let body = quote! {
+            #binds
+            for t in 0..#tiles {
+                let mut a = p[t];
+                #rh
+                for l in 0..#lanes {
+                    #lane
+                }
+            }
+        };
+        (recurrent, body)
+    }
+
     /// Lanes of tile `t` that hold real rows: a loop bound for the element-wise part.
     pub(super) fn lanes(&self) -> TokenStream {
         let (h, t) = (self.cell.spec.hidden, self.tile);

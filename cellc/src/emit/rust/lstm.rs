@@ -9,44 +9,31 @@
 //! the new cell state unclipped, as OpenVINO computes it.
 use super::cell::{Ctx, Kernel, Pack, Slot, Tensor};
 use super::exprs::act;
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// The arrays the kernel reads and its `step_projected` body, which starts from `p`, the
 /// input projection `x·Wᵀ + B`, one `[f|i|c|o]` panel per tile.
 pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let s = &ctx.cell.spec;
-    let (h, i, t) = (s.hidden, s.input, ctx.tile);
-    let tiles = cellc_pack::tiles(h, t);
+    let t = ctx.tile;
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
-    let all = vec![0, 1, 2, 3];
     let input = [
-        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: all.clone(), cols: i } },
+        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2, 3], cols: s.input } },
         Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2), Some(3)] } },
     ];
-    let recurrent = vec![Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: all, cols: h } }];
-    let binds = ctx.binds(&recurrent);
-    let a = format_ident!("a");
-    let rh = ctx.matvec(&a, "r", h, quote!(h), &format_ident!("h"));
-    let lanes = ctx.lanes();
-    let j = ctx.row_index();
     let (t2, t3) = (2 * t, 3 * t);
     let fg = act(f, s.clip, quote! { a[l] });
     let ig = act(f, s.clip, quote! { a[#t + l] });
     let cg = act(g, s.clip, quote! { a[#t2 + l] });
     let og = act(f, s.clip, quote! { a[#t3 + l] });
     let hc = act(hh, None, quote! { ct });
-    let body = quote! {
-        #binds
-        for t in 0..#tiles {
-            let mut a = p[t];
-            #rh
-            for l in 0..#lanes {
-                let j = #j;
-                let ct = #fg * c[j] + #ig * #cg;
-                out_c[j] = ct;
-                out[j] = #og * #hc;
-            }
+    let (recurrent, body) = ctx.single_accumulator(4, |j| {
+        quote! {
+            let j = #j;
+            let ct = #fg * c[j] + #ig * #cg;
+            out_c[j] = ct;
+            out[j] = #og * #hc;
         }
-    };
+    });
     Kernel { input, recurrent, width: 4 * t, body }
 }
