@@ -357,14 +357,8 @@ impl Checker<'_> {
             return Some(w);
         }
         match w {
-            WeightSrc::Runtime(p) => {
-                let msg = format!(
-                    "Parameter {:?} gives weights at run time in the {layout} layout; only OpenVINO's layout is supported for runtime weights",
-                    self.m.params[p].origin.name
-                );
-                self.err(None, &c.origin, msg);
-                None
-            }
+            // Generated code converts these as it packs them (see `Layout::bias_terms`).
+            WeightSrc::Runtime(p) => Some(WeightSrc::Runtime(p)),
             WeightSrc::Embedded { values, stored } => {
                 let h = c.hidden_size as usize;
                 let block = values.len() / dirs;

@@ -91,46 +91,42 @@ impl Layout {
         self.gate_order(kind).iter().flat_map(|&g| m[g * block..(g + 1) * block].iter().copied()).collect()
     }
 
+    /// How each `H`-long block of `B` in the kernel's convention (see [`Layout::OpenVino`])
+    /// is made from the blocks of `B` in this layout: a sum of `(block, coefficient)` terms,
+    /// as [`cellc_pack::fold_blocks`] reads them. One definition serves the compiler, which
+    /// folds embedded biases, and generated code, which folds biases given at run time.
+    pub fn bias_terms(self, kind: CellKind) -> Vec<Vec<(usize, f32)>> {
+        let order = self.gate_order(kind);
+        let gates = kind.gates();
+        let lbr = matches!(kind, CellKind::Gru { linear_before_reset: true });
+        // With the reset gate after the product, the kernel keeps the candidate gate's input
+        // and recurrent biases apart (its last two blocks); every other gate takes their sum.
+        let mut terms = Vec::with_capacity(kind.bias_blocks());
+        for (k, &g) in order.iter().enumerate() {
+            let candidate = lbr && k == 2;
+            terms.extend(match self {
+                Layout::OpenVino => vec![vec![(k, 1.0)]],
+                // [input biases | recurrent biases], each in the layout's gate order.
+                Layout::Onnx | Layout::PyTorch if candidate => vec![vec![(g, 1.0)], vec![(gates + g, 1.0)]],
+                Layout::Onnx | Layout::PyTorch => vec![vec![(g, 1.0), (gates + g, 1.0)]],
+                // `bias` holds the sums; `inputBias` after it the input side alone.
+                Layout::Bnns if candidate => vec![vec![(gates + g, 1.0)], vec![(g, 1.0), (gates + g, -1.0)]],
+                Layout::Bnns => vec![vec![(g, 1.0)]],
+            });
+        }
+        if lbr && self == Layout::OpenVino {
+            terms.push(vec![(3, 1.0)]);
+        }
+        terms
+    }
+
     /// `B` in the kernel's convention (see [`Layout::OpenVino`]).
     pub fn bias(self, kind: CellKind, hidden: usize, b: &[f32]) -> Vec<f32> {
-        let h = hidden;
-        let order = self.gate_order(kind);
-        let block = |v: &[f32], g: usize| v[g * h..(g + 1) * h].to_vec();
-        let sum = |a: Vec<f32>, b: Vec<f32>| a.iter().zip(&b).map(|(x, y)| x + y).collect::<Vec<f32>>();
-        match self {
-            Layout::OpenVino => b.to_vec(),
-            Layout::Onnx | Layout::PyTorch => {
-                // [input biases | recurrent biases], each in the layout's gate order.
-                let (wb, rb) = b.split_at(kind.gates() * h);
-                let mut out = Vec::with_capacity(kind.bias_blocks() * h);
-                for (k, &g) in order.iter().enumerate() {
-                    let separate = matches!(kind, CellKind::Gru { linear_before_reset: true }) && k == 2;
-                    if !separate {
-                        out.extend(sum(block(wb, g), block(rb, g)));
-                    }
-                }
-                if let CellKind::Gru { linear_before_reset: true } = kind {
-                    out.extend(block(wb, order[2]));
-                    out.extend(block(rb, order[2]));
-                }
-                out
-            }
-            Layout::Bnns => {
-                // `bias` holds the sums; `inputBias`, when present, the input side alone.
-                let sums = &b[..kind.gates() * h];
-                let mut out: Vec<f32> = order.iter().take(2).flat_map(|&g| block(sums, g)).collect();
-                match kind {
-                    CellKind::Gru { linear_before_reset: true } => {
-                        let input = &b[kind.gates() * h..];
-                        let (n_sum, n_in) = (block(sums, order[2]), block(input, order[2]));
-                        out.extend(&n_in);
-                        out.extend(n_sum.iter().zip(&n_in).map(|(s, i)| s - i));
-                    }
-                    _ => out.extend(block(sums, order[2])),
-                }
-                out
-            }
-        }
+        let terms = self.bias_terms(kind);
+        let refs: Vec<&[(usize, f32)]> = terms.iter().map(Vec::as_slice).collect();
+        let mut out = vec![0.0; terms.len() * hidden];
+        cellc_pack::fold_blocks(&mut out, b, hidden, &refs);
+        out
     }
 }
 
@@ -279,6 +275,25 @@ mod tests {
         assert_eq!(Layout::Onnx.bias(kind, h, &[1.0, 2.0, 3.0, 10.0, 20.0, 30.0]), [11.0, 22.0, 3.0, 30.0]);
         let kind = CellKind::Gru { linear_before_reset: false };
         assert_eq!(Layout::Onnx.bias(kind, h, &[1.0, 2.0, 3.0, 10.0, 20.0, 30.0]), [11.0, 22.0, 33.0]);
+    }
+
+    /// Every layout's terms fill the kernel's bias blocks from blocks its `B` has.
+    #[test]
+    fn bias_terms_fit_both_conventions() {
+        let kinds = [
+            CellKind::Gru { linear_before_reset: false },
+            CellKind::Gru { linear_before_reset: true },
+            CellKind::Rnn,
+            CellKind::Lstm,
+        ];
+        for layout in [Layout::OpenVino, Layout::Onnx, Layout::PyTorch, Layout::Bnns] {
+            for kind in kinds.into_iter().filter(|&k| layout.refuses(k).is_none()) {
+                let terms = layout.bias_terms(kind);
+                assert_eq!(terms.len(), kind.bias_blocks(), "{layout} {kind:?}");
+                let used = terms.iter().flatten().map(|&(g, _)| g);
+                assert!(used.clone().all(|g| g < layout.bias_blocks(kind)), "{layout} {kind:?}");
+            }
+        }
     }
 
     #[test]

@@ -31,10 +31,22 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
         }
     }
-    let weights = |w: &WeightSrc| -> Vec<f64> {
+    // Embedded weights are in the kernels' layout already; runtime weights come in the
+    // declared one and are converted here, direction block by block.
+    let weights = |cell: &Cell, w: &WeightSrc, bias: bool| -> Vec<f64> {
         match w {
             WeightSrc::Embedded { values, .. } => values.iter().map(|&v| v as f64).collect(),
-            WeightSrc::Runtime(p) => inputs[*p].clone(),
+            WeightSrc::Runtime(p) if cell.layout == crate::layout::Layout::OpenVino => inputs[*p].clone(),
+            WeightSrc::Runtime(p) => {
+                let (kind, h) = (cell.spec.kind, cell.spec.hidden);
+                let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
+                let v: Vec<f32> = inputs[*p].iter().map(|&x| x as f32).collect();
+                let block = v.len() / dirs;
+                v.chunks(block.max(1))
+                    .flat_map(|d| if bias { cell.layout.bias(kind, h, d) } else { cell.layout.weights(kind, d) })
+                    .map(f64::from)
+                    .collect()
+            }
         }
     };
     let mut outputs: Vec<Vec<f64>> = m.outputs.iter().map(|_| Vec::new()).collect();
@@ -54,9 +66,9 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             let x = row(cell.x, &states);
             let h = row(cell.h, &states);
             let c = cell.c.map(|c| row(c, &states));
-            let (w, r) = (weights(&cell.w), weights(&cell.r));
+            let (w, r) = (weights(cell, &cell.w, false), weights(cell, &cell.r, false));
             let s = &cell.spec;
-            let b = cell.b.as_ref().map(weights).unwrap_or_else(|| {
+            let b = cell.b.as_ref().map(|b| weights(cell, b, true)).unwrap_or_else(|| {
                 vec![0.0; cell.seq.as_ref().map_or(1, |q| q.direction.count()) * s.kind.bias_blocks() * s.hidden]
             });
             let next = match &cell.seq {

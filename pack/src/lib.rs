@@ -56,6 +56,21 @@ pub fn bias_panels(dst: &mut [f32], segs: &[Option<&[f32]>], hidden: usize, tile
     }
 }
 
+/// Writes `dst` block by block (`hidden` values each): block `k` is the sum of
+/// `coef · src block g` over the terms `(g, coef)` of `terms[k]`, added in order from zero.
+/// How a bias stored in another tool's convention (separate input and recurrent biases,
+/// or per-gate sums beside the input side) becomes the kernels' own.
+///
+/// `dst` must hold `terms.len()` blocks and `src` every block a term names; the caller
+/// checks both (generated code checks lengths first).
+pub fn fold_blocks(dst: &mut [f32], src: &[f32], hidden: usize, terms: &[&[(usize, f32)]]) {
+    for (block, sum) in dst.chunks_exact_mut(hidden).zip(terms) {
+        for (j, out) in block.iter_mut().enumerate() {
+            *out = sum.iter().fold(0.0, |acc, &(g, coef)| acc + coef * src[g * hidden + j]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +96,14 @@ mod tests {
         // Tile 1 holds row 2 and zero padding.
         assert_eq!(&dst[8..12], &[120.0, 0.0, 20.0, 0.0]);
         assert_eq!(&dst[12..16], &[121.0, 0.0, 21.0, 0.0]);
+    }
+
+    #[test]
+    fn fold_blocks_sums_and_subtracts_whole_blocks() {
+        let src = [1.0, 2.0, 10.0, 20.0, 100.0, 200.0];
+        let mut dst = [f32::NAN; 6];
+        fold_blocks(&mut dst, &src, 2, &[&[(0, 1.0), (1, 1.0)], &[(2, 1.0), (0, -1.0)], &[]]);
+        assert_eq!(dst, [11.0, 22.0, 99.0, 198.0, 0.0, 0.0]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Property test: random cell configurations (GRU, RNN, LSTM; sizes 1–64, every activation,
-//! clip, reset placement, batch, weights embedded or given at run time, bias present or
-//! absent; cells or sequences of 1–12 steps in every direction with random lengths),
+//! clip, reset placement, batch, weights embedded or given at run time (in any gate
+//! layout), bias present or absent; cells or sequences of 1–12 steps in every direction with random lengths),
 //! compiled to Rust, built for real and run, against the f64 reference interpreter.
 //!
 //! The configurations are drawn with proptest from a fixed seed; all of them are built as
@@ -10,6 +10,7 @@ use cellc::ir::{
     Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, Lengths, Model, Output, Param, ParamRole, Seq, Value,
     WeightSrc,
 };
+use cellc::layout::Layout;
 use cellc::{Options, Strategy as Kernel};
 use cellc_conformance::case::{read_data, write_f32};
 use cellc_conformance::max_abs_err;
@@ -30,6 +31,8 @@ struct Config {
     acts: Vec<Activation>,
     clip: Option<f32>,
     runtime_weights: bool,
+    /// The layout runtime weights are given in (where the cell kind has it).
+    layout: Layout,
     bias: bool,
     tiled: bool,
     seed: u64,
@@ -57,30 +60,33 @@ fn config() -> impl Strategy<Value = Config> {
     (
         (0..4u8, 1usize..=64, 1usize..=64, 1usize..=4, any::<bool>()),
         (proptest::collection::vec(activation(), 3), proptest::option::of(0.1f32..3.0)),
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>(), 0..4u8),
         proptest::option::of((
             prop_oneof![Just(Direction::Forward), Just(Direction::Reverse), Just(Direction::Bidirectional)],
             1usize..=12,
         )),
     )
-        .prop_map(|((kind, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed), seq)| Config {
-            kind: match kind {
-                0 => CellKind::Gru { linear_before_reset: false },
-                1 => CellKind::Gru { linear_before_reset: true },
-                2 => CellKind::Rnn,
-                _ => CellKind::Lstm,
-            },
-            hidden,
-            input,
-            batch,
-            dynamic,
-            acts,
-            clip,
-            runtime_weights: rw,
-            bias,
-            tiled,
-            seed,
-            seq,
+        .prop_map(|((kind, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed, layout), seq)| {
+            Config {
+                kind: match kind {
+                    0 => CellKind::Gru { linear_before_reset: false },
+                    1 => CellKind::Gru { linear_before_reset: true },
+                    2 => CellKind::Rnn,
+                    _ => CellKind::Lstm,
+                },
+                hidden,
+                input,
+                batch,
+                dynamic,
+                acts,
+                clip,
+                runtime_weights: rw,
+                layout: [Layout::OpenVino, Layout::Onnx, Layout::PyTorch, Layout::Bnns][layout as usize],
+                bias,
+                tiled,
+                seed,
+                seq,
+            }
         })
 }
 
@@ -139,7 +145,9 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     let (dirs, steps) = c.seq.map_or((1, 1), |(d, l)| (d.count(), l));
     let w = rng.vec(dirs * g * c.input, scale);
     let r = rng.vec(dirs * g * c.hidden, scale);
-    let b = rng.vec(dirs * kind.bias_blocks() * c.hidden, 0.5);
+    // Embedded weights are held in the kernels' layout; runtime ones come in the drawn one.
+    let layout = if c.runtime_weights && c.layout.refuses(kind).is_none() { c.layout } else { Layout::OpenVino };
+    let b = rng.vec(dirs * layout.bias_blocks(kind) * c.hidden, 0.5);
     let (s, i, h) = (Dim::Static(steps), Dim::Static(c.input), Dim::Static(c.hidden));
     let (x_shape, h_shape) = match c.seq {
         Some(_) => (vec![Dim::Batch, s, i], vec![Dim::Batch, Dim::Static(dirs), h]),
@@ -192,18 +200,7 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
             }
         }
     }
-    let cell = Cell {
-        name: "cell".into(),
-        spec,
-        x: Value::Param(0),
-        h: Value::Param(1),
-        c: cs,
-        w,
-        r,
-        b,
-        seq,
-        layout: Default::default(),
-    };
+    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b, seq, layout };
     let model = Model {
         file: "property".into(),
         name: "property".into(),

@@ -77,7 +77,7 @@ impl Ctx<'_> {
         matches!(self.src(t), Some(WeightSrc::Runtime(_)))
     }
 
-    /// Length of the tensor in its IR layout.
+    /// Length of the tensor in the kernel's layout (OpenVINO's).
     fn raw_len(&self, t: Tensor) -> usize {
         let s = &self.cell.spec;
         let g = s.kind.gates() * s.hidden;
@@ -85,6 +85,38 @@ impl Ctx<'_> {
             Tensor::W => g * s.input,
             Tensor::R => g * s.hidden,
             Tensor::B => s.kind.bias_blocks() * s.hidden,
+        }
+    }
+
+    /// Length of a tensor given at run time, in the layout the cell was declared in.
+    fn declared_len(&self, t: Tensor) -> usize {
+        let s = &self.cell.spec;
+        match t {
+            Tensor::B => self.cell.layout.bias_blocks(s.kind) * s.hidden,
+            Tensor::W | Tensor::R => self.raw_len(t),
+        }
+    }
+
+    /// Whether a bias given at run time must be folded into the kernel's convention first.
+    fn folds_bias(&self) -> bool {
+        self.is_runtime(Tensor::B) && self.cell.layout != crate::layout::Layout::OpenVino
+    }
+
+    /// The statement folding a runtime bias `b` in the declared layout into `kb`, in the
+    /// kernel's convention, which the bias slots then pack from.
+    fn fold_bias(&self) -> TokenStream {
+        let s = &self.cell.spec;
+        let (h, n) = (s.hidden, self.raw_len(Tensor::B));
+        let terms = self.cell.layout.bias_terms(s.kind).into_iter().map(|sum| {
+            let sum = sum.into_iter().map(|(g, coef)| {
+                let coef = proc_macro2::Literal::f32_unsuffixed(coef);
+                quote! { (#g, #coef) }
+            });
+            quote! { &[#(#sum),*] }
+        });
+        quote! {
+            let mut kb = [0.0f32; #n];
+            ::cellc_runtime::pack::fold_blocks(&mut kb, b, #h, &[#(#terms),*]);
         }
     }
 
@@ -437,19 +469,24 @@ impl Ctx<'_> {
         }
         let tensors = self.runtime_tensors();
         let args: Vec<Ident> = tensors.iter().map(|t| ident(t.arg())).collect();
-        let arg_docs = tensors
-            .iter()
-            .map(|t| format!("`{}`: {} values in the IR layout", t.arg().to_ascii_uppercase(), self.raw_len(*t)));
+        let arg_docs =
+            tensors.iter().map(|t| format!("`{}`: {} values", t.arg().to_ascii_uppercase(), self.declared_len(*t)));
         let arg_doc = arg_docs.collect::<Vec<_>>().join("; ");
         let checks = tensors.iter().map(|t| {
             let a = ident(t.arg());
             let name = t.arg().to_ascii_uppercase();
-            let n = self.raw_len(*t);
+            let n = self.declared_len(*t);
             quote! { ::cellc_runtime::check_len(#name, #n, #a.len())?; }
         });
+        let fold = self.folds_bias().then(|| self.fold_bias());
         let packs = rt.iter().map(|s| self.pack_at_runtime(s));
-        let set_doc = format!(" Replaces the weights given at run time ({arg_doc}), packing them for the kernel.");
-        let new_doc = format!(" The cell with weights given at run time ({arg_doc}). Errs on a wrong length.");
+        let layout = self.cell.layout;
+        let set_doc = format!(
+            " Replaces the weights given at run time ({arg_doc}, in the {layout} layout), packing them for the kernel."
+        );
+        let new_doc = format!(
+            " The cell with weights given at run time ({arg_doc}, in the {layout} layout). Errs on a wrong length."
+        );
         quote! {
             #[doc = #doc]
             #[derive(Clone, Debug)]
@@ -469,6 +506,7 @@ impl Ctx<'_> {
                 #[doc = #set_doc]
                 pub fn set_weights(&mut self, #(#args: &[f32]),*) -> ::core::result::Result<(), ::cellc_runtime::Error> {
                     #(#checks)*
+                    #fold
                     #(#packs)*
                     Ok(())
                 }
@@ -480,10 +518,13 @@ impl Ctx<'_> {
 
     fn pack_at_runtime(&self, s: &Slot) -> TokenStream {
         let f = ident(s.field);
-        let a = ident(s.tensor.arg());
+        let a = if s.tensor == Tensor::B && self.folds_bias() { format_ident!("kb") } else { ident(s.tensor.arg()) };
         let (h, tile) = (self.cell.spec.hidden, self.tile);
         match &s.pack {
             Pack::Panels { sel, cols } => {
+                // The kernel's gates are OpenVINO's; the declared layout may stack them otherwise.
+                let order = self.cell.layout.gate_order(self.cell.spec.kind);
+                let sel = sel.iter().map(|&g| order[g]);
                 quote! { ::cellc_runtime::pack::panels(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }
             Pack::Bias { segs } => {

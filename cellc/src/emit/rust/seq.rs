@@ -322,7 +322,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             }
             /// The sequence op with all runtime weights zero.
             pub const fn zeroed() -> Self { #ty { #(#fields: #types::zeroed(),)* } }
-            /// Replaces the weights given at run time: `[dirs, …]` blocks in the IR layout.
+            /// Replaces the weights given at run time: `[dirs, …]` blocks in the layout the cell was declared in.
             pub fn set_weights(&mut self, #(#args: &[f32]),*) -> ::core::result::Result<(), ::cellc_runtime::Error> {
                 #(#lens)*
                 #(#blocks)*
