@@ -176,14 +176,14 @@ impl Checker<'_> {
         }
         let mut out = Vec::new();
         for (i, n) in names.iter().enumerate() {
-            let alpha = c.alpha.get(i).copied();
-            let beta = c.beta.get(i).copied();
+            let alpha = c.alpha.get(i).copied().flatten();
+            let beta = c.beta.get(i).copied().flatten();
             let Some(a) = Activation::from_name(n, alpha, beta) else {
                 let msg = format!(
                     "unknown activation {n:?} at position {i} of `activations`; expected one of {}",
                     Activation::NAMES.join(", ")
                 );
-                self.err(c.attr_pos("activations"), &c.origin, msg);
+                self.err(c.activation_pos(i), &c.origin, msg);
                 return None;
             };
             out.push(a);

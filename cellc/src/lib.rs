@@ -9,6 +9,7 @@ pub mod check;
 pub mod cli;
 pub mod diag;
 pub mod emit;
+pub mod expand;
 pub mod front;
 pub mod inspect;
 pub mod ir;

@@ -1,8 +1,13 @@
-//! Procedural macros of cellc. They only translate tokens to and from the `cellc` library,
-//! which does all the work; the same pipeline serves the command line and build scripts.
-//! Use them through `cellc-runtime`, which re-exports them.
+//! Procedural macros of cellc. They only hand their tokens to the `cellc` library
+//! (`cellc::expand`), which does all the work with the same pipeline as the command line
+//! and build scripts. Use them through `cellc-runtime`, which re-exports them.
 use proc_macro::TokenStream;
 use std::path::PathBuf;
+
+/// The crate's manifest directory, which paths in the macros are relative to.
+fn root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from)
+}
 
 /// Compiles an OpenVINO IR model (`model.xml` with `model.bin` beside it) at build time,
 /// exactly as `cellc model.xml` would, and expands to the generated items. The path is
@@ -15,40 +20,26 @@ use std::path::PathBuf;
 /// ```
 #[proc_macro]
 pub fn include_model(input: TokenStream) -> TokenStream {
-    let lit: syn::LitStr = match syn::parse2(input.into()) {
-        Ok(lit) => lit,
-        Err(e) => return e.to_compile_error().into(),
-    };
-    let root = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
-    let path = root.join(lit.value());
-    let fail = |msg: String| syn::Error::new(lit.span(), msg).to_compile_error().into();
-    let code = match cellc::compile_file(&path, &cellc::Options::default()) {
-        Ok(code) => code,
-        Err(mut diags) => {
-            // Name the file as the user wrote it, not as an absolute path.
-            let (full, written) = (path.display().to_string(), lit.value());
-            for d in &mut diags.0 {
-                if let Some(rest) = d.file.strip_prefix(&full) {
-                    d.file = format!("{written}{rest}");
-                }
-                d.message = d.message.replace(&full, &written);
-            }
-            return fail(diags.to_string());
-        }
-    };
-    let items: proc_macro2::TokenStream = match code.parse() {
-        Ok(items) => items,
-        Err(e) => return fail(format!("internal error: generated code does not tokenize: {e}")),
-    };
-    // Reading the files through include_bytes! makes cargo rebuild when they change; the
-    // bytes themselves are unused and do not reach the binary.
-    let (xml, bin) = (path.display().to_string(), path.with_extension("bin").display().to_string());
-    let track_bin =
-        path.with_extension("bin").exists().then(|| quote::quote! { const _: &[u8] = include_bytes!(#bin); });
-    quote::quote! {
-        const _: &[u8] = include_bytes!(#xml);
-        #track_bin
-        #items
-    }
-    .into()
+    cellc::expand::include_model(input.into(), &root()).into()
+}
+
+/// Declares a GRU cell (GRUCell-3; GRUSequence-5 with `steps`). See the crate
+/// `cellc-runtime` for the keys and what the declared type offers.
+#[proc_macro]
+pub fn gru_cell(input: TokenStream) -> TokenStream {
+    cellc::expand::cell(cellc::ir::raw::CellOp::Gru, input.into(), &root()).into()
+}
+
+/// Declares a plain RNN cell (RNNCell-3; RNNSequence-5 with `steps`). See the crate
+/// `cellc-runtime` for the keys and what the declared type offers.
+#[proc_macro]
+pub fn rnn_cell(input: TokenStream) -> TokenStream {
+    cellc::expand::cell(cellc::ir::raw::CellOp::Rnn, input.into(), &root()).into()
+}
+
+/// Declares an LSTM cell (LSTMCell-4; LSTMSequence-5 with `steps`). See the crate
+/// `cellc-runtime` for the keys and what the declared type offers.
+#[proc_macro]
+pub fn lstm_cell(input: TokenStream) -> TokenStream {
+    cellc::expand::cell(cellc::ir::raw::CellOp::Lstm, input.into(), &root()).into()
 }

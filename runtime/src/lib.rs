@@ -9,7 +9,7 @@ pub mod kernel;
 pub use cellc_pack as pack;
 
 #[cfg(feature = "macros")]
-pub use cellc_macros::include_model;
+pub use cellc_macros::{gru_cell, include_model, lstm_cell, rnn_cell};
 mod model;
 
 pub use error::{Error, check_len, check_lengths, rows_of};

@@ -118,10 +118,10 @@ pub struct Cell {
     pub hidden_size: i64,
     /// `activations`, as written; `None` when absent (defaults apply).
     pub activations: Option<Vec<String>>,
-    /// `activations_alpha`.
-    pub alpha: Vec<f32>,
-    /// `activations_beta`.
-    pub beta: Vec<f32>,
+    /// `activations_alpha`, by position in `activations` (`None`: the function's default).
+    pub alpha: Vec<Option<f32>>,
+    /// `activations_beta`, by position in `activations`.
+    pub beta: Vec<Option<f32>>,
     /// `clip`; 0 means none.
     pub clip: f32,
     /// `linear_before_reset` (GRU only).
@@ -143,7 +143,17 @@ impl Cell {
     pub fn attr_pos(&self, key: &str) -> Option<Pos> {
         self.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(self.origin.pos)
     }
+
+    /// Where activation `i` is written, when a front-end knows (a declaration does), else
+    /// where `activations` is.
+    pub fn activation_pos(&self, i: usize) -> Option<Pos> {
+        let key = ACTIVATION_KEYS.get(i).copied().unwrap_or("activations");
+        self.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or_else(|| self.attr_pos("activations"))
+    }
 }
+
+/// Keys of [`Cell::attr_pos`] for the positions of single activations.
+pub const ACTIVATION_KEYS: [&str; 3] = ["activations.0", "activations.1", "activations.2"];
 
 /// A Result.
 #[derive(Clone, Debug, PartialEq, Eq)]

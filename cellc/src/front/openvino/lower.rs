@@ -257,8 +257,8 @@ impl<'a> Lower<'a> {
         let activations = l
             .attr("activations")
             .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect());
-        let alpha = self.floats(l, "activations_alpha");
-        let beta = self.floats(l, "activations_beta");
+        let alpha = self.floats(l, "activations_alpha").into_iter().map(Some).collect();
+        let beta = self.floats(l, "activations_beta").into_iter().map(Some).collect();
         let clip = self.floats(l, "clip").first().copied().unwrap_or(0.0);
         let linear_before_reset = match l.attr("linear_before_reset").map(|s| s.trim().to_ascii_lowercase()) {
             None => false,

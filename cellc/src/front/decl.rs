@@ -1,0 +1,802 @@
+//! The declaration front-end: `gru_cell! { … }`, `rnn_cell!` and `lstm_cell!` parsed with
+//! syn into the raw ir, as a one-cell model with the same Parameters and Results an IR
+//! model of that cell has, so `check` and the emitters treat it exactly as they treat IR.
+//!
+//! ```text
+//! /// Doc comments.
+//! pub struct VadGru<input_size = 16, hidden_size = 128, activations = [sigmoid, tanh]>;
+//! ```
+//!
+//! Syntax errors (unknown or duplicate keys, values of the wrong type, unreadable weights
+//! files) are `syn::Error`s at the offending token. Semantic errors come from `check` as
+//! diagnostics whose positions are indices into [`Lowered::spans`]: line 1, column `k + 1`
+//! for span `k`, so that they can be turned back into errors at the token.
+use crate::diag::Pos;
+use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
+use crate::layout::Layout;
+use crate::options::{Options, Strategy};
+use proc_macro2::Span;
+use std::path::{Path, PathBuf};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Ident, LitStr, Token};
+
+/// A parsed declaration: `#[doc]`s, visibility, `struct Name<key = value, …>;`.
+pub struct Declaration {
+    /// Its doc comments.
+    pub docs: Vec<syn::Attribute>,
+    /// Its visibility, given to every generated type.
+    pub vis: syn::Visibility,
+    /// The cell type's name.
+    pub name: Ident,
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    key: Ident,
+    value: Value,
+}
+
+/// A value as written; typed when its key is interpreted.
+enum Value {
+    Int(syn::LitInt, bool),
+    Float(syn::LitFloat, bool),
+    Bool(syn::LitBool),
+    Str(LitStr),
+    Ident(Ident),
+    List(Vec<Call>, Span),
+}
+
+/// One element of a list: `name` or `name(key = value, …)`.
+struct Call {
+    name: Ident,
+    args: Vec<Entry>,
+}
+
+impl Value {
+    fn span(&self) -> Span {
+        match self {
+            Value::Int(l, _) => l.span(),
+            Value::Float(l, _) => l.span(),
+            Value::Bool(l) => l.span,
+            Value::Str(l) => l.span(),
+            Value::Ident(i) => i.span(),
+            Value::List(_, s) => *s,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Value::Int(..) => "an integer",
+            Value::Float(..) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Str(_) => "a string",
+            Value::Ident(_) => "a name",
+            Value::List(..) => "a list",
+        }
+    }
+}
+
+impl Parse for Value {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let negative = input.peek(Token![-]);
+        if negative {
+            input.parse::<Token![-]>()?;
+        }
+        let la = input.lookahead1();
+        if la.peek(syn::LitInt) {
+            Ok(Value::Int(input.parse()?, negative))
+        } else if la.peek(syn::LitFloat) {
+            Ok(Value::Float(input.parse()?, negative))
+        } else if negative {
+            Err(la.error())
+        } else if la.peek(syn::LitBool) {
+            Ok(Value::Bool(input.parse()?))
+        } else if la.peek(LitStr) {
+            Ok(Value::Str(input.parse()?))
+        } else if la.peek(Ident) {
+            Ok(Value::Ident(input.parse()?))
+        } else if la.peek(syn::token::Bracket) {
+            let content;
+            let bracket = syn::bracketed!(content in input);
+            let calls = content.parse_terminated(Call::parse, Token![,])?;
+            Ok(Value::List(calls.into_iter().collect(), bracket.span.join()))
+        } else {
+            Err(la.error())
+        }
+    }
+}
+
+impl Parse for Call {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let name: Ident = input.parse()?;
+        let mut args = Vec::new();
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            while !content.is_empty() {
+                args.push(Entry::parse(&content)?);
+                if content.is_empty() {
+                    break;
+                }
+                content.parse::<Token![,]>()?;
+            }
+        }
+        Ok(Call { name, args })
+    }
+}
+
+impl Parse for Entry {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let key: Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        Ok(Entry { key, value: input.parse()? })
+    }
+}
+
+impl Parse for Declaration {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        if let Some(a) = attrs.iter().find(|a| !a.path().is_ident("doc")) {
+            return Err(syn::Error::new(a.span(), "only doc comments may be written on a cell declaration"));
+        }
+        let vis = input.parse()?;
+        input.parse::<Token![struct]>()?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![<]>()?;
+        let mut entries = Vec::new();
+        while !input.peek(Token![>]) {
+            entries.push(input.parse()?);
+            if input.peek(Token![>]) {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        input.parse::<Token![>]>()?;
+        input.parse::<Token![;]>()?;
+        if !input.is_empty() {
+            return Err(input.error("expected one cell declaration; write each in its own macro call"));
+        }
+        Ok(Declaration { docs: attrs, vis, name, entries })
+    }
+}
+
+/// The keys a declaration may give, for messages.
+const KEYS: &[&str] = &[
+    "input_size",
+    "hidden_size",
+    "activations",
+    "clip",
+    "linear_before_reset",
+    "layout",
+    "direction",
+    "steps",
+    "batch",
+    "bias",
+    "weights",
+    "layer",
+    "strategy",
+];
+
+/// A declaration lowered to the raw ir, with what the expansion needs besides.
+pub struct Lowered {
+    /// The one-cell model.
+    pub model: raw::Model,
+    /// The options it compiles with (strategy; the model type's name).
+    pub options: Options,
+    /// The tokens positions refer to (see the module documentation).
+    pub spans: Vec<Span>,
+    /// Files read, whose change must rebuild the crate.
+    pub files: Vec<PathBuf>,
+}
+
+/// Collects errors instead of stopping at the first.
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.push(syn::Error::new(span, msg));
+    }
+}
+
+/// The entries of a declaration by key, once each.
+struct Keys<'a> {
+    entries: Vec<&'a Entry>,
+}
+
+impl<'a> Keys<'a> {
+    fn new(d: &'a Declaration, errors: &mut Errors) -> Self {
+        let mut entries: Vec<&Entry> = Vec::new();
+        for e in &d.entries {
+            let key = e.key.to_string();
+            if !KEYS.contains(&key.as_str()) {
+                errors.at(e.key.span(), format!("unknown key `{key}`; expected one of {}", KEYS.join(", ")));
+            } else if entries.iter().any(|f| f.key == e.key) {
+                errors.at(e.key.span(), format!("`{key}` is given twice"));
+            } else {
+                entries.push(e);
+            }
+        }
+        Keys { entries }
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Entry> {
+        self.entries.iter().copied().find(|e| e.key == key)
+    }
+}
+
+fn wrong_type(e: &Entry, want: &str) -> syn::Error {
+    syn::Error::new(e.value.span(), format!("`{}` takes {want}; found {}", e.key, e.value.kind()))
+}
+
+fn positive(e: &Entry) -> syn::Result<u64> {
+    match &e.value {
+        Value::Int(l, false) => match l.base10_parse::<u64>()? {
+            0 => Err(syn::Error::new(l.span(), format!("`{}` is 0; expected a positive integer", e.key))),
+            n => Ok(n),
+        },
+        _ => Err(wrong_type(e, "a positive integer")),
+    }
+}
+
+fn number(e: &Entry) -> syn::Result<f32> {
+    let (v, neg) = match &e.value {
+        Value::Int(l, neg) => (l.base10_parse::<f32>()?, *neg),
+        Value::Float(l, neg) => (l.base10_parse::<f32>()?, *neg),
+        _ => return Err(wrong_type(e, "a number")),
+    };
+    Ok(if neg { -v } else { v })
+}
+
+fn boolean(e: &Entry) -> syn::Result<bool> {
+    match &e.value {
+        Value::Bool(b) => Ok(b.value),
+        _ => Err(wrong_type(e, "`true` or `false`")),
+    }
+}
+
+fn name(e: &Entry, choices: &[&str]) -> syn::Result<Ident> {
+    match &e.value {
+        Value::Ident(i) => Ok(i.clone()),
+        _ => Err(wrong_type(e, &format!("one of {}", choices.join(", ")))),
+    }
+}
+
+fn string(e: &Entry) -> syn::Result<LitStr> {
+    match &e.value {
+        Value::Str(s) => Ok(s.clone()),
+        _ => Err(wrong_type(e, "a path in a string")),
+    }
+}
+
+/// The tokens diagnostics point at: a position in a declaration is line 1, column `k + 1`
+/// for the `k`-th span; the first is the struct's name.
+struct Spans(Vec<Span>);
+
+impl Spans {
+    fn at(&mut self, span: Span) -> Pos {
+        self.0.push(span);
+        Pos { line: 1, col: self.0.len() as u32 }
+    }
+}
+
+/// Checks a lowered model, turning diagnostics into errors at the tokens they concern.
+pub fn check(model: &raw::Model, spans: &[Span]) -> syn::Result<crate::ir::Model> {
+    crate::check::check(model).map_err(|diags| {
+        let mut errors = Errors::default();
+        for d in &diags.0 {
+            let span = d.pos.and_then(|p| spans.get(p.col.checked_sub(1)? as usize)).copied().unwrap_or(spans[0]);
+            errors.at(span, d.headline());
+        }
+        errors.0.unwrap_or_else(|| syn::Error::new(spans[0], "the declaration does not check"))
+    })
+}
+
+/// What a declaration says, typed, with the positions of its tokens.
+struct Spec {
+    op: CellOp,
+    name: String,
+    input: u64,
+    hidden: u64,
+    lbr: bool,
+    clip: f32,
+    layout: Layout,
+    activations: Option<Vec<String>>,
+    alpha: Vec<Option<f32>>,
+    beta: Vec<Option<f32>>,
+    steps: Option<u64>,
+    direction: Option<String>,
+    batch: Dim,
+    bias: bool,
+    attr_pos: Vec<(&'static str, Pos)>,
+    input_pos: Option<Pos>,
+    hidden_pos: Option<Pos>,
+    steps_pos: Option<Pos>,
+}
+
+/// Where `W`, `R` and `B` come from.
+enum Tensors {
+    /// Parameters: weights given at run time.
+    Runtime,
+    /// Constants of a weights file, named at `pos`.
+    File(Pos, Vec<raw::Const>, raw::Weights),
+}
+
+impl Spec {
+    fn kind(&self) -> crate::ir::CellKind {
+        match self.op {
+            CellOp::Gru => crate::ir::CellKind::Gru { linear_before_reset: self.lbr },
+            CellOp::Rnn => crate::ir::CellKind::Rnn,
+            CellOp::Lstm => crate::ir::CellKind::Lstm,
+        }
+    }
+
+    fn sequence(&self) -> bool {
+        self.steps.is_some()
+    }
+
+    fn dirs(&self) -> u64 {
+        if self.direction.as_deref() == Some("bidirectional") { 2 } else { 1 }
+    }
+
+    /// `rest`, after the direction axis of the Sequence forms.
+    fn per_dir(&self, rest: &[u64]) -> Vec<u64> {
+        let lead = self.sequence().then_some(self.dirs());
+        lead.into_iter().chain(rest.iter().copied()).collect()
+    }
+
+    /// The tensors the cell takes (`B` only with a bias) and their shapes as declared.
+    fn tensors(&self) -> Vec<(&'static str, Vec<u64>)> {
+        let (kind, h, g) = (self.kind(), self.hidden, self.kind().gates() as u64);
+        let mut t = vec![("W", self.per_dir(&[g * h, self.input])), ("R", self.per_dir(&[g * h, h]))];
+        if self.bias {
+            t.push(("B", self.per_dir(&[self.layout.bias_blocks(kind) as u64 * h])));
+        }
+        t
+    }
+
+    /// The one-cell model, with Parameters and Results named as OpenVINO names the ports.
+    fn model(&self, tensors: Tensors) -> raw::Model {
+        let here = Some(Pos { line: 1, col: 1 });
+        let statics = |v: &[u64]| v.iter().map(|&n| Dim::Static(n)).collect::<Vec<_>>();
+        let with_batch = |v: &[u64]| std::iter::once(self.batch).chain(statics(v)).collect::<Vec<_>>();
+        let x_dims = match self.steps {
+            Some(l) => with_batch(&[l, self.input]),
+            None => with_batch(&[self.input]),
+        };
+        let state = with_batch(&self.per_dir(&[self.hidden]));
+        let origin = |name: &str, op: &str| Origin { pos: here, name: name.to_owned(), op: op.to_owned() };
+        let param = |name: &str, elem: &str, shape: Vec<Dim>| raw::Param {
+            origin: origin(name, "Parameter"),
+            tensor_name: Some(name.to_owned()),
+            elem: elem.to_owned(),
+            shape,
+        };
+        let mut params = vec![param("X", "f32", x_dims.clone()), param("H", "f32", state.clone())];
+        let mut inputs = vec![
+            raw::Input { source: Source::Param(0), dims: x_dims, pos: self.input_pos },
+            raw::Input { source: Source::Param(1), dims: state.clone(), pos: self.hidden_pos },
+        ];
+        let lstm = self.kind().has_cell_state();
+        if lstm {
+            params.push(param("C", "f32", state.clone()));
+            inputs.push(raw::Input { source: Source::Param(2), dims: state.clone(), pos: self.hidden_pos });
+        }
+        if self.sequence() {
+            params.push(param("sequence_lengths", "i32", vec![self.batch]));
+            let source = Source::Param(params.len() - 1);
+            inputs.push(raw::Input { source, dims: vec![self.batch], pos: self.steps_pos });
+        }
+        let (consts, weights) = match tensors {
+            Tensors::Runtime => {
+                for (t, shape) in self.tensors() {
+                    params.push(param(t, "f32", statics(&shape)));
+                    inputs.push(raw::Input {
+                        source: Source::Param(params.len() - 1),
+                        dims: statics(&shape),
+                        pos: here,
+                    });
+                }
+                (Vec::new(), raw::Weights { path: String::new(), bytes: Ok(Vec::new()) })
+            }
+            Tensors::File(pos, consts, weights) => {
+                for (k, (_, shape)) in self.tensors().into_iter().enumerate() {
+                    inputs.push(raw::Input { source: Source::Const(k), dims: statics(&shape), pos: Some(pos) });
+                }
+                (consts, weights)
+            }
+        };
+        let mut outputs = Vec::new();
+        let mut output_dims = Vec::new();
+        if let Some(l) = self.steps {
+            outputs.push("Y");
+            output_dims.push(with_batch(&[self.dirs(), l, self.hidden]));
+        }
+        outputs.push("Ho");
+        output_dims.push(state.clone());
+        if lstm {
+            outputs.push("Co");
+            output_dims.push(state);
+        }
+        let outputs = outputs
+            .iter()
+            .enumerate()
+            .map(|(port, n)| raw::Output {
+                origin: origin(n, "Result"),
+                tensor_name: Some((*n).to_owned()),
+                source: Source::Cell(0, port),
+            })
+            .collect();
+        let op = self.kind().op().replace("Cell", if self.sequence() { "Sequence" } else { "Cell" });
+        let cell = raw::Cell {
+            origin: origin(&self.name, &op),
+            op: self.op,
+            sequence: self.sequence(),
+            direction: self.sequence().then(|| self.direction.clone().unwrap_or_else(|| "forward".to_owned())),
+            attr_pos: self.attr_pos.clone(),
+            hidden_size: self.hidden as i64,
+            activations: self.activations.clone(),
+            alpha: self.alpha.clone(),
+            beta: self.beta.clone(),
+            clip: self.clip,
+            linear_before_reset: self.lbr,
+            layout: self.layout,
+            inputs,
+            output_pos: vec![here; output_dims.len()],
+            output_dims,
+            precision: None,
+        };
+        raw::Model {
+            file: format!("declaration of `{}`", self.name),
+            name: self.name.clone(),
+            params,
+            consts,
+            cells: vec![cell],
+            outputs,
+            weights,
+        }
+    }
+}
+
+/// Reads the keys of a declaration into a [`Spec`]; `None` when a key is wrong (reported).
+fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors: &mut Errors) -> Option<Spec> {
+    let mut attr_pos = Vec::new();
+    let take = |r: syn::Result<u64>, errors: &mut Errors| r.map_err(|e| errors.push(e)).ok();
+    let size = |key: &str, errors: &mut Errors| match keys.get(key) {
+        Some(e) => take(positive(e), errors),
+        None => {
+            errors.at(d.name.span(), format!("missing `{key} = …`: a cell declares its sizes"));
+            None
+        }
+    };
+    let input = size("input_size", errors);
+    let hidden = size("hidden_size", errors);
+    let steps = keys.get("steps").and_then(|_| size("steps", errors));
+    let mut lbr = false;
+    if let Some(e) = keys.get("linear_before_reset") {
+        if op == CellOp::Gru {
+            lbr = boolean(e).map_err(|e| errors.push(e)).unwrap_or(false);
+        } else {
+            errors.at(e.key.span(), "`linear_before_reset` applies to GRU cells only");
+        }
+    }
+    let mut clip = 0.0;
+    if let Some(e) = keys.get("clip") {
+        attr_pos.push(("clip", spans.at(e.value.span())));
+        clip = number(e).map_err(|e| errors.push(e)).unwrap_or(0.0);
+    }
+    let mut layout = Layout::OpenVino;
+    if let Some(e) = keys.get("layout") {
+        attr_pos.push(("layout", spans.at(e.value.span())));
+        let names = ["openvino", "onnx", "pytorch", "bnns"];
+        match name(e, &names).map(|i| (Layout::parse(&i.to_string()), i)) {
+            Ok((Some(l), _)) => layout = l,
+            Ok((None, i)) => errors.at(i.span(), format!("unknown layout `{i}`; expected one of {}", names.join(", "))),
+            Err(e) => errors.push(e),
+        }
+    }
+    let (mut activations, mut alpha, mut beta) = (None, Vec::new(), Vec::new());
+    if let Some(e) = keys.get("activations") {
+        attr_pos.push(("activations", spans.at(e.value.span())));
+        match &e.value {
+            Value::List(calls, _) => {
+                for (i, c) in calls.iter().enumerate() {
+                    if let Some(key) = raw::ACTIVATION_KEYS.get(i) {
+                        attr_pos.push((key, spans.at(c.name.span())));
+                    }
+                    let (mut a, mut b) = (None, None);
+                    for arg in &c.args {
+                        let slot = match arg.key.to_string().as_str() {
+                            "alpha" => &mut a,
+                            "beta" => &mut b,
+                            k => {
+                                errors.at(arg.key.span(), format!("unknown parameter `{k}`; expected alpha or beta"));
+                                continue;
+                            }
+                        };
+                        *slot = number(arg).map_err(|e| errors.push(e)).ok();
+                    }
+                    alpha.push(a);
+                    beta.push(b);
+                }
+                activations = Some(calls.iter().map(|c| c.name.to_string()).collect());
+            }
+            _ => errors.push(wrong_type(e, "a list such as [sigmoid, tanh]")),
+        }
+    }
+    let mut direction = None;
+    if let Some(e) = keys.get("direction") {
+        attr_pos.push(("direction", spans.at(e.value.span())));
+        match name(e, &["forward", "reverse", "bidirectional"]) {
+            Ok(dir) if keys.get("steps").is_none() => {
+                errors.at(dir.span(), "a sequence needs its number of steps: add `steps = …`");
+            }
+            Ok(dir) => direction = Some(dir.to_string()),
+            Err(e) => errors.push(e),
+        }
+    }
+    let batch = match keys.get("batch") {
+        None => Dim::Dynamic,
+        Some(e) => match &e.value {
+            Value::Ident(i) if i == "dynamic" => Dim::Dynamic,
+            Value::Int(..) => take(positive(e), errors).map_or(Dim::Dynamic, Dim::Static),
+            _ => {
+                errors.push(wrong_type(e, "a positive integer or `dynamic`"));
+                Dim::Dynamic
+            }
+        },
+    };
+    let bias = keys.get("bias").is_none_or(|e| boolean(e).map_err(|e| errors.push(e)).unwrap_or(true));
+    let name = d.name.to_string();
+    if crate::emit::rust::names::type_name(&name, "") != name {
+        errors.at(d.name.span(), "cellc names cell types in UpperCamelCase with no underscores: rename the struct");
+    }
+    let input_pos = keys.get("input_size").map(|e| spans.at(e.value.span()));
+    let hidden_pos = keys.get("hidden_size").map(|e| spans.at(e.value.span()));
+    attr_pos.extend(hidden_pos.map(|p| ("hidden_size", p)));
+    let steps_pos = keys.get("steps").map(|e| spans.at(e.value.span()));
+    Some(Spec {
+        op,
+        name,
+        input: input?,
+        hidden: hidden?,
+        lbr,
+        clip,
+        layout,
+        activations,
+        alpha,
+        beta,
+        steps,
+        direction,
+        batch,
+        bias,
+        attr_pos,
+        input_pos,
+        hidden_pos,
+        steps_pos,
+    })
+}
+
+fn strategy(keys: &Keys<'_>, errors: &mut Errors) -> Strategy {
+    let Some(e) = keys.get("strategy") else {
+        return Strategy::Auto;
+    };
+    let names = ["auto", "unrolled", "tiled"];
+    match name(e, &names) {
+        Ok(i) => match i.to_string().as_str() {
+            "auto" => Strategy::Auto,
+            "unrolled" => Strategy::Unrolled,
+            "tiled" => Strategy::Tiled,
+            s => {
+                errors.at(i.span(), format!("unknown strategy `{s}`; expected one of {}", names.join(", ")));
+                Strategy::Auto
+            }
+        },
+        Err(e) => {
+            errors.push(e);
+            Strategy::Auto
+        }
+    }
+}
+
+/// Lowers a declaration of a cell of kind `op`. Paths are relative to `root` (the crate's
+/// manifest directory).
+pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
+    let mut errors = Errors::default();
+    let keys = Keys::new(d, &mut errors);
+    let mut spans = Spans(vec![d.name.span()]);
+    let spec = spec(op, d, &keys, &mut spans, &mut errors);
+    let options =
+        Options { name: Some(format!("{}Model", d.name)), strategy: strategy(&keys, &mut errors), weights: None };
+    let layer = keys.get("layer");
+    let mut files = Vec::new();
+    let tensors = match (keys.get("weights"), &spec) {
+        (None, _) => {
+            if let Some(e) = layer {
+                errors.at(e.key.span(), "`layer` picks a cell of the IR model given by `weights`; there is none");
+            }
+            Some(Tensors::Runtime)
+        }
+        (Some(e), Some(spec)) => match string(e) {
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+            Ok(lit) => {
+                let path = root.join(lit.value());
+                let file = WeightsFile { pos: spans.at(lit.span()), lit: &lit, path: &path };
+                let found = if path.extension().is_some_and(|x| x == "xml") {
+                    let layer = layer.map(string).transpose().map_err(|e| errors.push(e)).ok().flatten();
+                    file.read_ir(spec, &keys, layer.as_ref(), &spans.0, &mut files)
+                } else {
+                    if let Some(e) = layer {
+                        errors.at(e.key.span(), "`layer` picks a cell of an IR model; this weights file is raw");
+                    }
+                    file.read_raw(spec, &mut files)
+                };
+                found.map_err(|e| errors.push(e)).ok()
+            }
+        },
+        (Some(_), None) => None,
+    };
+    match (errors.0, spec, tensors) {
+        (None, Some(spec), Some(t)) => Ok(Lowered { model: spec.model(t), options, spans: spans.0, files }),
+        (Some(e), ..) => Err(e),
+        _ => Err(syn::Error::new(d.name.span(), "the declaration is incomplete")),
+    }
+}
+
+/// The weights file a declaration names.
+struct WeightsFile<'a> {
+    lit: &'a LitStr,
+    path: &'a Path,
+    pos: Pos,
+}
+
+impl WeightsFile<'_> {
+    fn err(&self, msg: impl std::fmt::Display) -> syn::Error {
+        syn::Error::new(self.lit.span(), msg)
+    }
+
+    /// A raw file: `W`, `R` and `B` (when the cell has one), little-endian f32, in the
+    /// declared layout, back to back, and nothing else.
+    fn read_raw(&self, spec: &Spec, files: &mut Vec<PathBuf>) -> syn::Result<Tensors> {
+        let written = self.lit.value();
+        let bytes = std::fs::read(self.path).map_err(|e| self.err(format!("cannot read {written:?}: {e}")))?;
+        files.push(self.path.to_path_buf());
+        let tensors = spec.tensors();
+        let lens: Vec<u64> = tensors.iter().map(|(_, s)| s.iter().product()).collect();
+        let want: u64 = lens.iter().sum::<u64>() * 4;
+        if bytes.len() as u64 != want {
+            let parts: Vec<String> = tensors.iter().zip(&lens).map(|((t, _), n)| format!("{t}: {n}")).collect();
+            return Err(self.err(format!(
+                "{written:?} holds {} bytes; the declaration needs {want}: little-endian f32 values in the {} layout ({}), one tensor after the other",
+                bytes.len(),
+                spec.layout,
+                parts.join(", ")
+            )));
+        }
+        let mut offset = 0;
+        let mut consts = Vec::new();
+        for ((t, shape), n) in tensors.into_iter().zip(&lens) {
+            consts.push(raw::Const {
+                origin: Origin { pos: Some(self.pos), name: t.to_owned(), op: "Const".to_owned() },
+                elem: "f32".to_owned(),
+                shape,
+                offset,
+                size: n * 4,
+                converts: Vec::new(),
+                attr_pos: Vec::new(),
+            });
+            offset += n * 4;
+        }
+        Ok(Tensors::File(self.pos, consts, raw::Weights { path: written, bytes: Ok(bytes) }))
+    }
+
+    /// The weights of one cell of an IR model, which must be the cell declared: the same
+    /// kind, sizes, activations, clip and direction, whether stated or left to defaults.
+    fn read_ir(
+        &self,
+        spec: &Spec,
+        keys: &Keys<'_>,
+        layer: Option<&LitStr>,
+        spans: &[Span],
+        files: &mut Vec<PathBuf>,
+    ) -> syn::Result<Tensors> {
+        let written = self.lit.value();
+        let fail = |diags: crate::Diagnostics| {
+            let text = diags.to_string().replace(&self.path.display().to_string(), &written);
+            self.err(format!("cannot take weights from {written:?}:\n{text}"))
+        };
+        let raw = crate::front::openvino::read(self.path, None).map_err(fail)?;
+        files.push(self.path.to_path_buf());
+        files.push(self.path.with_extension("bin"));
+        let theirs = crate::check::check(&raw).map_err(fail)?;
+        let candidates: Vec<usize> = (0..raw.cells.len())
+            .filter(|&k| raw.cells[k].op == spec.op && raw.cells[k].sequence == spec.sequence())
+            .filter(|&k| layer.is_none_or(|l| raw.cells[k].origin.name == l.value()))
+            .collect();
+        let k = match (candidates.as_slice(), layer) {
+            ([k], _) => *k,
+            ([], Some(l)) => {
+                let msg = format!("{written:?} has no layer {:?} of the declared kind", l.value());
+                return Err(syn::Error::new(l.span(), msg));
+            }
+            ([], None) => return Err(self.err(format!("{written:?} has no cell of the declared kind"))),
+            (many, _) => {
+                let names: Vec<String> = many.iter().map(|&k| format!("{:?}", raw.cells[k].origin.name)).collect();
+                return Err(self.err(format!(
+                    "{written:?} has several cells of the declared kind ({}); pick one with `layer = \"…\"`",
+                    names.join(", ")
+                )));
+            }
+        };
+        let (rc, c) = (&raw.cells[k], &theirs.cells[k]);
+        let layer_name = format!("layer {:?} ({}) of {written:?}", rc.origin.name, rc.origin.op);
+        let mut errors = Errors::default();
+        let span_of = |key: &str| keys.get(key).map_or(self.lit.span(), |e| e.value.span());
+        if spec.layout != Layout::OpenVino {
+            errors.at(
+                span_of("layout"),
+                format!("an IR model holds its weights in OpenVINO's layout, not {}", spec.layout),
+            );
+        }
+        // The declared cell on its own, checked, has every attribute resolved with its
+        // defaults: each must be the layer's.
+        let mine = check(&spec.model(Tensors::Runtime), spans)?;
+        let mine = &mine.cells[0];
+        let pairs = [
+            ("input_size", mine.spec.input.to_string(), c.spec.input.to_string()),
+            ("hidden_size", mine.spec.hidden.to_string(), c.spec.hidden.to_string()),
+            ("activations", fmt_acts(&mine.spec.activations), fmt_acts(&c.spec.activations)),
+            ("clip", fmt_clip(mine.spec.clip), fmt_clip(c.spec.clip)),
+            ("linear_before_reset", format!("{:?}", mine.spec.kind), format!("{:?}", c.spec.kind)),
+            ("steps", fmt_seq(&mine.seq), fmt_seq(&c.seq)),
+            ("bias", (mine.b.is_some()).to_string(), c.b.is_some().to_string()),
+        ];
+        for (key, mine, theirs) in pairs {
+            if mine != theirs {
+                errors.at(span_of(key), format!("the declaration has {key} {mine}, but {layer_name} has {theirs}"));
+            }
+        }
+        if let Some(e) = errors.0 {
+            return Err(e);
+        }
+        let mut consts = Vec::new();
+        let weight_ports = rc.inputs.len() - spec.tensors().len();
+        for (t, input) in ["W", "R", "B"].iter().zip(&rc.inputs[weight_ports..]) {
+            let Source::Const(i) = input.source else {
+                return Err(self.err(format!("{t} of {layer_name} is not a constant: its weights come at run time")));
+            };
+            // Checked already: no diagnostic can point into the IR file from here.
+            let mut k = raw.consts[i].clone();
+            k.origin.pos = Some(self.pos);
+            k.attr_pos.clear();
+            for (_, o) in &mut k.converts {
+                o.pos = Some(self.pos);
+            }
+            consts.push(k);
+        }
+        Ok(Tensors::File(self.pos, consts, raw.weights))
+    }
+}
+
+fn fmt_acts(a: &[crate::ir::Activation]) -> String {
+    format!("[{}]", a.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+}
+
+fn fmt_clip(c: Option<f32>) -> String {
+    c.map_or_else(|| "none".to_owned(), |c| c.to_string())
+}
+
+fn fmt_seq(s: &Option<crate::ir::Seq>) -> String {
+    s.as_ref().map_or_else(|| "none (a cell)".to_owned(), |q| format!("{} over {} steps", q.direction.name(), q.steps))
+}

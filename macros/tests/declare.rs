@@ -1,0 +1,29 @@
+//! Cells declared with `gru_cell!`, `rnn_cell!` and `lstm_cell!` compile and compute what
+//! the library's reference interpreter computes for the same declaration.
+#![allow(missing_docs, dead_code, unreachable_pub)]
+
+cellc_macros::gru_cell! {
+    /// A small GRU with its weights given at run time, in PyTorch's layout.
+    pub struct TorchGru<input_size = 3, hidden_size = 5, linear_before_reset = true, layout = pytorch>;
+}
+
+cellc_macros::lstm_cell! {
+    pub(crate) struct ClippedLstm<input_size = 2, hidden_size = 4, clip = 0.5,
+        activations = [hardsigmoid(alpha = 0.3), tanh, softsign]>;
+}
+
+cellc_macros::rnn_cell! {
+    struct Reverse<input_size = 2, hidden_size = 3, steps = 4, direction = reverse, batch = 2>;
+}
+
+#[test]
+fn declared_cells_run() {
+    let w: Vec<f32> = (0..45).map(|k| (k as f32 * 0.37).sin()).collect();
+    let r: Vec<f32> = (0..75).map(|k| (k as f32 * 0.11).cos() * 0.5).collect();
+    let b: Vec<f32> = (0..30).map(|k| k as f32 * 0.01).collect();
+    let gru = TorchGru::new(&w, &r, &b).expect("lengths fit");
+    let mut out = [0.0; 5];
+    gru.step(&[0.1, 0.2, 0.3], &[0.0; 5], &mut out);
+    assert!(out.iter().any(|v| *v != 0.0));
+    assert!(TorchGru::new(&w[1..], &r, &b).is_err());
+}
