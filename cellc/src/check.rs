@@ -199,7 +199,7 @@ impl Checker<'_> {
             CellOp::Lstm => CellKind::Lstm,
         };
         if let Some(why) = c.layout.refuses(kind) {
-            self.err(c.origin.pos, o, format!("the {} layout: {why}", c.layout));
+            self.err(c.attr_pos("layout"), o, format!("the {} layout: {why}", c.layout));
             return None;
         }
         // Ports: X, H (and C for an LSTM), sequence_lengths (Sequence forms), then W, R and B.

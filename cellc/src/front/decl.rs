@@ -294,7 +294,8 @@ pub fn check(model: &raw::Model, spans: &[Span]) -> syn::Result<crate::ir::Model
         let mut errors = Errors::default();
         for d in &diags.0 {
             let span = d.pos.and_then(|p| spans.get(p.col.checked_sub(1)? as usize)).copied().unwrap_or(spans[0]);
-            errors.at(span, d.headline());
+            // The declaration is the layer: its name need not be repeated.
+            errors.at(span, &d.message);
         }
         errors.0.unwrap_or_else(|| syn::Error::new(spans[0], "the declaration does not check"))
     })
@@ -758,7 +759,7 @@ impl WeightsFile<'_> {
             ("hidden_size", mine.spec.hidden.to_string(), c.spec.hidden.to_string()),
             ("activations", fmt_acts(&mine.spec.activations), fmt_acts(&c.spec.activations)),
             ("clip", fmt_clip(mine.spec.clip), fmt_clip(c.spec.clip)),
-            ("linear_before_reset", format!("{:?}", mine.spec.kind), format!("{:?}", c.spec.kind)),
+            ("linear_before_reset", lbr(mine.spec.kind), lbr(c.spec.kind)),
             ("steps", fmt_seq(&mine.seq), fmt_seq(&c.seq)),
             ("bias", (mine.b.is_some()).to_string(), c.b.is_some().to_string()),
         ];
@@ -791,6 +792,10 @@ impl WeightsFile<'_> {
 
 fn fmt_acts(a: &[crate::ir::Activation]) -> String {
     format!("[{}]", a.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+}
+
+fn lbr(kind: crate::ir::CellKind) -> String {
+    matches!(kind, crate::ir::CellKind::Gru { linear_before_reset: true }).to_string()
 }
 
 fn fmt_clip(c: Option<f32>) -> String {
