@@ -230,7 +230,7 @@ def seq_ref(kind, xv, hv, cv, lens, W, R, B, hs, acts, alphas, betas, clip, lbr,
 
 def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", acts, alphas=(), betas=(),
              clip=0.0, lbr=False, seed=0, dynamic=False, len_type=np.int32, const_lens=False, tol=TOL,
-             runtime_weights=False):
+             runtime_weights=False, len_name="seq_len", cell_name=None, **names):
     """One GRUSequence / RNNSequence / LSTMSequence-5 case, batch = len(lens)."""
     if dynamic:
         # OpenVINO 2026.4's CPU plugin ignores sequence_lengths when the batch is dynamic
@@ -256,7 +256,7 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
         sl = o3.constant(lv)
         sl.set_friendly_name(f"{name}_lengths")
     else:
-        sl = o3.parameter([b], len_type, name="seq_len")
+        sl = o3.parameter([b], len_type, name=len_name)
         case.params.append((sl, lv))
     g = {"gru": 3, "rnn": 1, "lstm": 4}[kind]
     nb = {"gru": (4 if lbr else 3) * hs, "rnn": hs, "lstm": 4 * hs}[kind]
@@ -274,7 +274,7 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
         for node, nm in zip(nodes, "WRB"):
             node.set_friendly_name(f"{name}_{nm}")
     common = dict(activations=list(acts), activations_alpha=list(alphas), activations_beta=list(betas), clip=clip,
-                  name=name)
+                  name=cell_name or name)
     if kind == "lstm":
         node = o5.lstm_sequence(x, h, c, sl, *nodes, hs, direction, **common)
     elif kind == "gru":
@@ -285,22 +285,27 @@ def seq_case(out_dir, name, kind, hs, inp, steps, *, lens, direction="forward", 
         case.refuses = True
     want = seq_ref(kind, xv, hv, cv, lens, W.astype(np.float64), R.astype(np.float64), B.astype(np.float64), hs,
                    acts, list(alphas), list(betas), clip, lbr, direction)
-    write(case, [node.output(k) for k in range(len(want))], list(want), out_dir, tol=tol)
+    write(case, [node.output(k) for k in range(len(want))], list(want), out_dir, tol=tol, **names)
 
 
-def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=None, tol=TOL):
+def write(case, outputs, expectations, out_dir, *, compress=False, drop_bias_of=None, tol=TOL, net_name=None,
+          out_names=None):
+    """Saves the case. `net_name` and `out_names` (Result tensor names) default to the case's
+    name and `<node>_out<port>`."""
     d = out_dir / case.name
     if d.exists():
         shutil.rmtree(d)
     d.mkdir(parents=True)
     params = [p for p, _ in case.params]
     outputs = [o.output(0) if isinstance(o, ov.Node) else o for o in outputs]
-    for o in outputs:
+    for k, o in enumerate(outputs):
         node = o.get_node()
-        if node not in params:  # a Parameter returned as it is keeps its name
+        if out_names:
+            o.get_tensor().set_names({out_names[k]})
+        elif node not in params:  # a Parameter returned as it is keeps its name
             suffix = "" if o.get_index() == 0 else str(o.get_index())
             o.get_tensor().set_names({f"{node.get_friendly_name()}_out{suffix}"})
-    model = ov.Model(outputs, params, case.name)
+    model = ov.Model(outputs, params, net_name or case.name)
     ov.save_model(model, str(d / "model.xml"), compress_to_fp16=compress)
     for layer, acts, alphas, betas in case.rewrites:
         rewrite_activations(d / "model.xml", layer, acts, alphas, betas)
@@ -404,20 +409,21 @@ def as_ir_v10(out_dir, src, dst):
 
 
 # ---------------------------------------------------------------- the cases
-def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, compress=False, **kw):
+def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, compress=False, cell_name=None,
+             net_name=None, out_names=None, **kw):
     case = Case(name, seed)
     bshape = [-1] if dynamic else [batch]
     x, xv = case.data("X", bshape + [inp], [batch, inp])
     h, hv = case.data("H", bshape + [hs], [batch, hs])
     if kind == "lstm":
         c, cv = case.data("C", bshape + [hs], [batch, hs])
-        node, (wh, wc) = cell(case, kind, x, xv, h, hv, hs, name=name, c=c, cv=cv, **kw)
+        node, (wh, wc) = cell(case, kind, x, xv, h, hv, hs, name=cell_name or name, c=c, cv=cv, **kw)
         outputs, wants = [node.output(0), node.output(1)], [wh, wc]
     else:
-        node, want = cell(case, kind, x, xv, h, hv, hs, name=name, **kw)
+        node, want = cell(case, kind, x, xv, h, hv, hs, name=cell_name or name, **kw)
         outputs, wants = [node], [want]
     write(case, outputs, wants, out_dir, compress=compress,
-          drop_bias_of=name if kw.get("bias") is False else None)
+          drop_bias_of=name if kw.get("bias") is False else None, net_name=net_name, out_names=out_names)
 
 
 def main():
@@ -538,6 +544,13 @@ def main():
     extra, ev = case.data("Extra", [-1, 5], [2, 5])
     c1, w1 = cell(case, "gru", x, xv, h, hv, 4, acts=["sigmoid", "tanh"], name="gru")
     write(case, [c1, extra], [w1, ev.astype(np.float64)], out)
+
+    # Cells named as the declaration macros name a cell's model (the struct's name; X, H, C,
+    # sequence_lengths; Y, Ho, Co), for the test that macro, command line and builder agree.
+    one_cell(out, "decl_vad_gru", "gru", 16, 4, batch=2, seed=120, lbr=True, clip=2.5, acts=["hardsigmoid", "tanh"],
+             alphas=[0.3], betas=[0.6], cell_name="VadGru", net_name="VadGru", out_names=["Ho"])
+    seq_case(out, "decl_bi_lstm", "lstm", 8, 3, 5, lens=[5, 2], direction="bidirectional", seed=121, clip=0.9,
+             len_name="sequence_lengths", cell_name="BiLstm", net_name="BiLstm", out_names=["Y", "Ho", "Co"], **lstm)
 
     case = Case("stacked_gru_gru", 61)
     x, xv = case.data("X", [1, 16], [1, 16])
