@@ -136,15 +136,14 @@ fn case(name: &str) -> (Vec<Vec<f32>>, Vec<Vec<f32>>, f64) {
 fn assert_same_outputs<A: cellc_runtime::Model + Default, B: cellc_runtime::Model + Default>(name: &str) {
     let (inputs, want, tol) = case(name);
     let inputs: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
-    let run = |m: &mut dyn FnMut(&[&[f32]], &mut [&mut [f32]]) -> Result<(), cellc_runtime::Error>| {
+    fn run<M: cellc_runtime::Model + Default>(inputs: &[&[f32]], want: &[Vec<f32>]) -> Vec<Vec<f32>> {
         let mut outs: Vec<Vec<f32>> = want.iter().map(|w| vec![0.0; w.len()]).collect();
         let mut views: Vec<&mut [f32]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
-        m(&inputs, &mut views).expect("runs");
+        M::default().run(inputs, &mut views).expect("runs");
         outs
-    };
-    let (mut a, mut b) = (A::default(), B::default());
-    let from_ir = run(&mut |i, o| a.run(i, o));
-    let declared = run(&mut |i, o| b.run(i, o));
+    }
+    let from_ir = run::<A>(&inputs, &want);
+    let declared = run::<B>(&inputs, &want);
     assert_eq!(from_ir, declared, "{name}: outputs differ");
     for (got, want) in declared.iter().zip(&want) {
         let err = got.iter().zip(want).map(|(g, w)| (g - w).abs() as f64).fold(0.0, f64::max);

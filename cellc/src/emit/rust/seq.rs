@@ -134,8 +134,12 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     } else {
         quote! {}
     };
+    // An LSTM's `run` takes the op's inputs and outputs one by one (X, H, C, length, Y, Ho,
+    // Co): more than clippy's default, which would flag it in the user's crate.
+    let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
     let run = quote! {
         #[doc = #run_doc]
+        #allow
         pub fn run(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
             let len = len.min(#l);
             #({ #runs })*
