@@ -426,8 +426,46 @@ def one_cell(out_dir, name, kind, hs, inp, *, batch=1, seed=0, dynamic=False, co
           drop_bias_of=name if kw.get("bias") is False else None, net_name=net_name, out_names=out_names)
 
 
+def macro_example(d):
+    """examples/macro: a GRU in PyTorch's layout feeding an LSTM in ONNX's, weights as raw
+    little-endian f32 files, an input sequence, and OpenVINO's output for the pair (weights
+    converted to its layout here) for the example to check itself against."""
+    rng = np.random.default_rng(7)
+    n_in, h1, h2, steps = 8, 16, 12, 50
+    w = lambda *shape: (rng.standard_normal(shape) / np.sqrt(shape[-1] + h1)).astype(np.float32)
+    # torch.nn.GRU: weight_ih_l0 [3H, I] and weight_hh_l0 [3H, H] with rows r, z, n; bias_ih, bias_hh.
+    g_wih, g_whh, g_bih, g_bhh = w(3 * h1, n_in), w(3 * h1, h1), w(3 * h1), w(3 * h1)
+    # ONNX LSTM: W [4H, I], R [4H, H] with rows i, o, f, c; B = [Wb, Rb].
+    l_w, l_r, l_b = w(4 * h2, h1), w(4 * h2, h2), w(8 * h2)
+    (d / "weights").mkdir(parents=True, exist_ok=True)
+    np.concatenate([g_wih.ravel(), g_whh.ravel(), g_bih, g_bhh]).astype("<f4").tofile(d / "weights" / "gru.bin")
+    np.concatenate([l_w.ravel(), l_r.ravel(), l_b]).astype("<f4").tofile(d / "weights" / "lstm.bin")
+    blocks = lambda m, n, order: np.concatenate([m[k * n:(k + 1) * n] for k in order])
+    # OpenVINO: GRU z, r, n with B = [bz, br summed; b_in; b_hn]; LSTM f, i, c, o with B summed.
+    gw, gr = blocks(g_wih, h1, [1, 0, 2]), blocks(g_whh, h1, [1, 0, 2])
+    gb = np.concatenate([blocks(g_bih + g_bhh, h1, [1, 0]), g_bih[2 * h1:], g_bhh[2 * h1:]])
+    lw, lr = blocks(l_w, h2, [2, 0, 3, 1]), blocks(l_r, h2, [2, 0, 3, 1])
+    lb = blocks(l_b[:4 * h2] + l_b[4 * h2:], h2, [2, 0, 3, 1])
+    x = rng.standard_normal((1, steps, n_in)).astype(np.float32)
+    xp = o3.parameter([1, steps, n_in], np.float32, name="X")
+    lens = o3.constant(np.array([steps], np.int32))
+    zeros = lambda h: o3.constant(np.zeros((1, 1, h), np.float32))
+    gru = o5.gru_sequence(xp, zeros(h1), lens, gw[None], gr[None], gb[None], h1, "forward",
+                          linear_before_reset=True)
+    y1 = o1.squeeze(gru.output(0), o3.constant(np.array([1], np.int64)))
+    lstm = o5.lstm_sequence(y1, zeros(h2), zeros(h2), lens, lw[None], lr[None], lb[None], h2, "forward")
+    compiled = ov.Core().compile_model(ov.Model([lstm.output(0)], [xp], "pair"), "CPU",
+                                       {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
+    y = np.asarray(compiled([x])[0], np.float32)  # [1, 1, steps, h2]
+    (d / "data").mkdir(parents=True, exist_ok=True)
+    x.astype("<f4").tofile(d / "data" / "input.f32")
+    y.astype("<f4").tofile(d / "data" / "expected.f32")
+    print(f"examples/macro: openvino-cpu-f32, {steps} steps")
+
+
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures")
+    macro_example(Path(__file__).resolve().parents[2] / "examples" / "macro")
     out.mkdir(parents=True, exist_ok=True)
     st = {"acts": ["sigmoid", "tanh"]}
     one_cell(out, "gru_spec_example", "gru", 128, 16, seed=1, lbr=True, **st)
