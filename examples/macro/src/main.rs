@@ -25,24 +25,24 @@ fn floats(path: &Path) -> Result<Vec<f32>, Box<dyn Error>> {
 }
 
 /// `W`, `R` and `B` stored one after the other, given the lengths of `W` and `R`.
-fn split(v: &[f32], w: usize, r: usize) -> Result<(&[f32], &[f32], &[f32]), String> {
+fn split(v: &[f32], w: usize, r: usize) -> Result<[&[f32]; 3], String> {
     if v.len() < w + r {
         return Err(format!("{} values; expected at least {}", v.len(), w + r));
     }
     let (w, rest) = v.split_at(w);
     let (r, b) = rest.split_at(r);
-    Ok((w, r, b))
+    Ok([w, r, b])
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (i, h1, h2) = (Front::INPUT_SIZE, Front::HIDDEN_SIZE, Tracker::HIDDEN_SIZE);
     let g = floats(&dir.join("weights/gru.bin"))?;
-    let (w, r, b) = split(&g, 3 * h1 * i, 3 * h1 * h1)?;
+    let [w, r, b] = split(&g, 3 * h1 * i, 3 * h1 * h1)?;
     // The constructors check every length: a file of the wrong size is an error, not a panic.
     let front = Front::new(w, r, b)?;
     let l = floats(&dir.join("weights/lstm.bin"))?;
-    let (w, r, b) = split(&l, 4 * h2 * h1, 4 * h2 * h2)?;
+    let [w, r, b] = split(&l, 4 * h2 * h1, 4 * h2 * h2)?;
     let tracker = Tracker::new(w, r, b)?;
 
     let input = floats(&dir.join("data/input.f32"))?;
