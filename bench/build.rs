@@ -67,7 +67,7 @@ fn sequence(out: &Path) {
         }],
         outputs: vec![Output { name: "Y".into(), value: Value::Cell(0, 0), shape: dims(&[1, steps, h]) }],
     };
-    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, weights: None };
+    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
 }
@@ -114,7 +114,7 @@ fn main() {
             }],
         };
         for strategy in [Strategy::Unrolled, Strategy::Tiled] {
-            let opts = Options { name: Some("Model".into()), strategy, weights: None };
+            let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
         }

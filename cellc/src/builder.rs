@@ -45,6 +45,12 @@ impl Builder {
         self
     }
 
+    /// Whether the model's constant weights are embedded (the default) or given at run time.
+    pub fn weights_mode(mut self, mode: crate::WeightsMode) -> Self {
+        self.options.weights_mode = mode;
+        self
+    }
+
     /// The weights file, when it is not the model's path with the extension `.bin`.
     pub fn weights(mut self, path: impl AsRef<Path>) -> Self {
         self.options.weights = Some(path.as_ref().to_path_buf());

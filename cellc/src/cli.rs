@@ -1,5 +1,5 @@
 //! The `cellc` command line: argument parsing with clap, mapped onto [`Options`].
-use crate::options::{Options, Strategy};
+use crate::options::{Options, Strategy, WeightsMode};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -38,6 +38,15 @@ enum StrategyArg {
     Tiled,
 }
 
+/// Weights mode on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WeightsModeArg {
+    /// Constant weights become tables in the generated code, packed at compile time.
+    Embedded,
+    /// Constant weights become Parameters, given at run time in OpenVINO's layout.
+    Runtime,
+}
+
 #[derive(Debug, Args)]
 struct CompileArgs {
     /// The model to compile (`model.xml`, with `model.bin` beside it).
@@ -55,6 +64,9 @@ struct CompileArgs {
     /// How the matrix products are written.
     #[arg(long, value_enum, default_value = "auto")]
     strategy: StrategyArg,
+    /// Where the model's constant weights live.
+    #[arg(long, value_enum, default_value = "embedded")]
+    weights_mode: WeightsModeArg,
 }
 
 impl CompileArgs {
@@ -67,6 +79,10 @@ impl CompileArgs {
                 StrategyArg::Tiled => Strategy::Tiled,
             },
             weights: self.weights.clone(),
+            weights_mode: match self.weights_mode {
+                WeightsModeArg::Embedded => WeightsMode::Embedded,
+                WeightsModeArg::Runtime => WeightsMode::Runtime,
+            },
         }
     }
 }

@@ -490,6 +490,42 @@ pub struct Model {
 }
 
 impl Model {
+    /// The model with every embedded weight tensor turned into a Parameter (named
+    /// `<cell>_W`, `_R`, `_B`, after the model's own Parameters), holding the values in the
+    /// kernels' layout (OpenVINO's). Returns the model and those values, in Parameter order.
+    pub fn with_runtime_weights(&self) -> (Model, Vec<Vec<f32>>) {
+        let mut m = self.clone();
+        let mut values = Vec::new();
+        for cell in &mut m.cells {
+            let s = &cell.spec;
+            let (g, h) = (s.kind.gates() * s.hidden, s.hidden);
+            let dirs = cell.seq.as_ref().map(|q| q.direction.count());
+            let shape = |rest: &[usize]| -> Vec<Dim> {
+                dirs.into_iter().chain(rest.iter().copied()).map(Dim::Static).collect()
+            };
+            let shapes = [shape(&[g, s.input]), shape(&[g, h]), shape(&[s.kind.bias_blocks() * h])];
+            let all_embedded = [Some(&cell.w), Some(&cell.r), cell.b.as_ref()]
+                .into_iter()
+                .flatten()
+                .all(|w| matches!(w, WeightSrc::Embedded { .. }));
+            for ((tensor, name), shape) in
+                [Some(&mut cell.w), Some(&mut cell.r), cell.b.as_mut()].into_iter().zip(["W", "R", "B"]).zip(shapes)
+            {
+                let Some(w) = tensor else { continue };
+                if let WeightSrc::Embedded { values: v, .. } = w {
+                    values.push(std::mem::take(v));
+                    m.params.push(Param { name: format!("{}_{name}", cell.name), shape, role: ParamRole::Weights });
+                    *w = WeightSrc::Runtime(m.params.len() - 1);
+                }
+            }
+            // Embedded values were converted to the kernels' layout when checked.
+            if all_embedded {
+                cell.layout = crate::layout::Layout::OpenVino;
+            }
+        }
+        (m, values)
+    }
+
     /// Length of one batch row of a value.
     pub fn row_len(&self, v: Value) -> usize {
         match v {

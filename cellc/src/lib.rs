@@ -20,7 +20,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
-pub use options::{Options, Strategy};
+pub use options::{Options, Strategy, WeightsMode};
 
 use std::path::Path;
 

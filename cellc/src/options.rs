@@ -37,6 +37,29 @@ impl Strategy {
     }
 }
 
+/// Where a model's constant weights live in the generated code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightsMode {
+    /// In tables of the generated code, packed at compile time.
+    #[default]
+    Embedded,
+    /// Given at run time: every constant `W`, `R` and `B` becomes a Parameter of the model
+    /// (after its own, in OpenVINO's layout), and each cell type takes its weights in `new`
+    /// and `set_weights`. One compiled kernel then serves several weight sets, and the
+    /// generated file stays small.
+    Runtime,
+}
+
+impl WeightsMode {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightsMode::Embedded => "embedded",
+            WeightsMode::Runtime => "runtime",
+        }
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -46,4 +69,6 @@ pub struct Options {
     pub strategy: Strategy,
     /// The weights file, when it is not the model's path with the extension `.bin`.
     pub weights: Option<PathBuf>,
+    /// Whether constant weights are embedded or given at run time.
+    pub weights_mode: WeightsMode,
 }

@@ -267,7 +267,7 @@ fn generated_code_matches_the_reference_interpreter() {
         // model entry point, so both paths are checked.
         let via_batch = k % 2 == 1 && c.seq.is_none();
         let name = if via_batch { "Generated" } else { "Model" };
-        let opts = Options { name: Some(name.into()), strategy: kernel, weights: None };
+        let opts = Options { name: Some(name.into()), strategy: kernel, ..Options::default() };
         let mut src = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{c:?}: {d}"));
         if via_batch {
             src.push_str(&batch_glue(c));

@@ -615,8 +615,11 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
     let keys = Keys::new(d, &mut errors);
     let mut spans = Spans(vec![d.name.span()]);
     let spec = spec(op, d, &keys, &mut spans, &mut errors);
-    let options =
-        Options { name: Some(format!("{}Model", d.name)), strategy: strategy(&keys, &mut errors), weights: None };
+    let options = Options {
+        name: Some(format!("{}Model", d.name)),
+        strategy: strategy(&keys, &mut errors),
+        ..Options::default()
+    };
     let layer = keys.get("layer");
     let mut files = Vec::new();
     let tensors = match (keys.get("weights"), &spec) {

@@ -1,9 +1,11 @@
-//! `cellc-conformance [--strategy auto|unrolled|tiled]... DIR...`: compiles each case's
-//! model with cellc, builds the generated Rust for real, runs it on the case's inputs and
-//! compares with the expected outputs; the reference interpreter is checked against the
-//! same expectations. One line per case and strategy; exit status 1 if any fails.
-use cellc::{Options, Strategy};
-use cellc_conformance::case::{Case, read_data};
+//! `cellc-conformance [--strategy auto|unrolled|tiled]... [--weights-mode runtime] DIR...`:
+//! compiles each case's model with cellc, builds the generated Rust for real, runs it on the
+//! case's inputs and compares with the expected outputs; the reference interpreter is
+//! checked against the same expectations. With `--weights-mode runtime` the models' constant
+//! weights become Parameters, given the constants' values at run time. One line per case
+//! and strategy; exit status 1 if any fails.
+use cellc::{Options, Strategy, WeightsMode};
+use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::max_abs_err;
 use cellc_conformance::scratch::{Job, Scratch};
 use std::path::PathBuf;
@@ -15,9 +17,15 @@ struct Entry {
     module: Option<usize>,
     problem: Option<String>,
     reference_err: Vec<f64>,
+    /// Files of the weights given at run time, after the case's inputs.
+    weight_inputs: Vec<PathBuf>,
 }
 
-fn parse_args() -> Result<(Vec<Strategy>, Vec<PathBuf>), String> {
+const USAGE: &str =
+    "usage: cellc-conformance [--strategy auto|unrolled|tiled]... [--weights-mode embedded|runtime] DIR...";
+
+fn parse_args() -> Result<(Vec<Strategy>, WeightsMode, Vec<PathBuf>), String> {
+    let mut mode = WeightsMode::Embedded;
     let mut strategies = Vec::new();
     let mut dirs = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -34,19 +42,24 @@ fn parse_args() -> Result<(Vec<Strategy>, Vec<PathBuf>), String> {
                     }
                 });
             }
-            "-h" | "--help" => {
-                return Err("usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into());
+            "--weights-mode" => {
+                mode = match args.next().as_deref() {
+                    Some("embedded") => WeightsMode::Embedded,
+                    Some("runtime") => WeightsMode::Runtime,
+                    _ => return Err("--weights-mode takes embedded or runtime".into()),
+                };
             }
+            "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
         }
     }
     if dirs.is_empty() {
-        return Err("usage: cellc-conformance [--strategy auto|unrolled|tiled]... DIR...".into());
+        return Err(USAGE.into());
     }
     if strategies.is_empty() {
         strategies.push(Strategy::Auto);
     }
-    Ok((strategies, dirs))
+    Ok((strategies, mode, dirs))
 }
 
 fn main() -> ExitCode {
@@ -61,7 +74,8 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let (strategies, dirs) = parse_args()?;
+    let (strategies, weights_mode, dirs) = parse_args()?;
+    let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut case_dirs = Vec::new();
     for d in &dirs {
         case_dirs.extend(Case::discover(d)?);
@@ -74,8 +88,15 @@ fn run() -> Result<bool, String> {
     for &strategy in &strategies {
         for dir in &case_dirs {
             let case = Case::load(dir)?;
-            let mut e = Entry { case, strategy, module: None, problem: None, reference_err: Vec::new() };
-            let opts = Options { name: Some("Model".into()), strategy, weights: None };
+            let mut e = Entry {
+                case,
+                strategy,
+                module: None,
+                problem: None,
+                reference_err: Vec::new(),
+                weight_inputs: Vec::new(),
+            };
+            let opts = Options { name: Some("Model".into()), strategy, weights_mode, ..Options::default() };
             match cellc::load_ir(&dir.join("model.xml"), None) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
@@ -94,6 +115,13 @@ fn run() -> Result<bool, String> {
                                 .collect();
                         }
                         Err(err) => e.problem = Some(format!("reference interpreter: {err}")),
+                    }
+                    if weights_mode == WeightsMode::Runtime {
+                        for (j, values) in model.with_runtime_weights().1.iter().enumerate() {
+                            let path = weights_dir.join(format!("{}_{j}.f32", entries.len()));
+                            write_f32(&path, values)?;
+                            e.weight_inputs.push(path);
+                        }
                     }
                     match cellc::emit::rust::emit(&model, &opts) {
                         Ok(src) => {
@@ -116,7 +144,13 @@ fn run() -> Result<bool, String> {
         let Some(module) = e.module else { continue };
         jobs.push(Job {
             module,
-            inputs: e.case.inputs.iter().map(|(t, _)| e.case.dir.join(&t.file)).collect(),
+            inputs: e
+                .case
+                .inputs
+                .iter()
+                .map(|(t, _)| e.case.dir.join(&t.file))
+                .chain(e.weight_inputs.clone())
+                .collect(),
             outputs: e
                 .case
                 .outputs
@@ -132,7 +166,10 @@ fn run() -> Result<bool, String> {
     }
     let (mut passed, mut failed) = (0, 0);
     for (k, e) in entries.iter().enumerate() {
-        let label = format!("{} [{}]", e.case.name, e.strategy.name());
+        let label = match weights_mode {
+            WeightsMode::Embedded => format!("{} [{}]", e.case.name, e.strategy.name()),
+            WeightsMode::Runtime => format!("{} [{}, runtime weights]", e.case.name, e.strategy.name()),
+        };
         let mut errs = Vec::new();
         let mut problem = e.problem.clone();
         if problem.is_none() {

@@ -30,6 +30,14 @@ pub(crate) struct CellItem {
 
 /// Emits Rust source for a validated model.
 pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
+    let runtime;
+    let m = match opts.weights_mode {
+        crate::options::WeightsMode::Embedded => m,
+        crate::options::WeightsMode::Runtime => {
+            runtime = m.with_runtime_weights().0;
+            &runtime
+        }
+    };
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
