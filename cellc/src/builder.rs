@@ -12,6 +12,20 @@ use std::path::{Path, PathBuf};
 
 /// Compiles a model from a build script. Every setting is a field of [`Options`], the same
 /// options the command line and the macros use.
+///
+/// ```no_run
+/// use cellc::{Builder, Strategy, WeightsMode};
+/// # fn main() -> Result<(), cellc::Diagnostics> {
+/// // Straight-line kernels, weights given at run time, written to `$OUT_DIR/vad.rs`.
+/// let path = Builder::new()
+///     .model("models/vad.xml")
+///     .strategy(Strategy::Unrolled)
+///     .weights_mode(WeightsMode::Runtime)
+///     .file_name("vad.rs")
+///     .generate()?;
+/// println!("cargo:warning=wrote {}", path.display());
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Builder {
     model: Option<PathBuf>,
