@@ -98,7 +98,8 @@ impl Scratch {
     /// modules and builds the crate in release mode with a `main` that runs jobs. Returns
     /// the binary's path, or the compiler's output.
     pub fn build(&self, sources: &[String]) -> Result<PathBuf, String> {
-        let mut main = String::from("#![allow(dead_code, clippy::all)]\n");
+        // Generated code must pass clippy in the user's crate too (see CELLC_SCRATCH_CLIPPY).
+        let mut main = String::from("#![allow(dead_code)]\n");
         let mut dispatch =
             String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
         let mut files = Vec::new();
@@ -129,8 +130,26 @@ impl Scratch {
         for (name, text) in files {
             write_if_changed(&src.join(name), text)?;
         }
-        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "--quiet", "--message-format=short"])
+        // With CELLC_SCRATCH_CLIPPY set, the generated code must also pass clippy's default
+        // lints with warnings denied, as in a user's crate that includes it.
+        if std::env::var_os("CELLC_SCRATCH_CLIPPY").is_some() {
+            let out =
+                self.cargo(&["clippy", "--release", "--quiet", "--message-format=short", "--", "-D", "warnings"])?;
+            if !out.status.success() {
+                return Err(format!("the generated code fails clippy:\n{}", String::from_utf8_lossy(&out.stderr)));
+            }
+        }
+        let out = self.cargo(&["build", "--release", "--quiet", "--message-format=short"])?;
+        if !out.status.success() {
+            return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(self.dir.join("target").join("release").join("cellc-scratch"))
+    }
+
+    /// Runs cargo with `args` in the scratch crate.
+    fn cargo(&self, args: &[&str]) -> Result<std::process::Output, String> {
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(args)
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
             // Generated code must build warning-free wherever it is included; extra flags
@@ -138,11 +157,7 @@ impl Scratch {
             // depend on target features.
             .env("RUSTFLAGS", format!("-D warnings {}", std::env::var("CELLC_SCRATCH_RUSTFLAGS").unwrap_or_default()))
             .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
-        }
-        Ok(self.dir.join("target").join("release").join("cellc-scratch"))
+            .map_err(|e| format!("cannot run cargo: {e}"))
     }
 
     /// Runs `jobs` with the binary from [`Scratch::build`]. Errs with the binary's stderr

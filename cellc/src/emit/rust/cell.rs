@@ -356,6 +356,8 @@ impl Ctx<'_> {
             let n = self.slot_len(s);
             quote! { #f: ::cellc_runtime::Aligned([0.0; #n]) }
         });
+        // Values in `n` rows of the state.
+        let nh = super::exprs::times(quote! { n }, h);
         let (step_batch, step) = if self.cell.spec.kind.has_cell_state() {
             (
                 quote! {
@@ -363,10 +365,10 @@ impl Ctx<'_> {
                     /// `out_c` are `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths first.
                     pub fn step_batch(&self, x: &[f32], h: &[f32], c: &[f32], out: &mut [f32], out_c: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
                         let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
-                        ::cellc_runtime::check_len("h", n * #h, h.len())?;
-                        ::cellc_runtime::check_len("c", n * #h, c.len())?;
-                        ::cellc_runtime::check_len("out", n * #h, out.len())?;
-                        ::cellc_runtime::check_len("out_c", n * #h, out_c.len())?;
+                        ::cellc_runtime::check_len("h", #nh, h.len())?;
+                        ::cellc_runtime::check_len("c", #nh, c.len())?;
+                        ::cellc_runtime::check_len("out", #nh, out.len())?;
+                        ::cellc_runtime::check_len("out_c", #nh, out_c.len())?;
                         let rows = x.as_chunks::<#i>().0.iter().zip(h.as_chunks::<#h>().0).zip(c.as_chunks::<#h>().0);
                         let outs = out.as_chunks_mut::<#h>().0.iter_mut().zip(out_c.as_chunks_mut::<#h>().0);
                         for (((x, h), c), (out, out_c)) in rows.zip(outs) {
@@ -407,8 +409,8 @@ impl Ctx<'_> {
                     /// `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths before computing.
                     pub fn step_batch(&self, x: &[f32], h: &[f32], out: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
                         let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
-                        ::cellc_runtime::check_len("h", n * #h, h.len())?;
-                        ::cellc_runtime::check_len("out", n * #h, out.len())?;
+                        ::cellc_runtime::check_len("h", #nh, h.len())?;
+                        ::cellc_runtime::check_len("out", #nh, out.len())?;
                         let xs = x.as_chunks::<#i>().0;
                         let hs = h.as_chunks::<#h>().0;
                         for ((x, h), out) in xs.iter().zip(hs).zip(out.as_chunks_mut::<#h>().0) {

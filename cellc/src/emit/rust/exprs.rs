@@ -4,6 +4,36 @@ use crate::ir::Activation;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// `v · k` written as a reader would (and as clippy, in the user's crate, wants it): `0`
+/// for `k = 0`, `v` for `k = 1`.
+pub(super) fn times(v: TokenStream, k: usize) -> TokenStream {
+    match k {
+        0 => quote! { 0 },
+        1 => v,
+        k => quote! { #v * #k },
+    }
+}
+
+/// `v / k`, or `v` for `k = 1`.
+pub(super) fn divided(v: TokenStream, k: usize) -> TokenStream {
+    if k == 1 {
+        v
+    } else {
+        quote! { #v / #k }
+    }
+}
+
+/// The range of block `d` of `n`-long blocks: `d·n..(d + 1)·n`, simplified.
+pub(super) fn block_range(n: TokenStream, d: usize) -> TokenStream {
+    let hi = times(n.clone(), d + 1);
+    if d == 0 {
+        quote! { ..#hi }
+    } else {
+        let lo = times(n, d);
+        quote! { #lo..#hi }
+    }
+}
+
 /// `act(clip(v))`, with the activation's constants inlined.
 pub(super) fn act(a: &Activation, clip: Option<f32>, v: TokenStream) -> TokenStream {
     let v = match clip {

@@ -4,10 +4,11 @@
 //! outputs are zero and the state stops changing; a reverse direction runs backwards
 //! within the row's length; bidirectional stacks forward then reverse. A row of length 0
 //! has zero final states, as OpenVINO computes them.
+use super::exprs::{divided, times};
 use super::names::ident;
 use crate::ir::{Cell, Seq, WeightSrc};
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::{ToTokens as _, format_ident, quote};
 
 /// Steps whose input projection is computed together.
 const BLOCK: usize = super::cell::FEED_BLOCK;
@@ -210,10 +211,11 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         }
     });
     let (dh, li, dlh) = (nd * h, l * i, nd * l * h);
+    let (ndh, nli, ndlh) = (times(quote! { n }, dh), times(quote! { n }, li), times(quote! { n }, dlh));
     let (c_param, c_check, c_rows) = if lstm {
         (
             quote! { c: &mut [f32], },
-            quote! { ::cellc_runtime::check_len("c", n * #dh, c.len())?; },
+            quote! { ::cellc_runtime::check_len("c", #ndh, c.len())?; },
             quote! { let cr = c.as_chunks_mut::<#h>().0; },
         )
     } else {
@@ -241,7 +243,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[f32], h: &mut [f32], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [f32]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
             let n = ::cellc_runtime::rows_of("h", #dh, h.len())?;
             #c_check
-            ::cellc_runtime::check_len("x", n * #li, x.len())?;
+            ::cellc_runtime::check_len("x", #nli, x.len())?;
             if let Some(lengths) = lengths {
                 ::cellc_runtime::check_len("lengths", n, lengths.len())?;
                 if let Some(row) = lengths.iter().position(|&v| v > #l) {
@@ -249,7 +251,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 }
             }
             if let Some(y) = y.as_deref() {
-                ::cellc_runtime::check_len("y", n * #dlh, y.len())?;
+                ::cellc_runtime::check_len("y", #ndlh, y.len())?;
             }
             let xr = x.as_chunks::<#i>().0;
             let hr = h.as_chunks_mut::<#h>().0;
@@ -299,17 +301,18 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let args: Vec<Ident> = runtime.iter().map(|n| ident(n)).collect();
     let blocks = dirs.iter().enumerate().map(|(d, (f, _))| {
         let parts = args.iter().map(|a| {
-            let n = format_ident!("{}_len", a);
-            quote! { &#a[#d * #n..(#d + 1) * #n] }
+            let range = super::exprs::block_range(format_ident!("{}_len", a).into_token_stream(), d);
+            quote! { &#a[#range] }
         });
         quote! { self.#f.set_weights(#(#parts),*)?; }
     });
     let lens = args.iter().map(|a| {
         let n = format_ident!("{}_len", a);
         let name = a.to_string().to_ascii_uppercase();
+        let (per_dir, whole) = (divided(quote! { #a.len() }, nd), times(quote! { #n }, nd));
         quote! {
-            let #n = #a.len() / #nd;
-            ::cellc_runtime::check_len(#name, #n * #nd, #a.len())?;
+            let #n = #per_dir;
+            ::cellc_runtime::check_len(#name, #whole, #a.len())?;
         }
     });
     quote! {
