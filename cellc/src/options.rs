@@ -19,6 +19,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in the order the command line lists them.
+    pub const ALL: [Strategy; 3] = [Strategy::Auto, Strategy::Unrolled, Strategy::Tiled];
+
+    /// The strategy of a name ([`Strategy::name`]).
+    pub fn parse(s: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|k| k.name() == s)
+    }
+
     /// The strategy a cell is compiled with.
     pub fn resolve(self) -> Strategy {
         match self {
@@ -51,6 +59,11 @@ pub enum WeightsMode {
 }
 
 impl WeightsMode {
+    /// The mode of a name ([`WeightsMode::name`]).
+    pub fn parse(s: &str) -> Option<WeightsMode> {
+        [WeightsMode::Embedded, WeightsMode::Runtime].into_iter().find(|m| m.name() == s)
+    }
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -71,4 +84,20 @@ pub struct Options {
     pub weights: Option<PathBuf>,
     /// Whether constant weights are embedded or given at run time.
     pub weights_mode: WeightsMode,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back() {
+        for s in Strategy::ALL {
+            assert_eq!(Strategy::parse(s.name()), Some(s));
+        }
+        for m in [WeightsMode::Embedded, WeightsMode::Runtime] {
+            assert_eq!(WeightsMode::parse(m.name()), Some(m));
+        }
+        assert_eq!(Strategy::parse("fast"), None);
+    }
 }

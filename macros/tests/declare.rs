@@ -1,5 +1,6 @@
-//! Cells declared with `gru_cell!`, `rnn_cell!` and `lstm_cell!` compile and compute what
-//! the library's reference interpreter computes for the same declaration.
+//! Cells declared with `gru_cell!`, `rnn_cell!` and `lstm_cell!` compile with the declared
+//! visibility and keys, and a struct holding its weights checks their lengths. (What they
+//! compute is checked by `equivalence.rs` and `examples/macro`.)
 #![allow(missing_docs, dead_code, unreachable_pub)]
 
 cellc_macros::gru_cell! {

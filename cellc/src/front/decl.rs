@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Token};
+use weights::WeightsFile;
+
+mod weights;
 
 /// A parsed declaration: `#[doc]`s, visibility, `struct Name<key = value, …>;`.
 pub struct Declaration {
@@ -205,6 +208,11 @@ impl Errors {
     fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
         self.push(syn::Error::new(span, msg));
     }
+
+    /// The value, or `None` with its error kept.
+    fn ok<T>(&mut self, r: syn::Result<T>) -> Option<T> {
+        r.map_err(|e| self.push(e)).ok()
+    }
 }
 
 /// The entries of a declaration by key, once each.
@@ -268,6 +276,14 @@ fn name(e: &Entry, choices: &[&str]) -> syn::Result<Ident> {
         Value::Ident(i) => Ok(i.clone()),
         _ => Err(wrong_type(e, &format!("one of {}", choices.join(", ")))),
     }
+}
+
+/// The value of a key that names one of `choices`, read by `parse`.
+fn choice<T>(e: &Entry, choices: &[&str], parse: impl Fn(&str) -> Option<T>) -> syn::Result<T> {
+    let i = name(e, choices)?;
+    parse(&i.to_string()).ok_or_else(|| {
+        syn::Error::new(i.span(), format!("unknown {} `{i}`; expected one of {}", e.key, choices.join(", ")))
+    })
 }
 
 fn string(e: &Entry) -> syn::Result<LitStr> {
@@ -470,9 +486,8 @@ impl Spec {
 /// Reads the keys of a declaration into a [`Spec`]; `None` when a key is wrong (reported).
 fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors: &mut Errors) -> Option<Spec> {
     let mut attr_pos = Vec::new();
-    let take = |r: syn::Result<u64>, errors: &mut Errors| r.map_err(|e| errors.push(e)).ok();
     let size = |key: &str, errors: &mut Errors| match keys.get(key) {
-        Some(e) => take(positive(e), errors),
+        Some(e) => errors.ok(positive(e)),
         None => {
             errors.at(d.name.span(), format!("missing `{key} = …`: a cell declares its sizes"));
             None
@@ -484,7 +499,7 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
     let mut lbr = false;
     if let Some(e) = keys.get("linear_before_reset") {
         if op == CellOp::Gru {
-            lbr = boolean(e).map_err(|e| errors.push(e)).unwrap_or(false);
+            lbr = errors.ok(boolean(e)).unwrap_or(false);
         } else {
             errors.at(e.key.span(), "`linear_before_reset` applies to GRU cells only");
         }
@@ -492,17 +507,13 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
     let mut clip = 0.0;
     if let Some(e) = keys.get("clip") {
         attr_pos.push(("clip", spans.at(e.value.span())));
-        clip = number(e).map_err(|e| errors.push(e)).unwrap_or(0.0);
+        clip = errors.ok(number(e)).unwrap_or(0.0);
     }
     let mut layout = Layout::OpenVino;
     if let Some(e) = keys.get("layout") {
         attr_pos.push(("layout", spans.at(e.value.span())));
         let names = ["openvino", "onnx", "pytorch", "bnns"];
-        match name(e, &names).map(|i| (Layout::parse(&i.to_string()), i)) {
-            Ok((Some(l), _)) => layout = l,
-            Ok((None, i)) => errors.at(i.span(), format!("unknown layout `{i}`; expected one of {}", names.join(", "))),
-            Err(e) => errors.push(e),
-        }
+        layout = errors.ok(choice(e, &names, Layout::parse)).unwrap_or(layout);
     }
     let (mut activations, mut alpha, mut beta) = (None, Vec::new(), Vec::new());
     if let Some(e) = keys.get("activations") {
@@ -523,7 +534,7 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
                                 continue;
                             }
                         };
-                        *slot = number(arg).map_err(|e| errors.push(e)).ok();
+                        *slot = errors.ok(number(arg));
                     }
                     alpha.push(a);
                     beta.push(b);
@@ -548,14 +559,14 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
         None => Dim::Dynamic,
         Some(e) => match &e.value {
             Value::Ident(i) if i == "dynamic" => Dim::Dynamic,
-            Value::Int(..) => take(positive(e), errors).map_or(Dim::Dynamic, Dim::Static),
+            Value::Int(..) => errors.ok(positive(e)).map_or(Dim::Dynamic, Dim::Static),
             _ => {
                 errors.push(wrong_type(e, "a positive integer or `dynamic`"));
                 Dim::Dynamic
             }
         },
     };
-    let bias = keys.get("bias").is_none_or(|e| boolean(e).map_err(|e| errors.push(e)).unwrap_or(true));
+    let bias = keys.get("bias").is_none_or(|e| errors.ok(boolean(e)).unwrap_or(true));
     let name = d.name.to_string();
     if crate::emit::rust::names::type_name(&name, "") != name {
         errors.at(d.name.span(), "cellc names cell types in UpperCamelCase with no underscores: rename the struct");
@@ -586,28 +597,6 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
     })
 }
 
-fn strategy(keys: &Keys<'_>, errors: &mut Errors) -> Strategy {
-    let Some(e) = keys.get("strategy") else {
-        return Strategy::Auto;
-    };
-    let names = ["auto", "unrolled", "tiled"];
-    match name(e, &names) {
-        Ok(i) => match i.to_string().as_str() {
-            "auto" => Strategy::Auto,
-            "unrolled" => Strategy::Unrolled,
-            "tiled" => Strategy::Tiled,
-            s => {
-                errors.at(i.span(), format!("unknown strategy `{s}`; expected one of {}", names.join(", ")));
-                Strategy::Auto
-            }
-        },
-        Err(e) => {
-            errors.push(e);
-            Strategy::Auto
-        }
-    }
-}
-
 /// Lowers a declaration of a cell of kind `op`. Paths are relative to `root` (the crate's
 /// manifest directory).
 pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
@@ -617,7 +606,10 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
     let spec = spec(op, d, &keys, &mut spans, &mut errors);
     let options = Options {
         name: Some(format!("{}Model", d.name)),
-        strategy: strategy(&keys, &mut errors),
+        strategy: keys
+            .get("strategy")
+            .and_then(|e| errors.ok(choice(e, &Strategy::ALL.map(Strategy::name), Strategy::parse)))
+            .unwrap_or_default(),
         ..Options::default()
     };
     let layer = keys.get("layer");
@@ -638,7 +630,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
                 let path = root.join(lit.value());
                 let file = WeightsFile { pos: spans.at(lit.span()), lit: &lit, path: &path };
                 let found = if path.extension().is_some_and(|x| x == "xml") {
-                    let layer = layer.map(string).transpose().map_err(|e| errors.push(e)).ok().flatten();
+                    let layer = errors.ok(layer.map(string).transpose()).flatten();
                     file.read_ir(spec, &keys, layer.as_ref(), &spans.0, &mut files)
                 } else {
                     if let Some(e) = layer {
@@ -646,7 +638,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
                     }
                     file.read_raw(spec, &mut files)
                 };
-                found.map_err(|e| errors.push(e)).ok()
+                errors.ok(found)
             }
         },
         (Some(_), None) => None,
@@ -656,155 +648,4 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
         (Some(e), ..) => Err(e),
         _ => Err(syn::Error::new(d.name.span(), "the declaration is incomplete")),
     }
-}
-
-/// The weights file a declaration names.
-struct WeightsFile<'a> {
-    lit: &'a LitStr,
-    path: &'a Path,
-    pos: Pos,
-}
-
-impl WeightsFile<'_> {
-    fn err(&self, msg: impl std::fmt::Display) -> syn::Error {
-        syn::Error::new(self.lit.span(), msg)
-    }
-
-    /// A raw file: `W`, `R` and `B` (when the cell has one), little-endian f32, in the
-    /// declared layout, back to back, and nothing else.
-    fn read_raw(&self, spec: &Spec, files: &mut Vec<PathBuf>) -> syn::Result<Tensors> {
-        let written = self.lit.value();
-        let bytes = std::fs::read(self.path).map_err(|e| self.err(format!("cannot read {written:?}: {e}")))?;
-        files.push(self.path.to_path_buf());
-        let tensors = spec.tensors();
-        let lens: Vec<u64> = tensors.iter().map(|(_, s)| s.iter().product()).collect();
-        let want: u64 = lens.iter().sum::<u64>() * 4;
-        if bytes.len() as u64 != want {
-            let parts: Vec<String> = tensors.iter().zip(&lens).map(|((t, _), n)| format!("{t}: {n}")).collect();
-            return Err(self.err(format!(
-                "{written:?} holds {} bytes; the declaration needs {want}: little-endian f32 values in the {} layout ({}), one tensor after the other",
-                bytes.len(),
-                spec.layout,
-                parts.join(", ")
-            )));
-        }
-        let mut offset = 0;
-        let mut consts = Vec::new();
-        for ((t, shape), n) in tensors.into_iter().zip(&lens) {
-            consts.push(raw::Const {
-                origin: Origin { pos: Some(self.pos), name: t.to_owned(), op: "Const".to_owned() },
-                elem: "f32".to_owned(),
-                shape,
-                offset,
-                size: n * 4,
-                converts: Vec::new(),
-                attr_pos: Vec::new(),
-            });
-            offset += n * 4;
-        }
-        Ok(Tensors::File(self.pos, consts, raw::Weights { path: written, bytes: Ok(bytes) }))
-    }
-
-    /// The weights of one cell of an IR model, which must be the cell declared: the same
-    /// kind, sizes, activations, clip and direction, whether stated or left to defaults.
-    fn read_ir(
-        &self,
-        spec: &Spec,
-        keys: &Keys<'_>,
-        layer: Option<&LitStr>,
-        spans: &[Span],
-        files: &mut Vec<PathBuf>,
-    ) -> syn::Result<Tensors> {
-        let written = self.lit.value();
-        let fail = |diags: crate::Diagnostics| {
-            let text = diags.to_string().replace(&self.path.display().to_string(), &written);
-            self.err(format!("cannot take weights from {written:?}:\n{text}"))
-        };
-        let raw = crate::front::openvino::read(self.path, None).map_err(fail)?;
-        files.push(self.path.to_path_buf());
-        files.push(self.path.with_extension("bin"));
-        let theirs = crate::check::check(&raw).map_err(fail)?;
-        let candidates: Vec<usize> = (0..raw.cells.len())
-            .filter(|&k| raw.cells[k].op == spec.op && raw.cells[k].sequence == spec.sequence())
-            .filter(|&k| layer.is_none_or(|l| raw.cells[k].origin.name == l.value()))
-            .collect();
-        let k = match (candidates.as_slice(), layer) {
-            ([k], _) => *k,
-            ([], Some(l)) => {
-                let msg = format!("{written:?} has no layer {:?} of the declared kind", l.value());
-                return Err(syn::Error::new(l.span(), msg));
-            }
-            ([], None) => return Err(self.err(format!("{written:?} has no cell of the declared kind"))),
-            (many, _) => {
-                let names: Vec<String> = many.iter().map(|&k| format!("{:?}", raw.cells[k].origin.name)).collect();
-                return Err(self.err(format!(
-                    "{written:?} has several cells of the declared kind ({}); pick one with `layer = \"…\"`",
-                    names.join(", ")
-                )));
-            }
-        };
-        let (rc, c) = (&raw.cells[k], &theirs.cells[k]);
-        let layer_name = format!("layer {:?} ({}) of {written:?}", rc.origin.name, rc.origin.op);
-        let mut errors = Errors::default();
-        let span_of = |key: &str| keys.get(key).map_or(self.lit.span(), |e| e.value.span());
-        if spec.layout != Layout::OpenVino {
-            errors.at(
-                span_of("layout"),
-                format!("an IR model holds its weights in OpenVINO's layout, not {}", spec.layout),
-            );
-        }
-        // The declared cell on its own, checked, has every attribute resolved with its
-        // defaults: each must be the layer's.
-        let mine = check(&spec.model(Tensors::Runtime), spans)?;
-        let mine = &mine.cells[0];
-        let pairs = [
-            ("input_size", mine.spec.input.to_string(), c.spec.input.to_string()),
-            ("hidden_size", mine.spec.hidden.to_string(), c.spec.hidden.to_string()),
-            ("activations", fmt_acts(&mine.spec.activations), fmt_acts(&c.spec.activations)),
-            ("clip", fmt_clip(mine.spec.clip), fmt_clip(c.spec.clip)),
-            ("linear_before_reset", lbr(mine.spec.kind), lbr(c.spec.kind)),
-            ("steps", fmt_seq(&mine.seq), fmt_seq(&c.seq)),
-            ("bias", (mine.b.is_some()).to_string(), c.b.is_some().to_string()),
-        ];
-        for (key, mine, theirs) in pairs {
-            if mine != theirs {
-                errors.at(span_of(key), format!("the declaration has {key} {mine}, but {layer_name} has {theirs}"));
-            }
-        }
-        if let Some(e) = errors.0 {
-            return Err(e);
-        }
-        let mut consts = Vec::new();
-        let weight_ports = rc.inputs.len() - spec.tensors().len();
-        for (t, input) in ["W", "R", "B"].iter().zip(&rc.inputs[weight_ports..]) {
-            let Source::Const(i) = input.source else {
-                return Err(self.err(format!("{t} of {layer_name} is not a constant: its weights come at run time")));
-            };
-            // Checked already: no diagnostic can point into the IR file from here.
-            let mut k = raw.consts[i].clone();
-            k.origin.pos = Some(self.pos);
-            k.attr_pos.clear();
-            for (_, o) in &mut k.converts {
-                o.pos = Some(self.pos);
-            }
-            consts.push(k);
-        }
-        Ok(Tensors::File(self.pos, consts, raw.weights))
-    }
-}
-
-fn fmt_acts(a: &[crate::ir::Activation]) -> String {
-    format!("[{}]", a.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
-}
-
-fn lbr(kind: crate::ir::CellKind) -> String {
-    matches!(kind, crate::ir::CellKind::Gru { linear_before_reset: true }).to_string()
-}
-
-fn fmt_clip(c: Option<f32>) -> String {
-    c.map_or_else(|| "none".to_owned(), |c| c.to_string())
-}
-
-fn fmt_seq(s: &Option<crate::ir::Seq>) -> String {
-    s.as_ref().map_or_else(|| "none (a cell)".to_owned(), |q| format!("{} over {} steps", q.direction.name(), q.steps))
 }

@@ -33,21 +33,15 @@ fn parse_args() -> Result<(Vec<Strategy>, WeightsMode, Vec<PathBuf>), String> {
         match a.as_str() {
             "--strategy" => {
                 let s = args.next().ok_or("--strategy needs a value")?;
-                strategies.push(match s.as_str() {
-                    "auto" => Strategy::Auto,
-                    "unrolled" => Strategy::Unrolled,
-                    "tiled" => Strategy::Tiled,
-                    _ => {
-                        return Err(format!("unknown strategy {s:?}; expected auto, unrolled or tiled"));
-                    }
-                });
+                let k =
+                    Strategy::parse(&s).ok_or(format!("unknown strategy {s:?}; expected auto, unrolled or tiled"))?;
+                strategies.push(k);
             }
             "--weights-mode" => {
-                mode = match args.next().as_deref() {
-                    Some("embedded") => WeightsMode::Embedded,
-                    Some("runtime") => WeightsMode::Runtime,
-                    _ => return Err("--weights-mode takes embedded or runtime".into()),
-                };
+                mode = args
+                    .next()
+                    .and_then(|m| WeightsMode::parse(&m))
+                    .ok_or("--weights-mode takes embedded or runtime")?;
             }
             "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
