@@ -7,7 +7,7 @@
 //! cellc::Builder::new().model("models/vad.xml").name("Vad").generate_or_exit();
 //! ```
 use crate::diag::{Diag, Diagnostics};
-use crate::options::{Options, Strategy};
+use crate::options::{Language, Options, Strategy};
 use std::path::{Path, PathBuf};
 
 /// Compiles a model from a build script. Every setting is a field of [`Options`], the same
@@ -47,7 +47,16 @@ impl Builder {
         self
     }
 
-    /// Name of the generated model type (default: from the model's name).
+    /// The language of the generated code (default: [`Language::Rust`]). With
+    /// [`Language::C`], `generate` writes `NAME.c` and the header `NAME.h` beside it, for a
+    /// build script to hand to a C compiler (the `cc` crate, say).
+    pub fn language(mut self, language: Language) -> Self {
+        self.options.language = language;
+        self
+    }
+
+    /// Name of the generated model type; in C, the prefix of every identifier (default:
+    /// from the model's name).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.options.name = Some(name.into());
         self
@@ -77,7 +86,8 @@ impl Builder {
         self
     }
 
-    /// The generated file's name (default: the model's file stem with `.rs`).
+    /// The generated file's name (default: the model's file stem with `.rs`, or `.c` for C,
+    /// whose header takes the same name with `.h`).
     pub fn file_name(mut self, name: impl Into<String>) -> Self {
         self.file_name = Some(name.into());
         self
@@ -88,9 +98,10 @@ impl Builder {
         &self.options
     }
 
-    /// Compiles the model and writes the Rust file (only when its content changed, so
-    /// nothing that includes it rebuilds needlessly). Prints `cargo:rerun-if-changed` for
-    /// the model and its weights. Returns the file's path.
+    /// Compiles the model and writes the generated file — for C, the source and its header —
+    /// only when its content changed, so nothing that includes it rebuilds needlessly.
+    /// Prints `cargo:rerun-if-changed` for the model and its weights. Returns the path of
+    /// the Rust file or of the C source.
     pub fn generate(&self) -> Result<PathBuf, Diagnostics> {
         let model = self.model.as_ref().ok_or_else(|| {
             Diagnostics::one(Diag::new("build.rs", None, "no model: call `Builder::model(path)` before `generate()`"))
@@ -98,7 +109,6 @@ impl Builder {
         let weights = self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin"));
         println!("cargo:rerun-if-changed={}", model.display());
         println!("cargo:rerun-if-changed={}", weights.display());
-        let code = crate::compile_file(model, &self.options)?;
         let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
             (Some(d), _) => d.clone(),
             (None, Some(d)) => PathBuf::from(d),
@@ -109,12 +119,18 @@ impl Builder {
         };
         let file = self.file_name.clone().unwrap_or_else(|| {
             let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-            format!("{stem}.rs")
+            let ext = match self.options.language {
+                Language::Rust => "rs",
+                Language::C => "c",
+            };
+            format!("{stem}.{ext}")
         });
         let path = out_dir.join(file);
-        crate::output::write_if_changed(&path, &code).map_err(|e| {
-            Diagnostics::one(Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}")))
-        })?;
+        for (file, text) in crate::compile_to(model, &self.options, &path)? {
+            crate::output::write_if_changed(&file, &text).map_err(|e| {
+                Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))
+            })?;
+        }
         Ok(path)
     }
 
@@ -150,6 +166,16 @@ mod tests {
         b.generate().expect("generates again");
         assert_eq!(std::fs::metadata(&path).and_then(|m| m.modified()).expect("mtime"), first);
         assert!(std::fs::read_to_string(&path).expect("read").contains("pub struct Tiny {"));
+    }
+
+    #[test]
+    fn writes_c_source_and_header() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = Builder::new().model(fixture()).language(Language::C).name("tiny").out_dir(dir.path()).generate();
+        assert_eq!(path.expect("generates"), dir.path().join("model.c"));
+        let source = std::fs::read_to_string(dir.path().join("model.c")).expect("source");
+        let header = std::fs::read_to_string(dir.path().join("model.h")).expect("header");
+        assert!(source.contains("#include \"model.h\"") && header.contains("int tiny_run(tiny_model *model,"));
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The `cellc` command line: argument parsing with clap, mapped onto [`Options`].
-use crate::options::{Options, Strategy, WeightsMode};
+use crate::options::{Language, Options, Strategy, WeightsMode};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Compile recurrent cells from an OpenVINO IR model to specialised Rust.
+/// Compile recurrent cells from an OpenVINO IR model to specialised Rust or C.
 #[derive(Debug, Parser)]
 #[command(name = "cellc", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
@@ -38,6 +38,15 @@ enum StrategyArg {
     Tiled,
 }
 
+/// Language on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LanguageArg {
+    /// One Rust file for crates depending on `cellc-runtime`.
+    Rust,
+    /// C99: the `.c` file given by `-o` and its header, the same path with `.h`.
+    C,
+}
+
 /// Weights mode on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum WeightsModeArg {
@@ -52,10 +61,15 @@ struct CompileArgs {
     /// The model to compile (`model.xml`, with `model.bin` beside it).
     #[arg(required = true)]
     model: Option<PathBuf>,
-    /// Write the generated Rust here (written whole or not at all); default: standard output.
+    /// Write the generated code here (each file written whole or not at all); default:
+    /// standard output. With `--lang c`, the `.c` file; its header goes beside it.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Name of the generated model type (default: from the model's name).
+    /// Language of the generated code.
+    #[arg(long = "lang", value_enum, default_value = "rust")]
+    language: LanguageArg,
+    /// Name of the generated model type; in C, the prefix of every identifier (default: from
+    /// the model's name).
     #[arg(long)]
     name: Option<String>,
     /// The weights file, if not the model's path with the extension `.bin`.
@@ -73,6 +87,10 @@ impl CompileArgs {
     fn options(&self) -> Options {
         Options {
             name: self.name.clone(),
+            language: match self.language {
+                LanguageArg::Rust => Language::Rust,
+                LanguageArg::C => Language::C,
+            },
             strategy: match self.strategy {
                 StrategyArg::Auto => Strategy::Auto,
                 StrategyArg::Unrolled => Strategy::Unrolled,
@@ -139,6 +157,16 @@ fn report(diags: &crate::Diagnostics) {
     }
 }
 
+/// Writes generated files, each whole or not at all.
+fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
+    for (path, text) in files {
+        crate::output::write_atomic(path, text).map_err(|e| {
+            crate::Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}"))
+        })?;
+    }
+    Ok(())
+}
+
 /// Runs the command line; the exit code is 1 on any diagnostic.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -151,15 +179,17 @@ pub fn main() -> ExitCode {
             let Some(model) = &args.model else {
                 return ExitCode::from(2);
             };
-            crate::compile_file(model, &args.options()).and_then(|code| match &args.output {
-                Some(out) => crate::output::write_atomic(out, &code).map_err(|e| {
-                    crate::Diag::new(&out.display().to_string(), None, format!("cannot write the output: {e}")).into()
-                }),
-                None => {
-                    print!("{code}");
-                    Ok(())
-                }
-            })
+            let opts = args.options();
+            match (&args.output, opts.language) {
+                (Some(out), _) => crate::compile_to(model, &opts, out).and_then(|files| write_all(&files)),
+                (None, Language::Rust) => crate::compile_file(model, &opts).map(|code| print!("{code}")),
+                (None, Language::C) => Err(crate::Diag::new(
+                    &model.display().to_string(),
+                    None,
+                    "`--lang c` writes a source and a header: give the source's path with `-o NAME.c`",
+                )
+                .into()),
+            }
         }
     };
     match result {

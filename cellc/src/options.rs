@@ -73,11 +73,39 @@ impl WeightsMode {
     }
 }
 
+/// The language of the generated code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Language {
+    /// One Rust file, `no_std`, using the crate `cellc-runtime`.
+    #[default]
+    Rust,
+    /// C99: a `.c` file and a `.h` header beside it, needing only `<math.h>` and `<stddef.h>`.
+    C,
+}
+
+impl Language {
+    /// The language of a name ([`Language::name`]).
+    pub fn parse(s: &str) -> Option<Language> {
+        [Language::Rust, Language::C].into_iter().find(|l| l.name() == s)
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::C => "c",
+        }
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Name of the generated model type; by default derived from the model's name.
+    /// Name of the generated model type (in C, the prefix of every identifier); by default
+    /// derived from the model's name.
     pub name: Option<String>,
+    /// The language of the generated code.
+    pub language: Language,
     /// Kernel strategy.
     pub strategy: Strategy,
     /// The weights file, when it is not the model's path with the extension `.bin`.
@@ -97,6 +125,9 @@ mod tests {
         }
         for m in [WeightsMode::Embedded, WeightsMode::Runtime] {
             assert_eq!(WeightsMode::parse(m.name()), Some(m));
+        }
+        for l in [Language::Rust, Language::C] {
+            assert_eq!(Language::parse(l.name()), Some(l));
         }
         assert_eq!(Strategy::parse("fast"), None);
     }

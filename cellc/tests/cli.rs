@@ -265,7 +265,7 @@ fn constant_lengths_past_the_steps() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 5] = [
+    let cases: [(&[&str], Builder); 6] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -274,11 +274,12 @@ fn the_command_line_and_the_builder_stay_in_step() {
             Builder::new().strategy(Strategy::Tiled).weights("w.bin").name("N"),
         ),
         (&["m.xml", "--weights-mode", "runtime"], Builder::new().weights_mode(cellc::WeightsMode::Runtime)),
+        (&["m.xml", "--lang", "c", "--name", "vad"], Builder::new().language(cellc::Language::C).name("vad")),
     ];
     for (args, builder) in cases {
         assert_eq!(&cellc::cli::options_from_args(args).expect("parses"), builder.options(), "{args:?}");
     }
     // And every field of the options is reached by the command line (a new field must be
     // added to both, or this stops compiling).
-    let cellc::Options { name: _, strategy: _, weights: _, weights_mode: _ } = cellc::Options::default();
+    let cellc::Options { name: _, language: _, strategy: _, weights: _, weights_mode: _ } = cellc::Options::default();
 }

@@ -1,4 +1,4 @@
-//! Snapshots of generated Rust, one per branch of the emitter: GRU with and without
+//! Snapshots of generated Rust and C, one per branch of the emitters: GRU with and without
 //! `linear_before_reset`, RNN with clip, runtime weights, each unrolled and tiled. Every
 //! change to these files is read before it is accepted.
 use cellc::{Options, Strategy};
@@ -57,5 +57,40 @@ fn embedded_weights_are_bit_exact() {
     let cellc::ir::WeightSrc::Embedded { values, .. } = &m.cells[0].r else { panic!("R is embedded") };
     for v in values {
         assert!(literals.contains(&v.to_bits()), "{v:?} is not in the generated code bit-exactly");
+    }
+}
+
+/// The C files of a fixture, header then source, as one text.
+fn emit_c(case: &str, strategy: Strategy, weights_mode: cellc::WeightsMode) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
+    let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
+    let opts = Options { strategy, weights_mode, name: Some("net".into()), ..Options::default() };
+    let files = cellc::emit::c::emit(&m, &opts, "net.h").expect("fixture emits");
+    format!("==> net.h <==\n{}\n==> net.c <==\n{}", files.header, files.source)
+}
+
+macro_rules! snap_c {
+    ($name:ident, $case:literal, $strategy:expr, $mode:expr) => {
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(emit_c($case, $strategy, $mode));
+        }
+    };
+}
+
+use cellc::WeightsMode::{Embedded, Runtime};
+snap_c!(c_gru_unrolled, "gru_h1_i1", Strategy::Unrolled, Embedded);
+snap_c!(c_gru_tiled, "gru_h1_i1", Strategy::Tiled, Embedded);
+snap_c!(c_gru_lbr_tiled, "gru_h1_i1_lbr", Strategy::Tiled, Embedded);
+snap_c!(c_rnn_clip_unrolled, "rnn_tiny_clip", Strategy::Unrolled, Embedded);
+snap_c!(c_lstm_tiled, "lstm_h1_i1", Strategy::Tiled, Embedded);
+snap_c!(c_gru_runtime_weights_tiled, "gru_tiny_runtime", Strategy::Tiled, Embedded);
+snap_c!(c_rnn_seq_bidirectional_runtime, "rnn_seq_bidirectional", Strategy::Tiled, Runtime);
+snap_c!(c_gru_seq_const_lengths, "gru_seq_const_lengths", Strategy::Unrolled, Embedded);
+
+#[test]
+fn c_output_is_byte_identical_across_runs() {
+    for s in [Strategy::Unrolled, Strategy::Tiled] {
+        assert_eq!(emit_c("stacked_lstm_gru", s, Embedded), emit_c("stacked_lstm_gru", s, Embedded));
     }
 }

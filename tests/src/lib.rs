@@ -1,7 +1,8 @@
 //! Conformance machinery shared by the `cellc-conformance` runner and the integration
 //! tests: loading cases, and building generated Rust for real in a scratch crate under
-//! `target/` and running it on inputs from files.
+//! `target/` (and generated C with the system's compiler) and running it on inputs from files.
 pub mod case;
+pub mod cscratch;
 pub mod scratch;
 
 /// Largest absolute difference between two equally long sequences (infinite if their

@@ -184,6 +184,11 @@ impl Scratch {
         if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
     }
 
+    /// The scratch crate's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// A directory for data files of this scratch crate.
     pub fn data_dir(&self, name: &str) -> Result<PathBuf, String> {
         let d = self.dir.join("data").join(name);
@@ -193,7 +198,7 @@ impl Scratch {
 }
 
 /// Writes a file only when its content differs, so cargo rebuilds only what changed.
-fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
     }

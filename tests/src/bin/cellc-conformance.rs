@@ -1,18 +1,26 @@
-//! `cellc-conformance [--strategy auto|unrolled|tiled]... [--weights-mode runtime] DIR...`:
-//! compiles each case's model with cellc, builds the generated Rust for real, runs it on the
-//! case's inputs and compares with the expected outputs; the reference interpreter is
-//! checked against the same expectations. With `--weights-mode runtime` the models' constant
-//! weights become Parameters, given the constants' values at run time. One line per case
+//! `cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... [--weights-mode
+//! runtime] DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
+//! with the system's compiler and strict flags) for real, runs it on the case's inputs and
+//! compares with the expected outputs; the reference interpreter is checked against the same
+//! expectations. With both languages, the Rust and C outputs of each case must also agree
+//! to within [`RUST_VS_C`]. With `--weights-mode runtime` the models' constant weights
+//! become Parameters, given the constants' values at run time. One line per case, language
 //! and strategy; exit status 1 if any fails.
-use cellc::{Options, Strategy, WeightsMode};
+use cellc::{Language, Options, Strategy, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::max_abs_err;
 use cellc_conformance::scratch::{Job, Scratch};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// Largest difference allowed between the Rust and the C outputs of one case: both compute
+/// the same operations in the same order, and differ only where `libm` and the C library's
+/// math functions round differently.
+const RUST_VS_C: f64 = 1e-6;
 
 struct Entry {
     case: Case,
+    language: Language,
     strategy: Strategy,
     module: Option<usize>,
     problem: Option<String>,
@@ -21,12 +29,20 @@ struct Entry {
     weight_inputs: Vec<PathBuf>,
 }
 
-const USAGE: &str =
-    "usage: cellc-conformance [--strategy auto|unrolled|tiled]... [--weights-mode embedded|runtime] DIR...";
+const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
+                     [--weights-mode embedded|runtime] DIR...";
 
-fn parse_args() -> Result<(Vec<Strategy>, WeightsMode, Vec<PathBuf>), String> {
+struct Args {
+    languages: Vec<Language>,
+    strategies: Vec<Strategy>,
+    weights_mode: WeightsMode,
+    dirs: Vec<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
     let mut mode = WeightsMode::Embedded;
     let mut strategies = Vec::new();
+    let mut languages = Vec::new();
     let mut dirs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -36,6 +52,10 @@ fn parse_args() -> Result<(Vec<Strategy>, WeightsMode, Vec<PathBuf>), String> {
                 let k =
                     Strategy::parse(&s).ok_or(format!("unknown strategy {s:?}; expected auto, unrolled or tiled"))?;
                 strategies.push(k);
+            }
+            "--lang" => {
+                let l = args.next().ok_or("--lang needs a value")?;
+                languages.push(Language::parse(&l).ok_or(format!("unknown language {l:?}; expected rust or c"))?);
             }
             "--weights-mode" => {
                 mode = args
@@ -53,7 +73,10 @@ fn parse_args() -> Result<(Vec<Strategy>, WeightsMode, Vec<PathBuf>), String> {
     if strategies.is_empty() {
         strategies.push(Strategy::Auto);
     }
-    Ok((strategies, mode, dirs))
+    if languages.is_empty() {
+        languages.push(Language::Rust);
+    }
+    Ok(Args { languages, strategies, weights_mode: mode, dirs })
 }
 
 fn main() -> ExitCode {
@@ -68,7 +91,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let (strategies, weights_mode, dirs) = parse_args()?;
+    let Args { languages, strategies, weights_mode, dirs } = parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut case_dirs = Vec::new();
     for d in &dirs {
@@ -79,18 +102,24 @@ fn run() -> Result<bool, String> {
     }
     let mut entries = Vec::new();
     let mut sources = Vec::new();
-    for &strategy in &strategies {
+    let mut c_sources = Vec::new();
+    for (&language, &strategy) in languages.iter().flat_map(|l| strategies.iter().map(move |s| (l, s))) {
         for dir in &case_dirs {
             let case = Case::load(dir)?;
             let mut e = Entry {
                 case,
+                language,
                 strategy,
                 module: None,
                 problem: None,
                 reference_err: Vec::new(),
                 weight_inputs: Vec::new(),
             };
-            let opts = Options { name: Some("Model".into()), strategy, weights_mode, ..Options::default() };
+            let name = match language {
+                Language::Rust => "Model".to_owned(),
+                Language::C => format!("m{}", c_sources.len()),
+            };
+            let opts = Options { name: Some(name.clone()), strategy, weights_mode, language, ..Options::default() };
             match cellc::load_ir(&dir.join("model.xml"), None) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
@@ -117,12 +146,18 @@ fn run() -> Result<bool, String> {
                             e.weight_inputs.push(path);
                         }
                     }
-                    match cellc::emit::rust::emit(&model, &opts) {
-                        Ok(src) => {
+                    let emitted = match language {
+                        Language::Rust => cellc::emit::rust::emit(&model, &opts).map(|src| {
                             e.module = Some(sources.len());
                             sources.push(src);
-                        }
-                        Err(d) => e.problem = Some(format!("does not compile: {d}")),
+                        }),
+                        Language::C => cellc::emit::c::emit(&model, &opts, &format!("{name}.h")).map(|files| {
+                            e.module = Some(c_sources.len());
+                            c_sources.push(files);
+                        }),
+                    };
+                    if let Err(d) = emitted {
+                        e.problem = Some(format!("does not compile: {d}"));
                     }
                 }
             }
@@ -130,11 +165,31 @@ fn run() -> Result<bool, String> {
         }
     }
     let scratch = Scratch::new("conformance");
-    eprintln!("building {} generated models...", sources.len());
-    let exe = scratch.build(&sources)?;
     let out_dir = scratch.data_dir("outputs")?;
+    for language in languages.iter().copied() {
+        let exe = match language {
+            Language::Rust => {
+                eprintln!("building {} generated Rust models...", sources.len());
+                scratch.build(&sources)?
+            }
+            Language::C => {
+                eprintln!("compiling {} generated C models...", c_sources.len());
+                scratch.build_c(&c_sources)?
+            }
+        };
+        let jobs = jobs(&entries, language, &out_dir);
+        // Job failures show up below as missing outputs, case by case.
+        if let Err(e) = scratch.run(&exe, &jobs) {
+            eprintln!("{e}");
+        }
+    }
+    report(&entries, weights_mode, &out_dir)
+}
+
+/// The jobs of the entries in `language`, each writing its outputs into `out_dir`.
+fn jobs(entries: &[Entry], language: Language, out_dir: &Path) -> Vec<Job> {
     let mut jobs = Vec::new();
-    for (k, e) in entries.iter().enumerate() {
+    for (k, e) in entries.iter().enumerate().filter(|(_, e)| e.language == language) {
         let Some(module) = e.module else { continue };
         jobs.push(Job {
             module,
@@ -154,41 +209,67 @@ fn run() -> Result<bool, String> {
                 .collect(),
         });
     }
-    // Job failures show up below as missing outputs, case by case.
-    if let Err(e) = scratch.run(&exe, &jobs) {
-        eprintln!("{e}");
+    jobs
+}
+
+/// The outputs of entry `k`, or what is wrong.
+fn outputs(e: &Entry, k: usize, out_dir: &Path) -> Result<Vec<Vec<f32>>, String> {
+    if let Some(p) = &e.problem {
+        return Err(p.clone());
     }
+    (0..e.case.outputs.len())
+        .map(|o| read_data(&out_dir.join(format!("{k}_{o}.f32"))).map_err(|err| format!("no output: {err}")))
+        .collect()
+}
+
+/// Prints one line per entry and the summary; whether all passed.
+fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Result<bool, String> {
     let (mut passed, mut failed) = (0, 0);
     for (k, e) in entries.iter().enumerate() {
-        let label = match weights_mode {
-            WeightsMode::Embedded => format!("{} [{}]", e.case.name, e.strategy.name()),
-            WeightsMode::Runtime => format!("{} [{}, runtime weights]", e.case.name, e.strategy.name()),
+        let mode = match weights_mode {
+            WeightsMode::Embedded => String::new(),
+            WeightsMode::Runtime => ", runtime weights".into(),
         };
-        let mut errs = Vec::new();
-        let mut problem = e.problem.clone();
-        if problem.is_none() {
-            for (o, (_, want)) in e.case.outputs.iter().enumerate() {
-                match read_data(&out_dir.join(format!("{k}_{o}.f32"))) {
-                    Ok(got) => {
-                        let want64: Vec<f64> = want.iter().map(|&w| w as f64).collect();
-                        errs.push(max_abs_err(&got, &want64));
-                    }
-                    Err(err) => problem = Some(format!("no output: {err}")),
-                }
-            }
-        }
-        let ok = problem.is_none()
+        let label = format!("{} [{}, {}{mode}]", e.case.name, e.language.name(), e.strategy.name());
+        let got = outputs(e, k, out_dir);
+        // The same case and strategy in the other language, run earlier in the list.
+        let twin = entries.iter().enumerate().find(|(_, t)| {
+            t.language != e.language
+                && t.language == Language::Rust
+                && t.strategy == e.strategy
+                && t.case.dir == e.case.dir
+        });
+        let versus = match (&got, twin) {
+            (Ok(got), Some((j, t))) => outputs(t, j, out_dir).ok().map(|rust| {
+                rust.iter()
+                    .zip(got)
+                    .map(|(r, c)| max_abs_err(c, &r.iter().map(|&v| v as f64).collect::<Vec<_>>()))
+                    .fold(0.0, f64::max)
+            }),
+            _ => None,
+        };
+        let errs: Vec<f64> = match &got {
+            Ok(got) => got
+                .iter()
+                .zip(&e.case.outputs)
+                .map(|(g, (_, want))| max_abs_err(g, &want.iter().map(|&w| w as f64).collect::<Vec<_>>()))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let ok = got.is_ok()
             && errs.iter().all(|&x| x <= e.case.tolerance)
-            && e.reference_err.iter().all(|&x| x <= e.case.tolerance);
+            && e.reference_err.iter().all(|&x| x <= e.case.tolerance)
+            && versus.is_none_or(|v| v <= RUST_VS_C);
         let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
-        match &problem {
-            Some(p) => println!("FAIL {label}: {p}"),
-            None => println!(
-                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}",
+        match &got {
+            Err(p) => println!("FAIL {label}: {p}"),
+            Ok(_) => println!(
+                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}{}",
                 if ok { "PASS" } else { "FAIL" },
                 fmt(&errs),
                 fmt(&e.reference_err),
-                e.case.tolerance
+                e.case.tolerance,
+                versus.map_or_else(String::new, |v| format!("; |rust - c| {v:.2e} (at most {RUST_VS_C:.0e})"))
             ),
         }
         if ok { passed += 1 } else { failed += 1 }

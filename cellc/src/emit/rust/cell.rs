@@ -3,111 +3,32 @@
 //! weight setter that packs runtime weights with the same code the compiler uses.
 use super::lit::table;
 use super::names::ident;
-use crate::ir::{Cell, WeightSrc};
+use crate::emit::plan::{FEED_BLOCK, Pack, Plan, Slot, Tensor};
 use crate::options::Strategy;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// Steps whose input projections `feed` computes together.
-pub(super) const FEED_BLOCK: usize = 8;
-
-/// Which input of the cell a weight array comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Tensor {
-    W,
-    R,
-    B,
-}
-
-impl Tensor {
-    fn arg(self) -> &'static str {
-        match self {
-            Tensor::W => "w",
-            Tensor::R => "r",
-            Tensor::B => "b",
-        }
-    }
-}
-
-/// How an array the kernel reads is made from its tensor.
-#[derive(Clone, Debug)]
-pub(super) enum Pack {
-    /// Panels of the gates `sel` (see `cellc_runtime::pack::panels`).
-    Panels { sel: Vec<usize>, cols: usize },
-    /// Bias panels: for each segment, the `H`-long block of `B` it takes, or zero.
-    Bias { segs: Vec<Option<usize>> },
-}
-
-/// One array the kernel reads.
-pub(super) struct Slot {
-    pub(super) field: &'static str,
-    pub(super) tensor: Tensor,
-    pub(super) pack: Pack,
-}
-
-/// What a cell-kind emitter produces: the arrays of the input projection (`W` and the
-/// input-side bias) and of the recurrence, the lanes of one tile's projection, and the body
-/// of `step_projected`, which reads the projection `p` and the previous state.
-pub(super) struct Kernel {
-    pub(super) input: [Slot; 2],
-    pub(super) recurrent: Vec<Slot>,
-    pub(super) width: usize,
-    pub(super) body: TokenStream,
-}
-
-/// A cell being emitted.
+/// A cell being emitted: its [`Plan`] (reachable through `Deref`) and its Rust names.
 pub(super) struct Ctx<'a> {
-    pub(super) cell: &'a Cell,
+    pub(super) plan: Plan<'a>,
     pub(super) ty: Ident,
     pub(super) prefix: String,
-    pub(super) strategy: Strategy,
-    pub(super) tile: usize,
+}
+
+impl<'a> std::ops::Deref for Ctx<'a> {
+    type Target = Plan<'a>;
+    fn deref(&self) -> &Plan<'a> {
+        &self.plan
+    }
 }
 
 impl Ctx<'_> {
-    pub(super) fn src(&self, t: Tensor) -> Option<&WeightSrc> {
-        match t {
-            Tensor::W => Some(&self.cell.w),
-            Tensor::R => Some(&self.cell.r),
-            Tensor::B => self.cell.b.as_ref(),
-        }
-    }
-
-    pub(super) fn is_runtime(&self, t: Tensor) -> bool {
-        matches!(self.src(t), Some(WeightSrc::Runtime(_)))
-    }
-
-    /// Length of the tensor in the kernel's layout (OpenVINO's).
-    fn raw_len(&self, t: Tensor) -> usize {
-        let s = &self.cell.spec;
-        let g = s.kind.gates() * s.hidden;
-        match t {
-            Tensor::W => g * s.input,
-            Tensor::R => g * s.hidden,
-            Tensor::B => s.kind.bias_blocks() * s.hidden,
-        }
-    }
-
-    /// Length of a tensor given at run time, in the layout the cell was declared in.
-    fn declared_len(&self, t: Tensor) -> usize {
-        let s = &self.cell.spec;
-        match t {
-            Tensor::B => self.cell.layout.bias_blocks(s.kind) * s.hidden,
-            Tensor::W | Tensor::R => self.raw_len(t),
-        }
-    }
-
-    /// Whether a bias given at run time must be folded into the kernel's convention first.
-    fn folds_bias(&self) -> bool {
-        self.is_runtime(Tensor::B) && self.cell.layout != crate::layout::Layout::OpenVino
-    }
-
     /// The statement folding a runtime bias `b` in the declared layout into `kb`, in the
     /// kernel's convention, which the bias slots then pack from.
     fn fold_bias(&self) -> TokenStream {
         let s = &self.cell.spec;
         let (h, n) = (s.hidden, self.raw_len(Tensor::B));
-        let terms = self.cell.layout.bias_terms(s.kind).into_iter().map(|sum| {
+        let terms = self.bias_terms().into_iter().map(|sum| {
             let sum = sum.into_iter().map(|(g, coef)| {
                 let coef = proc_macro2::Literal::f32_unsuffixed(coef);
                 quote! { (#g, #coef) }
@@ -118,36 +39,6 @@ impl Ctx<'_> {
             let mut kb = [0.0f32; #n];
             ::cellc_runtime::pack::fold_blocks(&mut kb, b, #h, &[#(#terms),*]);
         }
-    }
-
-    fn slot_len(&self, slot: &Slot) -> usize {
-        let h = self.cell.spec.hidden;
-        match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_pack::panel_len(h, *cols, sel.len(), self.tile),
-            Pack::Bias { segs } => cellc_pack::tiles(h, self.tile) * segs.len() * self.tile,
-        }
-    }
-
-    /// Packs embedded (or absent, hence zero) weights at compile time.
-    fn pack_now(&self, slot: &Slot) -> Vec<f32> {
-        let h = self.cell.spec.hidden;
-        let zeros;
-        let values: &[f32] = match self.src(slot.tensor) {
-            Some(WeightSrc::Embedded { values, .. }) => values,
-            _ => {
-                zeros = vec![0.0; self.raw_len(slot.tensor)];
-                &zeros
-            }
-        };
-        let mut out = vec![0.0; self.slot_len(slot)];
-        match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_pack::panels(&mut out, values, h, *cols, sel, self.tile),
-            Pack::Bias { segs } => {
-                let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
-                cellc_pack::bias_panels(&mut out, &segs, h, self.tile);
-            }
-        }
-        out
     }
 
     fn static_name(&self, slot: &Slot) -> Ident {
@@ -210,19 +101,13 @@ impl Ctx<'_> {
     /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
     /// accumulator `a` per tile, the projection `p[t]` plus `R·h` over the panel `r` (every
     /// gate), then `lane(j)` for each lane `l`, given the expression of its state row `j`.
-    pub(super) fn single_accumulator(
-        &self,
-        gates: usize,
-        lane: impl FnOnce(TokenStream) -> TokenStream,
-    ) -> (Vec<Slot>, TokenStream) {
+    pub(super) fn single_accumulator(&self, lane: impl FnOnce(TokenStream) -> TokenStream) -> TokenStream {
         let h = self.cell.spec.hidden;
-        let recurrent =
-            vec![Slot { field: "r", tensor: Tensor::R, pack: Pack::Panels { sel: (0..gates).collect(), cols: h } }];
-        let binds = self.binds(&recurrent);
+        let binds = self.binds(&self.recurrent);
         let rh = self.matvec(&format_ident!("a"), "r", h, quote!(h), &format_ident!("h"));
         let (tiles, lanes) = (cellc_pack::tiles(h, self.tile), self.lanes());
         let lane = lane(self.row_index());
-        let body = quote! {
+        quote! {
             #binds
             for t in 0..#tiles {
                 let mut a = p[t];
@@ -231,14 +116,13 @@ impl Ctx<'_> {
                     #lane
                 }
             }
-        };
-        (recurrent, body)
+        }
     }
 
     /// Lanes of tile `t` that hold real rows: a loop bound for the element-wise part.
     pub(super) fn lanes(&self) -> TokenStream {
         let (h, t) = (self.cell.spec.hidden, self.tile);
-        if h % t == 0 {
+        if self.full_tiles() {
             quote! { #t }
         } else {
             quote! { #t.min(#h - t * #t) }
@@ -246,37 +130,33 @@ impl Ctx<'_> {
     }
 
     /// Tables for the embedded slots.
-    pub(super) fn tables(&self, kernel: &Kernel) -> Vec<String> {
-        kernel
-            .input
-            .iter()
-            .chain(&kernel.recurrent)
+    pub(super) fn tables(&self) -> Vec<String> {
+        self.slots()
             .filter(|s| !self.is_runtime(s.tensor))
             .map(|s| {
-                let doc =
-                    format!("`{}` of cell `{}`, packed for the {} kernel.", slot_doc(s), self.ty, self.strategy.name());
+                let doc = format!(
+                    "`{}` of cell `{}`, packed for the {} kernel.",
+                    s.describe(),
+                    self.ty,
+                    self.strategy.name()
+                );
                 table(&self.static_name(s).to_string(), &doc, &self.pack_now(s))
             })
             .collect()
     }
 
-    fn runtime_tensors(&self) -> Vec<Tensor> {
-        [Tensor::W, Tensor::R, Tensor::B].into_iter().filter(|&t| self.is_runtime(t)).collect()
-    }
-
     /// The struct, its constants and constructors, `step_batch`, and `set_weights` when
     /// some weights come at run time. `step` is the kernel body from the cell-kind emitter.
-    pub(super) fn items(&self, kernel: &Kernel, doc: &str) -> TokenStream {
-        let slots: Vec<&Slot> = kernel.input.iter().chain(&kernel.recurrent).collect();
+    pub(super) fn items(&self, step_body: &TokenStream, doc: &str) -> TokenStream {
+        let slots: Vec<&Slot> = self.slots().collect();
         let ty = &self.ty;
         let (i, h) = (self.cell.spec.input, self.cell.spec.hidden);
-        let (width, tiles) = (kernel.width, cellc_pack::tiles(h, self.tile));
-        let step_body = &kernel.body;
-        let input_binds = self.binds(&kernel.input);
-        let bx = ident(kernel.input[1].field);
-        let wname = ident(kernel.input[0].field);
+        let (width, tiles) = (self.width, self.tiles());
+        let input_binds = self.binds(&self.input);
+        let bx = ident(self.input[1].field);
+        let wname = ident(self.input[0].field);
         let a = format_ident!("a");
-        let wx = self.matvec(&a, kernel.input[0].field, i, quote!(x), &format_ident!("x"));
+        let wx = self.matvec(&a, self.input[0].field, i, quote!(x), &format_ident!("x"));
         let block = FEED_BLOCK;
         // The body of `feed` around `inner`, which runs steps `t0..t0 + m` from projections `p`.
         let feed = |inner: TokenStream| {
@@ -525,8 +405,7 @@ impl Ctx<'_> {
         match &s.pack {
             Pack::Panels { sel, cols } => {
                 // The kernel's gates are OpenVINO's; the declared layout may stack them otherwise.
-                let order = self.cell.layout.gate_order(self.cell.spec.kind);
-                let sel = sel.iter().map(|&g| order[g]);
+                let sel = self.runtime_sel(sel);
                 quote! { ::cellc_runtime::pack::panels(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }
             Pack::Bias { segs } => {
@@ -540,13 +419,5 @@ impl Ctx<'_> {
                 quote! { ::cellc_runtime::pack::bias_panels(&mut self.#f.0, &[#(#segs),*], #h, #tile); }
             }
         }
-    }
-}
-
-fn slot_doc(s: &Slot) -> String {
-    let t = s.tensor.arg().to_ascii_uppercase();
-    match &s.pack {
-        Pack::Panels { sel, .. } => format!("{t} (gates {sel:?})"),
-        Pack::Bias { segs } => format!("{t} (blocks {segs:?})"),
     }
 }

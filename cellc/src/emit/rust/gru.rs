@@ -13,16 +13,17 @@
 //! `cellc_runtime::pack`); they differ only in how a product is written (see
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
-use super::cell::{Ctx, Kernel, Pack, Slot, Tensor};
+use super::cell::Ctx;
 use super::exprs::act;
 use crate::ir::CellKind;
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The arrays the kernel reads and its `step_projected` body, which starts from `p`, the
-/// input projection `x·Wᵀ` plus the input-side biases, one `[z|r|h]` panel per tile.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
+/// The body of `step_projected`, which starts from `p`, the input projection `x·Wᵀ` plus
+/// the input-side biases, one `[z|r|h]` panel per tile.
+pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let s = &ctx.cell.spec;
-    let (h, i, t) = (s.hidden, s.input, ctx.tile);
+    let (h, t) = (s.hidden, ctx.tile);
     let lbr = matches!(s.kind, CellKind::Gru { linear_before_reset: true });
     let tiles = cellc_pack::tiles(h, t);
     let (f, g) = (&s.activations[0], &s.activations[1]);
@@ -33,15 +34,11 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
     let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
     let hh = format_ident!("h");
     let ah = format_ident!("ah");
-    let panel = |field, tensor, sel: Vec<usize>, cols| Slot { field, tensor, pack: Pack::Panels { sel, cols } };
-    let bias = |field, segs| Slot { field, tensor: Tensor::B, pack: Pack::Bias { segs } };
-    let input = [panel("w", Tensor::W, vec![0, 1, 2], i), bias("bx", vec![Some(0), Some(1), Some(2)])];
+    let binds = ctx.binds(&ctx.recurrent);
     if lbr {
-        let recurrent = vec![panel("r", Tensor::R, vec![0, 1, 2], h), bias("bh", vec![None, None, Some(3)])];
-        let binds = ctx.binds(&recurrent);
         let rh = ctx.matvec(&ah, "r", h, quote!(h), &hh);
         let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
-        let body = quote! {
+        return quote! {
             #binds
             for t in 0..#tiles {
                 let ax = p[t];
@@ -56,15 +53,12 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
                 }
             }
         };
-        return Kernel { input, recurrent, width: 3 * t, body };
     }
-    let recurrent = vec![panel("rzr", Tensor::R, vec![0, 1], h), panel("rn", Tensor::R, vec![2], h)];
-    let binds = ctx.binds(&recurrent);
     let rzr = ctx.matvec(&ah, "rzr", h, quote!(h), &hh);
     let (a, rhv) = (format_ident!("a"), format_ident!("rh"));
     let rn = ctx.matvec(&a, "rn", h, quote!(&rh), &rhv);
     let npre = act(g, s.clip, quote! { a[l] });
-    let body = quote! {
+    quote! {
         #binds
         // First pass: z, r ⊙ h and the input part of the candidate, tile by tile.
         let mut z = [[0.0f32; #t]; #tiles];
@@ -91,6 +85,5 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
                 out[j] = (1.0 - z[t][l]) * n + z[t][l] * h[j];
             }
         }
-    };
-    Kernel { input, recurrent, width: 3 * t, body }
+    }
 }

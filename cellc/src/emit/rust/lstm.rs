@@ -7,33 +7,29 @@
 //! ```
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
 //! the new cell state unclipped, as OpenVINO computes it.
-use super::cell::{Ctx, Kernel, Pack, Slot, Tensor};
+use super::cell::Ctx;
 use super::exprs::act;
+use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The arrays the kernel reads and its `step_projected` body, which starts from `p`, the
-/// input projection `x·Wᵀ + B`, one `[f|i|c|o]` panel per tile.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> Kernel {
+/// The body of `step_projected`, which starts from `p`, the input projection `x·Wᵀ + B`,
+/// one `[f|i|c|o]` panel per tile.
+pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let s = &ctx.cell.spec;
     let t = ctx.tile;
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
-    let input = [
-        Slot { field: "w", tensor: Tensor::W, pack: Pack::Panels { sel: vec![0, 1, 2, 3], cols: s.input } },
-        Slot { field: "b", tensor: Tensor::B, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2), Some(3)] } },
-    ];
     let (t2, t3) = (2 * t, 3 * t);
     let fg = act(f, s.clip, quote! { a[l] });
     let ig = act(f, s.clip, quote! { a[#t + l] });
     let cg = act(g, s.clip, quote! { a[#t2 + l] });
     let og = act(f, s.clip, quote! { a[#t3 + l] });
     let hc = act(hh, None, quote! { ct });
-    let (recurrent, body) = ctx.single_accumulator(4, |j| {
+    ctx.single_accumulator(|j| {
         quote! {
             let j = #j;
             let ct = #fg * c[j] + #ig * #cg;
             out_c[j] = ct;
             out[j] = #og * #hc;
         }
-    });
-    Kernel { input, recurrent, width: 4 * t, body }
+    })
 }

@@ -18,9 +18,6 @@ use crate::options::{Options, Strategy};
 use cell::Ctx;
 use names::{Names, ident};
 
-/// Widest tile, in outputs: one AVX-512 register, or a few narrower ones.
-const MAX_TILE: usize = 16;
-
 /// A generated cell type, as the model emitter refers to it.
 pub(crate) struct CellItem {
     pub(crate) ty: String,
@@ -99,15 +96,9 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 /// Emits the kernel type `ty` of a cell (one step, one direction) and its weight tables.
 fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::TokenStream, tables: &mut Vec<String>) {
     let ctx = Ctx {
-        cell,
+        plan: crate::emit::plan::Plan::new(cell, strategy),
         ty: ident(ty),
         prefix: names::field_name(ty).to_ascii_uppercase(),
-        strategy,
-        // Unrolled kernels take the whole state as one tile.
-        tile: match strategy {
-            Strategy::Unrolled => cell.spec.hidden,
-            Strategy::Tiled | Strategy::Auto => MAX_TILE.min(cell.spec.hidden.next_power_of_two()),
-        },
     };
     let k = match cell.spec.kind {
         CellKind::Gru { .. } => gru::kernel(&ctx),
@@ -115,7 +106,7 @@ fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::T
         CellKind::Lstm => lstm::kernel(&ctx),
     };
     tokens.extend(ctx.items(&k, &cell_doc(cell, strategy)));
-    tables.extend(ctx.tables(&k));
+    tables.extend(ctx.tables());
 }
 
 /// Drops the `usize` suffix that `quote` gives integers, for readable sizes.
@@ -149,26 +140,9 @@ fn header(m: &Model) -> String {
 
 fn cell_doc(c: &Cell, strategy: Strategy) -> String {
     let s = &c.spec;
-    let acts: Vec<String> = s.activations.iter().map(ToString::to_string).collect();
     let op = match &c.seq {
         Some(q) => format!("{} ({}, {} steps)", s.kind.op().replace("Cell", "Sequence"), q.direction.name(), q.steps),
         None => s.kind.op().to_owned(),
     };
-    let mut doc = format!(
-        " {} {:?}: hidden size {}, input size {}, activations {}",
-        op,
-        c.name,
-        s.hidden,
-        s.input,
-        acts.join(", ")
-    );
-    if let CellKind::Gru { linear_before_reset } = s.kind {
-        doc.push_str(&format!(", linear_before_reset = {linear_before_reset}"));
-    }
-    match s.clip {
-        Some(cl) => doc.push_str(&format!(", clip = {cl}")),
-        None => doc.push_str(", no clip"),
-    }
-    doc.push_str(&format!(". Kernel: {}.", strategy.name()));
-    doc
+    format!(" {op} {:?}: {}. Kernel: {}.", c.name, crate::emit::plan::attributes(s), strategy.name())
 }

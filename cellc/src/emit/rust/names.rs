@@ -3,7 +3,9 @@
 use proc_macro2::{Ident, Span};
 use std::collections::BTreeSet;
 
-fn words(name: &str) -> Vec<String> {
+/// The words of a name: runs of ASCII letters and digits, split where a lower-case letter
+/// or digit meets an upper-case one. Everything else separates words.
+pub(crate) fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;

@@ -6,37 +6,13 @@
 //! has zero final states, as OpenVINO computes them.
 use super::exprs::{divided, times};
 use super::names::ident;
+pub(super) use crate::emit::plan::direction_cell;
 use crate::ir::{Cell, Seq, WeightSrc};
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
 /// Steps whose input projection is computed together.
-const BLOCK: usize = super::cell::FEED_BLOCK;
-
-/// The cell of direction `d`: same arithmetic, its own block of embedded weights (runtime
-/// weights are sliced by the wrapper's `set_weights`).
-pub(super) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
-    let dirs = q.direction.count();
-    let slice = |w: &WeightSrc| match w {
-        WeightSrc::Embedded { values, stored } => {
-            let n = values.len() / dirs;
-            WeightSrc::Embedded { values: values[d * n..(d + 1) * n].to_vec(), stored: *stored }
-        }
-        WeightSrc::Runtime(p) => WeightSrc::Runtime(*p),
-    };
-    Cell {
-        name: format!("{}_{}", cell.name, if q.direction.reversed(d) { "reverse" } else { "forward" }),
-        spec: cell.spec.clone(),
-        x: cell.x,
-        h: cell.h,
-        c: cell.c,
-        w: slice(&cell.w),
-        r: slice(&cell.r),
-        b: cell.b.as_ref().map(slice),
-        seq: None,
-        layout: cell.layout,
-    }
-}
+const BLOCK: usize = crate::emit::plan::FEED_BLOCK;
 
 /// The wrapper type `ty` over the direction kernels `dirs` (field, type), in slot order.
 pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)], doc: &str) -> TokenStream {

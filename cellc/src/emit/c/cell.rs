@@ -1,0 +1,520 @@
+//! What every generated C cell shares, whatever its kind: its macros and prototypes, its
+//! weight tables (or the struct that holds weights given at run time, and the setter that
+//! packs them), the input projection, and the public step, batched step and streaming
+//! `feed` around the kind's `step_projected`.
+use super::helpers::Helpers;
+use super::names::CellNames;
+use super::text::{Code, float, quoted};
+use crate::emit::plan::{FEED_BLOCK, Pack, Plan, Slot, Tensor};
+use crate::options::Strategy;
+
+/// Rows of the register blocks of `project_rows`: each weight it loads serves 4 rows.
+const ROWS: usize = 4;
+/// Lanes of those blocks: two SSE or one AVX register, when the width allows.
+const LANES: usize = 8;
+
+/// A cell being emitted: its [`Plan`] (reachable through `Deref`) and its C names.
+pub(super) struct Kern<'a> {
+    pub(super) plan: Plan<'a>,
+    pub(super) n: CellNames,
+    /// The file's prefix, lower and upper case.
+    pub(super) prefix: String,
+    pub(super) upper: String,
+}
+
+impl<'a> std::ops::Deref for Kern<'a> {
+    type Target = Plan<'a>;
+    fn deref(&self) -> &Plan<'a> {
+        &self.plan
+    }
+}
+
+impl Kern<'_> {
+    /// Whether some weights come at run time, so the cell's functions take a `cell` pointer.
+    pub(super) fn has_struct(&self) -> bool {
+        !self.runtime_tensors().is_empty()
+    }
+
+    /// The leading `cell` parameter of the cell's compute functions, or nothing.
+    pub(super) fn self_param(&self) -> String {
+        if self.has_struct() { format!("const {} *cell, ", self.n.f("")) } else { String::new() }
+    }
+
+    /// The leading `cell` argument passed on to another function of the cell, or nothing.
+    pub(super) fn self_arg(&self) -> &'static str {
+        if self.has_struct() { "cell, " } else { "" }
+    }
+
+    /// Where a slot's array lives: its table, or the cell's field.
+    fn array(&self, slot: &Slot) -> String {
+        if self.is_runtime(slot.tensor) {
+            format!("cell->{}", slot.field)
+        } else {
+            self.n.m(&format!("_{}", slot.field.to_ascii_uppercase()))
+        }
+    }
+
+    /// Declares `name`, the part of `slot` for tile `t`.
+    pub(super) fn bind(&self, c: &mut Code, name: &str, slot: &Slot) {
+        let stride = match &slot.pack {
+            Pack::Panels { cols, .. } => cols * slot.width(self.tile),
+            Pack::Bias { .. } => slot.width(self.tile),
+        };
+        c.line(format!("const float *restrict {name} = {} + t * {stride};", self.array(slot)));
+    }
+
+    /// Statements adding the product of the panel `panel` (`cols` columns of `width` lanes)
+    /// and the vector `v` to the accumulator `acc`. Tiled: a loop over the columns.
+    /// Unrolled: one statement per column.
+    pub(super) fn matvec(&self, c: &mut Code, acc: &str, panel: &str, cols: usize, width: usize, v: &str) {
+        match self.strategy {
+            Strategy::Unrolled => {
+                for k in 0..cols {
+                    let at = if k == 0 { "l".to_owned() } else { format!("{} + l", k * width) };
+                    c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{at}] * {v}[{k}];"));
+                }
+            }
+            Strategy::Tiled | Strategy::Auto => {
+                c.open(format!("for (size_t k = 0; k < {cols}; ++k)"));
+                c.line(format!("const float vk = {v}[k];"));
+                c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[k * {width} + l] * vk;"));
+                c.close("");
+            }
+        }
+    }
+
+    /// `t * tile + l`: the state row of lane `l` of tile `t`.
+    pub(super) fn row(&self) -> String {
+        if self.tile == 1 { "t + l".into() } else { format!("t * {} + l", self.tile) }
+    }
+
+    /// Opens the loop over the lanes of tile `t` that hold real rows, declaring `j`, the row.
+    pub(super) fn open_lanes(&self, c: &mut Code) {
+        let (h, t) = (self.cell.spec.hidden, self.tile);
+        if self.full_tiles() {
+            c.open(format!("for (size_t l = 0; l < {t}; ++l)"));
+        } else {
+            c.line(format!("const size_t lanes = {h} - t * {t} < {t} ? {h} - t * {t} : {t};"));
+            c.open("for (size_t l = 0; l < lanes; ++l)");
+        }
+        c.line(format!("const size_t j = {};", self.row()));
+    }
+
+    /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
+    /// accumulator `a` per tile, the projection plus `R·h`, then `lane` for each row `j`.
+    pub(super) fn single_accumulator(&self, c: &mut Code, lane: &[String]) {
+        let (h, w, tiles) = (self.cell.spec.hidden, self.width, self.tiles());
+        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+        self.bind(c, "r", &self.recurrent[0]);
+        c.line(format!("float a[{w}];"));
+        c.line(format!("for (size_t l = 0; l < {w}; ++l) a[l] = p[t * {w} + l];"));
+        self.matvec(c, "a", "r", h, w, "h");
+        self.open_lanes(c);
+        for s in lane {
+            c.line(s);
+        }
+        c.close("");
+        c.close("");
+    }
+
+    /// The weight tables of the embedded slots, aligned, eight values a line.
+    pub(super) fn tables(&self, c: &mut Code) {
+        for slot in self.slots().filter(|s| !self.is_runtime(s.tensor)) {
+            let values = self.pack_now(slot);
+            c.comment(&format!(
+                "{} of cell {}, packed for the {} kernel.",
+                slot.describe(),
+                quoted(&self.cell.name),
+                self.strategy.name()
+            ));
+            c.open(format!("{}_ALIGNED static const float {}[{}] =", self.upper, self.array(slot), values.len()));
+            for line in values.chunks(8) {
+                c.line(format!("{},", line.iter().map(|&v| float(v)).collect::<Vec<_>>().join(", ")));
+            }
+            c.close(";");
+            c.line("");
+        }
+    }
+
+    fn is_lstm(&self) -> bool {
+        self.cell.spec.kind.has_cell_state()
+    }
+
+    /// Parameters of `step` after `x`: the previous state(s) and the outputs.
+    fn state_params(&self, h: &str) -> String {
+        if self.is_lstm() {
+            format!("const float h[{h}], const float c[{h}], float out[{h}], float out_c[{h}]")
+        } else {
+            format!("const float h[{h}], float out[{h}]")
+        }
+    }
+
+    /// The prototypes, each with its comment, and the macros of the cell, for the header.
+    pub(super) fn declare(&self, hd: &mut Code, doc: &str) {
+        let s = &self.cell.spec;
+        let (i, h) = (s.input, s.hidden);
+        let (mi, mh) = (self.n.m("_INPUT_SIZE"), self.n.m("_HIDDEN_SIZE"));
+        hd.comment(doc);
+        hd.line(format!("#define {mi} {i}"));
+        hd.line(format!("#define {mh} {h}"));
+        hd.line("");
+        if self.has_struct() {
+            self.declare_struct(hd);
+        }
+        let sp = self.self_param();
+        let lstm = self.is_lstm();
+        hd.comment(if lstm {
+            "One step for one row: the next hidden state `out` and cell state `out_c` from the input `x` and the \
+             previous states `h` and `c`. The outputs must not overlap the inputs (`feed` updates states in place)."
+        } else {
+            "One step for one row: the next hidden state `out` from the input `x` and the previous state `h`. `out` \
+             must not overlap `x` or `h` (`feed` updates a state in place)."
+        });
+        hd.line(format!("void {}({sp}const float x[{mi}], {});", self.n.f("_step"), self.state_params(&mh)));
+        hd.line("");
+        let (arrays, states) = if lstm {
+            (
+                "`h`, `c`, `out` and `out_c` are",
+                "const float *h, size_t h_len, const float *c, size_t c_len, float *out, size_t out_len, float *out_c, size_t out_c_len",
+            )
+        } else {
+            ("`h` and `out` are", "const float *h, size_t h_len, float *out, size_t out_len")
+        };
+        hd.comment(&format!(
+            "The step over a batch: `x` is [batch, {mi}], {arrays} [batch, {mh}], row-major, each with its length in \
+             floats. Checks the lengths first: returns {u}_OK, {u}_ERR_PARTIAL_ROW (`x` is not whole rows), \
+             {u}_ERR_LENGTH or {u}_ERR_NULL.",
+            u = self.upper
+        ));
+        hd.line(format!("int {}({sp}const float *x, size_t x_len, {states});", self.n.f("_step_batch")));
+        hd.line("");
+        hd.comment(&format!(
+            "Runs the cell over `steps` inputs `xs` ([steps, {mi}]: an audio block, a sensor window), carrying the \
+             state{s} in `h`{c} from call to call and writing each step's hidden state to `ys` ([steps, {mh}]). \
+             Feeding a sequence in pieces gives the same states as feeding it whole.",
+            s = if lstm { "s" } else { "" },
+            c = if lstm { " and `c`" } else { "" },
+        ));
+        let cs = if lstm { format!(", float c[{mh}]") } else { String::new() };
+        hd.line(format!(
+            "void {}({sp}float h[{mh}]{cs}, const float *xs, float *ys, size_t steps);",
+            self.n.f("_feed")
+        ));
+        hd.line("");
+    }
+
+    /// The struct holding the weights given at run time, and its setter's prototype.
+    fn declare_struct(&self, hd: &mut Code) {
+        let ty = self.n.f("");
+        hd.comment(&format!(
+            "The weights of cell {} given at run time, packed for the kernel by {}.",
+            quoted(&self.cell.name),
+            self.n.f("_set_weights")
+        ));
+        hd.open(format!("typedef struct {ty}"));
+        for slot in self.slots().filter(|s| self.is_runtime(s.tensor)) {
+            hd.line(format!("{}_ALIGNED float {}[{}];", self.upper, slot.field, self.slot_len(slot)));
+        }
+        hd.close(&format!(" {ty};"));
+        hd.line("");
+        let tensors = self.runtime_tensors();
+        let lens: Vec<String> = tensors
+            .iter()
+            .map(|t| format!("{}: {} floats", t.arg().to_ascii_uppercase(), self.declared_len(*t)))
+            .collect();
+        hd.comment(&format!(
+            "Packs the weights given at run time ({}, in the {} layout) into `cell`. Returns {u}_OK, {u}_ERR_LENGTH \
+             or {u}_ERR_NULL, and leaves `cell` as it was on an error.",
+            lens.join("; "),
+            self.cell.layout,
+            u = self.upper
+        ));
+        let args: Vec<String> =
+            tensors.iter().map(|t| format!("const float *{a}, size_t {a}_len", a = t.arg())).collect();
+        hd.line(format!("int {}({ty} *cell, {});", self.n.f("_set_weights"), args.join(", ")));
+        hd.line("");
+    }
+
+    /// The definitions: setter, projections, the kind's `step_projected` (written by
+    /// `body`), step, batched step and feed.
+    pub(super) fn define(
+        &self,
+        c: &mut Code,
+        helpers: &mut Helpers,
+        body: impl FnOnce(&Self, &mut Code, &mut Helpers),
+    ) {
+        if self.has_struct() {
+            self.define_setter(c, helpers);
+        }
+        self.define_project(c);
+        body(self, c, helpers);
+        self.define_step(c);
+        self.define_step_batch(c);
+        self.define_feed(c);
+    }
+
+    fn define_setter(&self, c: &mut Code, helpers: &mut Helpers) {
+        let (u, h, tile) = (&self.upper, self.cell.spec.hidden, self.tile);
+        let tensors = self.runtime_tensors();
+        let args: Vec<String> =
+            tensors.iter().map(|t| format!("const float *{a}, size_t {a}_len", a = t.arg())).collect();
+        c.function(&format!("int {}({} *cell, {})", self.n.f("_set_weights"), self.n.f(""), args.join(", ")));
+        for t in &tensors {
+            c.line(format!("if ({}_len != {}) return {u}_ERR_LENGTH;", t.arg(), self.declared_len(*t)));
+        }
+        let nulls: Vec<String> = tensors.iter().map(|t| format!("{} == NULL", t.arg())).collect();
+        c.line(format!("if ({}) return {u}_ERR_NULL;", nulls.join(" || ")));
+        let mut bias = "b";
+        if self.folds_bias() {
+            // The declared layout's bias blocks, summed into the kernel's convention.
+            bias = "kb";
+            c.line(format!("float kb[{}];", self.raw_len(Tensor::B)));
+            c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
+            for (k, sum) in self.bias_terms().into_iter().enumerate() {
+                let terms: String =
+                    sum.iter().map(|&(g, coef)| format!(" + {} * b[{} + j]", float(coef), g * h)).collect();
+                c.line(format!("kb[{} + j] = 0.0f{terms};", k * h));
+            }
+            c.close("");
+        }
+        for slot in self.slots().filter(|s| self.is_runtime(s.tensor)) {
+            let src = if slot.tensor == Tensor::B { bias } else { slot.tensor.arg() };
+            c.open("");
+            match &slot.pack {
+                Pack::Panels { sel, cols } => {
+                    helpers.pack_panels = true;
+                    // The kernel's gates are OpenVINO's; the declared layout may stack them otherwise.
+                    let sel: Vec<String> = self.runtime_sel(sel).iter().map(ToString::to_string).collect();
+                    c.line(format!("static const size_t sel[{}] = {{{}}};", sel.len(), sel.join(", ")));
+                    c.line(format!(
+                        "{}_pack_panels(cell->{}, {src}, {h}, {cols}, sel, {}, {tile});",
+                        self.prefix,
+                        slot.field,
+                        sel.len()
+                    ));
+                }
+                Pack::Bias { segs } => {
+                    helpers.pack_bias = true;
+                    let segs: Vec<String> = segs
+                        .iter()
+                        .map(|s| match s {
+                            Some(0) => src.to_owned(),
+                            Some(k) => format!("{src} + {}", k * h),
+                            None => "NULL".into(),
+                        })
+                        .collect();
+                    c.line(format!("const float *const segs[{}] = {{{}}};", segs.len(), segs.join(", ")));
+                    c.line(format!(
+                        "{}_pack_bias(cell->{}, segs, {}, {h}, {tile});",
+                        self.prefix,
+                        slot.field,
+                        segs.len()
+                    ));
+                }
+            }
+            c.close("");
+        }
+        c.line(format!("return {u}_OK;"));
+        c.close("");
+        c.line("");
+    }
+
+    fn define_project(&self, c: &mut Code) {
+        let (i, w, tiles, sp) = (self.cell.spec.input, self.width, self.tiles(), self.self_param());
+        let nw = tiles * w;
+        c.comment(&format!("The input projection of one row: x.W^T plus the input-side biases, [{tiles}][{w}]."));
+        c.function(&format!("static void {}({sp}const float *restrict x, float *restrict p)", self.n.f("_project")));
+        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+        self.bind(c, "w", &self.input[0]);
+        self.bind(c, "b", &self.input[1]);
+        c.line(format!("float a[{w}];"));
+        c.line(format!("for (size_t l = 0; l < {w}; ++l) a[l] = b[l];"));
+        self.matvec(c, "a", "w", i, w, "x");
+        c.line(format!("for (size_t l = 0; l < {w}; ++l) p[t * {w} + l] = a[l];"));
+        c.close("");
+        c.close("");
+        c.line("");
+        // Blocks of steps: each weight loaded serves ROWS rows.
+        let lb = if w % LANES == 0 { LANES } else { w };
+        c.line(format!("#if {}_FEED_BLOCK > 1", self.upper));
+        c.comment(&format!(
+            "The projection of {FEED_BLOCK} rows `x` ([{FEED_BLOCK}][{i}]) into `p` ([{FEED_BLOCK}][{nw}]), in blocks \
+             of {ROWS} rows x {lb} lanes, so each weight loaded serves {ROWS} rows."
+        ));
+        c.function(&format!(
+            "static void {}({sp}const float *restrict x, float *restrict p)",
+            self.n.f("_project_rows")
+        ));
+        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+        self.bind(c, "w", &self.input[0]);
+        self.bind(c, "b", &self.input[1]);
+        c.open(format!("for (size_t s = 0; s < {FEED_BLOCK}; s += {ROWS})"));
+        c.open(format!("for (size_t lb = 0; lb < {w}; lb += {lb})"));
+        let acc: Vec<String> = (0..ROWS).map(|r| format!("a{r}")).collect();
+        c.line(format!("float {};", acc.iter().map(|a| format!("{a}[{lb}]")).collect::<Vec<_>>().join(", ")));
+        c.line(format!(
+            "for (size_t l = 0; l < {lb}; ++l) {} = b[lb + l];",
+            acc.iter().map(|a| format!("{a}[l]")).collect::<Vec<_>>().join(" = ")
+        ));
+        c.open(format!("for (size_t k = 0; k < {i}; ++k)"));
+        c.line(format!("const float *restrict col = w + k * {w} + lb;"));
+        for r in 0..ROWS {
+            let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
+            c.line(format!("const float x{r} = x[{row} * {i} + k];"));
+        }
+        c.open(format!("for (size_t l = 0; l < {lb}; ++l)"));
+        for r in 0..ROWS {
+            c.line(format!("a{r}[l] += col[l] * x{r};"));
+        }
+        c.close("");
+        c.close("");
+        c.open(format!("for (size_t l = 0; l < {lb}; ++l)"));
+        for r in 0..ROWS {
+            let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
+            c.line(format!("p[{row} * {nw} + t * {w} + lb + l] = a{r}[l];"));
+        }
+        c.close("");
+        c.close("");
+        c.close("");
+        c.close("");
+        c.close("");
+        c.line("#endif");
+        c.line("");
+    }
+
+    /// The parameters of `step_projected` after `p`.
+    pub(super) fn projected_params(&self) -> &'static str {
+        if self.is_lstm() {
+            "const float *restrict h, const float *restrict c, float *restrict out, float *restrict out_c"
+        } else {
+            "const float *restrict h, float *restrict out"
+        }
+    }
+
+    fn define_step(&self, c: &mut Code) {
+        let s = &self.cell.spec;
+        let (i, h, sp, sa) = (s.input, s.hidden, self.self_param(), self.self_arg());
+        let (params, args) = if self.is_lstm() {
+            (
+                format!(
+                    "const float h[restrict {h}], const float c[restrict {h}], float out[restrict {h}], float out_c[restrict {h}]"
+                ),
+                "h, c, out, out_c",
+            )
+        } else {
+            (format!("const float h[restrict {h}], float out[restrict {h}]"), "h, out")
+        };
+        c.function(&format!("void {}({sp}const float x[restrict {i}], {params})", self.n.f("_step")));
+        c.line(format!("float p[{}];", self.tiles() * self.width));
+        c.line(format!("{}({sa}x, p);", self.n.f("_project")));
+        c.line(format!("{}({sa}p, {args});", self.n.f("_step_projected")));
+        c.close("");
+        c.line("");
+    }
+
+    fn define_step_batch(&self, c: &mut Code) {
+        let s = &self.cell.spec;
+        let (i, h, sp, sa, u) = (s.input, s.hidden, self.self_param(), self.self_arg(), &self.upper);
+        let lstm = self.is_lstm();
+        let states = if lstm {
+            "const float *h, size_t h_len, const float *c, size_t c_len, float *out, size_t out_len, float *out_c, size_t out_c_len"
+        } else {
+            "const float *h, size_t h_len, float *out, size_t out_len"
+        };
+        c.function(&format!("int {}({sp}const float *x, size_t x_len, {states})", self.n.f("_step_batch")));
+        c.line(format!("const size_t n = x_len / {i};"));
+        c.line(format!("if (x_len % {i} != 0) return {u}_ERR_PARTIAL_ROW;"));
+        let arrays: &[&str] = if lstm { &["h", "c", "out", "out_c"] } else { &["h", "out"] };
+        let lens: Vec<String> = arrays.iter().map(|a| format!("{a}_len != n * {h}")).collect();
+        c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));
+        let nulls: Vec<String> = std::iter::once(&"x").chain(arrays).map(|a| format!("{a} == NULL")).collect();
+        c.line(format!("if (n > 0 && ({})) return {u}_ERR_NULL;", nulls.join(" || ")));
+        c.open("for (size_t r = 0; r < n; ++r)");
+        let rows = if lstm {
+            format!("x + r * {i}, h + r * {h}, c + r * {h}, out + r * {h}, out_c + r * {h}")
+        } else {
+            format!("x + r * {i}, h + r * {h}, out + r * {h}")
+        };
+        c.line(format!("{}({sa}{rows});", self.n.f("_step")));
+        c.close("");
+        c.line(format!("return {u}_OK;"));
+        c.close("");
+        c.line("");
+    }
+
+    fn define_feed(&self, c: &mut Code) {
+        let s = &self.cell.spec;
+        let (i, h, sp, sa, u) = (s.input, s.hidden, self.self_param(), self.self_arg(), &self.upper);
+        let nw = self.tiles() * self.width;
+        let lstm = self.is_lstm();
+        let cs = if lstm { format!(", float c[restrict {h}]") } else { String::new() };
+        c.function(&format!(
+            "void {}({sp}float h[restrict {h}]{cs}, const float *restrict xs, float *restrict ys, size_t steps)",
+            self.n.f("_feed")
+        ));
+        c.line(format!("float p[{u}_FEED_BLOCK * {nw}];"));
+        c.line(format!("float next[{h}];"));
+        if lstm {
+            c.line(format!("float next_c[{h}];"));
+        }
+        c.line("size_t t0 = 0;");
+        c.open("while (t0 < steps)");
+        c.line(format!("const size_t m = steps - t0 < {u}_FEED_BLOCK ? steps - t0 : {u}_FEED_BLOCK;"));
+        project_block(c, u, (&self.n, sa), ("xs", i), nw, "m");
+        c.open("for (size_t s = 0; s < m; ++s)");
+        if lstm {
+            c.line(format!("{}({sa}p + s * {nw}, h, c, next, next_c);", self.n.f("_step_projected")));
+            c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
+            c.line(format!("ys[(t0 + s) * {h} + j] = next[j];"));
+            c.line("h[j] = next[j];");
+            c.line("c[j] = next_c[j];");
+            c.close("");
+        } else {
+            c.line(format!("{}({sa}p + s * {nw}, h, next);", self.n.f("_step_projected")));
+            c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
+            c.line(format!("ys[(t0 + s) * {h} + j] = next[j];"));
+            c.line("h[j] = next[j];");
+            c.close("");
+        }
+        c.close("");
+        c.line("t0 += m;");
+        c.close("");
+        c.close("");
+        c.line("");
+    }
+}
+
+impl Kern<'_> {
+    /// Opens `step_projected`, which the kind emitters fill: the step from the input's
+    /// projection `p` ([tiles][width]) and the previous state.
+    pub(super) fn open_step_projected(&self, c: &mut Code, doc: &str) {
+        c.comment(doc);
+        c.function(&format!(
+            "static void {}({}const float *restrict p, {})",
+            self.n.f("_step_projected"),
+            self.self_param(),
+            self.projected_params()
+        ));
+    }
+}
+
+/// Statements projecting the `m` inputs of `i` floats from `x + t0 * i` into `p` (`nw`
+/// floats each) with the kernel `n` (whose functions take `arg` first): all at once when
+/// they make a whole feed block, else one by one.
+pub(super) fn project_block(
+    c: &mut Code,
+    upper: &str,
+    (n, arg): (&CellNames, &str),
+    (x, i): (&str, usize),
+    nw: usize,
+    m: &str,
+) {
+    c.line(format!("#if {upper}_FEED_BLOCK > 1"));
+    c.open(format!("if ({m} == {upper}_FEED_BLOCK)"));
+    c.line(format!("{}({arg}{x} + t0 * {i}, p);", n.f("_project_rows")));
+    c.close(" else");
+    c.line("#endif");
+    c.open("");
+    c.line(format!("for (size_t s = 0; s < {m}; ++s) {}({arg}{x} + (t0 + s) * {i}, p + s * {nw});", n.f("_project")));
+    c.close("");
+}

@@ -1,0 +1,66 @@
+//! GRUCell kernels in C: the arithmetic of `emit::rust::gru` (see there for the formulas),
+//! over the same packed panels.
+use super::cell::Kern;
+use super::helpers::Helpers;
+use super::text::Code;
+use crate::ir::CellKind;
+
+/// `step_projected` of a GRU cell.
+pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
+    let s = &k.cell.spec;
+    let (h, t, tiles, pre) = (s.hidden, k.tile, k.tiles(), k.prefix.as_str());
+    let (f, g) = (&s.activations[0], &s.activations[1]);
+    let (t2, w) = (2 * t, k.width);
+    if matches!(s.kind, CellKind::Gru { linear_before_reset: true }) {
+        k.open_step_projected(
+            c,
+            "z, r and the candidate for each tile; the candidate's recurrent part is reset after R.h.",
+        );
+        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+        c.line(format!("const float *restrict ax = p + t * {w};"));
+        k.bind(c, "r", &k.recurrent[0]);
+        k.bind(c, "bh", &k.recurrent[1]);
+        c.line(format!("float ah[{w}];"));
+        c.line(format!("for (size_t l = 0; l < {w}; ++l) ah[l] = bh[l];"));
+        k.matvec(c, "ah", "r", h, w, "h");
+        k.open_lanes(c);
+        c.line(format!("const float z = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
+        c.line(format!("const float rg = {};", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
+        c.line(format!("const float n = {};", hp.act(pre, g, s.clip, &format!("ax[{t2} + l] + rg * ah[{t2} + l]"))));
+        c.line("out[j] = (1.0f - z) * n + z * h[j];");
+        c.close("");
+        c.close("");
+        c.close("");
+        c.line("");
+        return;
+    }
+    k.open_step_projected(c, "First pass: z, r * h and the input part of the candidate, tile by tile; second pass: the candidate, which needs all of r * h.");
+    let nt = tiles * t;
+    c.line(format!("float z[{nt}] = {{0.0f}};"));
+    c.line(format!("float xn[{nt}] = {{0.0f}};"));
+    c.line(format!("float rh[{h}];"));
+    c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+    c.line(format!("const float *restrict ax = p + t * {w};"));
+    k.bind(c, "rzr", &k.recurrent[0]);
+    c.line(format!("float ah[{t2}];"));
+    c.line(format!("for (size_t l = 0; l < {t2}; ++l) ah[l] = 0.0f;"));
+    k.matvec(c, "ah", "rzr", h, t2, "h");
+    k.open_lanes(c);
+    c.line(format!("z[t * {t} + l] = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
+    c.line(format!("rh[j] = {} * h[j];", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
+    c.line(format!("xn[t * {t} + l] = ax[{t2} + l];"));
+    c.close("");
+    c.close("");
+    c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+    k.bind(c, "rn", &k.recurrent[1]);
+    c.line(format!("float a[{t}];"));
+    c.line(format!("for (size_t l = 0; l < {t}; ++l) a[l] = xn[t * {t} + l];"));
+    k.matvec(c, "a", "rn", h, t, "rh");
+    k.open_lanes(c);
+    c.line(format!("const float n = {};", hp.act(pre, g, s.clip, "a[l]")));
+    c.line(format!("out[j] = (1.0f - z[t * {t} + l]) * n + z[t * {t} + l] * h[j];"));
+    c.close("");
+    c.close("");
+    c.close("");
+    c.line("");
+}

@@ -1,0 +1,31 @@
+//! LSTMCell kernels in C: gates f, i, c, o as in OpenVINO, the arithmetic of
+//! `emit::rust::lstm` (see there for the formulas).
+use super::cell::Kern;
+use super::helpers::Helpers;
+use super::text::Code;
+
+/// `step_projected` of an LSTM cell.
+pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
+    let s = &k.cell.spec;
+    let (t, pre) = (k.tile, k.prefix.as_str());
+    let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
+    let fg = hp.act(pre, f, s.clip, "a[l]");
+    let ig = hp.act(pre, f, s.clip, &format!("a[{t} + l]"));
+    let cg = hp.act(pre, g, s.clip, &format!("a[{} + l]", 2 * t));
+    let og = hp.act(pre, f, s.clip, &format!("a[{} + l]", 3 * t));
+    let hc = hp.act(pre, hh, None, "ct");
+    k.open_step_projected(
+        c,
+        "The projection plus R.h for the four gates, then the new cell and hidden states, tile by tile.",
+    );
+    k.single_accumulator(
+        c,
+        &[
+            format!("const float ct = {fg} * c[j] + {ig} * {cg};"),
+            "out_c[j] = ct;".into(),
+            format!("out[j] = {og} * {hc};"),
+        ],
+    );
+    c.close("");
+    c.line("");
+}

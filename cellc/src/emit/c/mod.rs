@@ -1,0 +1,254 @@
+//! The C emitter: a validated model in, a C99 header and source out, with the entry points
+//! of the Rust output — per cell a step on fixed-size arrays, a batched step and a
+//! streaming `feed`; per sequence a `run` over one row and a `run_batch`; per model a `run`
+//! over flat arrays in Parameter and Result order. Every function that takes lengths checks
+//! them and returns a status code. The source needs only `<math.h>` and `<stddef.h>`,
+//! allocates nothing and prints nothing; kernels read the same packed panels as the Rust
+//! ones (see [`crate::emit::plan`]).
+mod cell;
+mod gru;
+mod helpers;
+mod lstm;
+mod model;
+mod names;
+mod rnn;
+mod seq;
+mod text;
+
+use crate::diag::{Diag, Diagnostics};
+use crate::emit::plan::{FEED_BLOCK, Plan, attributes, direction_cell};
+use crate::ir::{Cell, CellKind, Model, WeightSrc};
+use crate::options::{Options, Strategy, WeightsMode};
+use cell::Kern;
+use helpers::Helpers;
+use names::{CellNames, Names};
+use text::{Code, quoted};
+
+/// The two files of a model compiled to C.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CFiles {
+    /// The header: macros, types and documented prototypes.
+    pub header: String,
+    /// The source, which includes the header by the name given to [`emit`].
+    pub source: String,
+}
+
+/// Emits C for a validated model. `header` is the header's file name as the source
+/// includes it (`gru.h`). Identifiers start with `opts.name` (a C identifier), by default
+/// the model's name in `snake_case`.
+pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
+    let runtime;
+    let m = match opts.weights_mode {
+        WeightsMode::Embedded => m,
+        WeightsMode::Runtime => {
+            runtime = m.with_runtime_weights().0;
+            &runtime
+        }
+    };
+    if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
+        let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
+        return Err(Diag::new(&m.file, None, msg).into());
+    }
+    let prefix = match &opts.name {
+        Some(n) if !names::valid_prefix(n) => {
+            let msg = format!(
+                "the name {n:?} is not usable as the prefix of C identifiers: expected a letter, then letters, digits \
+                 and single underscores, not ending in one"
+            );
+            return Err(Diag::new(&m.file, None, msg).into());
+        }
+        Some(n) => n.clone(),
+        None => names::snake(&m.name, "model"),
+    };
+    let mut e = Emitter {
+        names: Names::new(&prefix),
+        strategy: opts.strategy.resolve(),
+        hd: Code::default(),
+        tables: Code::default(),
+        body: Code::default(),
+        helpers: Helpers::default(),
+        has_seq: false,
+    };
+    let mut items = Vec::new();
+    for cell in &m.cells {
+        let n = e.names.cell(&cell.name);
+        match &cell.seq {
+            None => e.kernel(cell, n.clone(), &doc(cell)),
+            Some(q) => {
+                e.has_seq = true;
+                let mut dirs = Vec::new();
+                for d in 0..q.direction.count() {
+                    let dc = direction_cell(cell, q, d);
+                    let dn = e.names.cell(&dc.name);
+                    let reversed = q.direction.reversed(d);
+                    let plan = Plan::new(&dc, e.strategy);
+                    let nw = plan.tiles() * plan.width;
+                    e.kernel(&dc, dn.clone(), &doc(&dc));
+                    dirs.push(seq::Dir { n: dn, field: if reversed { "reverse" } else { "forward" }, reversed, nw });
+                }
+                let upper = e.names.upper();
+                let w =
+                    seq::Wrapper { cell, q, n: &n, dirs, runtime: runtime_args(cell).next().is_some(), upper: &upper };
+                w.declare(&mut e.hd, &doc(cell));
+                w.define(&mut e.body);
+            }
+        }
+        let field = n.base[prefix.len() + 1..].to_owned();
+        items.push(model::CellItem { n, field, runtime_args: runtime_args(cell).collect() });
+    }
+    let upper = e.names.upper();
+    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper };
+    me.declare(&mut e.hd);
+    me.define(&mut e.body);
+    Ok(e.finish(m, header))
+}
+
+/// The Parameters the runtime weights of a cell come from, in `set_weights` order.
+fn runtime_args(cell: &Cell) -> impl Iterator<Item = usize> + '_ {
+    [Some(&cell.w), Some(&cell.r), cell.b.as_ref()].into_iter().flatten().filter_map(|w| match w {
+        WeightSrc::Runtime(p) => Some(*p),
+        WeightSrc::Embedded { .. } => None,
+    })
+}
+
+/// The comment above a cell's declarations.
+fn doc(c: &Cell) -> String {
+    let s = &c.spec;
+    let op = match &c.seq {
+        Some(q) => format!("{} ({}, {} steps)", s.kind.op().replace("Cell", "Sequence"), q.direction.name(), q.steps),
+        None => s.kind.op().to_owned(),
+    };
+    format!("{op} {}: {}.", quoted(&c.name), attributes(s))
+}
+
+/// The parts of the two files, filled cell by cell.
+struct Emitter {
+    names: Names,
+    strategy: Strategy,
+    /// The header's declarations.
+    hd: Code,
+    tables: Code,
+    /// The source's functions.
+    body: Code,
+    helpers: Helpers,
+    has_seq: bool,
+}
+
+impl Emitter {
+    /// Emits the kernel of a cell (one step, one direction).
+    fn kernel(&mut self, cell: &Cell, n: CellNames, doc: &str) {
+        let k = Kern {
+            plan: Plan::new(cell, self.strategy),
+            n,
+            prefix: self.names.prefix().to_owned(),
+            upper: self.names.upper(),
+        };
+        k.declare(&mut self.hd, &format!("{doc} Kernel: {}.", k.strategy.name()));
+        k.tables(&mut self.tables);
+        let body: fn(&Kern<'_>, &mut Code, &mut Helpers) = match cell.spec.kind {
+            CellKind::Gru { .. } => gru::step_projected,
+            CellKind::Rnn => rnn::step_projected,
+            CellKind::Lstm => lstm::step_projected,
+        };
+        k.define(&mut self.body, &mut self.helpers, body);
+    }
+
+    fn finish(self, m: &Model, header: &str) -> CFiles {
+        let (p, u) = (self.names.prefix().to_owned(), self.names.upper());
+        let file = std::path::Path::new(&m.file)
+            .file_name()
+            .map_or_else(|| m.file.clone(), |f| f.to_string_lossy().into_owned());
+        let banner = format!(
+            "/* @generated by cellc {} from {}. Do not edit: regenerate instead. */\n",
+            env!("CARGO_PKG_VERSION"),
+            quoted(&file)
+        );
+        let mut hd = Code::default();
+        hd.raw(&banner);
+        hd.comment("C99; the definitions are in the source beside this header. Link with the math library (-lm).");
+        hd.line(format!("#ifndef {u}_H_INCLUDED"));
+        hd.line(format!("#define {u}_H_INCLUDED"));
+        hd.line("");
+        hd.line("#include <stddef.h>");
+        hd.line("");
+        hd.line("#ifdef __cplusplus");
+        hd.line("extern \"C\" {");
+        hd.line("#endif");
+        hd.line("");
+        hd.comment("Status codes of the functions that check their arguments.");
+        hd.open("enum");
+        for (name, v, what) in STATUS {
+            hd.line(format!("{u}_{name} = {v}{} /* {what} */", if v + 1 < STATUS.len() { "," } else { "" }));
+        }
+        hd.close(";");
+        hd.line("");
+        hd.comment("The name of a status code (\"..._ERR_LENGTH\"), for messages.");
+        hd.line(format!("const char *{p}_status_name(int status);"));
+        hd.line("");
+        if self.has_seq {
+            hd.comment("The order of a sequence's batch arrays, for the `_run_batch` functions.");
+            hd.line(format!("enum {{ {u}_BATCH_MAJOR = 0, {u}_TIME_MAJOR = 1 }};"));
+            hd.line("");
+        }
+        hd.comment(
+            "Aligns weight tables and the fields of weights given at run time to 64 bytes where the compiler can.",
+        );
+        hd.line("#if defined(__GNUC__) || defined(__clang__)");
+        hd.line(format!("#define {u}_ALIGNED __attribute__((aligned(64)))"));
+        hd.line("#elif defined(_MSC_VER)");
+        hd.line(format!("#define {u}_ALIGNED __declspec(align(64))"));
+        hd.line("#else");
+        hd.line(format!("#define {u}_ALIGNED"));
+        hd.line("#endif");
+        hd.line("");
+        hd.raw(&self.hd.finish());
+        hd.line("#ifdef __cplusplus");
+        hd.line("}");
+        hd.line("#endif");
+        hd.line("");
+        hd.line(format!("#endif /* {u}_H_INCLUDED */"));
+
+        let mut c = Code::default();
+        c.raw(&banner);
+        c.line(format!("#include \"{header}\""));
+        c.line("");
+        c.line("#include <math.h>");
+        c.line("");
+        c.comment(
+            "Steps whose input projections `feed` and a reverse sequence compute together: blocks of rows pay off \
+             with 256-bit vectors and up; other targets take one row at a time and keep one row of projections on \
+             the stack.",
+        );
+        c.line("#if defined(__AVX2__)");
+        c.line(format!("#define {u}_FEED_BLOCK {FEED_BLOCK}"));
+        c.line("#else");
+        c.line(format!("#define {u}_FEED_BLOCK 1"));
+        c.line("#endif");
+        c.line("");
+        c.raw(&self.helpers.definitions(&p));
+        c.function(&format!("const char *{p}_status_name(int status)"));
+        c.line("switch (status) {");
+        for (name, _, _) in STATUS {
+            c.line(format!("case {u}_{name}: return \"{u}_{name}\";"));
+        }
+        c.line("default: return \"unknown status\";");
+        c.line("}");
+        c.close("");
+        c.line("");
+        c.raw(&self.tables.finish());
+        c.raw(&self.body.finish());
+        CFiles { header: hd.finish(), source: c.finish() }
+    }
+}
+
+/// The status codes: name after the prefix, value, meaning.
+const STATUS: [(&str, usize, &str); 8] = [
+    ("OK", 0, "success"),
+    ("ERR_INPUT_COUNT", 1, "not as many inputs as the model has Parameters"),
+    ("ERR_OUTPUT_COUNT", 2, "not as many outputs as the model has Results"),
+    ("ERR_LENGTH", 3, "an array's length is not what its shape requires"),
+    ("ERR_PARTIAL_ROW", 4, "an array's length is not a whole number of rows"),
+    ("ERR_SEQUENCE_LENGTH", 5, "a sequence length is not a whole number from 0 to the steps"),
+    ("ERR_NULL", 6, "a null pointer where an array is required"),
+    ("ERR_ARGUMENT", 7, "an argument outside its range (the order of a sequence's arrays)"),
+];

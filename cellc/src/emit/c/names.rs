@@ -1,0 +1,193 @@
+//! The one way names from a model become C identifiers: the words of the name (ASCII
+//! letters and digits) in `snake_case` behind the file's prefix, so a name can never inject
+//! code, start with an underscore or hold a double one. Every identifier a cell brings is
+//! known up front, so two cells (or a cell and the model's own functions) never collide.
+use crate::emit::rust::names::words;
+use std::collections::BTreeSet;
+
+/// What follows a cell's base name in the identifiers it brings (functions, its type).
+const CELL_FUNCTIONS: &[&str] = &[
+    "",
+    "_step",
+    "_step_batch",
+    "_feed",
+    "_set_weights",
+    "_run",
+    "_run_batch",
+    "_project",
+    "_project_rows",
+    "_step_projected",
+];
+
+/// What follows a cell's upper-case base name in its macros and weight tables.
+const CELL_MACROS: &[&str] = &[
+    "_INPUT_SIZE",
+    "_HIDDEN_SIZE",
+    "_STEPS",
+    "_DIRECTIONS",
+    "_LENGTHS",
+    "_W",
+    "_BX",
+    "_B",
+    "_R",
+    "_RZR",
+    "_RN",
+    "_BH",
+];
+
+/// What follows the prefix in the model's own identifiers (functions, types, tables and
+/// the helpers of the `.c` file).
+const MODEL_NAMES: &[&str] = &[
+    "_run",
+    "_model",
+    "_tensor",
+    "_inputs",
+    "_outputs",
+    "_status_name",
+    "_pack_panels",
+    "_pack_bias",
+    "_fold_bias",
+    "_clip",
+    "_relu",
+    "_sigmoid",
+    "_tanh",
+    "_hardsigmoid",
+    "_affine",
+    "_leakyrelu",
+    "_thresholdedrelu",
+    "_scaledtanh",
+    "_elu",
+    "_softsign",
+    "_softplus",
+];
+
+/// What follows the upper-case prefix in the model's macros.
+const MODEL_MACROS: &[&str] = &[
+    "_H_INCLUDED",
+    "_OK",
+    "_ERR_INPUT_COUNT",
+    "_ERR_OUTPUT_COUNT",
+    "_ERR_LENGTH",
+    "_ERR_PARTIAL_ROW",
+    "_ERR_SEQUENCE_LENGTH",
+    "_ERR_NULL",
+    "_ERR_ARGUMENT",
+    "_ALIGNED",
+    "_FEED_BLOCK",
+    "_INPUT_COUNT",
+    "_OUTPUT_COUNT",
+    "_MAX_RANK",
+    "_BATCH_MAJOR",
+    "_TIME_MAJOR",
+];
+
+/// `snake_case` of a name, `fallback` when nothing usable is left or it starts with a digit.
+pub(super) fn snake(name: &str, fallback: &str) -> String {
+    let s = words(name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
+    if s.is_empty() {
+        fallback.to_owned()
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("{fallback}_{s}")
+    } else {
+        s
+    }
+}
+
+/// Whether a prefix the user chose is usable as it is: a letter, then letters, digits and
+/// single underscores.
+pub(super) fn valid_prefix(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.contains("__")
+        && !s.ends_with('_')
+}
+
+/// The names of one cell: `base` (a type and function prefix, `gru_layer`) and its upper
+/// case (macros and tables, `GRU_LAYER`).
+#[derive(Clone, Debug)]
+pub(super) struct CellNames {
+    pub(super) base: String,
+    pub(super) upper: String,
+}
+
+impl CellNames {
+    /// The function (or type, for `""`) `base + suffix`.
+    pub(super) fn f(&self, suffix: &str) -> String {
+        debug_assert!(CELL_FUNCTIONS.contains(&suffix), "{suffix} is not reserved for cells");
+        format!("{}{suffix}", self.base)
+    }
+
+    /// The macro or table `UPPER + suffix`.
+    pub(super) fn m(&self, suffix: &str) -> String {
+        debug_assert!(CELL_MACROS.contains(&suffix), "{suffix} is not reserved for cells");
+        format!("{}{suffix}", self.upper)
+    }
+}
+
+/// Hands out the identifiers of one generated file.
+pub(super) struct Names {
+    prefix: String,
+    used: BTreeSet<String>,
+}
+
+impl Names {
+    /// The names of a file whose identifiers start with `prefix`; the model's own are taken.
+    pub(super) fn new(prefix: &str) -> Names {
+        let used =
+            MODEL_NAMES.iter().chain(MODEL_MACROS).map(|s| format!("{prefix}{s}").to_ascii_lowercase()).collect();
+        Names { prefix: prefix.to_owned(), used }
+    }
+
+    /// The prefix in upper case, for the model's macros.
+    pub(super) fn upper(&self) -> String {
+        self.prefix.to_ascii_uppercase()
+    }
+
+    /// The prefix.
+    pub(super) fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Unique names for a cell called `name`: none of its identifiers is taken (compared
+    /// without case, so no macro and type differ by case alone).
+    pub(super) fn cell(&mut self, name: &str) -> CellNames {
+        let word = snake(name, "cell");
+        let mut n = 1;
+        loop {
+            let base = if n == 1 { format!("{}_{word}", self.prefix) } else { format!("{}_{word}{n}", self.prefix) };
+            let all: Vec<String> =
+                CELL_FUNCTIONS.iter().chain(CELL_MACROS).map(|s| format!("{base}{s}").to_ascii_lowercase()).collect();
+            if all.iter().all(|s| !self.used.contains(s)) {
+                self.used.extend(all);
+                return CellNames { upper: base.to_ascii_uppercase(), base };
+            }
+            n += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_identifiers() {
+        assert_eq!(snake("GRUCell/layer-1", "cell"), "grucell_layer_1");
+        assert_eq!(snake("x\"); exit(1); /*", "cell"), "x_exit_1");
+        assert_eq!(snake("123", "cell"), "cell_123");
+        assert_eq!(snake("*/", "cell"), "cell");
+        assert!(valid_prefix("vad_gru") && !valid_prefix("_x") && !valid_prefix("a__b") && !valid_prefix("9a"));
+    }
+
+    #[test]
+    fn cells_never_collide() {
+        let mut n = Names::new("m");
+        assert_eq!(n.cell("gru").base, "m_gru");
+        assert_eq!(n.cell("GRU").base, "m_gru2");
+        // `m_gru_step` is a function of the first cell.
+        assert_eq!(n.cell("gru step").base, "m_gru_step2");
+        // `m_run` and `m_model` are the model's.
+        assert_eq!(n.cell("model").base, "m_model2");
+        assert_eq!(n.cell("run").upper, "M_RUN2");
+    }
+}

@@ -1,0 +1,14 @@
+//! RNNCell kernels in C: `h' = f(x.W^T + h.R^T + B)`, as `emit::rust::rnn`.
+use super::cell::Kern;
+use super::helpers::Helpers;
+use super::text::Code;
+
+/// `step_projected` of an RNN cell.
+pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
+    let s = &k.cell.spec;
+    let e = hp.act(&k.prefix, &s.activations[0], s.clip, "a[l]");
+    k.open_step_projected(c, "The projection plus R.h, then the activation, tile by tile.");
+    k.single_accumulator(c, &[format!("out[j] = {e};")]);
+    c.close("");
+    c.line("");
+}

@@ -1,0 +1,166 @@
+//! Writing C text: an indenting line writer, and the one way anything from a model reaches
+//! C as text — float literals that read back bit-exactly, string literals and comments in
+//! which a name cannot end the literal or the comment, and nothing but ASCII.
+use std::fmt::Write as _;
+
+/// C source being written, a line at a time, indented by blocks.
+#[derive(Default)]
+pub(super) struct Code {
+    out: String,
+    depth: usize,
+}
+
+impl Code {
+    /// One line at the current depth (an empty `s` gives an empty line; a preprocessor
+    /// directive starts in the first column).
+    pub(super) fn line(&mut self, s: impl AsRef<str>) {
+        let s = s.as_ref();
+        if !s.is_empty() && !s.starts_with('#') {
+            for _ in 0..self.depth {
+                self.out.push_str("    ");
+            }
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    /// `head {`, then one level deeper.
+    pub(super) fn open(&mut self, head: impl AsRef<str>) {
+        let head = head.as_ref();
+        self.line(if head.is_empty() { "{".to_owned() } else { format!("{head} {{") });
+        self.depth += 1;
+    }
+
+    /// `}` followed by `tail` (`;`, `else {`…), one level up.
+    pub(super) fn close(&mut self, tail: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line(format!("}}{tail}"));
+    }
+
+    /// A function definition's head and opening brace on lines of their own.
+    pub(super) fn function(&mut self, signature: &str) {
+        self.line(signature);
+        self.line("{");
+        self.depth += 1;
+    }
+
+    /// A block comment, wrapped at about 96 columns, each line of `text` a paragraph line.
+    pub(super) fn comment(&mut self, text: &str) {
+        let width = 96usize.saturating_sub(4 * self.depth + 3).max(40);
+        let mut lines = Vec::new();
+        for para in text.lines() {
+            let mut cur = String::new();
+            for word in para.split(' ') {
+                if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+                    lines.push(std::mem::take(&mut cur));
+                }
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.push_str(word);
+            }
+            lines.push(cur);
+        }
+        match lines.as_slice() {
+            [one] if one.len() + 6 <= width => self.line(format!("/* {one} */")),
+            _ => {
+                for (k, l) in lines.iter().enumerate() {
+                    let lead = if k == 0 { "/* " } else { " * " };
+                    let tail = if k + 1 == lines.len() { " */" } else { "" };
+                    self.line(format!("{lead}{l}{tail}").trim_end());
+                }
+            }
+        }
+    }
+
+    /// Appends text written elsewhere, as it is.
+    pub(super) fn raw(&mut self, text: &str) {
+        self.out.push_str(text);
+    }
+
+    /// The text written.
+    pub(super) fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// A C `float` constant that reads back to the same bits: the shortest round-trip decimal
+/// with an `f` suffix (C99 requires correct rounding of such constants). A NaN reads back as
+/// a NaN of the same sign, not its payload, which C99 cannot spell in a constant.
+pub(super) fn float(v: f32) -> String {
+    if v.is_finite() {
+        let s = format!("{v:?}");
+        // `1e-7` is a valid constant; `1` alone would be an int.
+        if s.contains(['.', 'e']) { format!("{s}f") } else { format!("{s}.0f") }
+    } else if v.is_nan() {
+        if v.is_sign_negative() { "(-NAN)".into() } else { "NAN".into() }
+    } else if v > 0.0 {
+        "INFINITY".into()
+    } else {
+        "(-INFINITY)".into()
+    }
+}
+
+/// A C string literal holding `s`: printable ASCII as it is, except `"`, `\` and `?` (which
+/// could start a trigraph), escaped; every other byte as a three-digit octal escape, which
+/// cannot run into the next character.
+pub(super) fn string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' | b'\\' | b'?' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A model's name for a comment: the string literal of [`string`], with `/` and `*` also
+/// escaped, so that neither `*/` nor `/*` can appear.
+pub(super) fn quoted(s: &str) -> String {
+    string(s).replace('/', "\\/").replace('*', "\\*")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_read_back_bit_exactly() {
+        for v in [0.1f32, -0.0, 1.0, 1e-45, f32::MAX, 0.333_333_34, f32::from_bits(0x3f80_0001), 3.0e10] {
+            let t = float(v);
+            let body = t.strip_suffix('f').expect("suffix");
+            assert_eq!(body.parse::<f32>().map(f32::to_bits), Ok(v.to_bits()), "{t}");
+        }
+        assert_eq!(float(2.0), "2.0f");
+        assert_eq!(float(f32::NEG_INFINITY), "(-INFINITY)");
+        assert_eq!(float(f32::NAN), "NAN");
+    }
+
+    #[test]
+    fn names_cannot_break_literals_or_comments() {
+        assert_eq!(string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(string("??="), "\"\\?\\?=\"");
+        assert_eq!(string("é\n"), "\"\\303\\251\\012\"");
+        let q = quoted("x*/ y /* z");
+        assert!(!q.contains("*/") && !q.contains("/*"), "{q}");
+    }
+
+    #[test]
+    fn comments_wrap_and_close() {
+        let mut c = Code::default();
+        c.open("if (x)");
+        c.comment(&"word ".repeat(40));
+        c.close("");
+        let text = c.finish();
+        assert!(text.lines().all(|l| l.len() <= 100), "{text}");
+        assert!(text.contains("    /* word") && text.trim_end().ends_with('}'), "{text}");
+    }
+}

@@ -1,0 +1,266 @@
+//! What a cell's kernel reads, whatever language it is written in: the tile it works in,
+//! the arrays of packed weights (which tensor, which gates or bias blocks) and how they
+//! are packed. Both emitters build their kernels over one [`Plan`], so the Rust and the C
+//! kernel of a cell read the same numbers in the same order.
+use crate::ir::{Cell, CellKind, CellSpec, Seq, WeightSrc};
+use crate::options::Strategy;
+
+/// Widest tile, in outputs: one AVX-512 register, or a few narrower ones.
+pub(crate) const MAX_TILE: usize = 16;
+
+/// Steps whose input projections a streaming `feed` (and a sequence) computes together.
+pub(crate) const FEED_BLOCK: usize = 8;
+
+/// Which input of the cell a weight array comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tensor {
+    W,
+    R,
+    B,
+}
+
+impl Tensor {
+    /// The tensor's argument name in generated setters (`w`, `r`, `b`).
+    pub(crate) fn arg(self) -> &'static str {
+        match self {
+            Tensor::W => "w",
+            Tensor::R => "r",
+            Tensor::B => "b",
+        }
+    }
+}
+
+/// How an array the kernel reads is made from its tensor.
+#[derive(Clone, Debug)]
+pub(crate) enum Pack {
+    /// Panels of the gates `sel` (see `cellc_pack::panels`): `[tiles][cols][gates × tile]`.
+    Panels { sel: Vec<usize>, cols: usize },
+    /// Bias panels: for each segment, the `H`-long block of `B` it takes, or zero:
+    /// `[tiles][segments × tile]`.
+    Bias { segs: Vec<Option<usize>> },
+}
+
+/// One array the kernel reads.
+#[derive(Clone, Debug)]
+pub(crate) struct Slot {
+    pub(crate) field: &'static str,
+    pub(crate) tensor: Tensor,
+    pub(crate) pack: Pack,
+}
+
+impl Slot {
+    fn panels(field: &'static str, tensor: Tensor, sel: Vec<usize>, cols: usize) -> Slot {
+        Slot { field, tensor, pack: Pack::Panels { sel, cols } }
+    }
+
+    fn bias(field: &'static str, segs: Vec<Option<usize>>) -> Slot {
+        Slot { field, tensor: Tensor::B, pack: Pack::Bias { segs } }
+    }
+
+    /// Lanes of one tile of this array: gates (or segments) × tile width.
+    pub(crate) fn width(&self, tile: usize) -> usize {
+        match &self.pack {
+            Pack::Panels { sel, .. } => sel.len() * tile,
+            Pack::Bias { segs } => segs.len() * tile,
+        }
+    }
+
+    /// A line saying what the array holds, for the comment above its table.
+    pub(crate) fn describe(&self) -> String {
+        let t = self.tensor.arg().to_ascii_uppercase();
+        match &self.pack {
+            Pack::Panels { sel, .. } => format!("{t} (gates {sel:?})"),
+            Pack::Bias { segs } => format!("{t} (blocks {segs:?})"),
+        }
+    }
+}
+
+/// The kernel of one cell (one direction of a sequence): its tile and the arrays it reads.
+///
+/// `input` are the arrays of the input projection (`W` and the input-side bias), which a
+/// sequence computes for several steps at once; `recurrent` those of the recurrence. For a
+/// GRU without `linear_before_reset`, `R` is split into the z|r panel (`rzr`) and the
+/// candidate's (`rn`), because the candidate needs all of `r ⊙ h` first.
+pub(crate) struct Plan<'a> {
+    pub(crate) cell: &'a Cell,
+    pub(crate) strategy: Strategy,
+    pub(crate) tile: usize,
+    pub(crate) input: [Slot; 2],
+    pub(crate) recurrent: Vec<Slot>,
+    /// Lanes of one tile's input projection (gates × tile).
+    pub(crate) width: usize,
+}
+
+impl<'a> Plan<'a> {
+    /// The plan of `cell` compiled with `strategy`.
+    pub(crate) fn new(cell: &'a Cell, strategy: Strategy) -> Plan<'a> {
+        let s = &cell.spec;
+        let strategy = strategy.resolve();
+        let tile = match strategy {
+            // Unrolled kernels take the whole state as one tile.
+            Strategy::Unrolled => s.hidden,
+            Strategy::Tiled | Strategy::Auto => MAX_TILE.min(s.hidden.next_power_of_two()),
+        };
+        let (h, i, gates) = (s.hidden, s.input, s.kind.gates());
+        let all: Vec<usize> = (0..gates).collect();
+        let (bias, recurrent) = match s.kind {
+            CellKind::Gru { linear_before_reset: true } => (
+                Slot::bias("bx", vec![Some(0), Some(1), Some(2)]),
+                vec![Slot::panels("r", Tensor::R, all.clone(), h), Slot::bias("bh", vec![None, None, Some(3)])],
+            ),
+            CellKind::Gru { linear_before_reset: false } => (
+                Slot::bias("bx", vec![Some(0), Some(1), Some(2)]),
+                vec![Slot::panels("rzr", Tensor::R, vec![0, 1], h), Slot::panels("rn", Tensor::R, vec![2], h)],
+            ),
+            CellKind::Rnn | CellKind::Lstm => (
+                Slot::bias("b", all.iter().map(|&g| Some(g)).collect()),
+                vec![Slot::panels("r", Tensor::R, all.clone(), h)],
+            ),
+        };
+        let input = [Slot::panels("w", Tensor::W, all, i), bias];
+        Plan { cell, strategy, tile, input, recurrent, width: gates * tile }
+    }
+
+    /// Tiles the state is cut into.
+    pub(crate) fn tiles(&self) -> usize {
+        cellc_pack::tiles(self.cell.spec.hidden, self.tile)
+    }
+
+    /// Every array the kernel reads, input ones first.
+    pub(crate) fn slots(&self) -> impl Iterator<Item = &Slot> {
+        self.input.iter().chain(&self.recurrent)
+    }
+
+    /// The source of a tensor, `None` for an absent bias.
+    pub(crate) fn src(&self, t: Tensor) -> Option<&WeightSrc> {
+        match t {
+            Tensor::W => Some(&self.cell.w),
+            Tensor::R => Some(&self.cell.r),
+            Tensor::B => self.cell.b.as_ref(),
+        }
+    }
+
+    /// Whether a tensor is given at run time.
+    pub(crate) fn is_runtime(&self, t: Tensor) -> bool {
+        matches!(self.src(t), Some(WeightSrc::Runtime(_)))
+    }
+
+    /// The tensors given at run time, in argument order.
+    pub(crate) fn runtime_tensors(&self) -> Vec<Tensor> {
+        [Tensor::W, Tensor::R, Tensor::B].into_iter().filter(|&t| self.is_runtime(t)).collect()
+    }
+
+    /// Length of the tensor in the kernel's layout (OpenVINO's).
+    pub(crate) fn raw_len(&self, t: Tensor) -> usize {
+        let s = &self.cell.spec;
+        let g = s.kind.gates() * s.hidden;
+        match t {
+            Tensor::W => g * s.input,
+            Tensor::R => g * s.hidden,
+            Tensor::B => s.kind.bias_blocks() * s.hidden,
+        }
+    }
+
+    /// Length of a tensor given at run time, in the layout the cell was declared in.
+    pub(crate) fn declared_len(&self, t: Tensor) -> usize {
+        let s = &self.cell.spec;
+        match t {
+            Tensor::B => self.cell.layout.bias_blocks(s.kind) * s.hidden,
+            Tensor::W | Tensor::R => self.raw_len(t),
+        }
+    }
+
+    /// Whether a bias given at run time must be folded into the kernel's convention first.
+    pub(crate) fn folds_bias(&self) -> bool {
+        self.is_runtime(Tensor::B) && self.cell.layout != crate::layout::Layout::OpenVino
+    }
+
+    /// For each bias block of the kernel, the blocks of the declared bias it sums, with
+    /// their coefficients (see [`crate::layout::Layout::bias_terms`]).
+    pub(crate) fn bias_terms(&self) -> Vec<Vec<(usize, f32)>> {
+        self.cell.layout.bias_terms(self.cell.spec.kind)
+    }
+
+    /// The gates of a runtime tensor to pack into a panel: the kernel's gates (OpenVINO's
+    /// order) mapped to where the declared layout stacks them.
+    pub(crate) fn runtime_sel(&self, sel: &[usize]) -> Vec<usize> {
+        let order = self.cell.layout.gate_order(self.cell.spec.kind);
+        sel.iter().map(|&g| order[g]).collect()
+    }
+
+    /// Values in the packed array.
+    pub(crate) fn slot_len(&self, slot: &Slot) -> usize {
+        let h = self.cell.spec.hidden;
+        match &slot.pack {
+            Pack::Panels { sel, cols } => cellc_pack::panel_len(h, *cols, sel.len(), self.tile),
+            Pack::Bias { segs } => self.tiles() * segs.len() * self.tile,
+        }
+    }
+
+    /// Packs embedded (or absent, hence zero) weights at compile time.
+    pub(crate) fn pack_now(&self, slot: &Slot) -> Vec<f32> {
+        let h = self.cell.spec.hidden;
+        let zeros;
+        let values: &[f32] = match self.src(slot.tensor) {
+            Some(WeightSrc::Embedded { values, .. }) => values,
+            _ => {
+                zeros = vec![0.0; self.raw_len(slot.tensor)];
+                &zeros
+            }
+        };
+        let mut out = vec![0.0; self.slot_len(slot)];
+        match &slot.pack {
+            Pack::Panels { sel, cols } => cellc_pack::panels(&mut out, values, h, *cols, sel, self.tile),
+            Pack::Bias { segs } => {
+                let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
+                cellc_pack::bias_panels(&mut out, &segs, h, self.tile);
+            }
+        }
+        out
+    }
+
+    /// Whether every tile holds real rows only (`H` a multiple of the tile).
+    pub(crate) fn full_tiles(&self) -> bool {
+        self.cell.spec.hidden.is_multiple_of(self.tile)
+    }
+}
+
+/// A cell's attributes in words, for the comment above its code: "hidden size 16, input
+/// size 4, activations sigmoid, tanh, linear_before_reset = false, no clip".
+pub(crate) fn attributes(s: &CellSpec) -> String {
+    let acts: Vec<String> = s.activations.iter().map(ToString::to_string).collect();
+    let mut doc = format!("hidden size {}, input size {}, activations {}", s.hidden, s.input, acts.join(", "));
+    if let CellKind::Gru { linear_before_reset } = s.kind {
+        doc.push_str(&format!(", linear_before_reset = {linear_before_reset}"));
+    }
+    match s.clip {
+        Some(cl) => doc.push_str(&format!(", clip = {cl}")),
+        None => doc.push_str(", no clip"),
+    }
+    doc
+}
+
+/// The cell of direction `d`: same arithmetic, its own block of embedded weights (runtime
+/// weights are sliced by the wrapper's `set_weights`).
+pub(crate) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
+    let dirs = q.direction.count();
+    let slice = |w: &WeightSrc| match w {
+        WeightSrc::Embedded { values, stored } => {
+            let n = values.len() / dirs;
+            WeightSrc::Embedded { values: values[d * n..(d + 1) * n].to_vec(), stored: *stored }
+        }
+        WeightSrc::Runtime(p) => WeightSrc::Runtime(*p),
+    };
+    Cell {
+        name: format!("{}_{}", cell.name, if q.direction.reversed(d) { "reverse" } else { "forward" }),
+        spec: cell.spec.clone(),
+        x: cell.x,
+        h: cell.h,
+        c: cell.c,
+        w: slice(&cell.w),
+        r: slice(&cell.r),
+        b: cell.b.as_ref().map(slice),
+        seq: None,
+        layout: cell.layout,
+    }
+}

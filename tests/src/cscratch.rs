@@ -1,0 +1,241 @@
+//! Generated C built for real: each model's `.c` compiled as its own translation unit with
+//! the strictest flags a C user would set (`-std=c99 -Wall -Wextra -Werror -pedantic`), and a
+//! driver that runs jobs by the protocol of [`crate::scratch`]. `CC` picks the compiler
+//! (default `cc`), `CELLC_SCRATCH_CFLAGS` adds flags to every compile and the link
+//! (`-march=native`, `-fsanitize=address,undefined`).
+use crate::scratch::Scratch;
+use cellc::emit::c::CFiles;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The flags every generated file must compile warning-free with.
+pub const STRICT: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+
+/// The driver: reads a job, checks that the model refuses too few inputs and a short input
+/// before writing anything, runs it and writes the outputs.
+const DRIVER: &str = r#"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*run_fn)(const float *const *, const size_t *, size_t, float *const *, const size_t *, size_t);
+
+struct module {
+    run_fn run;
+    int err_input_count;
+    const char *(*status_name)(int);
+};
+
+/* A raw little-endian .f32 file, or an .i32 one (sequence lengths) as floats. */
+static float *read_values(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    long bytes;
+    unsigned char *raw;
+    float *v;
+    size_t i, n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    bytes = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    n = (size_t)bytes / 4;
+    raw = malloc((size_t)bytes + 1);
+    v = malloc(n * sizeof *v + 1);
+    if (!raw || !v || fread(raw, 1, (size_t)bytes, f) != (size_t)bytes) {
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    for (i = 0; i < n; ++i) {
+        unsigned long w = (unsigned long)raw[4 * i] | (unsigned long)raw[4 * i + 1] << 8 |
+                          (unsigned long)raw[4 * i + 2] << 16 | (unsigned long)raw[4 * i + 3] << 24;
+        if (strstr(path, ".i32")) {
+            long s = w >= 0x80000000ul ? (long)(w - 0x80000000ul) - 0x7fffffffl - 1 : (long)w;
+            v[i] = (float)s;
+        } else {
+            uint32_t bits = (uint32_t)w;
+            memcpy(&v[i], &bits, 4);
+        }
+    }
+    free(raw);
+    *len = n;
+    return v;
+}
+
+static int run_job(const struct module *m, const char *job)
+{
+    char line[4096];
+    const float *ins[64];
+    float *outs[64];
+    size_t in_lens[64], out_lens[64], ni = 0, no = 0, k, j;
+    char out_paths[64][1024];
+    int status;
+    FILE *f = fopen(job, "r");
+    if (!f) { fprintf(stderr, "job %s: cannot open\n", job); return 1; }
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (strncmp(line, "in ", 3) == 0 && ni < 64) {
+            ins[ni] = read_values(line + 3, &in_lens[ni]);
+            if (!ins[ni]) { fprintf(stderr, "job %s: cannot read %s\n", job, line + 3); return 1; }
+            ++ni;
+        } else if (strncmp(line, "out ", 4) == 0 && no < 64) {
+            char *sp = strchr(line + 4, ' ');
+            if (!sp) { fprintf(stderr, "job %s: bad line\n", job); return 1; }
+            *sp = 0;
+            out_lens[no] = (size_t)strtoul(line + 4, NULL, 10);
+            strncpy(out_paths[no], sp + 1, sizeof out_paths[no] - 1);
+            out_paths[no][sizeof out_paths[no] - 1] = 0;
+            outs[no] = malloc(out_lens[no] * sizeof(float) + 1);
+            for (j = 0; j < out_lens[no]; ++j) outs[no][j] = NAN;
+            ++no;
+        }
+    }
+    fclose(f);
+    /* Wrong counts and lengths must be refused before anything is written. */
+    if (ni > 0 && m->run(ins, in_lens, ni - 1, outs, out_lens, no) != m->err_input_count) {
+        fprintf(stderr, "job %s: accepted too few inputs\n", job);
+        return 1;
+    }
+    if (ni > 0 && in_lens[0] > 0) {
+        in_lens[0] -= 1;
+        status = m->run(ins, in_lens, ni, outs, out_lens, no);
+        in_lens[0] += 1;
+        if (status == 0) { fprintf(stderr, "job %s: accepted an input one element short\n", job); return 1; }
+    }
+    for (k = 0; k < no; ++k) {
+        for (j = 0; j < out_lens[k]; ++j) {
+            if (!isnan(outs[k][j])) { fprintf(stderr, "job %s: wrote outputs before refusing\n", job); return 1; }
+        }
+    }
+    status = m->run(ins, in_lens, ni, outs, out_lens, no);
+    if (status != 0) { fprintf(stderr, "job %s: %s\n", job, m->status_name(status)); return 1; }
+    for (k = 0; k < no; ++k) {
+        FILE *o = fopen(out_paths[k], "wb");
+        for (j = 0; o && j < out_lens[k]; ++j) {
+            uint32_t bits;
+            unsigned char b[4];
+            memcpy(&bits, &outs[k][j], 4);
+            b[0] = (unsigned char)bits; b[1] = (unsigned char)(bits >> 8);
+            b[2] = (unsigned char)(bits >> 16); b[3] = (unsigned char)(bits >> 24);
+            fwrite(b, 1, 4, o);
+        }
+        if (o) fclose(o);
+    }
+    for (k = 0; k < ni; ++k) free((void *)ins[k]);
+    for (k = 0; k < no; ++k) free(outs[k]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int i, failed = 0;
+    for (i = 1; i + 1 < argc; i += 2) {
+        size_t k = (size_t)strtoul(argv[i], NULL, 10);
+        if (k >= sizeof MODULES / sizeof MODULES[0]) { fprintf(stderr, "no such module\n"); failed = 1; continue; }
+        failed |= run_job(&MODULES[k], argv[i + 1]);
+    }
+    return failed;
+}
+"#;
+
+/// The compiler: `CC`, else `cc`.
+pub fn compiler() -> String {
+    std::env::var("CC").unwrap_or_else(|_| "cc".into())
+}
+
+/// The extra flags of `CELLC_SCRATCH_CFLAGS`, split at spaces.
+fn extra_flags() -> Vec<String> {
+    std::env::var("CELLC_SCRATCH_CFLAGS").unwrap_or_default().split_whitespace().map(str::to_owned).collect()
+}
+
+impl Scratch {
+    /// Writes `models` (module `k` compiled with the name `m{k}` and the header `m{k}.h`)
+    /// and the driver, compiles each file with [`STRICT`] flags (skipping files unchanged
+    /// since their last compile with the same flags) and links. Returns the driver's path,
+    /// or the compiler's output.
+    pub fn build_c(&self, models: &[CFiles]) -> Result<PathBuf, String> {
+        let dir = self.dir().join("c");
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let mut main = String::from("#include <stdint.h>\n");
+        let mut table = String::from("static const struct module MODULES[] = {\n");
+        for (k, m) in models.iter().enumerate() {
+            crate::scratch::write_if_changed(&dir.join(format!("m{k}.h")), &m.header)?;
+            crate::scratch::write_if_changed(&dir.join(format!("m{k}.c")), &m.source)?;
+            let _ = writeln!(main, "#include \"m{k}.h\"");
+            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name}},");
+        }
+        let mut calls = String::new();
+        for k in 0..models.len() {
+            let _ = writeln!(
+                calls,
+                "static int call_m{k}(const float *const *i, const size_t *il, size_t ni, float *const *o, const size_t *ol, size_t no)\n\
+                 {{\n    static m{k}_model model;\n    return m{k}_run(&model, i, il, ni, o, ol, no);\n}}"
+            );
+        }
+        table.push_str("};\n");
+        let driver = DRIVER.replacen("int main(", &format!("{calls}\n{table}\nint main("), 1);
+        // The driver's own headers come first; the module table needs `struct module`.
+        let driver = driver.replacen("typedef int (*run_fn)", &format!("{main}\ntypedef int (*run_fn)"), 1);
+        crate::scratch::write_if_changed(&dir.join("main.c"), &driver)?;
+        let extra = extra_flags();
+        let stamp = format!("{} {} {}", compiler(), STRICT.join(" "), extra.join(" "));
+        let stamp_path = dir.join("flags");
+        let same_flags = std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
+        let mut units: Vec<String> = (0..models.len()).map(|k| format!("m{k}")).collect();
+        units.push("main".into());
+        let todo: Vec<&String> = units
+            .iter()
+            .filter(|u| !same_flags || !up_to_date(&dir.join(format!("{u}.c")), &dir.join(format!("{u}.o"))))
+            .collect();
+        let _ = std::fs::remove_file(&stamp_path);
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for chunk in todo.chunks(workers) {
+            let children: Vec<_> = chunk
+                .iter()
+                .map(|u| {
+                    let mut cmd = Command::new(compiler());
+                    cmd.args(STRICT).args(&extra).arg("-c").arg(format!("{u}.c")).arg("-o").arg(format!("{u}.o"));
+                    cmd.current_dir(&dir)
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .map_err(|e| format!("cannot run {}: {e}", compiler()))
+                })
+                .collect();
+            for (u, child) in chunk.iter().zip(children) {
+                let out = child?.wait_with_output().map_err(|e| e.to_string())?;
+                if !out.status.success() {
+                    return Err(format!(
+                        "{u}.c does not compile with {} {}:\n{}",
+                        compiler(),
+                        STRICT.join(" "),
+                        String::from_utf8_lossy(&out.stderr)
+                    ));
+                }
+            }
+        }
+        std::fs::write(&stamp_path, stamp).map_err(|e| e.to_string())?;
+        let exe = dir.join("driver");
+        let out = Command::new(compiler())
+            .args(units.iter().map(|u| format!("{u}.o")))
+            .args(&extra)
+            .arg("-lm")
+            .arg("-o")
+            .arg(&exe)
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", compiler()))?;
+        if !out.status.success() {
+            return Err(format!("the C driver does not link:\n{}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(exe)
+    }
+}
+
+/// Whether `obj` was built after `src` last changed.
+fn up_to_date(src: &Path, obj: &Path) -> bool {
+    let time = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((time(src), time(obj)), (Some(s), Some(o)) if o > s)
+}
