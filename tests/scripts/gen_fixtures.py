@@ -463,6 +463,27 @@ def macro_example(d):
     print(f"examples/macro: openvino-cpu-f32, {steps} steps")
 
 
+def c_example(d, model):
+    """examples/c: input rows for the README's GRU (examples/gru/model.xml) and OpenVINO's
+    hidden state after each, the cell run step by step with its state fed back, for the C
+    program to check itself against."""
+    rng = np.random.default_rng(11)
+    steps, n_in, hs = 60, 16, 128
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(model), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
+    x = rng.standard_normal((steps, n_in)).astype(np.float32)
+    h = np.zeros((1, hs), np.float32)
+    ys = []
+    for t in range(steps):
+        h = np.asarray(compiled([x[t:t + 1], h])[0], np.float32)
+        ys.append(h[0].copy())
+    (d / "data").mkdir(parents=True, exist_ok=True)
+    x.astype("<f4").tofile(d / "data" / "input.f32")
+    np.stack(ys).astype("<f4").tofile(d / "data" / "expected.f32")
+    print(f"examples/c: openvino-cpu-f32, {steps} steps")
+
+
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures")
     macro_example(Path(__file__).resolve().parents[2] / "examples" / "macro")
@@ -476,6 +497,7 @@ def main():
     xml = xml.replace('<net name="gru_spec_example"', '<net name="vad"').replace('name="gru_spec_example"', 'name="gru"')
     (example / "model.xml").write_text(xml)
     shutil.copy(out / "gru_spec_example" / "model.bin", example / "model.bin")
+    c_example(example.parent / "c", example / "model.xml")
     one_cell(out, "gru_lbr_off", "gru", 128, 16, seed=2, lbr=False, **st)
     for i, f in enumerate(ACTS):
         for j, g in enumerate(ACTS):
