@@ -4,7 +4,7 @@
 //! over flat arrays in Parameter and Result order. Every function that takes lengths checks
 //! them and returns a status code. The source needs only `<math.h>` and `<stddef.h>`,
 //! allocates nothing and prints nothing; kernels read the same packed panels as the Rust
-//! ones (see [`crate::emit::plan`]).
+//! ones (see `emit::plan`).
 mod cell;
 mod gru;
 mod helpers;
