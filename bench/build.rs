@@ -1,12 +1,13 @@
 //! Generates the benchmarked kernels with the cellc library: each configuration with each
-//! strategy, from the same deterministic weights, which are also written raw for the naive
-//! baseline to read.
+//! strategy, as Rust and as C, from the same deterministic weights, which are also written
+//! raw for the naive baseline to read. The C is compiled as a C user would build it for
+//! speed: `-std=c99 -O3 -march=native`.
 use cellc::ir::{
     Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, Model, Output, Param, ParamRole,
     Seq, Value, WeightSrc,
 };
-use cellc::{Options, Strategy};
-use std::path::Path;
+use cellc::{Language, Options, Strategy};
+use std::path::{Path, PathBuf};
 
 /// (name, kind, hidden, input)
 const CONFIGS: [(&str, CellKind, usize, usize); 7] = [
@@ -37,7 +38,8 @@ fn write_raw(path: &Path, v: &[f32]) {
 }
 
 /// A GRU sequence, H=256, I=256, 1000 steps, batch 1: the hoisted input projection case.
-fn sequence(out: &Path) {
+/// Returns the path of its C source.
+fn sequence(out: &Path) -> PathBuf {
     let (h, i, steps) = (256, 256, 1000);
     let kind = CellKind::Gru { linear_before_reset: false };
     let g = kind.gates() * h;
@@ -70,11 +72,23 @@ fn sequence(out: &Path) {
     let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
+    c_files(out, &model, "gru_seq_h256_i256_c", Strategy::Tiled)
+}
+
+/// Writes the C of `model` with identifiers prefixed `name`; returns the source's path.
+fn c_files(out: &Path, model: &Model, name: &str, strategy: Strategy) -> PathBuf {
+    let opts = Options { name: Some(name.into()), strategy, language: Language::C, ..Options::default() };
+    let files = cellc::emit::c::emit(model, &opts, &format!("{name}.h")).unwrap_or_else(|d| panic!("{d}"));
+    let source = out.join(format!("{name}.c"));
+    std::fs::write(out.join(format!("{name}.h")), files.header).expect("write header");
+    std::fs::write(&source, files.source).expect("write source");
+    source
 }
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     let out = Path::new(&out);
+    let mut c_sources = Vec::new();
     for (k, (name, kind, h, i)) in CONFIGS.into_iter().enumerate() {
         let g = kind.gates() * h;
         let scale = 2.0 / ((h + i) as f32).sqrt();
@@ -117,8 +131,19 @@ fn main() {
             let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
+            c_sources.push(c_files(out, &model, &format!("{name}_c_{}", strategy.name()), strategy));
         }
     }
-    sequence(out);
+    c_sources.push(sequence(out));
+    cc::Build::new()
+        .files(&c_sources)
+        .include(out)
+        .std("c99")
+        .opt_level(3)
+        .flag("-march=native")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .compile("cellc_bench_c");
     println!("cargo:rerun-if-changed=build.rs");
 }

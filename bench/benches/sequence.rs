@@ -1,8 +1,9 @@
 //! ns per step of a GRU sequence (H=256, I=256, 1000 steps, batch 1): the generated `run`,
 //! which projects the inputs of 8 steps at a time (each weight panel read once per block),
-//! against a loop calling the same kernel's `step` once per step, in the same run. Before
-//! timing, the two are checked to agree.
-use cellc_bench::gru_seq_h256_i256::{Seq, SeqForward};
+//! against a loop calling the same kernel's `step` once per step, and the generated C's
+//! `run` (`-O3 -march=native`), in the same run. Before timing, the three are checked to
+//! agree.
+use cellc_bench::gru_seq_h256_i256::{self, Seq, SeqForward};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -37,15 +38,20 @@ fn sequence(c: &mut Criterion) {
     let zeros = || -> Box<[[[f32; H]; L]; 1]> {
         vec![[[0.0f32; H]; L]].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("one direction"))
     };
-    let (mut a, mut b) = (zeros(), zeros());
+    let (mut a, mut b, mut c_out) = (zeros(), zeros(), zeros());
     hoisted(&seq, &x, &mut a);
     step_loop(&cell, &x, &mut b);
-    let err = a[0].iter().flatten().zip(b[0].iter().flatten()).map(|(p, q)| (p - q).abs()).fold(0.0f32, f32::max);
-    assert!(err < 1e-4, "hoisted and step-by-step runs differ by {err}");
+    gru_seq_h256_i256::c_run(&x, &mut c_out);
+    let differ = |p: &[[[f32; H]; L]; 1], q: &[[[f32; H]; L]; 1]| {
+        p[0].iter().flatten().zip(q[0].iter().flatten()).map(|(p, q)| (p - q).abs()).fold(0.0f32, f32::max)
+    };
+    let err = differ(&a, &b).max(differ(&a, &c_out));
+    assert!(err < 1e-4, "hoisted, step-by-step and C runs differ by {err}");
     let mut g = c.benchmark_group("gru_seq_h256_i256_l1000");
     g.sample_size(10);
     g.bench_function("hoisted_projection", |bch| bch.iter(|| hoisted(&seq, black_box(&x), &mut a)));
     g.bench_function("step_loop", |bch| bch.iter(|| step_loop(&cell, black_box(&x), &mut b)));
+    g.bench_function("c_hoisted_projection", |bch| bch.iter(|| gru_seq_h256_i256::c_run(black_box(&x), &mut c_out)));
     g.finish();
 }
 

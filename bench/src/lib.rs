@@ -1,10 +1,29 @@
 //! The kernels the benchmarks time: cellc's generated code for each configuration and
-//! strategy (built by `build.rs`), and a naive Rust implementation of the same cells with
-//! the same weights, written the obvious way: one dot product per output row.
+//! strategy, Rust and C (built by `build.rs`), and a naive Rust implementation of the same
+//! cells with the same weights, written the obvious way: one dot product per output row.
 #![allow(missing_docs, unreachable_pub)]
 
+/// A safe function `$f` calling the generated C step `$sym` of a cell with sizes `$h`, `$i`.
+macro_rules! c_step {
+    ($f:ident, $sym:expr, $h:expr, $i:expr) => {
+        #[allow(unsafe_code)]
+        pub fn $f(x: &[f32; $i], h: &[f32; $h], out: &mut [f32; $h]) {
+            unsafe extern "C" {
+                #[link_name = $sym]
+                fn step(x: *const f32, h: *const f32, out: *mut f32);
+            }
+            // SAFETY: the C step reads INPUT_SIZE floats from `x` and HIDDEN_SIZE from `h` and
+            // writes HIDDEN_SIZE to `out` (the bounds of its prototype, the sizes of these
+            // arrays: both come from the same cell); `out` is borrowed uniquely, so it
+            // overlaps neither input, as the C function requires. It keeps no pointer.
+            unsafe { step(x.as_ptr(), h.as_ptr(), out.as_mut_ptr()) }
+        }
+    };
+}
+
 /// For configuration `$name`, the module `$name` with the generated code of each strategy
-/// and a function `unrolled` / `tiled` stepping it.
+/// and a function `unrolled` / `tiled` stepping it, and `c_unrolled` / `c_tiled` stepping
+/// the generated C.
 macro_rules! configs {
     ($($name:ident),* $(,)?) => {$(
         pub mod $name {
@@ -20,15 +39,44 @@ macro_rules! configs {
             }
             strategy!(unrolled, unrolled_code, "_unrolled.rs");
             strategy!(tiled, tiled_code, "_tiled.rs");
+            const H: usize = tiled_code::Cell::HIDDEN_SIZE;
+            const I: usize = tiled_code::Cell::INPUT_SIZE;
+            c_step!(c_unrolled, concat!(stringify!($name), "_c_unrolled_cell_step"), H, I);
+            c_step!(c_tiled, concat!(stringify!($name), "_c_tiled_cell_step"), H, I);
         }
     )*};
 }
 
 configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
 
-/// A GRU sequence, H=256, I=256, 1000 steps (`Seq` runs it, `SeqForward` is its kernel).
+/// A GRU sequence, H=256, I=256, 1000 steps (`Seq` runs it, `SeqForward` is its kernel;
+/// `c_run` runs its C).
 pub mod gru_seq_h256_i256 {
     include!(concat!(env!("OUT_DIR"), "/gru_seq_h256_i256.rs"));
+
+    /// The generated C sequence's `run` for one row from a zero state: `y` receives every
+    /// step's hidden state.
+    #[allow(unsafe_code)]
+    pub fn c_run(x: &[[f32; Seq::INPUT_SIZE]; Seq::STEPS], y: &mut [[[f32; Seq::HIDDEN_SIZE]; Seq::STEPS]; 1]) {
+        unsafe extern "C" {
+            fn gru_seq_h256_i256_c_seq_run(x: *const f32, h0: *const f32, len: usize, y: *mut f32, ho: *mut f32);
+        }
+        let h0 = [0.0f32; Seq::HIDDEN_SIZE];
+        let mut ho = [0.0f32; Seq::HIDDEN_SIZE];
+        // SAFETY: `run` reads STEPS × INPUT_SIZE floats from `x` and HIDDEN_SIZE from `h0`
+        // and writes STEPS × HIDDEN_SIZE to `y` and HIDDEN_SIZE to `ho` (one direction): the
+        // sizes of these arrays, which are contiguous; outputs are borrowed uniquely, so
+        // they overlap nothing. `len` is STEPS. It keeps no pointer.
+        unsafe {
+            gru_seq_h256_i256_c_seq_run(
+                x.as_ptr().cast(),
+                h0.as_ptr(),
+                Seq::STEPS,
+                y.as_mut_ptr().cast(),
+                ho.as_mut_ptr(),
+            )
+        }
+    }
 }
 
 /// Weights of a configuration as written by `build.rs`.
@@ -114,5 +162,52 @@ impl<const H: usize, const I: usize> NaiveRnn<H, I> {
         for j in 0..H {
             out[j] = (dot(&w[j * I..][..I], x) + dot(&r[j * H..][..H], h) + b[j]).tanh();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs 20 steps of a kernel from a zero state.
+    fn run<const H: usize, const I: usize>(f: impl Fn(&[f32; I], &[f32; H], &mut [f32; H])) -> [f32; H] {
+        let x: [f32; I] = core::array::from_fn(|k| (k as f32 * 0.37).sin());
+        let (mut h, mut out) = ([0.0f32; H], [0.0f32; H]);
+        for _ in 0..20 {
+            f(&x, &h, &mut out);
+            h = out;
+        }
+        h
+    }
+
+    fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn c_kernels_compute_what_the_rust_ones_do() {
+        let want = run(gru_lbr_h128_i16::tiled);
+        assert!(max_diff(&run(gru_lbr_h128_i16::c_tiled), &want) < 1e-5);
+        assert!(max_diff(&run(gru_lbr_h128_i16::c_unrolled), &want) < 1e-5);
+        let want = run(gru_h4_i2::unrolled);
+        assert!(max_diff(&run(gru_h4_i2::c_tiled), &want) < 1e-5);
+        let want = run(rnn_h128_i16::tiled);
+        assert!(max_diff(&run(rnn_h128_i16::c_unrolled), &want) < 1e-5);
+    }
+
+    #[test]
+    fn c_sequence_computes_what_the_rust_one_does() {
+        use gru_seq_h256_i256::Seq;
+        let x: Vec<[f32; Seq::INPUT_SIZE]> =
+            (0..Seq::STEPS).map(|t| core::array::from_fn(|k| ((t * 3 + k) as f32 * 0.01).cos())).collect();
+        let x: Box<[[f32; Seq::INPUT_SIZE]; Seq::STEPS]> = x.into_boxed_slice().try_into().expect("STEPS rows");
+        let zeros = || -> Box<[[[f32; Seq::HIDDEN_SIZE]; Seq::STEPS]; 1]> {
+            vec![[[0.0f32; Seq::HIDDEN_SIZE]; Seq::STEPS]].into_boxed_slice().try_into().expect("one direction")
+        };
+        let (mut rust, mut c) = (zeros(), zeros());
+        let mut ho = [[0.0f32; Seq::HIDDEN_SIZE]; 1];
+        Seq::new().run(&x, &[[0.0; Seq::HIDDEN_SIZE]; 1], Seq::STEPS, &mut rust, &mut ho);
+        gru_seq_h256_i256::c_run(&x, &mut c);
+        assert!(max_diff(rust[0].as_flattened(), c[0].as_flattened()) < 1e-5);
     }
 }
