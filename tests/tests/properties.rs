@@ -1,7 +1,7 @@
 //! Property test: random cell configurations (GRU, RNN, LSTM; sizes 1–64, every activation,
 //! clip, reset placement, batch, weights embedded or given at run time (in any gate
 //! layout), bias present or absent; cells or sequences of 1–12 steps in every direction with random lengths),
-//! compiled to Rust, built for real and run, against the f64 reference interpreter.
+//! compiled to Rust and to C, built for real and run, against the f64 reference interpreter.
 //!
 //! The configurations are drawn with proptest from a fixed seed; all of them are built as
 //! one scratch crate, since compiling each alone would take minutes. A failure prints the
@@ -258,6 +258,7 @@ fn generated_code_matches_the_reference_interpreter() {
     let scratch = Scratch::new("properties");
     let data = scratch.data_dir("cases").expect("data dir");
     let mut sources = Vec::new();
+    let mut c_sources = Vec::new();
     let mut jobs = Vec::new();
     let mut expected = Vec::new();
     for (k, c) in configs.iter().enumerate() {
@@ -273,6 +274,10 @@ fn generated_code_matches_the_reference_interpreter() {
             src.push_str(&batch_glue(c));
         }
         sources.push(src);
+        // The C, always through the model entry point.
+        let c_opts = Options { name: Some(format!("m{k}")), language: cellc::Language::C, ..opts };
+        c_sources
+            .push(cellc::emit::c::emit(&model, &c_opts, &format!("m{k}.h")).unwrap_or_else(|d| panic!("{c:?}: {d}")));
         let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();
         let want = cellc::reference::run(&model, &wide).unwrap_or_else(|e| panic!("{c:?}: {e}"));
         let mut job = Job { module: k, inputs: Vec::new(), outputs: Vec::new() };
@@ -289,14 +294,22 @@ fn generated_code_matches_the_reference_interpreter() {
     }
     let exe = scratch.build(&sources).unwrap_or_else(|e| panic!("{e}"));
     scratch.run(&exe, &jobs).unwrap_or_else(|e| panic!("{e}"));
+    let c_jobs: Vec<Job> = jobs
+        .iter()
+        .map(|j| Job { outputs: j.outputs.iter().map(|(p, n)| (p.with_extension("c.f32"), *n)).collect(), ..j.clone() })
+        .collect();
+    let c_exe = scratch.build_c(&c_sources).unwrap_or_else(|e| panic!("{e}"));
+    scratch.run(&c_exe, &c_jobs).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    for (k, (c, wants)) in configs.iter().zip(&expected).enumerate() {
-        for ((path, _), want) in jobs[k].outputs.iter().zip(wants) {
-            let got = read_data(path).expect("output written");
-            let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-            let err = max_abs_err(&got, want) / scale;
-            if err > 1e-5 {
-                failures.push(format!("{c:?}: max error {err:.3e} (relative to {scale:.2})"));
+    for (lang, jobs) in [("Rust", &jobs), ("C", &c_jobs)] {
+        for (k, (c, wants)) in configs.iter().zip(&expected).enumerate() {
+            for ((path, _), want) in jobs[k].outputs.iter().zip(wants) {
+                let got = read_data(path).expect("output written");
+                let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+                let err = max_abs_err(&got, want) / scale;
+                if err > 1e-5 {
+                    failures.push(format!("{lang} {c:?}: max error {err:.3e} (relative to {scale:.2})"));
+                }
             }
         }
     }
