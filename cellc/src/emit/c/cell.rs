@@ -71,13 +71,19 @@ impl Kern<'_> {
             Strategy::Unrolled => {
                 for k in 0..cols {
                     let at = if k == 0 { "l".to_owned() } else { format!("{} + l", k * width) };
-                    c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{at}] * {v}[{k}];"));
+                    c.line(format!(
+                        "{}_LANES for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{at}] * {v}[{k}];",
+                        self.upper
+                    ));
                 }
             }
             Strategy::Tiled | Strategy::Auto => {
                 c.open(format!("for (size_t k = 0; k < {cols}; ++k)"));
                 c.line(format!("const float vk = {v}[k];"));
-                c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[k * {width} + l] * vk;"));
+                c.line(format!(
+                    "{}_LANES for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[k * {width} + l] * vk;",
+                    self.upper
+                ));
                 c.close("");
             }
         }
@@ -358,11 +364,12 @@ impl Kern<'_> {
         ));
         c.open(format!("for (size_t k = 0; k < {i}; ++k)"));
         c.line(format!("const float *restrict col = w + k * {w} + lb;"));
+        let lanes = format!("{}_LANES ", self.upper);
         for r in 0..ROWS {
             let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
             c.line(format!("const float x{r} = x[{row} * {i} + k];"));
         }
-        c.open(format!("for (size_t l = 0; l < {lb}; ++l)"));
+        c.open(format!("{lanes}for (size_t l = 0; l < {lb}; ++l)"));
         for r in 0..ROWS {
             c.line(format!("a{r}[l] += col[l] * x{r};"));
         }

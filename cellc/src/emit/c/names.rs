@@ -74,6 +74,7 @@ const MODEL_MACROS: &[&str] = &[
     "_ERR_ARGUMENT",
     "_ALIGNED",
     "_FEED_BLOCK",
+    "_LANES",
     "_INPUT_COUNT",
     "_OUTPUT_COUNT",
     "_MAX_RANK",
