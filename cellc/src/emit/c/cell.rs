@@ -4,7 +4,7 @@
 //! `feed` around the kind's `step_projected`.
 use super::helpers::Helpers;
 use super::names::CellNames;
-use super::text::{Code, float, quoted};
+use super::text::{Code, float, mul, quoted};
 use crate::emit::plan::{FEED_BLOCK, Pack, Plan, Slot, Tensor};
 use crate::options::Strategy;
 
@@ -286,9 +286,9 @@ impl Kern<'_> {
             c.line(format!("float kb[{}];", self.raw_len(Tensor::B)));
             c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
             for (k, sum) in self.bias_terms().into_iter().enumerate() {
-                let terms: String =
-                    sum.iter().map(|&(g, coef)| format!(" + {} * b[{} + j]", float(coef), g * h)).collect();
-                c.line(format!("kb[{} + j] = 0.0f{terms};", k * h));
+                let at = |g: usize| if g == 0 { "j".to_owned() } else { format!("{} + j", g * h) };
+                let terms: String = sum.iter().map(|&(g, coef)| format!(" + {} * b[{}]", float(coef), at(g))).collect();
+                c.line(format!("kb[{}] = 0.0f{terms};", at(k)));
             }
             c.close("");
         }
@@ -376,7 +376,7 @@ impl Kern<'_> {
         let lanes = rolled(&self.upper, lb);
         for r in 0..ROWS {
             let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
-            c.line(format!("const float x{r} = x[{row} * {i} + k];"));
+            c.line(format!("const float x{r} = x[{} + k];", mul(&row, i)));
         }
         c.open(format!("{lanes}for (size_t l = 0; l < {lb}; ++l)"));
         for r in 0..ROWS {
@@ -438,18 +438,23 @@ impl Kern<'_> {
             "const float *h, size_t h_len, float *out, size_t out_len"
         };
         c.function(&format!("int {}({sp}const float *x, size_t x_len, {states})", self.n.f("_step_batch")));
-        c.line(format!("const size_t n = x_len / {i};"));
-        c.line(format!("if (x_len % {i} != 0) return {u}_ERR_PARTIAL_ROW;"));
+        if i == 1 {
+            c.line("const size_t n = x_len;");
+        } else {
+            c.line(format!("const size_t n = x_len / {i};"));
+            c.line(format!("if (x_len % {i} != 0) return {u}_ERR_PARTIAL_ROW;"));
+        }
         let arrays: &[&str] = if lstm { &["h", "c", "out", "out_c"] } else { &["h", "out"] };
-        let lens: Vec<String> = arrays.iter().map(|a| format!("{a}_len != n * {h}")).collect();
+        let lens: Vec<String> = arrays.iter().map(|a| format!("{a}_len != {}", mul("n", h))).collect();
         c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));
         let nulls: Vec<String> = std::iter::once(&"x").chain(arrays).map(|a| format!("{a} == NULL")).collect();
         c.line(format!("if (n > 0 && ({})) return {u}_ERR_NULL;", nulls.join(" || ")));
         c.open("for (size_t r = 0; r < n; ++r)");
+        let (ri, rh) = (mul("r", i), mul("r", h));
         let rows = if lstm {
-            format!("x + r * {i}, h + r * {h}, c + r * {h}, out + r * {h}, out_c + r * {h}")
+            format!("x + {ri}, h + {rh}, c + {rh}, out + {rh}, out_c + {rh}")
         } else {
-            format!("x + r * {i}, h + r * {h}, out + r * {h}")
+            format!("x + {ri}, h + {rh}, out + {rh}")
         };
         c.line(format!("{}({sa}{rows});", self.n.f("_step")));
         c.close("");
@@ -527,10 +532,15 @@ pub(super) fn project_block(
 ) {
     c.line(format!("#if {upper}_FEED_BLOCK > 1"));
     c.open(format!("if ({m} == {upper}_FEED_BLOCK)"));
-    c.line(format!("{}({arg}{x} + t0 * {i}, p);", n.f("_project_rows")));
+    c.line(format!("{}({arg}{x} + {}, p);", n.f("_project_rows"), mul("t0", i)));
     c.close(" else");
     c.line("#endif");
     c.open("");
-    c.line(format!("for (size_t s = 0; s < {m}; ++s) {}({arg}{x} + (t0 + s) * {i}, p + s * {nw});", n.f("_project")));
+    c.line(format!(
+        "for (size_t s = 0; s < {m}; ++s) {}({arg}{x} + {}, p + {});",
+        n.f("_project"),
+        mul("(t0 + s)", i),
+        mul("s", nw)
+    ));
     c.close("");
 }

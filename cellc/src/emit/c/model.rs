@@ -4,7 +4,7 @@
 //! every count, length and sequence length before writing anything, then runs the cells
 //! row by row.
 use super::names::CellNames;
-use super::text::{Code, quoted, string};
+use super::text::{Code, mul, quoted, string};
 use crate::ir::{Batch, Dim, Lengths, Model, Value};
 
 /// A generated cell, as the model refers to it.
@@ -277,9 +277,13 @@ impl ModelEmitter<'_> {
                 let mut first = true;
                 for (k, par) in m.params.iter().enumerate().filter(|(_, p)| batched(&p.shape)) {
                     let row = row_len(&par.shape);
-                    c.line(format!("if (input_lens[{k}] % {row} != 0) return {u}_ERR_PARTIAL_ROW;"));
+                    if row > 1 {
+                        c.line(format!("if (input_lens[{k}] % {row} != 0) return {u}_ERR_PARTIAL_ROW;"));
+                    }
                     if first {
-                        c.line(format!("batch = input_lens[{k}] / {row};"));
+                        let rows =
+                            if row == 1 { format!("input_lens[{k}]") } else { format!("input_lens[{k}] / {row}") };
+                        c.line(format!("batch = {rows};"));
                         first = false;
                     }
                 }
@@ -289,11 +293,7 @@ impl ModelEmitter<'_> {
             }
         }
         let expected = |shape: &[Dim]| {
-            if batched(shape) || matches!(shape.first(), Some(Dim::Batch)) {
-                format!("batch * {}", row_len(shape))
-            } else {
-                static_len(shape).to_string()
-            }
+            if batched(shape) { mul("batch", row_len(shape)) } else { static_len(shape).to_string() }
         };
         for (k, par) in m.params.iter().enumerate() {
             c.line(format!("if (input_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&par.shape)));
@@ -329,7 +329,7 @@ impl ModelEmitter<'_> {
     /// Where a value lives for row `n`.
     fn value(&self, v: Value) -> String {
         match v {
-            Value::Param(par) => format!("inputs[{par}] + n * {}", row_len(&self.m.params[par].shape)),
+            Value::Param(par) => format!("inputs[{par}] + {}", mul("n", row_len(&self.m.params[par].shape))),
             Value::Cell(k, port) => self.dest(k, port),
         }
     }
@@ -338,7 +338,7 @@ impl ModelEmitter<'_> {
     /// Result (or the model's scratch); a single cell into a local.
     fn dest(&self, k: usize, port: usize) -> String {
         match (&self.m.cells[k].seq, self.home(k, port)) {
-            (Some(_), Some(j)) => format!("outputs[{j}] + n * {}", row_len(&self.m.outputs[j].shape)),
+            (Some(_), Some(j)) => format!("outputs[{j}] + {}", mul("n", row_len(&self.m.outputs[j].shape))),
             (Some(_), None) => match self.scratch(k, port) {
                 Some((f, _)) => format!("model->{f}"),
                 None => format!("c{k}_{port}"),
@@ -380,10 +380,10 @@ impl ModelEmitter<'_> {
             let row = row_len(&o.shape);
             let src = match (&self.m.cells[cell].seq, self.home(cell, port)) {
                 (None, _) => format!("c{cell}_{port}"),
-                (Some(_), Some(j)) if j != k => format!("(outputs[{j}] + n * {row})"),
+                (Some(_), Some(j)) if j != k => format!("(outputs[{j}] + {})", mul("n", row)),
                 _ => continue,
             };
-            c.line(format!("for (size_t j = 0; j < {row}; ++j) outputs[{k}][n * {row} + j] = {src}[j];"));
+            c.line(format!("for (size_t j = 0; j < {row}; ++j) outputs[{k}][{} + j] = {src}[j];", mul("n", row)));
         }
     }
 }

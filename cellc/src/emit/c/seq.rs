@@ -4,7 +4,7 @@
 //! `emit::rust::seq`: zero outputs and a frozen state past a row's length, reverse within
 //! the length, forward before reverse, zero final states for a row of length 0.
 use super::names::CellNames;
-use super::text::{Code, quoted};
+use super::text::{Code, mul, quoted};
 use crate::ir::{Cell, Seq};
 
 /// A direction's kernel, as the wrapper calls it.
@@ -294,9 +294,9 @@ impl Wrapper<'_> {
             c.line(if d.reversed { "const size_t t = len - 1 - s;" } else { "const size_t t = s;" });
             c.line(format!("const size_t xi = major == {u}_BATCH_MAJOR ? r * {l} + t : t * n + r;"));
             if lstm {
-                c.line(format!("{}({da}x + xi * {i}, hs, cs, next, next_c);", d.n.f("_step")));
+                c.line(format!("{}({da}x + {}, hs, cs, next, next_c);", d.n.f("_step"), mul("xi", i)));
             } else {
-                c.line(format!("{}({da}x + xi * {i}, hs, next);", d.n.f("_step")));
+                c.line(format!("{}({da}x + {}, hs, next);", d.n.f("_step"), mul("xi", i)));
             }
             c.open("if (y != NULL)");
             c.line(format!("float *restrict yt = y + {} * {h};", y_index(u, nd, k, l)));

@@ -84,6 +84,15 @@ impl Code {
     }
 }
 
+/// `v * k` as a reader would write it: `v` for `k = 1`, `0` for `k = 0`.
+pub(super) fn mul(v: &str, k: usize) -> String {
+    match k {
+        0 => "0".into(),
+        1 => v.into(),
+        k => format!("{v} * {k}"),
+    }
+}
+
 /// A C `float` constant that reads back to the same bits: the shortest round-trip decimal
 /// with an `f` suffix (C99 requires correct rounding of such constants). A NaN reads back as
 /// a NaN of the same sign, not its payload, which C99 cannot spell in a constant.
