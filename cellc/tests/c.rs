@@ -39,7 +39,7 @@ fn writes_the_source_and_its_header() {
     assert!(header.contains("#ifndef BI_H_INCLUDED") && header.contains("extern \"C\" {"));
     // Only the standard headers the contract allows.
     let includes: Vec<&str> = source.lines().chain(header.lines()).filter(|l| l.starts_with("#include")).collect();
-    assert_eq!(includes, ["#include \"bi.h\"", "#include <math.h>", "#include <stddef.h>"]);
+    assert_eq!(includes, ["#include \"bi.h\"", "#include <math.h>", "#include <stdint.h>", "#include <stddef.h>"]);
     for banned in ["malloc", "printf", "stdio", "stdlib"] {
         assert!(!source.contains(banned), "the source uses {banned}");
     }

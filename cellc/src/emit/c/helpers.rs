@@ -1,7 +1,9 @@
 //! The static helpers of a `.c` file, each written only if the file uses it: activations
-//! and clipping, computed as `cellc_runtime::act` computes them (the same formulas, the same
-//! handling of NaN and of large inputs) over `<math.h>`'s `expf`, `tanhf`, `expm1f` and
-//! `log1pf`; and the packing of weights given at run time, as `cellc_pack` packs them.
+//! and clipping, computed as `cellc_runtime::act` computes them — the same operations in
+//! the same order, so `exp`, `sigmoid` and `tanh` are the same straight-line arithmetic
+//! (which vectorises) with the same bounds, and `elu` and `softplus` call `<math.h>`'s
+//! `expm1f` and `log1pf` — and the packing of weights given at run time, as `cellc_pack`
+//! packs them.
 use super::text::float;
 use crate::ir::Activation;
 use std::collections::BTreeSet;
@@ -28,6 +30,16 @@ impl Helpers {
         };
         let name = a.name();
         self.used.insert(name);
+        // What the helper calls, defined before it.
+        match a {
+            Activation::Sigmoid | Activation::Tanh => {
+                self.used.insert("exp");
+            }
+            Activation::ScaledTanh { .. } => {
+                self.used.extend(["exp", "tanh"]);
+            }
+            _ => {}
+        }
         match *a {
             Activation::Relu | Activation::Sigmoid | Activation::Tanh | Activation::Softsign | Activation::Softplus => {
                 format!("{prefix}_{name}({v})")
@@ -52,9 +64,23 @@ impl Helpers {
         if self.pack_bias {
             out.push_str(&PACK_BIAS.replace("PREFIX", prefix));
         }
-        for name in &self.used {
-            let (doc, params, body) = definition(Activation::from_name(name, None, None));
-            out.push_str(&format!("/* {doc} */\nstatic inline float {prefix}_{name}({params})\n{{\n{body}}}\n\n"));
+        // Callees first: the clip and exp, then tanh (which scaledtanh calls), then the rest.
+        let order = ["clip", "exp", "tanh"].into_iter().chain(Activation::NAMES.iter().copied());
+        let mut done = BTreeSet::new();
+        for name in order.filter(|n| self.used.contains(n)) {
+            if !done.insert(name) {
+                continue;
+            }
+            let (doc, params, body) = match (name, Activation::from_name(name, None, None)) {
+                ("clip", _) => CLIP,
+                (_, Some(a)) => definition(a),
+                _ => EXP,
+            };
+            let mut c = super::text::Code::default();
+            c.comment(doc);
+            out.push_str(&c.finish());
+            let body = body.replace("PREFIX", prefix);
+            out.push_str(&format!("static inline float {prefix}_{name}({params})\n{{\n{body}}}\n\n"));
         }
         out
     }
@@ -102,24 +128,68 @@ static void PREFIX_pack_bias(float *dst, const float *const *segs, size_t nsegs,
 
 ";
 
-/// Comment, parameters and body of a helper: the clip for `None`.
-fn definition(a: Option<Activation>) -> (&'static str, &'static str, &'static str) {
-    let Some(a) = a else {
-        return (
-            "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",
-            "float x, float c",
-            "    return x < -c ? -c : (x > c ? c : x);\n",
-        );
-    };
+/// A helper's comment, parameters and body (`PREFIX` stands for the file's prefix).
+type Definition = (&'static str, &'static str, &'static str);
+
+const CLIP: Definition = (
+    "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",
+    "float x, float c",
+    "    return x < -c ? -c : (x > c ? c : x);\n",
+);
+
+/// `cellc_runtime::act::exp`, operation for operation.
+const EXP: Definition = (
+    "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
+     polynomial, 2^n from its bits in two halves so that subnormal results round once.",
+    "float x",
+    "    const float shift = 12582912.0f;
+    union { float f; uint32_t u; } k, sh, s1, s2;
+    float nf, r, p;
+    int32_t n, half;
+    x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
+    k.f = x * 1.442695f + shift;
+    sh.f = shift;
+    n = (int32_t)k.u - (int32_t)sh.u;
+    nf = k.f - shift;
+    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
+    p = 0.0013814612f;
+    p = p * r + 0.00836871f;
+    p = p * r + 0.04166839f;
+    p = p * r + 0.16666521f;
+    p = p * r + 0.49999994f;
+    half = n / 2;
+    s1.u = (uint32_t)(half + 127) << 23;
+    s2.u = (uint32_t)(n - half + 127) << 23;
+    return (1.0f + (r + r * r * p)) * s1.f * s2.f;
+",
+);
+
+/// Comment, parameters and body of an activation's helper.
+fn definition(a: Activation) -> Definition {
     match a {
         Activation::Relu => ("max(0, x).", "float x", "    return x > 0.0f ? x : 0.0f;\n"),
         Activation::Sigmoid => (
-            "1 / (1 + e^-x), computed without overflow for large |x|.",
+            "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows.",
             "float x",
-            "    if (x >= 0.0f) {\n        return 1.0f / (1.0f + expf(-x));\n    } else {\n        \
-             const float e = expf(x);\n        return e / (1.0f + e);\n    }\n",
+            "    const float e = PREFIX_exp(-fabsf(x));\n    const float num = x >= 0.0f ? 1.0f : e;\n    \
+             return num / (1.0f + e);\n",
         ),
-        Activation::Tanh => ("Hyperbolic tangent.", "float x", "    return tanhf(x);\n"),
+        Activation::Tanh => (
+            "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
+            "float x",
+            "    const float a = fabsf(x), a2 = a * a;
+    float p = -0.0062742424f;
+    p = p * a2 + 0.021071682f;
+    p = p * a2 - 0.053852312f;
+    p = p * a2 + 0.13332586f;
+    p = p * a2 - 0.33333316f;
+    {
+        const float small = a + a * a2 * p;
+        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
+        return copysignf(a < 0.55f ? small : large, x);
+    }
+",
+        ),
         Activation::HardSigmoid { .. } => (
             "max(0, min(1, alpha * x + beta)).",
             "float x, float alpha, float beta",
@@ -134,9 +204,11 @@ fn definition(a: Option<Activation>) -> (&'static str, &'static str, &'static st
         Activation::ThresholdedRelu { .. } => {
             ("x if x > alpha, else 0.", "float x, float alpha", "    return x > alpha ? x : 0.0f;\n")
         }
-        Activation::ScaledTanh { .. } => {
-            ("alpha * tanh(beta * x).", "float x, float alpha, float beta", "    return alpha * tanhf(beta * x);\n")
-        }
+        Activation::ScaledTanh { .. } => (
+            "alpha * tanh(beta * x).",
+            "float x, float alpha, float beta",
+            "    return alpha * PREFIX_tanh(beta * x);\n",
+        ),
         Activation::Elu { .. } => (
             "x if x >= 0, else alpha * (e^x - 1).",
             "float x, float alpha",

@@ -2,7 +2,7 @@
 //! of the Rust output — per cell a step on fixed-size arrays, a batched step and a
 //! streaming `feed`; per sequence a `run` over one row and a `run_batch`; per model a `run`
 //! over flat arrays in Parameter and Result order. Every function that takes lengths checks
-//! them and returns a status code. The source needs only `<math.h>` and `<stddef.h>`,
+//! them and returns a status code. The source needs only `<math.h>`, `<stdint.h>` and `<stddef.h>`,
 //! allocates nothing and prints nothing; kernels read the same packed panels as the Rust
 //! ones (see `emit::plan`).
 mod cell;
@@ -213,6 +213,7 @@ impl Emitter {
         c.line(format!("#include \"{header}\""));
         c.line("");
         c.line("#include <math.h>");
+        c.line("#include <stdint.h>");
         c.line("");
         c.comment(
             "GCC at -O3 unrolls short loops completely before vectorising them: the lanes of a tile become \

@@ -48,6 +48,7 @@ const MODEL_NAMES: &[&str] = &[
     "_pack_bias",
     "_fold_bias",
     "_clip",
+    "_exp",
     "_relu",
     "_sigmoid",
     "_tanh",
