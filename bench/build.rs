@@ -10,7 +10,7 @@ use cellc::{Language, Options, Strategy};
 use std::path::{Path, PathBuf};
 
 /// (name, kind, hidden, input)
-const CONFIGS: [(&str, CellKind, usize, usize); 7] = [
+const CONFIGS: [(&str, CellKind, usize, usize); 8] = [
     ("gru_h128_i16", CellKind::Gru { linear_before_reset: false }, 128, 16),
     ("gru_lbr_h128_i16", CellKind::Gru { linear_before_reset: true }, 128, 16),
     ("gru_h16_i1", CellKind::Gru { linear_before_reset: false }, 16, 1),
@@ -18,6 +18,7 @@ const CONFIGS: [(&str, CellKind, usize, usize); 7] = [
     ("gru_h8_i4", CellKind::Gru { linear_before_reset: false }, 8, 4),
     ("gru_h12_i2", CellKind::Gru { linear_before_reset: false }, 12, 2),
     ("gru_h4_i2", CellKind::Gru { linear_before_reset: false }, 4, 2),
+    ("lstm_h128_i16", CellKind::Lstm, 128, 16),
 ];
 
 fn values(seed: u64, n: usize, scale: f32) -> Vec<f32> {
@@ -101,20 +102,25 @@ fn main() {
         let activations =
             kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
         let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
+        let lstm = kind.has_cell_state();
+        let mut params = vec![
+            Param { name: "X".into(), shape: vec![Dim::Batch, Dim::Static(i)], role: ParamRole::Data },
+            Param { name: "H".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data },
+        ];
+        if lstm {
+            params.push(Param { name: "C".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data });
+        }
         let model = Model {
             file: format!("{name}.xml"),
             name: (*name).into(),
             batch: Batch::Static(1),
-            params: vec![
-                Param { name: "X".into(), shape: vec![Dim::Batch, Dim::Static(i)], role: ParamRole::Data },
-                Param { name: "H".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data },
-            ],
+            params,
             cells: vec![Cell {
                 name: "cell".into(),
                 spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
                 x: Value::Param(0),
                 h: Value::Param(1),
-                c: None,
+                c: lstm.then_some(Value::Param(2)),
                 seq: None,
                 layout: Default::default(),
                 w: emb(w),

@@ -88,9 +88,63 @@ fn steps(c: &mut Criterion) {
     config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
 }
 
+/// Any LSTM step `(x, h, c, out, out_c)`, for timing.
+type DynLstmStep<'a> = &'a dyn Fn(
+    &[f32; lstm_h128_i16::I],
+    &[f32; lstm_h128_i16::H],
+    &[f32; lstm_h128_i16::H],
+    &mut [f32; lstm_h128_i16::H],
+    &mut [f32; lstm_h128_i16::H],
+);
+
+/// Configuration F, an LSTM: like [`bench_cell`], with the cell state carried too.
+fn bench_lstm(c: &mut Criterion) {
+    use lstm_h128_i16::{H, I, Step};
+    let naive = NaiveLstm::<H, I> { wt: weights("lstm_h128_i16") };
+    let run = |f: DynLstmStep<'_>, steps: usize| {
+        let x = input::<I>();
+        let (mut h, mut cs, mut out, mut out_c) = ([0.0f32; H], [0.0f32; H], [0.0f32; H], [0.0f32; H]);
+        for _ in 0..steps {
+            f(&x, &h, &cs, &mut out, &mut out_c);
+            std::mem::swap(&mut h, &mut out);
+            std::mem::swap(&mut cs, &mut out_c);
+        }
+        h
+    };
+    let step =
+        |x: &[f32; I], h: &[f32; H], c: &[f32; H], o: &mut [f32; H], oc: &mut [f32; H]| naive.step(x, h, c, o, oc);
+    let want = run(&step, 50);
+    let kernels: [(&str, Step); 4] = [
+        ("unrolled", lstm_h128_i16::unrolled),
+        ("tiled", lstm_h128_i16::tiled),
+        ("c_unrolled", lstm_h128_i16::c_unrolled),
+        ("c_tiled", lstm_h128_i16::c_tiled),
+    ];
+    for (label, k) in kernels {
+        agree(&format!("lstm_h128_i16/{label}"), &run(&k, 50), &want);
+    }
+    let mut g = c.benchmark_group("lstm_h128_i16");
+    let x = input::<I>();
+    let mut bench = |label: &str, f: DynLstmStep<'_>| {
+        let (mut h, mut cs, mut out, mut out_c) = ([0.1f32; H], [0.1f32; H], [0.0f32; H], [0.0f32; H]);
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                f(black_box(&x), &h, &cs, &mut out, &mut out_c);
+                std::mem::swap(&mut h, &mut out);
+                std::mem::swap(&mut cs, &mut out_c);
+            })
+        });
+    };
+    bench("naive", &step);
+    for (label, k) in kernels {
+        bench(label, &k);
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
-    targets = steps
+    targets = steps, bench_lstm
 }
 criterion_main!(benches);

@@ -49,6 +49,46 @@ macro_rules! configs {
 
 configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
 
+/// Configuration F: an LSTM cell, H=128, I=16, whose step also carries the cell state.
+pub mod lstm_h128_i16 {
+    pub mod unrolled_code {
+        include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_unrolled.rs"));
+    }
+    pub mod tiled_code {
+        include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_tiled.rs"));
+    }
+    pub const H: usize = 128;
+    pub const I: usize = 16;
+    /// One step: `(x, h, c, out, out_c)`.
+    pub type Step = fn(&[f32; I], &[f32; H], &[f32; H], &mut [f32; H], &mut [f32; H]);
+
+    pub fn unrolled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+        unrolled_code::Cell.step(x, h, c, out, out_c)
+    }
+
+    pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+        tiled_code::Cell.step(x, h, c, out, out_c)
+    }
+
+    macro_rules! c_lstm_step {
+        ($f:ident, $sym:literal) => {
+            #[allow(unsafe_code)]
+            pub fn $f(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+                unsafe extern "C" {
+                    #[link_name = $sym]
+                    fn step(x: *const f32, h: *const f32, c: *const f32, out: *mut f32, out_c: *mut f32);
+                }
+                // SAFETY: the C step reads I floats from `x` and H from `h` and `c`, and writes
+                // H to `out` and `out_c` (its prototype's bounds, these arrays' sizes); the
+                // outputs are borrowed uniquely, so they overlap nothing. It keeps no pointer.
+                unsafe { step(x.as_ptr(), h.as_ptr(), c.as_ptr(), out.as_mut_ptr(), out_c.as_mut_ptr()) }
+            }
+        };
+    }
+    c_lstm_step!(c_unrolled, "lstm_h128_i16_c_unrolled_cell_step");
+    c_lstm_step!(c_tiled, "lstm_h128_i16_c_tiled_cell_step");
+}
+
 /// A GRU sequence, H=256, I=256, 1000 steps (`Seq` runs it, `SeqForward` is its kernel;
 /// `c_run` runs its C).
 pub mod gru_seq_h256_i256 {
@@ -108,6 +148,7 @@ pub fn weights(name: &str) -> Weights {
         "gru_h8_i4" => weights!("gru_h8_i4"),
         "gru_h12_i2" => weights!("gru_h12_i2"),
         "gru_h4_i2" => weights!("gru_h4_i2"),
+        "lstm_h128_i16" => weights!("lstm_h128_i16"),
         _ => weights!("rnn_h128_i16"),
     }
 }
@@ -147,6 +188,25 @@ impl<const H: usize, const I: usize> NaiveGru<H, I> {
                 (xw + dot(&r[(2 * H + j) * H..][..H], &rh) + b[2 * H + j]).tanh()
             };
             out[j] = (1.0 - z[j]) * n + z[j] * h[j];
+        }
+    }
+}
+
+/// An LSTM cell with const sizes (gates f, i, c, o as in OpenVINO, summed bias), computed
+/// row by row.
+pub struct NaiveLstm<const H: usize, const I: usize> {
+    pub wt: Weights,
+}
+
+impl<const H: usize, const I: usize> NaiveLstm<H, I> {
+    pub fn step(&self, x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+        let (w, r, b) = (&self.wt.w[..4 * H * I], &self.wt.r[..4 * H * H], &self.wt.b[..4 * H]);
+        for j in 0..H {
+            let gate =
+                |g: usize| dot(&w[(g * H + j) * I..][..I], x) + dot(&r[(g * H + j) * H..][..H], h) + b[g * H + j];
+            let (f, i, cc, o) = (sigmoid(gate(0)), sigmoid(gate(1)), gate(2).tanh(), sigmoid(gate(3)));
+            out_c[j] = f * c[j] + i * cc;
+            out[j] = o * out_c[j].tanh();
         }
     }
 }
