@@ -16,6 +16,7 @@ pub const STRICT: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", 
 /// before writing anything, runs it and writes the outputs.
 const DRIVER: &str = r#"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ struct module {
     int err_input_count;
     const char *(*status_name)(int);
 };
+
+/* MODULES */
 
 /* A raw little-endian .f32 file, or an .i32 one (sequence lengths) as floats. */
 static float *read_values(const char *path, size_t *len)
@@ -158,26 +161,22 @@ impl Scratch {
     pub fn build_c(&self, models: &[CFiles]) -> Result<PathBuf, String> {
         let dir = self.dir().join("c");
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let mut main = String::from("#include <stdint.h>\n");
+        let mut modules = String::new();
         let mut table = String::from("static const struct module MODULES[] = {\n");
         for (k, m) in models.iter().enumerate() {
             crate::scratch::write_if_changed(&dir.join(format!("m{k}.h")), &m.header)?;
             crate::scratch::write_if_changed(&dir.join(format!("m{k}.c")), &m.source)?;
-            let _ = writeln!(main, "#include \"m{k}.h\"");
-            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name}},");
-        }
-        let mut calls = String::new();
-        for k in 0..models.len() {
             let _ = writeln!(
-                calls,
-                "static int call_m{k}(const float *const *i, const size_t *il, size_t ni, float *const *o, const size_t *ol, size_t no)\n\
+                modules,
+                "#include \"m{k}.h\"\n\
+                 static int call_m{k}(const float *const *i, const size_t *il, size_t ni, float *const *o, const size_t *ol, size_t no)\n\
                  {{\n    static m{k}_model model;\n    return m{k}_run(&model, i, il, ni, o, ol, no);\n}}"
             );
+            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name}},");
         }
         table.push_str("};\n");
-        let driver = DRIVER.replacen("int main(", &format!("{calls}\n{table}\nint main("), 1);
-        // The driver's own headers come first; the module table needs `struct module`.
-        let driver = driver.replacen("typedef int (*run_fn)", &format!("{main}\ntypedef int (*run_fn)"), 1);
+        // Each module's header and a function running its model, then the table of them.
+        let driver = DRIVER.replacen("/* MODULES */", &format!("{modules}\n{table}"), 1);
         crate::scratch::write_if_changed(&dir.join("main.c"), &driver)?;
         let extra = extra_flags();
         let stamp = format!("{} {} {}", compiler(), STRICT.join(" "), extra.join(" "));

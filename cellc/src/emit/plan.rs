@@ -147,7 +147,7 @@ impl<'a> Plan<'a> {
 
     /// The tensors given at run time, in argument order.
     pub(crate) fn runtime_tensors(&self) -> Vec<Tensor> {
-        [Tensor::W, Tensor::R, Tensor::B].into_iter().filter(|&t| self.is_runtime(t)).collect()
+        runtime_tensors(self.cell)
     }
 
     /// Length of the tensor in the kernel's layout (OpenVINO's).
@@ -222,6 +222,36 @@ impl<'a> Plan<'a> {
     /// Whether every tile holds real rows only (`H` a multiple of the tile).
     pub(crate) fn full_tiles(&self) -> bool {
         self.cell.spec.hidden.is_multiple_of(self.tile)
+    }
+}
+
+/// The tensors of `cell` given at run time, in argument order (`W`, `R`, `B`).
+pub(crate) fn runtime_tensors(cell: &Cell) -> Vec<Tensor> {
+    [(Tensor::W, Some(&cell.w)), (Tensor::R, Some(&cell.r)), (Tensor::B, cell.b.as_ref())]
+        .into_iter()
+        .filter_map(|(t, w)| matches!(w, Some(WeightSrc::Runtime(_))).then_some(t))
+        .collect()
+}
+
+/// The Parameters the runtime tensors of `cell` come from, in argument order.
+pub(crate) fn runtime_params(cell: &Cell) -> Vec<usize> {
+    [Some(&cell.w), Some(&cell.r), cell.b.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|w| match w {
+            WeightSrc::Runtime(p) => Some(*p),
+            WeightSrc::Embedded { .. } => None,
+        })
+        .collect()
+}
+
+/// The op a cell comes from, for the comment above its code: `GRUCell`, or
+/// `GRUSequence (reverse, 10 steps)`.
+pub(crate) fn op_name(c: &Cell) -> String {
+    let op = c.spec.kind.op();
+    match &c.seq {
+        Some(q) => format!("{} ({}, {} steps)", op.replace("Cell", "Sequence"), q.direction.name(), q.steps),
+        None => op.to_owned(),
     }
 }
 

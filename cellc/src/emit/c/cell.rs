@@ -98,6 +98,21 @@ impl Kern<'_> {
         }
     }
 
+    /// Declares the accumulator `acc` of `width` lanes, each set to `init` (an expression
+    /// of lane `l`), and adds the product of `panel` (`cols` columns) and the vector `v`.
+    pub(super) fn accumulate(
+        &self,
+        c: &mut Code,
+        (acc, width, init): (&str, usize, &str),
+        panel: &str,
+        cols: usize,
+        v: &str,
+    ) {
+        c.line(format!("float {acc}[{width}];"));
+        c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {init};"));
+        self.matvec(c, acc, panel, cols, width, v);
+    }
+
     /// `t * tile + l`: the state row of lane `l` of tile `t`.
     pub(super) fn row(&self) -> String {
         if self.tile == 1 { "t + l".into() } else { format!("t * {} + l", self.tile) }
@@ -121,9 +136,7 @@ impl Kern<'_> {
         let (h, w, tiles) = (self.cell.spec.hidden, self.width, self.tiles());
         c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
         self.bind(c, "r", &self.recurrent[0]);
-        c.line(format!("float a[{w}];"));
-        c.line(format!("for (size_t l = 0; l < {w}; ++l) a[l] = p[t * {w} + l];"));
-        self.matvec(c, "a", "r", h, w, "h");
+        self.accumulate(c, ("a", w, &format!("p[t * {w} + l]")), "r", h, "h");
         self.open_lanes(c);
         for s in lane {
             c.line(s);
@@ -244,9 +257,7 @@ impl Kern<'_> {
             self.cell.layout,
             u = self.upper
         ));
-        let args: Vec<String> =
-            tensors.iter().map(|t| format!("const float *{a}, size_t {a}_len", a = t.arg())).collect();
-        hd.line(format!("int {}({ty} *cell, {});", self.n.f("_set_weights"), args.join(", ")));
+        hd.line(format!("int {}({ty} *cell, {});", self.n.f("_set_weights"), setter_params(&tensors)));
         hd.line("");
     }
 
@@ -271,9 +282,8 @@ impl Kern<'_> {
     fn define_setter(&self, c: &mut Code, helpers: &mut Helpers) {
         let (u, h, tile) = (&self.upper, self.cell.spec.hidden, self.tile);
         let tensors = self.runtime_tensors();
-        let args: Vec<String> =
-            tensors.iter().map(|t| format!("const float *{a}, size_t {a}_len", a = t.arg())).collect();
-        c.function(&format!("int {}({} *cell, {})", self.n.f("_set_weights"), self.n.f(""), args.join(", ")));
+        let params = setter_params(&tensors);
+        c.function(&format!("int {}({} *cell, {params})", self.n.f("_set_weights"), self.n.f("")));
         for t in &tensors {
             c.line(format!("if ({}_len != {}) return {u}_ERR_LENGTH;", t.arg(), self.declared_len(*t)));
         }
@@ -342,9 +352,7 @@ impl Kern<'_> {
         c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
         self.bind(c, "w", &self.input[0]);
         self.bind(c, "b", &self.input[1]);
-        c.line(format!("float a[{w}];"));
-        c.line(format!("for (size_t l = 0; l < {w}; ++l) a[l] = b[l];"));
-        self.matvec(c, "a", "w", i, w, "x");
+        self.accumulate(c, ("a", w, "b[l]"), "w", i, "x");
         c.line(format!("for (size_t l = 0; l < {w}; ++l) p[t * {w} + l] = a[l];"));
         c.close("");
         c.close("");
@@ -517,6 +525,13 @@ impl Kern<'_> {
             self.projected_params()
         ));
     }
+}
+
+/// The parameters of a `_set_weights` after its target: each runtime tensor and its length.
+pub(super) fn setter_params(tensors: &[Tensor]) -> String {
+    let params: Vec<String> =
+        tensors.iter().map(|t| format!("const float *{a}, size_t {a}_len", a = t.arg())).collect();
+    params.join(", ")
 }
 
 /// Statements projecting the `m` inputs of `i` floats from `x + t0 * i` into `p` (`nw`

@@ -20,9 +20,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
         c.line(format!("const float *restrict ax = p + t * {w};"));
         k.bind(c, "r", &k.recurrent[0]);
         k.bind(c, "bh", &k.recurrent[1]);
-        c.line(format!("float ah[{w}];"));
-        c.line(format!("for (size_t l = 0; l < {w}; ++l) ah[l] = bh[l];"));
-        k.matvec(c, "ah", "r", h, w, "h");
+        k.accumulate(c, ("ah", w, "bh[l]"), "r", h, "h");
         k.open_lanes(c);
         c.line(format!("const float z = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
         c.line(format!("const float rg = {};", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
@@ -42,9 +40,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
     c.line(format!("const float *restrict ax = p + t * {w};"));
     k.bind(c, "rzr", &k.recurrent[0]);
-    c.line(format!("float ah[{t2}];"));
-    c.line(format!("for (size_t l = 0; l < {t2}; ++l) ah[l] = 0.0f;"));
-    k.matvec(c, "ah", "rzr", h, t2, "h");
+    k.accumulate(c, ("ah", t2, "0.0f"), "rzr", h, "h");
     k.open_lanes(c);
     c.line(format!("z[t * {t} + l] = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
     c.line(format!("rh[j] = {} * h[j];", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
@@ -53,9 +49,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     c.close("");
     c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
     k.bind(c, "rn", &k.recurrent[1]);
-    c.line(format!("float a[{t}];"));
-    c.line(format!("for (size_t l = 0; l < {t}; ++l) a[l] = xn[t * {t} + l];"));
-    k.matvec(c, "a", "rn", h, t, "rh");
+    k.accumulate(c, ("a", t, &format!("xn[t * {t} + l]")), "rn", h, "rh");
     k.open_lanes(c);
     c.line(format!("const float n = {};", hp.act(pre, g, s.clip, "a[l]")));
     c.line(format!("out[j] = (1.0f - z[t * {t} + l]) * n + z[t * {t} + l] * h[j];"));

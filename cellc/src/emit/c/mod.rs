@@ -16,9 +16,9 @@ mod seq;
 mod text;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::emit::plan::{FEED_BLOCK, Plan, attributes, direction_cell};
-use crate::ir::{Cell, CellKind, Model, WeightSrc};
-use crate::options::{Options, Strategy, WeightsMode};
+use crate::emit::plan::{FEED_BLOCK, Plan, attributes, direction_cell, op_name, runtime_params};
+use crate::ir::{Cell, CellKind, Model};
+use crate::options::{Options, Strategy};
 use cell::Kern;
 use helpers::Helpers;
 use names::{CellNames, Names};
@@ -37,14 +37,7 @@ pub struct CFiles {
 /// includes it (`gru.h`). Identifiers start with `opts.name` (a C identifier), by default
 /// the model's name in `snake_case`.
 pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
-    let runtime;
-    let m = match opts.weights_mode {
-        WeightsMode::Embedded => m,
-        WeightsMode::Runtime => {
-            runtime = m.with_runtime_weights().0;
-            &runtime
-        }
-    };
+    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode);
     if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
         return Err(Diag::new(&m.file, None, msg).into());
@@ -87,14 +80,13 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
                     dirs.push(seq::Dir { n: dn, field: if reversed { "reverse" } else { "forward" }, reversed, nw });
                 }
                 let upper = e.names.upper();
-                let w =
-                    seq::Wrapper { cell, q, n: &n, dirs, runtime: runtime_args(cell).next().is_some(), upper: &upper };
+                let w = seq::Wrapper { cell, q, n: &n, dirs, runtime: !runtime_params(cell).is_empty(), upper: &upper };
                 w.declare(&mut e.hd, &doc(cell));
                 w.define(&mut e.body);
             }
         }
         let field = n.base[prefix.len() + 1..].to_owned();
-        items.push(model::CellItem { n, field, runtime_args: runtime_args(cell).collect() });
+        items.push(model::CellItem { n, field, runtime_args: runtime_params(cell) });
     }
     let upper = e.names.upper();
     let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper };
@@ -103,22 +95,9 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
     Ok(e.finish(m, header))
 }
 
-/// The Parameters the runtime weights of a cell come from, in `set_weights` order.
-fn runtime_args(cell: &Cell) -> impl Iterator<Item = usize> + '_ {
-    [Some(&cell.w), Some(&cell.r), cell.b.as_ref()].into_iter().flatten().filter_map(|w| match w {
-        WeightSrc::Runtime(p) => Some(*p),
-        WeightSrc::Embedded { .. } => None,
-    })
-}
-
 /// The comment above a cell's declarations.
 fn doc(c: &Cell) -> String {
-    let s = &c.spec;
-    let op = match &c.seq {
-        Some(q) => format!("{} ({}, {} steps)", s.kind.op().replace("Cell", "Sequence"), q.direction.name(), q.steps),
-        None => s.kind.op().to_owned(),
-    };
-    format!("{op} {}: {}.", quoted(&c.name), attributes(s))
+    format!("{} {}: {}.", op_name(c), quoted(&c.name), attributes(&c.spec))
 }
 
 /// The parts of the two files, filled cell by cell.
@@ -193,14 +172,14 @@ impl Emitter {
         hd.comment(
             "Aligns weight tables and the fields of weights given at run time to 64 bytes where the compiler can.",
         );
-        hd.line("#if defined(__GNUC__) || defined(__clang__)");
-        hd.line(format!("#define {u}_ALIGNED __attribute__((aligned(64)))"));
-        hd.line("#elif defined(_MSC_VER)");
-        hd.line(format!("#define {u}_ALIGNED __declspec(align(64))"));
-        hd.line("#else");
-        hd.line(format!("#define {u}_ALIGNED"));
-        hd.line("#endif");
-        hd.line("");
+        hd.define_by(
+            &format!("{u}_ALIGNED"),
+            &[
+                ("defined(__GNUC__) || defined(__clang__)", "__attribute__((aligned(64)))"),
+                ("defined(_MSC_VER)", "__declspec(align(64))"),
+            ],
+            "",
+        );
         hd.raw(&self.hd.finish());
         hd.line("#ifdef __cplusplus");
         hd.line("}");
@@ -220,23 +199,17 @@ impl Emitter {
              scalars, and the loop over the columns is vectorised with shuffles instead, 3.4x slower (measured on \
              an RNN with H = 128). Loops over up to 16 lanes stay rolled, and become vector instructions.",
         );
-        c.line("#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8");
-        c.line(format!("#define {u}_LANES _Pragma(\"GCC unroll 1\")"));
-        c.line("#else");
-        c.line(format!("#define {u}_LANES"));
-        c.line("#endif");
-        c.line("");
+        c.define_by(
+            &format!("{u}_LANES"),
+            &[("defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8", "_Pragma(\"GCC unroll 1\")")],
+            "",
+        );
         c.comment(
             "Steps whose input projections `feed` and a reverse sequence compute together: blocks of rows pay off \
              with 256-bit vectors and up; other targets take one row at a time and keep one row of projections on \
              the stack.",
         );
-        c.line("#if defined(__AVX2__)");
-        c.line(format!("#define {u}_FEED_BLOCK {FEED_BLOCK}"));
-        c.line("#else");
-        c.line(format!("#define {u}_FEED_BLOCK 1"));
-        c.line("#endif");
-        c.line("");
+        c.define_by(&format!("{u}_FEED_BLOCK"), &[("defined(__AVX2__)", &FEED_BLOCK.to_string())], "1");
         c.raw(&self.helpers.definitions(&p));
         c.function(&format!("const char *{p}_status_name(int status)"));
         c.line("switch (status) {");

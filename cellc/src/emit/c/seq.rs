@@ -3,8 +3,10 @@
 //! `run_batch` takes a whole batch in either major order, with the rules of
 //! `emit::rust::seq`: zero outputs and a frozen state past a row's length, reverse within
 //! the length, forward before reverse, zero final states for a row of length 0.
+use super::cell::setter_params;
 use super::names::CellNames;
 use super::text::{Code, mul, quoted};
+use crate::emit::plan::runtime_tensors;
 use crate::ir::{Cell, Seq};
 
 /// A direction's kernel, as the wrapper calls it.
@@ -65,16 +67,6 @@ impl Wrapper<'_> {
         )
     }
 
-    fn setter_params(&self) -> String {
-        ["w", "r", "b"]
-            .iter()
-            .zip([Some(&self.cell.w), Some(&self.cell.r), self.cell.b.as_ref()])
-            .filter(|(_, w)| matches!(w, Some(crate::ir::WeightSrc::Runtime(_))))
-            .map(|(a, _)| format!("const float *{a}, size_t {a}_len"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
     /// Macros, struct and prototypes, for the header.
     pub(super) fn declare(&self, hd: &mut Code, doc: &str) {
         let s = &self.cell.spec;
@@ -104,7 +96,11 @@ impl Wrapper<'_> {
                  declared in. Returns {u}_OK, {u}_ERR_LENGTH or {u}_ERR_NULL.",
                 self.dirs.len()
             ));
-            hd.line(format!("int {}({ty} *op, {});", self.n.f("_set_weights"), self.setter_params()));
+            hd.line(format!(
+                "int {}({ty} *op, {});",
+                self.n.f("_set_weights"),
+                setter_params(&runtime_tensors(self.cell))
+            ));
             hd.line("");
         }
         let (states, finals) = if self.lstm() {
@@ -144,13 +140,13 @@ impl Wrapper<'_> {
 
     fn define_setter(&self, c: &mut Code) {
         let (u, nd) = (self.upper, self.dirs.len());
-        c.function(&format!("int {}({} *op, {})", self.n.f("_set_weights"), self.n.f(""), self.setter_params()));
-        let args: Vec<&str> = ["w", "r", "b"]
-            .into_iter()
-            .zip([Some(&self.cell.w), Some(&self.cell.r), self.cell.b.as_ref()])
-            .filter(|(_, w)| matches!(w, Some(crate::ir::WeightSrc::Runtime(_))))
-            .map(|(a, _)| a)
-            .collect();
+        c.function(&format!(
+            "int {}({} *op, {})",
+            self.n.f("_set_weights"),
+            self.n.f(""),
+            setter_params(&runtime_tensors(self.cell))
+        ));
+        let args: Vec<&str> = runtime_tensors(self.cell).iter().map(|t| t.arg()).collect();
         if nd > 1 {
             let lens: Vec<String> = args.iter().map(|a| format!("{a}_len % {nd} != 0")).collect();
             c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));

@@ -73,6 +73,19 @@ impl Code {
         }
     }
 
+    /// `#define name` as `then` where `cond` holds, else as `otherwise` (each of `cases`
+    /// tried in turn: `(condition, value)`), then an empty line.
+    pub(super) fn define_by(&mut self, name: &str, cases: &[(&str, &str)], otherwise: &str) {
+        for (k, (cond, value)) in cases.iter().enumerate() {
+            self.line(format!("#{} {cond}", if k == 0 { "if" } else { "elif" }));
+            self.line(format!("#define {name} {value}").trim_end());
+        }
+        self.line("#else");
+        self.line(format!("#define {name} {otherwise}").trim_end());
+        self.line("#endif");
+        self.line("");
+    }
+
     /// Appends text written elsewhere, as it is.
     pub(super) fn raw(&mut self, text: &str) {
         self.out.push_str(text);

@@ -27,14 +27,7 @@ pub(crate) struct CellItem {
 
 /// Emits Rust source for a validated model.
 pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
-    let runtime;
-    let m = match opts.weights_mode {
-        crate::options::WeightsMode::Embedded => m,
-        crate::options::WeightsMode::Runtime => {
-            runtime = m.with_runtime_weights().0;
-            &runtime
-        }
-    };
+    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode);
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
@@ -63,14 +56,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
                 tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy)));
             }
         }
-        let runtime_args = [Some(&cell.w), Some(&cell.r), cell.b.as_ref()]
-            .into_iter()
-            .flatten()
-            .filter_map(|w| match w {
-                crate::ir::WeightSrc::Runtime(p) => Some(*p),
-                crate::ir::WeightSrc::Embedded { .. } => None,
-            })
-            .collect();
+        let runtime_args = crate::emit::plan::runtime_params(cell);
         items.push(CellItem { field: names::field_name(&ty), ty, runtime_args });
     }
     // Otherwise cells are named first, after their layers, and the model after the model's
@@ -139,10 +125,6 @@ fn header(m: &Model) -> String {
 }
 
 fn cell_doc(c: &Cell, strategy: Strategy) -> String {
-    let s = &c.spec;
-    let op = match &c.seq {
-        Some(q) => format!("{} ({}, {} steps)", s.kind.op().replace("Cell", "Sequence"), q.direction.name(), q.steps),
-        None => s.kind.op().to_owned(),
-    };
-    format!(" {op} {:?}: {}. Kernel: {}.", c.name, crate::emit::plan::attributes(s), strategy.name())
+    let (op, attributes) = (crate::emit::plan::op_name(c), crate::emit::plan::attributes(&c.spec));
+    format!(" {op} {:?}: {attributes}. Kernel: {}.", c.name, strategy.name())
 }

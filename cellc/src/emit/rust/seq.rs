@@ -7,7 +7,7 @@
 use super::exprs::{divided, times};
 use super::names::ident;
 pub(super) use crate::emit::plan::direction_cell;
-use crate::ir::{Cell, Seq, WeightSrc};
+use crate::ir::{Cell, Seq};
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
@@ -255,10 +255,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         /// Directions (2 when bidirectional).
         pub const DIRECTIONS: usize = #nd;
     };
-    let runtime: Vec<&str> = [("w", Some(&cell.w)), ("r", Some(&cell.r)), ("b", cell.b.as_ref())]
-        .into_iter()
-        .filter_map(|(n, w)| matches!(w, Some(WeightSrc::Runtime(_))).then_some(n))
-        .collect();
+    let runtime: Vec<&str> = crate::emit::plan::runtime_tensors(cell).iter().map(|t| t.arg()).collect();
     if runtime.is_empty() {
         return quote! {
             #[doc = #doc]
