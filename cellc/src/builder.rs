@@ -7,7 +7,7 @@
 //! cellc::Builder::new().model("models/vad.xml").name("Vad").generate_or_exit();
 //! ```
 use crate::diag::{Diag, Diagnostics};
-use crate::options::{Language, Options, Strategy};
+use crate::options::{Language, Options, Simd, Strategy};
 use std::path::{Path, PathBuf};
 
 /// Compiles a model from a build script. Every setting is a field of [`Options`], the same
@@ -71,6 +71,13 @@ impl Builder {
     /// Whether the model's constant weights are embedded (the default) or given at run time.
     pub fn weights_mode(mut self, mode: crate::WeightsMode) -> Self {
         self.options.weights_mode = mode;
+        self
+    }
+
+    /// Which vector instructions Rust kernels are compiled for (default: [`Simd::Dispatch`],
+    /// the best the CPU has, picked at run time).
+    pub fn simd(mut self, simd: Simd) -> Self {
+        self.options.simd = simd;
         self
     }
 

@@ -1,5 +1,5 @@
 //! The `cellc` command line: argument parsing with clap, mapped onto [`Options`].
-use crate::options::{Language, Options, Strategy, WeightsMode};
+use crate::options::{Language, Options, Simd, Strategy, WeightsMode};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -56,6 +56,15 @@ enum WeightsModeArg {
     Runtime,
 }
 
+/// Vector instructions of Rust kernels on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SimdArg {
+    /// Copies for AVX-512, AVX2+FMA and the build's target; the best one the CPU has runs.
+    Dispatch,
+    /// One copy, for the build's target features (`-C target-cpu=…`).
+    Build,
+}
+
 #[derive(Debug, Args)]
 struct CompileArgs {
     /// The model to compile (`model.xml`, with `model.bin` beside it).
@@ -81,6 +90,10 @@ struct CompileArgs {
     /// Where the model's constant weights live.
     #[arg(long, value_enum, default_value = "embedded")]
     weights_mode: WeightsModeArg,
+    /// Which vector instructions Rust kernels are compiled for (C follows the C compiler's
+    /// flags).
+    #[arg(long, value_enum, default_value = "dispatch")]
+    simd: SimdArg,
 }
 
 impl CompileArgs {
@@ -100,6 +113,10 @@ impl CompileArgs {
             weights_mode: match self.weights_mode {
                 WeightsModeArg::Embedded => WeightsMode::Embedded,
                 WeightsModeArg::Runtime => WeightsMode::Runtime,
+            },
+            simd: match self.simd {
+                SimdArg::Dispatch => Simd::Dispatch,
+                SimdArg::Build => Simd::Build,
             },
         }
     }

@@ -98,6 +98,39 @@ impl Language {
     }
 }
 
+/// Which vector instructions generated Rust kernels are compiled for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Simd {
+    /// On x86-64, each entry point (`step`, `feed`, a sequence's `run`) has copies for
+    /// AVX-512, for AVX2 with FMA and for the build's own target, and runs the best one the
+    /// CPU has, asked once at run time (with `cellc-runtime`'s default `std` feature; without
+    /// it, the build's target features choose). Every copy gives bit-identical results.
+    #[default]
+    Dispatch,
+    /// One copy, for the build's target features (`-C target-cpu=…`, `-C target-feature=…`):
+    /// smaller code, and no `unsafe` call into a copy (built for the x86-64 baseline, a GRU
+    /// step with H=128, I=16 takes about 1.8× as long as with AVX-512).
+    Build,
+}
+
+impl Simd {
+    /// Both choices, in the order the command line lists them.
+    pub const ALL: [Simd; 2] = [Simd::Dispatch, Simd::Build];
+
+    /// The choice of a name ([`Simd::name`]).
+    pub fn parse(s: &str) -> Option<Simd> {
+        Simd::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Dispatch => "dispatch",
+            Simd::Build => "build",
+        }
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -112,6 +145,9 @@ pub struct Options {
     pub weights: Option<PathBuf>,
     /// Whether constant weights are embedded or given at run time.
     pub weights_mode: WeightsMode,
+    /// Which vector instructions Rust kernels are compiled for (the C is compiled for the C
+    /// compiler's target flags).
+    pub simd: Simd,
 }
 
 #[cfg(test)]
@@ -125,6 +161,9 @@ mod tests {
         }
         for m in [WeightsMode::Embedded, WeightsMode::Runtime] {
             assert_eq!(WeightsMode::parse(m.name()), Some(m));
+        }
+        for s in Simd::ALL {
+            assert_eq!(Simd::parse(s.name()), Some(s));
         }
         for l in [Language::Rust, Language::C] {
             assert_eq!(Language::parse(l.name()), Some(l));

@@ -23,9 +23,13 @@
 //! `cellc` command line writes the same code to a file.
 #![no_std]
 
+#[cfg(feature = "std")]
+extern crate std;
+
 pub mod act;
 mod error;
 pub mod kernel;
+pub mod simd;
 pub use cellc_pack as pack;
 
 #[cfg(feature = "macros")]

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// One tensor of `case.json`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct TensorEntry {
     /// Name (inputs only; informative).
     #[serde(default)]
@@ -24,7 +24,7 @@ struct CaseJson {
 }
 
 /// A loaded case.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Case {
     /// Directory name.
     pub name: String,

@@ -19,6 +19,7 @@ pub struct Job {
 /// A scratch crate.
 pub struct Scratch {
     dir: PathBuf,
+    std: bool,
 }
 
 fn workspace_root() -> PathBuf {
@@ -76,6 +77,10 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--simd-level") {
+        println!("{}", cellc_runtime::simd::level().name());
+        return;
+    }
     let mut failed = false;
     for pair in args.chunks(2) {
         let r = dispatch(pair[0].parse().unwrap_or(usize::MAX), &pair[1]);
@@ -89,9 +94,17 @@ fn main() {
 "#;
 
 impl Scratch {
-    /// A scratch crate named `name` under the workspace's `target/cellc-scratch/`.
+    /// A scratch crate named `name` under the workspace's `target/cellc-scratch/`, using
+    /// `cellc-runtime` with its `std` feature, as most users do: kernels run at the best
+    /// vector level the CPU has, or at the one `CELLC_SIMD` caps it to.
     pub fn new(name: &str) -> Scratch {
-        Scratch { dir: workspace_root().join("target").join("cellc-scratch").join(name) }
+        Scratch { dir: workspace_root().join("target").join("cellc-scratch").join(name), std: true }
+    }
+
+    /// [`Scratch::new`] with `cellc-runtime` built without `std`, as on an embedded target:
+    /// kernels run at the level of the build's target features.
+    pub fn no_std(name: &str) -> Scratch {
+        Scratch { std: false, ..Scratch::new(name) }
     }
 
     /// Writes `sources` (generated files, each defining a model type named `Model`) as
@@ -123,8 +136,9 @@ impl Scratch {
         let runtime = workspace_root().join("runtime");
         let manifest = format!(
             "[package]\nname = \"cellc-scratch\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\ncellc-runtime = {{ path = {:?}, default-features = false }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
-            runtime.display().to_string()
+             [dependencies]\ncellc-runtime = {{ path = {:?}, default-features = false, features = [{}] }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
+            runtime.display().to_string(),
+            if self.std { "\"std\"" } else { "" }
         );
         write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
         for (name, text) in files {
@@ -163,6 +177,26 @@ impl Scratch {
     /// Runs `jobs` with the binary from [`Scratch::build`]. Errs with the binary's stderr
     /// if any job failed; outputs of the others are written.
     pub fn run(&self, exe: &Path, jobs: &[Job]) -> Result<(), String> {
+        self.run_at(exe, jobs, None)
+    }
+
+    /// [`Scratch::run`] with the kernels' vector level forced to `level` (a name of
+    /// `cellc_runtime::simd::Level`) through `CELLC_SIMD`; errs if the binary does not run at
+    /// that level (the CPU lacks it, or the runtime was built without `std`).
+    pub fn run_at(&self, exe: &Path, jobs: &[Job], level: Option<&str>) -> Result<(), String> {
+        let mut cmd = Command::new(exe);
+        if let Some(level) = level {
+            let out = Command::new(exe)
+                .arg("--simd-level")
+                .env("CELLC_SIMD", level)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+            let got = String::from_utf8_lossy(&out.stdout);
+            if got.trim() != level {
+                return Err(format!("kernels run at the level {:?}, not {level:?}", got.trim()));
+            }
+            cmd.env("CELLC_SIMD", level);
+        }
         let jobs_dir = self.dir.join("jobs");
         std::fs::create_dir_all(&jobs_dir).map_err(|e| e.to_string())?;
         let mut args = Vec::new();
@@ -180,7 +214,7 @@ impl Scratch {
             args.push(job.module.to_string());
             args.push(path.display().to_string());
         }
-        let out = Command::new(exe).args(&args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        let out = cmd.args(&args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
         if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
     }
 

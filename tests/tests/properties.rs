@@ -255,7 +255,8 @@ fn generated_code_matches_the_reference_interpreter() {
     let strategy = config();
     let configs: Vec<Config> =
         (0..CASES).map(|_| strategy.new_tree(&mut runner).expect("a configuration").current()).collect();
-    let scratch = Scratch::new("properties");
+    // The runtime without `std`, as on an embedded target (conformance covers `std`).
+    let scratch = Scratch::no_std("properties");
     let data = scratch.data_dir("cases").expect("data dir");
     let mut sources = Vec::new();
     let mut c_sources = Vec::new();

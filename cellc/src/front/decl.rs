@@ -14,7 +14,7 @@
 use crate::diag::Pos;
 use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
 use crate::layout::Layout;
-use crate::options::{Options, Strategy};
+use crate::options::{Options, Simd, Strategy};
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
 use syn::parse::{Parse, ParseStream};
@@ -179,13 +179,14 @@ const KEYS: &[&str] = &[
     "weights",
     "layer",
     "strategy",
+    "simd",
 ];
 
 /// A declaration lowered to the raw ir, with what the expansion needs besides.
 pub struct Lowered {
     /// The one-cell model.
     pub model: raw::Model,
-    /// The options it compiles with (strategy; the model type's name).
+    /// The options it compiles with (strategy, simd; the model type's name).
     pub options: Options,
     /// The tokens positions refer to (see the module documentation).
     pub spans: Vec<Span>,
@@ -609,6 +610,10 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
         strategy: keys
             .get("strategy")
             .and_then(|e| errors.ok(choice(e, &Strategy::ALL.map(Strategy::name), Strategy::parse)))
+            .unwrap_or_default(),
+        simd: keys
+            .get("simd")
+            .and_then(|e| errors.ok(choice(e, &Simd::ALL.map(Simd::name), Simd::parse)))
             .unwrap_or_default(),
         ..Options::default()
     };

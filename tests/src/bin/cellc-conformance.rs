@@ -1,12 +1,14 @@
 //! `cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... [--weights-mode
-//! runtime] DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
+//! runtime] [--simd dispatch|build] [--simd-level LEVEL]... DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
 //! with the system's compiler and strict flags) for real, runs it on the case's inputs and
 //! compares with the expected outputs; the reference interpreter is checked against the same
 //! expectations. With both languages, the Rust and C outputs of each case must also agree
 //! to within [`RUST_VS_C`]. With `--weights-mode runtime` the models' constant weights
-//! become Parameters, given the constants' values at run time. One line per case, language
-//! and strategy; exit status 1 if any fails.
-use cellc::{Language, Options, Strategy, WeightsMode};
+//! become Parameters, given the constants' values at run time. With `--simd-level`, the
+//! Rust runs once at each level given (`portable`, `avx2`, `avx512`: the CPU must have it),
+//! and every level's outputs must be bit-identical to the first's. One line per case,
+//! language, strategy (and level); exit status 1 if any fails.
+use cellc::{Language, Options, Simd, Strategy, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::max_abs_err;
 use cellc_conformance::scratch::{Job, Scratch};
@@ -19,10 +21,13 @@ use std::process::ExitCode;
 /// products and sums into fused operations.
 const RUST_VS_C: f64 = 1e-6;
 
+#[derive(Clone)]
 struct Entry {
     case: Case,
     language: Language,
     strategy: Strategy,
+    /// The vector level the Rust was forced to run at.
+    level: Option<String>,
     module: Option<usize>,
     problem: Option<String>,
     reference_err: Vec<f64>,
@@ -31,12 +36,14 @@ struct Entry {
 }
 
 const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
-                     [--weights-mode embedded|runtime] DIR...";
+                     [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... DIR...";
 
 struct Args {
     languages: Vec<Language>,
     strategies: Vec<Strategy>,
     weights_mode: WeightsMode,
+    levels: Vec<String>,
+    simd: Simd,
     dirs: Vec<PathBuf>,
 }
 
@@ -45,6 +52,8 @@ fn parse_args() -> Result<Args, String> {
     let mut strategies = Vec::new();
     let mut languages = Vec::new();
     let mut dirs = Vec::new();
+    let mut levels = Vec::new();
+    let mut simd = Simd::Dispatch;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -64,6 +73,16 @@ fn parse_args() -> Result<Args, String> {
                     .and_then(|m| WeightsMode::parse(&m))
                     .ok_or("--weights-mode takes embedded or runtime")?;
             }
+            "--simd" => {
+                simd = args.next().and_then(|m| Simd::parse(&m)).ok_or("--simd takes dispatch or build")?;
+            }
+            "--simd-level" => {
+                let l = args.next().ok_or("--simd-level needs a value")?;
+                if cellc_runtime::simd::Level::parse(&l).is_none() {
+                    return Err(format!("unknown level {l:?}; expected portable, avx2 or avx512"));
+                }
+                levels.push(l);
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
         }
@@ -77,7 +96,7 @@ fn parse_args() -> Result<Args, String> {
     if languages.is_empty() {
         languages.push(Language::Rust);
     }
-    Ok(Args { languages, strategies, weights_mode: mode, dirs })
+    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, dirs })
 }
 
 fn main() -> ExitCode {
@@ -92,7 +111,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let Args { languages, strategies, weights_mode, dirs } = parse_args()?;
+    let Args { languages, strategies, weights_mode, levels, simd, dirs } = parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut case_dirs = Vec::new();
     for d in &dirs {
@@ -111,6 +130,7 @@ fn run() -> Result<bool, String> {
                 case,
                 language,
                 strategy,
+                level: None,
                 module: None,
                 problem: None,
                 reference_err: Vec::new(),
@@ -120,7 +140,8 @@ fn run() -> Result<bool, String> {
                 Language::Rust => "Model".to_owned(),
                 Language::C => format!("m{}", c_sources.len()),
             };
-            let opts = Options { name: Some(name.clone()), strategy, weights_mode, language, ..Options::default() };
+            let opts =
+                Options { name: Some(name.clone()), strategy, weights_mode, language, simd, ..Options::default() };
             match cellc::load_ir(&dir.join("model.xml"), None) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
@@ -162,6 +183,13 @@ fn run() -> Result<bool, String> {
                     }
                 }
             }
+            // One entry per level, all running the same module.
+            if language == Language::Rust && !levels.is_empty() {
+                for l in &levels {
+                    entries.push(Entry { level: Some(l.clone()), ..e.clone() });
+                }
+                continue;
+            }
             entries.push(e);
         }
     }
@@ -178,19 +206,25 @@ fn run() -> Result<bool, String> {
                 scratch.build_c(&c_sources)?
             }
         };
-        let jobs = jobs(&entries, language, &out_dir);
-        // Job failures show up below as missing outputs, case by case.
-        if let Err(e) = scratch.run(&exe, &jobs) {
-            eprintln!("{e}");
+        let runs: Vec<Option<&str>> = match language {
+            Language::Rust if !levels.is_empty() => levels.iter().map(|l| Some(l.as_str())).collect(),
+            _ => vec![None],
+        };
+        for level in runs {
+            let jobs = jobs(&entries, language, level, &out_dir);
+            // Job failures show up below as missing outputs, case by case.
+            if let Err(e) = scratch.run_at(&exe, &jobs, level) {
+                eprintln!("{e}");
+            }
         }
     }
     report(&entries, weights_mode, &out_dir)
 }
 
-/// The jobs of the entries in `language`, each writing its outputs into `out_dir`.
-fn jobs(entries: &[Entry], language: Language, out_dir: &Path) -> Vec<Job> {
+/// The jobs of the entries in `language` (at `level`), each writing its outputs into `out_dir`.
+fn jobs(entries: &[Entry], language: Language, level: Option<&str>, out_dir: &Path) -> Vec<Job> {
     let mut jobs = Vec::new();
-    for (k, e) in entries.iter().enumerate().filter(|(_, e)| e.language == language) {
+    for (k, e) in entries.iter().enumerate().filter(|(_, e)| e.language == language && e.level.as_deref() == level) {
         let Some(module) = e.module else { continue };
         jobs.push(Job {
             module,
@@ -231,12 +265,24 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
             WeightsMode::Embedded => String::new(),
             WeightsMode::Runtime => ", runtime weights".into(),
         };
-        let label = format!("{} [{}, {}{mode}]", e.case.name, e.language.name(), e.strategy.name());
+        let level = e.level.as_ref().map_or_else(String::new, |l| format!(", {l}"));
+        let label = format!("{} [{}, {}{mode}{level}]", e.case.name, e.language.name(), e.strategy.name());
         let got = outputs(e, k, out_dir);
+        // The same case and strategy at the first level: every level computes the same.
+        let first_level = entries.iter().enumerate().find(|(_, t)| {
+            t.level.is_some() && t.level != e.level && t.strategy == e.strategy && t.case.dir == e.case.dir
+        });
+        let same_as_first = match (&got, first_level) {
+            (Ok(got), Some((j, t))) if j < k => Some(outputs(t, j, out_dir).is_ok_and(|first| {
+                first.iter().zip(got).all(|(a, b)| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()))
+            })),
+            _ => None,
+        };
         // The same case and strategy in the other language, run earlier in the list.
         let twin = entries.iter().enumerate().find(|(_, t)| {
             t.language != e.language
                 && t.language == Language::Rust
+                && t.level == entries.iter().find(|f| f.language == Language::Rust).and_then(|f| f.level.clone())
                 && t.strategy == e.strategy
                 && t.case.dir == e.case.dir
         });
@@ -260,17 +306,23 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
         let ok = got.is_ok()
             && errs.iter().all(|&x| x <= e.case.tolerance)
             && e.reference_err.iter().all(|&x| x <= e.case.tolerance)
-            && versus.is_none_or(|v| v <= RUST_VS_C);
+            && versus.is_none_or(|v| v <= RUST_VS_C)
+            && same_as_first != Some(false);
         let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
         match &got {
             Err(p) => println!("FAIL {label}: {p}"),
             Ok(_) => println!(
-                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}{}",
+                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}{}{}",
                 if ok { "PASS" } else { "FAIL" },
                 fmt(&errs),
                 fmt(&e.reference_err),
                 e.case.tolerance,
-                versus.map_or_else(String::new, |v| format!("; |rust - c| {v:.2e} (at most {RUST_VS_C:.0e})"))
+                versus.map_or_else(String::new, |v| format!("; |rust - c| {v:.2e} (at most {RUST_VS_C:.0e})")),
+                match same_as_first {
+                    Some(true) => "; bit-identical to the first level",
+                    Some(false) => "; DIFFERS from the first level",
+                    None => "",
+                }
             ),
         }
         if ok { passed += 1 } else { failed += 1 }

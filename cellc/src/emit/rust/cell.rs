@@ -3,8 +3,8 @@
 //! weight setter that packs runtime weights with the same code the compiler uses.
 use super::lit::table;
 use super::names::ident;
-use crate::emit::plan::{FEED_BLOCK, Pack, Plan, Slot, Tensor};
-use crate::options::Strategy;
+use crate::emit::plan::{Pack, Plan, Slot, Tensor};
+use crate::options::{Simd, Strategy};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -13,6 +13,21 @@ pub(super) struct Ctx<'a> {
     pub(super) plan: Plan<'a>,
     pub(super) ty: Ident,
     pub(super) prefix: String,
+    pub(super) simd: Simd,
+}
+
+/// The body of a public entry point, which runs the expression `call(level)` compiled for
+/// the best vector level (see `cellc_runtime::simd`); `level` is the constant expression of
+/// that level, for sizes that depend on it. With [`Simd::Build`], one copy for the build's
+/// target.
+pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
+    match simd {
+        Simd::Dispatch => {
+            let call = call(quote! { L });
+            quote! { ::cellc_runtime::dispatch!(|L| #call) }
+        }
+        Simd::Build => call(quote! { ::cellc_runtime::simd::Level::COMPILED }),
+    }
 }
 
 impl<'a> std::ops::Deref for Ctx<'a> {
@@ -157,14 +172,10 @@ impl Ctx<'_> {
         let wname = ident(self.input[0].field);
         let a = format_ident!("a");
         let wx = self.matvec(&a, self.input[0].field, i, quote!(x), &format_ident!("x"));
-        let block = FEED_BLOCK;
-        // The body of `feed` around `inner`, which runs steps `t0..t0 + m` from projections `p`.
+        // The body of `feed_at` around `inner`, which runs steps `t0..t0 + m` from
+        // projections `p`: B steps' projections at a time (`Level::feed_block`).
         let feed = |inner: TokenStream| {
             quote! {
-                // Blocks of rows pay off with 256-bit vectors and up (measured: 12% faster with
-                // AVX-512, 7% slower with the baseline's SSE2); other targets take one row at a
-                // time, and keep only one row of projections on the stack.
-                const B: usize = if cfg!(target_feature = "avx2") { #block } else { 1 };
                 let n = xs.len().min(ys.len());
                 let mut p = [[[0.0f32; #width]; #tiles]; B];
                 let mut t0 = 0;
@@ -203,7 +214,7 @@ impl Ctx<'_> {
             /// The input projection of one row: `x·Wᵀ` plus the input-side biases, one panel
             /// of gates per tile. It does not depend on the state, so a sequence computes it
             /// for several steps at once ([`Self::project_rows`]).
-            #[inline]
+            #[inline(always)]
             pub fn project(&self, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
                 #input_binds
                 for t in 0..#tiles {
@@ -213,7 +224,7 @@ impl Ctx<'_> {
                 }
             }
             /// [`Self::project`] for `S` rows, reading each weight panel once for all of them.
-            #[inline]
+            #[inline(always)]
             pub fn project_rows<const S: usize>(&self, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
                 #input_binds
                 for t in 0..#tiles {
@@ -236,9 +247,24 @@ impl Ctx<'_> {
             let n = self.slot_len(s);
             quote! { #f: ::cellc_runtime::Aligned([0.0; #n]) }
         });
+        let lstm = self.cell.spec.kind.has_cell_state();
+        let step_entry = entry(self.simd, |_| {
+            if lstm {
+                quote! { self.step_at(x, h, c, out, out_c) }
+            } else {
+                quote! { self.step_at(x, h, out) }
+            }
+        });
+        let feed_entry = entry(self.simd, |l| {
+            if lstm {
+                quote! { self.feed_at::<{ #l.feed_block() }>(h, c, xs, ys) }
+            } else {
+                quote! { self.feed_at::<{ #l.feed_block() }>(h, xs, ys) }
+            }
+        });
         // Values in `n` rows of the state.
         let nh = super::exprs::times(quote! { n }, h);
-        let (step_batch, step) = if self.cell.spec.kind.has_cell_state() {
+        let (step_batch, step) = if lstm {
             (
                 quote! {
                     /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`; `h`, `c`, `out` and
@@ -260,14 +286,17 @@ impl Ctx<'_> {
                 quote! {
                     /// One step for one row: the next hidden state `out` and cell state `out_c`
                     /// from the input `x` and the previous states `h` and `c`.
-                    #[inline]
                     pub fn step(&self, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                        #step_entry
+                    }
+                    #[inline(always)]
+                    fn step_at(&self, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         let mut p = [[0.0f32; #width]; #tiles];
                         self.project(x, &mut p);
                         self.step_projected(&p, h, c, out, out_c);
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
-                    #[inline]
+                    #[inline(always)]
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         #step_body
                     }
@@ -277,6 +306,10 @@ impl Ctx<'_> {
                     /// sequence in pieces gives the same states as feeding it whole. The inputs'
                     /// projections are computed several steps at a time.
                     pub fn feed(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                        #feed_entry
+                    }
+                    #[inline(always)]
+                    fn feed_at<const B: usize>(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #lstm_feed
                     }
                     #projection
@@ -302,14 +335,17 @@ impl Ctx<'_> {
                 quote! {
                     /// One step for one row: the next hidden state from the input `x` and the
                     /// previous state `h`, written to `out`.
-                    #[inline]
                     pub fn step(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                        #step_entry
+                    }
+                    #[inline(always)]
+                    fn step_at(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
                         let mut p = [[0.0f32; #width]; #tiles];
                         self.project(x, &mut p);
                         self.step_projected(&p, h, out);
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
-                    #[inline]
+                    #[inline(always)]
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
                         #step_body
                     }
@@ -319,6 +355,10 @@ impl Ctx<'_> {
                     /// pieces gives the same states as feeding it whole. The inputs' projections
                     /// are computed several steps at a time.
                     pub fn feed(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                        #feed_entry
+                    }
+                    #[inline(always)]
+                    fn feed_at<const B: usize>(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #plain_feed
                     }
                     #projection

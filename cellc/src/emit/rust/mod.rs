@@ -14,7 +14,7 @@ mod seq;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::ir::{Cell, CellKind, Model};
-use crate::options::{Options, Strategy};
+use crate::options::{Options, Simd, Strategy};
 use cell::Ctx;
 use names::{Names, ident};
 
@@ -44,16 +44,16 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
         match &cell.seq {
-            None => kernel(cell, &ty, strategy, &mut tokens, &mut tables),
+            None => kernel(cell, &ty, (strategy, opts.simd), &mut tokens, &mut tables),
             Some(q) => {
                 let mut dirs = Vec::new();
                 for d in 0..q.direction.count() {
                     let dc = seq::direction_cell(cell, q, d);
                     let dty = names.unique(&dc.name, "Cell");
-                    kernel(&dc, &dty, strategy, &mut tokens, &mut tables);
+                    kernel(&dc, &dty, (strategy, opts.simd), &mut tokens, &mut tables);
                     dirs.push((ident(if q.direction.reversed(d) { "reverse" } else { "forward" }), ident(&dty)));
                 }
-                tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy)));
+                tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy), opts.simd));
             }
         }
         let runtime_args = crate::emit::plan::runtime_params(cell);
@@ -71,7 +71,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
     })?;
     let mut out = header(m);
-    out.push_str(&prettyplease::unparse(&file));
+    out.push_str(&tidy_dispatch(&prettyplease::unparse(&file)));
     for t in tables {
         out.push('\n');
         out.push_str(&t);
@@ -80,8 +80,15 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 }
 
 /// Emits the kernel type `ty` of a cell (one step, one direction) and its weight tables.
-fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::TokenStream, tables: &mut Vec<String>) {
+fn kernel(
+    cell: &Cell,
+    ty: &str,
+    (strategy, simd): (Strategy, Simd),
+    tokens: &mut proc_macro2::TokenStream,
+    tables: &mut Vec<String>,
+) {
     let ctx = Ctx {
+        simd,
         plan: crate::emit::plan::Plan::new(cell, strategy),
         ty: ident(ty),
         prefix: names::field_name(ty).to_ascii_uppercase(),
@@ -93,6 +100,15 @@ fn kernel(cell: &Cell, ty: &str, strategy: Strategy, tokens: &mut proc_macro2::T
     };
     tokens.extend(ctx.items(&k, &cell_doc(cell, strategy)));
     tables.extend(ctx.tables());
+}
+
+/// prettyplease prints a macro's tokens as they come (`| L |`, `::< { … } > (`); the calls
+/// of `dispatch!` are ours, so their spacing is put right here.
+fn tidy_dispatch(code: &str) -> String {
+    code.replace("dispatch!(| L | ", "dispatch!(|L| ")
+        .replace("dispatch!(\n            | L | ", "dispatch!(\n            |L| ")
+        .replace("::< { L.feed_block() } > (", "::<{ L.feed_block() }>(")
+        .replace(":: < { L.feed_block() } > (", "::<{ L.feed_block() }>(")
 }
 
 /// Drops the `usize` suffix that `quote` gives integers, for readable sizes.

@@ -8,20 +8,18 @@ use super::exprs::{divided, times};
 use super::names::ident;
 pub(super) use crate::emit::plan::direction_cell;
 use crate::ir::{Cell, Seq};
+use crate::options::Simd;
 use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
-/// Steps whose input projection is computed together.
-const BLOCK: usize = crate::emit::plan::FEED_BLOCK;
-
 /// The wrapper type `ty` over the direction kernels `dirs` (field, type), in slot order.
-pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)], doc: &str) -> TokenStream {
+pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)], doc: &str, simd: Simd) -> TokenStream {
     let s = &cell.spec;
     let (h, i, l, nd) = (s.hidden, s.input, q.steps, dirs.len());
     let lstm = s.kind.has_cell_state();
     let (fields, types): (Vec<&Ident>, Vec<&Ident>) = dirs.iter().map(|(f, t)| (f, t)).unzip();
-    // Each direction projects its inputs BLOCK steps at a time (one pass over W for the
-    // block), then runs the recurrence over the block in its own order.
+    // Each direction projects its inputs B steps at a time (one pass over W for the block;
+    // B from `Level::feed_block`), then runs the recurrence over the block in its own order.
     let runs = dirs.iter().enumerate().map(|(d, (f, kty))| {
         let (state, next, step, keep) = if lstm {
             (
@@ -57,8 +55,6 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         // Forward is the kernel's own `feed`; reverse walks blocks from the row's end.
         let walk = if q.direction.reversed(d) {
             quote! {
-                // As in `feed`: blocks of steps with AVX2 and up, one step otherwise.
-                const B: usize = if cfg!(target_feature = "avx2") { #BLOCK } else { 1 };
                 let mut p = [[[0.0f32; #kty::PROJECTION_WIDTH]; #kty::TILES]; B];
                 let mut t1 = len;
                 while t1 > 0 {
@@ -72,9 +68,9 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 }
             }
         } else if lstm {
-            quote! { self.#f.feed(&mut h, &mut c, &x[..len], &mut y[#d][..len]); }
+            quote! { self.#f.feed_at::<B>(&mut h, &mut c, &x[..len], &mut y[#d][..len]); }
         } else {
-            quote! { self.#f.feed(&mut h, &x[..len], &mut y[#d][..len]); }
+            quote! { self.#f.feed_at::<B>(&mut h, &x[..len], &mut y[#d][..len]); }
         };
         let finals = if lstm {
             quote! {
@@ -114,10 +110,22 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // An LSTM's `run` takes the op's inputs and outputs one by one (X, H, C, length, Y, Ho,
     // Co): more than clippy's default, which would flag it in the user's crate.
     let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
+    let run_entry = super::cell::entry(simd, |l| {
+        if lstm {
+            quote! { self.run_at::<{ #l.feed_block() }>(x, h0, c0, len, y, ho, co) }
+        } else {
+            quote! { self.run_at::<{ #l.feed_block() }>(x, h0, len, y, ho) }
+        }
+    });
     let run = quote! {
         #[doc = #run_doc]
         #allow
         pub fn run(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
+            #run_entry
+        }
+        #[inline(always)]
+        #allow
+        fn run_at<const B: usize>(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
             let len = len.min(#l);
             #({ #runs })*
             for yd in y.iter_mut() {
