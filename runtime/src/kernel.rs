@@ -16,54 +16,71 @@ pub fn panel_acc<const K: usize, const W: usize>(acc: &mut [f32; W], panel: &[[f
     *acc = a;
 }
 
-/// Lanes of the register blocks of [`panel_acc_rows`]: two SSE or one AVX register.
-const LANES: usize = 8;
-/// Rows of the register blocks of [`panel_acc_rows`]: 4 rows × 8 lanes of accumulators
-/// leave registers for the weights and the broadcast input even with SSE2's sixteen.
-const ROWS: usize = 4;
+/// The shape of the register blocks of [`panel_acc_rows_in`]: `R` rows × `V` lanes of
+/// accumulators. Passed as a value so the sizes are inferred from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Block<const R: usize, const V: usize>;
 
-/// [`panel_acc`] for `S` rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]`. It works in
-/// register blocks of 4 rows × 8 lanes, so each weight it loads serves 4 rows: what makes the
-/// input projection of a block of sequence steps cheaper than the steps one by one.
+/// [`panel_acc`] for `S` rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]`, in register
+/// blocks of 4 rows × 8 lanes (two SSE or one AVX register a row), so each weight it loads
+/// serves 4 rows: what makes the input projection of a block of sequence steps cheaper than
+/// the steps one by one. Each lane sums in the order of [`panel_acc`], so the results are
+/// the same as row by row.
 #[inline(always)]
 pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize>(
     acc: &mut [[f32; W]; S],
     panel: &[[f32; W]; K],
     v: &[[f32; K]; S],
 ) {
-    let (acc_blocks, acc_rest) = acc.as_chunks_mut::<ROWS>();
-    let (v_blocks, v_rest) = v.as_chunks::<ROWS>();
+    panel_acc_rows_in(acc, panel, v, Block::<4, 8>);
+}
+
+/// [`panel_acc_rows`] in register blocks of `R` rows × `V` lanes: the shape that keeps a
+/// level's vector registers busy (see `simd::Level::batch_rows`).
+#[inline(always)]
+pub fn panel_acc_rows_in<const K: usize, const W: usize, const S: usize, const R: usize, const V: usize>(
+    acc: &mut [[f32; W]; S],
+    panel: &[[f32; W]; K],
+    v: &[[f32; K]; S],
+    _: Block<R, V>,
+) {
+    let (acc_blocks, acc_rest) = acc.as_chunks_mut::<R>();
+    let (v_blocks, v_rest) = v.as_chunks::<R>();
     for (a, x) in acc_blocks.iter_mut().zip(v_blocks) {
-        block_rows(a, panel, x);
+        block_rows::<K, W, R, V>(a, panel, x);
     }
     for (a, x) in acc_rest.iter_mut().zip(v_rest) {
         panel_acc(a, panel, x);
     }
 }
 
-/// [`panel_acc_rows`] for one block of [`ROWS`] rows.
+/// [`panel_acc_rows_in`] for one block of `R` rows.
 #[inline(always)]
-fn block_rows<const K: usize, const W: usize>(acc: &mut [[f32; W]; ROWS], panel: &[[f32; W]; K], v: &[[f32; K]; ROWS]) {
-    let full = W / LANES * LANES;
+fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize>(
+    acc: &mut [[f32; W]; R],
+    panel: &[[f32; W]; K],
+    v: &[[f32; K]; R],
+) {
+    let full = W / V * V;
     let mut lb = 0;
     while lb < full {
-        let mut a = [[0.0f32; LANES]; ROWS];
+        let mut a = [[0.0f32; V]; R];
         for (a, acc) in a.iter_mut().zip(acc.iter()) {
-            a.copy_from_slice(&acc[lb..lb + LANES]);
+            a.copy_from_slice(&acc[lb..lb + V]);
         }
         for (k, row) in panel.iter().enumerate() {
-            let Some(w) = row[lb..].first_chunk::<LANES>() else { break };
+            let Some(w) = row[lb..].first_chunk::<V>() else { break };
             for (a, x) in a.iter_mut().zip(v) {
                 let xk = x[k];
-                for l in 0..LANES {
+                for l in 0..V {
                     a[l] += w[l] * xk;
                 }
             }
         }
         for (a, acc) in a.iter().zip(acc.iter_mut()) {
-            acc[lb..lb + LANES].copy_from_slice(a);
+            acc[lb..lb + V].copy_from_slice(a);
         }
-        lb += LANES;
+        lb += V;
     }
     for l in full..W {
         for (acc, x) in acc.iter_mut().zip(v) {
@@ -73,6 +90,20 @@ fn block_rows<const K: usize, const W: usize>(acc: &mut [[f32; W]; ROWS], panel:
             }
             acc[l] = t;
         }
+    }
+}
+
+/// `acc[s][l] += col[l] · v[s][k]` for every row `s`: column `k` of a product over `S` rows,
+/// the statement the unrolled kernels repeat once per input element.
+#[inline(always)]
+pub fn axpy_rows<const K: usize, const W: usize, const S: usize>(
+    acc: &mut [[f32; W]; S],
+    k: usize,
+    v: &[[f32; K]; S],
+    col: &[f32; W],
+) {
+    for (acc, v) in acc.iter_mut().zip(v) {
+        axpy(acc, v[k], col);
     }
 }
 

@@ -78,6 +78,24 @@ impl Level {
             _ => 8,
         }
     }
+
+    /// Rows a batched step computes together at this level: the rows of its register
+    /// blocks, each weight loaded once for all of them.
+    pub const fn batch_rows(self) -> usize {
+        match self {
+            Level::Portable | Level::Avx2 => 4,
+            Level::Avx512 => 8,
+        }
+    }
+
+    /// Lanes of the register blocks of a batched step: with [`Level::batch_rows`], 8 SSE
+    /// registers of accumulators, 8 AVX ones, or 8 AVX-512 ones.
+    pub const fn batch_lanes(self) -> usize {
+        match self {
+            Level::Portable => 8,
+            Level::Avx2 | Level::Avx512 => 16,
+        }
+    }
 }
 
 /// The level kernels run at on this CPU: the best one it supports (asked once, with the

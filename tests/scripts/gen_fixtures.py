@@ -526,6 +526,11 @@ def main():
     one_cell(out, "gru_odd_sizes", "gru", 37, 13, batch=2, seed=41, **st)
     one_cell(out, "gru_odd_sizes_lbr", "gru", 37, 13, batch=2, seed=42, lbr=True, **st)
     one_cell(out, "gru_batch4", "gru", 16, 16, batch=4, seed=43, **st)
+    # Batches past the 4- and 8-row blocks of the batched step, with rows left over.
+    one_cell(out, "gru_batch11", "gru", 37, 13, batch=11, seed=46, **st)
+    one_cell(out, "gru_batch11_lbr", "gru", 37, 13, batch=11, seed=47, lbr=True, **st)
+    one_cell(out, "rnn_batch11", "rnn", 37, 13, batch=11, seed=48, acts=["tanh"])
+    one_cell(out, "lstm_batch11", "lstm", 37, 13, batch=11, seed=49, acts=["sigmoid", "tanh", "tanh"])
     one_cell(out, "gru_tiny_audio", "gru", 16, 1, seed=44, **st)
     as_ir_v10(out, "gru_tiny_audio", "gru_ir_v10")
     one_cell(out, "gru_no_bias", "gru", 10, 4, batch=2, seed=45, bias=False, **st)

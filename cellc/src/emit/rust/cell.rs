@@ -16,6 +16,24 @@ pub(super) struct Ctx<'a> {
     pub(super) simd: Simd,
 }
 
+/// `let (a, b, …) = (&a[s], &b[s], …);` for names of per-row arrays, the mutable ones
+/// (`out…`) borrowed mutably: the rows of a batched kernel seen one at a time.
+pub(super) fn row_binds(names: &[&str]) -> TokenStream {
+    let (lhs, rhs): (Vec<Ident>, Vec<TokenStream>) = names
+        .iter()
+        .map(|n| {
+            let i = ident(n);
+            let r = if n.starts_with("out") {
+                quote! { &mut #i[s] }
+            } else {
+                quote! { &#i[s] }
+            };
+            (i, r)
+        })
+        .unzip();
+    quote! { let (#(#lhs),*) = (#(#rhs),*); }
+}
+
 /// The body of a public entry point, which runs the expression `call(level)` compiled for
 /// the best vector level (see `cellc_runtime::simd`); `level` is the constant expression of
 /// that level, for sizes that depend on it. With [`Simd::Build`], one copy for the build's
@@ -102,6 +120,21 @@ impl Ctx<'_> {
         }
     }
 
+    /// Statements adding, for every row `s` of `S`, the product of tile `t` of panel `slot`
+    /// (with `cols` columns) and the vector `v[s]` to `acc[s]`. Tiled: one call, in register
+    /// blocks of `S` rows × `V` lanes. Unrolled: one statement per column.
+    pub(super) fn matvec_rows(&self, acc: &Ident, slot: &str, cols: usize, v: TokenStream) -> TokenStream {
+        let slot = ident(slot);
+        match self.strategy {
+            Strategy::Tiled | Strategy::Auto => quote! {
+                ::cellc_runtime::kernel::panel_acc_rows_in(&mut #acc, &#slot[t], #v, ::cellc_runtime::kernel::Block::<S, V>);
+            },
+            Strategy::Unrolled => (0..cols)
+                .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut #acc, #k, #v, &#slot[t][#k]); })
+                .collect(),
+        }
+    }
+
     /// `t * tile + l`, the state row of lane `l` of tile `t` (just `t + l` for tiles of one,
     /// which clippy would otherwise flag in the user's crate).
     pub(super) fn row_index(&self) -> TokenStream {
@@ -113,22 +146,31 @@ impl Ctx<'_> {
         }
     }
 
-    /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
-    /// accumulator `a` per tile, the projection `p[t]` plus `R·h` over the panel `r` (every
-    /// gate), then `lane(j)` for each lane `l`, given the expression of its state row `j`.
-    pub(super) fn single_accumulator(&self, lane: impl FnOnce(TokenStream) -> TokenStream) -> TokenStream {
+    /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM), over `S` rows:
+    /// one accumulator `a` per tile and row, the projection `p[s][t]` plus `R·h[s]` over the
+    /// panel `r` (every gate), then, in each row `s` (whose `rows` are bound to their row
+    /// `s`), `lane(j)` for each lane `l`, given the expression of its state row `j`.
+    pub(super) fn single_accumulator(
+        &self,
+        rows: &[&str],
+        lane: impl FnOnce(TokenStream) -> TokenStream,
+    ) -> TokenStream {
         let h = self.cell.spec.hidden;
         let binds = self.binds(&self.recurrent);
-        let rh = self.matvec(&format_ident!("a"), "r", h, quote!(h), &format_ident!("h"));
+        let rh = self.matvec_rows(&format_ident!("a"), "r", h, quote!(h));
         let (tiles, lanes) = (cellc_pack::tiles(h, self.tile), self.lanes());
         let lane = lane(self.row_index());
+        let rows = row_binds(&["a"].into_iter().chain(rows.iter().copied()).collect::<Vec<_>>());
         quote! {
             #binds
             for t in 0..#tiles {
-                let mut a = p[t];
+                let mut a: [_; S] = ::core::array::from_fn(|s| p[s][t]);
                 #rh
-                for l in 0..#lanes {
-                    #lane
+                for s in 0..S {
+                    #rows
+                    for l in 0..#lanes {
+                        #lane
+                    }
                 }
             }
         }
@@ -262,6 +304,14 @@ impl Ctx<'_> {
                 quote! { self.feed_at::<{ #l.feed_block() }>(h, xs, ys) }
             }
         });
+        let batch_entry = entry(self.simd, |l| {
+            let call = if lstm {
+                quote! { (x, h, c, out, out_c) }
+            } else {
+                quote! { (x, h, out) }
+            };
+            quote! { self.step_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }>#call }
+        });
         // Values in `n` rows of the state.
         let nh = super::exprs::times(quote! { n }, h);
         let (step_batch, step) = if lstm {
@@ -275,12 +325,24 @@ impl Ctx<'_> {
                         ::cellc_runtime::check_len("c", #nh, c.len())?;
                         ::cellc_runtime::check_len("out", #nh, out.len())?;
                         ::cellc_runtime::check_len("out_c", #nh, out_c.len())?;
-                        let rows = x.as_chunks::<#i>().0.iter().zip(h.as_chunks::<#h>().0).zip(c.as_chunks::<#h>().0);
-                        let outs = out.as_chunks_mut::<#h>().0.iter_mut().zip(out_c.as_chunks_mut::<#h>().0);
-                        for (((x, h), c), (out, out_c)) in rows.zip(outs) {
-                            self.step(x, h, c, out, out_c);
-                        }
+                        let (x, h, c) = (x.as_chunks::<#i>().0, h.as_chunks::<#h>().0, c.as_chunks::<#h>().0);
+                        let (out, out_c) = (out.as_chunks_mut::<#h>().0, out_c.as_chunks_mut::<#h>().0);
+                        #batch_entry;
                         Ok(())
+                    }
+                    #[inline(always)]
+                    fn step_batch_at<const S: usize, const V: usize>(&self, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) {
+                        let (x, xr) = x.as_chunks::<S>();
+                        let (h, hr) = h.as_chunks::<S>();
+                        let (c, cr) = c.as_chunks::<S>();
+                        let (out, or) = out.as_chunks_mut::<S>();
+                        let (out_c, ocr) = out_c.as_chunks_mut::<S>();
+                        for ((((x, h), c), out), out_c) in x.iter().zip(h).zip(c).zip(out).zip(out_c) {
+                            self.step_rows::<S, V>(x, h, c, out, out_c);
+                        }
+                        for ((((x, h), c), out), out_c) in xr.iter().zip(hr).zip(cr).zip(or).zip(ocr) {
+                            self.step_at(x, h, c, out, out_c);
+                        }
                     }
                 },
                 quote! {
@@ -298,7 +360,21 @@ impl Ctx<'_> {
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                        use ::core::array::{from_mut, from_ref};
+                        self.step_projected_rows::<1, 8>(from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c));
+                    }
+                    /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
+                    #[inline(always)]
+                    pub fn step_projected_rows<const S: usize, const V: usize>(&self, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
                         #step_body
+                    }
+                    /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
+                    /// so that each weight is loaded once for all the rows.
+                    #[inline(always)]
+                    pub fn step_rows<const S: usize, const V: usize>(&self, x: &[[f32; #i]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
+                        let mut p = [[[0.0f32; #width]; #tiles]; S];
+                        self.project_rows(x, &mut p);
+                        self.step_projected_rows::<S, V>(&p, h, c, out, out_c);
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the states in `h` and `c` from call to call and writing each step's
@@ -324,12 +400,21 @@ impl Ctx<'_> {
                         let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
                         ::cellc_runtime::check_len("h", #nh, h.len())?;
                         ::cellc_runtime::check_len("out", #nh, out.len())?;
-                        let xs = x.as_chunks::<#i>().0;
-                        let hs = h.as_chunks::<#h>().0;
-                        for ((x, h), out) in xs.iter().zip(hs).zip(out.as_chunks_mut::<#h>().0) {
-                            self.step(x, h, out);
-                        }
+                        let (x, h, out) = (x.as_chunks::<#i>().0, h.as_chunks::<#h>().0, out.as_chunks_mut::<#h>().0);
+                        #batch_entry;
                         Ok(())
+                    }
+                    #[inline(always)]
+                    fn step_batch_at<const S: usize, const V: usize>(&self, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) {
+                        let (x, xr) = x.as_chunks::<S>();
+                        let (h, hr) = h.as_chunks::<S>();
+                        let (out, or) = out.as_chunks_mut::<S>();
+                        for ((x, h), out) in x.iter().zip(h).zip(out) {
+                            self.step_rows::<S, V>(x, h, out);
+                        }
+                        for ((x, h), out) in xr.iter().zip(hr).zip(or) {
+                            self.step_at(x, h, out);
+                        }
                     }
                 },
                 quote! {
@@ -347,7 +432,21 @@ impl Ctx<'_> {
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
                     pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
+                        use ::core::array::{from_mut, from_ref};
+                        self.step_projected_rows::<1, 8>(from_ref(p), from_ref(h), from_mut(out));
+                    }
+                    /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
+                    #[inline(always)]
+                    pub fn step_projected_rows<const S: usize, const V: usize>(&self, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
                         #step_body
+                    }
+                    /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
+                    /// so that each weight is loaded once for all the rows.
+                    #[inline(always)]
+                    pub fn step_rows<const S: usize, const V: usize>(&self, x: &[[f32; #i]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
+                        let mut p = [[[0.0f32; #width]; #tiles]; S];
+                        self.project_rows(x, &mut p);
+                        self.step_projected_rows::<S, V>(&p, h, out);
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the state in `h` from call to call and writing each step's hidden

@@ -13,14 +13,14 @@
 //! `cellc_runtime::pack`); they differ only in how a product is written (see
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
-use super::cell::Ctx;
+use super::cell::{Ctx, row_binds};
 use super::exprs::act;
 use crate::ir::CellKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The body of `step_projected`, which starts from `p`, the input projection `x·Wᵀ` plus
-/// the input-side biases, one `[z|r|h]` panel per tile.
+/// The body of `step_projected_rows`, which starts from `p`, each row's input projection
+/// `x·Wᵀ` plus the input-side biases, one `[z|r|h]` panel per tile.
 pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let s = &ctx.cell.spec;
     let (h, t) = (s.hidden, ctx.tile);
@@ -32,57 +32,67 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let j = ctx.row_index();
     let zpre = act(f, s.clip, quote! { ax[l] + ah[l] });
     let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
-    let hh = format_ident!("h");
     let ah = format_ident!("ah");
     let binds = ctx.binds(&ctx.recurrent);
     if lbr {
-        let rh = ctx.matvec(&ah, "r", h, quote!(h), &hh);
+        let rh = ctx.matvec_rows(&ah, "r", h, quote!(h));
         let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
+        let rows = row_binds(&["ah", "h", "out"]);
         return quote! {
             #binds
             for t in 0..#tiles {
-                let ax = p[t];
-                let mut ah = bh[t];
+                let mut ah = [bh[t]; S];
                 #rh
-                for l in 0..#lanes {
-                    let j = #j;
-                    let z = #zpre;
-                    let rg = #rpre;
-                    let n = #npre;
-                    out[j] = (1.0 - z) * n + z * h[j];
+                for s in 0..S {
+                    let ax = &p[s][t];
+                    #rows
+                    for l in 0..#lanes {
+                        let j = #j;
+                        let z = #zpre;
+                        let rg = #rpre;
+                        let n = #npre;
+                        out[j] = (1.0 - z) * n + z * h[j];
+                    }
                 }
             }
         };
     }
-    let rzr = ctx.matvec(&ah, "rzr", h, quote!(h), &hh);
-    let (a, rhv) = (format_ident!("a"), format_ident!("rh"));
-    let rn = ctx.matvec(&a, "rn", h, quote!(&rh), &rhv);
+    let rzr = ctx.matvec_rows(&ah, "rzr", h, quote!(h));
+    let a = format_ident!("a");
+    let rn = ctx.matvec_rows(&a, "rn", h, quote!(&rh));
     let npre = act(g, s.clip, quote! { a[l] });
+    let second = row_binds(&["a", "h", "z", "out"]);
     quote! {
         #binds
         // First pass: z, r ⊙ h and the input part of the candidate, tile by tile.
-        let mut z = [[0.0f32; #t]; #tiles];
-        let mut xn = [[0.0f32; #t]; #tiles];
-        let mut rh = [0.0f32; #h];
+        let mut z = [[[0.0f32; #t]; #tiles]; S];
+        let mut xn = [[[0.0f32; #t]; #tiles]; S];
+        let mut rh = [[0.0f32; #h]; S];
         for t in 0..#tiles {
-            let ax = p[t];
-            let mut ah = [0.0f32; #w2];
+            let mut ah = [[0.0f32; #w2]; S];
             #rzr
-            for l in 0..#lanes {
-                let j = #j;
-                z[t][l] = #zpre;
-                rh[j] = #rpre * h[j];
-                xn[t][l] = ax[#t2 + l];
+            for s in 0..S {
+                let ax = &p[s][t];
+                let (ah, h, z, xn, rh) = (&ah[s], &h[s], &mut z[s], &mut xn[s], &mut rh[s]);
+                for l in 0..#lanes {
+                    let j = #j;
+                    z[t][l] = #zpre;
+                    rh[j] = #rpre * h[j];
+                    xn[t][l] = ax[#t2 + l];
+                }
             }
         }
         // Second pass: the candidate needs all of r ⊙ h.
         for t in 0..#tiles {
-            let mut a = xn[t];
+            let mut a: [_; S] = ::core::array::from_fn(|s| xn[s][t]);
             #rn
-            for l in 0..#lanes {
-                let j = #j;
-                let n = #npre;
-                out[j] = (1.0 - z[t][l]) * n + z[t][l] * h[j];
+            for s in 0..S {
+                #second
+                for l in 0..#lanes {
+                    let j = #j;
+                    let n = #npre;
+                    out[j] = (1.0 - z[t][l]) * n + z[t][l] * h[j];
+                }
             }
         }
     }

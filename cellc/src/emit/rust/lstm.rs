@@ -12,8 +12,8 @@ use super::exprs::act;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The body of `step_projected`, which starts from `p`, the input projection `x·Wᵀ + B`,
-/// one `[f|i|c|o]` panel per tile.
+/// The body of `step_projected_rows`, which starts from `p`, each row's input projection
+/// `x·Wᵀ + B`, one `[f|i|c|o]` panel per tile.
 pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let s = &ctx.cell.spec;
     let t = ctx.tile;
@@ -24,7 +24,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let cg = act(g, s.clip, quote! { a[#t2 + l] });
     let og = act(f, s.clip, quote! { a[#t3 + l] });
     let hc = act(hh, None, quote! { ct });
-    ctx.single_accumulator(|j| {
+    ctx.single_accumulator(&["c", "out", "out_c"], |j| {
         quote! {
             let j = #j;
             let ct = #fg * c[j] + #ig * #cg;

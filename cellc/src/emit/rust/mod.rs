@@ -102,13 +102,43 @@ fn kernel(
     tables.extend(ctx.tables());
 }
 
-/// prettyplease prints a macro's tokens as they come (`| L |`, `::< { … } > (`); the calls
-/// of `dispatch!` are ours, so their spacing is put right here.
+/// prettyplease prints a macro's tokens as they come (`| L |`, `:: < { … } > (`, broken
+/// across lines anywhere); the calls of `dispatch!` are ours, one closure each, so their
+/// spacing is put right here: one line, spaced as rustfmt would.
 fn tidy_dispatch(code: &str) -> String {
-    code.replace("dispatch!(| L | ", "dispatch!(|L| ")
-        .replace("dispatch!(\n            | L | ", "dispatch!(\n            |L| ")
-        .replace("::< { L.feed_block() } > (", "::<{ L.feed_block() }>(")
-        .replace(":: < { L.feed_block() } > (", "::<{ L.feed_block() }>(")
+    const OPEN: &str = "::cellc_runtime::dispatch!(";
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find(OPEN) {
+        let body_start = at + OPEN.len();
+        out.push_str(&rest[..body_start]);
+        // The invocation's closing parenthesis: the first at depth zero.
+        let mut depth = 0usize;
+        let close = rest[body_start..].char_indices().find_map(|(i, c)| {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' if depth == 0 => return Some(i),
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+            None
+        });
+        let Some(close) = close else { break };
+        let body = rest[body_start..body_start + close].split_whitespace().collect::<Vec<_>>().join(" ");
+        out.push_str(
+            &body
+                .replace("| L |", "|L|")
+                .replace(":: < ", "::<")
+                .replace("::< ", "::<")
+                .replace(" > (", ">(")
+                .replace("( ", "(")
+                .replace(" )", ")")
+                .replace(", )", ")"),
+        );
+        rest = &rest[body_start + close..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Drops the `usize` suffix that `quote` gives integers, for readable sizes.

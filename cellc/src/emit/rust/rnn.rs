@@ -5,10 +5,10 @@ use super::exprs::act;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The body of `step_projected`, which starts from `p`, the input projection `x·Wᵀ + B`,
-/// one panel per tile.
+/// The body of `step_projected_rows`, which starts from `p`, each row's input projection
+/// `x·Wᵀ + B`, one panel per tile.
 pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let s = &ctx.cell.spec;
     let e = act(&s.activations[0], s.clip, quote! { a[l] });
-    ctx.single_accumulator(|j| quote! { out[#j] = #e; })
+    ctx.single_accumulator(&["out"], |j| quote! { out[#j] = #e; })
 }
