@@ -589,6 +589,11 @@ def main():
              direction="reverse", **st)
     seq_case(out, "gru_seq_dynamic_batch", "gru", 8, 4, 5, lens=[5, 3, 4, 1], seed=106, dynamic=True, **st)
     seq_case(out, "gru_seq_long", "gru", 32, 16, 64, lens=[64, 50], seed=107, tol=1e-4, **st)
+    # Batches past the 8-row blocks of a batched sequence, rows of every length.
+    seq_case(out, "gru_seq_batch11", "gru", 20, 6, 9, lens=[9, 4, 0, 9, 1, 7, 9, 3, 8, 2, 5],
+             direction="bidirectional", seed=115, **st)
+    seq_case(out, "lstm_seq_batch11", "lstm", 20, 6, 9, lens=[9, 9, 9, 9, 9, 9, 9, 9, 6, 0, 9],
+             direction="reverse", seed=116, **lstm)
     seq_case(out, "rnn_seq_bidirectional", "rnn", 10, 6, 7, lens=[7, 5], direction="bidirectional", seed=108,
              clip=0.9, acts=["relu"])
     seq_case(out, "rnn_seq_reverse", "rnn", 10, 6, 7, lens=[3, 7], direction="reverse", seed=109, acts=["tanh"])

@@ -270,7 +270,11 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
         let got = outputs(e, k, out_dir);
         // The same case and strategy at the first level: every level computes the same.
         let first_level = entries.iter().enumerate().find(|(_, t)| {
-            t.level.is_some() && t.level != e.level && t.strategy == e.strategy && t.case.dir == e.case.dir
+            e.level.is_some()
+                && t.level.is_some()
+                && t.level != e.level
+                && t.strategy == e.strategy
+                && t.case.dir == e.case.dir
         });
         let same_as_first = match (&got, first_level) {
             (Ok(got), Some((j, t))) if j < k => Some(outputs(t, j, out_dir).is_ok_and(|first| {

@@ -135,75 +135,81 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             }
         }
     };
-    // The whole batch on flat slices, either major order: one step at a time per row, so a
-    // time-major input needs no gathering and nothing is allocated.
+    // The whole batch on flat slices, either major order, `S` rows at a time: each step of
+    // the block is one batched step, its rows gathered from and scattered to the slices, so
+    // a time-major input needs no reordering and nothing is allocated. A row past its
+    // length is computed on zeros and its result dropped.
     let batch_dirs = dirs.iter().enumerate().map(|(d, (f, _))| {
         // Row r, direction d of the states, without `* 1` or `+ 0` for clippy's sake.
         let rd = match (nd, d) {
-            (1, _) => quote! { r },
-            (_, 0) => quote! { #nd * r },
-            _ => quote! { #nd * r + #d },
+            (1, _) => quote! { r0 + s },
+            (_, 0) => quote! { #nd * (r0 + s) },
+            _ => quote! { #nd * (r0 + s) + #d },
         };
-        let order = if q.direction.reversed(d) {
-            quote! { (0..len).rev() }
+        let t_of = if q.direction.reversed(d) {
+            quote! { lens[s] - 1 - k }
         } else {
-            quote! { 0..len }
+            quote! { k }
         };
         let (state, step, keep, finals) = if lstm {
             (
-                quote! { let (mut hs, mut cs) = (hr[#rd], cr[#rd]); },
                 quote! {
-                    let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
-                    self.#f.step(&xr[xi], &hs, &cs, &mut next, &mut next_c);
+                    let mut hs: [[f32; #h]; S] = ::core::array::from_fn(|s| hr[#rd]);
+                    let mut cs: [[f32; #h]; S] = ::core::array::from_fn(|s| cr[#rd]);
                 },
-                quote! { (hs, cs) = (next, next_c); },
                 quote! {
-                    hr[#rd] = if len > 0 { hs } else { [0.0f32; #h] };
-                    cr[#rd] = if len > 0 { cs } else { [0.0f32; #h] };
+                    let (mut next, mut next_c) = ([[0.0f32; #h]; S], [[0.0f32; #h]; S]);
+                    self.#f.step_rows::<S, V>(&xs, &hs, &cs, &mut next, &mut next_c);
+                },
+                quote! { (hs[s], cs[s]) = (next[s], next_c[s]); },
+                quote! {
+                    hr[#rd] = if lens[s] > 0 { hs[s] } else { [0.0f32; #h] };
+                    cr[#rd] = if lens[s] > 0 { cs[s] } else { [0.0f32; #h] };
                 },
             )
         } else {
             (
-                quote! { let mut hs = hr[#rd]; },
+                quote! { let mut hs: [[f32; #h]; S] = ::core::array::from_fn(|s| hr[#rd]); },
                 quote! {
-                    let mut next = [0.0f32; #h];
-                    self.#f.step(&xr[xi], &hs, &mut next);
+                    let mut next = [[0.0f32; #h]; S];
+                    self.#f.step_rows::<S, V>(&xs, &hs, &mut next);
                 },
-                quote! { hs = next; },
-                quote! { hr[#rd] = if len > 0 { hs } else { [0.0f32; #h] }; },
+                quote! { hs[s] = next[s]; },
+                quote! { hr[#rd] = if lens[s] > 0 { hs[s] } else { [0.0f32; #h] }; },
             )
         };
         quote! {
             #state
-            for t in #order {
-                let xi = match major {
-                    ::cellc_runtime::Major::Batch => r * #l + t,
-                    ::cellc_runtime::Major::Time => t * n + r,
-                };
+            for k in 0..steps {
+                let xs: [[f32; #i]; S] = ::core::array::from_fn(|s| {
+                    if k < lens[s] { x[xi(r0 + s, #t_of)] } else { [0.0f32; #i] }
+                });
                 #step
-                if let Some(yr) = yr.as_deref_mut() {
-                    yr[yi(t, #d)] = next;
+                for s in 0..S {
+                    if k < lens[s] {
+                        if let Some(y) = y.as_deref_mut() {
+                            y[yi(r0 + s, #t_of, #d)] = next[s];
+                        }
+                        #keep
+                    }
                 }
-                #keep
             }
-            if let Some(yr) = yr.as_deref_mut() {
-                for t in len..#l {
-                    yr[yi(t, #d)] = [0.0f32; #h];
+            for s in 0..S {
+                if let Some(y) = y.as_deref_mut() {
+                    for t in lens[s]..#l {
+                        y[yi(r0 + s, t, #d)] = [0.0f32; #h];
+                    }
                 }
+                #finals
             }
-            #finals
         }
     });
     let (dh, li, dlh) = (nd * h, l * i, nd * l * h);
     let (ndh, nli, ndlh) = (times(quote! { n }, dh), times(quote! { n }, li), times(quote! { n }, dlh));
-    let (c_param, c_check, c_rows) = if lstm {
-        (
-            quote! { c: &mut [f32], },
-            quote! { ::cellc_runtime::check_len("c", #ndh, c.len())?; },
-            quote! { let cr = c.as_chunks_mut::<#h>().0; },
-        )
+    let (c_param, c_check) = if lstm {
+        (quote! { c: &mut [f32], }, quote! { ::cellc_runtime::check_len("c", #ndh, c.len())?; })
     } else {
-        (quote! {}, quote! {}, quote! {})
+        (quote! {}, quote! {})
     };
     let batch_doc = format!(
         " The whole batch on flat slices. `x` is `[batch, STEPS, INPUT_SIZE]` (`Major::Batch`) or \
@@ -222,6 +228,15 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     } else {
         (quote! { (#nd * r + d) * #l + t }, quote! { #nd * (t * n + r) + d })
     };
+    let rows_of_h = divided(quote! { hr.len() }, nd);
+    let (c_arg, c_pass, c_slice) = if lstm {
+        (quote! { cr: &mut [[f32; #h]], }, quote! { cr, }, quote! { let cr = c.as_chunks_mut::<#h>().0; })
+    } else {
+        (quote! {}, quote! {}, quote! {})
+    };
+    let batch_entry = super::cell::entry(simd, |l| {
+        quote! { self.run_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }>(major, xr, hr, #c_pass lengths, yr) }
+    });
     let run_batch = quote! {
         #[doc = #batch_doc]
         pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[f32], h: &mut [f32], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [f32]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
@@ -239,18 +254,43 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             }
             let xr = x.as_chunks::<#i>().0;
             let hr = h.as_chunks_mut::<#h>().0;
-            #c_rows
-            let mut yr = y.map(|y| y.as_chunks_mut::<#h>().0);
-            for r in 0..n {
-                let len = lengths.map_or(#l, |v| v[r]);
-                // Where step t of direction d of this row goes in `y`.
-                let yi = |t: usize, d: usize| match major {
-                    ::cellc_runtime::Major::Batch => #y_batch,
-                    ::cellc_runtime::Major::Time => #y_time,
-                };
-                #({ #batch_dirs })*
-            }
+            #c_slice
+            let yr = y.map(|y| y.as_chunks_mut::<#h>().0);
+            #batch_entry;
             Ok(())
+        }
+        /// [`Self::run_batch`] on checked slices: blocks of `S` rows, then the rows left one by one.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        fn run_batch_at<const S: usize, const V: usize>(&self, major: ::cellc_runtime::Major, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+            let n = #rows_of_h;
+            let mut r0 = 0;
+            while r0 + S <= n {
+                self.run_rows::<S, V>(major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
+                r0 += S;
+            }
+            while r0 < n {
+                self.run_rows::<1, V>(major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
+                r0 += 1;
+            }
+        }
+        /// Rows `r0..r0 + S` of [`Self::run_batch`], every step of them one batched step.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        fn run_rows<const S: usize, const V: usize>(&self, major: ::cellc_runtime::Major, r0: usize, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+            let n = #rows_of_h;
+            let lens: [usize; S] = ::core::array::from_fn(|s| lengths.map_or(#l, |v| v[r0 + s]));
+            let steps = lens.iter().copied().max().unwrap_or(0);
+            // Where step t of row r is in `x`, and where direction d of it goes in `y`.
+            let xi = |r: usize, t: usize| match major {
+                ::cellc_runtime::Major::Batch => r * #l + t,
+                ::cellc_runtime::Major::Time => t * n + r,
+            };
+            let yi = |r: usize, t: usize, d: usize| match major {
+                ::cellc_runtime::Major::Batch => #y_batch,
+                ::cellc_runtime::Major::Time => #y_time,
+            };
+            #({ #batch_dirs })*
         }
     };
     let consts = quote! {
