@@ -76,6 +76,47 @@ fn sequence(out: &Path) -> PathBuf {
     c_files(out, &model, "gru_seq_h256_i256_c", Strategy::Tiled)
 }
 
+/// Configuration D: a GRU sequence, H=512, I=512, 100 steps, any batch (64 in the bench),
+/// with its weights given at run time (embedded, its 6 MB of tables would be 25 MB of source).
+fn batch_sequence(out: &Path) {
+    let (h, i, steps) = (512, 512, 100);
+    let kind = CellKind::Gru { linear_before_reset: false };
+    let activations = kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
+    let dims = |d: &[usize]| std::iter::once(Dim::Batch).chain(d.iter().map(|&n| Dim::Static(n))).collect();
+    let rt = |n: usize| WeightSrc::Embedded { values: vec![0.0; n], stored: ElemType::F32 };
+    let g = kind.gates() * h;
+    let model = Model {
+        file: "gru_seq_d.xml".into(),
+        name: "gru_seq_d".into(),
+        batch: Batch::Dynamic,
+        params: vec![
+            Param { name: "X".into(), shape: dims(&[steps, i]), role: ParamRole::Data },
+            Param { name: "H".into(), shape: dims(&[1, h]), role: ParamRole::Data },
+        ],
+        cells: vec![Cell {
+            name: "seq_d".into(),
+            spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
+            x: Value::Param(0),
+            h: Value::Param(1),
+            c: None,
+            w: rt(g * i),
+            r: rt(g * h),
+            b: Some(rt(kind.bias_blocks() * h)),
+            seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
+            layout: Default::default(),
+        }],
+        outputs: vec![Output { name: "Y".into(), value: Value::Cell(0, 0), shape: dims(&[1, steps, h]) }],
+    };
+    let opts = Options {
+        name: Some("Model".into()),
+        strategy: Strategy::Tiled,
+        weights_mode: cellc::WeightsMode::Runtime,
+        ..Options::default()
+    };
+    let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+    std::fs::write(out.join("gru_seq_h512_i512.rs"), code).expect("write code");
+}
+
 /// Writes the C of `model` with identifiers prefixed `name`; returns the source's path.
 fn c_files(out: &Path, model: &Model, name: &str, strategy: Strategy) -> PathBuf {
     let opts = Options { name: Some(name.into()), strategy, language: Language::C, ..Options::default() };
@@ -141,6 +182,7 @@ fn main() {
         }
     }
     c_sources.push(sequence(out));
+    batch_sequence(out);
     cc::Build::new()
         .files(&c_sources)
         .include(out)

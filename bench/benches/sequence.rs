@@ -1,8 +1,11 @@
-//! ns per step of a GRU sequence (H=256, I=256, 1000 steps, batch 1): the generated `run`,
-//! which projects the inputs of 8 steps at a time (each weight panel read once per block),
-//! against a loop calling the same kernel's `step` once per step, and the generated C's
-//! `run` (`-O3 -march=native`), in the same run. Before timing, the three are checked to
-//! agree.
+//! Sequences. Configuration C, a GRU sequence (H=256, I=256, 1000 steps, batch 1): the
+//! generated `run`, which projects the inputs of 8 steps at a time (each weight panel read
+//! once per block), against a loop calling the same kernel's `step` once per step, and the
+//! generated C's `run` (`-O3 -march=native`), in the same run; before timing, the three are
+//! checked to agree. Configuration D, the throughput case (GRU, H=512, I=512, 100 steps,
+//! batch 64, time-major): `run_batch`, which steps blocks of rows together, its throughput
+//! in FLOPs (2·N·G·H·(I+H) a step); before timing, its rows are checked against runs of one
+//! row each.
 use cellc_bench::gru_seq_h256_i256::{self, Seq, SeqForward};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -55,5 +58,46 @@ fn sequence(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sequence);
+/// Configuration D: rows, steps and sizes.
+const D_N: usize = 64;
+const D_L: usize = 100;
+const D_H: usize = 512;
+const D_I: usize = 512;
+
+fn batch(c: &mut Criterion) {
+    use cellc_bench::gru_seq_h512_i512::SeqD;
+    use cellc_runtime::Major;
+    let g = 3 * D_H;
+    let scale = 2.0 / ((D_H + D_I) as f32).sqrt();
+    let fill = |n: usize, seed: usize, s: f32| -> Vec<f32> {
+        (0..n).map(|k| (((k * 7919 + seed) % 1013) as f32 / 506.5 - 1.0) * s).collect()
+    };
+    // The cell holds its 6 MB of packed weights by value, more than a thread's stack: it is
+    // made in place on the heap (`zeroed` is a constant) and filled there.
+    let mut seq = Box::new(SeqD::zeroed());
+    seq.set_weights(&fill(g * D_I, 1, scale), &fill(g * D_H, 2, scale), &fill(3 * D_H, 3, 0.5))
+        .unwrap_or_else(|e| panic!("weights: {e}"));
+    let x = fill(D_L * D_N * D_I, 4, 1.0);
+    let (mut h, mut y) = (vec![0.0f32; D_N * D_H], vec![0.0f32; D_L * D_N * D_H]);
+    seq.run_batch(Major::Time, &x, &mut h, None, Some(&mut y)).unwrap_or_else(|e| panic!("{e}"));
+    // Row by row, each row its own batch of one: the same numbers.
+    for r in [0, 13, D_N - 1] {
+        let xr: Vec<f32> = (0..D_L).flat_map(|t| x[(t * D_N + r) * D_I..][..D_I].iter().copied()).collect();
+        let (mut hr, mut yr) = (vec![0.0f32; D_H], vec![0.0f32; D_L * D_H]);
+        seq.run_batch(Major::Time, &xr, &mut hr, None, Some(&mut yr)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(hr, h[r * D_H..][..D_H], "row {r}: batched and single-row runs differ");
+    }
+    let mut grp = c.benchmark_group("gru_seq_h512_i512_b64_l100");
+    grp.sample_size(10);
+    grp.throughput(criterion::Throughput::Elements((2 * D_N * g * (D_I + D_H) * D_L) as u64));
+    grp.bench_function("run_batch", |bch| {
+        bch.iter(|| {
+            h.fill(0.0);
+            seq.run_batch(Major::Time, black_box(&x), &mut h, None, Some(&mut y))
+        })
+    });
+    grp.finish();
+}
+
+criterion_group!(benches, sequence, batch);
 criterion_main!(benches);

@@ -119,6 +119,12 @@ pub mod gru_seq_h256_i256 {
     }
 }
 
+/// Configuration D: a GRU sequence, H=512, I=512, 100 steps, any batch, weights given at
+/// run time.
+pub mod gru_seq_h512_i512 {
+    include!(concat!(env!("OUT_DIR"), "/gru_seq_h512_i512.rs"));
+}
+
 /// Weights of a configuration as written by `build.rs`.
 pub struct Weights {
     pub w: Vec<f32>,
