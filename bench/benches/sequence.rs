@@ -65,7 +65,7 @@ const D_H: usize = 512;
 const D_I: usize = 512;
 
 fn batch(c: &mut Criterion) {
-    use cellc_bench::gru_seq_h512_i512::SeqD;
+    use cellc_bench::gru_seq_h512_i512::Seq as SeqD;
     use cellc_runtime::Major;
     let g = 3 * D_H;
     let scale = 2.0 / ((D_H + D_I) as f32).sqrt();

@@ -260,6 +260,8 @@ fn outputs(e: &Entry, k: usize, out_dir: &Path) -> Result<Vec<Vec<f32>>, String>
 /// Prints one line per entry and the summary; whether all passed.
 fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Result<bool, String> {
     let (mut passed, mut failed) = (0, 0);
+    // C is compared with the Rust run at the first level given (or the only run).
+    let rust_level = entries.iter().find(|f| f.language == Language::Rust).and_then(|f| f.level.clone());
     for (k, e) in entries.iter().enumerate() {
         let mode = match weights_mode {
             WeightsMode::Embedded => String::new(),
@@ -286,7 +288,7 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
         let twin = entries.iter().enumerate().find(|(_, t)| {
             t.language != e.language
                 && t.language == Language::Rust
-                && t.level == entries.iter().find(|f| f.language == Language::Rust).and_then(|f| f.level.clone())
+                && t.level == rust_level
                 && t.strategy == e.strategy
                 && t.case.dir == e.case.dir
         });
