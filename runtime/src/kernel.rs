@@ -44,6 +44,15 @@ pub fn panel_acc_rows_in<const K: usize, const W: usize, const S: usize, const R
     v: &[[f32; K]; S],
     _: Block<R, V>,
 ) {
+    // One row has no weight to share: the whole panel width is its accumulators, which
+    // keeps more independent sums in flight than one block of V lanes at a time (a GRU
+    // step, H=128, I=16, measured 4.28 µs in blocks of 8 lanes, 2.4 µs whole).
+    if R == 1 {
+        for (a, x) in acc.iter_mut().zip(v) {
+            panel_acc(a, panel, x);
+        }
+        return;
+    }
     let (acc_blocks, acc_rest) = acc.as_chunks_mut::<R>();
     let (v_blocks, v_rest) = v.as_chunks::<R>();
     for (a, x) in acc_blocks.iter_mut().zip(v_blocks) {
