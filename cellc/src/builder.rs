@@ -81,6 +81,12 @@ impl Builder {
         self
     }
 
+    /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
+    pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
+        self.options.weight_type = weight_type;
+        self
+    }
+
     /// The weights file, when it is not the model's path with the extension `.bin`.
     pub fn weights(mut self, path: impl AsRef<Path>) -> Self {
         self.options.weights = Some(path.as_ref().to_path_buf());

@@ -1,5 +1,5 @@
 //! The `cellc` command line: argument parsing with clap, mapped onto [`Options`].
-use crate::options::{Language, Options, Simd, Strategy, WeightsMode};
+use crate::options::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -65,6 +65,19 @@ enum SimdArg {
     Build,
 }
 
+/// Storage of the matrices `W` and `R` on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WeightTypeArg {
+    /// The narrowest of bf16, f16 and f32 that holds every embedded value exactly.
+    Auto,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16, rounded to nearest: half the bytes a step reads.
+    F16,
+    /// bfloat16, rounded to nearest: half the bytes, the fastest to convert.
+    Bf16,
+}
+
 #[derive(Debug, Args)]
 struct CompileArgs {
     /// The model to compile (`model.xml`, with `model.bin` beside it).
@@ -94,6 +107,9 @@ struct CompileArgs {
     /// flags).
     #[arg(long, value_enum, default_value = "dispatch")]
     simd: SimdArg,
+    /// How the matrices `W` and `R` are stored (biases stay f32); kernels compute in f32.
+    #[arg(long, value_enum, default_value = "auto")]
+    weight_type: WeightTypeArg,
 }
 
 impl CompileArgs {
@@ -117,6 +133,12 @@ impl CompileArgs {
             simd: match self.simd {
                 SimdArg::Dispatch => Simd::Dispatch,
                 SimdArg::Build => Simd::Build,
+            },
+            weight_type: match self.weight_type {
+                WeightTypeArg::Auto => WeightType::Auto,
+                WeightTypeArg::F32 => WeightType::F32,
+                WeightTypeArg::F16 => WeightType::F16,
+                WeightTypeArg::Bf16 => WeightType::Bf16,
             },
         }
     }

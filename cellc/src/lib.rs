@@ -20,7 +20,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
-pub use options::{Language, Options, Simd, Strategy, WeightsMode};
+pub use options::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 
 use std::path::{Path, PathBuf};
 

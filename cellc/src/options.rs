@@ -131,6 +131,44 @@ impl Simd {
     }
 }
 
+/// How the matrices `W` and `R` are stored in generated code (biases stay f32). The
+/// kernels turn 16-bit weights into f32 in registers and compute in f32, so a 16-bit form
+/// changes the bytes a step reads (half), not the arithmetic on the values it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightType {
+    /// The narrowest form that holds every value of the cell's embedded `W` and `R`
+    /// exactly: bfloat16, else IEEE f16 (a model saved with compressed weights, as OpenVINO's
+    /// `save_model` writes by default), else f32. Weights given at run time: f32.
+    #[default]
+    Auto,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16, rounded to nearest (ties to even); magnitudes above 65504 are refused.
+    F16,
+    /// bfloat16, rounded to nearest (ties to even): f32's range with 8 bits of precision.
+    Bf16,
+}
+
+impl WeightType {
+    /// Every choice, in the order the command line lists them.
+    pub const ALL: [WeightType; 4] = [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16];
+
+    /// The choice of a name ([`WeightType::name`]).
+    pub fn parse(s: &str) -> Option<WeightType> {
+        WeightType::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightType::Auto => "auto",
+            WeightType::F32 => "f32",
+            WeightType::F16 => "f16",
+            WeightType::Bf16 => "bf16",
+        }
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -148,6 +186,8 @@ pub struct Options {
     /// Which vector instructions Rust kernels are compiled for (the C is compiled for the C
     /// compiler's target flags).
     pub simd: Simd,
+    /// How the matrices `W` and `R` are stored.
+    pub weight_type: WeightType,
 }
 
 #[cfg(test)]
@@ -164,6 +204,9 @@ mod tests {
         }
         for s in Simd::ALL {
             assert_eq!(Simd::parse(s.name()), Some(s));
+        }
+        for t in WeightType::ALL {
+            assert_eq!(WeightType::parse(t.name()), Some(t));
         }
         for l in [Language::Rust, Language::C] {
             assert_eq!(Language::parse(l.name()), Some(l));

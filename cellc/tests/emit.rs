@@ -94,3 +94,73 @@ fn c_output_is_byte_identical_across_runs() {
         assert_eq!(emit_c("stacked_lstm_gru", s, Embedded), emit_c("stacked_lstm_gru", s, Embedded));
     }
 }
+
+/// A fixture's model, compiled with `opts` to Rust (or to C, header then source).
+fn emit_with(case: &str, opts: &Options) -> Result<String, String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
+    let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
+    match opts.language {
+        cellc::Language::Rust => cellc::emit::rust::emit(&m, opts).map_err(|d| d.to_string()),
+        cellc::Language::C => cellc::emit::c::emit(&m, opts, "net.h")
+            .map(|f| format!("==> net.h <==\n{}\n==> net.c <==\n{}", f.header, f.source))
+            .map_err(|d| d.to_string()),
+    }
+}
+
+fn weights(strategy: Strategy, weight_type: cellc::WeightType, language: cellc::Language) -> Options {
+    Options { strategy, weight_type, language, name: Some("net".into()), ..Options::default() }
+}
+
+macro_rules! snap_16 {
+    ($name:ident, $case:literal, $strategy:expr, $wt:ident, $lang:ident) => {
+        #[test]
+        fn $name() {
+            let opts = weights($strategy, cellc::WeightType::$wt, cellc::Language::$lang);
+            insta::assert_snapshot!(emit_with($case, &opts).expect("fixture emits"));
+        }
+    };
+}
+
+// A GRU with H = 1: rows of 3 and 1 lanes, so the bfloat16 pairs have a lone low half.
+snap_16!(gru_bf16_tiled, "gru_h1_i1", Strategy::Tiled, Bf16, Rust);
+snap_16!(gru_f16_unrolled, "gru_h1_i1", Strategy::Unrolled, F16, Rust);
+snap_16!(gru_runtime_weights_bf16, "gru_tiny_runtime", Strategy::Tiled, Bf16, Rust);
+snap_16!(c_gru_bf16_tiled, "gru_h1_i1", Strategy::Tiled, Bf16, C);
+snap_16!(c_gru_f16_unrolled, "gru_h1_i1", Strategy::Unrolled, F16, C);
+
+#[test]
+fn auto_keeps_16_bit_weights_16_bit_and_others_f32() {
+    let auto = |case, lang| emit_with(case, &weights(Strategy::Tiled, cellc::WeightType::Auto, lang)).expect("emits");
+    use cellc::Language::{C, Rust};
+    assert!(auto("gru_f16_weights", Rust).contains("Aligned<[u16;"));
+    assert!(auto("gru_bf16_weights", Rust).contains("Aligned<[u32;"));
+    assert!(!auto("gru_spec_example", Rust).contains("Aligned<[u"));
+    assert!(auto("gru_f16_weights", C).contains("static const uint16_t"));
+    assert!(auto("gru_bf16_weights", C).contains("static const uint32_t"));
+    // Weights given at run time are unknown when compiling: f32.
+    assert!(!auto("gru_runtime_weights", Rust).contains("Aligned<[u"));
+}
+
+#[test]
+fn weights_too_large_for_f16_are_refused_by_name() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gru_h1_i1");
+    let mut m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
+    let cellc::ir::WeightSrc::Embedded { values, .. } = &mut m.cells[0].r else { panic!("R is embedded") };
+    values[2] = 1.0e5;
+    let opts = weights(Strategy::Tiled, cellc::WeightType::F16, cellc::Language::Rust);
+    let err = cellc::emit::rust::emit(&m, &opts).expect_err("f16 cannot hold 1e5").to_string();
+    assert!(err.contains("R[2] = 100000 is too large for f16 weights"), "{err}");
+    let c_opts = Options { language: cellc::Language::C, ..opts.clone() };
+    let err = cellc::emit::c::emit(&m, &c_opts, "net.h").expect_err("f16 cannot hold 1e5").to_string();
+    assert!(err.contains("R[2] = 100000 is too large for f16 weights"), "{err}");
+    // bf16 has f32's range.
+    let bf16 = Options { weight_type: cellc::WeightType::Bf16, ..opts };
+    assert!(cellc::emit::rust::emit(&m, &bf16).is_ok());
+}
+
+#[test]
+fn c_refuses_16_bit_weights_given_at_run_time() {
+    let opts = weights(Strategy::Tiled, cellc::WeightType::Bf16, cellc::Language::C);
+    let err = emit_with("gru_runtime_weights", &opts).expect_err("refused");
+    assert!(err.contains("packs weights given at run time as f32 only"), "{err}");
+}

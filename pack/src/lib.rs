@@ -39,6 +39,73 @@ pub fn panels(dst: &mut [f32], m: &[f32], hidden: usize, cols: usize, sel: &[usi
     }
 }
 
+/// Packs the gates `sel` of `m` as [`panels`] does, giving each value with its index in the
+/// packed form.
+fn panels_each(m: &[f32], hidden: usize, cols: usize, sel: &[usize], tile: usize, mut put: impl FnMut(usize, f32)) {
+    let width = sel.len() * tile;
+    for t in 0..tiles(hidden, tile) {
+        for k in 0..cols {
+            for (gi, &g) in sel.iter().enumerate() {
+                for l in 0..tile {
+                    let j = t * tile + l;
+                    let dst = (t * cols + k) * width + gi * tile + l;
+                    put(dst, if j < hidden { m[(g * hidden + j) * cols + k] } else { 0.0 });
+                }
+            }
+        }
+    }
+}
+
+/// Length of the f16 form of a packed matrix ([`panels_f16`]): one `u16` per value.
+pub const fn panel_len_f16(hidden: usize, cols: usize, gates: usize, tile: usize) -> usize {
+    panel_len(hidden, cols, gates, tile)
+}
+
+/// [`panels`] with each value rounded to the nearest IEEE binary16 (ties to even), stored as
+/// its bits: half the bytes for the kernel to read. A finite value too large for f16 becomes
+/// infinite: check with [`f16_overflow`] first.
+pub fn panels_f16(dst: &mut [u16], m: &[f32], hidden: usize, cols: usize, sel: &[usize], tile: usize) {
+    panels_each(m, hidden, cols, sel, tile, |d, v| dst[d] = half::f16::from_f32(v).to_bits());
+}
+
+/// The index of the first finite value of `m` that f16 cannot hold (its magnitudes end at
+/// 65504; rounding takes anything from 65520 to infinity).
+pub fn f16_overflow(m: &[f32]) -> Option<usize> {
+    m.iter().position(|&v| v.is_finite() && half::f16::from_f32(v).is_infinite())
+}
+
+/// The index of the first finite value of `m` that bfloat16 cannot hold (rounding takes
+/// magnitudes from about 3.39e38 to infinity).
+pub fn bf16_overflow(m: &[f32]) -> Option<usize> {
+    m.iter().position(|&v| v.is_finite() && half::bf16::from_f32(v).is_infinite())
+}
+
+/// Words in one row of `width` lanes of bfloat16 pairs ([`panels_bf16`]).
+pub const fn bf16_words(width: usize) -> usize {
+    width.div_ceil(2)
+}
+
+/// Length of the bfloat16 form of a packed matrix ([`panels_bf16`]), in `u32` words.
+pub const fn panel_len_bf16(hidden: usize, cols: usize, gates: usize, tile: usize) -> usize {
+    tiles(hidden, tile) * cols * bf16_words(gates * tile)
+}
+
+/// [`panels`] with each value rounded to the nearest bfloat16 (ties to even), two to a
+/// 32-bit word: in each row of `width = sel.len() * tile` lanes, word `j` holds lane `j` in
+/// its low half and lane `j + ceil(width / 2)` in its high half (zero past the row). A kernel
+/// turns a word into its two f32 lanes with one shift and one mask. A finite value too
+/// large for bfloat16 becomes infinite: check with [`bf16_overflow`] first.
+pub fn panels_bf16(dst: &mut [u32], m: &[f32], hidden: usize, cols: usize, sel: &[usize], tile: usize) {
+    let width = sel.len() * tile;
+    let words = bf16_words(width);
+    dst.fill(0);
+    panels_each(m, hidden, cols, sel, tile, |d, v| {
+        let (row, lane) = (d / width, d % width);
+        let (word, shift) = if lane < words { (lane, 0) } else { (lane - words, 16) };
+        dst[row * words + word] |= u32::from(half::bf16::from_f32(v).to_bits()) << shift;
+    });
+}
+
 /// Packs bias segments (each `hidden` long, `None` for zero) into `[tiles][segs * tile]`,
 /// the initial accumulators of each tile.
 pub fn bias_panels(dst: &mut [f32], segs: &[Option<&[f32]>], hidden: usize, tile: usize) {
@@ -96,6 +163,48 @@ mod tests {
         // Tile 1 holds row 2 and zero padding.
         assert_eq!(&dst[8..12], &[120.0, 0.0, 20.0, 0.0]);
         assert_eq!(&dst[12..16], &[121.0, 0.0, 21.0, 0.0]);
+    }
+
+    #[test]
+    fn sixteen_bit_panels_round_the_f32_panels() {
+        // 3 gates x 3 rows x 2 cols, with values that need rounding.
+        let m: [f32; 18] = core::array::from_fn(|n| (n as f32 - 8.0) * 0.3001);
+        let sel = [2, 0, 1];
+        let n = panel_len(3, 2, 3, 2);
+        let mut f = [0.0f32; 24];
+        panels(&mut f, &m, 3, 2, &sel, 2);
+        let mut h = [0u16; 24];
+        assert_eq!(panel_len_f16(3, 2, 3, 2), n);
+        panels_f16(&mut h, &m, 3, 2, &sel, 2);
+        for (h, f) in h.iter().zip(&f) {
+            assert_eq!(*h, half::f16::from_f32(*f).to_bits());
+        }
+        // Rows of 6 lanes: 3 words, lane j low and lane j + 3 high.
+        assert_eq!(panel_len_bf16(3, 2, 3, 2), 4 * 3);
+        let mut b = [u32::MAX; 12];
+        panels_bf16(&mut b, &m, 3, 2, &sel, 2);
+        for (row, words) in f.chunks(6).zip(b.chunks(3)) {
+            for j in 0..3 {
+                assert_eq!(words[j] & 0xffff, u32::from(half::bf16::from_f32(row[j]).to_bits()));
+                assert_eq!(words[j] >> 16, u32::from(half::bf16::from_f32(row[j + 3]).to_bits()));
+            }
+        }
+    }
+
+    #[test]
+    fn odd_rows_leave_the_last_high_half_zero() {
+        // 1 gate x 1 row x 2 cols, tile 1: rows of one lane.
+        let mut b = [u32::MAX; 2];
+        panels_bf16(&mut b, &[1.0, -2.0], 1, 2, &[0], 1);
+        assert_eq!(b, [0x3f80, 0xc000]);
+    }
+
+    #[test]
+    fn values_too_large_are_named_by_their_index() {
+        assert_eq!(f16_overflow(&[1.0, 65504.0, 65519.0, -7.0e4, 1.0e5]), Some(3));
+        assert_eq!(bf16_overflow(&[1.0, 1.0e38, f32::MAX]), Some(2));
+        // Infinities stay infinities; only finite values that would become infinite count.
+        assert_eq!(f16_overflow(&[f32::INFINITY, f32::NAN, 0.0]), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The one error type of generated code: every failure is a wrong length or count in what
-//! the caller passed, so the variants say which slice and what was expected.
+//! The one error type of generated code: every failure is a wrong length, count or value in
+//! what the caller passed, so the variants say which slice and what was expected.
 use core::fmt;
 
 /// Why a generated entry point refused its arguments. Generated code never panics on bad
@@ -48,6 +48,16 @@ pub enum Error {
         /// Elements passed.
         got: usize,
     },
+    /// A weight given at run time is too large for the cell's 16-bit weights (f16 holds
+    /// magnitudes up to 65504).
+    WeightRange {
+        /// Name of the weight tensor.
+        name: &'static str,
+        /// Index of the value in the slice.
+        index: usize,
+        /// The cell's weight type.
+        weight_type: Half,
+    },
 }
 
 impl fmt::Display for Error {
@@ -68,6 +78,9 @@ impl fmt::Display for Error {
             Error::PartialRow { name, row, got } => {
                 write!(f, "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}")
             }
+            Error::WeightRange { name, index, weight_type } => {
+                write!(f, "`{name}`[{index}] is too large for the cell's {weight_type} weights")
+            }
         }
     }
 }
@@ -77,6 +90,37 @@ impl core::error::Error for Error {}
 /// Checks that `got` equals `expected`, naming the tensor otherwise.
 pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
     if expected == got { Ok(()) } else { Err(Error::Length { name, expected, got }) }
+}
+
+/// A 16-bit form of weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+}
+
+impl fmt::Display for Half {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Half::F16 => "f16",
+            Half::Bf16 => "bf16",
+        })
+    }
+}
+
+/// Checks that weights given at run time fit the cell's 16-bit weight type, naming the
+/// first value that does not.
+pub fn check_range(name: &'static str, weight_type: Half, values: &[f32]) -> Result<(), Error> {
+    let overflow = match weight_type {
+        Half::F16 => cellc_pack::f16_overflow(values),
+        Half::Bf16 => cellc_pack::bf16_overflow(values),
+    };
+    match overflow {
+        Some(index) => Err(Error::WeightRange { name, index, weight_type }),
+        None => Ok(()),
+    }
 }
 
 /// Checks that every sequence length is a whole number in `[0, max]` (lengths travel as

@@ -1,14 +1,112 @@
 //! The inner loop of the tiled kernels, generic over constant sizes so that each use in
 //! generated code is monomorphised with its cell's sizes and the loops have fixed trip
 //! counts the optimiser can unroll and vectorise.
+//!
+//! A panel row is one of the [`Row`] types: f32 lanes, IEEE binary16 bits (`[u16; W]`), or
+//! bfloat16 pairs (`[u32; ceil(W / 2)]`, see [`crate::pack::panels_bf16`]). Each kernel
+//! turns a row into f32 lanes in registers and then computes exactly what it computes on
+//! f32 rows, so the 16-bit forms change the bytes read, not the arithmetic.
+use crate::simd::Isa;
+
+/// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
+pub trait Row<const W: usize>: Copy {
+    /// Every lane.
+    fn lanes<I: Isa>(&self, isa: I) -> [f32; W];
+    /// Lanes `lb..lb + V` (within the row).
+    fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V];
+    /// Lane `l`.
+    fn lane(&self, l: usize) -> f32;
+}
+
+impl<const W: usize> Row<W> for [f32; W] {
+    #[inline(always)]
+    fn lanes<I: Isa>(&self, _: I) -> [f32; W] {
+        *self
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
+        core::array::from_fn(|j| self[lb + j])
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        self[l]
+    }
+}
+
+/// IEEE binary16 weights, as bits.
+impl<const W: usize> Row<W> for [u16; W] {
+    #[inline(always)]
+    fn lanes<I: Isa>(&self, isa: I) -> [f32; W] {
+        let mut out = [0.0f32; W];
+        let (chunks, rest) = self.as_chunks::<8>();
+        for (o, c) in out.as_chunks_mut::<8>().0.iter_mut().zip(chunks) {
+            *o = isa.f16x8(c);
+        }
+        let done = W - rest.len();
+        for (o, &b) in out[done..].iter_mut().zip(rest) {
+            *o = half::f16::from_bits(b).to_f32();
+        }
+        out
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
+        let mut out = [0.0f32; V];
+        if V == 8
+            && let (Some(c), Some(o)) = (self[lb..].first_chunk::<8>(), out.first_chunk_mut::<8>())
+        {
+            *o = isa.f16x8(c);
+            return out;
+        }
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.lane(lb + j);
+        }
+        out
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        half::f16::from_bits(self[l]).to_f32()
+    }
+}
+
+/// bfloat16 pairs: word `j` holds lane `j` in its low half and lane `j + HW` in its high
+/// half, so each half becomes an f32 with one shift or one mask.
+impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
+    #[inline(always)]
+    fn lanes<I: Isa>(&self, _: I) -> [f32; W] {
+        const { assert!(HW == W.div_ceil(2), "a row of W bfloat16 lanes is ceil(W / 2) words") };
+        let mut out = [0.0f32; W];
+        let (lo, hi) = out.split_at_mut(HW);
+        for (o, &w) in lo.iter_mut().zip(self) {
+            *o = f32::from_bits(w << 16);
+        }
+        for (o, &w) in hi.iter_mut().zip(self) {
+            *o = f32::from_bits(w & 0xffff_0000);
+        }
+        out
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
+        core::array::from_fn(|j| Row::<W>::lane(self, lb + j))
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        if l < HW { f32::from_bits(self[l] << 16) } else { f32::from_bits(self[l - HW] & 0xffff_0000) }
+    }
+}
 
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
 /// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are
 /// independent accumulators rather than one serial chain of adds.
 #[inline(always)]
-pub fn panel_acc<const K: usize, const W: usize>(acc: &mut [f32; W], panel: &[[f32; W]; K], v: &[f32; K]) {
+pub fn panel_acc<const K: usize, const W: usize, P: Row<W>, I: Isa>(
+    acc: &mut [f32; W],
+    panel: &[P; K],
+    v: &[f32; K],
+    isa: I,
+) {
     let mut a = *acc;
     for (row, &vk) in panel.iter().zip(v) {
+        let row = row.lanes(isa);
         for l in 0..W {
             a[l] += row[l] * vk;
         }
@@ -27,48 +125,59 @@ pub struct Block<const R: usize, const V: usize>;
 /// the steps one by one. Each lane sums in the order of [`panel_acc`], so the results are
 /// the same as row by row.
 #[inline(always)]
-pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize>(
+pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
-    panel: &[[f32; W]; K],
+    panel: &[P; K],
     v: &[[f32; K]; S],
+    isa: I,
 ) {
-    panel_acc_rows_in(acc, panel, v, Block::<4, 8>);
+    panel_acc_rows_in(acc, panel, v, Block::<4, 8>, isa);
 }
 
 /// [`panel_acc_rows`] in register blocks of `R` rows × `V` lanes: the shape that keeps a
 /// level's vector registers busy (see `simd::Level::batch_rows`).
 #[inline(always)]
-pub fn panel_acc_rows_in<const K: usize, const W: usize, const S: usize, const R: usize, const V: usize>(
+pub fn panel_acc_rows_in<
+    const K: usize,
+    const W: usize,
+    const S: usize,
+    const R: usize,
+    const V: usize,
+    P: Row<W>,
+    I: Isa,
+>(
     acc: &mut [[f32; W]; S],
-    panel: &[[f32; W]; K],
+    panel: &[P; K],
     v: &[[f32; K]; S],
     _: Block<R, V>,
+    isa: I,
 ) {
     // One row has no weight to share: the whole panel width is its accumulators, which
     // keeps more independent sums in flight than one block of V lanes at a time (a GRU
     // step, H=128, I=16, measured 4.28 µs in blocks of 8 lanes, 2.4 µs whole).
     if R == 1 {
         for (a, x) in acc.iter_mut().zip(v) {
-            panel_acc(a, panel, x);
+            panel_acc(a, panel, x, isa);
         }
         return;
     }
     let (acc_blocks, acc_rest) = acc.as_chunks_mut::<R>();
     let (v_blocks, v_rest) = v.as_chunks::<R>();
     for (a, x) in acc_blocks.iter_mut().zip(v_blocks) {
-        block_rows::<K, W, R, V>(a, panel, x);
+        block_rows::<K, W, R, V, P, I>(a, panel, x, isa);
     }
     for (a, x) in acc_rest.iter_mut().zip(v_rest) {
-        panel_acc(a, panel, x);
+        panel_acc(a, panel, x, isa);
     }
 }
 
 /// [`panel_acc_rows_in`] for one block of `R` rows.
 #[inline(always)]
-fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize>(
+fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; R],
-    panel: &[[f32; W]; K],
+    panel: &[P; K],
     v: &[[f32; K]; R],
+    isa: I,
 ) {
     let full = W / V * V;
     let mut lb = 0;
@@ -78,7 +187,7 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize>(
             a.copy_from_slice(&acc[lb..lb + V]);
         }
         for (k, row) in panel.iter().enumerate() {
-            let Some(w) = row[lb..].first_chunk::<V>() else { break };
+            let w = row.block::<I, V>(isa, lb);
             for (a, x) in a.iter_mut().zip(v) {
                 let xk = x[k];
                 for l in 0..V {
@@ -95,7 +204,7 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize>(
         for (acc, x) in acc.iter_mut().zip(v) {
             let mut t = acc[l];
             for (row, &xk) in panel.iter().zip(x) {
-                t += row[l] * xk;
+                t += row.lane(l) * xk;
             }
             acc[l] = t;
         }
@@ -105,21 +214,24 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize>(
 /// `acc[s][l] += col[l] · v[s][k]` for every row `s`: column `k` of a product over `S` rows,
 /// the statement the unrolled kernels repeat once per input element.
 #[inline(always)]
-pub fn axpy_rows<const K: usize, const W: usize, const S: usize>(
+pub fn axpy_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
     k: usize,
     v: &[[f32; K]; S],
-    col: &[f32; W],
+    col: &P,
+    isa: I,
 ) {
+    let col = col.lanes(isa);
     for (acc, v) in acc.iter_mut().zip(v) {
-        axpy(acc, v[k], col);
+        axpy(acc, v[k], &col, isa);
     }
 }
 
 /// `acc[l] += col[l] · v`: one column of a matrix–vector product, the statement the
 /// unrolled kernels repeat once per input element.
 #[inline(always)]
-pub fn axpy<const W: usize>(acc: &mut [f32; W], v: f32, col: &[f32; W]) {
+pub fn axpy<const W: usize, P: Row<W>, I: Isa>(acc: &mut [f32; W], v: f32, col: &P, isa: I) {
+    let col = col.lanes(isa);
     for l in 0..W {
         acc[l] += col[l] * v;
     }
@@ -128,6 +240,7 @@ pub fn axpy<const W: usize>(acc: &mut [f32; W], v: f32, col: &[f32; W]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::Portable;
 
     #[test]
     fn panel_acc_rows_is_panel_acc_per_row() {
@@ -136,16 +249,16 @@ mod tests {
         let mut acc = [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 2.0]];
         let mut want = acc;
         for (a, x) in want.iter_mut().zip(&v) {
-            panel_acc(a, &panel, x);
+            panel_acc(a, &panel, x, Portable);
         }
-        panel_acc_rows(&mut acc, &panel, &v);
+        panel_acc_rows(&mut acc, &panel, &v, Portable);
         assert_eq!(acc, want);
     }
 
     #[test]
     fn axpy_adds_a_scaled_column() {
         let mut acc = [1.0, 2.0, 3.0];
-        axpy(&mut acc, 2.0, &[10.0, 20.0, 30.0]);
+        axpy(&mut acc, 2.0, &[10.0, 20.0, 30.0], Portable);
         assert_eq!(acc, [21.0, 42.0, 63.0]);
     }
 
@@ -153,7 +266,84 @@ mod tests {
     fn panel_acc_is_a_matrix_vector_product() {
         let panel = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
         let mut acc = [10.0, 20.0];
-        panel_acc(&mut acc, &panel, &[1.0, 10.0, 100.0]);
+        panel_acc(&mut acc, &panel, &[1.0, 10.0, 100.0], Portable);
         assert_eq!(acc, [10.0 + 1.0 + 30.0 + 500.0, 20.0 + 2.0 + 40.0 + 600.0]);
+    }
+
+    /// A panel of `K` rows of `W` lanes in its 16-bit forms, with the f32 values each holds.
+    struct Forms<const K: usize, const W: usize, const HW: usize> {
+        f16: [[u16; W]; K],
+        f16_values: [[f32; W]; K],
+        bf16: [[u32; HW]; K],
+        bf16_values: [[f32; W]; K],
+    }
+
+    fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
+        let f32: [[f32; W]; K] =
+            core::array::from_fn(|k| core::array::from_fn(|l| ((k * 31 + l * 17) % 23) as f32 * 0.1371 - 1.3));
+        // `panels_bf16` reads a matrix [W rows][K columns]: one tile of W lanes.
+        let mut m = [[0.0f32; K]; W];
+        for (k, r) in f32.iter().enumerate() {
+            for (l, &x) in r.iter().enumerate() {
+                m[l][k] = x;
+            }
+        }
+        let mut bf16 = [[0u32; HW]; K];
+        crate::pack::panels_bf16(bf16.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
+        let f16 = f32.map(|r| r.map(|x| half::f16::from_f32(x).to_bits()));
+        Forms {
+            f16,
+            f16_values: f16.map(|r| r.map(|b| half::f16::from_bits(b).to_f32())),
+            bf16,
+            bf16_values: f32.map(|r| r.map(|x| half::bf16::from_f32(x).to_f32())),
+        }
+    }
+
+    /// Each 16-bit form computes, at every level, exactly what the f32 kernel computes on
+    /// the values it holds: one row, batched rows in register blocks, and columns.
+    fn sixteen_bit_forms_match_f32<const K: usize, const W: usize, const HW: usize>() {
+        let p = forms::<K, W, HW>();
+        let v: [[f32; K]; 11] =
+            core::array::from_fn(|s| core::array::from_fn(|k| (s as f32 - 5.0) * 0.25 + k as f32 * 0.01));
+        let acc0: [[f32; W]; 11] = core::array::from_fn(|s| core::array::from_fn(|l| (s * l) as f32 * 0.001));
+        fn run<const K: usize, const W: usize, P: Row<W>, I: Isa>(
+            panel: &[P; K],
+            v: &[[f32; K]; 11],
+            acc0: &[[f32; W]; 11],
+            isa: I,
+        ) -> [[[f32; W]; 11]; 4] {
+            let (mut one, mut blocks, mut wide, mut cols) = (*acc0, *acc0, *acc0, *acc0);
+            for (a, x) in one.iter_mut().zip(v) {
+                panel_acc(a, panel, x, isa);
+            }
+            panel_acc_rows_in(&mut blocks, panel, v, Block::<4, 8>, isa);
+            panel_acc_rows_in(&mut wide, panel, v, Block::<8, 8>, isa);
+            for (k, col) in panel.iter().enumerate() {
+                axpy_rows(&mut cols, k, v, col, isa);
+            }
+            [one, blocks, wide, cols]
+        }
+        let want_f16 = run(&p.f16_values, &v, &acc0, Portable);
+        let want_bf16 = run(&p.bf16_values, &v, &acc0, Portable);
+        assert_eq!(run(&p.f16, &v, &acc0, Portable), want_f16);
+        assert_eq!(run(&p.bf16, &v, &acc0, Portable), want_bf16);
+        assert_eq!(crate::dispatch!(|_L, isa| run(&p.f16, &v, &acc0, isa)), want_f16);
+        assert_eq!(crate::dispatch!(|_L, isa| run(&p.bf16, &v, &acc0, isa)), want_bf16);
+        assert_eq!(crate::dispatch!(|_L, isa| run(&p.f16_values, &v, &acc0, isa)), want_f16);
+    }
+
+    #[test]
+    fn sixteen_bit_rows_of_a_whole_tile() {
+        sixteen_bit_forms_match_f32::<5, 48, 24>();
+    }
+
+    #[test]
+    fn sixteen_bit_rows_of_odd_width() {
+        sixteen_bit_forms_match_f32::<3, 13, 7>();
+    }
+
+    #[test]
+    fn sixteen_bit_rows_narrower_than_a_block() {
+        sixteen_bit_forms_match_f32::<2, 3, 2>();
     }
 }

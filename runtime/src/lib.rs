@@ -36,7 +36,7 @@ pub use cellc_pack as pack;
 pub use cellc_macros::{gru_cell, include_model, lstm_cell, rnn_cell};
 mod model;
 
-pub use error::{Error, check_len, check_lengths, rows_of};
+pub use error::{Error, Half, check_len, check_lengths, check_range, rows_of};
 pub use model::{Dim, Model, TensorInfo, check_io};
 
 /// How a sequence's steps and batch rows are laid out in a flat slice.

@@ -184,9 +184,22 @@ impl Scratch {
         let same_flags = std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
         let mut units: Vec<String> = (0..models.len()).map(|k| format!("m{k}")).collect();
         units.push("main".into());
+        // A unit depends on its source and the headers it includes: its own, or (the driver)
+        // every module's.
+        let headers = |u: &str| -> Vec<PathBuf> {
+            match u {
+                "main" => (0..models.len()).map(|k| dir.join(format!("m{k}.h"))).collect(),
+                _ => vec![dir.join(format!("{u}.h"))],
+            }
+        };
         let todo: Vec<&String> = units
             .iter()
-            .filter(|u| !same_flags || !up_to_date(&dir.join(format!("{u}.c")), &dir.join(format!("{u}.o"))))
+            .filter(|u| {
+                let obj = dir.join(format!("{u}.o"));
+                !same_flags
+                    || !up_to_date(&dir.join(format!("{u}.c")), &obj)
+                    || !headers(u).iter().all(|h| up_to_date(h, &obj))
+            })
             .collect();
         let _ = std::fs::remove_file(&stamp_path);
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());

@@ -1,7 +1,8 @@
 //! Property test: random cell configurations (GRU, RNN, LSTM; sizes 1–64, every activation,
 //! clip, reset placement, batch, weights embedded or given at run time (in any gate
-//! layout), bias present or absent; cells or sequences of 1–12 steps in every direction with random lengths),
-//! compiled to Rust and to C, built for real and run, against the f64 reference interpreter.
+//! layout), stored as f32, f16 or bf16, bias present or absent; cells or sequences of 1–12
+//! steps in every direction with random lengths), compiled to Rust and to C, built for real
+//! and run, against the f64 reference interpreter (on the weights rounded as stored).
 //!
 //! The configurations are drawn with proptest from a fixed seed; all of them are built as
 //! one scratch crate, since compiling each alone would take minutes. A failure prints the
@@ -11,7 +12,7 @@ use cellc::ir::{
     WeightSrc,
 };
 use cellc::layout::Layout;
-use cellc::{Options, Strategy as Kernel};
+use cellc::{Options, Strategy as Kernel, WeightType};
 use cellc_conformance::case::{read_data, write_f32};
 use cellc_conformance::max_abs_err;
 use cellc_conformance::scratch::{Job, Scratch};
@@ -38,6 +39,8 @@ struct Config {
     seed: u64,
     /// The Sequence form: direction and steps.
     seq: Option<(Direction, usize)>,
+    /// How `W` and `R` are stored.
+    weight_type: WeightType,
 }
 
 fn activation() -> impl Strategy<Value = Activation> {
@@ -60,14 +63,14 @@ fn config() -> impl Strategy<Value = Config> {
     (
         (0..4u8, 1usize..=64, 1usize..=64, 1usize..=11, any::<bool>()),
         (proptest::collection::vec(activation(), 3), proptest::option::of(0.1f32..3.0)),
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>(), 0..4u8),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>(), 0..4u8, 0..4usize),
         proptest::option::of((
             prop_oneof![Just(Direction::Forward), Just(Direction::Reverse), Just(Direction::Bidirectional)],
             1usize..=12,
         )),
     )
-        .prop_map(|((kind, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed, layout), seq)| {
-            Config {
+        .prop_map(
+            |((kind, hidden, input, batch, dynamic), (acts, clip), (rw, bias, tiled, seed, layout, wt), seq)| Config {
                 kind: match kind {
                     0 => CellKind::Gru { linear_before_reset: false },
                     1 => CellKind::Gru { linear_before_reset: true },
@@ -86,8 +89,9 @@ fn config() -> impl Strategy<Value = Config> {
                 tiled,
                 seed,
                 seq,
-            }
-        })
+                weight_type: WeightType::ALL[wt],
+            },
+        )
 }
 
 /// Over many steps an unbounded activation can make the state grow past f32 (an LSTM whose
@@ -212,6 +216,27 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     (model, inputs)
 }
 
+/// The model and inputs the reference runs on: `W` and `R` rounded as the generated code
+/// stores them (with `half`, independently of cellc's packing).
+fn as_stored(c: &Config, model: &Model, inputs: &[Vec<f32>]) -> (Model, Vec<Vec<f32>>) {
+    let round: fn(f32) -> f32 = match c.weight_type {
+        WeightType::F16 => |v| half::f16::from_f32(v).to_f32(),
+        WeightType::Bf16 => |v| half::bf16::from_f32(v).to_f32(),
+        // Random f32 weights are not 16-bit values, so `auto` keeps f32.
+        WeightType::Auto | WeightType::F32 => |v| v,
+    };
+    let (mut m, mut inputs) = (model.clone(), inputs.to_vec());
+    for cell in &mut m.cells {
+        for w in [&mut cell.w, &mut cell.r] {
+            match w {
+                WeightSrc::Embedded { values, .. } => values.iter_mut().for_each(|v| *v = round(*v)),
+                WeightSrc::Runtime(p) => inputs[*p].iter_mut().for_each(|v| *v = round(*v)),
+            }
+        }
+    }
+    (m, inputs)
+}
+
 /// A `Model` that runs the generated cell type `Cell` through `step_batch`.
 fn batch_glue(c: &Config) -> String {
     // Weights given at run time follow the data inputs (X, H, and C for an LSTM).
@@ -269,18 +294,32 @@ fn generated_code_matches_the_reference_interpreter() {
         // model entry point, so both paths are checked.
         let via_batch = k % 2 == 1 && c.seq.is_none();
         let name = if via_batch { "Generated" } else { "Model" };
-        let opts = Options { name: Some(name.into()), strategy: kernel, ..Options::default() };
+        let opts =
+            Options { name: Some(name.into()), strategy: kernel, weight_type: c.weight_type, ..Options::default() };
         let mut src = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{c:?}: {d}"));
         if via_batch {
             src.push_str(&batch_glue(c));
         }
         sources.push(src);
-        // The C, always through the model entry point.
-        let c_opts = Options { name: Some(format!("m{k}")), language: cellc::Language::C, ..opts };
+        // The C, always through the model entry point; it refuses 16-bit weights given at
+        // run time, and stores those as f32.
+        let c_type = match c.weight_type {
+            WeightType::F16 | WeightType::Bf16 if c.runtime_weights => WeightType::F32,
+            t => t,
+        };
+        let c_opts = Options { name: Some(format!("m{k}")), language: cellc::Language::C, weight_type: c_type, ..opts };
         c_sources
             .push(cellc::emit::c::emit(&model, &c_opts, &format!("m{k}.h")).unwrap_or_else(|d| panic!("{c:?}: {d}")));
-        let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();
-        let want = cellc::reference::run(&model, &wide).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        let (stored, stored_inputs) = as_stored(c, &model, &inputs);
+        let wide = |inputs: &[Vec<f32>]| -> Vec<Vec<f64>> {
+            inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect()
+        };
+        let want = cellc::reference::run(&stored, &wide(&stored_inputs)).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        let c_want = if c_type == c.weight_type {
+            want.clone()
+        } else {
+            cellc::reference::run(&model, &wide(&inputs)).unwrap_or_else(|e| panic!("{c:?}: {e}"))
+        };
         let mut job = Job { module: k, inputs: Vec::new(), outputs: Vec::new() };
         for (i, v) in inputs.iter().enumerate() {
             let p = data.join(format!("{k}_in{i}.f32"));
@@ -291,7 +330,7 @@ fn generated_code_matches_the_reference_interpreter() {
             job.outputs.push((data.join(format!("{k}_out{o}.f32")), w.len()));
         }
         jobs.push(job);
-        expected.push(want);
+        expected.push((want, c_want));
     }
     let exe = scratch.build(&sources).unwrap_or_else(|e| panic!("{e}"));
     scratch.run(&exe, &jobs).unwrap_or_else(|e| panic!("{e}"));
@@ -303,7 +342,8 @@ fn generated_code_matches_the_reference_interpreter() {
     scratch.run(&c_exe, &c_jobs).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
     for (lang, jobs) in [("Rust", &jobs), ("C", &c_jobs)] {
-        for (k, (c, wants)) in configs.iter().zip(&expected).enumerate() {
+        for (k, (c, (rust_wants, c_wants))) in configs.iter().zip(&expected).enumerate() {
+            let wants = if lang == "C" { c_wants } else { rust_wants };
             for ((path, _), want) in jobs[k].outputs.iter().zip(wants) {
                 let got = read_data(path).expect("output written");
                 let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));

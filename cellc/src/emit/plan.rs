@@ -3,13 +3,81 @@
 //! are packed. Both emitters build their kernels over one [`Plan`], so the Rust and the C
 //! kernel of a cell read the same numbers in the same order.
 use crate::ir::{Cell, CellKind, CellSpec, Seq, WeightSrc};
-use crate::options::Strategy;
+use crate::options::{Strategy, WeightType};
 
 /// Widest tile, in outputs: one AVX-512 register, or a few narrower ones.
 pub(crate) const MAX_TILE: usize = 16;
 
 /// Steps whose input projections a streaming `feed` (and a sequence) computes together.
 pub(crate) const FEED_BLOCK: usize = 8;
+
+/// How the matrices of a cell are stored: [`WeightType`] resolved for one cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Store {
+    F32,
+    /// IEEE binary16 bits, one `u16` a lane.
+    F16,
+    /// bfloat16 pairs, two lanes a `u32` word (see `cellc_pack::panels_bf16`).
+    Bf16,
+}
+
+impl Store {
+    /// The name of the type, as `--weight-type` takes it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Store::F32 => "f32",
+            Store::F16 => "f16",
+            Store::Bf16 => "bf16",
+        }
+    }
+}
+
+/// The storage of `cell`'s `W` and `R` that `wt` asks for. `Auto` takes the narrowest form
+/// that holds every embedded value exactly (f32 when some are given at run time); a value
+/// too large for an explicit 16-bit type is an error naming it.
+pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, String> {
+    let mats = [("W", &cell.w), ("R", &cell.r)];
+    let embedded: Vec<(&str, &[f32])> = mats
+        .iter()
+        .filter_map(|(n, w)| match w {
+            WeightSrc::Embedded { values, .. } => Some((*n, values.as_slice())),
+            WeightSrc::Runtime(_) => None,
+        })
+        .collect();
+    let exact = |round: fn(f32) -> f32| {
+        embedded.len() == mats.len()
+            && embedded.iter().all(|(_, v)| v.iter().all(|&x| round(x).to_bits() == x.to_bits() || x.is_nan()))
+    };
+    let fits = |store: Store, overflow: fn(&[f32]) -> Option<usize>| {
+        for (n, v) in &embedded {
+            if let Some(i) = overflow(v) {
+                return Err(format!(
+                    "cell {:?}: {n}[{i}] = {} is too large for {} weights; use --weight-type f32{}",
+                    cell.name,
+                    v[i],
+                    store.name(),
+                    if store == Store::F16 { " or bf16" } else { "" },
+                ));
+            }
+        }
+        Ok(store)
+    };
+    match wt {
+        WeightType::F32 => Ok(Store::F32),
+        WeightType::F16 => fits(Store::F16, cellc_pack::f16_overflow),
+        WeightType::Bf16 => fits(Store::Bf16, cellc_pack::bf16_overflow),
+        WeightType::Auto if exact(|x| half::bf16::from_f32(x).to_f32()) => Ok(Store::Bf16),
+        WeightType::Auto if exact(|x| half::f16::from_f32(x).to_f32()) => Ok(Store::F16),
+        WeightType::Auto => Ok(Store::F32),
+    }
+}
+
+/// An array packed at compile time, in its stored form.
+pub(crate) enum Packed {
+    F32(Vec<f32>),
+    F16(Vec<u16>),
+    Bf16(Vec<u32>),
+}
 
 /// Which input of the cell a weight array comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +152,8 @@ impl Slot {
 pub(crate) struct Plan<'a> {
     pub(crate) cell: &'a Cell,
     pub(crate) strategy: Strategy,
+    /// How the panels of `W` and `R` are stored (biases are f32).
+    pub(crate) store: Store,
     pub(crate) tile: usize,
     pub(crate) input: [Slot; 2],
     pub(crate) recurrent: Vec<Slot>,
@@ -92,8 +162,8 @@ pub(crate) struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    /// The plan of `cell` compiled with `strategy`.
-    pub(crate) fn new(cell: &'a Cell, strategy: Strategy) -> Plan<'a> {
+    /// The plan of `cell` compiled with `strategy`, its matrices stored as `store`.
+    pub(crate) fn new(cell: &'a Cell, strategy: Strategy, store: Store) -> Plan<'a> {
         let s = &cell.spec;
         let strategy = strategy.resolve();
         let tile = match strategy {
@@ -118,7 +188,7 @@ impl<'a> Plan<'a> {
             ),
         };
         let input = [Slot::panels("w", Tensor::W, all, i), bias];
-        Plan { cell, strategy, tile, input, recurrent, width: gates * tile }
+        Plan { cell, strategy, store, tile, input, recurrent, width: gates * tile }
     }
 
     /// Tiles the state is cut into.
@@ -188,18 +258,34 @@ impl<'a> Plan<'a> {
         sel.iter().map(|&g| order[g]).collect()
     }
 
-    /// Values in the packed array.
+    /// How an array is stored: panels as the plan's matrices, biases as f32.
+    pub(crate) fn slot_store(&self, slot: &Slot) -> Store {
+        match slot.pack {
+            Pack::Panels { .. } => self.store,
+            Pack::Bias { .. } => Store::F32,
+        }
+    }
+
+    /// Elements of one row of lanes of an array, in its stored form.
+    pub(crate) fn row_len(&self, slot: &Slot) -> usize {
+        let w = slot.width(self.tile);
+        match self.slot_store(slot) {
+            Store::F32 | Store::F16 => w,
+            Store::Bf16 => cellc_pack::bf16_words(w),
+        }
+    }
+
+    /// Elements in the packed array, in its stored form.
     pub(crate) fn slot_len(&self, slot: &Slot) -> usize {
-        let h = self.cell.spec.hidden;
         match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_pack::panel_len(h, *cols, sel.len(), self.tile),
+            Pack::Panels { cols, .. } => self.tiles() * cols * self.row_len(slot),
             Pack::Bias { segs } => self.tiles() * segs.len() * self.tile,
         }
     }
 
-    /// Packs embedded (or absent, hence zero) weights at compile time.
-    pub(crate) fn pack_now(&self, slot: &Slot) -> Vec<f32> {
-        let h = self.cell.spec.hidden;
+    /// Packs embedded (or absent, hence zero) weights at compile time, in the stored form.
+    pub(crate) fn pack_now(&self, slot: &Slot) -> Packed {
+        let (h, tile, len) = (self.cell.spec.hidden, self.tile, self.slot_len(slot));
         let zeros;
         let values: &[f32] = match self.src(slot.tensor) {
             Some(WeightSrc::Embedded { values, .. }) => values,
@@ -208,15 +294,29 @@ impl<'a> Plan<'a> {
                 &zeros
             }
         };
-        let mut out = vec![0.0; self.slot_len(slot)];
-        match &slot.pack {
-            Pack::Panels { sel, cols } => cellc_pack::panels(&mut out, values, h, *cols, sel, self.tile),
-            Pack::Bias { segs } => {
+        match (&slot.pack, self.slot_store(slot)) {
+            (Pack::Panels { sel, cols }, Store::F32) => {
+                let mut out = vec![0.0; len];
+                cellc_pack::panels(&mut out, values, h, *cols, sel, tile);
+                Packed::F32(out)
+            }
+            (Pack::Panels { sel, cols }, Store::F16) => {
+                let mut out = vec![0; len];
+                cellc_pack::panels_f16(&mut out, values, h, *cols, sel, tile);
+                Packed::F16(out)
+            }
+            (Pack::Panels { sel, cols }, Store::Bf16) => {
+                let mut out = vec![0; len];
+                cellc_pack::panels_bf16(&mut out, values, h, *cols, sel, tile);
+                Packed::Bf16(out)
+            }
+            (Pack::Bias { segs }, _) => {
+                let mut out = vec![0.0; len];
                 let segs: Vec<Option<&[f32]>> = segs.iter().map(|s| s.map(|k| &values[k * h..(k + 1) * h])).collect();
-                cellc_pack::bias_panels(&mut out, &segs, h, self.tile);
+                cellc_pack::bias_panels(&mut out, &segs, h, tile);
+                Packed::F32(out)
             }
         }
-        out
     }
 
     /// Whether every tile holds real rows only (`H` a multiple of the tile).

@@ -14,7 +14,7 @@
 use crate::diag::Pos;
 use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
 use crate::layout::Layout;
-use crate::options::{Options, Simd, Strategy};
+use crate::options::{Options, Simd, Strategy, WeightType};
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
 use syn::parse::{Parse, ParseStream};
@@ -180,13 +180,14 @@ const KEYS: &[&str] = &[
     "layer",
     "strategy",
     "simd",
+    "weight_type",
 ];
 
 /// A declaration lowered to the raw ir, with what the expansion needs besides.
 pub struct Lowered {
     /// The one-cell model.
     pub model: raw::Model,
-    /// The options it compiles with (strategy, simd; the model type's name).
+    /// The options it compiles with (strategy, simd, weight type; the model type's name).
     pub options: Options,
     /// The tokens positions refer to (see the module documentation).
     pub spans: Vec<Span>,
@@ -614,6 +615,10 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
         simd: keys
             .get("simd")
             .and_then(|e| errors.ok(choice(e, &Simd::ALL.map(Simd::name), Simd::parse)))
+            .unwrap_or_default(),
+        weight_type: keys
+            .get("weight_type")
+            .and_then(|e| errors.ok(choice(e, &WeightType::ALL.map(WeightType::name), WeightType::parse)))
             .unwrap_or_default(),
         ..Options::default()
     };

@@ -1,14 +1,18 @@
 //! `cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... [--weights-mode
-//! runtime] [--simd dispatch|build] [--simd-level LEVEL]... DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
+//! runtime] [--simd dispatch|build] [--simd-level LEVEL]... [--weight-type auto|f32|f16|bf16]
+//! DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
 //! with the system's compiler and strict flags) for real, runs it on the case's inputs and
 //! compares with the expected outputs; the reference interpreter is checked against the same
 //! expectations. With both languages, the Rust and C outputs of each case must also agree
 //! to within [`RUST_VS_C`]. With `--weights-mode runtime` the models' constant weights
 //! become Parameters, given the constants' values at run time. With `--simd-level`, the
 //! Rust runs once at each level given (`portable`, `avx2`, `avx512`: the CPU must have it),
-//! and every level's outputs must be bit-identical to the first's. One line per case,
-//! language, strategy (and level); exit status 1 if any fails.
-use cellc::{Language, Options, Simd, Strategy, WeightsMode};
+//! and every level's outputs must be bit-identical to the first's. With `--weight-type f16`
+//! or `bf16` the weights are rounded, so the expected outputs are the reference
+//! interpreter's on the model with `W` and `R` rounded to that type (independently, with
+//! `half`), and the lines show how far the rounding moved them from OpenVINO's. One line
+//! per case, language, strategy (and level); exit status 1 if any fails.
+use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::max_abs_err;
 use cellc_conformance::scratch::{Job, Scratch};
@@ -33,10 +37,15 @@ struct Entry {
     reference_err: Vec<f64>,
     /// Files of the weights given at run time, after the case's inputs.
     weight_inputs: Vec<PathBuf>,
+    /// The outputs expected: OpenVINO's, or the reference interpreter's on rounded weights.
+    expected: Vec<Vec<f32>>,
+    /// Whether `expected` is the reference's on rounded weights.
+    rounded: bool,
 }
 
 const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
-                     [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... DIR...";
+                     [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... \
+                     [--weight-type auto|f32|f16|bf16] DIR...";
 
 struct Args {
     languages: Vec<Language>,
@@ -44,6 +53,7 @@ struct Args {
     weights_mode: WeightsMode,
     levels: Vec<String>,
     simd: Simd,
+    weight_type: WeightType,
     dirs: Vec<PathBuf>,
 }
 
@@ -54,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
     let mut dirs = Vec::new();
     let mut levels = Vec::new();
     let mut simd = Simd::Dispatch;
+    let mut weight_type = WeightType::Auto;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -83,6 +94,12 @@ fn parse_args() -> Result<Args, String> {
                 }
                 levels.push(l);
             }
+            "--weight-type" => {
+                weight_type = args
+                    .next()
+                    .and_then(|m| WeightType::parse(&m))
+                    .ok_or("--weight-type takes auto, f32, f16 or bf16")?;
+            }
             "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
         }
@@ -96,7 +113,7 @@ fn parse_args() -> Result<Args, String> {
     if languages.is_empty() {
         languages.push(Language::Rust);
     }
-    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, dirs })
+    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, dirs })
 }
 
 fn main() -> ExitCode {
@@ -111,7 +128,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let Args { languages, strategies, weights_mode, levels, simd, dirs } = parse_args()?;
+    let Args { languages, strategies, weights_mode, levels, simd, weight_type, dirs } = parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut case_dirs = Vec::new();
     for d in &dirs {
@@ -135,20 +152,36 @@ fn run() -> Result<bool, String> {
                 problem: None,
                 reference_err: Vec::new(),
                 weight_inputs: Vec::new(),
+                expected: Vec::new(),
+                rounded: false,
             };
+            e.expected = e.case.outputs.iter().map(|(_, v)| v.clone()).collect();
             let name = match language {
                 Language::Rust => "Model".to_owned(),
                 Language::C => format!("m{}", c_sources.len()),
             };
-            let opts =
-                Options { name: Some(name.clone()), strategy, weights_mode, language, simd, ..Options::default() };
+            let opts = Options {
+                name: Some(name.clone()),
+                strategy,
+                weights_mode,
+                language,
+                simd,
+                weight_type,
+                ..Options::default()
+            };
             match cellc::load_ir(&dir.join("model.xml"), None) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
-                    match cellc::reference::run(&model, &inputs) {
+                    let rounded = rounded(&model, &inputs, weight_type);
+                    let (ref_model, ref_inputs) = rounded.as_ref().map_or((&model, &inputs), |(m, i)| (m, i));
+                    match cellc::reference::run(ref_model, ref_inputs) {
                         Ok(outs) => {
+                            if rounded.is_some() {
+                                e.rounded = true;
+                                e.expected = outs.iter().map(|o| o.iter().map(|&v| v as f32).collect()).collect();
+                            }
                             e.reference_err = outs
                                 .iter()
                                 .zip(&e.case.outputs)
@@ -219,6 +252,33 @@ fn run() -> Result<bool, String> {
         }
     }
     report(&entries, weights_mode, &out_dir)
+}
+
+/// `model` and its `inputs` with the `W` and `R` of every cell (embedded, or given as
+/// Parameters) rounded to `weight_type`, when it is a 16-bit type: what the generated code
+/// computes with.
+fn rounded(
+    model: &cellc::ir::Model,
+    inputs: &[Vec<f64>],
+    weight_type: WeightType,
+) -> Option<(cellc::ir::Model, Vec<Vec<f64>>)> {
+    let round: fn(f32) -> f32 = match weight_type {
+        WeightType::F16 => |v| half::f16::from_f32(v).to_f32(),
+        WeightType::Bf16 => |v| half::bf16::from_f32(v).to_f32(),
+        WeightType::Auto | WeightType::F32 => return None,
+    };
+    let (mut m, mut inputs) = (model.clone(), inputs.to_vec());
+    for cell in &mut m.cells {
+        for w in [&mut cell.w, &mut cell.r] {
+            match w {
+                cellc::ir::WeightSrc::Embedded { values, .. } => values.iter_mut().for_each(|v| *v = round(*v)),
+                cellc::ir::WeightSrc::Runtime(p) => {
+                    inputs[*p].iter_mut().for_each(|v| *v = f64::from(round(*v as f32)));
+                }
+            }
+        }
+    }
+    Some((m, inputs))
 }
 
 /// The jobs of the entries in `language` (at `level`), each writing its outputs into `out_dir`.
@@ -304,23 +364,31 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
         let errs: Vec<f64> = match &got {
             Ok(got) => got
                 .iter()
-                .zip(&e.case.outputs)
-                .map(|(g, (_, want))| max_abs_err(g, &want.iter().map(|&w| w as f64).collect::<Vec<_>>()))
+                .zip(&e.expected)
+                .map(|(g, want)| max_abs_err(g, &want.iter().map(|&w| w as f64).collect::<Vec<_>>()))
                 .collect(),
             Err(_) => Vec::new(),
         };
+        // With rounded weights the reference runs on them, and its distance from OpenVINO is
+        // what the rounding costs, reported rather than checked.
+        let rounded = e.rounded;
         let ok = got.is_ok()
             && errs.iter().all(|&x| x <= e.case.tolerance)
-            && e.reference_err.iter().all(|&x| x <= e.case.tolerance)
+            && (rounded || e.reference_err.iter().all(|&x| x <= e.case.tolerance))
             && versus.is_none_or(|v| v <= RUST_VS_C)
             && same_as_first != Some(false);
         let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
         match &got {
             Err(p) => println!("FAIL {label}: {p}"),
             Ok(_) => println!(
-                "{} {label}: max |err| {} (reference interpreter {}) at tolerance {:.0e}{}{}",
+                "{} {label}: max |err| {} ({} {}) at tolerance {:.0e}{}{}",
                 if ok { "PASS" } else { "FAIL" },
                 fmt(&errs),
+                if rounded {
+                    "vs the reference on rounded weights; the rounding moved it from OpenVINO by"
+                } else {
+                    "reference interpreter"
+                },
                 fmt(&e.reference_err),
                 e.case.tolerance,
                 versus.map_or_else(String::new, |v| format!("; |rust - c| {v:.2e} (at most {RUST_VS_C:.0e})")),

@@ -5,7 +5,7 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted};
-use crate::emit::plan::{FEED_BLOCK, Pack, Plan, Slot, Tensor};
+use crate::emit::plan::{FEED_BLOCK, Pack, Packed, Plan, Slot, Store, Tensor};
 use crate::options::Strategy;
 
 /// Rows of the register blocks of `project_rows`: each weight it loads serves 4 rows.
@@ -66,10 +66,63 @@ impl Kern<'_> {
     /// Declares `name`, the part of `slot` for tile `t`.
     pub(super) fn bind(&self, c: &mut Code, name: &str, slot: &Slot) {
         let stride = match &slot.pack {
-            Pack::Panels { cols, .. } => cols * slot.width(self.tile),
+            Pack::Panels { cols, .. } => cols * self.row_len(slot),
             Pack::Bias { .. } => slot.width(self.tile),
         };
-        c.line(format!("const float *restrict {name} = {} + t * {stride};", self.array(slot)));
+        let ty = c_type(self.slot_store(slot));
+        c.line(format!("const {ty} *restrict {name} = {} + t * {stride};", self.array(slot)));
+    }
+
+    /// Statements `acc[l] += <lane l of row k of panel> * vk` for the lanes `l` of a row of
+    /// `width` lanes, `k` (an expression) a row of `panel`: one loop over f32 lanes, or the
+    /// loops that convert 16-bit ones (for bfloat16 pairs, the low halves then the high).
+    fn lanes_acc(&self, c: &mut Code, acc: &str, panel: &str, k: &str, width: usize, vk: &str) {
+        let (p, rolled) = (&self.prefix, rolled(&self.upper, width));
+        // A constant row is folded: `l`, `48 + l`; a variable one stays `k * 48 + l`.
+        let at = |row: usize| match k.parse::<usize>() {
+            Ok(0) => "l".to_owned(),
+            Ok(k) => format!("{} + l", k * row),
+            Err(_) => format!("{k} * {row} + l"),
+        };
+        match self.store {
+            Store::F32 => c.line(format!(
+                "{rolled}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{}] * {vk};",
+                at(width)
+            )),
+            Store::F16 => c.line(format!(
+                "{rolled}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {p}_f16({panel}[{}]) * {vk};",
+                at(width)
+            )),
+            Store::Bf16 => {
+                let words = cellc_pack::bf16_words(width);
+                let w = at(words);
+                c.line(format!(
+                    "{rolled}for (size_t l = 0; l < {words}; ++l) {acc}[l] += {p}_bf16_lo({panel}[{w}]) * {vk};"
+                ));
+                let hi = width - words;
+                if hi > 0 {
+                    c.line(format!(
+                        "{rolled}for (size_t l = 0; l < {hi}; ++l) {acc}[{words} + l] += {p}_bf16_hi({panel}[{w}]) * {vk};"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Lane `lane` (an expression) of row `k` (an expression) of a panel of `width` lanes,
+    /// as f32.
+    fn lane(&self, panel: &str, k: &str, width: usize, lane: &str) -> String {
+        let p = &self.prefix;
+        match self.store {
+            Store::F32 => format!("{panel}[{k} * {width} + {lane}]"),
+            Store::F16 => format!("{p}_f16({panel}[{k} * {width} + {lane}])"),
+            Store::Bf16 => {
+                let words = cellc_pack::bf16_words(width);
+                format!(
+                    "({lane} < {words} ? {p}_bf16_lo({panel}[{k} * {words} + {lane}]) : {p}_bf16_hi({panel}[{k} * {words} + {lane} - {words}]))"
+                )
+            }
+        }
     }
 
     /// Statements adding the product of the panel `panel` (`cols` columns of `width` lanes)
@@ -79,20 +132,13 @@ impl Kern<'_> {
         match self.strategy {
             Strategy::Unrolled => {
                 for k in 0..cols {
-                    let at = if k == 0 { "l".to_owned() } else { format!("{} + l", k * width) };
-                    c.line(format!(
-                        "{}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{at}] * {v}[{k}];",
-                        rolled(&self.upper, width)
-                    ));
+                    self.lanes_acc(c, acc, panel, &k.to_string(), width, &format!("{v}[{k}]"));
                 }
             }
             Strategy::Tiled | Strategy::Auto => {
                 c.open(format!("for (size_t k = 0; k < {cols}; ++k)"));
                 c.line(format!("const float vk = {v}[k];"));
-                c.line(format!(
-                    "{}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[k * {width} + l] * vk;",
-                    rolled(&self.upper, width)
-                ));
+                self.lanes_acc(c, acc, panel, "k", width, "vk");
                 c.close("");
             }
         }
@@ -148,16 +194,25 @@ impl Kern<'_> {
     /// The weight tables of the embedded slots, aligned, eight values a line.
     pub(super) fn tables(&self, c: &mut Code) {
         for slot in self.slots().filter(|s| !self.is_runtime(s.tensor)) {
-            let values = self.pack_now(slot);
+            let (form, texts, per_line): (&str, Vec<String>, usize) = match self.pack_now(slot) {
+                Packed::F32(v) => ("", v.iter().map(|&x| float(x)).collect(), 8),
+                Packed::F16(v) => (" (IEEE f16 bits)", v.iter().map(|x| format!("0x{x:04x}")).collect(), 12),
+                Packed::Bf16(v) => (
+                    " (bfloat16 pairs: lane j low, lane j + ceil(width / 2) high)",
+                    v.iter().map(|x| format!("0x{x:08x}")).collect(),
+                    8,
+                ),
+            };
             c.comment(&format!(
-                "{} of cell {}, packed for the {} kernel.",
+                "{} of cell {}, packed for the {} kernel{form}.",
                 slot.describe(),
                 quoted(&self.cell.name),
                 self.strategy.name()
             ));
-            c.open(format!("{}_ALIGNED static const float {}[{}] =", self.upper, self.array(slot), values.len()));
-            for line in values.chunks(8) {
-                c.line(format!("{},", line.iter().map(|&v| float(v)).collect::<Vec<_>>().join(", ")));
+            let ty = c_type(self.slot_store(slot));
+            c.open(format!("{}_ALIGNED static const {ty} {}[{}] =", self.upper, self.array(slot), texts.len()));
+            for line in texts.chunks(per_line) {
+                c.line(format!("{},", line.join(", ")));
             }
             c.close(";");
             c.line("");
@@ -380,15 +435,24 @@ impl Kern<'_> {
             acc.iter().map(|a| format!("{a}[l]")).collect::<Vec<_>>().join(" = ")
         ));
         c.open(format!("for (size_t k = 0; k < {i}; ++k)"));
-        c.line(format!("const float *restrict col = w + k * {w} + lb;"));
+        if self.store == Store::F32 {
+            c.line(format!("const float *restrict col = w + k * {w} + lb;"));
+        }
         let lanes = rolled(&self.upper, lb);
         for r in 0..ROWS {
             let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
             c.line(format!("const float x{r} = x[{} + k];", mul(&row, i)));
         }
         c.open(format!("{lanes}for (size_t l = 0; l < {lb}; ++l)"));
+        let wl = match self.store {
+            Store::F32 => "col[l]".to_owned(),
+            Store::F16 | Store::Bf16 => {
+                c.line(format!("const float wl = {};", self.lane("w", "k", w, "lb + l")));
+                "wl".to_owned()
+            }
+        };
         for r in 0..ROWS {
-            c.line(format!("a{r}[l] += col[l] * x{r};"));
+            c.line(format!("a{r}[l] += {wl} * x{r};"));
         }
         c.close("");
         c.close("");
@@ -524,6 +588,15 @@ impl Kern<'_> {
             self.self_param(),
             self.projected_params()
         ));
+    }
+}
+
+/// The C type of an array stored as `store`.
+fn c_type(store: Store) -> &'static str {
+    match store {
+        Store::F32 => "float",
+        Store::F16 => "uint16_t",
+        Store::Bf16 => "uint32_t",
     }
 }
 

@@ -16,6 +16,10 @@ pub(super) struct Helpers {
     pub(super) pack_panels: bool,
     /// Whether some biases are packed at run time.
     pub(super) pack_bias: bool,
+    /// Whether some weights are stored as IEEE f16.
+    pub(super) f16: bool,
+    /// Whether some weights are stored as bfloat16 pairs.
+    pub(super) bf16: bool,
 }
 
 impl Helpers {
@@ -63,6 +67,12 @@ impl Helpers {
         }
         if self.pack_bias {
             out.push_str(&PACK_BIAS.replace("PREFIX", prefix));
+        }
+        if self.f16 {
+            out.push_str(&F16.replace("PREFIX", prefix));
+        }
+        if self.bf16 {
+            out.push_str(&BF16.replace("PREFIX", prefix));
         }
         // Callees first: the clip and exp, then tanh (which scaledtanh calls), then the rest.
         let order = ["clip", "exp", "tanh"].into_iter().chain(Activation::NAMES.iter().copied());
@@ -124,6 +134,47 @@ static void PREFIX_pack_bias(float *dst, const float *const *segs, size_t nsegs,
             }
         }
     }
+}
+
+";
+
+/// The f16 weights' conversion, exact: `vcvtph2ps` in the Rust kernels.
+const F16: &str = "\
+/* An IEEE binary16 value (its bits) as a float, exactly: the exponent and mantissa moved to
+ * their places in a float and scaled by 2^112 (which also makes subnormals normal), then
+ * the sign; infinities and NaNs keep their payload. */
+static inline float PREFIX_f16(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    union { uint32_t u; float f; } v;
+    if (em >= 0x7c00u) {
+        v.u = sign | 0x7f800000u | ((em & 0x3ffu) << 13);
+    } else {
+        v.u = em << 13;
+        v.f *= 0x1p112f;
+        v.u |= sign;
+    }
+    return v.f;
+}
+
+";
+
+/// The bfloat16 weights' conversion (see `cellc_pack::panels_bf16`).
+const BF16: &str = "\
+/* The two bfloat16 lanes of a packed word as floats: the low half is lane j, the high half
+ * lane j + ceil(width / 2); a bfloat16 is the high half of a float's bits. */
+static inline float PREFIX_bf16_lo(uint32_t w)
+{
+    union { uint32_t u; float f; } v;
+    v.u = w << 16;
+    return v.f;
+}
+
+static inline float PREFIX_bf16_hi(uint32_t w)
+{
+    union { uint32_t u; float f; } v;
+    v.u = w & 0xffff0000u;
+    return v.f;
 }
 
 ";

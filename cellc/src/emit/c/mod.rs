@@ -16,7 +16,7 @@ mod seq;
 mod text;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::emit::plan::{FEED_BLOCK, Plan, attributes, direction_cell, op_name, runtime_params};
+use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Strategy};
 use cell::Kern;
@@ -65,8 +65,20 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
     let mut items = Vec::new();
     for cell in &m.cells {
         let n = e.names.cell(&cell.name);
+        let store = store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
+        if store != Store::F32 && !runtime_params(cell).is_empty() {
+            let msg = format!(
+                "cell {}: the C back-end packs weights given at run time as f32 only; use --weight-type f32 (or auto) \
+                 with --lang c, or --lang rust for {} weights given at run time",
+                quoted(&cell.name),
+                store.name()
+            );
+            return Err(Diag::new(&m.file, None, msg).into());
+        }
+        e.helpers.f16 |= store == Store::F16;
+        e.helpers.bf16 |= store == Store::Bf16;
         match &cell.seq {
-            None => e.kernel(cell, n.clone(), &doc(cell)),
+            None => e.kernel(cell, n.clone(), &doc(cell), store),
             Some(q) => {
                 e.has_seq = true;
                 let mut dirs = Vec::new();
@@ -74,9 +86,9 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
                     let dc = direction_cell(cell, q, d);
                     let dn = e.names.cell(&dc.name);
                     let reversed = q.direction.reversed(d);
-                    let plan = Plan::new(&dc, e.strategy);
+                    let plan = Plan::new(&dc, e.strategy, store);
                     let nw = plan.tiles() * plan.width;
-                    e.kernel(&dc, dn.clone(), &doc(&dc));
+                    e.kernel(&dc, dn.clone(), &doc(&dc), store);
                     dirs.push(seq::Dir { n: dn, field: if reversed { "reverse" } else { "forward" }, reversed, nw });
                 }
                 let upper = e.names.upper();
@@ -115,9 +127,9 @@ struct Emitter {
 
 impl Emitter {
     /// Emits the kernel of a cell (one step, one direction).
-    fn kernel(&mut self, cell: &Cell, n: CellNames, doc: &str) {
+    fn kernel(&mut self, cell: &Cell, n: CellNames, doc: &str, store: Store) {
         let k = Kern {
-            plan: Plan::new(cell, self.strategy),
+            plan: Plan::new(cell, self.strategy, store),
             n,
             prefix: self.names.prefix().to_owned(),
             upper: self.names.upper(),

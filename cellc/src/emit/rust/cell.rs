@@ -3,7 +3,7 @@
 //! weight setter that packs runtime weights with the same code the compiler uses.
 use super::lit::table;
 use super::names::ident;
-use crate::emit::plan::{Pack, Plan, Slot, Tensor};
+use crate::emit::plan::{Pack, Plan, Slot, Store, Tensor};
 use crate::options::{Simd, Strategy};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -14,6 +14,15 @@ pub(super) struct Ctx<'a> {
     pub(super) ty: Ident,
     pub(super) prefix: String,
     pub(super) simd: Simd,
+}
+
+/// The element type of an array stored as `store`.
+fn elem_type(store: Store) -> TokenStream {
+    match store {
+        Store::F32 => quote! { f32 },
+        Store::F16 => quote! { u16 },
+        Store::Bf16 => quote! { u32 },
+    }
 }
 
 /// `let (a, b, …) = (&a[s], &b[s], …);` for names of per-row arrays, the mutable ones
@@ -35,16 +44,22 @@ pub(super) fn row_binds(names: &[&str]) -> TokenStream {
 }
 
 /// The body of a public entry point, which runs the expression `call(level)` compiled for
-/// the best vector level (see `cellc_runtime::simd`); `level` is the constant expression of
-/// that level, for sizes that depend on it. With [`Simd::Build`], one copy for the build's
-/// target.
+/// the best vector level (see `cellc_runtime::simd`), with the level's token bound to
+/// `isa`; `level` is the constant expression of that level, for sizes that depend on it.
+/// With [`Simd::Build`], one copy for the build's target.
 pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
     match simd {
         Simd::Dispatch => {
             let call = call(quote! { L });
-            quote! { ::cellc_runtime::dispatch!(|L| #call) }
+            quote! { ::cellc_runtime::dispatch!(|L, isa| #call) }
         }
-        Simd::Build => call(quote! { ::cellc_runtime::simd::Level::COMPILED }),
+        Simd::Build => {
+            let call = call(quote! { ::cellc_runtime::simd::Level::COMPILED });
+            quote! {
+                let isa = ::cellc_runtime::simd::compiled();
+                #call
+            }
+        }
     }
 }
 
@@ -92,9 +107,9 @@ impl Ctx<'_> {
                     quote! { #s.0 }
                 };
                 match &slot.pack {
-                    Pack::Panels { sel, cols } => {
-                        let width = sel.len() * self.tile;
-                        quote! { let #f = #array.as_chunks::<#width>().0.as_chunks::<#cols>().0; }
+                    Pack::Panels { cols, .. } => {
+                        let row = self.row_len(slot);
+                        quote! { let #f = #array.as_chunks::<#row>().0.as_chunks::<#cols>().0; }
                     }
                     Pack::Bias { segs } => {
                         let width = segs.len() * self.tile;
@@ -112,11 +127,11 @@ impl Ctx<'_> {
         let slot = ident(slot);
         match self.strategy {
             Strategy::Tiled | Strategy::Auto => {
-                quote! { ::cellc_runtime::kernel::panel_acc(&mut #acc, &#slot[t], #v_ref); }
+                quote! { ::cellc_runtime::kernel::panel_acc(&mut #acc, &#slot[t], #v_ref, isa); }
             }
-            Strategy::Unrolled => {
-                (0..cols).map(|k| quote! { ::cellc_runtime::kernel::axpy(&mut #acc, #v[#k], &#slot[t][#k]); }).collect()
-            }
+            Strategy::Unrolled => (0..cols)
+                .map(|k| quote! { ::cellc_runtime::kernel::axpy(&mut #acc, #v[#k], &#slot[t][#k], isa); })
+                .collect(),
         }
     }
 
@@ -127,10 +142,10 @@ impl Ctx<'_> {
         let slot = ident(slot);
         match self.strategy {
             Strategy::Tiled | Strategy::Auto => quote! {
-                ::cellc_runtime::kernel::panel_acc_rows_in(&mut #acc, &#slot[t], #v, ::cellc_runtime::kernel::Block::<S, V>);
+                ::cellc_runtime::kernel::panel_acc_rows_in(&mut #acc, &#slot[t], #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
             },
             Strategy::Unrolled => (0..cols)
-                .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut #acc, #k, #v, &#slot[t][#k]); })
+                .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut #acc, #k, #v, &#slot[t][#k], isa); })
                 .collect(),
         }
     }
@@ -191,8 +206,13 @@ impl Ctx<'_> {
         self.slots()
             .filter(|s| !self.is_runtime(s.tensor))
             .map(|s| {
+                let form = match self.slot_store(s) {
+                    Store::F32 => "",
+                    Store::F16 => " (IEEE f16 bits)",
+                    Store::Bf16 => " (bfloat16 pairs: lane j low, lane j + ceil(width / 2) high)",
+                };
                 let doc = format!(
-                    "`{}` of cell `{}`, packed for the {} kernel.",
+                    "`{}` of cell `{}`, packed for the {} kernel{form}.",
                     s.describe(),
                     self.ty,
                     self.strategy.name()
@@ -224,10 +244,10 @@ impl Ctx<'_> {
                 while t0 < n {
                     let m = (n - t0).min(B);
                     match xs[t0..].first_chunk::<B>() {
-                        Some(rows) if m == B => self.project_rows(rows, &mut p),
+                        Some(rows) if m == B => self.project_rows(isa, rows, &mut p),
                         _ => {
                             for s in 0..m {
-                                self.project(&xs[t0 + s], &mut p[s]);
+                                self.project(isa, &xs[t0 + s], &mut p[s]);
                             }
                         }
                     }
@@ -239,7 +259,7 @@ impl Ctx<'_> {
         let lstm_feed = feed(quote! {
             for s in 0..m {
                 let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
-                self.step_projected(&p[s], h, c, &mut next, &mut next_c);
+                self.step_projected(isa, &p[s], h, c, &mut next, &mut next_c);
                 ys[t0 + s] = next;
                 (*h, *c) = (next, next_c);
             }
@@ -247,7 +267,7 @@ impl Ctx<'_> {
         let plain_feed = feed(quote! {
             for s in 0..m {
                 let mut next = [0.0f32; #h];
-                self.step_projected(&p[s], h, &mut next);
+                self.step_projected(isa, &p[s], h, &mut next);
                 ys[t0 + s] = next;
                 *h = next;
             }
@@ -255,9 +275,11 @@ impl Ctx<'_> {
         let projection = quote! {
             /// The input projection of one row: `x·Wᵀ` plus the input-side biases, one panel
             /// of gates per tile. It does not depend on the state, so a sequence computes it
-            /// for several steps at once ([`Self::project_rows`]).
+            /// for several steps at once ([`Self::project_rows`]). Like every kernel function,
+            /// it takes the token of the vector level it runs at (`isa`): the one
+            /// `cellc_runtime::dispatch!` binds, or `cellc_runtime::simd::compiled()`.
             #[inline(always)]
-            pub fn project(&self, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
+            pub fn project<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
                 #input_binds
                 for t in 0..#tiles {
                     let mut a = #bx[t];
@@ -267,11 +289,11 @@ impl Ctx<'_> {
             }
             /// [`Self::project`] for `S` rows, reading each weight panel once for all of them.
             #[inline(always)]
-            pub fn project_rows<const S: usize>(&self, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
+            pub fn project_rows<const S: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
                 #input_binds
                 for t in 0..#tiles {
                     let mut a = [#bx[t]; S];
-                    ::cellc_runtime::kernel::panel_acc_rows(&mut a, &#wname[t], x);
+                    ::cellc_runtime::kernel::panel_acc_rows(&mut a, &#wname[t], x, isa);
                     for (ps, a) in p.iter_mut().zip(&a) {
                         ps[t] = *a;
                     }
@@ -282,35 +304,40 @@ impl Ctx<'_> {
         let fields = rt.iter().map(|s| {
             let f = ident(s.field);
             let n = self.slot_len(s);
-            quote! { #f: ::cellc_runtime::Aligned<[f32; #n]> }
+            let ty = elem_type(self.slot_store(s));
+            quote! { #f: ::cellc_runtime::Aligned<[#ty; #n]> }
         });
         let zero_fields = rt.iter().map(|s| {
             let f = ident(s.field);
             let n = self.slot_len(s);
-            quote! { #f: ::cellc_runtime::Aligned([0.0; #n]) }
+            let zero = match self.slot_store(s) {
+                Store::F32 => quote! { 0.0 },
+                Store::F16 | Store::Bf16 => quote! { 0 },
+            };
+            quote! { #f: ::cellc_runtime::Aligned([#zero; #n]) }
         });
         let lstm = self.cell.spec.kind.has_cell_state();
         let step_entry = entry(self.simd, |_| {
             if lstm {
-                quote! { self.step_at(x, h, c, out, out_c) }
+                quote! { self.step_at(isa, x, h, c, out, out_c) }
             } else {
-                quote! { self.step_at(x, h, out) }
+                quote! { self.step_at(isa, x, h, out) }
             }
         });
         let feed_entry = entry(self.simd, |l| {
             if lstm {
-                quote! { self.feed_at::<{ #l.feed_block() }>(h, c, xs, ys) }
+                quote! { self.feed_at::<{ #l.feed_block() }, _>(isa, h, c, xs, ys) }
             } else {
-                quote! { self.feed_at::<{ #l.feed_block() }>(h, xs, ys) }
+                quote! { self.feed_at::<{ #l.feed_block() }, _>(isa, h, xs, ys) }
             }
         });
         let batch_entry = entry(self.simd, |l| {
             let call = if lstm {
-                quote! { (x, h, c, out, out_c) }
+                quote! { (isa, x, h, c, out, out_c) }
             } else {
-                quote! { (x, h, out) }
+                quote! { (isa, x, h, out) }
             };
-            quote! { self.step_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }>#call }
+            quote! { self.step_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }, _>#call }
         });
         // Values in `n` rows of the state.
         let nh = super::exprs::times(quote! { n }, h);
@@ -331,17 +358,17 @@ impl Ctx<'_> {
                         Ok(())
                     }
                     #[inline(always)]
-                    fn step_batch_at<const S: usize, const V: usize>(&self, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) {
+                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) {
                         let (x, xr) = x.as_chunks::<S>();
                         let (h, hr) = h.as_chunks::<S>();
                         let (c, cr) = c.as_chunks::<S>();
                         let (out, or) = out.as_chunks_mut::<S>();
                         let (out_c, ocr) = out_c.as_chunks_mut::<S>();
                         for ((((x, h), c), out), out_c) in x.iter().zip(h).zip(c).zip(out).zip(out_c) {
-                            self.step_rows::<S, V>(x, h, c, out, out_c);
+                            self.step_rows::<S, V, I>(isa, x, h, c, out, out_c);
                         }
                         for ((((x, h), c), out), out_c) in xr.iter().zip(hr).zip(cr).zip(or).zip(ocr) {
-                            self.step_at(x, h, c, out, out_c);
+                            self.step_at(isa, x, h, c, out, out_c);
                         }
                     }
                 },
@@ -352,29 +379,29 @@ impl Ctx<'_> {
                         #step_entry
                     }
                     #[inline(always)]
-                    fn step_at(&self, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                    fn step_at<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         let mut p = [[0.0f32; #width]; #tiles];
-                        self.project(x, &mut p);
-                        self.step_projected(&p, h, c, out, out_c);
+                        self.project(isa, x, &mut p);
+                        self.step_projected(isa, &p, h, c, out, out_c);
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
-                    pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                    pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         use ::core::array::{from_mut, from_ref};
-                        self.step_projected_rows::<1, 8>(from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c));
+                        self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c));
                     }
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
-                    pub fn step_projected_rows<const S: usize, const V: usize>(&self, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
+                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
                         #step_body
                     }
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]
-                    pub fn step_rows<const S: usize, const V: usize>(&self, x: &[[f32; #i]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
+                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
                         let mut p = [[[0.0f32; #width]; #tiles]; S];
-                        self.project_rows(x, &mut p);
-                        self.step_projected_rows::<S, V>(&p, h, c, out, out_c);
+                        self.project_rows(isa, x, &mut p);
+                        self.step_projected_rows::<S, V, I>(isa, &p, h, c, out, out_c);
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the states in `h` and `c` from call to call and writing each step's
@@ -385,7 +412,7 @@ impl Ctx<'_> {
                         #feed_entry
                     }
                     #[inline(always)]
-                    fn feed_at<const B: usize>(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                    fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #lstm_feed
                     }
                     #projection
@@ -405,15 +432,15 @@ impl Ctx<'_> {
                         Ok(())
                     }
                     #[inline(always)]
-                    fn step_batch_at<const S: usize, const V: usize>(&self, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) {
+                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) {
                         let (x, xr) = x.as_chunks::<S>();
                         let (h, hr) = h.as_chunks::<S>();
                         let (out, or) = out.as_chunks_mut::<S>();
                         for ((x, h), out) in x.iter().zip(h).zip(out) {
-                            self.step_rows::<S, V>(x, h, out);
+                            self.step_rows::<S, V, I>(isa, x, h, out);
                         }
                         for ((x, h), out) in xr.iter().zip(hr).zip(or) {
-                            self.step_at(x, h, out);
+                            self.step_at(isa, x, h, out);
                         }
                     }
                 },
@@ -424,29 +451,29 @@ impl Ctx<'_> {
                         #step_entry
                     }
                     #[inline(always)]
-                    fn step_at(&self, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                    fn step_at<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
                         let mut p = [[0.0f32; #width]; #tiles];
-                        self.project(x, &mut p);
-                        self.step_projected(&p, h, out);
+                        self.project(isa, x, &mut p);
+                        self.step_projected(isa, &p, h, out);
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
-                    pub fn step_projected(&self, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
+                    pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
                         use ::core::array::{from_mut, from_ref};
-                        self.step_projected_rows::<1, 8>(from_ref(p), from_ref(h), from_mut(out));
+                        self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_mut(out));
                     }
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
-                    pub fn step_projected_rows<const S: usize, const V: usize>(&self, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
+                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
                         #step_body
                     }
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]
-                    pub fn step_rows<const S: usize, const V: usize>(&self, x: &[[f32; #i]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
+                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
                         let mut p = [[[0.0f32; #width]; #tiles]; S];
-                        self.project_rows(x, &mut p);
-                        self.step_projected_rows::<S, V>(&p, h, out);
+                        self.project_rows(isa, x, &mut p);
+                        self.step_projected_rows::<S, V, I>(isa, &p, h, out);
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the state in `h` from call to call and writing each step's hidden
@@ -457,7 +484,7 @@ impl Ctx<'_> {
                         #feed_entry
                     }
                     #[inline(always)]
-                    fn feed_at<const B: usize>(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                    fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #plain_feed
                     }
                     #projection
@@ -497,7 +524,16 @@ impl Ctx<'_> {
             let a = ident(t.arg());
             let name = t.arg().to_ascii_uppercase();
             let n = self.declared_len(*t);
-            quote! { ::cellc_runtime::check_len(#name, #n, #a.len())?; }
+            let half = match (t, self.store) {
+                (Tensor::B, _) | (_, Store::F32) => None,
+                (_, Store::F16) => Some(quote! { F16 }),
+                (_, Store::Bf16) => Some(quote! { Bf16 }),
+            };
+            let range = half.map(|k| quote! { ::cellc_runtime::check_range(#name, ::cellc_runtime::Half::#k, #a)?; });
+            quote! {
+                ::cellc_runtime::check_len(#name, #n, #a.len())?;
+                #range
+            }
         });
         let fold = self.folds_bias().then(|| self.fold_bias());
         let packs = rt.iter().map(|s| self.pack_at_runtime(s));
@@ -545,7 +581,12 @@ impl Ctx<'_> {
             Pack::Panels { sel, cols } => {
                 // The kernel's gates are OpenVINO's; the declared layout may stack them otherwise.
                 let sel = self.runtime_sel(sel);
-                quote! { ::cellc_runtime::pack::panels(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
+                let pack = match self.store {
+                    Store::F32 => quote! { panels },
+                    Store::F16 => quote! { panels_f16 },
+                    Store::Bf16 => quote! { panels_bf16 },
+                };
+                quote! { ::cellc_runtime::pack::#pack(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }
             Pack::Bias { segs } => {
                 let segs = segs.iter().map(|s| match s {

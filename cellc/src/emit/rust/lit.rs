@@ -1,5 +1,6 @@
 //! Float literals and weight tables. Every f32 is written so that it parses back to the
 //! same bits: the shortest round-trip decimal for finite values, `from_bits` otherwise.
+use crate::emit::plan::Packed;
 use proc_macro2::TokenStream;
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -15,15 +16,21 @@ pub(crate) fn f32_tokens(v: f32) -> TokenStream {
     TokenStream::from_str(&f32_text(v)).unwrap_or_default()
 }
 
-/// A `static` table of f32 values, aligned to 64 bytes, eight values a line.
-pub(crate) fn table(name: &str, doc: &str, values: &[f32]) -> String {
+/// A `static` table of packed weights, aligned to 64 bytes: f32 values eight a line, 16-bit
+/// forms as hexadecimal words.
+pub(crate) fn table(name: &str, doc: &str, values: &Packed) -> String {
+    let (ty, texts): (&str, Vec<String>) = match values {
+        Packed::F32(v) => ("f32", v.iter().map(|&x| f32_text(x)).collect()),
+        Packed::F16(v) => ("u16", v.iter().map(|x| format!("0x{x:04x}")).collect()),
+        Packed::Bf16(v) => ("u32", v.iter().map(|x| format!("0x{x:08x}")).collect()),
+    };
+    let per_line = if matches!(values, Packed::F16(_)) { 12 } else { 8 };
     let mut s = String::new();
     let _ = writeln!(s, "/// {doc}");
     let _ =
-        writeln!(s, "static {name}: ::cellc_runtime::Aligned<[f32; {}]> = ::cellc_runtime::Aligned([", values.len());
-    for line in values.chunks(8) {
-        let parts: Vec<String> = line.iter().map(|&v| f32_text(v)).collect();
-        let _ = writeln!(s, "    {},", parts.join(", "));
+        writeln!(s, "static {name}: ::cellc_runtime::Aligned<[{ty}; {}]> = ::cellc_runtime::Aligned([", texts.len());
+    for line in texts.chunks(per_line) {
+        let _ = writeln!(s, "    {},", line.join(", "));
     }
     s.push_str("]);\n");
     s

@@ -13,6 +13,7 @@ mod rnn;
 mod seq;
 
 use crate::diag::{Diag, Diagnostics};
+use crate::emit::plan::Store;
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Simd, Strategy};
 use cell::Ctx;
@@ -43,14 +44,16 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     let strategy = opts.strategy.resolve();
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
+        let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
+        let kopts = (strategy, opts.simd, store);
         match &cell.seq {
-            None => kernel(cell, &ty, (strategy, opts.simd), &mut tokens, &mut tables),
+            None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
             Some(q) => {
                 let mut dirs = Vec::new();
                 for d in 0..q.direction.count() {
                     let dc = seq::direction_cell(cell, q, d);
                     let dty = names.unique(&dc.name, "Cell");
-                    kernel(&dc, &dty, (strategy, opts.simd), &mut tokens, &mut tables);
+                    kernel(&dc, &dty, kopts, &mut tokens, &mut tables);
                     dirs.push((ident(if q.direction.reversed(d) { "reverse" } else { "forward" }), ident(&dty)));
                 }
                 tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy), opts.simd));
@@ -83,13 +86,13 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 fn kernel(
     cell: &Cell,
     ty: &str,
-    (strategy, simd): (Strategy, Simd),
+    (strategy, simd, store): (Strategy, Simd, Store),
     tokens: &mut proc_macro2::TokenStream,
     tables: &mut Vec<String>,
 ) {
     let ctx = Ctx {
         simd,
-        plan: crate::emit::plan::Plan::new(cell, strategy),
+        plan: crate::emit::plan::Plan::new(cell, strategy, store),
         ty: ident(ty),
         prefix: names::field_name(ty).to_ascii_uppercase(),
     };
@@ -127,7 +130,7 @@ fn tidy_dispatch(code: &str) -> String {
         let body = rest[body_start..body_start + close].split_whitespace().collect::<Vec<_>>().join(" ");
         out.push_str(
             &body
-                .replace("| L |", "|L|")
+                .replace("| L, isa |", "|L, isa|")
                 .replace(":: < ", "::<")
                 .replace("::< ", "::<")
                 .replace(" > (", ">(")

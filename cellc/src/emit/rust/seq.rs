@@ -25,23 +25,23 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             (
                 quote! { let (mut h, mut c) = (h0[#d], c0[#d]); },
                 quote! { let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]); },
-                quote! { self.#f.step_projected(&p[s], &h, &c, &mut next, &mut next_c); },
+                quote! { self.#f.step_projected(isa, &p[s], &h, &c, &mut next, &mut next_c); },
                 quote! { (h, c) = (next, next_c); },
             )
         } else {
             (
                 quote! { let mut h = h0[#d]; },
                 quote! { let mut next = [0.0f32; #h]; },
-                quote! { self.#f.step_projected(&p[s], &h, &mut next); },
+                quote! { self.#f.step_projected(isa, &p[s], &h, &mut next); },
                 quote! { h = next; },
             )
         };
         let project = quote! {
             match x[t0..].first_chunk::<B>() {
-                Some(xs) if n == B => self.#f.project_rows(xs, &mut p),
+                Some(xs) if n == B => self.#f.project_rows(isa, xs, &mut p),
                 _ => {
                     for s in 0..n {
-                        self.#f.project(&x[t0 + s], &mut p[s]);
+                        self.#f.project(isa, &x[t0 + s], &mut p[s]);
                     }
                 }
             }
@@ -68,9 +68,9 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 }
             }
         } else if lstm {
-            quote! { self.#f.feed_at::<B>(&mut h, &mut c, &x[..len], &mut y[#d][..len]); }
+            quote! { self.#f.feed_at::<B, I>(isa, &mut h, &mut c, &x[..len], &mut y[#d][..len]); }
         } else {
-            quote! { self.#f.feed_at::<B>(&mut h, &x[..len], &mut y[#d][..len]); }
+            quote! { self.#f.feed_at::<B, I>(isa, &mut h, &x[..len], &mut y[#d][..len]); }
         };
         let finals = if lstm {
             quote! {
@@ -112,9 +112,9 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
     let run_entry = super::cell::entry(simd, |l| {
         if lstm {
-            quote! { self.run_at::<{ #l.feed_block() }>(x, h0, c0, len, y, ho, co) }
+            quote! { self.run_at::<{ #l.feed_block() }, _>(isa, x, h0, c0, len, y, ho, co) }
         } else {
-            quote! { self.run_at::<{ #l.feed_block() }>(x, h0, len, y, ho) }
+            quote! { self.run_at::<{ #l.feed_block() }, _>(isa, x, h0, len, y, ho) }
         }
     });
     let run = quote! {
@@ -125,7 +125,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         }
         #[inline(always)]
         #allow
-        fn run_at<const B: usize>(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
+        fn run_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
             let len = len.min(#l);
             #({ #runs })*
             for yd in y.iter_mut() {
@@ -159,7 +159,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 },
                 quote! {
                     let (mut next, mut next_c) = ([[0.0f32; #h]; S], [[0.0f32; #h]; S]);
-                    self.#f.step_rows::<S, V>(&xs, &hs, &cs, &mut next, &mut next_c);
+                    self.#f.step_rows::<S, V, I>(isa, &xs, &hs, &cs, &mut next, &mut next_c);
                 },
                 quote! { (hs[s], cs[s]) = (next[s], next_c[s]); },
                 quote! {
@@ -172,7 +172,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 quote! { let mut hs: [[f32; #h]; S] = ::core::array::from_fn(|s| hr[#rd]); },
                 quote! {
                     let mut next = [[0.0f32; #h]; S];
-                    self.#f.step_rows::<S, V>(&xs, &hs, &mut next);
+                    self.#f.step_rows::<S, V, I>(isa, &xs, &hs, &mut next);
                 },
                 quote! { hs[s] = next[s]; },
                 quote! { hr[#rd] = if lens[s] > 0 { hs[s] } else { [0.0f32; #h] }; },
@@ -235,7 +235,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         (quote! {}, quote! {}, quote! {})
     };
     let batch_entry = super::cell::entry(simd, |l| {
-        quote! { self.run_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }>(major, xr, hr, #c_pass lengths, yr) }
+        quote! { self.run_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }, _>(isa, major, xr, hr, #c_pass lengths, yr) }
     });
     let run_batch = quote! {
         #[doc = #batch_doc]
@@ -262,22 +262,22 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         /// [`Self::run_batch`] on checked slices: blocks of `S` rows, then the rows left one by one.
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        fn run_batch_at<const S: usize, const V: usize>(&self, major: ::cellc_runtime::Major, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+        fn run_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
             let n = #rows_of_h;
             let mut r0 = 0;
             while r0 + S <= n {
-                self.run_rows::<S, V>(major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
+                self.run_rows::<S, V, I>(isa, major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
                 r0 += S;
             }
             while r0 < n {
-                self.run_rows::<1, V>(major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
+                self.run_rows::<1, V, I>(isa, major, r0, x, hr, #c_pass lengths, y.as_deref_mut());
                 r0 += 1;
             }
         }
         /// Rows `r0..r0 + S` of [`Self::run_batch`], every step of them one batched step.
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        fn run_rows<const S: usize, const V: usize>(&self, major: ::cellc_runtime::Major, r0: usize, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+        fn run_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, r0: usize, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
             let n = #rows_of_h;
             let lens: [usize; S] = ::core::array::from_fn(|s| lengths.map_or(#l, |v| v[r0 + s]));
             let steps = lens.iter().copied().max().unwrap_or(0);
