@@ -6,7 +6,7 @@ use cellc::ir::{
     Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, Model, Output, Param, ParamRole,
     Seq, Value, WeightSrc,
 };
-use cellc::{Language, Options, Strategy};
+use cellc::{Language, Options, Strategy, WeightType};
 use std::path::{Path, PathBuf};
 
 /// (name, kind, hidden, input)
@@ -161,6 +161,19 @@ fn main() {
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
             c_sources.push(c_files(out, &model, &format!("{name}_c_{}", strategy.name()), strategy));
+        }
+        // Configuration A also with 16-bit weights.
+        if h == 128 && i == 16 && !lstm && kind.gates() == 3 {
+            for wt in [WeightType::F16, WeightType::Bf16] {
+                let opts = Options {
+                    name: Some("Model".into()),
+                    strategy: Strategy::Tiled,
+                    weight_type: wt,
+                    ..Options::default()
+                };
+                let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+                std::fs::write(out.join(format!("{name}_tiled_{}.rs", wt.name())), code).expect("write code");
+            }
         }
     }
     c_sources.push(sequence(out));

@@ -31,15 +31,22 @@ fn agree<const H: usize>(name: &str, a: &[f32; H], b: &[f32; H]) {
     assert!(err < 1e-4, "{name}: generated and naive kernels differ by {err}");
 }
 
+/// Times the naive kernel and `kernels`, each checked first against the naive one, and
+/// `rounded` (kernels with 16-bit weights), each checked against the naive kernel on the
+/// weights it rounds to.
 fn bench_cell<const H: usize, const I: usize>(
     c: &mut Criterion,
     name: &str,
     naive: impl Fn(&[f32; I], &[f32; H], &mut [f32; H]) + Copy,
-    kernels: [(&str, Step<H, I>); 4],
+    kernels: &[(&str, Step<H, I>)],
+    rounded: &[(&str, Step<H, I>, DynStep<'_, H, I>)],
 ) {
     let want = run(naive, 50);
-    for (label, k) in kernels {
+    for &(label, k) in kernels {
         agree(&format!("{name}/{label}"), &run(k, 50), &want);
+    }
+    for &(label, k, naive_rounded) in rounded {
+        agree(&format!("{name}/{label}"), &run(k, 50), &run(naive_rounded, 50));
     }
     let mut g = c.benchmark_group(name);
     let x = input::<I>();
@@ -53,7 +60,10 @@ fn bench_cell<const H: usize, const I: usize>(
         });
     };
     bench("naive", &naive);
-    for (label, k) in kernels {
+    for &(label, k) in kernels {
+        bench(label, &k);
+    }
+    for &(label, k, _) in rounded {
         bench(label, &k);
     }
     g.finish();
@@ -62,25 +72,62 @@ fn bench_cell<const H: usize, const I: usize>(
 /// Benchmarks configuration `$name` (H, I): the naive kernel against both strategies, in
 /// Rust and in C.
 macro_rules! config {
-    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr) => {{
+    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr) => {
+        config!($c, $name, $h, $i, $naive, [])
+    };
+    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr, $rounded:expr) => {{
         let naive = $naive;
         bench_cell::<$h, $i>(
             $c,
             stringify!($name),
             |x, h, o| naive.step(x, h, o),
-            [
+            &[
                 ("unrolled", $name::unrolled),
                 ("tiled", $name::tiled),
                 ("c_unrolled", $name::c_unrolled),
                 ("c_tiled", $name::c_tiled),
             ],
+            &$rounded,
+        )
+    }};
+}
+
+fn to_f16(v: f32) -> f32 {
+    half::f16::from_f32(v).to_f32()
+}
+
+fn to_bf16(v: f32) -> f32 {
+    half::bf16::from_f32(v).to_f32()
+}
+
+/// Configuration A (`$name`, GRU H=128, I=16) with f32 and 16-bit weights.
+macro_rules! config_a {
+    ($c:expr, $name:ident, $lbr:literal) => {{
+        let naive =
+            |round: fn(f32) -> f32| NaiveGru::<128, 16> { wt: weights(stringify!($name)).rounded(round), lbr: $lbr };
+        let (f16, bf16) = (naive(to_f16), naive(to_bf16));
+        config!(
+            $c,
+            $name,
+            128,
+            16,
+            naive(|v| v),
+            [
+                ("tiled_f16", half_weights::$name::tiled_f16, &|x: &[f32; 16], h: &[f32; 128], o: &mut [f32; 128]| f16
+                    .step(x, h, o)),
+                (
+                    "tiled_bf16",
+                    half_weights::$name::tiled_bf16,
+                    &|x: &[f32; 16], h: &[f32; 128], o: &mut [f32; 128]| bf16.step(x, h, o)
+                ),
+            ]
         )
     }};
 }
 
 fn steps(c: &mut Criterion) {
-    config!(c, gru_h128_i16, 128, 16, NaiveGru::<128, 16> { wt: weights("gru_h128_i16"), lbr: false });
-    config!(c, gru_lbr_h128_i16, 128, 16, NaiveGru::<128, 16> { wt: weights("gru_lbr_h128_i16"), lbr: true });
+    config_a!(c, gru_h128_i16, false);
+    config_a!(c, gru_lbr_h128_i16, true);
     config!(c, gru_h16_i1, 16, 1, NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false });
     config!(c, gru_h8_i4, 8, 4, NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false });
     config!(c, gru_h12_i2, 12, 2, NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false });

@@ -49,6 +49,42 @@ macro_rules! configs {
 
 configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
 
+/// For configuration `$name`, the tiled kernel with `W` and `R` stored as f16
+/// (`tiled_f16`) and as bfloat16 (`tiled_bf16`).
+macro_rules! sixteen_bit {
+    ($($name:ident),*) => {$(
+        pub mod $name {
+            macro_rules! stored {
+                ($s:ident, $code:ident, $file:literal) => {
+                    pub mod $code {
+                        include!(concat!(env!("OUT_DIR"), "/", stringify!($name), $file));
+                    }
+                    pub fn $s(x: &[f32; $code::Cell::INPUT_SIZE], h: &[f32; $code::Cell::HIDDEN_SIZE], out: &mut [f32; $code::Cell::HIDDEN_SIZE]) {
+                        $code::Cell.step(x, h, out)
+                    }
+                };
+            }
+            stored!(tiled_f16, f16_code, "_tiled_f16.rs");
+            stored!(tiled_bf16, bf16_code, "_tiled_bf16.rs");
+        }
+    )*};
+}
+
+/// Configuration A's kernels with 16-bit weights (beside its f32 ones in `gru_h128_i16`).
+pub mod half_weights {
+    sixteen_bit!(gru_h128_i16, gru_lbr_h128_i16);
+}
+
+impl Weights {
+    /// The weights with `W` and `R` rounded to nearest through `round` (as a 16-bit type).
+    pub fn rounded(mut self, round: fn(f32) -> f32) -> Weights {
+        for v in self.w.iter_mut().chain(self.r.iter_mut()) {
+            *v = round(*v);
+        }
+        self
+    }
+}
+
 /// Configuration F: an LSTM cell, H=128, I=16, whose step also carries the cell state.
 pub mod lstm_h128_i16 {
     pub mod unrolled_code {

@@ -104,7 +104,9 @@ pub enum Simd {
     /// On x86-64, each entry point (`step`, `feed`, a sequence's `run`) has copies for
     /// AVX-512, for AVX2 with FMA and for the build's own target, and runs the best one the
     /// CPU has, asked once at run time (with `cellc-runtime`'s default `std` feature; without
-    /// it, the build's target features choose). Every copy gives bit-identical results.
+    /// it, the build's target features choose). The AVX2 and AVX-512 copies multiply–add
+    /// with FMA and give bit-identical results; the build's own copy does too if its
+    /// target has FMA, else it rounds each product and each sum (about 1 ULP apart).
     #[default]
     Dispatch,
     /// One copy, for the build's target features (`-C target-cpu=…`, `-C target-feature=…`):

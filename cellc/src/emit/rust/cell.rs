@@ -135,18 +135,41 @@ impl Ctx<'_> {
         }
     }
 
-    /// Statements adding, for every row `s` of `S`, the product of tile `t` of panel `slot`
-    /// (with `cols` columns) and the vector `v[s]` to `acc[s]`. Tiled: one call, in register
-    /// blocks of `S` rows × `V` lanes. Unrolled: one statement per column.
-    pub(super) fn matvec_rows(&self, acc: &Ident, slot: &str, cols: usize, v: TokenStream) -> TokenStream {
-        let slot = ident(slot);
-        match self.strategy {
+    /// Statements declaring `acc`, `[tiles][S][width]` accumulators, tile `t` starting at
+    /// `init` (an expression of `t`, `[[f32; width]; S]`; zero when `None`), and adding to
+    /// `acc[t][s]` the product of tile `t` of panel `slot` (with `cols` columns) and the
+    /// vector `v[s]`. Tiled: one call over every tile (in register blocks of `S` rows × `V`
+    /// lanes, or tiles interleaved for one row). Unrolled: one statement per column.
+    pub(super) fn products(
+        &self,
+        (acc, width, init): (&Ident, usize, Option<TokenStream>),
+        slot: &str,
+        cols: usize,
+        v: TokenStream,
+    ) -> TokenStream {
+        let (slot, tiles) = (ident(slot), self.tiles());
+        let decl = match init {
+            Some(init) => quote! { let mut #acc: [[[f32; #width]; S]; #tiles] = ::core::array::from_fn(|t| #init); },
+            None => quote! { let mut #acc = [[[0.0f32; #width]; S]; #tiles]; },
+        };
+        let product = match self.strategy {
             Strategy::Tiled | Strategy::Auto => quote! {
-                ::cellc_runtime::kernel::panel_acc_rows_in(&mut #acc, &#slot[t], #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
+                ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #slot, #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
             },
-            Strategy::Unrolled => (0..cols)
-                .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut #acc, #k, #v, &#slot[t][#k], isa); })
-                .collect(),
+            // The whole state is one tile, summed in a local (which stays in registers).
+            Strategy::Unrolled => {
+                let columns = (0..cols)
+                    .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut a0, #k, #v, &#slot[0][#k], isa); });
+                quote! {
+                    let mut a0 = #acc[0];
+                    #(#columns)*
+                    #acc[0] = a0;
+                }
+            }
+        };
+        quote! {
+            #decl
+            #product
         }
     }
 
@@ -172,15 +195,16 @@ impl Ctx<'_> {
     ) -> TokenStream {
         let h = self.cell.spec.hidden;
         let binds = self.binds(&self.recurrent);
-        let rh = self.matvec_rows(&format_ident!("a"), "r", h, quote!(h));
+        let init = quote! { ::core::array::from_fn(|s| p[s][t]) };
+        let rh = self.products((&format_ident!("a"), self.width, Some(init)), "r", h, quote!(h));
         let (tiles, lanes) = (cellc_pack::tiles(h, self.tile), self.lanes());
         let lane = lane(self.row_index());
         let rows = row_binds(&["a"].into_iter().chain(rows.iter().copied()).collect::<Vec<_>>());
         quote! {
             #binds
+            #rh
             for t in 0..#tiles {
-                let mut a: [_; S] = ::core::array::from_fn(|s| p[s][t]);
-                #rh
+                let a = &a[t];
                 for s in 0..S {
                     #rows
                     for l in 0..#lanes {

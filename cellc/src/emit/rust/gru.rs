@@ -35,14 +35,14 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let ah = format_ident!("ah");
     let binds = ctx.binds(&ctx.recurrent);
     if lbr {
-        let rh = ctx.matvec_rows(&ah, "r", h, quote!(h));
+        let rh = ctx.products((&ah, 3 * t, Some(quote! { [bh[t]; S] })), "r", h, quote!(h));
         let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
         let rows = row_binds(&["ah", "h", "out"]);
         return quote! {
             #binds
+            #rh
             for t in 0..#tiles {
-                let mut ah = [bh[t]; S];
-                #rh
+                let ah = &ah[t];
                 for s in 0..S {
                     let ax = &p[s][t];
                     #rows
@@ -57,9 +57,9 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
             }
         };
     }
-    let rzr = ctx.matvec_rows(&ah, "rzr", h, quote!(h));
+    let rzr = ctx.products((&ah, w2, None), "rzr", h, quote!(h));
     let a = format_ident!("a");
-    let rn = ctx.matvec_rows(&a, "rn", h, quote!(&rh));
+    let rn = ctx.products((&a, t, Some(quote! { ::core::array::from_fn(|s| xn[s][t]) })), "rn", h, quote!(&rh));
     let npre = act(g, s.clip, quote! { a[l] });
     let second = row_binds(&["a", "h", "z", "out"]);
     quote! {
@@ -68,9 +68,9 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
         let mut z = [[[0.0f32; #t]; #tiles]; S];
         let mut xn = [[[0.0f32; #t]; #tiles]; S];
         let mut rh = [[0.0f32; #h]; S];
+        #rzr
         for t in 0..#tiles {
-            let mut ah = [[0.0f32; #w2]; S];
-            #rzr
+            let ah = &ah[t];
             for s in 0..S {
                 let ax = &p[s][t];
                 let (ah, h, z, xn, rh) = (&ah[s], &h[s], &mut z[s], &mut xn[s], &mut rh[s]);
@@ -83,9 +83,9 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
             }
         }
         // Second pass: the candidate needs all of r ⊙ h.
+        #rn
         for t in 0..#tiles {
-            let mut a: [_; S] = ::core::array::from_fn(|s| xn[s][t]);
-            #rn
+            let a = &a[t];
             for s in 0..S {
                 #second
                 for l in 0..#lanes {
