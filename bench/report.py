@@ -3,10 +3,11 @@ docs/PERFORMANCE.md (between its `results:begin` and `results:end` markers) and 
 docs/perf/chart.svg.
 
 Reads criterion's estimates and samples (target/criterion) of `cargo bench -p cellc-bench`
-and the JSON written by bench/openvino/run.sh; run both first (bench/run.sh does all three).
+the JSON written by bench/openvino/run.sh and by bench/cost.py; run those first
+(bench/run.sh does it all).
 Only the Python standard library is needed.
 
-    python3 bench/report.py [CRITERION_DIR] [OPENVINO_JSON]
+    python3 bench/report.py [CRITERION_DIR] [OPENVINO_JSON] [COST_JSON]
 """
 import json
 import math
@@ -102,7 +103,27 @@ def best_cellc(row, bench_filter=lambda b: True):
     return min(cands, key=lambda e: e["median_ns"]) if cands else None
 
 
-def markdown(rows, ov, meta):
+def cost_table(cost):
+    """The cost of the generated code (bench/cost.py), as a markdown table."""
+    out = ["### Cost of the code", ""]
+    out.append(
+        "Each generated file built alone in release as a library crate over `cellc-runtime` (dependencies "
+        "already built); machine code is the `.text` of the crate: the public entry points with every kernel "
+        "inlined, in their vector-level copies."
+    )
+    out.append("")
+    out.append("| configuration | generated source | release build | machine code |")
+    out.append("|---|---|---|---|")
+    for c in cost:
+        out.append(
+            f"| {c['config']} | {c['source_bytes'] / 1024:.0f} KiB, {c['source_lines']} lines | "
+            f"{c['release_build_s']:.1f} s | {c['text_bytes'] / 1024:.0f} KiB |"
+        )
+    out.append("")
+    return out
+
+
+def markdown(rows, ov, meta, cost=None):
     out = []
     out.append(f"Measured {meta['date']} on {meta['machine']}; OpenVINO {ov.get('version', 'not run') if ov else 'not run'}.")
     out.append("")
@@ -144,6 +165,8 @@ def markdown(rows, ov, meta):
                 f"{e['gflops']:.1f} | {fmt_x(e['vs_naive'])} | {fmt_x(e['vs_openvino'])} |"
             )
         out.append("")
+    if cost:
+        out.extend(cost_table(cost))
     return "\n".join(out)
 
 
@@ -209,20 +232,23 @@ def main():
     crit_root = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target" / "criterion"
     ov_path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "target" / "openvino.json"
     ov = json.loads(ov_path.read_text()) if ov_path.exists() else None
+    cost_path = Path(sys.argv[3]) if len(sys.argv) > 3 else ROOT / "target" / "cost.json"
+    cost = json.loads(cost_path.read_text()) if cost_path.exists() else None
     import datetime
 
     meta = {"date": datetime.date.today().isoformat(), "machine": machine()}
     rows = collect(crit_root, ov)
     perf = ROOT / "docs" / "perf"
     perf.mkdir(parents=True, exist_ok=True)
-    (perf / "results.json").write_text(json.dumps({"meta": meta, "openvino": ov, "configs": rows}, indent=1) + "\n")
+    results = {"meta": meta, "openvino": ov, "configs": rows, "cost": cost}
+    (perf / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     (perf / "chart.svg").write_text(svg(rows) + "\n")
     doc = ROOT / "docs" / "PERFORMANCE.md"
     text = doc.read_text() if doc.exists() else "<!-- results:begin -->\n<!-- results:end -->\n"
     begin, end = "<!-- results:begin -->", "<!-- results:end -->"
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    doc.write_text(f"{head}{begin}\n{markdown(rows, ov, meta)}\n{end}{tail}")
+    doc.write_text(f"{head}{begin}\n{markdown(rows, ov, meta, cost)}\n{end}{tail}")
     print(f"wrote {doc}, {perf / 'results.json'}, {perf / 'chart.svg'}")
 
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One benchmark run, everything side by side: cellc's kernels and the naive baseline
 # (cargo bench), OpenVINO on the same configurations (installed pinned in a virtual
-# environment), then docs/PERFORMANCE.md, docs/perf/results.json and docs/perf/chart.svg.
+# environment), the cost of the generated code (bench/cost.py), then docs/PERFORMANCE.md,
+# docs/perf/results.json and docs/perf/chart.svg.
 # Arguments go to criterion (e.g. `--measurement-time 2`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo bench -p cellc-bench -- "$@"
 bench/openvino/run.sh target/openvino.json
-python3 bench/report.py target/criterion target/openvino.json
+python3 bench/cost.py target/cost.json
+python3 bench/report.py target/criterion target/openvino.json target/cost.json

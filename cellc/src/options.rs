@@ -12,7 +12,9 @@ pub enum Strategy {
     #[default]
     Auto,
     /// Straight-line code: the whole state is one tile and each input element's column is
-    /// one statement, with no loop over the inputs. The easiest kernel to read.
+    /// one statement, with no loop over the inputs. The easiest kernel to read, meant for
+    /// tiny cells: its machine code grows with `H·(H+I)` (measured: a GRU with H=16, I=1
+    /// builds in 7 s to 108 KiB; with H=128, I=16 in minutes, to 3 MiB).
     Unrolled,
     /// Loops over weights pre-packed into panels, one tile of 16 outputs at a time.
     Tiled,
