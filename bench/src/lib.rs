@@ -21,24 +21,31 @@ macro_rules! c_step {
     };
 }
 
+/// The generated Rust file `$name$file` as the module `$code`, and `$s`, a function stepping
+/// its cell.
+macro_rules! generated_step {
+    ($name:ident, $s:ident, $code:ident, $file:literal) => {
+        pub mod $code {
+            include!(concat!(env!("OUT_DIR"), "/", stringify!($name), $file));
+        }
+        pub fn $s(
+            x: &[f32; $code::Cell::INPUT_SIZE],
+            h: &[f32; $code::Cell::HIDDEN_SIZE],
+            out: &mut [f32; $code::Cell::HIDDEN_SIZE],
+        ) {
+            $code::Cell.step(x, h, out)
+        }
+    };
+}
+
 /// For configuration `$name`, the module `$name` with the generated code of each strategy
 /// and a function `unrolled` / `tiled` stepping it, and `c_unrolled` / `c_tiled` stepping
 /// the generated C.
 macro_rules! configs {
     ($($name:ident),* $(,)?) => {$(
         pub mod $name {
-            macro_rules! strategy {
-                ($s:ident, $code:ident, $file:literal) => {
-                    pub mod $code {
-                        include!(concat!(env!("OUT_DIR"), "/", stringify!($name), $file));
-                    }
-                    pub fn $s(x: &[f32; $code::Cell::INPUT_SIZE], h: &[f32; $code::Cell::HIDDEN_SIZE], out: &mut [f32; $code::Cell::HIDDEN_SIZE]) {
-                        $code::Cell.step(x, h, out)
-                    }
-                };
-            }
-            strategy!(unrolled, unrolled_code, "_unrolled.rs");
-            strategy!(tiled, tiled_code, "_tiled.rs");
+            generated_step!($name, unrolled, unrolled_code, "_unrolled.rs");
+            generated_step!($name, tiled, tiled_code, "_tiled.rs");
             const H: usize = tiled_code::Cell::HIDDEN_SIZE;
             const I: usize = tiled_code::Cell::INPUT_SIZE;
             c_step!(c_unrolled, concat!(stringify!($name), "_c_unrolled_cell_step"), H, I);
@@ -54,18 +61,8 @@ configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_
 macro_rules! sixteen_bit {
     ($($name:ident),*) => {$(
         pub mod $name {
-            macro_rules! stored {
-                ($s:ident, $code:ident, $file:literal) => {
-                    pub mod $code {
-                        include!(concat!(env!("OUT_DIR"), "/", stringify!($name), $file));
-                    }
-                    pub fn $s(x: &[f32; $code::Cell::INPUT_SIZE], h: &[f32; $code::Cell::HIDDEN_SIZE], out: &mut [f32; $code::Cell::HIDDEN_SIZE]) {
-                        $code::Cell.step(x, h, out)
-                    }
-                };
-            }
-            stored!(tiled_f16, f16_code, "_tiled_f16.rs");
-            stored!(tiled_bf16, bf16_code, "_tiled_bf16.rs");
+            generated_step!($name, tiled_f16, f16_code, "_tiled_f16.rs");
+            generated_step!($name, tiled_bf16, bf16_code, "_tiled_bf16.rs");
         }
     )*};
 }

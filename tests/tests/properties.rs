@@ -216,27 +216,6 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     (model, inputs)
 }
 
-/// The model and inputs the reference runs on: `W` and `R` rounded as the generated code
-/// stores them (with `half`, independently of cellc's packing).
-fn as_stored(c: &Config, model: &Model, inputs: &[Vec<f32>]) -> (Model, Vec<Vec<f32>>) {
-    let round: fn(f32) -> f32 = match c.weight_type {
-        WeightType::F16 => |v| half::f16::from_f32(v).to_f32(),
-        WeightType::Bf16 => |v| half::bf16::from_f32(v).to_f32(),
-        // Random f32 weights are not 16-bit values, so `auto` keeps f32.
-        WeightType::Auto | WeightType::F32 => |v| v,
-    };
-    let (mut m, mut inputs) = (model.clone(), inputs.to_vec());
-    for cell in &mut m.cells {
-        for w in [&mut cell.w, &mut cell.r] {
-            match w {
-                WeightSrc::Embedded { values, .. } => values.iter_mut().for_each(|v| *v = round(*v)),
-                WeightSrc::Runtime(p) => inputs[*p].iter_mut().for_each(|v| *v = round(*v)),
-            }
-        }
-    }
-    (m, inputs)
-}
-
 /// A `Model` that runs the generated cell type `Cell` through `step_batch`.
 fn batch_glue(c: &Config) -> String {
     // Weights given at run time follow the data inputs (X, H, and C for an LSTM).
@@ -310,16 +289,14 @@ fn generated_code_matches_the_reference_interpreter() {
         let c_opts = Options { name: Some(format!("m{k}")), language: cellc::Language::C, weight_type: c_type, ..opts };
         c_sources
             .push(cellc::emit::c::emit(&model, &c_opts, &format!("m{k}.h")).unwrap_or_else(|d| panic!("{c:?}: {d}")));
-        let (stored, stored_inputs) = as_stored(c, &model, &inputs);
-        let wide = |inputs: &[Vec<f32>]| -> Vec<Vec<f64>> {
-            inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect()
+        let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();
+        let reference = |weight_type| {
+            let stored = cellc_conformance::stored_as(&model, &wide, weight_type);
+            let (m, i) = stored.as_ref().map_or((&model, &wide), |(m, i)| (m, i));
+            cellc::reference::run(m, i).unwrap_or_else(|e| panic!("{c:?}: {e}"))
         };
-        let want = cellc::reference::run(&stored, &wide(&stored_inputs)).unwrap_or_else(|e| panic!("{c:?}: {e}"));
-        let c_want = if c_type == c.weight_type {
-            want.clone()
-        } else {
-            cellc::reference::run(&model, &wide(&inputs)).unwrap_or_else(|e| panic!("{c:?}: {e}"))
-        };
+        let want = reference(c.weight_type);
+        let c_want = if c_type == c.weight_type { want.clone() } else { reference(c_type) };
         let mut job = Job { module: k, inputs: Vec::new(), outputs: Vec::new() };
         for (i, v) in inputs.iter().enumerate() {
             let p = data.join(format!("{k}_in{i}.f32"));

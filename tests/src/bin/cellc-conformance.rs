@@ -10,8 +10,8 @@
 //! and the outputs of the levels with FMA (`avx2`, `avx512`) must be bit-identical to each
 //! other, as must those of levels without. With `--weight-type f16`
 //! or `bf16` the weights are rounded, so the expected outputs are the reference
-//! interpreter's on the model with `W` and `R` rounded to that type (independently, with
-//! `half`), and the lines show how far the rounding moved them from OpenVINO's. One line
+//! interpreter's on the model with `W` and `R` rounded to that type
+//! ([`cellc_conformance::stored_as`]), and the lines show how far the rounding moved them from OpenVINO's. One line
 //! per case, language, strategy (and level); exit status 1 if any fails.
 use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
@@ -175,7 +175,7 @@ fn run() -> Result<bool, String> {
                 Ok(model) => {
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
-                    let rounded = rounded(&model, &inputs, weight_type);
+                    let rounded = cellc_conformance::stored_as(&model, &inputs, weight_type);
                     let (ref_model, ref_inputs) = rounded.as_ref().map_or((&model, &inputs), |(m, i)| (m, i));
                     match cellc::reference::run(ref_model, ref_inputs) {
                         Ok(outs) => {
@@ -253,33 +253,6 @@ fn run() -> Result<bool, String> {
         }
     }
     report(&entries, weights_mode, &out_dir)
-}
-
-/// `model` and its `inputs` with the `W` and `R` of every cell (embedded, or given as
-/// Parameters) rounded to `weight_type`, when it is a 16-bit type: what the generated code
-/// computes with.
-fn rounded(
-    model: &cellc::ir::Model,
-    inputs: &[Vec<f64>],
-    weight_type: WeightType,
-) -> Option<(cellc::ir::Model, Vec<Vec<f64>>)> {
-    let round: fn(f32) -> f32 = match weight_type {
-        WeightType::F16 => |v| half::f16::from_f32(v).to_f32(),
-        WeightType::Bf16 => |v| half::bf16::from_f32(v).to_f32(),
-        WeightType::Auto | WeightType::F32 => return None,
-    };
-    let (mut m, mut inputs) = (model.clone(), inputs.to_vec());
-    for cell in &mut m.cells {
-        for w in [&mut cell.w, &mut cell.r] {
-            match w {
-                cellc::ir::WeightSrc::Embedded { values, .. } => values.iter_mut().for_each(|v| *v = round(*v)),
-                cellc::ir::WeightSrc::Runtime(p) => {
-                    inputs[*p].iter_mut().for_each(|v| *v = f64::from(round(*v as f32)));
-                }
-            }
-        }
-    }
-    Some((m, inputs))
 }
 
 /// The jobs of the entries in `language` (at `level`), each writing its outputs into `out_dir`.
