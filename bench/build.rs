@@ -161,6 +161,12 @@ fn main() {
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
             c_sources.push(c_files(out, &model, &format!("{name}_c_{}", strategy.name()), strategy));
+            // Fast activations: tiled everywhere, unrolled where it is small.
+            if strategy == Strategy::Tiled || h <= 16 {
+                let opts = Options { fast_activations: true, ..opts };
+                let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+                std::fs::write(out.join(format!("{name}_{}_fast.rs", strategy.name())), code).expect("write code");
+            }
         }
         // Configuration A also with 16-bit weights.
         if h == 128 && i == 16 && !lstm && kind.gates() == 3 {

@@ -70,12 +70,15 @@ fn bench_cell<const H: usize, const I: usize>(
 }
 
 /// Benchmarks configuration `$name` (H, I): the naive kernel against both strategies, in
-/// Rust and in C.
+/// Rust and in C, and the Rust kernels with fast activations (`$fast`: the extra ones).
 macro_rules! config {
     ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr) => {
-        config!($c, $name, $h, $i, $naive, [])
+        config!($c, $name, $h, $i, $naive, [], [])
     };
-    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr, $rounded:expr) => {{
+    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr, [$($fast:tt)*]) => {
+        config!($c, $name, $h, $i, $naive, [$($fast)*], [])
+    };
+    ($c:expr, $name:ident, $h:literal, $i:literal, $naive:expr, [$($fast:tt)*], $rounded:expr) => {{
         let naive = $naive;
         bench_cell::<$h, $i>(
             $c,
@@ -86,6 +89,8 @@ macro_rules! config {
                 ("tiled", $name::tiled),
                 ("c_unrolled", $name::c_unrolled),
                 ("c_tiled", $name::c_tiled),
+                ("tiled_fast", fast_activations::$name::tiled),
+                $($fast)*
             ],
             &$rounded,
         )
@@ -112,6 +117,7 @@ macro_rules! config_a {
             128,
             16,
             naive(|v| v),
+            [],
             [
                 ("tiled_f16", half_weights::$name::tiled_f16, &|x: &[f32; 16], h: &[f32; 128], o: &mut [f32; 128]| f16
                     .step(x, h, o)),
@@ -128,10 +134,14 @@ macro_rules! config_a {
 fn steps(c: &mut Criterion) {
     config_a!(c, gru_h128_i16, false);
     config_a!(c, gru_lbr_h128_i16, true);
-    config!(c, gru_h16_i1, 16, 1, NaiveGru::<16, 1> { wt: weights("gru_h16_i1"), lbr: false });
-    config!(c, gru_h8_i4, 8, 4, NaiveGru::<8, 4> { wt: weights("gru_h8_i4"), lbr: false });
-    config!(c, gru_h12_i2, 12, 2, NaiveGru::<12, 2> { wt: weights("gru_h12_i2"), lbr: false });
-    config!(c, gru_h4_i2, 4, 2, NaiveGru::<4, 2> { wt: weights("gru_h4_i2"), lbr: false });
+    use fast_activations as f;
+    fn gru<const H: usize, const I: usize>(name: &str) -> NaiveGru<H, I> {
+        NaiveGru { wt: weights(name), lbr: false }
+    }
+    config!(c, gru_h16_i1, 16, 1, gru("gru_h16_i1"), [("unrolled_fast", f::gru_h16_i1::unrolled)]);
+    config!(c, gru_h8_i4, 8, 4, gru("gru_h8_i4"), [("unrolled_fast", f::gru_h8_i4::unrolled)]);
+    config!(c, gru_h12_i2, 12, 2, gru("gru_h12_i2"), [("unrolled_fast", f::gru_h12_i2::unrolled)]);
+    config!(c, gru_h4_i2, 4, 2, gru("gru_h4_i2"), [("unrolled_fast", f::gru_h4_i2::unrolled)]);
     config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
 }
 
@@ -161,11 +171,12 @@ fn bench_lstm(c: &mut Criterion) {
     let step =
         |x: &[f32; I], h: &[f32; H], c: &[f32; H], o: &mut [f32; H], oc: &mut [f32; H]| naive.step(x, h, c, o, oc);
     let want = run(&step, 50);
-    let kernels: [(&str, Step); 4] = [
+    let kernels: [(&str, Step); 5] = [
         ("unrolled", lstm_h128_i16::unrolled),
         ("tiled", lstm_h128_i16::tiled),
         ("c_unrolled", lstm_h128_i16::c_unrolled),
         ("c_tiled", lstm_h128_i16::c_tiled),
+        ("tiled_fast", fast_activations::lstm_h128_i16::tiled),
     ];
     for (label, k) in kernels {
         agree(&format!("lstm_h128_i16/{label}"), &run(&k, 50), &want);

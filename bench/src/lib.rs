@@ -67,6 +67,41 @@ macro_rules! sixteen_bit {
     )*};
 }
 
+/// For configuration `$name`, the tiled kernel with fast activations (`tiled`), and with
+/// `unrolled`, the unrolled one too.
+macro_rules! fast {
+    ($($name:ident $(, $unrolled:ident)?);* $(;)?) => {$(
+        pub mod $name {
+            generated_step!($name, tiled, tiled_code, "_tiled_fast.rs");
+            $(generated_step!($name, $unrolled, unrolled_code, "_unrolled_fast.rs");)?
+        }
+    )*};
+}
+
+/// Each configuration's kernels with fast activations (`cellc_runtime::act::fast`).
+pub mod fast_activations {
+    fast! {
+        gru_h128_i16;
+        gru_lbr_h128_i16;
+        gru_h16_i1, unrolled;
+        gru_h8_i4, unrolled;
+        gru_h12_i2, unrolled;
+        gru_h4_i2, unrolled;
+        rnn_h128_i16;
+    }
+
+    /// Configuration F's tiled kernel with fast activations.
+    pub mod lstm_h128_i16 {
+        pub mod tiled_code {
+            include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_tiled_fast.rs"));
+        }
+        use super::super::lstm_h128_i16::{H, I};
+        pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+            tiled_code::Cell.step(x, h, c, out, out_c)
+        }
+    }
+}
+
 /// Configuration A's kernels with 16-bit weights (beside its f32 ones in `gru_h128_i16`).
 pub mod half_weights {
     sixteen_bit!(gru_h128_i16, gru_lbr_h128_i16);

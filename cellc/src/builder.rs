@@ -81,6 +81,13 @@ impl Builder {
         self
     }
 
+    /// Whether sigmoid, tanh, scaledtanh, elu and softplus use the cheaper approximations
+    /// of `cellc_runtime::act::fast` (default: `false`, the exact ones).
+    pub fn fast_activations(mut self, fast: bool) -> Self {
+        self.options.fast_activations = fast;
+        self
+    }
+
     /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
     pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
         self.options.weight_type = weight_type;

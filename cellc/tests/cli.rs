@@ -269,7 +269,7 @@ fn constant_lengths_past_the_steps() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 9] = [
+    let cases: [(&[&str], Builder); 10] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -282,12 +282,21 @@ fn the_command_line_and_the_builder_stay_in_step() {
         (&["m.xml", "--simd", "build"], Builder::new().simd(cellc::Simd::Build)),
         (&["m.xml", "--weight-type", "bf16"], Builder::new().weight_type(cellc::WeightType::Bf16)),
         (&["m.xml", "--weight-type", "f16"], Builder::new().weight_type(cellc::WeightType::F16)),
+        (&["m.xml", "--fast-activations"], Builder::new().fast_activations(true)),
     ];
     for (args, builder) in cases {
         assert_eq!(&cellc::cli::options_from_args(args).expect("parses"), builder.options(), "{args:?}");
     }
     // And every field of the options is reached by the command line (a new field must be
     // added to both, or this stops compiling).
-    let cellc::Options { name: _, language: _, strategy: _, weights: _, weights_mode: _, simd: _, weight_type: _ } =
-        cellc::Options::default();
+    let cellc::Options {
+        name: _,
+        language: _,
+        strategy: _,
+        weights: _,
+        weights_mode: _,
+        simd: _,
+        weight_type: _,
+        fast_activations: _,
+    } = cellc::Options::default();
 }

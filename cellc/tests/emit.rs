@@ -164,3 +164,34 @@ fn c_refuses_16_bit_weights_given_at_run_time() {
     let err = emit_with("gru_runtime_weights", &opts).expect_err("refused");
     assert!(err.contains("packs weights given at run time as f32 only"), "{err}");
 }
+
+fn fast(strategy: Strategy, language: cellc::Language) -> Options {
+    Options { strategy, language, fast_activations: true, name: Some("net".into()), ..Options::default() }
+}
+
+// Sigmoid and tanh from `act::fast`; in C, the fast helpers in place of the exact ones.
+#[test]
+fn lstm_fast_activations() {
+    insta::assert_snapshot!(emit_with("lstm_h1_i1", &fast(Strategy::Tiled, cellc::Language::Rust)).expect("emits"));
+}
+
+#[test]
+fn c_lstm_fast_activations() {
+    insta::assert_snapshot!(emit_with("lstm_h1_i1", &fast(Strategy::Tiled, cellc::Language::C)).expect("emits"));
+}
+
+#[test]
+fn fast_activations_replace_every_transcendental_helper() {
+    use cellc::Language::{C, Rust};
+    for case in ["gru_act_elu", "gru_act_softplus", "gru_act_scaledtanh", "lstm_acts"] {
+        let exact = emit_with(case, &Options { name: Some("net".into()), ..Options::default() }).expect("emits");
+        let rust = emit_with(case, &fast(Strategy::Tiled, Rust)).expect("emits");
+        assert!(!exact.contains("act::fast::"), "{case}");
+        assert!(rust.contains("act::fast::"), "{case}");
+        let c = emit_with(case, &fast(Strategy::Tiled, C)).expect("emits");
+        for exact_helper in ["net_exp(", "net_tanh(", "net_sigmoid(", "net_elu(", "net_softplus(", "net_scaledtanh("] {
+            assert!(!c.contains(exact_helper), "{case}: {exact_helper} with fast activations");
+        }
+        assert!(c.contains("net_fast_"), "{case}");
+    }
+}

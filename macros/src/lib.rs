@@ -57,6 +57,7 @@ pub fn include_model(input: TokenStream) -> TokenStream {
 /// | `weights` | `"file.xml"`: embed the weights of the IR model's cell of this kind (`layer = "…"` picks one), which must be the cell declared; `"file.bin"`: embed `W`, `R`, `B` stored back to back as little-endian f32 in the declared layout | none: weights given at run time |
 /// | `strategy` | kernel: `auto`, `unrolled`, `tiled` | `auto` |
 /// | `simd` | `dispatch`: copies for AVX-512, AVX2+FMA and the build's target, the best the CPU has picked at run time; `build`: one copy for the build's target features | `dispatch` |
+/// | `fast_activations` | `true`: sigmoid, tanh, scaledtanh, elu and softplus use `cellc_runtime::act::fast` (error at most 4.6e-7) | `false` |
 /// | `weight_type` | storage of `W` and `R`: `auto` (the narrowest of bf16, f16, f32 holding every embedded value exactly; f32 for weights given at run time), `f32`, `f16`, `bf16` (rounded to nearest; half the bytes a step reads) | `auto` |
 ///
 /// Paths are relative to the crate's `Cargo.toml`, and a change to a weights file rebuilds

@@ -21,33 +21,94 @@ fn ulps(a: f32, b: f32) -> u64 {
     key(a).abs_diff(key(b))
 }
 
-/// The largest error of `f` against `want` over every f32, and an input where it occurs,
-/// on all cores.
-fn worst(f: fn(f32) -> f32, want: fn(f64) -> f64) -> (u64, f32) {
+/// The largest errors of a function against the correctly rounded result, each with an
+/// input where it occurs.
+#[derive(Clone, Copy, Default)]
+struct Worst {
+    ulp: (u64, f32),
+    /// Absolute where the exact value is below 1 in magnitude, relative above.
+    abs: (f64, f32),
+    /// Relative to the exact value, over exact values of magnitude at least 2^-126.
+    rel: (f64, f32),
+}
+
+impl Worst {
+    fn add(&mut self, x: f32, got: f32, exact: f64) {
+        let e = ulps(got, exact as f32);
+        if e > self.ulp.0 {
+            self.ulp = (e, x);
+        }
+        if got.is_finite() && exact.is_finite() {
+            let d = (got as f64 - exact).abs();
+            if d / exact.abs().max(1.0) > self.abs.0 {
+                self.abs = (d / exact.abs().max(1.0), x);
+            }
+            if exact.abs() >= f32::MIN_POSITIVE as f64 && d / exact.abs() > self.rel.0 {
+                self.rel = (d / exact.abs(), x);
+            }
+        }
+    }
+
+    fn merge(self, o: Worst) -> Worst {
+        Worst {
+            ulp: if o.ulp.0 > self.ulp.0 { o.ulp } else { self.ulp },
+            abs: if o.abs.0 > self.abs.0 { o.abs } else { self.abs },
+            rel: if o.rel.0 > self.rel.0 { o.rel } else { self.rel },
+        }
+    }
+}
+
+/// The largest errors of `f` against `want` over every f32 (non-finite results must match
+/// exactly: they count as `u64::MAX` ULP otherwise), on all cores.
+fn worst(f: fn(f32) -> f32, want: fn(f64) -> f64) -> Worst {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
     let span = (1u64 << 32).div_ceil(threads);
     let handles: Vec<_> = (0..threads)
         .map(|t| {
             std::thread::spawn(move || {
-                let mut worst = (0u64, 0.0f32);
+                let mut w = Worst::default();
                 for bits in t * span..((t + 1) * span).min(1 << 32) {
                     let x = f32::from_bits(bits as u32);
-                    let e = ulps(f(x), want(x as f64) as f32);
-                    if e > worst.0 {
-                        worst = (e, x);
-                    }
+                    w.add(x, f(x), want(x as f64));
                 }
-                worst
+                w
             })
         })
         .collect();
-    handles.into_iter().map(|h| h.join().expect("worker")).fold((0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+    handles.into_iter().map(|h| h.join().expect("worker")).fold(Worst::default(), Worst::merge)
+}
+
+/// Measures `f` and prints its errors; returns them for the caller's bound.
+fn measure(name: &str, f: fn(f32) -> f32, want: fn(f64) -> f64) -> Worst {
+    let w = worst(f, want);
+    println!(
+        "{name}: at most {} ULP (at x = {:e}); absolute (relative above 1) {:.2e} (at x = {:e}); relative {:.2e} (at x = {:e})",
+        w.ulp.0, w.ulp.1, w.abs.0, w.abs.1, w.rel.0, w.rel.1
+    );
+    w
 }
 
 fn check(name: &str, f: fn(f32) -> f32, want: fn(f64) -> f64, bound: u64) {
-    let (e, x) = worst(f, want);
-    println!("{name}: at most {e} ULP (at x = {x:e}, bits {:#010x})", x.to_bits());
-    assert!(e <= bound, "{name}: {e} ULP at x = {x:e}, past the stated {bound}");
+    let w = measure(name, f, want);
+    assert!(w.ulp.0 <= bound, "{name}: {} ULP at x = {:e}, past the stated {bound}", w.ulp.0, w.ulp.1);
+}
+
+/// A fast approximation: within `abs` absolute error everywhere, and within `rel` relative
+/// error where given; infinities and NaNs where the exact function has them.
+fn check_fast(name: &str, f: fn(f32) -> f32, want: fn(f64) -> f64, abs: f64, rel: Option<f64>) {
+    let w = measure(name, f, want);
+    assert!(w.abs.0 <= abs, "{name}: absolute error {:e} at x = {:e}, past the stated {abs:e}", w.abs.0, w.abs.1);
+    if let Some(rel) = rel {
+        assert!(w.rel.0 <= rel, "{name}: relative error {:e} at x = {:e}, past the stated {rel:e}", w.rel.0, w.rel.1);
+    }
+}
+
+fn softplus_f64(x: f64) -> f64 {
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
+}
+
+fn elu_f64(x: f64) -> f64 {
+    if x >= 0.0 { x } else { x.exp_m1() }
 }
 
 #[test]
@@ -66,6 +127,42 @@ fn sigmoid_is_within_2_ulp() {
 #[ignore = "every f32 input: run in release mode"]
 fn tanh_is_within_1_ulp() {
     check("tanh", act::tanh, f64::tanh, 1);
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn elu_is_within_1_ulp() {
+    check("elu", |x| act::elu(x, 1.0), elu_f64, 1);
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn softplus_is_within_2_ulp() {
+    check("softplus", act::softplus, softplus_f64, 2);
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn fast_tanh_errors() {
+    check_fast("fast::tanh", act::fast::tanh, f64::tanh, 5e-7, Some(5e-7));
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn fast_sigmoid_errors() {
+    check_fast("fast::sigmoid", act::fast::sigmoid, |x| 1.0 / (1.0 + (-x).exp()), 3e-7, None);
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn fast_elu_errors() {
+    check_fast("fast::elu", |x| act::fast::elu(x, 1.0), elu_f64, 1.5e-7, None);
+}
+
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn fast_softplus_errors() {
+    check_fast("fast::softplus", act::fast::softplus, softplus_f64, 2e-7, None);
 }
 
 #[test]

@@ -181,6 +181,7 @@ const KEYS: &[&str] = &[
     "strategy",
     "simd",
     "weight_type",
+    "fast_activations",
 ];
 
 /// A declaration lowered to the raw ir, with what the expansion needs besides.
@@ -620,6 +621,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
             .get("weight_type")
             .and_then(|e| errors.ok(choice(e, &WeightType::ALL.map(WeightType::name), WeightType::parse)))
             .unwrap_or_default(),
+        fast_activations: keys.get("fast_activations").and_then(|e| errors.ok(boolean(e))).unwrap_or(false),
         ..Options::default()
     };
     let layer = keys.get("layer");

@@ -1,6 +1,6 @@
 //! `cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... [--weights-mode
 //! runtime] [--simd dispatch|build] [--simd-level LEVEL]... [--weight-type auto|f32|f16|bf16]
-//! DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
+//! [--fast-activations] DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
 //! with the system's compiler and strict flags) for real, runs it on the case's inputs and
 //! compares with the expected outputs; the reference interpreter is checked against the same
 //! expectations. With both languages, the Rust and C outputs of each case must also agree
@@ -11,8 +11,10 @@
 //! other, as must those of levels without. With `--weight-type f16`
 //! or `bf16` the weights are rounded, so the expected outputs are the reference
 //! interpreter's on the model with `W` and `R` rounded to that type
-//! ([`cellc_conformance::stored_as`]), and the lines show how far the rounding moved them from OpenVINO's. One line
-//! per case, language, strategy (and level); exit status 1 if any fails.
+//! ([`cellc_conformance::stored_as`]), and the lines show how far the rounding moved them from OpenVINO's.
+//! With `--fast-activations` the models use `cellc_runtime::act::fast`, and must still be
+//! within each case's tolerance of OpenVINO's outputs. One line per case, language,
+//! strategy (and level); exit status 1 if any fails.
 use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::max_abs_err;
@@ -21,9 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Largest difference allowed between the Rust and the C outputs of one case: both compute
-/// the same operations in the same order, and differ only where `libm` and the C library's
-/// math functions (`expm1f`, `log1pf`) round differently, or where a C compiler contracts
-/// products and sums into fused operations.
+/// the same operations in the same order, and differ only where a C compiler contracts
+/// products and sums into fused operations, or the Rust runs at a level with FMA.
 const RUST_VS_C: f64 = 1e-6;
 
 #[derive(Clone)]
@@ -46,7 +47,7 @@ struct Entry {
 
 const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
                      [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... \
-                     [--weight-type auto|f32|f16|bf16] DIR...";
+                     [--weight-type auto|f32|f16|bf16] [--fast-activations] DIR...";
 
 struct Args {
     languages: Vec<Language>,
@@ -55,6 +56,7 @@ struct Args {
     levels: Vec<String>,
     simd: Simd,
     weight_type: WeightType,
+    fast_activations: bool,
     dirs: Vec<PathBuf>,
 }
 
@@ -66,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
     let mut levels = Vec::new();
     let mut simd = Simd::Dispatch;
     let mut weight_type = WeightType::Auto;
+    let mut fast_activations = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -101,6 +104,7 @@ fn parse_args() -> Result<Args, String> {
                     .and_then(|m| WeightType::parse(&m))
                     .ok_or("--weight-type takes auto, f32, f16 or bf16")?;
             }
+            "--fast-activations" => fast_activations = true,
             "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
         }
@@ -114,7 +118,7 @@ fn parse_args() -> Result<Args, String> {
     if languages.is_empty() {
         languages.push(Language::Rust);
     }
-    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, dirs })
+    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, fast_activations, dirs })
 }
 
 fn main() -> ExitCode {
@@ -129,7 +133,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let Args { languages, strategies, weights_mode, levels, simd, weight_type, dirs } = parse_args()?;
+    let Args { languages, strategies, weights_mode, levels, simd, weight_type, fast_activations, dirs } = parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut case_dirs = Vec::new();
     for d in &dirs {
@@ -168,6 +172,7 @@ fn run() -> Result<bool, String> {
                 language,
                 simd,
                 weight_type,
+                fast_activations,
                 ..Options::default()
             };
             match cellc::load_ir(&dir.join("model.xml"), None) {

@@ -1,9 +1,7 @@
 //! The static helpers of a `.c` file, each written only if the file uses it: activations
-//! and clipping, computed as `cellc_runtime::act` computes them — the same operations in
-//! the same order, so `exp`, `sigmoid` and `tanh` are the same straight-line arithmetic
-//! (which vectorises) with the same bounds, and `elu` and `softplus` call `<math.h>`'s
-//! `expm1f` and `log1pf` — and the packing of weights given at run time, as `cellc_pack`
-//! packs them.
+//! and clipping (see `acts`), the conversions of 16-bit weights, and the packing of weights
+//! given at run time, as `cellc_pack` packs them.
+use super::acts;
 use super::text::float;
 use crate::ir::Activation;
 use std::collections::BTreeSet;
@@ -20,9 +18,16 @@ pub(super) struct Helpers {
     pub(super) f16: bool,
     /// Whether some weights are stored as bfloat16 pairs.
     pub(super) bf16: bool,
+    /// Whether activations are the fast ones.
+    pub(super) fast: bool,
 }
 
 impl Helpers {
+    /// No helpers yet; activations the fast ones if `fast`.
+    pub(super) fn new(fast: bool) -> Helpers {
+        Helpers { fast, ..Helpers::default() }
+    }
+
     /// `act(clip(v))` as a C expression, the activation's constants inlined.
     pub(super) fn act(&mut self, prefix: &str, a: &Activation, clip: Option<f32>, v: &str) -> String {
         let v = match clip {
@@ -32,18 +37,9 @@ impl Helpers {
             }
             None => v.to_owned(),
         };
-        let name = a.name();
+        let (name, callees) = acts::helper(a, self.fast);
         self.used.insert(name);
-        // What the helper calls, defined before it.
-        match a {
-            Activation::Sigmoid | Activation::Tanh => {
-                self.used.insert("exp");
-            }
-            Activation::ScaledTanh { .. } => {
-                self.used.extend(["exp", "tanh"]);
-            }
-            _ => {}
-        }
+        self.used.extend(callees);
         match *a {
             Activation::Relu | Activation::Sigmoid | Activation::Tanh | Activation::Softsign | Activation::Softplus => {
                 format!("{prefix}_{name}({v})")
@@ -74,18 +70,8 @@ impl Helpers {
         if self.bf16 {
             out.push_str(&BF16.replace("PREFIX", prefix));
         }
-        // Callees first: the clip and exp, then tanh (which scaledtanh calls), then the rest.
-        let order = ["clip", "exp", "tanh"].into_iter().chain(Activation::NAMES.iter().copied());
-        let mut done = BTreeSet::new();
-        for name in order.filter(|n| self.used.contains(n)) {
-            if !done.insert(name) {
-                continue;
-            }
-            let (doc, params, body) = match (name, Activation::from_name(name, None, None)) {
-                ("clip", _) => CLIP,
-                (_, Some(a)) => definition(a),
-                _ => EXP,
-            };
+        for name in acts::order().filter(|n| self.used.contains(n)) {
+            let (doc, params, body) = acts::definition(name);
             let mut c = super::text::Code::default();
             c.comment(doc);
             out.push_str(&c.finish());
@@ -178,98 +164,3 @@ static inline float PREFIX_bf16_hi(uint32_t w)
 }
 
 ";
-
-/// A helper's comment, parameters and body (`PREFIX` stands for the file's prefix).
-type Definition = (&'static str, &'static str, &'static str);
-
-const CLIP: Definition = (
-    "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",
-    "float x, float c",
-    "    return x < -c ? -c : (x > c ? c : x);\n",
-);
-
-/// `cellc_runtime::act::exp`, operation for operation.
-const EXP: Definition = (
-    "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
-     polynomial, 2^n from its bits in two halves so that subnormal results round once.",
-    "float x",
-    "    const float shift = 12582912.0f;
-    union { float f; uint32_t u; } k, sh, s1, s2;
-    float nf, r, p;
-    int32_t n, half;
-    x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
-    k.f = x * 1.442695f + shift;
-    sh.f = shift;
-    n = (int32_t)k.u - (int32_t)sh.u;
-    nf = k.f - shift;
-    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
-    p = 0.0013814612f;
-    p = p * r + 0.00836871f;
-    p = p * r + 0.04166839f;
-    p = p * r + 0.16666521f;
-    p = p * r + 0.49999994f;
-    half = n / 2;
-    s1.u = (uint32_t)(half + 127) << 23;
-    s2.u = (uint32_t)(n - half + 127) << 23;
-    return (1.0f + (r + r * r * p)) * s1.f * s2.f;
-",
-);
-
-/// Comment, parameters and body of an activation's helper.
-fn definition(a: Activation) -> Definition {
-    match a {
-        Activation::Relu => ("max(0, x).", "float x", "    return x > 0.0f ? x : 0.0f;\n"),
-        Activation::Sigmoid => (
-            "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows.",
-            "float x",
-            "    const float e = PREFIX_exp(-fabsf(x));\n    const float num = x >= 0.0f ? 1.0f : e;\n    \
-             return num / (1.0f + e);\n",
-        ),
-        Activation::Tanh => (
-            "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
-            "float x",
-            "    const float a = fabsf(x), a2 = a * a;
-    float p = -0.0062742424f;
-    p = p * a2 + 0.021071682f;
-    p = p * a2 - 0.053852312f;
-    p = p * a2 + 0.13332586f;
-    p = p * a2 - 0.33333316f;
-    {
-        const float small = a + a * a2 * p;
-        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
-        return copysignf(a < 0.55f ? small : large, x);
-    }
-",
-        ),
-        Activation::HardSigmoid { .. } => (
-            "max(0, min(1, alpha * x + beta)).",
-            "float x, float alpha, float beta",
-            "    const float y = alpha * x + beta;\n    return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);\n",
-        ),
-        Activation::Affine { .. } => {
-            ("alpha * x + beta.", "float x, float alpha, float beta", "    return alpha * x + beta;\n")
-        }
-        Activation::LeakyRelu { .. } => {
-            ("x if x >= 0, else alpha * x.", "float x, float alpha", "    return x >= 0.0f ? x : alpha * x;\n")
-        }
-        Activation::ThresholdedRelu { .. } => {
-            ("x if x > alpha, else 0.", "float x, float alpha", "    return x > alpha ? x : 0.0f;\n")
-        }
-        Activation::ScaledTanh { .. } => (
-            "alpha * tanh(beta * x).",
-            "float x, float alpha, float beta",
-            "    return alpha * PREFIX_tanh(beta * x);\n",
-        ),
-        Activation::Elu { .. } => (
-            "x if x >= 0, else alpha * (e^x - 1).",
-            "float x, float alpha",
-            "    return x >= 0.0f ? x : alpha * expm1f(x);\n",
-        ),
-        Activation::Softsign => ("x / (1 + |x|).", "float x", "    return x / (1.0f + fabsf(x));\n"),
-        Activation::Softplus => (
-            "ln(1 + e^x), as max(x, 0) + ln(1 + e^-|x|) so it neither overflows nor loses small values.",
-            "float x",
-            "    return fmaxf(x, 0.0f) + log1pf(expf(-fabsf(x)));\n",
-        ),
-    }
-}

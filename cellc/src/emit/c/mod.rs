@@ -5,6 +5,7 @@
 //! them and returns a status code. The source needs only `<math.h>`, `<stdint.h>` and `<stddef.h>`,
 //! allocates nothing and prints nothing; kernels read the same packed panels as the Rust
 //! ones (see `emit::plan`).
+mod acts;
 mod cell;
 mod gru;
 mod helpers;
@@ -59,7 +60,7 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
         hd: Code::default(),
         tables: Code::default(),
         body: Code::default(),
-        helpers: Helpers::default(),
+        helpers: Helpers::new(opts.fast_activations),
         has_seq: false,
     };
     let mut items = Vec::new();

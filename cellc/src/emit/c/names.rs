@@ -36,7 +36,7 @@ const CELL_MACROS: &[&str] = &[
 ];
 
 /// What follows the prefix in the model's own identifiers (functions, types, tables and
-/// the helpers of the `.c` file).
+/// the helpers of the `.c` file besides the activations, which `acts::order` lists).
 const MODEL_NAMES: &[&str] = &[
     "_run",
     "_model",
@@ -47,19 +47,9 @@ const MODEL_NAMES: &[&str] = &[
     "_pack_panels",
     "_pack_bias",
     "_fold_bias",
-    "_clip",
-    "_exp",
-    "_relu",
-    "_sigmoid",
-    "_tanh",
-    "_hardsigmoid",
-    "_affine",
-    "_leakyrelu",
-    "_thresholdedrelu",
-    "_scaledtanh",
-    "_elu",
-    "_softsign",
-    "_softplus",
+    "_f16",
+    "_bf16_lo",
+    "_bf16_hi",
 ];
 
 /// What follows the upper-case prefix in the model's macros.
@@ -135,8 +125,9 @@ pub(super) struct Names {
 impl Names {
     /// The names of a file whose identifiers start with `prefix`; the model's own are taken.
     pub(super) fn new(prefix: &str) -> Names {
-        let used =
-            MODEL_NAMES.iter().chain(MODEL_MACROS).map(|s| format!("{prefix}{s}").to_ascii_lowercase()).collect();
+        let helpers = super::acts::order().map(|n| format!("{prefix}_{n}"));
+        let own = MODEL_NAMES.iter().chain(MODEL_MACROS).map(|s| format!("{prefix}{s}"));
+        let used = own.chain(helpers).map(|s| s.to_ascii_lowercase()).collect();
         Names { prefix: prefix.to_owned(), used }
     }
 

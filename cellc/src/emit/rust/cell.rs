@@ -14,6 +14,8 @@ pub(super) struct Ctx<'a> {
     pub(super) ty: Ident,
     pub(super) prefix: String,
     pub(super) simd: Simd,
+    /// Whether activations come from `cellc_runtime::act::fast`.
+    pub(super) fast: bool,
 }
 
 /// The element type of an array stored as `store`.
@@ -71,6 +73,11 @@ impl<'a> std::ops::Deref for Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `act(clip(v))` from the activations this cell was compiled with.
+    pub(super) fn act(&self, a: &crate::ir::Activation, clip: Option<f32>, v: TokenStream) -> TokenStream {
+        super::exprs::act(a, clip, self.fast, v)
+    }
+
     /// The statement folding a runtime bias `b` in the declared layout into `kb`, in the
     /// kernel's convention, which the bias slots then pack from.
     fn fold_bias(&self) -> TokenStream {

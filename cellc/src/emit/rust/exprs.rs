@@ -34,45 +34,51 @@ pub(super) fn block_range(n: TokenStream, d: usize) -> TokenStream {
     }
 }
 
-/// `act(clip(v))`, with the activation's constants inlined.
-pub(super) fn act(a: &Activation, clip: Option<f32>, v: TokenStream) -> TokenStream {
+/// `act(clip(v))`, with the activation's constants inlined; from `cellc_runtime::act::fast`
+/// if `fast` (which has every activation, the cheap ones re-exported).
+pub(super) fn act(a: &Activation, clip: Option<f32>, fast: bool, v: TokenStream) -> TokenStream {
+    let m = if fast {
+        quote! { ::cellc_runtime::act::fast }
+    } else {
+        quote! { ::cellc_runtime::act }
+    };
     let v = match clip {
         Some(c) => {
             let c = f32_tokens(c);
-            quote! { ::cellc_runtime::act::clip(#v, #c) }
+            quote! { #m::clip(#v, #c) }
         }
         None => v,
     };
     let lit = f32_tokens;
     match *a {
-        Activation::Relu => quote! { ::cellc_runtime::act::relu(#v) },
-        Activation::Sigmoid => quote! { ::cellc_runtime::act::sigmoid(#v) },
-        Activation::Tanh => quote! { ::cellc_runtime::act::tanh(#v) },
-        Activation::Softsign => quote! { ::cellc_runtime::act::softsign(#v) },
-        Activation::Softplus => quote! { ::cellc_runtime::act::softplus(#v) },
+        Activation::Relu => quote! { #m::relu(#v) },
+        Activation::Sigmoid => quote! { #m::sigmoid(#v) },
+        Activation::Tanh => quote! { #m::tanh(#v) },
+        Activation::Softsign => quote! { #m::softsign(#v) },
+        Activation::Softplus => quote! { #m::softplus(#v) },
         Activation::HardSigmoid { alpha, beta } => {
             let (al, be) = (lit(alpha), lit(beta));
-            quote! { ::cellc_runtime::act::hardsigmoid(#v, #al, #be) }
+            quote! { #m::hardsigmoid(#v, #al, #be) }
         }
         Activation::Affine { alpha, beta } => {
             let (al, be) = (lit(alpha), lit(beta));
-            quote! { ::cellc_runtime::act::affine(#v, #al, #be) }
+            quote! { #m::affine(#v, #al, #be) }
         }
         Activation::ScaledTanh { alpha, beta } => {
             let (al, be) = (lit(alpha), lit(beta));
-            quote! { ::cellc_runtime::act::scaledtanh(#v, #al, #be) }
+            quote! { #m::scaledtanh(#v, #al, #be) }
         }
         Activation::LeakyRelu { alpha } => {
             let al = lit(alpha);
-            quote! { ::cellc_runtime::act::leakyrelu(#v, #al) }
+            quote! { #m::leakyrelu(#v, #al) }
         }
         Activation::ThresholdedRelu { alpha } => {
             let al = lit(alpha);
-            quote! { ::cellc_runtime::act::thresholdedrelu(#v, #al) }
+            quote! { #m::thresholdedrelu(#v, #al) }
         }
         Activation::Elu { alpha } => {
             let al = lit(alpha);
-            quote! { ::cellc_runtime::act::elu(#v, #al) }
+            quote! { #m::elu(#v, #al) }
         }
     }
 }

@@ -14,7 +14,6 @@
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
 use super::cell::{Ctx, row_binds};
-use super::exprs::act;
 use crate::ir::CellKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -30,13 +29,13 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let (w2, t2) = (2 * t, 2 * t);
     let lanes = ctx.lanes();
     let j = ctx.row_index();
-    let zpre = act(f, s.clip, quote! { ax[l] + ah[l] });
-    let rpre = act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
+    let zpre = ctx.act(f, s.clip, quote! { ax[l] + ah[l] });
+    let rpre = ctx.act(f, s.clip, quote! { ax[#t + l] + ah[#t + l] });
     let ah = format_ident!("ah");
     let binds = ctx.binds(&ctx.recurrent);
     if lbr {
         let rh = ctx.products((&ah, 3 * t, Some(quote! { [bh[t]; S] })), "r", h, quote!(h));
-        let npre = act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
+        let npre = ctx.act(g, s.clip, quote! { ax[#t2 + l] + rg * ah[#t2 + l] });
         let rows = row_binds(&["ah", "h", "out"]);
         return quote! {
             #binds
@@ -60,7 +59,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let rzr = ctx.products((&ah, w2, None), "rzr", h, quote!(h));
     let a = format_ident!("a");
     let rn = ctx.products((&a, t, Some(quote! { ::core::array::from_fn(|s| xn[s][t]) })), "rn", h, quote!(&rh));
-    let npre = act(g, s.clip, quote! { a[l] });
+    let npre = ctx.act(g, s.clip, quote! { a[l] });
     let second = row_binds(&["a", "h", "z", "out"]);
     quote! {
         #binds

@@ -8,7 +8,6 @@
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
 //! the new cell state unclipped, as OpenVINO computes it.
 use super::cell::Ctx;
-use super::exprs::act;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -19,11 +18,11 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let t = ctx.tile;
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
     let (t2, t3) = (2 * t, 3 * t);
-    let fg = act(f, s.clip, quote! { a[l] });
-    let ig = act(f, s.clip, quote! { a[#t + l] });
-    let cg = act(g, s.clip, quote! { a[#t2 + l] });
-    let og = act(f, s.clip, quote! { a[#t3 + l] });
-    let hc = act(hh, None, quote! { ct });
+    let fg = ctx.act(f, s.clip, quote! { a[l] });
+    let ig = ctx.act(f, s.clip, quote! { a[#t + l] });
+    let cg = ctx.act(g, s.clip, quote! { a[#t2 + l] });
+    let og = ctx.act(f, s.clip, quote! { a[#t3 + l] });
+    let hc = ctx.act(hh, None, quote! { ct });
     ctx.single_accumulator(&["c", "out", "out_c"], |j| {
         quote! {
             let j = #j;

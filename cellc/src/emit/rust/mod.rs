@@ -45,7 +45,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
         let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
-        let kopts = (strategy, opts.simd, store);
+        let kopts = (strategy, opts.simd, store, opts.fast_activations);
         match &cell.seq {
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
             Some(q) => {
@@ -56,7 +56,14 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
                     kernel(&dc, &dty, kopts, &mut tokens, &mut tables);
                     dirs.push((ident(if q.direction.reversed(d) { "reverse" } else { "forward" }), ident(&dty)));
                 }
-                tokens.extend(seq::wrapper(cell, q, &ident(&ty), &dirs, &cell_doc(cell, strategy), opts.simd));
+                tokens.extend(seq::wrapper(
+                    cell,
+                    q,
+                    &ident(&ty),
+                    &dirs,
+                    &cell_doc(cell, strategy, opts.fast_activations),
+                    opts.simd,
+                ));
             }
         }
         let runtime_args = crate::emit::plan::runtime_params(cell);
@@ -86,12 +93,13 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 fn kernel(
     cell: &Cell,
     ty: &str,
-    (strategy, simd, store): (Strategy, Simd, Store),
+    (strategy, simd, store, fast): (Strategy, Simd, Store, bool),
     tokens: &mut proc_macro2::TokenStream,
     tables: &mut Vec<String>,
 ) {
     let ctx = Ctx {
         simd,
+        fast,
         plan: crate::emit::plan::Plan::new(cell, strategy, store),
         ty: ident(ty),
         prefix: names::field_name(ty).to_ascii_uppercase(),
@@ -101,7 +109,7 @@ fn kernel(
         CellKind::Rnn => rnn::kernel(&ctx),
         CellKind::Lstm => lstm::kernel(&ctx),
     };
-    tokens.extend(ctx.items(&k, &cell_doc(cell, strategy)));
+    tokens.extend(ctx.items(&k, &cell_doc(cell, strategy, fast)));
     tables.extend(ctx.tables());
 }
 
@@ -173,7 +181,8 @@ fn header(m: &Model) -> String {
     )
 }
 
-fn cell_doc(c: &Cell, strategy: Strategy) -> String {
+fn cell_doc(c: &Cell, strategy: Strategy, fast: bool) -> String {
     let (op, attributes) = (crate::emit::plan::op_name(c), crate::emit::plan::attributes(&c.spec));
-    format!(" {op} {:?}: {attributes}. Kernel: {}.", c.name, strategy.name())
+    let acts = if fast { "; fast activations (`cellc_runtime::act::fast`)" } else { "" };
+    format!(" {op} {:?}: {attributes}. Kernel: {}{acts}.", c.name, strategy.name())
 }

@@ -1,0 +1,284 @@
+//! The C definitions of the activations, each computed as `cellc_runtime::act` (or, with
+//! fast activations, `cellc_runtime::act::fast`) computes it: the same operations in the
+//! same order, so the C has the same error bounds, and its loops over lanes vectorise.
+use crate::ir::Activation;
+
+/// A helper's comment, parameters and body (`PREFIX` stands for the file's prefix).
+pub(super) type Definition = (&'static str, &'static str, &'static str);
+
+/// The helpers other helpers call, callees first.
+const CALLEES: &[&str] = &["clip", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
+
+/// The fast activations that call one of [`CALLEES`].
+const FAST: &[&str] = &["fast_sigmoid", "fast_scaledtanh", "fast_elu", "fast_softplus"];
+
+/// Every helper an activation can need, callees before callers, each once: the order
+/// definitions come out in.
+pub(super) fn order() -> impl Iterator<Item = &'static str> {
+    let activations = Activation::NAMES.iter().filter(|n| !CALLEES.contains(n));
+    CALLEES.iter().chain(activations).chain(FAST).copied()
+}
+
+/// The helper computing `a` (fast or not) and every helper it calls.
+pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'static str]) {
+    match (a, fast) {
+        (Activation::Sigmoid, false) => ("sigmoid", &["exp"]),
+        (Activation::Tanh, false) => ("tanh", &["exp"]),
+        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["exp", "tanh"]),
+        (Activation::Elu { .. }, false) => ("elu", &["exp", "expm1_neg"]),
+        (Activation::Softplus, false) => ("softplus", &["exp", "ln_1p_unit"]),
+        (Activation::Sigmoid, true) => ("fast_sigmoid", &["fast_tanh"]),
+        (Activation::Tanh, true) => ("fast_tanh", &[]),
+        (Activation::ScaledTanh { .. }, true) => ("fast_scaledtanh", &["fast_tanh"]),
+        (Activation::Elu { .. }, true) => ("fast_elu", &["fast_exp_neg"]),
+        (Activation::Softplus, true) => ("fast_softplus", &["fast_exp_neg"]),
+        (a, _) => (a.name(), &[]),
+    }
+}
+
+/// The definition of a helper named by [`order`].
+pub(super) fn definition(name: &str) -> Definition {
+    match name {
+        "clip" => CLIP,
+        "exp" => EXP,
+        "expm1_neg" => EXPM1_NEG,
+        "ln_1p_unit" => LN_1P_UNIT,
+        "fast_exp_neg" => FAST_EXP_NEG,
+        "fast_tanh" => FAST_TANH,
+        "fast_sigmoid" => FAST_SIGMOID,
+        "fast_scaledtanh" => FAST_SCALEDTANH,
+        "fast_elu" => FAST_ELU,
+        "fast_softplus" => FAST_SOFTPLUS,
+        _ => match Activation::from_name(name, None, None) {
+            Some(a) => activation(a),
+            None => CLIP,
+        },
+    }
+}
+
+const CLIP: Definition = (
+    "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",
+    "float x, float c",
+    "    return x < -c ? -c : (x > c ? c : x);\n",
+);
+
+/// `cellc_runtime::act::exp`, operation for operation.
+const EXP: Definition = (
+    "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
+     polynomial, 2^n from its bits in two halves so that subnormal results round once.",
+    "float x",
+    "    const float shift = 12582912.0f;
+    union { float f; uint32_t u; } k, sh, s1, s2;
+    float nf, r, p;
+    int32_t n, half;
+    x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
+    k.f = x * 1.442695f + shift;
+    sh.f = shift;
+    n = (int32_t)k.u - (int32_t)sh.u;
+    nf = k.f - shift;
+    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
+    p = 0.0013814612f;
+    p = p * r + 0.00836871f;
+    p = p * r + 0.04166839f;
+    p = p * r + 0.16666521f;
+    p = p * r + 0.49999994f;
+    half = n / 2;
+    s1.u = (uint32_t)(half + 127) << 23;
+    s2.u = (uint32_t)(n - half + 127) << 23;
+    return (1.0f + (r + r * r * p)) * s1.f * s2.f;
+",
+);
+
+/// `cellc_runtime::act`'s `expm1_neg`.
+const EXPM1_NEG: Definition = (
+    "e^x - 1 for x <= 0: a polynomial x + x^2 P(x) above -ln2/2 (no cancellation near 0), e^x - 1 \
+     below.",
+    "float x",
+    "    float p = 0.001200641f;
+    p = p * x + 0.008263202f;
+    p = p * x + 0.04165462f;
+    p = p * x + 0.16666576f;
+    p = p * x + 0.49999997f;
+    {
+        const float small = x + x * x * p;
+        const float large = PREFIX_exp(x) - 1.0f;
+        return x > -0.3465736f ? small : large;
+    }
+",
+);
+
+/// `cellc_runtime::act`'s `ln_1p_unit`.
+const LN_1P_UNIT: Definition = (
+    "ln(1 + e) for e in [0, 1]: u = 1 + e = 2^k m, ln m = 2 atanh((m - 1) / (m + 1)) by a polynomial, \
+     plus what rounding u lost.",
+    "float e",
+    "    const float u = 1.0f + e;
+    const int big = u > 1.41421356f;
+    const float m = big ? 0.5f * u : u, k = big ? 1.0f : 0.0f;
+    const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
+    float p = 0.29870945f;
+    p = p * t + 0.39977574f;
+    p = p * t + 0.66666776f;
+    {
+        const float ln_m = 2.0f * s + s * t * p;
+        const float lost = (e - (u - 1.0f)) / u;
+        return k * 0.69314575f + (ln_m + (k * 1.4286068e-6f + lost));
+    }
+",
+);
+
+/// `cellc_runtime::act::fast`'s `exp_neg`.
+const FAST_EXP_NEG: Definition = (
+    "e^x for x <= 0, relative error 4e-7 down to e^-87, 0 below.",
+    "float x",
+    "    const float shift = 12582912.0f;
+    union { float f; uint32_t u; } k, sh, s;
+    float nf, r, p;
+    x = x < -87.0f ? -87.0f : (x > 0.0f ? 0.0f : x);
+    k.f = x * 1.442695f + shift;
+    sh.f = shift;
+    nf = k.f - shift;
+    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
+    p = 0.008312526f;
+    p = p * r + 0.041890115f;
+    p = p * r + 0.16667114f;
+    p = p * r + 0.4999923f;
+    s.u = (uint32_t)((int32_t)k.u - (int32_t)sh.u + 127) << 23;
+    return (1.0f + (r + r * r * p)) * s.f;
+",
+);
+
+const FAST_TANH: Definition = (
+    "tanh(x), fast: x P(x^2) / Q(x^2) on |x| <= 7.9.",
+    "float x",
+    "    float x2, p, q;
+    x = x < -7.9f ? -7.9f : (x > 7.9f ? 7.9f : x);
+    x2 = x * x;
+    p = 1.1531791e-5f;
+    p = p * x2 + 0.0029604693f;
+    p = p * x2 + 0.12934414f;
+    p = p * x2 + 0.9999999f;
+    q = 2.4925313e-7f;
+    q = q * x2 + 0.00024001146f;
+    q = q * x2 + 0.023854068f;
+    q = q * x2 + 0.4626764f;
+    q = q * x2 + 1.0f;
+    return x * p / q;
+",
+);
+
+const FAST_SIGMOID: Definition = (
+    "1 / (1 + e^-x), fast: (1 + tanh(x / 2)) / 2.",
+    "float x",
+    "    return 0.5f * PREFIX_fast_tanh(0.5f * x) + 0.5f;\n",
+);
+
+const FAST_SCALEDTANH: Definition = (
+    "alpha * tanh(beta * x), fast.",
+    "float x, float alpha, float beta",
+    "    return alpha * PREFIX_fast_tanh(beta * x);\n",
+);
+
+const FAST_ELU: Definition = (
+    "x if x >= 0, else alpha * (e^x - 1), fast.",
+    "float x, float alpha",
+    "    const float m = PREFIX_fast_exp_neg(x) - 1.0f;\n    return x >= 0.0f ? x : alpha * m;\n",
+);
+
+const FAST_SOFTPLUS: Definition = (
+    "ln(1 + e^x), fast: max(x, 0) + ln(1 + e^-|x|) with a shorter logarithm.",
+    "float x",
+    "    const float e = PREFIX_fast_exp_neg(-fabsf(x)), u = 1.0f + e;
+    const int big = u > 1.41421356f;
+    const float m = big ? 0.5f * u : u, k = big ? 0.69314718f : 0.0f;
+    const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
+    float p = 0.41202006f;
+    p = p * t + 0.66655624f;
+    return fmaxf(x, 0.0f) + (k + (2.0f * s + s * t * p));
+",
+);
+
+/// Comment, parameters and body of an activation's default helper.
+fn activation(a: Activation) -> Definition {
+    match a {
+        Activation::Relu => ("max(0, x).", "float x", "    return x > 0.0f ? x : 0.0f;\n"),
+        Activation::Sigmoid => (
+            "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows.",
+            "float x",
+            "    const float e = PREFIX_exp(-fabsf(x));\n    const float num = x >= 0.0f ? 1.0f : e;\n    \
+             return num / (1.0f + e);\n",
+        ),
+        Activation::Tanh => (
+            "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
+            "float x",
+            "    const float a = fabsf(x), a2 = a * a;
+    float p = -0.0062742424f;
+    p = p * a2 + 0.021071682f;
+    p = p * a2 - 0.053852312f;
+    p = p * a2 + 0.13332586f;
+    p = p * a2 - 0.33333316f;
+    {
+        const float small = a + a * a2 * p;
+        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
+        return copysignf(a < 0.55f ? small : large, x);
+    }
+",
+        ),
+        Activation::HardSigmoid { .. } => (
+            "max(0, min(1, alpha * x + beta)).",
+            "float x, float alpha, float beta",
+            "    const float y = alpha * x + beta;\n    return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);\n",
+        ),
+        Activation::Affine { .. } => {
+            ("alpha * x + beta.", "float x, float alpha, float beta", "    return alpha * x + beta;\n")
+        }
+        Activation::LeakyRelu { .. } => {
+            ("x if x >= 0, else alpha * x.", "float x, float alpha", "    return x >= 0.0f ? x : alpha * x;\n")
+        }
+        Activation::ThresholdedRelu { .. } => {
+            ("x if x > alpha, else 0.", "float x, float alpha", "    return x > alpha ? x : 0.0f;\n")
+        }
+        Activation::ScaledTanh { .. } => (
+            "alpha * tanh(beta * x).",
+            "float x, float alpha, float beta",
+            "    return alpha * PREFIX_tanh(beta * x);\n",
+        ),
+        Activation::Elu { .. } => (
+            "x if x >= 0, else alpha * (e^x - 1), within 2 ULP for alpha = 1.",
+            "float x, float alpha",
+            "    const float m = PREFIX_expm1_neg(x);\n    return x >= 0.0f ? x : alpha * m;\n",
+        ),
+        Activation::Softsign => ("x / (1 + |x|).", "float x", "    return x / (1.0f + fabsf(x));\n"),
+        Activation::Softplus => (
+            "ln(1 + e^x) within 2 ULP, as max(x, 0) + ln(1 + e^-|x|) so it neither overflows nor loses small values.",
+            "float x",
+            "    return fmaxf(x, 0.0f) + PREFIX_ln_1p_unit(PREFIX_exp(-fabsf(x)));\n",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_names_each_helper_once() {
+        let names: Vec<_> = order().collect();
+        let unique: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
+    fn every_helper_comes_after_its_callees() {
+        for name in Activation::NAMES {
+            let a = Activation::from_name(name, None, None).expect("a name of the list");
+            for fast in [false, true] {
+                let (h, callees) = helper(&a, fast);
+                let at = |n: &str| order().position(|o| o == n).unwrap_or_else(|| panic!("{n} not ordered"));
+                for c in callees {
+                    assert!(at(c) < at(h), "{c} must come before {h}");
+                }
+            }
+        }
+    }
+}
