@@ -111,7 +111,7 @@ struct CompileArgs {
     #[arg(long, value_enum, default_value = "auto")]
     weight_type: WeightTypeArg,
     /// Use the cheaper approximations of sigmoid, tanh, scaledtanh, elu and softplus
-    /// (error at most 4.6e-7) instead of the default ones (within 2 ULP).
+    /// (error at most 4.6e-7) instead of the default ones (within 1 to 3 ULP).
     #[arg(long)]
     fast_activations: bool,
 }
