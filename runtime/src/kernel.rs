@@ -178,6 +178,12 @@ pub fn panel_acc_rows_in<
 /// multiply–add waits for the one before it in its lane, and a lone narrow panel (16 lanes,
 /// two 8-lane sums) leaves the FMA units idle most of the time (an RNN step, H=128, I=16:
 /// 1.26 µs one tile at a time). Every lane still sums in the order of [`panel_acc`].
+///
+/// A product too narrow to fill the registers even so (all its tiles together at most 64
+/// lanes: the cells of a few dozen units) splits each lane's sum instead, into 2 or 4
+/// partial sums over alternate inputs ([`panel_acc_split`]), for every row alike, so one
+/// row and a batch of rows still compute the same bits (a GRU step, H=16, I=1: 94 ns with
+/// one sum per lane).
 #[inline(always)]
 pub fn tiles_acc_rows<
     const K: usize,
@@ -195,6 +201,11 @@ pub fn tiles_acc_rows<
     block: Block<R, V>,
     isa: I,
 ) {
+    match T * W {
+        0..=32 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
+        33..=64 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
+        _ => {}
+    }
     if R > 1 || S != 1 {
         for (a, panel) in acc.iter_mut().zip(panels) {
             panel_acc_rows_in(a, panel, v, block, isa);
@@ -207,6 +218,58 @@ pub fn tiles_acc_rows<
         17..=48 => tiles_interleaved::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
         _ => tiles_interleaved::<K, W, S, T, 1, P, I>(acc, panels, v, isa),
     }
+}
+
+/// [`tiles_acc_rows`] with each lane's sum split in `Q` ([`panel_acc_split`]), row by row.
+#[inline(always)]
+fn tiles_split<const K: usize, const W: usize, const S: usize, const T: usize, const Q: usize, P: Row<W>, I: Isa>(
+    acc: &mut [[[f32; W]; S]; T],
+    panels: &[[P; K]],
+    v: &[[f32; K]; S],
+    isa: I,
+) {
+    for (a, panel) in acc.iter_mut().zip(panels) {
+        for (a, x) in a.iter_mut().zip(v) {
+            panel_acc_split::<K, W, Q, P, I>(a, panel, x, isa);
+        }
+    }
+}
+
+/// [`panel_acc`] with each lane's sum split in `Q` partial sums (1, 2 or 4) that run side
+/// by side: partial `q` takes the inputs `k ≡ q (mod Q)`, the first starting from `acc`;
+/// then they are added pairwise (`(s0 + s2) + (s1 + s3)`). A chain of `K` dependent
+/// multiply–adds becomes `Q` chains of `K / Q`.
+#[inline(always)]
+pub fn panel_acc_split<const K: usize, const W: usize, const Q: usize, P: Row<W>, I: Isa>(
+    acc: &mut [f32; W],
+    panel: &[P; K],
+    v: &[f32; K],
+    isa: I,
+) {
+    const { assert!(Q == 1 || Q == 2 || Q == 4, "1, 2 or 4 partial sums") };
+    let mut parts = [[0.0f32; W]; Q];
+    parts[0] = *acc;
+    let (rows, rest_rows) = panel.as_chunks::<Q>();
+    let (vs, rest_v) = v.as_chunks::<Q>();
+    for (rows, vs) in rows.iter().zip(vs) {
+        for ((part, row), &x) in parts.iter_mut().zip(rows).zip(vs) {
+            row.axpy(isa, part, x);
+        }
+    }
+    for ((part, row), &x) in parts.iter_mut().zip(rest_rows).zip(rest_v) {
+        row.axpy(isa, part, x);
+    }
+    let mut n = Q;
+    while n > 1 {
+        n /= 2;
+        let (low, high) = parts.split_at_mut(n);
+        for (a, b) in low.iter_mut().zip(high.iter()) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += *y;
+            }
+        }
+    }
+    *acc = parts[0];
 }
 
 /// [`tiles_acc_rows`] for one row, `G` tiles at a time.
@@ -322,6 +385,29 @@ mod tests {
     }
 
     #[test]
+    fn split_sums_compute_the_product() {
+        let panel: [[f32; 5]; 7] = core::array::from_fn(|k| core::array::from_fn(|l| (k * 5 + l) as f32 * 0.37 - 6.0));
+        let v: [f32; 7] = core::array::from_fn(|k| 1.5 - k as f32 * 0.45);
+        let acc0 = [0.5, -1.0, 2.0, 0.0, 3.5];
+        let want: [f64; 5] =
+            core::array::from_fn(|l| acc0[l] as f64 + (0..7).map(|k| panel[k][l] as f64 * v[k] as f64).sum::<f64>());
+        let mut one = acc0;
+        panel_acc(&mut one, &panel, &v, Portable);
+        let (mut q1, mut q2, mut q4) = (acc0, acc0, acc0);
+        panel_acc_split::<7, 5, 1, _, _>(&mut q1, &panel, &v, Portable);
+        panel_acc_split::<7, 5, 2, _, _>(&mut q2, &panel, &v, Portable);
+        panel_acc_split::<7, 5, 4, _, _>(&mut q4, &panel, &v, Portable);
+        assert_eq!(q1, one, "one partial sum is the plain product");
+        for got in [q2, q4] {
+            for (g, w) in got.iter().zip(&want) {
+                assert!((*g as f64 - w).abs() < 1e-5 * w.abs().max(1.0), "{got:?} against {want:?}");
+            }
+        }
+        // Sums in a different order: the split is really taken.
+        assert_ne!(q4, one);
+    }
+
+    #[test]
     fn axpy_adds_a_scaled_column() {
         let mut acc = [1.0, 2.0, 3.0];
         axpy(&mut acc, 2.0, &[10.0, 20.0, 30.0], Portable);
@@ -384,11 +470,18 @@ mod tests {
             }
             panel_acc_rows_in(&mut blocks, panel, v, Block::<4, 8>, isa);
             panel_acc_rows_in(&mut wide, panel, v, Block::<8, 8>, isa);
-            // The same panel as 5 tiles of one product, one row at a time, interleaved.
+            // The same panel as 5 tiles of one product, one row at a time, interleaved (or,
+            // if narrow, split): as one tile does, and as all the rows at once do.
+            let mut batch = [*acc0; 5];
+            tiles_acc_rows(&mut batch, &[*panel; 5], v, Block::<4, 8>, isa);
             for (s, x) in v.iter().enumerate() {
                 let mut tiles = [[acc0[s]; 1]; 5];
                 tiles_acc_rows(&mut tiles, &[*panel; 5], &[*x], Block::<1, 8>, isa);
-                assert!(tiles.iter().all(|t| t[0] == one[s]), "interleaved tiles sum as one tile does");
+                assert!(tiles.iter().all(|t| t[0] == tiles[0][0]), "tiles of the same panel sum alike");
+                assert!(batch.iter().all(|b| b[s] == tiles[0][0]), "one row sums as a batch of rows does");
+                if 5 * W > 64 {
+                    assert!(tiles[0][0] == one[s], "interleaved tiles sum as one tile does");
+                }
             }
             for (k, col) in panel.iter().enumerate() {
                 axpy_rows(&mut cols, k, v, col, isa);

@@ -35,7 +35,8 @@ pub(super) fn block_range(n: TokenStream, d: usize) -> TokenStream {
 }
 
 /// `act(clip(v))`, with the activation's constants inlined; from `cellc_runtime::act::fast`
-/// if `fast` (which has every activation, the cheap ones re-exported).
+/// if `fast` (which has every activation, the cheap ones re-exported). The ones computed
+/// with a polynomial take the kernel's level token, `isa`.
 pub(super) fn act(a: &Activation, clip: Option<f32>, fast: bool, v: TokenStream) -> TokenStream {
     let m = if fast {
         quote! { ::cellc_runtime::act::fast }
@@ -52,10 +53,10 @@ pub(super) fn act(a: &Activation, clip: Option<f32>, fast: bool, v: TokenStream)
     let lit = f32_tokens;
     match *a {
         Activation::Relu => quote! { #m::relu(#v) },
-        Activation::Sigmoid => quote! { #m::sigmoid(#v) },
-        Activation::Tanh => quote! { #m::tanh(#v) },
+        Activation::Sigmoid => quote! { #m::sigmoid(isa, #v) },
+        Activation::Tanh => quote! { #m::tanh(isa, #v) },
         Activation::Softsign => quote! { #m::softsign(#v) },
-        Activation::Softplus => quote! { #m::softplus(#v) },
+        Activation::Softplus => quote! { #m::softplus(isa, #v) },
         Activation::HardSigmoid { alpha, beta } => {
             let (al, be) = (lit(alpha), lit(beta));
             quote! { #m::hardsigmoid(#v, #al, #be) }
@@ -66,7 +67,7 @@ pub(super) fn act(a: &Activation, clip: Option<f32>, fast: bool, v: TokenStream)
         }
         Activation::ScaledTanh { alpha, beta } => {
             let (al, be) = (lit(alpha), lit(beta));
-            quote! { #m::scaledtanh(#v, #al, #be) }
+            quote! { #m::scaledtanh(isa, #v, #al, #be) }
         }
         Activation::LeakyRelu { alpha } => {
             let al = lit(alpha);
@@ -78,7 +79,7 @@ pub(super) fn act(a: &Activation, clip: Option<f32>, fast: bool, v: TokenStream)
         }
         Activation::Elu { alpha } => {
             let al = lit(alpha);
-            quote! { #m::elu(#v, #al) }
+            quote! { #m::elu(isa, #v, #al) }
         }
     }
 }
