@@ -176,13 +176,13 @@ def markdown(rows, ov, meta, cost=None):
 
 def svg(rows):
     """Grouped horizontal bars, log scale: ns per step of each implementation, per configuration."""
-    shown = ["tiled", "tiled_f16", "hoisted_projection", "run_batch", "c_tiled", "c_hoisted_projection", "naive", "openvino_sequence"]
+    shown = ["tiled", "tiled_fast", "tiled_f16", "hoisted_projection", "run_batch", "c_tiled", "c_hoisted_projection", "naive", "openvino_sequence"]
     colors = {
-        "tiled": "#1f77b4", "tiled_f16": "#17becf", "hoisted_projection": "#1f77b4", "run_batch": "#1f77b4",
+        "tiled": "#1f77b4", "tiled_fast": "#9467bd", "tiled_f16": "#17becf", "hoisted_projection": "#1f77b4", "run_batch": "#1f77b4",
         "c_tiled": "#2ca02c", "c_hoisted_projection": "#2ca02c", "naive": "#7f7f7f", "openvino_sequence": "#d62728",
     }
     labels = {
-        "tiled": "cellc Rust", "tiled_f16": "cellc Rust, f16 weights", "hoisted_projection": "cellc Rust",
+        "tiled": "cellc Rust", "tiled_fast": "cellc Rust, fast activations", "tiled_f16": "cellc Rust, f16 weights", "hoisted_projection": "cellc Rust",
         "run_batch": "cellc Rust", "c_tiled": "cellc C", "c_hoisted_projection": "cellc C", "naive": "naive Rust",
         "openvino_sequence": "OpenVINO (sequence op)",
     }
