@@ -193,11 +193,13 @@ impl Ctx<'_> {
 
     /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM), over `S` rows:
     /// one accumulator `a` per tile and row, the projection `p[s][t]` plus `R·h[s]` over the
-    /// panel `r` (every gate), then, in each row `s` (whose `rows` are bound to their row
-    /// `s`), `lane(j)` for each lane `l`, given the expression of its state row `j`.
+    /// panel `r` (every gate), then `prepass` (statements on all of `a`), then, in each row
+    /// `s` (whose `rows` are bound to their row `s`), `lane(j)` for each lane `l`, given the
+    /// expression of its state row `j`.
     pub(super) fn single_accumulator(
         &self,
         rows: &[&str],
+        prepass: TokenStream,
         lane: impl FnOnce(TokenStream) -> TokenStream,
     ) -> TokenStream {
         let h = self.cell.spec.hidden;
@@ -210,6 +212,7 @@ impl Ctx<'_> {
         quote! {
             #binds
             #rh
+            #prepass
             for t in 0..#tiles {
                 let a = &a[t];
                 for s in 0..S {

@@ -23,7 +23,7 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let cg = ctx.act(g, s.clip, quote! { a[#t2 + l] });
     let og = ctx.act(f, s.clip, quote! { a[#t3 + l] });
     let hc = ctx.act(hh, None, quote! { ct });
-    ctx.single_accumulator(&["c", "out", "out_c"], |j| {
+    ctx.single_accumulator(&["c", "out", "out_c"], quote! {}, |j| {
         quote! {
             let j = #j;
             let ct = #fg * c[j] + #ig * #cg;
