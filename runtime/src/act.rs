@@ -241,14 +241,14 @@ pub mod fast {
         alpha * tanh(isa, beta * x)
     }
 
-    /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` with [`exp_neg`].
+    /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` with `exp_neg` (below).
     #[inline(always)]
     pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
         let m = exp_neg(isa, x) - 1.0;
         if x >= 0.0 { x } else { alpha * m }
     }
 
-    /// `ln(1 + e^x)` as `max(x, 0) + ln(1 + e^−|x|)` with [`exp_neg`] and a shorter
+    /// `ln(1 + e^x)` as `max(x, 0) + ln(1 + e^−|x|)` with `exp_neg` (below) and a shorter
     /// logarithm than the exact version's, without its correction for rounding `1 + e`.
     #[inline(always)]
     pub fn softplus<I: Isa>(isa: I, x: f32) -> f32 {
