@@ -36,6 +36,19 @@ const LN2_HI: f32 = 0.693_145_75;
 /// `ln 2 − LN2_HI`.
 const LN2_LO: f32 = 1.428_606_8e-6;
 
+/// `x = n·ln 2 + r` with `n` the nearest integer to `x / ln 2` and `|r| ≤ ln 2 / 2`:
+/// `(n, r)`, for `|x|` below 2^22 (Cody–Waite: `n·ln 2` in two parts, the first exact).
+#[inline(always)]
+fn reduce<I: Isa>(isa: I, x: f32) -> (i32, f32) {
+    // Adding 1.5·2^23 leaves n in the low bits of the mantissa.
+    const SHIFT: f32 = 12_582_912.0;
+    let k = fma(isa, x, core::f32::consts::LOG2_E, SHIFT);
+    let n = k.to_bits() as i32 - SHIFT.to_bits() as i32;
+    let nf = k - SHIFT;
+    let r = fma(isa, -nf, LN2_HI, x);
+    (n, fma(isa, -nf, LN2_LO, r))
+}
+
 /// `e^x`, within 1 ULP of the correctly rounded result (checked for every f32), with
 /// overflow to infinity, gradual underflow to zero, and NaN kept.
 ///
@@ -45,14 +58,7 @@ const LN2_LO: f32 = 1.428_606_8e-6;
 #[inline(always)]
 pub fn exp<I: Isa>(isa: I, x: f32) -> f32 {
     // Past these, e^x is infinite or rounds to zero; the clamp keeps 2^n buildable.
-    let x = x.clamp(-104.0, 88.8);
-    // n = round(x / ln 2): adding 1.5·2^23 leaves n in the low bits of the mantissa.
-    const SHIFT: f32 = 12_582_912.0;
-    let k = fma(isa, x, core::f32::consts::LOG2_E, SHIFT);
-    let n = k.to_bits() as i32 - SHIFT.to_bits() as i32;
-    let nf = k - SHIFT;
-    let r = fma(isa, -nf, LN2_HI, x);
-    let r = fma(isa, -nf, LN2_LO, r);
+    let (n, r) = reduce(isa, x.clamp(-104.0, 88.8));
     let p = 0.001_381_461_2_f32;
     let p = fma(isa, p, r, 0.008_368_71);
     let p = fma(isa, p, r, 0.041_668_39);
@@ -128,7 +134,8 @@ pub fn scaledtanh<I: Isa>(isa: I, x: f32, alpha: f32, beta: f32) -> f32 {
 }
 
 /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` (ONNX default `alpha = 1`); with `alpha = 1`,
-/// within 2 ULP (1 at the portable level) of the correctly rounded result (checked for every f32).
+/// within 2 ULP (1 at the portable level) of the correctly rounded result (checked for
+/// every f32).
 #[inline(always)]
 pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
     let m = expm1_neg(isa, x);
@@ -268,13 +275,7 @@ pub mod fast {
     /// reduction of [`super::exp`], a degree-5 polynomial and one power of two.
     #[inline(always)]
     fn exp_neg<I: Isa>(isa: I, x: f32) -> f32 {
-        let x = x.clamp(-87.0, 0.0);
-        const SHIFT: f32 = 12_582_912.0;
-        let k = fma(isa, x, core::f32::consts::LOG2_E, SHIFT);
-        let n = k.to_bits() as i32 - SHIFT.to_bits() as i32;
-        let nf = k - SHIFT;
-        let r = fma(isa, -nf, super::LN2_HI, x);
-        let r = fma(isa, -nf, super::LN2_LO, r);
+        let (n, r) = super::reduce(isa, x.clamp(-87.0, 0.0));
         let p = 0.008_312_526_f32;
         let p = fma(isa, p, r, 0.041_890_115);
         let p = fma(isa, p, r, 0.166_671_14);

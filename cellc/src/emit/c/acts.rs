@@ -36,9 +36,9 @@ pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'s
     }
 }
 
-/// The definition of a helper named by [`order`].
-pub(super) fn definition(name: &str) -> Definition {
-    match name {
+/// The definition of a helper named by [`order`] (`None` for any other name).
+pub(super) fn definition(name: &str) -> Option<Definition> {
+    Some(match name {
         "clip" => CLIP,
         "exp" => EXP,
         "expm1_neg" => EXPM1_NEG,
@@ -49,11 +49,8 @@ pub(super) fn definition(name: &str) -> Definition {
         "fast_scaledtanh" => FAST_SCALEDTANH,
         "fast_elu" => FAST_ELU,
         "fast_softplus" => FAST_SOFTPLUS,
-        _ => match Activation::from_name(name, None, None) {
-            Some(a) => activation(a),
-            None => CLIP,
-        },
-    }
+        _ => activation(Activation::from_name(name, None, None)?),
+    })
 }
 
 const CLIP: Definition = (
@@ -260,6 +257,14 @@ fn activation(a: Activation) -> Definition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_ordered_helper_has_a_definition() {
+        for name in order() {
+            assert!(definition(name).is_some(), "{name}");
+        }
+        assert!(definition("swish").is_none());
+    }
 
     #[test]
     fn order_names_each_helper_once() {

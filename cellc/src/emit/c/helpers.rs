@@ -70,8 +70,9 @@ impl Helpers {
         if self.bf16 {
             out.push_str(&BF16.replace("PREFIX", prefix));
         }
-        for name in acts::order().filter(|n| self.used.contains(n)) {
-            let (doc, params, body) = acts::definition(name);
+        for (name, (doc, params, body)) in
+            acts::order().filter(|n| self.used.contains(n)).filter_map(|n| Some((n, acts::definition(n)?)))
+        {
             let mut c = super::text::Code::default();
             c.comment(doc);
             out.push_str(&c.finish());
