@@ -82,18 +82,22 @@ impl Level {
         }
     }
 
-    /// Rows a batched step computes together at this level: the rows of its register
-    /// blocks, each weight loaded once for all of them.
+    /// Rows a batched step computes together at this level, each weight panel read once
+    /// for all of them. With AVX2 and AVX-512 the products run in explicitly blocked
+    /// registers, every lane of a tile for 2–8 rows (a batch of 64 GRU steps, H=512, I=512,
+    /// with AVX-512: 107 GFLOP/s taking 8 rows at a time, 102 taking 16; with AVX2: 61 and
+    /// 58 taking 8 and 4).
     pub const fn batch_rows(self) -> usize {
         match self {
-            Level::Portable | Level::Avx2 => 4,
-            Level::Avx512 => 8,
+            Level::Portable => 4,
+            Level::Avx2 | Level::Avx512 => 8,
         }
     }
 
-    /// Lanes of the register blocks of a batched step. Larger blocks measured slower: with
-    /// 8 rows × 16 lanes the accumulators no longer stay in registers (a batch of 64 GRU
-    /// steps, H=128, I=16, with AVX-512: 8 × 8 75 GFLOP/s, 4 × 8 64, 8 × 16 3).
+    /// Lanes of the register blocks of a batched step at the portable level (the AVX2 and
+    /// AVX-512 ones take a whole tile). Larger blocks measured slower: with 8 rows × 16
+    /// lanes the accumulators no longer stayed in registers (a batch of 64 GRU steps, H=128,
+    /// I=16, compiled for AVX-512: 8 × 8 75 GFLOP/s, 4 × 8 64, 8 × 16 3).
     pub const fn batch_lanes(self) -> usize {
         8
     }
@@ -120,6 +124,20 @@ pub trait Isa: Copy + sealed::Sealed {
 
     /// `acc + w · v`, rounded as [`Isa::mul_add8`] rounds each lane.
     fn mul_add(self, acc: f32, w: f32, v: f32) -> f32;
+
+    /// The AVX-512 token, at that level: the proof that kernels written in explicit
+    /// 512-bit instructions take.
+    #[inline(always)]
+    fn avx512(self) -> Option<Avx512> {
+        None
+    }
+
+    /// The AVX2 token, at the AVX2 level only (kernels at the AVX-512 level take the wider
+    /// registers of [`Isa::avx512`]).
+    #[inline(always)]
+    fn avx2(self) -> Option<Avx2> {
+        None
+    }
 }
 
 mod sealed {
@@ -245,7 +263,7 @@ fn portable_mul_add(acc: f32, w: f32, v: f32) -> f32 {
 
 /// The x86-64 levels: both convert f16 with F16C and multiply–add with FMA.
 macro_rules! x86_levels {
-    ($($token:ident),*) => {
+    ($($token:ident => |$p512:pat_param| $avx512:expr, |$p2:pat_param| $avx2:expr);*) => {
         $(
             impl Isa for $token {
                 const LEVEL: Level = Level::$token;
@@ -262,12 +280,22 @@ macro_rules! x86_levels {
                 fn mul_add(self, acc: f32, w: f32, v: f32) -> f32 {
                     mul_add_fma(acc, w, v)
                 }
+                #[inline(always)]
+                fn avx512(self) -> Option<Avx512> {
+                    let $p512 = self;
+                    $avx512
+                }
+                #[inline(always)]
+                fn avx2(self) -> Option<Avx2> {
+                    let $p2 = self;
+                    $avx2
+                }
             }
         )*
     };
 }
 
-x86_levels!(Avx2, Avx512);
+x86_levels!(Avx2 => |_| None, |t| Some(t); Avx512 => |t| Some(t), |_| None);
 
 /// Picks a level's token by the level's index in [`Level::ALL`]: how [`Compiled`] follows
 /// [`Level::COMPILED`] without a second list of target features.

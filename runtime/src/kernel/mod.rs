@@ -8,6 +8,9 @@
 //! f32 rows, so the 16-bit forms change the bytes read, not the arithmetic.
 use crate::simd::Isa;
 
+#[cfg(target_arch = "x86_64")]
+mod blocked;
+
 /// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
 pub trait Row<const W: usize>: Copy {
     /// `acc[l] += lane l · v` for every lane, with the level's [`Isa::mul_add8`].
@@ -16,6 +19,22 @@ pub trait Row<const W: usize>: Copy {
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V];
     /// Lane `l`.
     fn lane(&self, l: usize) -> f32;
+    /// How the lanes are stored, for kernels that load them into registers themselves.
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::Other
+    }
+}
+
+/// The storage of a [`Row`]'s lanes, as [`Row::lanes`] tells it.
+#[derive(Clone, Copy, Debug)]
+pub enum Lanes<'a, const W: usize> {
+    /// f32 values.
+    F32(&'a [f32; W]),
+    /// IEEE binary16 values, as bits.
+    F16(&'a [u16; W]),
+    /// Another form: read lane by lane ([`Row::lane`]).
+    Other,
 }
 
 /// `acc[l] += w(l) · v` over the lanes of `acc`, 8 at a time through `isa`, where `w8(c)`
@@ -46,6 +65,10 @@ impl<const W: usize> Row<W> for [f32; W] {
     fn lane(&self, l: usize) -> f32 {
         self[l]
     }
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::F32(self)
+    }
 }
 
 /// IEEE binary16 weights, as bits.
@@ -72,6 +95,10 @@ impl<const W: usize> Row<W> for [u16; W] {
     #[inline(always)]
     fn lane(&self, l: usize) -> f32 {
         half::f16::from_bits(self[l]).to_f32()
+    }
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::F16(self)
     }
 }
 
@@ -121,10 +148,12 @@ pub fn panel_acc<const K: usize, const W: usize, P: Row<W>, I: Isa>(
 pub struct Block<const R: usize, const V: usize>;
 
 /// [`panel_acc`] for `S` rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]`, in register
-/// blocks of 4 rows × 8 lanes (two SSE or one AVX register a row), so each weight it loads
-/// serves 4 rows: what makes the input projection of a block of sequence steps cheaper than
-/// the steps one by one. Each lane sums in the order of [`panel_acc`], so the results are
-/// the same as row by row.
+/// blocks of several rows, so each weight it loads serves all of them: what makes the
+/// input projection of a block of sequence steps cheaper than the steps one by one. The
+/// blocks are 4 rows × 8 lanes (two SSE or one AVX register a row) at the portable level,
+/// and every lane of the panel for 2–8 rows, in explicit registers, at the AVX2 and
+/// AVX-512 levels. Each lane sums in the order of [`panel_acc`], so the results are the
+/// same as row by row.
 #[inline(always)]
 pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
@@ -135,8 +164,10 @@ pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>,
     panel_acc_rows_in(acc, panel, v, Block::<4, 8>, isa);
 }
 
-/// [`panel_acc_rows`] in register blocks of `R` rows × `V` lanes: the shape that keeps a
-/// level's vector registers busy (see `simd::Level::batch_rows`).
+/// [`panel_acc_rows`] in register blocks of `R` rows × `V` lanes at the portable level: the
+/// shape that keeps its vector registers busy (see `simd::Level::batch_rows`). At the AVX2
+/// and AVX-512 levels, any `R` above 1 takes their blocks (see [`panel_acc_rows`]) for a
+/// panel of up to 64 lanes.
 #[inline(always)]
 pub fn panel_acc_rows_in<
     const K: usize,
@@ -161,6 +192,19 @@ pub fn panel_acc_rows_in<
             panel_acc(a, panel, x, isa);
         }
         return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(z) = isa.avx512()
+            && blocked::rows_avx512(z, acc, panel, v)
+        {
+            return;
+        }
+        if let Some(y) = isa.avx2()
+            && blocked::rows_avx2(y, acc, panel, v)
+        {
+            return;
+        }
     }
     let (acc_blocks, acc_rest) = acc.as_chunks_mut::<R>();
     let (v_blocks, v_rest) = v.as_chunks::<R>();
@@ -486,6 +530,8 @@ mod tests {
             for (k, col) in panel.iter().enumerate() {
                 axpy_rows(&mut cols, k, v, col, isa);
             }
+            // Blocks of rows sum each lane in the order of one row.
+            assert!(blocks == one && wide == one, "rows in register blocks sum as one row does");
             [one, blocks, wide, cols]
         }
         // Within a level, every path computes the same bits (levels with FMA round
@@ -522,6 +568,16 @@ mod tests {
     #[test]
     fn sixteen_bit_rows_of_a_whole_tile() {
         sixteen_bit_forms_match_f32::<5, 48, 24>();
+    }
+
+    #[test]
+    fn sixteen_bit_rows_of_four_vectors() {
+        sixteen_bit_forms_match_f32::<4, 64, 32>();
+    }
+
+    #[test]
+    fn sixteen_bit_rows_ending_inside_a_vector() {
+        sixteen_bit_forms_match_f32::<3, 20, 10>();
     }
 
     #[test]
