@@ -2,6 +2,7 @@
 //! kernels (each strategy, Rust and C compiled with `-O3 -march=native`) against a naive
 //! Rust loop implementation of the same cell with the same weights, in the same run. Before
 //! timing, each kernel is checked against the naive one on a short sequence.
+//! The group `gru_h16_i1_anatomy` takes configuration B apart (see `anatomy_b`).
 use cellc_bench::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -143,6 +144,41 @@ fn steps(c: &mut Criterion) {
     config!(c, gru_h12_i2, 12, 2, gru("gru_h12_i2"), [("unrolled_fast", f::gru_h12_i2::unrolled)]);
     config!(c, gru_h4_i2, 4, 2, gru("gru_h4_i2"), [("unrolled_fast", f::gru_h4_i2::unrolled)]);
     config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
+    anatomy_b(c);
+}
+
+/// Where B's time goes (GRU, H=16, I=1): its kernels with the state carried, as in B; the
+/// same calls with the state *not* carried (each step from the same `h`, so consecutive
+/// steps overlap and only the instructions' throughput limits them); and a step that does
+/// nothing but add the input to the state, which leaves the cost of the call and of the
+/// state's trip through memory between steps.
+fn anatomy_b(c: &mut Criterion) {
+    use fast_activations::gru_h16_i1 as fast;
+    let x = input::<1>();
+    let mut g = c.benchmark_group("gru_h16_i1_anatomy");
+    let mut carried = |label: &str, f: DynStep<'_, 16, 1>| {
+        let (mut h, mut out) = ([0.1f32; 16], [0.0f32; 16]);
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                f(black_box(&x), &h, &mut out);
+                std::mem::swap(&mut h, &mut out);
+            })
+        });
+    };
+    carried("carried_tiled", &gru_h16_i1::tiled);
+    carried("carried_tiled_fast", &fast::tiled);
+    carried("carried_add_only", &|x, h, o| {
+        for (o, h) in o.iter_mut().zip(h) {
+            *o = h + x[0];
+        }
+    });
+    let mut independent = |label: &str, f: DynStep<'_, 16, 1>| {
+        let (h, mut out) = ([0.1f32; 16], [0.0f32; 16]);
+        g.bench_function(label, |b| b.iter(|| f(black_box(&x), black_box(&h), &mut out)));
+    };
+    independent("independent_tiled", &gru_h16_i1::tiled);
+    independent("independent_tiled_fast", &fast::tiled);
+    g.finish();
 }
 
 /// Any LSTM step `(x, h, c, out, out_c)`, for timing.
