@@ -1,6 +1,11 @@
 //! A scratch crate under `target/` into which generated sources are written as modules and
 //! built for real with `cargo build --release`, plus the protocol by which its binary runs
 //! jobs: each job names a module, input files and output files with their lengths.
+//!
+//! `CELLC_SCRATCH_TARGET` (a target triple) builds it for another target, and
+//! `CELLC_SCRATCH_RUNNER` (a command and its arguments, e.g. `qemu-aarch64 -L
+//! /usr/aarch64-linux-gnu`) runs its binary; the linker comes from cargo's own settings
+//! (`CARGO_TARGET_<TRIPLE>_LINKER`).
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,6 +19,25 @@ pub struct Job {
     pub inputs: Vec<PathBuf>,
     /// Output files and lengths, in Result order.
     pub outputs: Vec<(PathBuf, usize)>,
+}
+
+/// The target of `CELLC_SCRATCH_TARGET`, if set.
+fn cross_target() -> Option<String> {
+    std::env::var("CELLC_SCRATCH_TARGET").ok().filter(|t| !t.is_empty())
+}
+
+/// A command running the binary `exe`, through `CELLC_SCRATCH_RUNNER` if set.
+fn command(exe: &Path) -> Command {
+    let runner = std::env::var("CELLC_SCRATCH_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
 }
 
 /// A scratch crate.
@@ -157,13 +181,20 @@ impl Scratch {
         if !out.status.success() {
             return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
         }
-        Ok(self.dir.join("target").join("release").join("cellc-scratch"))
+        let target = self.dir.join("target");
+        let target = match cross_target() {
+            Some(triple) => target.join(triple),
+            None => target,
+        };
+        Ok(target.join("release").join("cellc-scratch"))
     }
 
     /// Runs cargo with `args` in the scratch crate.
     fn cargo(&self, args: &[&str]) -> Result<std::process::Output, String> {
+        let target = cross_target().map(|t| format!("--target={t}"));
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(args)
+            .args(target)
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
             // Generated code must build warning-free wherever it is included; extra flags
@@ -184,9 +215,9 @@ impl Scratch {
     /// `cellc_runtime::simd::Level`) through `CELLC_SIMD`; errs if the binary does not run at
     /// that level (the CPU lacks it, or the runtime was built without `std`).
     pub fn run_at(&self, exe: &Path, jobs: &[Job], level: Option<&str>) -> Result<(), String> {
-        let mut cmd = Command::new(exe);
+        let mut cmd = command(exe);
         if let Some(level) = level {
-            let out = Command::new(exe)
+            let out = command(exe)
                 .arg("--simd-level")
                 .env("CELLC_SIMD", level)
                 .output()
