@@ -2,7 +2,8 @@
 //! kernels (each strategy, Rust and C compiled with `-O3 -march=native`) against a naive
 //! Rust loop implementation of the same cell with the same weights, in the same run. Before
 //! timing, each kernel is checked against the naive one on a short sequence.
-//! The group `gru_h16_i1_anatomy` takes configuration B apart (see `anatomy_b`).
+//! The groups `gru_h16_i1_anatomy` and `gru_h128_i16_anatomy` take configurations B and A
+//! apart (see `anatomy_b` and `anatomy_a`).
 use cellc_bench::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -145,6 +146,51 @@ fn steps(c: &mut Criterion) {
     config!(c, gru_h4_i2, 4, 2, gru("gru_h4_i2"), [("unrolled_fast", f::gru_h4_i2::unrolled)]);
     config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
     anatomy_b(c);
+    anatomy_a(c);
+}
+
+/// A's floor (GRU, H=128, I=16): the kernel's product over weights of A's size and layout
+/// (8 tiles of 48 lanes, 16 + 128 inputs: 221 KiB as f32, 110 KiB as f16) and nothing else,
+/// one row, as a step computes it. Its time is what streaming those weights through the
+/// multiply–adds (and, for f16, the conversions) costs here, whatever the step around it does.
+fn anatomy_a(c: &mut Criterion) {
+    use cellc_runtime::kernel::{Block, tiles_acc_rows};
+    const K: usize = 144;
+    const W: usize = 48;
+    const T: usize = 8;
+    let f32_panels: Vec<[[f32; W]; K]> = (0..T)
+        .map(|t| core::array::from_fn(|k| core::array::from_fn(|l| ((t * 7 + k * 3 + l) % 17) as f32 * 0.01 - 0.08)))
+        .collect();
+    let f16_panels: Vec<[[u16; W]; K]> =
+        f32_panels.iter().map(|p| p.map(|r| r.map(|w| half::f16::from_f32(w).to_bits()))).collect();
+    let v: [f32; K] = core::array::from_fn(|k| (k % 13) as f32 * 0.1 - 0.6);
+    let mut g = c.benchmark_group("gru_h128_i16_anatomy");
+    let mut acc = [[[0.0f32; W]; 1]; T];
+    g.bench_function("product_only_f32", |b| {
+        b.iter(|| {
+            cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
+                &mut acc,
+                &f32_panels,
+                core::array::from_ref(black_box(&v)),
+                Block::<1, 8>,
+                isa
+            ));
+            black_box(&mut acc);
+        })
+    });
+    g.bench_function("product_only_f16", |b| {
+        b.iter(|| {
+            cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
+                &mut acc,
+                &f16_panels,
+                core::array::from_ref(black_box(&v)),
+                Block::<1, 8>,
+                isa
+            ));
+            black_box(&mut acc);
+        })
+    });
+    g.finish();
 }
 
 /// Where B's time goes (GRU, H=16, I=1): its kernels with the state carried, as in B; the
