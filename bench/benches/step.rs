@@ -154,42 +154,39 @@ fn steps(c: &mut Criterion) {
 /// one row, as a step computes it. Its time is what streaming those weights through the
 /// multiply–adds (and, for f16, the conversions) costs here, whatever the step around it does.
 fn anatomy_a(c: &mut Criterion) {
-    use cellc_runtime::kernel::{Block, tiles_acc_rows};
+    use cellc_runtime::kernel::{Block, Row, tiles_acc_rows};
     const K: usize = 144;
     const W: usize = 48;
     const T: usize = 8;
+    /// Times the product over `panels`, one row, as `label`.
+    fn product<P: Row<W>>(
+        g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        label: &str,
+        panels: &[[P; K]],
+    ) {
+        let v: [f32; K] = core::array::from_fn(|k| (k % 13) as f32 * 0.1 - 0.6);
+        let mut acc = [[[0.0f32; W]; 1]; T];
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
+                    &mut acc,
+                    panels,
+                    core::array::from_ref(black_box(&v)),
+                    Block::<1, 8>,
+                    isa
+                ));
+                black_box(&mut acc);
+            })
+        });
+    }
     let f32_panels: Vec<[[f32; W]; K]> = (0..T)
         .map(|t| core::array::from_fn(|k| core::array::from_fn(|l| ((t * 7 + k * 3 + l) % 17) as f32 * 0.01 - 0.08)))
         .collect();
     let f16_panels: Vec<[[u16; W]; K]> =
         f32_panels.iter().map(|p| p.map(|r| r.map(|w| half::f16::from_f32(w).to_bits()))).collect();
-    let v: [f32; K] = core::array::from_fn(|k| (k % 13) as f32 * 0.1 - 0.6);
     let mut g = c.benchmark_group("gru_h128_i16_anatomy");
-    let mut acc = [[[0.0f32; W]; 1]; T];
-    g.bench_function("product_only_f32", |b| {
-        b.iter(|| {
-            cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
-                &mut acc,
-                &f32_panels,
-                core::array::from_ref(black_box(&v)),
-                Block::<1, 8>,
-                isa
-            ));
-            black_box(&mut acc);
-        })
-    });
-    g.bench_function("product_only_f16", |b| {
-        b.iter(|| {
-            cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
-                &mut acc,
-                &f16_panels,
-                core::array::from_ref(black_box(&v)),
-                Block::<1, 8>,
-                isa
-            ));
-            black_box(&mut acc);
-        })
-    });
+    product(&mut g, "product_only_f32", &f32_panels);
+    product(&mut g, "product_only_f16", &f16_panels);
     g.finish();
 }
 

@@ -33,7 +33,7 @@ pub(super) trait Reg: Copy {
     fn fma(self, a: Self::V, w: Self::V, x: Self::V) -> Self::V;
 }
 
-/// The lanes of a row that fall past its end, as `rest` (fewer than a register's).
+/// Lanes `lb..lb + N` of a row that ends inside them, zero past its end.
 #[inline(always)]
 fn tail<T: Copy + Default, const W: usize, const N: usize>(row: &[T; W], lb: usize) -> [T; N] {
     core::array::from_fn(|i| if lb + i < W { row[lb + i] } else { T::default() })
