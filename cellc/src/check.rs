@@ -6,6 +6,10 @@ use crate::ir::raw::{self, CellOp, Origin, Source};
 use crate::ir::{
     self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq, Value, WeightSrc,
 };
+use crate::limits::{
+    MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_CONSTANT_BYTES, MAX_EMBEDDED_WEIGHTS, MAX_LOCAL_ELEMENTS, MAX_RANK,
+    MAX_STEPS, MAX_TENSOR_ELEMENTS, shown,
+};
 
 /// The inputs of a cell op, in port order.
 fn input_names(c: &raw::Cell) -> &'static [&'static str] {
@@ -40,14 +44,25 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         weights_unreadable_reported: false,
         batch: None,
     };
+    if m.cells.len() > MAX_CELLS {
+        let msg = format!("the model has {} recurrent cells; cellc compiles at most {MAX_CELLS}", m.cells.len());
+        return Err(Diag::new(&m.file, None, msg).into());
+    }
     let cells: Vec<Option<ir::Cell>> = m.cells.iter().map(|cell| c.cell(cell)).collect();
     let outputs: Vec<Option<ir::Output>> = m.outputs.iter().map(|o| c.output(o, &cells)).collect();
-    let batch = match &c.batch {
-        Some((raw::Dim::Dynamic, _)) => Batch::Dynamic,
-        Some((raw::Dim::Static(n), _)) => Batch::Static(*n as usize),
-        None => Batch::Static(1),
-    };
+    let batch = c.batch();
     let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
+    c.whole_model(&cells, &outputs, batch);
+    let dropped = cells.iter().any(Option::is_none) || outputs.iter().any(Option::is_none);
+    if c.diags.is_empty() && (dropped || params.iter().any(Option::is_none)) {
+        // Every refusal reports why; a part dropped silently would compile to code that
+        // computes nothing.
+        c.diags.push(Diag::new(
+            &m.file,
+            None,
+            "internal error: a layer was refused without a reason; please report it",
+        ));
+    }
     let mut diags = c.diags;
     if !diags.is_empty() {
         diags.sort_by_key(|d| d.pos);
@@ -78,7 +93,76 @@ fn tensor_name(tensor: &Option<String>, origin: &Origin) -> String {
     tensor.clone().unwrap_or_else(|| origin.name.clone())
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    /// The model's batch, from the first cell or Result that fixes it.
+    fn batch(&mut self) -> Batch {
+        match self.batch.clone() {
+            Some((raw::Dim::Dynamic, _)) => Batch::Dynamic,
+            Some((raw::Dim::Static(n), first)) => match usize::try_from(n) {
+                Ok(n) if (1..=MAX_BATCH).contains(&(n as u64)) => Batch::Static(n),
+                _ => {
+                    let msg = format!("the batch ({first}) is {n}; expected 1 to {MAX_BATCH}");
+                    self.diags.push(Diag::new(&self.m.file, None, msg));
+                    Batch::Static(1)
+                }
+            },
+            None => Batch::Static(1),
+        }
+    }
+
+    /// What holds only once every cell and Result is known: constant sequence lengths give
+    /// one length per row, the outputs generated code keeps on the stack stay small, and the
+    /// embedded weights fit in the generated tables.
+    fn whole_model(&mut self, cells: &[Option<ir::Cell>], outputs: &[Option<ir::Output>], batch: Batch) {
+        let returned = |k: usize, port: usize| outputs.iter().flatten().any(|o| o.value == Value::Cell(k, port));
+        let mut embedded = 0u64;
+        for (k, (rc, cell)) in self.m.cells.iter().zip(cells).enumerate() {
+            let Some(cell) = cell else { continue };
+            for w in [Some(&cell.w), Some(&cell.r), cell.b.as_ref()].into_iter().flatten() {
+                if let WeightSrc::Embedded { values, .. } = w {
+                    embedded = embedded.saturating_add(values.len() as u64);
+                }
+            }
+            let Some(q) = &cell.seq else { continue };
+            if let Lengths::Const(v) = &q.lengths {
+                let sp = if cell.c.is_some() { 3 } else { 2 };
+                let why = match batch {
+                    Batch::Static(n) if n == v.len() => None,
+                    Batch::Static(n) => Some(format!("batch {n}")),
+                    Batch::Dynamic => {
+                        Some("a dynamic batch: give the lengths as a Parameter, or a static batch".to_owned())
+                    }
+                };
+                if let Some(why) = why {
+                    let s = if v.len() == 1 { "" } else { "s" };
+                    let msg = format!(
+                        "{} holds {} value{s}; expected one length per row of the model's {why}",
+                        input_label(rc, sp),
+                        v.len()
+                    );
+                    self.err(rc.inputs[sp].pos, &rc.origin, msg);
+                }
+            }
+            let (h, dirs) = (cell.spec.hidden as u64, q.direction.count() as u64);
+            let ports = if cell.c.is_some() { 3 } else { 2 };
+            for port in (0..ports).filter(|&p| !returned(k, p)) {
+                let n = if port == 0 { dirs * q.steps as u64 * h } else { dirs * h };
+                if n > MAX_LOCAL_ELEMENTS {
+                    let msg = format!(
+                        "output {port} ({n} values a row) is returned by no Result, so generated code would hold it on the stack; cellc keeps at most {MAX_LOCAL_ELEMENTS} values there: return it from a Result"
+                    );
+                    self.err(rc.output_pos.get(port).copied().flatten(), &rc.origin, msg);
+                }
+            }
+        }
+        if embedded > MAX_EMBEDDED_WEIGHTS {
+            let msg = format!(
+                "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
+            );
+            self.diags.push(Diag::new(&self.m.file, None, msg));
+        }
+    }
+
     fn err(&mut self, pos: Option<Pos>, o: &Origin, msg: impl Into<String>) {
         self.diags.push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
@@ -105,6 +189,18 @@ impl Checker<'_> {
             );
             return None;
         }
+        let elements = crate::limits::product(p.shape.iter().map(|d| match d {
+            raw::Dim::Static(n) => *n,
+            raw::Dim::Dynamic => 1,
+        }));
+        if p.shape.len() > MAX_RANK || elements.is_none_or(|n| n > MAX_TENSOR_ELEMENTS) {
+            let msg = format!(
+                "shape {} is too large; cellc takes tensors of at most {MAX_RANK} dimensions and {MAX_TENSOR_ELEMENTS} elements",
+                fmt_dims(&p.shape)
+            );
+            self.err(None, &p.origin, msg);
+            return None;
+        }
         let role = self.roles[i].unwrap_or(ParamRole::Data);
         let used_as_data = matches!(self.roles[i], Some(ParamRole::Data | ParamRole::Lengths));
         let mut shape = Vec::new();
@@ -125,12 +221,14 @@ impl Checker<'_> {
     fn use_param(&mut self, i: usize, role: ParamRole, user: &Origin, input: &str) {
         match self.roles[i] {
             Some(r) if r != role => {
-                let what = |r| {
-                    if r == ParamRole::Data { "data (X, a state or a Result)" } else { "weights (W, R or B)" }
+                let what = |r| match r {
+                    ParamRole::Data => "data (X, a state or a Result)",
+                    ParamRole::Weights => "weights (W, R or B)",
+                    ParamRole::Lengths => "sequence lengths",
                 };
                 let msg = format!(
-                    "{input} is Parameter {:?}, which is also used as {}; a Parameter must be either data or weights",
-                    self.m.params[i].origin.name,
+                    "{input} is Parameter {}, which is also used as {}; a Parameter has one use: data, weights or sequence lengths",
+                    shown(&self.m.params[i].origin.name),
                     what(r)
                 );
                 self.err(None, user, msg);
@@ -223,9 +321,9 @@ impl Checker<'_> {
         };
         let direction = if c.sequence { self.direction(c) } else { Some(Direction::Forward) };
         let activations = self.activations(c, kind);
-        if c.hidden_size <= 0 {
+        if c.hidden_size <= 0 || c.hidden_size as u64 > MAX_CELL_SIZE {
             // Every shape check derives from hidden_size: reporting them would only repeat this.
-            let msg = format!("`hidden_size` is {}; expected a positive integer", c.hidden_size);
+            let msg = format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", c.hidden_size);
             self.err(c.attr_pos("hidden_size"), o, msg);
             return None;
         }
@@ -246,14 +344,17 @@ impl Checker<'_> {
         let dirs = direction.map_or(1, Direction::count) as u64;
         use raw::Dim::{Dynamic as D, Static as S};
         // Input size (and steps) from X's port, which every later shape is checked against.
+        let size_ok = |i: u64| (1..=MAX_CELL_SIZE).contains(&i);
         let (steps, input_size) = match (c.sequence, c.inputs[0].dims.as_slice()) {
-            (false, [_, S(i)]) if *i > 0 => (None, Some(*i)),
-            (true, [_, S(l), S(i)]) if *i > 0 && *l > 0 => (Some(*l), Some(*i)),
+            (false, [_, S(i)]) if size_ok(*i) => (None, Some(*i)),
+            (true, [_, S(l), S(i)]) if size_ok(*i) && (1..=MAX_STEPS).contains(l) => (Some(*l), Some(*i)),
             (seq, d) => {
                 let want = if seq {
-                    "[batch, steps, input_size] with static, positive steps and input_size"
+                    format!(
+                        "[batch, steps, input_size] with static steps of 1 to {MAX_STEPS} and an input_size of 1 to {MAX_CELL_SIZE}"
+                    )
                 } else {
-                    "[batch, input_size] with a static, positive input_size"
+                    format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
                 };
                 self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected {want}", fmt_dims(d)));
                 (None, None)
@@ -397,13 +498,11 @@ impl Checker<'_> {
             }
             Source::Const(k) => {
                 let k = &self.m.consts[k];
-                let bytes = self.m.weights.bytes.as_ref().ok()?;
-                let end = k.offset.checked_add(k.size)?;
-                let raw = bytes.get(k.offset as usize..end as usize);
-                let Some(values) = raw.and_then(|b| crate::front::openvino::weights::decode_ints(&k.elem, b)) else {
+                let raw = self.const_bytes(k)?;
+                let Some(values) = crate::front::openvino::weights::decode_ints(&k.elem, raw) else {
                     let msg = format!(
-                        "expected int32 or int64 values inside the weights file, got {:?} at bytes {}..{end}",
-                        k.elem, k.offset
+                        "element type {:?} is not supported for sequence lengths; expected i32 or i64 values",
+                        k.elem
                     );
                     self.err(k.attr_pos("element_type"), &k.origin, msg);
                     return None;
@@ -537,9 +636,28 @@ impl Checker<'_> {
             );
             return None;
         }
-        let count: u64 = k.shape.iter().product();
-        let bytes = match &self.m.weights.bytes {
-            Ok(b) => b,
+        let Some(count) = crate::limits::product(k.shape.iter().copied()) else {
+            let msg = format!("shape {:?} has more elements than cellc can count", k.shape);
+            self.err(k.origin.pos, &k.origin, msg);
+            return None;
+        };
+        let want = count.checked_mul(elem.size() as u64);
+        if want != Some(k.size) {
+            let want = want.map_or_else(|| "more than 2^64".to_owned(), |w| w.to_string());
+            let msg =
+                format!("`size` is {} bytes; expected {want} ({count} {elem} elements of shape {:?})", k.size, k.shape);
+            self.err(k.attr_pos("size"), &k.origin, msg);
+            return None;
+        }
+        let slice = self.const_bytes(k)?;
+        Some(WeightSrc::Embedded { values: crate::front::openvino::weights::decode(elem, &chain, slice), stored: elem })
+    }
+
+    /// The bytes of a constant in the weights file, or the reason they are not there
+    /// reported.
+    fn const_bytes(&mut self, k: &raw::Const) -> Option<&'a [u8]> {
+        let data = match &self.m.weights.data {
+            Ok(d) => d,
             Err(e) => {
                 if !self.weights_unreadable_reported {
                     self.weights_unreadable_reported = true;
@@ -549,33 +667,24 @@ impl Checker<'_> {
                 return None;
             }
         };
-        if count * elem.size() as u64 != k.size {
-            self.err(
-                k.attr_pos("size"),
-                &k.origin,
-                format!(
-                    "`size` is {} bytes; expected {} ({} {} elements of shape {:?})",
-                    k.size,
-                    count * elem.size() as u64,
-                    count,
-                    elem,
-                    k.shape
-                ),
-            );
-            return None;
+        if let Some(b) = data.get(k.offset, k.size) {
+            return Some(b);
         }
         let end = k.offset.checked_add(k.size);
-        let Some(slice) = end.and_then(|end| bytes.get(k.offset as usize..end as usize)) else {
-            self.err(k.attr_pos("offset"), &k.origin, format!(
+        let msg = if end.is_some_and(|e| e <= data.len()) && k.size > MAX_CONSTANT_BYTES {
+            format!("the constant holds {} bytes; cellc reads constants of at most {MAX_CONSTANT_BYTES} bytes", k.size)
+        } else {
+            format!(
                 "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
                 k.offset,
-                end.map_or("overflow".to_owned(), |e| e.to_string()),
+                end.map_or_else(|| "(past 2^64)".to_owned(), |e| e.to_string()),
                 self.m.weights.path,
-                bytes.len()
-            ));
-            return None;
+                data.len()
+            )
         };
-        Some(WeightSrc::Embedded { values: crate::front::openvino::weights::decode(elem, &chain, slice), stored: elem })
+        let key = if end.is_some_and(|e| e <= data.len()) { "size" } else { "offset" };
+        self.err(k.attr_pos(key), &k.origin, msg);
+        None
     }
 
     fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {

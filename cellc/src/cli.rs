@@ -182,12 +182,15 @@ fn report(diags: &crate::Diagnostics) {
     for d in &diags.0 {
         let mut diag = Diagnostic::error().with_message(d.headline());
         let source = d.pos.and_then(|pos| {
-            let id = *ids.entry(d.file.clone()).or_insert_with(|| {
-                let text = std::fs::read_to_string(&d.file).unwrap_or_default();
-                files.add(d.file.clone(), text)
+            // Each file read and indexed once, however many diagnostics point into it.
+            let (id, lines) = ids.entry(d.file.clone()).or_insert_with(|| {
+                let text = crate::front::files::read_text(std::path::Path::new(&d.file)).unwrap_or_default();
+                let lines = crate::diag::LineIndex::new(&text);
+                (files.add(d.file.clone(), text), lines)
             });
+            let id = *id;
             let text = files.get(id).ok()?.source();
-            let start = crate::diag::LineIndex::new(text).offset(text, pos)?;
+            let start = lines.offset(text, pos)?;
             let rest = &text[start..];
             Some((id, start..start + underline(rest)))
         });

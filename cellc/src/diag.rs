@@ -35,8 +35,10 @@ pub struct Diag {
 
 impl Diag {
     /// A diagnostic at `pos` in `file`.
+    /// Every quoted text in the message longer than [`crate::limits::MAX_NAME_CHARS`] is
+    /// cut, so a model's megabyte-long name or attribute does not flood the terminal.
     pub fn new(file: &str, pos: Option<Pos>, message: impl Into<String>) -> Self {
-        Diag { file: file.to_owned(), pos, layer: None, message: message.into() }
+        Diag { file: file.to_owned(), pos, layer: None, message: cut_quoted(&message.into()) }
     }
 
     /// The same diagnostic, attributed to a layer.
@@ -46,11 +48,47 @@ impl Diag {
     }
 }
 
+/// `message` with each `"…"` run (as `{:?}` writes names and values) of more than
+/// [`crate::limits::MAX_NAME_CHARS`] characters cut.
+fn cut_quoted(message: &str) -> String {
+    let max = crate::limits::MAX_NAME_CHARS;
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut chars = message.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '"' {
+            continue;
+        }
+        // Inside a quoted run: keep `max` characters, skip to the closing quote.
+        let (mut kept, mut skipped, mut escaped) = (0usize, 0usize, false);
+        for c in chars.by_ref() {
+            let closing = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            if closing {
+                break;
+            }
+            if kept < max {
+                out.push(c);
+                kept += 1;
+            } else {
+                skipped += 1;
+            }
+        }
+        out.push('"');
+        if skipped > 0 {
+            out.push_str(&format!("… ({skipped} more characters)"));
+        }
+    }
+    out
+}
+
 impl Diag {
     /// The message with the layer it concerns, without the location.
     pub fn headline(&self) -> String {
         match &self.layer {
-            Some(l) => format!("layer {:?} ({}): {}", l.name, l.op, self.message),
+            Some(l) => {
+                format!("layer {} ({}): {}", crate::limits::shown(&l.name), crate::limits::cut(&l.op), self.message)
+            }
             None => self.message.clone(),
         }
     }
@@ -98,34 +136,82 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
-/// Maps byte offsets of a text to line and column, and back.
+/// Maps byte offsets of a text to line and column, and back, in time independent of the
+/// text's length: line starts, and character counts at every [`LineIndex::STRIDE`] bytes, are
+/// indexed once, so a minified model (one long line) costs no more than a formatted one.
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// `chars[k]`: the characters in the first `k * STRIDE` bytes.
+    chars: Vec<usize>,
+    len: usize,
+}
+
+/// Whether a byte starts a UTF-8 character (is not a continuation byte).
+fn starts_char(b: u8) -> bool {
+    (b as i8) >= -0x40
 }
 
 impl LineIndex {
-    /// The byte offset of a position, if it lies in `text`.
-    pub fn offset(&self, text: &str, pos: Pos) -> Option<usize> {
-        let start = *self.starts.get(pos.line.checked_sub(1)? as usize)?;
-        let line = &text[start..];
-        let col = (pos.col as usize).checked_sub(1)?;
-        Some(start + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i))
-    }
+    /// Bytes between two character-count checkpoints.
+    const STRIDE: usize = 256;
 
-    /// Indexes the line starts of `text`.
+    /// Indexes the line starts and character counts of `text`.
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        let mut chars = vec![0];
+        let mut n = 0;
+        for block in text.as_bytes().chunks(Self::STRIDE) {
+            n += block.iter().filter(|&&b| starts_char(b)).count();
+            chars.push(n);
+        }
+        LineIndex { starts, chars, len: text.len() }
     }
 
-    /// The position of a byte offset.
+    /// The characters in `text[..offset]`.
+    fn chars_before(&self, text: &str, offset: usize) -> usize {
+        let k = offset / Self::STRIDE;
+        let from = k * Self::STRIDE;
+        self.chars[k] + text.as_bytes()[from..offset].iter().filter(|&&b| starts_char(b)).count()
+    }
+
+    /// The byte offset of character number `n` (from 0) of `text`, or its length.
+    fn offset_of_char(&self, text: &str, n: usize) -> usize {
+        let k = self.chars.partition_point(|&c| c <= n).saturating_sub(1);
+        let mut seen = self.chars[k];
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate().skip(k * Self::STRIDE) {
+            if starts_char(b) {
+                if seen == n {
+                    return i;
+                }
+                seen += 1;
+            }
+        }
+        bytes.len()
+    }
+
+    /// The byte offset of a position, if it lies in `text`; a column past the end of its line
+    /// runs on into the next.
+    pub fn offset(&self, text: &str, pos: Pos) -> Option<usize> {
+        if text.len() != self.len {
+            return None;
+        }
+        let start = *self.starts.get(pos.line.checked_sub(1)? as usize)?;
+        let col = (pos.col as usize).checked_sub(1)?;
+        Some(self.offset_of_char(text, self.chars_before(text, start) + col))
+    }
+
+    /// The position of a byte offset (clamped to the text).
     pub fn pos(&self, text: &str, offset: usize) -> Pos {
-        let offset = offset.min(text.len());
+        let mut offset = offset.min(text.len()).min(self.len);
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
-        let col = text.get(start..offset).map_or(offset - start, |s| s.chars().count()) + 1;
-        Pos { line: line as u32 + 1, col: col as u32 }
+        let col = self.chars_before(text, offset) - self.chars_before(text, self.starts[line]) + 1;
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Pos { line: clamp(line + 1), col: clamp(col) }
     }
 }
 
@@ -141,5 +227,29 @@ mod tests {
         assert_eq!(ix.pos(t, 4), Pos { line: 2, col: 2 });
         assert_eq!(ix.pos(t, 6), Pos { line: 3, col: 1 });
         assert_eq!(ix.pos(t, 7), Pos { line: 4, col: 1 });
+    }
+
+    #[test]
+    fn long_quoted_runs_are_cut() {
+        let long = format!("{:?}", "x".repeat(1000));
+        let d = Diag::new("f", None, format!("a {long} b \"short\\\"q\" c"));
+        assert!(d.message.starts_with(&format!("a \"{}\"… (920 more characters) b", "x".repeat(80))), "{}", d.message);
+        assert!(d.message.ends_with(" b \"short\\\"q\" c"), "{}", d.message);
+    }
+
+    #[test]
+    fn columns_count_characters_on_long_lines() {
+        // Multi-byte characters on both sides of several checkpoints.
+        let line: String = (0..2000).map(|i| if i % 3 == 0 { 'é' } else { 'a' }).collect();
+        let t = format!("x\n{line}\n{line}");
+        let ix = LineIndex::new(&t);
+        for (offset, _) in t.char_indices() {
+            let before = &t[..offset];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let pos = ix.pos(&t, offset);
+            assert_eq!(pos, Pos { line: line as u32, col: col as u32 }, "at byte {offset}");
+            assert_eq!(ix.offset(&t, pos), Some(offset), "back from {pos:?}");
+        }
     }
 }

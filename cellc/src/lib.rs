@@ -14,6 +14,7 @@ pub mod front;
 pub mod inspect;
 pub mod ir;
 pub mod layout;
+pub mod limits;
 pub mod options;
 pub mod output;
 pub mod reference;

@@ -300,3 +300,39 @@ fn the_command_line_and_the_builder_stay_in_step() {
         fast_activations: _,
     } = cellc::Options::default();
 }
+
+#[cfg(unix)]
+#[test]
+fn devices_and_fifos_are_refused_not_read() {
+    let m = Model::new(|x| x, |_| None);
+    // A device as the weights file, and as the model: refused at once, not read forever.
+    let out = m.cellc(&["model.xml", "--weights", "/dev/zero", "-o", "out.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("/dev/zero") && err.contains("not a regular file"), "{err}");
+    let out = m.cellc(&["/dev/zero", "-o", "out.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("not a regular file"), "{err}");
+    // A FIFO with no writer would block an open for reading forever.
+    let fifo = m.dir.path().join("fifo.bin");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let out = m.cellc(&["model.xml", "--weights", "fifo.bin", "-o", "out.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("not a regular file"), "{err}");
+    assert!(!m.dir.path().join("out.rs").exists());
+}
+
+#[test]
+fn a_minified_model_is_read_in_linear_time() {
+    // 60,000 layers on one line: counting each element's column from the start of its line
+    // made reading quadratic in the line's length.
+    let m = Model::new(|x| x, Some);
+    let mut xml = std::fs::read_to_string(fixture(BASE).join("model.xml")).expect("fixture");
+    let pad: String = (0..60_000)
+        .map(|k| format!(r#"<layer id="{}" name="unused{k}" type="Relu" version="opset1"/>"#, 1000 + k))
+        .collect();
+    xml = xml.replace("\t</layers>", &format!("{pad}</layers>")).replace(['\n', '\t'], " ");
+    std::fs::write(m.dir.path().join("model.xml"), &xml).expect("write");
+    let (ok, stderr, _) = m.compile();
+    assert!(ok, "{stderr}");
+}

@@ -425,7 +425,7 @@ impl Spec {
                         pos: here,
                     });
                 }
-                (Vec::new(), raw::Weights { path: String::new(), bytes: Ok(Vec::new()) })
+                (Vec::new(), raw::Weights::whole("", Vec::new()))
             }
             Tensors::File(pos, consts, weights) => {
                 for (k, (_, shape)) in self.tensors().into_iter().enumerate() {

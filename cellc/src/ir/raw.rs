@@ -171,8 +171,60 @@ pub struct Output {
 pub struct Weights {
     /// Path as shown to the user.
     pub path: String,
-    /// Its bytes, or why it could not be read.
-    pub bytes: Result<Vec<u8>, String>,
+    /// What was read of it, or why it could not be read.
+    pub data: Result<WeightData, String>,
+}
+
+impl Weights {
+    /// A weights file held whole in memory.
+    pub fn whole(path: &str, bytes: Vec<u8>) -> Self {
+        Weights { path: path.to_owned(), data: Ok(WeightData::whole(bytes)) }
+    }
+}
+
+/// The parts of a weights file that were read: the byte ranges constants name (or the whole
+/// file), and the file's length, against which the other ranges are reported.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WeightData {
+    len: u64,
+    ranges: std::collections::BTreeMap<(u64, u64), Vec<u8>>,
+    whole: Option<Vec<u8>>,
+}
+
+impl WeightData {
+    /// Nothing read yet of a file of `len` bytes.
+    pub fn new(len: u64) -> Self {
+        WeightData { len, ..WeightData::default() }
+    }
+
+    /// A whole file.
+    pub fn whole(bytes: Vec<u8>) -> Self {
+        WeightData { len: bytes.len() as u64, ranges: Default::default(), whole: Some(bytes) }
+    }
+
+    /// Records the bytes read at `offset`.
+    pub fn insert(&mut self, offset: u64, bytes: Vec<u8>) {
+        self.ranges.insert((offset, bytes.len() as u64), bytes);
+    }
+
+    /// The file's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes `offset..offset + size`, if they were read.
+    pub fn get(&self, offset: u64, size: u64) -> Option<&[u8]> {
+        if let Some(b) = self.ranges.get(&(offset, size)) {
+            return Some(b);
+        }
+        let (start, end) = (usize::try_from(offset).ok()?, usize::try_from(offset.checked_add(size)?).ok()?);
+        self.whole.as_ref()?.get(start..end)
+    }
 }
 
 /// A model as read.

@@ -52,7 +52,7 @@ impl WeightsFile<'_> {
             });
             offset += n * 4;
         }
-        Ok(Tensors::File(self.pos, consts, raw::Weights { path: written, bytes: Ok(bytes) }))
+        Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
     }
 
     /// The weights of one cell of an IR model, which must be the cell declared: the same

@@ -5,7 +5,8 @@
 use super::xml::{Layer, Net, parse_dim};
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
-use std::collections::{BTreeMap, HashMap};
+use crate::limits::{MAX_CONVERTS, shown};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 struct Lower<'a> {
     file: &'a str,
@@ -13,7 +14,8 @@ struct Lower<'a> {
     by_id: HashMap<u64, &'a Layer>,
     incoming: HashMap<(u64, u64), (u64, u64)>,
     memo: HashMap<u64, Source>,
-    visiting: Vec<u64>,
+    /// Layers whose inputs are being resolved: a layer found here again closes a cycle.
+    visiting: HashSet<u64>,
     params: HashMap<u64, usize>,
     model: raw::Model,
     diags: Vec<Diag>,
@@ -28,7 +30,9 @@ fn first_name(names: Option<&String>) -> Option<String> {
 }
 
 /// Lowers a parsed net to the raw ir.
-pub(super) fn lower(file: &str, net: Net, weights: raw::Weights) -> Result<raw::Model, Diagnostics> {
+/// The weights file is left empty, for the caller to read what the constants name.
+pub(super) fn lower(file: &str, net: Net) -> Result<raw::Model, Diagnostics> {
+    let weights = raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) };
     let model = raw::Model {
         file: file.to_owned(),
         name: net.name.clone(),
@@ -44,7 +48,7 @@ pub(super) fn lower(file: &str, net: Net, weights: raw::Weights) -> Result<raw::
         by_id: HashMap::new(),
         incoming: HashMap::new(),
         memo: HashMap::new(),
-        visiting: Vec::new(),
+        visiting: HashSet::new(),
         params: HashMap::new(),
         model,
         diags: Vec::new(),
@@ -89,6 +93,25 @@ impl<'a> Lower<'a> {
             for (lid, what) in [(e.from.0, "from-layer"), (e.to.0, "to-layer")] {
                 if !self.by_id.contains_key(&lid) {
                     self.diags.push(Diag::new(self.file, e.pos, format!("<edge> {what}=\"{lid}\" names no layer")));
+                }
+            }
+            let has_port = |lid: u64, pid: u64, output: bool| {
+                self.by_id
+                    .get(&lid)
+                    .is_none_or(|l| if output { &l.outputs } else { &l.inputs }.iter().any(|p| p.id == pid))
+            };
+            for (end, output, what) in [(e.from, true, "from"), (e.to, false, "to")] {
+                if !has_port(end.0, end.1, output) {
+                    let side = if output { "output" } else { "input" };
+                    let name = self.by_id.get(&end.0).map_or_else(String::new, |l| shown(&l.name));
+                    self.diags.push(Diag::new(
+                        self.file,
+                        e.pos,
+                        format!(
+                            "<edge> {what}-port=\"{}\" names no {side} port of layer {name} (id {}); expected the id of one of its <{side}> ports",
+                            end.1, end.0
+                        ),
+                    ));
                 }
             }
             if self.incoming.insert(e.to, e.from).is_some() {
@@ -161,32 +184,76 @@ impl<'a> Lower<'a> {
         let Some(port) = l.inputs.get(index) else {
             return Source::Missing;
         };
-        match self.incoming.get(&(l.id, port.id)).copied() {
-            Some((from, from_port)) => match self.source_of(from) {
-                // Which output of the cell: the position of the port among its outputs.
-                Source::Cell(c, _) => {
-                    let index = self.by_id.get(&from).and_then(|f| f.outputs.iter().position(|p| p.id == from_port));
-                    Source::Cell(c, index.unwrap_or(0))
-                }
-                s => s,
-            },
-            None => Source::Missing,
+        let Some((from, from_port)) = self.incoming.get(&(l.id, port.id)).copied() else {
+            return Source::Missing;
+        };
+        self.resolve(from);
+        match self.memo.get(&from).cloned().unwrap_or(Source::Missing) {
+            // Which output of the cell: the position of the port among its outputs (`index`
+            // has checked that it has one with this id).
+            Source::Cell(c, _) => {
+                let index = self.by_id.get(&from).and_then(|f| f.outputs.iter().position(|p| p.id == from_port));
+                index.map_or(Source::Missing, |i| Source::Cell(c, i))
+            }
+            s => s,
         }
     }
 
-    fn source_of(&mut self, id: u64) -> Source {
-        if let Some(s) = self.memo.get(&id) {
-            return s.clone();
+    /// The layers whose outputs `l`'s value is made of.
+    fn dependencies(&self, l: &Layer) -> Vec<u64> {
+        let reads = matches!(
+            l.op.as_str(),
+            "Convert" | "GRUCell" | "RNNCell" | "LSTMCell" | "GRUSequence" | "RNNSequence" | "LSTMSequence"
+        );
+        let ports = if reads { &l.inputs[..] } else { &[] };
+        ports.iter().filter_map(|p| self.incoming.get(&(l.id, p.id)).map(|&(from, _)| from)).collect()
+    }
+
+    /// Computes the value of layer `root` after every layer it depends on, with an explicit
+    /// stack (a chain of layers as long as the model's is no deeper here), and memoizes it.
+    fn resolve(&mut self, root: u64) {
+        if self.memo.contains_key(&root) || self.visiting.contains(&root) {
+            return;
         }
-        let Some(&l) = self.by_id.get(&id) else {
-            return Source::Missing;
-        };
-        if self.visiting.contains(&id) {
-            self.err(l.pos, l, "the layer depends on its own output (a cycle in <edges>)");
-            return Source::Missing;
+        let mut stack = vec![(root, false)];
+        while let Some((id, ready)) = stack.pop() {
+            if self.memo.contains_key(&id) {
+                continue;
+            }
+            let Some(&l) = self.by_id.get(&id) else {
+                self.memo.insert(id, Source::Missing);
+                continue;
+            };
+            if ready {
+                self.visiting.remove(&id);
+                let s = self.value(l);
+                self.memo.insert(id, s);
+                continue;
+            }
+            if !self.visiting.insert(id) {
+                continue;
+            }
+            stack.push((id, true));
+            for dep in self.dependencies(l) {
+                if self.memo.contains_key(&dep) {
+                    continue;
+                }
+                if self.visiting.contains(&dep) {
+                    if let Some(&d) = self.by_id.get(&dep) {
+                        self.err(d.pos, d, "the layer depends on its own output (a cycle in <edges>)");
+                    }
+                    self.memo.insert(dep, Source::Missing);
+                    continue;
+                }
+                stack.push((dep, false));
+            }
         }
-        self.visiting.push(id);
-        let s = match l.op.as_str() {
+    }
+
+    /// The value of `l`, whose dependencies are resolved.
+    fn value(&mut self, l: &'a Layer) -> Source {
+        let id = l.id;
+        match l.op.as_str() {
             "Parameter" => self.params.get(&id).map_or(Source::Missing, |&i| Source::Param(i)),
             "Const" => self.constant(l),
             "Convert" => self.convert(l),
@@ -197,10 +264,7 @@ impl<'a> Lower<'a> {
             "RNNSequence" => self.cell(l, CellOp::Rnn),
             "LSTMSequence" => self.cell(l, CellOp::Lstm),
             _ => Source::Unsupported(origin(l)),
-        };
-        self.visiting.pop();
-        self.memo.insert(id, s.clone());
-        s
+        }
     }
 
     fn constant(&mut self, l: &Layer) -> Source {
@@ -230,6 +294,13 @@ impl<'a> Lower<'a> {
 
     fn convert(&mut self, l: &'a Layer) -> Source {
         match self.input_source(l, 0) {
+            Source::Const(c) if self.model.consts[c].converts.len() >= MAX_CONVERTS => {
+                let msg = format!(
+                    "a chain of more than {MAX_CONVERTS} Converts; cellc folds at most {MAX_CONVERTS} into a constant"
+                );
+                self.err(l.pos, l, msg);
+                Source::Unsupported(origin(l))
+            }
             Source::Const(c) => {
                 let mut folded = self.model.consts[c].clone();
                 let dest = l.attr("destination_type").unwrap_or("").to_owned();

@@ -1,5 +1,5 @@
 //! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml, the graph lowered to
-//! the raw ir, and the `.bin` weights file read whole for `check` to slice.
+//! the raw ir, and of the `.bin` weights file the byte ranges its constants name.
 mod lower;
 pub(crate) mod weights;
 mod xml;
@@ -9,20 +9,29 @@ use crate::ir::raw;
 use std::path::Path;
 
 /// Reads an IR model. `weights` overrides the `.bin` path, which by default is the model's
-/// path with the extension `bin`. A missing or unreadable weights file is not an error here:
-/// `check` reports it if a constant needs it.
+/// path with the extension `bin`; of it, only the byte ranges the model's constants name are
+/// read. A missing or unreadable weights file is not an error here: `check` reports it if a
+/// constant needs it.
 pub fn read(model: &Path, weights: Option<&Path>) -> Result<raw::Model, Diagnostics> {
     let file = model.display().to_string();
     let text =
-        std::fs::read_to_string(model).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
+        super::files::read_text(model).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
     let bin = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
-    let weights =
-        raw::Weights { path: bin.display().to_string(), bytes: std::fs::read(&bin).map_err(|e| e.to_string()) };
-    parse(&file, &text, weights)
+    let mut m = lower_text(&file, &text)?;
+    let ranges: Vec<(u64, u64)> = m.consts.iter().map(|k| (k.offset, k.size)).collect();
+    let data = if ranges.is_empty() { Ok(Default::default()) } else { super::files::read_ranges(&bin, &ranges) };
+    m.weights = raw::Weights { path: bin.display().to_string(), data };
+    Ok(m)
 }
 
-/// Parses the text of an IR model, with its weights already read.
+/// Parses the text of an IR model, with its weights file held in memory.
 pub fn parse(file: &str, text: &str, weights: raw::Weights) -> Result<raw::Model, Diagnostics> {
+    let mut m = lower_text(file, text)?;
+    m.weights = weights;
+    Ok(m)
+}
+
+fn lower_text(file: &str, text: &str) -> Result<raw::Model, Diagnostics> {
     let net = xml::parse(file, text).map_err(Diagnostics)?;
-    lower::lower(file, net, weights)
+    lower::lower(file, net)
 }

@@ -1,0 +1,84 @@
+//! The largest inputs cellc accepts. Each limit is checked before anything of that size is
+//! allocated or generated, and refused with an error that names it; the README states them
+//! with the time and memory a model at the limits takes.
+
+/// Bytes of a model file (`model.xml`) read at most.
+pub const MAX_MODEL_FILE_BYTES: u64 = 256 << 20;
+
+/// Bytes of one constant read from a weights file at most (its `size`).
+pub const MAX_CONSTANT_BYTES: u64 = 256 << 20;
+
+/// The largest `hidden_size` and input size of a cell.
+pub const MAX_CELL_SIZE: u64 = 1 << 14;
+
+/// The most time steps a Sequence op takes (its `X`'s second dimension).
+pub const MAX_STEPS: u64 = 1 << 16;
+
+/// The largest static batch.
+pub const MAX_BATCH: u64 = 1 << 16;
+
+/// The most elements of any one tensor a model declares (a Parameter, a constant, an
+/// output), with the batch counted as 1 when it is dynamic.
+pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 28;
+
+/// The most dimensions of a tensor.
+pub const MAX_RANK: usize = 8;
+
+/// The most weight values (`W`, `R` and `B` of every cell) that become tables in the
+/// generated code: 64 MiB as f32.
+pub const MAX_EMBEDDED_WEIGHTS: u64 = 1 << 24;
+
+/// The most elements of a cell output that generated code keeps as a local array on the
+/// stack (a sequence's `Y` no Result returns): 4 MiB as f32, below a thread's usual 8 MiB.
+pub const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;
+
+/// The most cells in one model.
+pub const MAX_CELLS: usize = 256;
+
+/// The most `Convert`s folded into one constant (exporters write one or two).
+pub const MAX_CONVERTS: usize = 8;
+
+/// Characters of a name from the model shown in a message; a longer one is cut.
+pub const MAX_NAME_CHARS: usize = 80;
+
+/// A name from the model as a message shows it: quoted, cut to [`MAX_NAME_CHARS`].
+pub fn shown(name: &str) -> String {
+    match name.char_indices().nth(MAX_NAME_CHARS) {
+        None => format!("{name:?}"),
+        Some((cut, _)) => format!("{:?}… ({} more characters)", &name[..cut], name[cut..].chars().count()),
+    }
+}
+
+/// A word from the model (an op type) as a message shows it: cut to [`MAX_NAME_CHARS`].
+pub fn cut(word: &str) -> String {
+    match word.char_indices().nth(MAX_NAME_CHARS) {
+        None => word.to_owned(),
+        Some((cut, _)) => format!("{}… ({} more characters)", &word[..cut], word[cut..].chars().count()),
+    }
+}
+
+/// The product of `dims`, when it does not overflow.
+pub fn product(dims: impl IntoIterator<Item = u64>) -> Option<u64> {
+    dims.into_iter().try_fold(1u64, u64::checked_mul)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut() {
+        assert_eq!(shown("gru"), "\"gru\"");
+        let long = "é".repeat(MAX_NAME_CHARS + 5);
+        let s = shown(&long);
+        assert!(s.ends_with("(5 more characters)"), "{s}");
+        assert_eq!(s.chars().filter(|&c| c == 'é').count(), MAX_NAME_CHARS);
+    }
+
+    #[test]
+    fn products_refuse_overflow() {
+        assert_eq!(product([2, 3, 4]), Some(24));
+        assert_eq!(product([1 << 32, 1 << 32]), None);
+        assert_eq!(product([]), Some(1));
+    }
+}

@@ -1,0 +1,231 @@
+//! Hostile models, built in process: each is refused with an error that names what is wrong,
+//! or compiled to code that runs; none panics cellc, overflows its stack or is dropped
+//! silently. (Command-line cases, which need files, are in `cli.rs`.)
+use cellc::front::openvino::parse;
+use cellc::ir::raw::Weights;
+use cellc::{Diagnostics, Language, Options};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn fixture(name: &str) -> (String, Vec<u8>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
+    let xml = std::fs::read_to_string(dir.join("model.xml")).expect("fixture xml");
+    let bin = std::fs::read(dir.join("model.bin")).expect("fixture bin");
+    (xml, bin)
+}
+
+/// Reads, checks and emits Rust and C in process.
+fn compile(xml: &str, bin: Vec<u8>) -> Result<(String, String), Diagnostics> {
+    let raw = parse("model.xml", xml, Weights::whole("model.bin", bin))?;
+    let m = cellc::check::check(&raw)?;
+    let rust = cellc::emit::rust::emit(&m, &Options::default())?;
+    let c = cellc::emit::c::emit(&m, &Options { language: Language::C, ..Options::default() }, "model.h")?;
+    Ok((rust, c.source))
+}
+
+/// Asserts the model is refused with an error containing each of `wanted`.
+fn refused(xml: &str, bin: Vec<u8>, wanted: &[&str]) -> String {
+    let text = match compile(xml, bin) {
+        Ok(_) => panic!("accepted a bad model"),
+        Err(d) => d.to_string(),
+    };
+    for w in wanted {
+        assert!(text.contains(w), "the error does not say {w:?}:\n{text}");
+    }
+    text
+}
+
+/// A network of `layers` (XML text of each `<layer>`) and `edges` (from layer, from port, to
+/// layer, to port).
+fn net(layers: &str, edges: &[(u64, u64, u64, u64)]) -> String {
+    let mut e = String::new();
+    for (a, b, c, d) in edges {
+        let _ = writeln!(e, r#"<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>"#);
+    }
+    format!(
+        "<?xml version=\"1.0\"?>\n<net name=\"hostile\" version=\"11\">\n<layers>\n{layers}</layers>\n<edges>\n{e}</edges>\n</net>\n"
+    )
+}
+
+fn port(id: u64, dims: &[u64]) -> String {
+    let d: String = dims.iter().map(|n| format!("<dim>{n}</dim>")).collect();
+    format!(r#"<port id="{id}" precision="FP32">{d}</port>"#)
+}
+
+fn parameter(id: u64, name: &str, dims: &[u64]) -> String {
+    let shape: Vec<String> = dims.iter().map(u64::to_string).collect();
+    format!(
+        r#"<layer id="{id}" name="{name}" type="Parameter" version="opset1"><data shape="{}" element_type="f32"/><output>{}</output></layer>
+"#,
+        shape.join(","),
+        port(0, dims)
+    )
+}
+
+fn constant(id: u64, name: &str, dims: &[u64], offset: u64) -> String {
+    let shape: Vec<String> = dims.iter().map(u64::to_string).collect();
+    let size = dims.iter().product::<u64>() * 4;
+    format!(
+        r#"<layer id="{id}" name="{name}" type="Const" version="opset1"><data element_type="f32" shape="{}" offset="{offset}" size="{size}"/><output>{}</output></layer>
+"#,
+        shape.join(","),
+        port(0, dims)
+    )
+}
+
+fn result(id: u64, dims: &[u64]) -> String {
+    format!(
+        r#"<layer id="{id}" name="out{id}" type="Result" version="opset1"><input>{}</input></layer>
+"#,
+        port(0, dims)
+    )
+}
+
+/// A GRUCell `id` (hidden size `h`, input size `i`, batch 1) without bias; its output port is 4.
+fn gru(id: u64, name: &str, h: u64, i: u64) -> String {
+    format!(
+        r#"<layer id="{id}" name="{name}" type="GRUCell" version="opset3"><data hidden_size="{h}"/><input>{}{}{}{}</input><output>{}</output></layer>
+"#,
+        port(0, &[1, i]),
+        port(1, &[1, h]),
+        port(2, &[3 * h, i]),
+        port(3, &[3 * h, h]),
+        port(4, &[1, h])
+    )
+}
+
+/// A GRUCell whose `W` is a Const through `n` Converts to f32.
+fn convert_chain(n: u64) -> String {
+    let (h, i) = (2u64, 2u64);
+    let mut layers = parameter(0, "X", &[1, i]) + &parameter(1, "H", &[1, h]);
+    layers += &constant(2, "W", &[3 * h, i], 0);
+    layers += &constant(3, "R", &[3 * h, h], 48);
+    let mut edges = vec![(0, 0, 4, 0), (1, 0, 4, 1), (3, 0, 4, 3), (4, 4, 5, 0)];
+    layers += &gru(4, "gru", h, i);
+    layers += &result(5, &[1, h]);
+    let mut prev = (2, 0);
+    for k in 0..n {
+        let id = 10 + k;
+        let _ = writeln!(
+            layers,
+            r#"<layer id="{id}" name="c{k}" type="Convert" version="opset1"><data destination_type="f32"/><input>{}</input><output>{}</output></layer>"#,
+            port(0, &[3 * h, i]),
+            port(1, &[3 * h, i])
+        );
+        edges.push((prev.0, prev.1, id, 0));
+        prev = (id, 1);
+    }
+    edges.push((prev.0, prev.1, 4, 2));
+    net(&layers, &edges)
+}
+
+#[test]
+fn a_long_chain_of_converts_does_not_overflow_the_stack() {
+    // The walk over 20,000 layers is iterative; the chain is refused at its ninth Convert.
+    refused(&convert_chain(20_000), vec![0u8; 96], &["c8", "chain of more than 8 Converts"]);
+    compile(&convert_chain(8), vec![0u8; 96]).expect("8 Converts to f32 compile");
+}
+
+/// `n` GRUCells, each reading the one before (H = I = 2, shared weights).
+fn stacked(n: u64) -> String {
+    let h = 2u64;
+    let mut layers = parameter(0, "X", &[1, h]) + &parameter(1, "H", &[1, h]);
+    layers += &constant(2, "W", &[3 * h, h], 0);
+    layers += &constant(3, "R", &[3 * h, h], 48);
+    let mut edges = Vec::new();
+    let mut prev = (0, 0);
+    for k in 0..n {
+        let id = 10 + k;
+        layers += &gru(id, &format!("g{k}"), h, h);
+        edges.extend([(prev.0, prev.1, id, 0), (1, 0, id, 1), (2, 0, id, 2), (3, 0, id, 3)]);
+        prev = (id, 4);
+    }
+    layers += &result(5, &[1, h]);
+    edges.push((prev.0, prev.1, 5, 0));
+    net(&layers, &edges)
+}
+
+#[test]
+fn thousands_of_stacked_cells_are_refused_by_name_not_by_a_crash() {
+    let n = cellc::limits::MAX_CELLS as u64 + 500;
+    let msg = refused(&stacked(n), vec![0u8; 96], &["cells", &cellc::limits::MAX_CELLS.to_string()]);
+    assert!(msg.lines().count() < 5, "one error, not one per cell:\n{msg}");
+}
+
+#[test]
+fn a_deep_stack_of_cells_within_the_limit_compiles() {
+    compile(&stacked(cellc::limits::MAX_CELLS as u64), vec![0u8; 96]).expect("stacked cells up to the limit compile");
+}
+
+#[test]
+fn edges_from_ports_that_do_not_exist_are_refused() {
+    // The LSTM's outputs are ports 6 (Ho) and 7 (Co): a Result meant to return Co from port
+    // 99 must not silently read port 6.
+    let (xml, bin) = fixture("lstm_cell");
+    let bad = xml.replacen(r#"from-layer="6" from-port="7""#, r#"from-layer="6" from-port="99""#, 1);
+    assert_ne!(bad, xml, "the fixture's edge from the cell");
+    refused(&bad, bin.clone(), &["from-port=\"99\"", "no output port"]);
+    let bad = xml.replacen(r#"to-layer="6" to-port="1""#, r#"to-layer="6" to-port="42""#, 1);
+    assert_ne!(bad, xml, "the fixture's edge into the cell");
+    refused(&bad, bin, &["to-port=\"42\"", "no input port"]);
+}
+
+#[test]
+fn unreadable_sequence_lengths_are_reported() {
+    let (xml, bin) = fixture("gru_seq_const_lengths");
+    let bad = xml.replace(r#"shape="2" offset="0" size="8""#, r#"shape="2" offset="18446744073709551615" size="8""#);
+    assert_ne!(bad, xml);
+    refused(&bad, bin, &["gru_seq_const_lengths_lengths", "outside the weights file"]);
+    // No weights file at all: every constant needs it, the lengths too.
+    let raw = parse("model.xml", &xml, Weights { path: "model.bin".into(), data: Err("No such file".into()) });
+    let err = cellc::check::check(&raw.expect("parses")).expect_err("no weights");
+    assert!(err.to_string().contains("cannot read the weights file"), "{err}");
+}
+
+#[test]
+fn constant_sequence_lengths_must_give_one_length_per_row() {
+    let (xml, bin) = fixture("gru_seq_const_lengths");
+    // Batch 2, one length.
+    let one = xml.replace(r#"shape="2" offset="0" size="8""#, r#"shape="1" offset="0" size="4""#).replacen(
+        "<port id=\"0\" precision=\"I32\">\n\t\t\t\t\t<dim>2</dim>",
+        "<port id=\"0\" precision=\"I32\">\n\t\t\t\t\t<dim>1</dim>",
+        1,
+    );
+    assert_ne!(one, xml);
+    refused(&one, bin.clone(), &["sequence_lengths", "1 value", "batch 2"]);
+    // No length at all.
+    let none = xml.replace(r#"shape="2" offset="0" size="8""#, r#"shape="0" offset="0" size="0""#);
+    refused(&none, bin, &["sequence_lengths", "0 values", "batch 2"]);
+}
+
+#[test]
+fn sizes_past_the_limits_are_refused_before_anything_is_allocated() {
+    let (xml, bin) = fixture("gru_act_sigmoid_tanh");
+    for h in ["4611686018427387904", "4294967296", "1000000000", "16385"] {
+        let bad = xml.replace(r#"hidden_size="8""#, &format!(r#"hidden_size="{h}""#));
+        refused(&bad, bin.clone(), &["hidden_size", &cellc::limits::MAX_CELL_SIZE.to_string()]);
+    }
+    // A constant whose element count overflows 64 bits.
+    let bad = xml.replace(
+        r#"shape="24, 5" offset="0" size="480""#,
+        r#"shape="4294967296, 4294967296, 16" offset="0" size="480""#,
+    );
+    assert_ne!(bad, xml);
+    refused(&bad, bin.clone(), &["gru_act_sigmoid_tanh_W"]);
+    // A static batch past the limit.
+    let big = "100000";
+    let bad =
+        xml.replace("<dim>2</dim>", &format!("<dim>{big}</dim>")).replace(r#"shape="2,"#, &format!(r#"shape="{big},"#));
+    refused(&bad, bin, &["batch", &cellc::limits::MAX_BATCH.to_string()]);
+}
+
+#[test]
+fn messages_cut_long_names() {
+    let (xml, bin) = fixture("gru_act_sigmoid_tanh");
+    let long = "n".repeat(1 << 20);
+    let bad = xml
+        .replace(r#"name="gru_act_sigmoid_tanh" type="GRUCell""#, &format!(r#"name="{long}" type="GRUCell""#))
+        .replace(r#"activations="sigmoid, tanh""#, r#"activations="sigmoid, swish""#);
+    let msg = refused(&bad, bin, &["swish"]);
+    assert!(msg.len() < 2000, "the message repeats the whole name: {} bytes", msg.len());
+}
