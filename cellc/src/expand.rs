@@ -47,12 +47,30 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
 
 /// `include_model!("model.xml")`: the whole IR model, as `cellc model.xml` emits it. The
 /// path is relative to `root`; diagnostics name it as written.
+///
+/// The model must lie inside the crate, unless the call says `allow_outside_crate` after
+/// the path.
 pub fn include_model(input: TokenStream, root: &Path) -> TokenStream {
-    let lit: syn::LitStr = match syn::parse2(input) {
-        Ok(lit) => lit,
+    let parse = |s: syn::parse::ParseStream<'_>| -> syn::Result<(syn::LitStr, bool)> {
+        let lit: syn::LitStr = s.parse()?;
+        if s.is_empty() {
+            return Ok((lit, false));
+        }
+        s.parse::<syn::Token![,]>()?;
+        let key: syn::Ident = s.parse()?;
+        if key != "allow_outside_crate" || !s.is_empty() {
+            return Err(syn::Error::new(key.span(), "expected `allow_outside_crate` after the model's path"));
+        }
+        Ok((lit, true))
+    };
+    let (lit, allowed) = match syn::parse::Parser::parse2(parse, input) {
+        Ok(parsed) => parsed,
         Err(e) => return e.to_compile_error(),
     };
-    let path = root.join(lit.value());
+    let path = match decl::inside_crate(root, &lit, allowed) {
+        Ok(path) => path,
+        Err(e) => return e.to_compile_error(),
+    };
     let fail = |msg: String| syn::Error::new(lit.span(), msg).to_compile_error();
     let code = match crate::compile_file(&path, &crate::Options::default()) {
         Ok(code) => code,

@@ -11,14 +11,15 @@ fn root() -> PathBuf {
 
 /// Compiles an OpenVINO IR model (`model.xml` with `model.bin` beside it) at build time,
 /// exactly as `cellc model.xml` would, and expands to the generated items. The path is
-/// relative to the crate's manifest directory; editing the model or its weights rebuilds
+/// relative to the crate's manifest directory and must lie inside the crate, unless the call
+/// says `allow_outside_crate` after the path; editing the model or its weights rebuilds
 /// the crate. A model cellc cannot compile is a compile error at the path, carrying
 /// cellc's diagnostics.
 ///
 /// ```
 /// mod vad {
 ///     // A path relative to this crate's Cargo.toml.
-///     cellc_macros::include_model!("../examples/gru/model.xml");
+///     cellc_macros::include_model!("../examples/gru/model.xml", allow_outside_crate);
 /// }
 /// let mut h = [0.0f32; vad::Gru::HIDDEN_SIZE];
 /// let x = [0.5f32; vad::Gru::INPUT_SIZE];
@@ -57,6 +58,7 @@ pub fn include_model(input: TokenStream) -> TokenStream {
 /// | `weights` | `"file.xml"`: embed the weights of the IR model's cell of this kind (`layer = "…"` picks one), which must be the cell declared; `"file.bin"`: embed `W`, `R`, `B` stored back to back as little-endian f32 in the declared layout | none: weights given at run time |
 /// | `strategy` | kernel: `auto`, `unrolled`, `tiled` | `auto` |
 /// | `simd` | `dispatch`: copies for AVX-512, AVX2+FMA and the build's target, the best the CPU has picked at run time; `build`: one copy for the build's target features | `dispatch` |
+/// | `allow_outside_crate` | `true`: `weights` may name a file outside the crate's directory | `false`: refused, so that a macro reads nothing else on the machine |
 /// | `fast_activations` | `true`: sigmoid, tanh, scaledtanh, elu and softplus use `cellc_runtime::act::fast` (error at most 4.6e-7) | `false` |
 /// | `weight_type` | storage of `W` and `R`: `auto` (the narrowest of bf16, f16, f32 holding every embedded value exactly; f32 for weights given at run time), `f32`, `f16`, `bf16` (rounded to nearest; half the bytes a step reads) | `auto` |
 ///

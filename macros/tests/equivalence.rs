@@ -86,7 +86,7 @@ fn a_bidirectional_lstm_sequence_is_the_same_through_every_door() {
 }
 
 mod ir_gru {
-    cellc_macros::include_model!("../tests/fixtures/decl_vad_gru/model.xml");
+    cellc_macros::include_model!("../tests/fixtures/decl_vad_gru/model.xml", allow_outside_crate);
 }
 
 mod decl_gru {
@@ -94,18 +94,18 @@ mod decl_gru {
         /// The fixture's cell, declared.
         pub struct VadGru<input_size = 4, hidden_size = 16, linear_before_reset = true, clip = 2.5,
             activations = [hardsigmoid(alpha = 0.3, beta = 0.6), tanh], batch = 2,
-            weights = "../tests/fixtures/decl_vad_gru/model.xml">;
+            weights = "../tests/fixtures/decl_vad_gru/model.xml", allow_outside_crate = true>;
     }
 }
 
 mod ir_lstm {
-    cellc_macros::include_model!("../tests/fixtures/decl_bi_lstm/model.xml");
+    cellc_macros::include_model!("../tests/fixtures/decl_bi_lstm/model.xml", allow_outside_crate);
 }
 
 mod decl_lstm {
     cellc_macros::lstm_cell! {
         pub struct BiLstm<input_size = 3, hidden_size = 8, steps = 5, direction = bidirectional, clip = 0.9,
-            batch = 2, weights = "../tests/fixtures/decl_bi_lstm/model.xml">;
+            batch = 2, weights = "../tests/fixtures/decl_bi_lstm/model.xml", allow_outside_crate = true>;
     }
 }
 

@@ -3,7 +3,7 @@
 #![allow(missing_docs, dead_code, unreachable_pub)]
 
 mod vad {
-    cellc_macros::include_model!("../examples/gru/model.xml");
+    cellc_macros::include_model!("../examples/gru/model.xml", allow_outside_crate);
 }
 
 #[test]

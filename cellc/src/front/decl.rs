@@ -14,6 +14,7 @@
 use crate::diag::Pos;
 use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
 use crate::layout::Layout;
+use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_STEPS};
 use crate::options::{Options, Simd, Strategy, WeightType};
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
@@ -182,6 +183,7 @@ const KEYS: &[&str] = &[
     "simd",
     "weight_type",
     "fast_activations",
+    "allow_outside_crate",
 ];
 
 /// A declaration lowered to the raw ir, with what the expansion needs besides.
@@ -248,11 +250,12 @@ fn wrong_type(e: &Entry, want: &str) -> syn::Error {
     syn::Error::new(e.value.span(), format!("`{}` takes {want}; found {}", e.key, e.value.kind()))
 }
 
-fn positive(e: &Entry) -> syn::Result<u64> {
+/// A positive integer of at most `max`.
+fn positive(e: &Entry, max: u64) -> syn::Result<u64> {
     match &e.value {
-        Value::Int(l, false) => match l.base10_parse::<u64>()? {
-            0 => Err(syn::Error::new(l.span(), format!("`{}` is 0; expected a positive integer", e.key))),
-            n => Ok(n),
+        Value::Int(l, false) => match l.base10_parse::<u64>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => Err(syn::Error::new(l.span(), format!("`{}` is {l}; expected 1 to {max}", e.key))),
         },
         _ => Err(wrong_type(e, "a positive integer")),
     }
@@ -490,7 +493,7 @@ impl Spec {
 fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors: &mut Errors) -> Option<Spec> {
     let mut attr_pos = Vec::new();
     let size = |key: &str, errors: &mut Errors| match keys.get(key) {
-        Some(e) => errors.ok(positive(e)),
+        Some(e) => errors.ok(positive(e, if key == "steps" { MAX_STEPS } else { MAX_CELL_SIZE })),
         None => {
             errors.at(d.name.span(), format!("missing `{key} = …`: a cell declares its sizes"));
             None
@@ -562,7 +565,7 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
         None => Dim::Dynamic,
         Some(e) => match &e.value {
             Value::Ident(i) if i == "dynamic" => Dim::Dynamic,
-            Value::Int(..) => errors.ok(positive(e)).map_or(Dim::Dynamic, Dim::Static),
+            Value::Int(..) => errors.ok(positive(e, MAX_BATCH)).map_or(Dim::Dynamic, Dim::Static),
             _ => {
                 errors.push(wrong_type(e, "a positive integer or `dynamic`"));
                 Dim::Dynamic
@@ -598,6 +601,43 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
         hidden_pos,
         steps_pos,
     })
+}
+
+/// The path of a file a macro names, relative to `root` (the crate's manifest directory):
+/// it must lie inside the crate, unless `allowed` (a macro must not read, nor report the
+/// size of, files elsewhere on the machine by default).
+pub fn inside_crate(root: &Path, lit: &LitStr, allowed: bool) -> syn::Result<PathBuf> {
+    let path = root.join(lit.value());
+    if allowed {
+        return Ok(path);
+    }
+    // Links resolved where the file exists; `..` resolved by its text where it does not
+    // (its reader reports it missing).
+    let resolve = |p: &Path| {
+        p.canonicalize().unwrap_or_else(|_| {
+            let mut out = PathBuf::new();
+            for c in p.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+    };
+    let escapes = !resolve(&path).starts_with(resolve(root));
+    if escapes {
+        let msg = format!(
+            "{:?} lies outside the crate ({}); a macro reads files inside the crate only, unless told otherwise: add `allow_outside_crate = true`",
+            lit.value(),
+            root.display()
+        );
+        return Err(syn::Error::new(lit.span(), msg));
+    }
+    Ok(path)
 }
 
 /// Lowers a declaration of a cell of kind `op`. Paths are relative to `root` (the crate's
@@ -639,18 +679,27 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
                 None
             }
             Ok(lit) => {
-                let path = root.join(lit.value());
-                let file = WeightsFile { pos: spans.at(lit.span()), lit: &lit, path: &path };
-                let found = if path.extension().is_some_and(|x| x == "xml") {
-                    let layer = errors.ok(layer.map(string).transpose()).flatten();
-                    file.read_ir(spec, &keys, layer.as_ref(), &spans.0, &mut files)
-                } else {
-                    if let Some(e) = layer {
-                        errors.at(e.key.span(), "`layer` picks a cell of an IR model; this weights file is raw");
+                let allowed = keys.get("allow_outside_crate").and_then(|e| errors.ok(boolean(e))).unwrap_or(false);
+                match inside_crate(root, &lit, allowed) {
+                    Err(e) => {
+                        errors.push(e);
+                        None
                     }
-                    file.read_raw(spec, &mut files)
-                };
-                errors.ok(found)
+                    Ok(path) => {
+                        let file = WeightsFile { pos: spans.at(lit.span()), lit: &lit, path: &path };
+                        let found = if path.extension().is_some_and(|x| x == "xml") {
+                            let layer = errors.ok(layer.map(string).transpose()).flatten();
+                            file.read_ir(spec, &keys, layer.as_ref(), &spans.0, &mut files)
+                        } else {
+                            if let Some(e) = layer {
+                                errors
+                                    .at(e.key.span(), "`layer` picks a cell of an IR model; this weights file is raw");
+                            }
+                            file.read_raw(spec, &mut files)
+                        };
+                        errors.ok(found)
+                    }
+                }
             }
         },
         (Some(_), None) => None,

@@ -32,6 +32,21 @@ pub fn read_text(path: &Path) -> Result<String, String> {
     Ok(text)
 }
 
+/// The bytes of a regular file of exactly `want` bytes; `Err(Some(len))` when it holds
+/// another number of bytes (nothing of it read), `Err(None)` with `why` when it cannot be read.
+pub fn read_exact(path: &Path, want: u64) -> Result<Vec<u8>, (Option<u64>, String)> {
+    let (file, len) = open_regular(path).map_err(|e| (None, e))?;
+    if len != want {
+        return Err((Some(len), String::new()));
+    }
+    let mut bytes = Vec::new();
+    file.take(want).read_to_end(&mut bytes).map_err(|e| (None, e.to_string()))?;
+    if bytes.len() as u64 != want {
+        return Err((Some(bytes.len() as u64), String::new()));
+    }
+    Ok(bytes)
+}
+
 /// Reads the byte ranges `(offset, size)` of a weights file that lie inside it and are at
 /// most [`MAX_CONSTANT_BYTES`] long; the caller reports the others from the file's length.
 pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::ir::raw::WeightData, String> {

@@ -24,20 +24,23 @@ impl WeightsFile<'_> {
     /// declared layout, back to back, and nothing else.
     pub(super) fn read_raw(&self, spec: &Spec, files: &mut Vec<PathBuf>) -> syn::Result<Tensors> {
         let written = self.lit.value();
-        let bytes = std::fs::read(self.path).map_err(|e| self.err(format!("cannot read {written:?}: {e}")))?;
-        files.push(self.path.to_path_buf());
         let tensors = spec.tensors();
+        // The sizes are within `limits`: these products and the sum are far from overflowing.
         let lens: Vec<u64> = tensors.iter().map(|(_, s)| s.iter().product()).collect();
         let want: u64 = lens.iter().sum::<u64>() * 4;
-        if bytes.len() as u64 != want {
-            let parts: Vec<String> = tensors.iter().zip(&lens).map(|((t, _), n)| format!("{t}: {n}")).collect();
-            return Err(self.err(format!(
-                "{written:?} holds {} bytes; the declaration needs {want}: little-endian f32 values in the {} layout ({}), one tensor after the other",
-                bytes.len(),
-                spec.layout,
-                parts.join(", ")
-            )));
-        }
+        let bytes = match crate::front::files::read_exact(self.path, want) {
+            Ok(bytes) => bytes,
+            Err((None, e)) => return Err(self.err(format!("cannot read {written:?}: {e}"))),
+            Err((Some(len), _)) => {
+                let parts: Vec<String> = tensors.iter().zip(&lens).map(|((t, _), n)| format!("{t}: {n}")).collect();
+                return Err(self.err(format!(
+                    "{written:?} holds {len} bytes; the declaration needs {want}: little-endian f32 values in the {} layout ({}), one tensor after the other",
+                    spec.layout,
+                    parts.join(", ")
+                )));
+            }
+        };
+        files.push(self.path.to_path_buf());
         let mut offset = 0;
         let mut consts = Vec::new();
         for ((t, shape), n) in tensors.into_iter().zip(&lens) {
