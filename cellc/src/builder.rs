@@ -146,11 +146,14 @@ impl Builder {
             format!("{stem}.{ext}")
         });
         let path = out_dir.join(file);
-        for (file, text) in crate::compile_to(model, &self.options, &path)? {
-            crate::output::write_if_changed(&file, &text).map_err(|e| {
-                Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))
-            })?;
-        }
+        // Only the files that changed, all of them or none (so cargo rebuilds no more than it must).
+        let changed: Vec<(PathBuf, String)> = crate::compile_to(model, &self.options, &path)?
+            .into_iter()
+            .filter(|(file, text)| std::fs::read(file).map_or(true, |old| old != text.as_bytes()))
+            .collect();
+        crate::output::write_all_or_none(&changed).map_err(|(file, e)| {
+            Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))
+        })?;
         Ok(path)
     }
 

@@ -204,14 +204,11 @@ fn report(diags: &crate::Diagnostics) {
     }
 }
 
-/// Writes generated files, each whole or not at all.
+/// Writes generated files, all of them whole or none.
 fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
-    for (path, text) in files {
-        crate::output::write_atomic(path, text).map_err(|e| {
-            crate::Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}"))
-        })?;
-    }
-    Ok(())
+    crate::output::write_all_or_none(files).map_err(|(path, e)| {
+        crate::Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}")).into()
+    })
 }
 
 /// Runs the command line; the exit code is 1 on any diagnostic.
