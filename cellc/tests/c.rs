@@ -102,3 +102,26 @@ fn c_needs_an_output_file_and_an_identifier_prefix() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("the C output must be the source file"));
     assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0, "something was written");
 }
+
+#[test]
+fn every_entry_point_refuses_a_null_handle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = fixture("gru_seq_runtime_weights");
+    let out = cellc(dir.path(), &[model.to_str().expect("utf-8"), "--lang", "c", "--name", "s", "-o", "s.c"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let main = r#"#include "s.h"
+int main(void) {
+    float v[4096] = {0};
+    size_t lengths[1] = {1};
+    if (s_gru_seq_runtime_weights_set_weights(NULL, v, 1, v, 1, v, 1) != S_ERR_NULL) return 1;
+    if (s_gru_seq_runtime_weights_run_batch(NULL, S_BATCH_MAJOR, v, 1, v, 1, lengths, 1, NULL, 0) != S_ERR_NULL) return 2;
+    if (s_gru_seq_runtime_weights_forward_set_weights(NULL, v, 1, v, 1, v, 1) != S_ERR_NULL) return 3;
+    if (s_gru_seq_runtime_weights_forward_step_batch(NULL, v, 1, v, 1, v, 1) != S_ERR_NULL) return 4;
+    return 0;
+}
+"#;
+    std::fs::write(dir.path().join("main.c"), main).expect("main");
+    cc(dir.path(), &["s.c", "main.c"], "prog").expect("compiles");
+    let run = Command::new(dir.path().join("prog")).output().expect("run");
+    assert!(run.status.success(), "an entry point took a NULL handle: exit {:?}", run.status.code());
+}

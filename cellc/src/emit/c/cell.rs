@@ -339,6 +339,7 @@ impl Kern<'_> {
         let tensors = self.runtime_tensors();
         let params = setter_params(&tensors);
         c.function(&format!("int {}({} *cell, {params})", self.n.f("_set_weights"), self.n.f("")));
+        c.line(format!("if (cell == NULL) return {u}_ERR_NULL;"));
         for t in &tensors {
             c.line(format!("if ({}_len != {}) return {u}_ERR_LENGTH;", t.arg(), self.declared_len(*t)));
         }
@@ -510,6 +511,9 @@ impl Kern<'_> {
             "const float *h, size_t h_len, float *out, size_t out_len"
         };
         c.function(&format!("int {}({sp}const float *x, size_t x_len, {states})", self.n.f("_step_batch")));
+        if self.has_struct() {
+            c.line(format!("if (cell == NULL) return {u}_ERR_NULL;"));
+        }
         if i == 1 {
             c.line("const size_t n = x_len;");
         } else {

@@ -247,6 +247,6 @@ const STATUS: [(&str, usize, &str); 8] = [
     ("ERR_LENGTH", 3, "an array's length is not what its shape requires"),
     ("ERR_PARTIAL_ROW", 4, "an array's length is not a whole number of rows"),
     ("ERR_SEQUENCE_LENGTH", 5, "a sequence length is not a whole number from 0 to the steps"),
-    ("ERR_NULL", 6, "a null pointer where an array is required"),
+    ("ERR_NULL", 6, "a null pointer where an array or a handle is required"),
     ("ERR_ARGUMENT", 7, "an argument outside its range (the order of a sequence's arrays)"),
 ];

@@ -147,6 +147,7 @@ impl Wrapper<'_> {
             setter_params(&runtime_tensors(self.cell))
         ));
         let args: Vec<&str> = runtime_tensors(self.cell).iter().map(|t| t.arg()).collect();
+        c.line(format!("if (op == NULL) return {u}_ERR_NULL;"));
         if nd > 1 {
             let lens: Vec<String> = args.iter().map(|a| format!("{a}_len % {nd} != 0")).collect();
             c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));
@@ -248,6 +249,9 @@ impl Wrapper<'_> {
         let (i, h, l, nd, u) = (s.input, s.hidden, self.q.steps, self.dirs.len(), self.upper);
         let lstm = self.lstm();
         c.function(&format!("int {}({}{})", self.n.f("_run_batch"), self.self_param(), self.batch_params()));
+        if self.runtime {
+            c.line(format!("if (op == NULL) return {u}_ERR_NULL;"));
+        }
         c.line(format!("const size_t n = h_len / {};", nd * h));
         c.line(format!("if (major != {u}_BATCH_MAJOR && major != {u}_TIME_MAJOR) return {u}_ERR_ARGUMENT;"));
         c.line(format!("if (h_len % {} != 0) return {u}_ERR_PARTIAL_ROW;", nd * h));
