@@ -574,7 +574,12 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
     };
     let bias = keys.get("bias").is_none_or(|e| errors.ok(boolean(e)).unwrap_or(true));
     let name = d.name.to_string();
-    if crate::emit::rust::names::type_name(&name, "") != name {
+    if crate::emit::rust::names::is_reserved(&name) {
+        errors.at(
+            d.name.span(),
+            "generated code needs this name for the prelude or a generic parameter: rename the struct",
+        );
+    } else if crate::emit::rust::names::type_name(&name, "") != name {
         errors.at(d.name.span(), "cellc names cell types in UpperCamelCase with no underscores: rename the struct");
     }
     let input_pos = keys.get("input_size").map(|e| spans.at(e.value.span()));

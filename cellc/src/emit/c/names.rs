@@ -73,6 +73,92 @@ const MODEL_MACROS: &[&str] = &[
     "_TIME_MAJOR",
 ];
 
+/// Words a cell's name must not become, as they are also the name of its field in the model
+/// struct: the keywords of C99 to C23 and of C++ (the header is usable from both), and the
+/// object-like macros of `<math.h>`.
+const KEYWORDS: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "asm",
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "constexpr",
+    "continue",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "math_errhandling",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "nullptr",
+    "operator",
+    "or",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "typeof",
+    "typeof_unqual",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "while",
+    "xor",
+];
+
+/// Whether a cell's word and type name are usable: not a keyword, and no `_t` ending, which
+/// POSIX reserves for the C library's types (`size_t`, `int8_t`, `float_t`, …).
+fn usable(word: &str, base: &str) -> bool {
+    !KEYWORDS.contains(&word) && !base.ends_with("_t")
+}
+
 /// `snake_case` of a name, `fallback` when nothing usable is left or it starts with a digit.
 pub(super) fn snake(name: &str, fallback: &str) -> String {
     let s = words(name).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
@@ -150,7 +236,8 @@ impl Names {
             let base = if n == 1 { format!("{}_{word}", self.prefix) } else { format!("{}_{word}{n}", self.prefix) };
             let all: Vec<String> =
                 CELL_FUNCTIONS.iter().chain(CELL_MACROS).map(|s| format!("{base}{s}").to_ascii_lowercase()).collect();
-            if all.iter().all(|s| !self.used.contains(s)) {
+            let word_n = &base[self.prefix.len() + 1..];
+            if usable(word_n, &base) && all.iter().all(|s| !self.used.contains(s)) {
                 self.used.extend(all);
                 return CellNames { upper: base.to_ascii_uppercase(), base };
             }
@@ -182,5 +269,10 @@ mod tests {
         // `m_run` and `m_model` are the model's.
         assert_eq!(n.cell("model").base, "m_model2");
         assert_eq!(n.cell("run").upper, "M_RUN2");
+        // Field names are never keywords, and no type is named like the C library's.
+        assert_eq!(n.cell("float").base, "m_float2");
+        let mut n = Names::new("int8");
+        assert_eq!(n.cell("t").base, "int8_t2");
+        assert_eq!(n.cell("size t").base, "int8_size_t2");
     }
 }

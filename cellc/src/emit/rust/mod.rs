@@ -32,10 +32,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
-        Some(n) if syn::parse_str::<syn::Ident>(n).is_err() => {
-            return Err(Diag::new(&m.file, None, format!("the model name {n:?} is not a Rust identifier")).into());
-        }
-        Some(n) => Some(names.reserve(n)),
+        Some(n) => Some(names.reserve(n).map_err(|msg| Diag::new(&m.file, None, msg))?),
         None => None,
     };
     let mut tokens = proc_macro2::TokenStream::new();
@@ -123,6 +120,13 @@ fn tidy_dispatch(code: &str) -> String {
     while let Some(at) = rest.find(OPEN) {
         let body_start = at + OPEN.len();
         out.push_str(&rest[..body_start]);
+        // Only our calls: the text in a comment or a string literal (a model's name) is left
+        // alone. Neither spans lines in prettyplease's output, so the line tells.
+        let line = &rest[rest[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+        if line.contains("//") || line.contains('"') {
+            rest = &rest[body_start..];
+            continue;
+        }
         // The invocation's closing parenthesis: the first at depth zero.
         let mut depth = 0usize;
         let close = rest[body_start..].char_indices().find_map(|(i, c)| {

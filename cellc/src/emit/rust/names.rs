@@ -62,17 +62,89 @@ pub(crate) fn field_name(type_name: &str) -> String {
     s
 }
 
+/// Type names generated code refers to without a path: the prelude's types, traits and
+/// variants, and the generic parameters of the kernels (every single capital letter). A
+/// model's names never become one of them.
+const RESERVED: &[&str] = &[
+    "Self",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "Box",
+    "Vec",
+    "String",
+    "ToString",
+    "ToOwned",
+    "Copy",
+    "Clone",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "AsyncFn",
+    "AsyncFnMut",
+    "AsyncFnOnce",
+    "PartialEq",
+    "PartialOrd",
+    "Eq",
+    "Ord",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "Default",
+    "Debug",
+    "Hash",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "FromIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "Future",
+    "IntoFuture",
+];
+
+/// Whether generated code needs `name` (compared without case) for the prelude or a generic
+/// parameter.
+pub(crate) fn is_reserved(name: &str) -> bool {
+    name.len() == 1 || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
+}
+
 /// Hands out names unique within one generated file.
-#[derive(Default)]
 pub(crate) struct Names {
     used: BTreeSet<String>,
 }
 
+impl Default for Names {
+    fn default() -> Self {
+        let letters = ('a'..='z').map(String::from);
+        Names { used: RESERVED.iter().map(|s| s.to_ascii_lowercase()).chain(letters).collect() }
+    }
+}
+
 impl Names {
-    /// Takes `name` exactly as it is (the first name taken, so it is free).
-    pub(crate) fn reserve(&mut self, name: &str) -> String {
-        self.used.insert(name.to_ascii_lowercase());
-        name.to_owned()
+    /// Takes `name` exactly as it is (the first name taken), unless generated code needs it
+    /// for something else.
+    pub(crate) fn reserve(&mut self, name: &str) -> Result<String, String> {
+        if name.starts_with("r#") || syn::parse_str::<syn::Ident>(name).is_err() {
+            return Err(format!("the model name {name:?} is not a Rust identifier (nor may it be a raw one)"));
+        }
+        if !self.used.insert(name.to_ascii_lowercase()) {
+            return Err(format!(
+                "the model name {name:?} is taken: generated code uses it (or a name differing only in case) for the prelude or a generic parameter"
+            ));
+        }
+        Ok(name.to_owned())
     }
 
     /// Whether the type name derived from `name` is still free.
@@ -115,5 +187,12 @@ mod tests {
         let mut n = Names::default();
         assert_eq!(n.unique("gru", "Cell"), "Gru");
         assert_eq!(n.unique("GRU", "Cell"), "GRU2");
+        // The prelude and the kernels' generic parameters are never a model's.
+        for taken in ["Ok", "err", "Some", "S", "v", "B", "Option"] {
+            assert_ne!(n.unique(taken, "Cell").to_ascii_lowercase(), taken.to_ascii_lowercase());
+            assert!(n.reserve(taken).is_err(), "{taken}");
+        }
+        assert!(n.reserve("r#type").is_err() && n.reserve("type").is_err());
+        assert_eq!(n.reserve("Vad"), Ok("Vad".to_owned()));
     }
 }

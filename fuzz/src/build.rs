@@ -1,0 +1,69 @@
+//! Accepted models, built and run for real: their Rust in one scratch crate (warnings
+//! denied) and their C with the strict flags, each run once on zero inputs, so generated
+//! code that does not compile, warns, panics or reads out of bounds (with the C built
+//! under the sanitizers when `CELLC_SCRATCH_CFLAGS` asks for them) is found.
+use cellc::front::openvino::parse;
+use cellc::ir::raw::Weights;
+use cellc::ir::{Batch, Dim, ParamRole};
+use cellc::{Language, Options};
+use cellc_conformance::scratch::{Job, Scratch};
+use std::path::Path;
+
+/// An accepted model, checked again.
+fn model(xml: &str, bin: &[u8]) -> Result<cellc::ir::Model, String> {
+    let raw = parse("model.xml", xml, Weights::whole("model.bin", bin.to_vec())).map_err(|d| d.to_string())?;
+    cellc::check::check(&raw).map_err(|d| d.to_string())
+}
+
+/// Elements of a tensor, the batch being `batch`.
+fn elements(shape: &[Dim], batch: usize) -> usize {
+    shape.iter().map(|d| if let Dim::Static(n) = d { *n } else { batch }).product()
+}
+
+/// A job running module `k` on zero inputs (lengths 0: every row empty) into `dir`.
+fn job(k: usize, m: &cellc::ir::Model, dir: &Path) -> Result<Job, String> {
+    let batch = match m.batch {
+        Batch::Static(n) => n,
+        Batch::Dynamic => 3,
+    };
+    let mut inputs = Vec::new();
+    for (i, p) in m.params.iter().enumerate() {
+        let ext = if p.role == ParamRole::Lengths { "i32" } else { "f32" };
+        let path = dir.join(format!("m{k}_in{i}.{ext}"));
+        std::fs::write(&path, vec![0u8; 4 * elements(&p.shape, batch)]).map_err(|e| e.to_string())?;
+        inputs.push(path);
+    }
+    let outputs =
+        m.outputs.iter().enumerate().map(|(o, t)| (dir.join(format!("m{k}_out{o}.f32")), elements(&t.shape, batch)));
+    Ok(Job { module: k, inputs, outputs: outputs.collect() })
+}
+
+/// Builds and runs the models `(xml, bin)` as Rust and as C; the first failure's output.
+pub(crate) fn build_and_run(models: &[(String, Vec<u8>)]) -> Result<(), String> {
+    let scratch = Scratch::new("fuzz");
+    let dir = scratch.data_dir("inputs")?;
+    let (mut rust, mut c, mut jobs) = (Vec::new(), Vec::new(), Vec::new());
+    for (xml, bin) in models {
+        let m = model(xml, bin)?;
+        let k = rust.len();
+        let opts = Options { name: Some("Model".into()), ..Options::default() };
+        let (Ok(r), Ok(cf)) = (
+            cellc::emit::rust::emit(&m, &opts),
+            cellc::emit::c::emit(
+                &m,
+                &Options { language: Language::C, name: Some(format!("m{k}")), ..Options::default() },
+                &format!("m{k}.h"),
+            ),
+        ) else {
+            continue;
+        };
+        jobs.push(job(k, &m, &dir)?);
+        rust.push(r);
+        c.push(cf);
+    }
+    let exe = scratch.build(&rust).map_err(|e| format!("the generated Rust does not build:\n{e}"))?;
+    scratch.run(&exe, &jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
+    let exe = scratch.build_c(&c).map_err(|e| format!("the generated C does not build:\n{e}"))?;
+    scratch.run(&exe, &jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
+    Ok(())
+}
