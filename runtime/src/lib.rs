@@ -38,6 +38,12 @@ mod model;
 
 pub use error::{Error, Half, check_len, check_lengths, check_range, rows_of};
 pub use model::{Dim, Model, TensorInfo, check_io};
+mod zeroed;
+pub use zeroed::Zeroed;
+#[doc(hidden)]
+pub use zeroed::assert_zeroed;
+#[cfg(feature = "std")]
+pub use zeroed::boxed;
 
 /// How a sequence's steps and batch rows are laid out in a flat slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -335,6 +335,7 @@ impl Ctx<'_> {
             }
         };
         let rt: Vec<&Slot> = slots.iter().copied().filter(|s| self.is_runtime(s.tensor)).collect();
+        let names: Vec<Ident> = rt.iter().map(|s| ident(s.field)).collect();
         let fields = rt.iter().map(|s| {
             let f = ident(s.field);
             let n = self.slot_len(s);
@@ -540,6 +541,7 @@ impl Ctx<'_> {
                 #[doc = #doc]
                 #[derive(Clone, Copy, Debug, Default)]
                 pub struct #ty;
+                ::cellc_runtime::impl_zeroed!(#ty {});
                 impl #ty {
                     #consts
                     /// The cell; its weights are embedded.
@@ -576,12 +578,13 @@ impl Ctx<'_> {
             " Replaces the weights given at run time ({arg_doc}, in the {layout} layout), packing them for the kernel."
         );
         let new_doc = format!(
-            " The cell with weights given at run time ({arg_doc}, in the {layout} layout). Errs on a wrong length."
+            " The cell with weights given at run time ({arg_doc}, in the {layout} layout). Errs on a wrong length. It is built on the stack: a large cell is built in place on the heap by `cellc_runtime::boxed::<Self>()` and `set_weights`."
         );
         quote! {
             #[doc = #doc]
             #[derive(Clone, Debug)]
             pub struct #ty { #(#fields,)* }
+            ::cellc_runtime::impl_zeroed!(#ty { #(#names),* });
             impl #ty {
                 #consts
                 #[doc = #new_doc]

@@ -211,6 +211,7 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         #[doc = #doc]
         #[derive(Clone, Debug)]
         pub struct #ty { #(#fields: #types,)* }
+        ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
         impl #ty {
             /// The model, ready to run.
             pub const fn new() -> Self { #ty { #(#fields: #ctors,)* } }

@@ -309,6 +309,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             #[doc = #doc]
             #[derive(Clone, Copy, Debug, Default)]
             pub struct #ty { #(#fields: #types,)* }
+            ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
             impl #ty {
                 #consts
                 /// The sequence op; its weights are embedded.
@@ -340,6 +341,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         #[doc = #doc]
         #[derive(Clone, Debug)]
         pub struct #ty { #(#fields: #types,)* }
+        ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
         impl #ty {
             #consts
             /// The sequence op with weights given at run time, one block per direction.
