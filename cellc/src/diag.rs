@@ -137,7 +137,7 @@ impl fmt::Display for Diagnostics {
 impl std::error::Error for Diagnostics {}
 
 /// Maps byte offsets of a text to line and column, and back, in time independent of the
-/// text's length: line starts, and character counts at every [`LineIndex::STRIDE`] bytes, are
+/// text's length: line starts, and character counts at every 256 bytes, are
 /// indexed once, so a minified model (one long line) costs no more than a formatted one.
 pub struct LineIndex {
     starts: Vec<usize>,
