@@ -229,3 +229,16 @@ fn messages_cut_long_names() {
     let msg = refused(&bad, bin, &["swish"]);
     assert!(msg.len() < 2000, "the message repeats the whole name: {} bytes", msg.len());
 }
+
+#[test]
+fn a_lengths_parameter_returned_by_a_result_is_named_for_what_it_is() {
+    let (xml, bin) = fixture("gru_seq_forward");
+    let bad = xml
+        .replace(
+            "\t</layers>",
+            r#"<layer id="9" name="echo" type="Result" version="opset1"><input><port id="0" precision="I32"><dim>2</dim></port></input></layer></layers>"#,
+        )
+        .replace("\t</edges>", r#"<edge from-layer="2" from-port="0" to-layer="9" to-port="0"/></edges>"#);
+    let msg = refused(&bad, bin, &["seq_len", "sequence lengths"]);
+    assert!(msg.contains("also used as sequence lengths") && !msg.contains("used as weights"), "{msg}");
+}
