@@ -2,7 +2,8 @@
 """Measures cellc at the sizes it accepts: for GRU cells of growing size up to the largest
 embedded model (cellc::limits::MAX_EMBEDDED_WEIGHTS weight values), the time and peak memory
 of `cellc model.xml -o net.rs` (and `--lang c`), and the size of the generated code per byte
-of weights; then one model past the limit, which must be refused at once.
+of weights; then one model past the limit, which must be refused at once, and compile with
+its weights given at run time.
 
 Usage: python3 bench/limits.py [CELLC]   (CELLC: the binary, default target/release/cellc;
 build it first with `cargo build -p cellc --release`). Needs only the standard library.
@@ -81,6 +82,11 @@ def main():
         wall, rss, code, err = run([CELLC, str(d / "model.xml"), "-o", str(d / "big.rs")])
         assert code == 1 and "weight values" in err and not (d / "big.rs").exists(), (code, err)
         print(f"| GRU 2048, 736 | {n:,} | rust | refused in {wall:.2f} s | | | |")
+        # The same weights given at run time are not embedded: the model compiles.
+        wall, rss, code, err = run([CELLC, str(d / "model.xml"), "--weights-mode", "runtime", "-o", str(d / "big.rs")])
+        assert code == 0, err
+        size = (d / "big.rs").stat().st_size
+        print(f"| GRU 2048, 736, `--weights-mode runtime` | {n:,} | rust | {wall:.2f} s | {rss:.0f} MiB | {size / 2**10:.0f} KiB | |")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ use crate::ir::{
     self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq, Value, WeightSrc,
 };
 use crate::limits::{
-    MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_CONSTANT_BYTES, MAX_EMBEDDED_WEIGHTS, MAX_LOCAL_ELEMENTS, MAX_RANK,
-    MAX_STEPS, MAX_TENSOR_ELEMENTS, shown,
+    MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_CONSTANT_BYTES, MAX_LOCAL_ELEMENTS, MAX_RANK, MAX_STEPS,
+    MAX_TENSOR_ELEMENTS, shown,
 };
 
 /// The inputs of a cell op, in port order.
@@ -111,18 +111,11 @@ impl<'a> Checker<'a> {
     }
 
     /// What holds only once every cell and Result is known: constant sequence lengths give
-    /// one length per row, the outputs generated code keeps on the stack stay small, and the
-    /// embedded weights fit in the generated tables.
+    /// one length per row, and the outputs generated code keeps on the stack stay small.
     fn whole_model(&mut self, cells: &[Option<ir::Cell>], outputs: &[Option<ir::Output>], batch: Batch) {
         let returned = |k: usize, port: usize| outputs.iter().flatten().any(|o| o.value == Value::Cell(k, port));
-        let mut embedded = 0u64;
         for (k, (rc, cell)) in self.m.cells.iter().zip(cells).enumerate() {
             let Some(cell) = cell else { continue };
-            for w in [Some(&cell.w), Some(&cell.r), cell.b.as_ref()].into_iter().flatten() {
-                if let WeightSrc::Embedded { values, .. } = w {
-                    embedded = embedded.saturating_add(values.len() as u64);
-                }
-            }
             let Some(q) = &cell.seq else { continue };
             if let Lengths::Const(v) = &q.lengths {
                 let sp = if cell.c.is_some() { 3 } else { 2 };
@@ -154,12 +147,6 @@ impl<'a> Checker<'a> {
                     self.err(rc.output_pos.get(port).copied().flatten(), &rc.origin, msg);
                 }
             }
-        }
-        if embedded > MAX_EMBEDDED_WEIGHTS {
-            let msg = format!(
-                "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
-            );
-            self.diags.push(Diag::new(&self.m.file, None, msg));
         }
     }
 

@@ -28,6 +28,10 @@ pub const MAX_RANK: usize = 8;
 /// generated code: 64 MiB as f32.
 pub const MAX_EMBEDDED_WEIGHTS: u64 = 1 << 24;
 
+/// The most weight values the cells of one model hold, embedded or given at run time (a
+/// cell holds runtime weights by value): 1 GiB as f32.
+pub const MAX_MODEL_WEIGHTS: u64 = 1 << 28;
+
 /// The most elements of a cell output that generated code keeps as a local array on the
 /// stack (a sequence's `Y` no Result returns): 4 MiB as f32, below a thread's usual 8 MiB.
 pub const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;

@@ -3,15 +3,39 @@ pub mod c;
 pub(crate) mod plan;
 pub mod rust;
 
-use crate::ir::Model;
+use crate::diag::{Diag, Diagnostics};
+use crate::ir::{Model, WeightSrc};
+use crate::limits::{MAX_EMBEDDED_WEIGHTS, MAX_MODEL_WEIGHTS};
 use crate::options::WeightsMode;
 use std::borrow::Cow;
 
 /// The model as `mode` has it emitted: as it is, or with every constant weight turned into
-/// a Parameter (see [`Model::with_runtime_weights`]).
-pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Cow<'_, Model> {
+/// a Parameter (see [`Model::with_runtime_weights`]); refused when its weights are more than
+/// generated code holds (embedded as tables, or in the types that hold runtime weights).
+pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Result<Cow<'_, Model>, Diagnostics> {
+    let (mut embedded, mut all) = (0u64, 0u64);
+    for c in &m.cells {
+        let (s, dirs) = (&c.spec, c.seq.as_ref().map_or(1, |q| q.direction.count()) as u64);
+        let (g, h, i) = (s.kind.gates() as u64, s.hidden as u64, s.input as u64);
+        // Within `limits`, these products are far from overflowing.
+        all += dirs * (g * h * (i + h) + s.kind.bias_blocks() as u64 * h);
+        for w in [Some(&c.w), Some(&c.r), c.b.as_ref()].into_iter().flatten() {
+            if let WeightSrc::Embedded { values, .. } = w {
+                embedded += values.len() as u64;
+            }
+        }
+    }
+    let refuse = |msg: String| Err(Diag::new(&m.file, None, msg).into());
+    if all > MAX_MODEL_WEIGHTS {
+        return refuse(format!(
+            "the model's cells hold {all} weight values; cellc generates cells of at most {MAX_MODEL_WEIGHTS} in all"
+        ));
+    }
     match mode {
-        WeightsMode::Embedded => Cow::Borrowed(m),
-        WeightsMode::Runtime => Cow::Owned(m.with_runtime_weights().0),
+        WeightsMode::Embedded if embedded > MAX_EMBEDDED_WEIGHTS => refuse(format!(
+            "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
+        )),
+        WeightsMode::Embedded => Ok(Cow::Borrowed(m)),
+        WeightsMode::Runtime => Ok(Cow::Owned(m.with_runtime_weights().0)),
     }
 }

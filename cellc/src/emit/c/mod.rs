@@ -38,7 +38,7 @@ pub struct CFiles {
 /// includes it (`gru.h`). Identifiers start with `opts.name` (a C identifier), by default
 /// the model's name in `snake_case`.
 pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
-    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode);
+    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
         return Err(Diag::new(&m.file, None, msg).into());

@@ -28,7 +28,7 @@ pub(crate) struct CellItem {
 
 /// Emits Rust source for a validated model.
 pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
-    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode);
+    let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
