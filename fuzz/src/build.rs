@@ -5,7 +5,7 @@
 use cellc::front::openvino::parse;
 use cellc::ir::raw::Weights;
 use cellc::ir::{Batch, Dim, ParamRole};
-use cellc::{Language, Options};
+use cellc::{Language, Options, WeightType, WeightsMode};
 use cellc_conformance::scratch::{Job, Scratch};
 use std::path::Path;
 
@@ -20,8 +20,9 @@ fn elements(shape: &[Dim], batch: usize) -> usize {
     shape.iter().map(|d| if let Dim::Static(n) = d { *n } else { batch }).product()
 }
 
-/// A job running module `k` on zero inputs (lengths 0: every row empty) into `dir`.
-fn job(k: usize, m: &cellc::ir::Model, dir: &Path) -> Result<Job, String> {
+/// A job running module `k` of language `lang` on zero inputs (lengths 0: every row empty)
+/// into `dir`.
+fn job(k: usize, m: &cellc::ir::Model, dir: &Path, lang: &str) -> Result<Job, String> {
     let batch = match m.batch {
         Batch::Static(n) => n,
         Batch::Dynamic => 3,
@@ -29,41 +30,47 @@ fn job(k: usize, m: &cellc::ir::Model, dir: &Path) -> Result<Job, String> {
     let mut inputs = Vec::new();
     for (i, p) in m.params.iter().enumerate() {
         let ext = if p.role == ParamRole::Lengths { "i32" } else { "f32" };
-        let path = dir.join(format!("m{k}_in{i}.{ext}"));
+        let path = dir.join(format!("{lang}{k}_in{i}.{ext}"));
         std::fs::write(&path, vec![0u8; 4 * elements(&p.shape, batch)]).map_err(|e| e.to_string())?;
         inputs.push(path);
     }
-    let outputs =
-        m.outputs.iter().enumerate().map(|(o, t)| (dir.join(format!("m{k}_out{o}.f32")), elements(&t.shape, batch)));
+    let outputs = m
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(o, t)| (dir.join(format!("{lang}{k}_out{o}.f32")), elements(&t.shape, batch)));
     Ok(Job { module: k, inputs, outputs: outputs.collect() })
 }
 
-/// Builds and runs the models `(xml, bin)` as Rust and as C; the first failure's output.
+/// Builds and runs the models `(xml, bin)` as Rust and as C; the first failure's output. A
+/// model an emitter refuses (with a diagnostic: the C of 16-bit weights given at run time)
+/// is built in the other language only.
 pub(crate) fn build_and_run(models: &[(String, Vec<u8>)]) -> Result<(), String> {
     let scratch = Scratch::new("fuzz");
     let dir = scratch.data_dir("inputs")?;
-    let (mut rust, mut c, mut jobs) = (Vec::new(), Vec::new(), Vec::new());
-    for (xml, bin) in models {
+    let (mut rust, mut rust_jobs, mut c, mut c_jobs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (n, (xml, bin)) in models.iter().enumerate() {
         let m = model(xml, bin)?;
-        let k = rust.len();
-        let opts = Options { name: Some("Model".into()), ..Options::default() };
-        let (Ok(r), Ok(cf)) = (
-            cellc::emit::rust::emit(&m, &opts),
-            cellc::emit::c::emit(
-                &m,
-                &Options { language: Language::C, name: Some(format!("m{k}")), ..Options::default() },
-                &format!("m{k}.h"),
-            ),
-        ) else {
-            continue;
-        };
-        jobs.push(job(k, &m, &dir)?);
-        rust.push(r);
-        c.push(cf);
+        // Every other model with its weights given at run time, in each storage type.
+        let weights_mode = if n % 2 == 1 { WeightsMode::Runtime } else { WeightsMode::Embedded };
+        let weight_type = [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16][n / 2 % 4];
+        let opts = Options { name: Some("Model".into()), weights_mode, weight_type, ..Options::default() };
+        // Weights given at run time are Parameters of the model as it is emitted.
+        let emitted = if weights_mode == WeightsMode::Runtime { m.with_runtime_weights().0 } else { m.clone() };
+        if let Ok(r) = cellc::emit::rust::emit(&m, &opts) {
+            rust_jobs.push(job(rust.len(), &emitted, &dir, "rs")?);
+            rust.push(r);
+        }
+        let k = c.len();
+        let copts = Options { language: Language::C, name: Some(format!("m{k}")), ..opts };
+        if let Ok(cf) = cellc::emit::c::emit(&m, &copts, &format!("m{k}.h")) {
+            c_jobs.push(job(k, &emitted, &dir, "c")?);
+            c.push(cf);
+        }
     }
     let exe = scratch.build(&rust).map_err(|e| format!("the generated Rust does not build:\n{e}"))?;
-    scratch.run(&exe, &jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
+    scratch.run(&exe, &rust_jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
     let exe = scratch.build_c(&c).map_err(|e| format!("the generated C does not build:\n{e}"))?;
-    scratch.run(&exe, &jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
+    scratch.run(&exe, &c_jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::Aligned;
 /// # Safety
 ///
 /// Every bit pattern of all zeros must be a valid value of the type: it holds only `f32`s,
-/// `u16`s, arrays and [`Aligned`] wrappers of them, and types that are themselves `Zeroed`.
+/// `u16`s, `u32`s, arrays and [`Aligned`] wrappers of them, and types that are themselves `Zeroed`.
 /// Generated types implement it through [`impl_zeroed!`](crate::impl_zeroed), which checks
 /// that field by field.
 #[allow(unsafe_code)]
@@ -22,6 +22,9 @@ unsafe impl Zeroed for f32 {}
 // SAFETY: all-zero bits are 0 (an f16 or bf16 zero, as stored weights).
 #[allow(unsafe_code)]
 unsafe impl Zeroed for u16 {}
+// SAFETY: all-zero bits are 0 (two bfloat16 zeros, as stored weights).
+#[allow(unsafe_code)]
+unsafe impl Zeroed for u32 {}
 // SAFETY: an array of zero-valid values is zero-valid.
 #[allow(unsafe_code)]
 unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
