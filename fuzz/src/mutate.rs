@@ -237,23 +237,8 @@ pub(crate) fn bin(rng: &mut fastrand::Rng, bytes: &[u8]) -> Vec<u8> {
 
 /// One to three mutations of a macro declaration's text.
 pub(crate) fn declaration(rng: &mut fastrand::Rng, text: &str) -> String {
+    // Besides the keys a declaration takes, values of theirs and mistakes.
     const WORDS: &[&str] = &[
-        "input_size",
-        "hidden_size",
-        "steps",
-        "batch",
-        "direction",
-        "activations",
-        "clip",
-        "linear_before_reset",
-        "layout",
-        "bias",
-        "weights",
-        "layer",
-        "strategy",
-        "simd",
-        "weight_type",
-        "fast_activations",
         "dynamic",
         "bidirectional",
         "reverse",
@@ -276,6 +261,7 @@ pub(crate) fn declaration(rng: &mut fastrand::Rng, text: &str) -> String {
         "0",
         "1.5e39",
     ];
+    let keys = cellc::front::decl::KEYS;
     let mut t = text.to_owned();
     for _ in 0..rng.usize(1..=3) {
         // Numbers and words are the tokens worth replacing; any char range may go too.
@@ -297,8 +283,11 @@ pub(crate) fn declaration(rng: &mut fastrand::Rng, text: &str) -> String {
         t = match rng.u8(..4) {
             0 | 1 => match pick(rng, &tokens) {
                 Some((a, b)) => {
-                    let new =
-                        if rng.bool() { VALUES[rng.usize(..VALUES.len())] } else { WORDS[rng.usize(..WORDS.len())] };
+                    let new = match rng.u8(..3) {
+                        0 => VALUES[rng.usize(..VALUES.len())],
+                        1 => WORDS[rng.usize(..WORDS.len())],
+                        _ => keys[rng.usize(..keys.len())],
+                    };
                     splice(&t, a, b, new)
                 }
                 None => t,
@@ -309,7 +298,7 @@ pub(crate) fn declaration(rng: &mut fastrand::Rng, text: &str) -> String {
             }
             _ => {
                 let at = t.rfind('>').unwrap_or(t.len());
-                let key = WORDS[rng.usize(..WORDS.len())];
+                let key = keys[rng.usize(..keys.len())];
                 let val = VALUES[rng.usize(..VALUES.len())];
                 splice(&t, at, at, &format!(", {key} = {val}"))
             }

@@ -165,8 +165,8 @@ impl Parse for Declaration {
     }
 }
 
-/// The keys a declaration may give, for messages.
-const KEYS: &[&str] = &[
+/// The keys a declaration may give.
+pub const KEYS: &[&str] = &[
     "input_size",
     "hidden_size",
     "activations",
