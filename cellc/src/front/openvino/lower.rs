@@ -29,6 +29,16 @@ fn first_name(names: Option<&String>) -> Option<String> {
     names.and_then(|n| n.split(',').next()).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
+/// The cell an op type is, in its Cell or Sequence form.
+fn cell_op(op: &str) -> Option<CellOp> {
+    match op {
+        "GRUCell" | "GRUSequence" => Some(CellOp::Gru),
+        "RNNCell" | "RNNSequence" => Some(CellOp::Rnn),
+        "LSTMCell" | "LSTMSequence" => Some(CellOp::Lstm),
+        _ => None,
+    }
+}
+
 /// Lowers a parsed net to the raw ir.
 /// The weights file is left empty, for the caller to read what the constants name.
 pub(super) fn lower(file: &str, net: Net) -> Result<raw::Model, Diagnostics> {
@@ -201,10 +211,7 @@ impl<'a> Lower<'a> {
 
     /// The layers whose outputs `l`'s value is made of.
     fn dependencies(&self, l: &Layer) -> Vec<u64> {
-        let reads = matches!(
-            l.op.as_str(),
-            "Convert" | "GRUCell" | "RNNCell" | "LSTMCell" | "GRUSequence" | "RNNSequence" | "LSTMSequence"
-        );
+        let reads = l.op == "Convert" || cell_op(&l.op).is_some();
         let ports = if reads { &l.inputs[..] } else { &[] };
         ports.iter().filter_map(|p| self.incoming.get(&(l.id, p.id)).map(|&(from, _)| from)).collect()
     }
@@ -253,16 +260,11 @@ impl<'a> Lower<'a> {
     /// The value of `l`, whose dependencies are resolved.
     fn value(&mut self, l: &'a Layer) -> Source {
         let id = l.id;
-        match l.op.as_str() {
-            "Parameter" => self.params.get(&id).map_or(Source::Missing, |&i| Source::Param(i)),
-            "Const" => self.constant(l),
-            "Convert" => self.convert(l),
-            "GRUCell" => self.cell(l, CellOp::Gru),
-            "RNNCell" => self.cell(l, CellOp::Rnn),
-            "LSTMCell" => self.cell(l, CellOp::Lstm),
-            "GRUSequence" => self.cell(l, CellOp::Gru),
-            "RNNSequence" => self.cell(l, CellOp::Rnn),
-            "LSTMSequence" => self.cell(l, CellOp::Lstm),
+        match (l.op.as_str(), cell_op(&l.op)) {
+            (_, Some(op)) => self.cell(l, op),
+            ("Parameter", _) => self.params.get(&id).map_or(Source::Missing, |&i| Source::Param(i)),
+            ("Const", _) => self.constant(l),
+            ("Convert", _) => self.convert(l),
             _ => Source::Unsupported(origin(l)),
         }
     }
