@@ -129,11 +129,13 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().expect("temp dir");
         let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
-        // A new file: not the 0600 of a temporary file (the umask may take bits, never add).
+        // A new file: the mode `File::create` gives (0666 less the umask), not a temporary
+        // file's 0600.
         let new = dir.path().join("new.rs");
         write_atomic(&new, "a").expect("write");
-        let umask_mode = mode(&new);
-        assert_ne!(umask_mode, 0o600, "a new file must get 0666 less the umask");
+        let reference = dir.path().join("reference");
+        std::fs::File::create(&reference).expect("create");
+        assert_eq!(mode(&new), mode(&reference), "a new file must get 0666 less the umask");
         // A replaced file keeps its mode.
         std::fs::set_permissions(&new, std::fs::Permissions::from_mode(0o640)).expect("chmod");
         write_atomic(&new, "b").expect("replace");
