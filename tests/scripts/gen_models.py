@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Writes whole-model fixtures: ONNX graphs built with onnx.helper the way PyTorch's exporter
+writes recurrent models (layout Transposes, Squeeze/Reshape between layers, zero initial
+states from a Shape -> Gather -> Concat -> ConstantOfShape subgraph when the batch is dynamic
+and folded to a constant when it is not, Linear heads as Gemm), converted to OpenVINO IR
+with `openvino.convert_model` + `save_model` exactly as a user would (default f16
+compression, and `compress_to_fp16=False` beside it), never edited.
+
+Each case is a directory holding model.onnx, model.xml + model.bin (f16-compressed),
+f32/model.xml + f32/model.bin, case.json (the IR's op types among the rest), raw
+little-endian float32 inputs, the expected outputs from onnxruntime on the ONNX file (for the
+ONNX and the f32 IR; OpenVINO's, on CPU at INFERENCE_PRECISION_HINT=f32, must agree), and in
+f16/ OpenVINO's outputs on the f16-compressed IR, whose weights are rounded to f16.
+
+Usage: python gen_models.py OUT_DIR   (needs: pip install -r requirements-models.txt)
+"""
+import json
+import xml.etree.ElementTree as ET
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import openvino as ov
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+# The largest difference allowed between OpenVINO's and onnxruntime's outputs when the
+# script writes a case: both compute in f32, in different orders.
+AGREE = 1e-5
+
+
+class Graph:
+    """An ONNX graph under construction, with unique names for its tensors."""
+
+    def __init__(self, seed):
+        self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
+        self.rng = np.random.default_rng(seed)
+        self.count = 0
+
+    def name(self, stem):
+        self.count += 1
+        return f"/{stem}_{self.count}"
+
+    def node(self, op, ins, n_out=1, **attrs):
+        outs = [self.name(op) + f"_output_{k}" for k in range(n_out)]
+        self.nodes.append(helper.make_node(op, ins, outs, name=self.name(op), **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def const(self, value, stem="const"):
+        name = self.name(stem)
+        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def weights(self, shape, scale):
+        return self.const(self.rng.uniform(-scale, scale, shape).astype(np.float32), "weight")
+
+    def input(self, name, dims):
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+        return name
+
+    def output(self, tensor, name, dims):
+        self.nodes.append(helper.make_node("Identity", [tensor], [name], name=self.name("Identity")))
+        self.outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+
+    def model(self):
+        g = helper.make_graph(self.nodes, "main_graph", self.inputs, self.outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="pytorch")
+        onnx.checker.check_model(m, full_check=True)
+        return m
+
+
+def zero_state(g, x, batch_axis, rows, hidden, dynamic):
+    """PyTorch's default state: zeros [rows, batch, hidden]; a subgraph on x's shape when the
+    batch is dynamic, a constant when it is not (the exporter folds it)."""
+    if not dynamic:
+        return None
+    shape = g.node("Shape", [x])
+    batch = g.node("Gather", [shape, g.const(np.array(batch_axis, dtype=np.int64))], axis=0)
+    batch = g.node("Unsqueeze", [batch, g.const(np.array([0], dtype=np.int64))])
+    dims = g.node("Concat", [g.const(np.array([rows], dtype=np.int64)), batch, g.const(np.array([hidden], dtype=np.int64))], axis=0)
+    return g.node("ConstantOfShape", [dims], value=helper.make_tensor("value", TensorProto.FLOAT, [1], [0.0]))
+
+
+def recurrent(g, kind, x, inp, hidden, layers, bidirectional, h0, c0, batch, dynamic):
+    """A stack of ONNX GRU/LSTM layers on time-major x [steps, batch, inp], as nn.GRU/nn.LSTM
+    exports: each layer's Y [steps, dirs, batch, H] squeezed (one direction) or transposed
+    and reshaped (two) into the next layer's input. Returns the last layer's output
+    [steps, batch, dirs*H] and the final states, concatenated over layers."""
+    dirs = 2 if bidirectional else 1
+    gates = {"GRU": 3, "LSTM": 4, "RNN": 1}[kind]
+    scale = hidden ** -0.5
+    hs, cs = [], []
+    zero_h = h0 if h0 is not None else zero_state(g, x, 1, layers * dirs, hidden, dynamic)
+    zero_c = c0 if c0 is not None else (zero_state(g, x, 1, layers * dirs, hidden, dynamic) if kind == "LSTM" else None)
+    if zero_h is None:
+        zero_h = g.const(np.zeros((layers * dirs, batch, hidden), np.float32), "zeros")
+        if kind == "LSTM":
+            zero_c = g.const(np.zeros((layers * dirs, batch, hidden), np.float32), "zeros")
+    for layer in range(layers):
+        w = g.weights((dirs, gates * hidden, inp if layer == 0 else dirs * hidden), scale)
+        r = g.weights((dirs, gates * hidden, hidden), scale)
+        b = g.weights((dirs, 2 * gates * hidden), scale)
+
+        def state(s):
+            if layers == 1:
+                return s
+            starts = g.const(np.array([layer * dirs], dtype=np.int64))
+            ends = g.const(np.array([(layer + 1) * dirs], dtype=np.int64))
+            return g.node("Slice", [s, starts, ends, g.const(np.array([0], dtype=np.int64))])
+
+        ins = [x, w, r, b, "", state(zero_h)]
+        attrs = {"hidden_size": hidden, "direction": "bidirectional" if bidirectional else "forward"}
+        if kind == "GRU":
+            attrs["linear_before_reset"] = 1
+        if kind == "LSTM":
+            ins.append(state(zero_c))
+            y, yh, yc = g.node("LSTM", ins, 3, **attrs)
+            cs.append(yc)
+        else:
+            y, yh = g.node(kind, ins, 2, **attrs)
+        hs.append(yh)
+        if bidirectional:
+            y = g.node("Transpose", [y], perm=[0, 2, 1, 3])
+            x = g.node("Reshape", [y, g.const(np.array([0, 0, -1], dtype=np.int64))])
+        else:
+            x = g.node("Squeeze", [y, g.const(np.array([1], dtype=np.int64))])
+    cat = lambda t: t[0] if len(t) == 1 else g.node("Concat", t, axis=0)
+    return x, cat(hs), (cat(cs) if cs else None)
+
+
+def pytorch_rnn(name, kind, inp, hidden, layers=1, bidirectional=False, with_h0=False, dynamic=False, head=None, batch=2, steps=5, seed=0):
+    """nn.GRU / nn.LSTM (batch_first=True) as torch.onnx.export writes it, with an optional
+    head on the last step: "linear_sigmoid" (nn.Linear then torch.sigmoid) or "softmax"
+    (nn.Linear then softmax over classes)."""
+    g = Graph(seed)
+    dirs = 2 if bidirectional else 1
+    b_dim, s_dim = ("batch", "steps") if dynamic else (batch, steps)
+    x = g.input("input", [b_dim, s_dim, inp])
+    h0 = g.input("h0", [layers * dirs, b_dim, hidden]) if with_h0 else None
+    c0 = g.input("c0", [layers * dirs, b_dim, hidden]) if with_h0 and kind == "LSTM" else None
+    t = g.node("Transpose", [x], perm=[1, 0, 2])
+    y, hn, cn = recurrent(g, kind, t, inp, hidden, layers, bidirectional, h0, c0, batch, dynamic)
+    y = g.node("Transpose", [y], perm=[1, 0, 2])
+    if head is None:
+        g.output(y, "output", [b_dim, s_dim, dirs * hidden])
+        g.output(hn, "h_n", [layers * dirs, b_dim, hidden])
+        if cn is not None:
+            g.output(cn, "c_n", [layers * dirs, b_dim, hidden])
+    else:
+        last = g.node("Gather", [y, g.const(np.array(-1, dtype=np.int64))], axis=1)
+        classes = 1 if head == "linear_sigmoid" else 4
+        w = g.weights((classes, dirs * hidden), (dirs * hidden) ** -0.5)
+        bias = g.weights((classes,), (dirs * hidden) ** -0.5)
+        z = g.node("Gemm", [last, w, bias], alpha=1.0, beta=1.0, transB=1)
+        out = g.node("Sigmoid", [z]) if head == "linear_sigmoid" else g.node("Softmax", [z], axis=1)
+        g.output(out, "output", [b_dim, classes])
+    return name, g.model(), {"input": (batch, steps, inp), "h0": (layers * dirs, batch, hidden), "c0": (layers * dirs, batch, hidden)}
+
+
+def bare(name, kind, inp, hidden, batch=2, steps=5, seed=0):
+    """A bare ONNX GRU / LSTM / RNN node, time-major, states as inputs."""
+    g = Graph(seed)
+    x = g.input("X", [steps, batch, inp])
+    h = g.input("initial_h", [1, batch, hidden])
+    c = g.input("initial_c", [1, batch, hidden]) if kind == "LSTM" else None
+    gates = {"GRU": 3, "LSTM": 4, "RNN": 1}[kind]
+    s = hidden ** -0.5
+    ins = [x, g.weights((1, gates * hidden, inp), s), g.weights((1, gates * hidden, hidden), s), g.weights((1, 2 * gates * hidden), s), "", h]
+    if c is not None:
+        ins.append(c)
+    outs = g.node(kind, ins, 3 if kind == "LSTM" else 2, hidden_size=hidden)
+    g.output(outs[0], "Y", [steps, 1, batch, hidden])
+    g.output(outs[1], "Y_h", [1, batch, hidden])
+    if kind == "LSTM":
+        g.output(outs[2], "Y_c", [1, batch, hidden])
+    return name, g.model(), {"X": (steps, batch, inp), "initial_h": (1, batch, hidden), "initial_c": (1, batch, hidden)}
+
+
+CASES = [
+    lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
+    lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
+    lambda: pytorch_rnn("pt_gru_dynamic", "GRU", 8, 16, dynamic=True),
+    lambda: pytorch_rnn("pt_gru_dynamic_h0", "GRU", 8, 16, dynamic=True, with_h0=True),
+    lambda: pytorch_rnn("pt_gru_2_layers", "GRU", 8, 16, layers=2),
+    lambda: pytorch_rnn("pt_gru_3_layers_dynamic", "GRU", 6, 12, layers=3, dynamic=True),
+    lambda: pytorch_rnn("pt_gru_bidirectional", "GRU", 8, 16, bidirectional=True),
+    lambda: pytorch_rnn("pt_lstm_2_layers", "LSTM", 8, 16, layers=2),
+    lambda: pytorch_rnn("pt_lstm_2_layers_h0_dynamic", "LSTM", 8, 16, layers=2, with_h0=True, dynamic=True),
+    lambda: pytorch_rnn("pt_lstm_bidirectional", "LSTM", 8, 16, bidirectional=True),
+    lambda: pytorch_rnn("pt_gru_linear_sigmoid", "GRU", 8, 16, head="linear_sigmoid"),
+    lambda: pytorch_rnn("pt_lstm_softmax", "LSTM", 8, 16, head="softmax", dynamic=True),
+    lambda: bare("onnx_gru", "GRU", 8, 16),
+    lambda: bare("onnx_lstm", "LSTM", 8, 16),
+    lambda: bare("onnx_rnn", "RNN", 8, 16),
+]
+
+
+def openvino_outputs(xml, feeds):
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    result = compiled(feeds)
+    return [np.asarray(result[o]) for o in compiled.outputs]
+
+
+def write_case(out, name, model, shapes, seed):
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    (d / "f32").mkdir(parents=True)
+    onnx.save(model, d / "model.onnx")
+    ir = ov.convert_model(str(d / "model.onnx"))
+    ov.save_model(ir, d / "model.xml")
+    ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
+    rng = np.random.default_rng(seed + 1000)
+    feeds = {i.name: rng.uniform(-1, 1, shapes[i.name]).astype(np.float32) for i in model.graph.input}
+    expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime", "tolerance": 1e-5}
+    for k, (n, v) in enumerate(feeds.items()):
+        v.tofile(d / f"in_{k}.f32")
+        case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
+    for k, (o, v) in enumerate(zip(model.graph.output, expected)):
+        np.asarray(v, np.float32).tofile(d / f"out_{k}.f32")
+        case["outputs"].append({"name": o.name, "shape": list(v.shape), "file": f"out_{k}.f32"})
+    # OpenVINO on the f32 IR must agree with onnxruntime within AGREE. The f16-compressed IR
+    # computes with weights rounded to f16: its expected outputs are OpenVINO's on it
+    # (f16/out_k.f32), and how far they are from onnxruntime's is recorded.
+    got = openvino_outputs(d / "f32" / "model.xml", feeds)
+    case["openvino_f32_max_abs_diff"] = max(float(np.max(np.abs(a - b))) for a, b in zip(got, expected))
+    if case["openvino_f32_max_abs_diff"] > AGREE:
+        sys.exit(f"{name}: OpenVINO and onnxruntime differ by {case['openvino_f32_max_abs_diff']}")
+    got = openvino_outputs(d / "model.xml", feeds)
+    (d / "f16").mkdir()
+    for k, v in enumerate(got):
+        np.asarray(v, np.float32).tofile(d / "f16" / f"out_{k}.f32")
+    case["openvino_f16_weights_max_abs_diff"] = max(float(np.max(np.abs(a - b))) for a, b in zip(got, expected))
+    ops = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
+    case["ir_ops"] = ops
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: {len(ops)} op types in the IR ({', '.join(ops)}); OpenVINO f32 {case['openvino_f32_max_abs_diff']:.2e}, f16 weights {case['openvino_f16_weights_max_abs_diff']:.2e}")
+
+
+def main():
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    for seed, case in enumerate(CASES):
+        name, model, shapes = case()
+        write_case(out, name, model, shapes, seed)
+
+
+if __name__ == "__main__":
+    main()
