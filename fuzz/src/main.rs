@@ -1,6 +1,6 @@
 //! `cellc-fuzz`: a structure-aware fuzzer of cellc that runs on stable Rust. It mutates the
-//! committed models (`tests/fixtures/*/model.xml` with their weights, and the hostile seeds
-//! in `fuzz/corpus/`) and macro declarations (`fuzz/corpus/*.decl`), runs each mutant
+//! committed models (`tests/fixtures/*/model.xml` and the whole models of `tests/models/`
+//! with their weights, and the hostile seeds in `fuzz/corpus/`) and macro declarations (`fuzz/corpus/*.decl`), runs each mutant
 //! through the front-ends, the check, `inspect` and both emitters in process, and fails on a
 //! panic, an input slower than the time limit, or one that allocates past the memory limit.
 //! Then it builds the Rust and the C of a sample of the accepted mutants (one of each kind
@@ -52,11 +52,14 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-/// The seed models: every fixture and every `.xml` of the corpus, each with its `.bin`.
+/// The seed models: every fixture and whole model, and every `.xml` of the corpus, each
+/// with its `.bin`.
 fn seeds() -> std::io::Result<Vec<Seed>> {
     let mut paths = Vec::new();
-    for entry in std::fs::read_dir(workspace().join("tests/fixtures"))? {
-        paths.push(entry?.path().join("model.xml"));
+    for dir in ["tests/fixtures", "tests/models"] {
+        for entry in std::fs::read_dir(workspace().join(dir))? {
+            paths.push(entry?.path().join("model.xml"));
+        }
     }
     for entry in std::fs::read_dir(workspace().join("fuzz/corpus"))? {
         let p = entry?.path();
