@@ -33,6 +33,8 @@ struct Checker<'a> {
     weights_unreadable_reported: bool,
     /// Batch dimension seen so far, and where.
     batch: Option<(raw::Dim, String)>,
+    /// Layers of unsupported ops already named where a cell or a Result uses them.
+    named: Vec<Origin>,
 }
 
 /// Checks a raw model and returns the validated model, or every problem found.
@@ -43,6 +45,7 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         roles: vec![None; m.params.len()],
         weights_unreadable_reported: false,
         batch: None,
+        named: Vec::new(),
     };
     if m.cells.len() > MAX_CELLS {
         let msg = format!("the model has {} recurrent cells; cellc compiles at most {MAX_CELLS}", m.cells.len());
@@ -53,6 +56,7 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
     let batch = c.batch();
     let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
     c.whole_model(&cells, &outputs, batch);
+    c.unsupported_ops();
     let dropped = cells.iter().any(Option::is_none) || outputs.iter().any(Option::is_none);
     if c.diags.is_empty() && (dropped || params.iter().any(Option::is_none)) {
         // Every refusal reports why; a part dropped silently would compile to code that
@@ -508,8 +512,25 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Every op cellc does not compile that a cell or a Result depends on, each at its layer
+    /// (those feeding a cell or a Result directly are named there).
+    fn unsupported_ops(&mut self) {
+        for u in &self.m.unsupported {
+            if !self.named.contains(u) {
+                let msg = format!(
+                    "cellc does not compile {} layers yet, and a cell or a Result depends on this one",
+                    crate::limits::cut(&u.op)
+                );
+                self.err(None, u, msg);
+            }
+        }
+    }
+
     fn unsupported(&mut self, c: &raw::Cell, port: usize, what: &str) {
         let label = input_label(c, port);
+        if let Source::Unsupported(u) = &c.inputs[port].source {
+            self.named.push(u.clone());
+        }
         let msg = match &c.inputs[port].source {
             Source::Missing => format!("{label} is not connected; expected {what}"),
             Source::Unsupported(u) => {
@@ -701,6 +722,7 @@ impl<'a> Checker<'a> {
                 (Value::Cell(*c, *port), shape)
             }
             Source::Unsupported(u) => {
+                self.named.push(u.clone());
                 let msg = format!(
                     "is fed by layer {:?} ({}), which cellc does not compile; expected a cell or a Parameter",
                     u.name, u.op

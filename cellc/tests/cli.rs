@@ -337,3 +337,18 @@ fn a_minified_model_is_read_in_linear_time() {
     let (ok, stderr, _) = m.compile();
     assert!(ok, "{stderr}");
 }
+
+#[test]
+fn one_run_names_every_unsupported_op() {
+    // A 2-layer GRU as PyTorch exports it: the glue between the Parameters, the cells and
+    // the Results is reported whole, each op at its layer, not one layer of it per run.
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_2_layers/f32/model.xml");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+        .args([model.as_os_str(), "-o".as_ref(), "/dev/null".as_ref()])
+        .output()
+        .expect("run cellc");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let headlines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:") || l.starts_with("cellc:")).collect();
+    insta::assert_snapshot!(headlines.join("\n"));
+}

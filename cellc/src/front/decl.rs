@@ -485,6 +485,7 @@ impl Spec {
             cells: vec![cell],
             outputs,
             weights,
+            unsupported: Vec::new(),
         }
     }
 }

@@ -242,6 +242,9 @@ pub struct Model {
     pub cells: Vec<Cell>,
     /// Results, in the model's order.
     pub outputs: Vec<Output>,
+    /// Layers of ops cellc does not compile that a cell or a Result depends on, in the order
+    /// they were found.
+    pub unsupported: Vec<Origin>,
     /// The weights file.
     pub weights: Weights,
 }

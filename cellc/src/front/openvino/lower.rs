@@ -51,6 +51,7 @@ pub(super) fn lower(file: &str, net: Net) -> Result<raw::Model, Diagnostics> {
         cells: Vec::new(),
         outputs: Vec::new(),
         weights,
+        unsupported: Vec::new(),
     };
     let mut lw = Lower {
         file,
@@ -209,11 +210,15 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// The layers whose outputs `l`'s value is made of.
+    /// The layers whose outputs `l`'s value is made of; for an op cellc does not compile,
+    /// those that may be unsupported ops too (not its constants), so that one run finds
+    /// every unsupported op between the Parameters and the Results.
     fn dependencies(&self, l: &Layer) -> Vec<u64> {
+        let known = matches!(l.op.as_str(), "Parameter" | "Const" | "Result");
         let reads = l.op == "Convert" || cell_op(&l.op).is_some();
-        let ports = if reads { &l.inputs[..] } else { &[] };
-        ports.iter().filter_map(|p| self.incoming.get(&(l.id, p.id)).map(|&(from, _)| from)).collect()
+        let ports = if reads || !known { &l.inputs[..] } else { &[] };
+        let from = ports.iter().filter_map(|p| self.incoming.get(&(l.id, p.id)).map(|&(from, _)| from));
+        from.filter(|f| reads || self.by_id.get(f).is_none_or(|d| d.op != "Const")).collect()
     }
 
     /// Computes the value of layer `root` after every layer it depends on, with an explicit
@@ -265,7 +270,10 @@ impl<'a> Lower<'a> {
             ("Parameter", _) => self.params.get(&id).map_or(Source::Missing, |&i| Source::Param(i)),
             ("Const", _) => self.constant(l),
             ("Convert", _) => self.convert(l),
-            _ => Source::Unsupported(origin(l)),
+            _ => {
+                self.model.unsupported.push(origin(l));
+                Source::Unsupported(origin(l))
+            }
         }
     }
 
@@ -310,7 +318,10 @@ impl<'a> Lower<'a> {
                 self.model.consts.push(folded);
                 Source::Const(self.model.consts.len() - 1)
             }
-            _ => Source::Unsupported(origin(l)),
+            _ => {
+                self.model.unsupported.push(origin(l));
+                Source::Unsupported(origin(l))
+            }
         }
     }
 
