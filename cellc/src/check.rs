@@ -7,7 +7,7 @@ use crate::ir::{
     self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq, Value, WeightSrc,
 };
 use crate::limits::{
-    MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_CONSTANT_BYTES, MAX_LOCAL_ELEMENTS, MAX_RANK, MAX_STEPS,
+    MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_CONSTANT_BYTES, MAX_LOCAL_ELEMENTS, MAX_NAME_BYTES, MAX_RANK, MAX_STEPS,
     MAX_TENSOR_ELEMENTS, shown,
 };
 
@@ -93,10 +93,6 @@ fn fmt_dims(d: &[raw::Dim]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-fn tensor_name(tensor: &Option<String>, origin: &Origin) -> String {
-    tensor.clone().unwrap_or_else(|| origin.name.clone())
-}
-
 impl<'a> Checker<'a> {
     /// The model's batch, from the first cell or Result that fixes it.
     fn batch(&mut self) -> Batch {
@@ -154,6 +150,22 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The name a Parameter or a Result is known by in generated code (a string literal): its
+    /// tensor's, else its layer's; at most [`MAX_NAME_BYTES`].
+    fn tensor_name(&mut self, tensor: &Option<String>, origin: &Origin) -> Option<String> {
+        let name = tensor.clone().unwrap_or_else(|| origin.name.clone());
+        if name.len() > MAX_NAME_BYTES {
+            let msg = format!(
+                "the name {} is {} bytes long; cellc takes names of at most {MAX_NAME_BYTES} bytes (generated C holds them in string literals)",
+                shown(&name),
+                name.len()
+            );
+            self.err(None, origin, msg);
+            return None;
+        }
+        Some(name)
+    }
+
     fn err(&mut self, pos: Option<Pos>, o: &Origin, msg: impl Into<String>) {
         self.diags.push(Diag::new(&self.m.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
@@ -206,7 +218,8 @@ impl<'a> Checker<'a> {
                 }
             });
         }
-        Some(ir::Param { name: tensor_name(&p.tensor_name, &p.origin), shape, role })
+        let name = self.tensor_name(&p.tensor_name, &p.origin)?;
+        Some(ir::Param { name, shape, role })
     }
 
     fn use_param(&mut self, i: usize, role: ParamRole, user: &Origin, input: &str) {
@@ -696,7 +709,7 @@ impl<'a> Checker<'a> {
     }
 
     fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
-        let name = tensor_name(&o.tensor_name, &o.origin);
+        let name = self.tensor_name(&o.tensor_name, &o.origin)?;
         let (value, shape) = match &o.source {
             Source::Param(p) => {
                 self.use_param(*p, ParamRole::Data, &o.origin, "the Result's input");

@@ -42,6 +42,10 @@ pub const MAX_CELLS: usize = 256;
 /// The most `Convert`s folded into one constant (exporters write one or two).
 pub const MAX_CONVERTS: usize = 8;
 
+/// Bytes of the name of a Parameter or a Result (generated C holds it in a string literal,
+/// and C99 compilers need only take 4,095 characters in one).
+pub const MAX_NAME_BYTES: usize = 1024;
+
 /// Characters of a name from the model shown in a message; a longer one is cut.
 pub const MAX_NAME_CHARS: usize = 80;
 

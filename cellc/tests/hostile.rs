@@ -242,3 +242,16 @@ fn a_lengths_parameter_returned_by_a_result_is_named_for_what_it_is() {
     let msg = refused(&bad, bin, &["seq_len", "sequence lengths"]);
     assert!(msg.contains("also used as sequence lengths") && !msg.contains("used as weights"), "{msg}");
 }
+
+#[test]
+fn names_too_long_for_a_c_string_literal_are_refused() {
+    // Found by the fuzzer: a 4,471-character tensor name made a C string literal longer than
+    // the 4,095 characters C99 compilers must take (`-pedantic -Werror` refused it).
+    let (xml, bin) = fixture("gru_act_sigmoid_tanh");
+    let long = "n".repeat(cellc::limits::MAX_NAME_BYTES + 1);
+    let bad = xml.replace(r#"names="X""#, &format!(r#"names="{long}""#));
+    assert_ne!(bad, xml);
+    refused(&bad, bin.clone(), &["X", "bytes long", &cellc::limits::MAX_NAME_BYTES.to_string()]);
+    let ok = xml.replace(r#"names="X""#, &format!(r#"names="{}""#, &long[1..]));
+    compile(&ok, bin).expect("a name at the limit");
+}

@@ -42,12 +42,23 @@ fn job(k: usize, m: &cellc::ir::Model, dir: &Path, lang: &str) -> Result<Job, St
     Ok(Job { module: k, inputs, outputs: outputs.collect() })
 }
 
+/// Writes the model of module `k` of `lang` to `out` as `{lang}{k}.xml` and `.bin`, so a
+/// compiler's message about module `m{k}` names the input to triage.
+fn keep(out: &Path, lang: &str, k: usize, xml: &str, bin: &[u8]) -> Result<(), String> {
+    let base = out.join(format!("{lang}{k}"));
+    std::fs::write(base.with_extension("xml"), xml).map_err(|e| e.to_string())?;
+    std::fs::write(base.with_extension("bin"), bin).map_err(|e| e.to_string())
+}
+
 /// Builds and runs the models `(xml, bin)` as Rust and as C; the first failure's output. A
 /// model an emitter refuses (with a diagnostic: the C of 16-bit weights given at run time)
-/// is built in the other language only.
-pub(crate) fn build_and_run(models: &[(String, Vec<u8>)]) -> Result<(), String> {
+/// is built in the other language only. Module `m{k}` of each language is kept in `out` as
+/// `rs{k}` and `c{k}`.
+pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<(), String> {
     let scratch = Scratch::new("fuzz");
     let dir = scratch.data_dir("inputs")?;
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let (mut rust, mut rust_jobs, mut c, mut c_jobs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (n, (xml, bin)) in models.iter().enumerate() {
         let m = model(xml, bin)?;
@@ -58,12 +69,14 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)]) -> Result<(), String> 
         // Weights given at run time are Parameters of the model as it is emitted.
         let emitted = if weights_mode == WeightsMode::Runtime { m.with_runtime_weights().0 } else { m.clone() };
         if let Ok(r) = cellc::emit::rust::emit(&m, &opts) {
+            keep(out, "rs", rust.len(), xml, bin)?;
             rust_jobs.push(job(rust.len(), &emitted, &dir, "rs")?);
             rust.push(r);
         }
         let k = c.len();
         let copts = Options { language: Language::C, name: Some(format!("m{k}")), ..opts };
         if let Ok(cf) = cellc::emit::c::emit(&m, &copts, &format!("m{k}.h")) {
+            keep(out, "c", k, xml, bin)?;
             c_jobs.push(job(k, &emitted, &dir, "c")?);
             c.push(cf);
         }

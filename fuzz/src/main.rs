@@ -204,18 +204,14 @@ fn main() -> ExitCode {
     if !to_build.is_empty() {
         let t = Instant::now();
         let n = to_build.len();
-        if let Err(e) = build::build_and_run(&to_build) {
+        let kept = args.out.join("built");
+        if let Err(e) = build::build_and_run(&to_build, &kept) {
             failed += 1;
-            let dir = args.out.join("built");
-            for (k, (xml, bin)) in to_build.iter().enumerate() {
-                report(
-                    &dir,
-                    k as u64,
-                    &Input::Ir { xml: xml.clone(), bin: bin.clone() },
-                    &format!("built as module m{k}"),
-                );
-            }
             eprintln!("{e}");
+            eprintln!(
+                "module m{{k}} of the Rust and of the C was built from {0}/rs{{k}}.xml and {0}/c{{k}}.xml",
+                kept.display()
+            );
         } else {
             println!("fuzz: {n} accepted mutants built and run as Rust and C in {:.1} s", t.elapsed().as_secs_f64());
         }
