@@ -81,9 +81,13 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
             c.push(cf);
         }
     }
-    let exe = scratch.build(&rust).map_err(|e| format!("the generated Rust does not build:\n{e}"))?;
-    scratch.run(&exe, &rust_jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
-    let exe = scratch.build_c(&c).map_err(|e| format!("the generated C does not build:\n{e}"))?;
-    scratch.run(&exe, &c_jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
+    if !rust.is_empty() {
+        let exe = scratch.build(&rust).map_err(|e| format!("the generated Rust does not build:\n{e}"))?;
+        scratch.run(&exe, &rust_jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
+    }
+    if !c.is_empty() {
+        let exe = scratch.build_c(&c).map_err(|e| format!("the generated C does not build:\n{e}"))?;
+        scratch.run(&exe, &c_jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
+    }
     Ok(())
 }

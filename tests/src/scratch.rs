@@ -145,7 +145,7 @@ impl Scratch {
             let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
             let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
         }
-        dispatch.push_str("        _ => Err(\"no such module\".into()),\n    }\n}\n");
+        dispatch.push_str("        _ => Err(format!(\"no module {module} for {job}\")),\n    }\n}\n");
         main.push_str(MAIN);
         main.push_str(&dispatch);
         files.push(("main.rs".into(), main));
