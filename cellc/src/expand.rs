@@ -67,7 +67,7 @@ pub fn include_model(input: TokenStream, root: &Path) -> TokenStream {
         Ok(parsed) => parsed,
         Err(e) => return e.to_compile_error(),
     };
-    let path = match decl::inside_crate(root, &lit, allowed) {
+    let path = match crate::front::files::inside_crate(root, &lit, allowed) {
         Ok(path) => path,
         Err(e) => return e.to_compile_error(),
     };

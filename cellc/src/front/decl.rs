@@ -609,43 +609,6 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
     })
 }
 
-/// The path of a file a macro names, relative to `root` (the crate's manifest directory):
-/// it must lie inside the crate, unless `allowed` (a macro must not read, nor report the
-/// size of, files elsewhere on the machine by default).
-pub fn inside_crate(root: &Path, lit: &LitStr, allowed: bool) -> syn::Result<PathBuf> {
-    let path = root.join(lit.value());
-    if allowed {
-        return Ok(path);
-    }
-    // Links resolved where the file exists; `..` resolved by its text where it does not
-    // (its reader reports it missing).
-    let resolve = |p: &Path| {
-        p.canonicalize().unwrap_or_else(|_| {
-            let mut out = PathBuf::new();
-            for c in p.components() {
-                match c {
-                    std::path::Component::ParentDir => {
-                        out.pop();
-                    }
-                    std::path::Component::CurDir => {}
-                    c => out.push(c),
-                }
-            }
-            out
-        })
-    };
-    let escapes = !resolve(&path).starts_with(resolve(root));
-    if escapes {
-        let msg = format!(
-            "{:?} lies outside the crate ({}); a macro reads files inside the crate only, unless told otherwise: add `allow_outside_crate = true`",
-            lit.value(),
-            root.display()
-        );
-        return Err(syn::Error::new(lit.span(), msg));
-    }
-    Ok(path)
-}
-
 /// Lowers a declaration of a cell of kind `op`. Paths are relative to `root` (the crate's
 /// manifest directory).
 pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
@@ -686,7 +649,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
             }
             Ok(lit) => {
                 let allowed = keys.get("allow_outside_crate").and_then(|e| errors.ok(boolean(e))).unwrap_or(false);
-                match inside_crate(root, &lit, allowed) {
+                match crate::front::files::inside_crate(root, &lit, allowed) {
                     Err(e) => {
                         errors.push(e);
                         None

@@ -1,9 +1,9 @@
 //! Reading input files within bounds: only regular files (a device or a FIFO would never
-//! end, or never start), never more than a stated number of bytes, and of a weights file
-//! only the byte ranges its constants name.
+//! end, or never start), never more than a stated number of bytes, of a weights file only
+//! the byte ranges its constants name, and for a macro only files inside its crate.
 use crate::limits::{MAX_CONSTANT_BYTES, MAX_MODEL_FILE_BYTES};
 use std::io::{Read as _, Seek as _, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Opens `path` for reading if it is a regular file (after following symbolic links), with
 /// its length.
@@ -66,6 +66,43 @@ pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::ir::raw:
         }
     }
     Ok(data)
+}
+
+/// The path of a file a macro names, relative to `root` (the crate's manifest directory):
+/// it must lie inside the crate, unless `allowed` (a macro must not read, nor report the
+/// size of, files elsewhere on the machine by default).
+pub fn inside_crate(root: &Path, lit: &syn::LitStr, allowed: bool) -> syn::Result<PathBuf> {
+    let path = root.join(lit.value());
+    if allowed {
+        return Ok(path);
+    }
+    // Links resolved where the file exists; `..` resolved by its text where it does not
+    // (its reader reports it missing).
+    let resolve = |p: &Path| {
+        p.canonicalize().unwrap_or_else(|_| {
+            let mut out = PathBuf::new();
+            for c in p.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+    };
+    let escapes = !resolve(&path).starts_with(resolve(root));
+    if escapes {
+        let msg = format!(
+            "{:?} lies outside the crate ({}); a macro reads files inside the crate only, unless told otherwise: add `allow_outside_crate = true`",
+            lit.value(),
+            root.display()
+        );
+        return Err(syn::Error::new(lit.span(), msg));
+    }
+    Ok(path)
 }
 
 #[cfg(test)]
