@@ -255,3 +255,27 @@ fn names_too_long_for_a_c_string_literal_are_refused() {
     let ok = xml.replace(r#"names="X""#, &format!(r#"names="{}""#, &long[1..]));
     compile(&ok, bin).expect("a name at the limit");
 }
+
+#[test]
+fn the_bodies_of_an_if_are_its_own_graphs() {
+    // Their layers reuse the ids of the net's (0, 1, 2 …): read as top-level layers they gave
+    // a dozen wrong "ids must be unique" and port errors. Now the If itself is the one op named.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/ov_if_constant");
+    let xml = std::fs::read_to_string(dir.join("model.xml")).expect("model");
+    let bin = std::fs::read(dir.join("model.bin")).expect("weights");
+    let msg = refused(&xml, bin, &["If", "which cellc does not compile"]);
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+}
+
+#[test]
+fn bodies_nested_past_the_limit_are_refused() {
+    let mut xml = String::from(r#"<?xml version="1.0"?><net name="n" version="11"><layers>"#);
+    for k in 0..40 {
+        xml += &format!(r#"<layer id="{k}" name="if{k}" type="If" version="opset8"><then_body><layers>"#);
+    }
+    for _ in 0..40 {
+        xml += "</layers></then_body></layer>";
+    }
+    xml += "</layers><edges/></net>";
+    refused(&xml, Vec::new(), &["nested more than 16 deep"]);
+}

@@ -241,12 +241,45 @@ def write_case(out, name, model, shapes, seed):
     print(f"{name}: {len(ops)} op types in the IR ({', '.join(ops)}); OpenVINO f32 {case['openvino_f32_max_abs_diff']:.2e}, f16 weights {case['openvino_f16_weights_max_abs_diff']:.2e}")
 
 
+def openvino_if(out):
+    """An `If` with a constant condition, as exporters leave them, built with OpenVINO's
+    opset API: its then and else bodies are graphs of their own inside the layer."""
+    import openvino.opset8 as o8
+
+    d = out / "ov_if_constant"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    x = o8.parameter([2, 4], np.float32, name="x")
+    then_p, else_p = o8.parameter([2, 4], np.float32, name="tp"), o8.parameter([2, 4], np.float32, name="ep")
+    then_r, else_r = o8.result(o8.relu(then_p)), o8.result(o8.sigmoid(else_p))
+    branch = o8.if_op(o8.constant(np.array(True)))
+    branch.set_then_body(ov.Model([then_r], [then_p], "then_body"))
+    branch.set_else_body(ov.Model([else_r], [else_p], "else_body"))
+    branch.set_input(x.output(0), then_p, else_p)
+    model = ov.Model([o8.result(branch.set_output(then_r, else_r))], [x], "if_constant")
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    feeds = {"x": np.random.default_rng(7).uniform(-1, 1, (2, 4)).astype(np.float32)}
+    feeds["x"].tofile(d / "in_0.f32")
+    (got,) = openvino_outputs(d / "model.xml", feeds)
+    np.asarray(got, np.float32).tofile(d / "out_0.f32")
+    case = {
+        "inputs": [{"name": "x", "shape": [2, 4], "file": "in_0.f32"}],
+        "outputs": [{"shape": list(got.shape), "file": "out_0.f32"}],
+        "oracle": "openvino-cpu-f32",
+        "tolerance": 1e-6,
+        "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
+    }
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"ov_if_constant: {', '.join(case['ir_ops'])}")
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     for seed, case in enumerate(CASES):
         name, model, shapes = case()
         write_case(out, name, model, shapes, seed)
+    openvino_if(out)
 
 
 if __name__ == "__main__":

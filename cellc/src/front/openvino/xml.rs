@@ -29,6 +29,9 @@ pub(super) struct Layer {
     pub(super) data_attr_pos: Vec<(String, Pos)>,
     pub(super) inputs: Vec<Port>,
     pub(super) outputs: Vec<Port>,
+    /// The graphs inside the layer (an `If`'s `then_body` and `else_body`, a loop's `body`),
+    /// by element name.
+    pub(super) bodies: Vec<(String, Net)>,
 }
 
 impl Layer {
@@ -131,6 +134,13 @@ fn str_attr(attrs: &[(String, String)], key: &str) -> Option<String> {
     attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
 }
 
+/// The elements of a layer that hold a graph of their own.
+const BODIES: [&str; 3] = ["then_body", "else_body", "body"];
+
+/// How deep bodies may nest (an `If` inside an `If` …); a deeper model is refused, so no walk
+/// over them (dropping them included) goes deeper than this.
+const MAX_BODY_DEPTH: usize = 16;
+
 /// Parses a dimension: a non-negative integer, or `-1` / `?` for a dynamic one.
 pub(super) fn parse_dim(s: &str) -> Option<Dim> {
     let s = s.trim();
@@ -145,7 +155,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
     let mut p = Parser { file, text, lines: LineIndex::new(text), diags: Vec::new() };
     let mut reader = Reader::from_str(text);
     reader.config_mut().check_end_names = true;
-    let mut net = Net::default();
+    // The graph being read: the net's, or the body of a layer inside it (innermost last).
+    let mut nets = vec![Net::default()];
     let mut seen_net = false;
     // Path of open elements, by local name.
     let mut stack: Vec<String> = Vec::new();
@@ -172,7 +183,9 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                     (None, "net") => {
                         seen_net = true;
                         let attrs = p.attrs(e, pos);
-                        net.name = str_attr(&attrs, "name").unwrap_or_default();
+                        if let Some(net) = nets.last_mut() {
+                            net.name = str_attr(&attrs, "name").unwrap_or_default();
+                        }
                         match str_attr(&attrs, "version").as_deref().map(str::trim) {
                             Some("10" | "11") => {}
                             Some(v) => p.err(pos, format!("IR version {v:?} is not supported; expected 10 or 11")),
@@ -190,19 +203,16 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                         if op.is_empty() {
                             p.err(pos, "<layer> has no `type` attribute");
                         }
-                        net.layers.push(Layer {
-                            id,
-                            name: str_attr(&attrs, "name").unwrap_or_default(),
-                            op,
-                            pos: Some(pos),
-                            ..Layer::default()
-                        });
+                        let name = str_attr(&attrs, "name").unwrap_or_default();
+                        if let Some(net) = nets.last_mut() {
+                            net.layers.push(Layer { id, name, op, pos: Some(pos), ..Layer::default() });
+                        }
                     }
                     (Some("layer"), "data") => {
                         let attrs = p.attrs(e, pos);
                         let positions =
                             attrs.iter().filter_map(|(k, _)| Some((k.clone(), p.attr_pos(start, k)?))).collect();
-                        if let Some(l) = net.layers.last_mut() {
+                        if let Some(l) = nets.last_mut().and_then(|n| n.layers.last_mut()) {
                             l.data = attrs;
                             l.data_pos = Some(pos);
                             l.data_attr_pos = positions;
@@ -219,7 +229,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                             precision: str_attr(&attrs, "precision"),
                             names: str_attr(&attrs, "names"),
                         };
-                        if let Some(l) = net.layers.last_mut() {
+                        if let Some(l) = nets.last_mut().and_then(|n| n.layers.last_mut()) {
                             match side {
                                 PortSide::Input => l.inputs.push(port),
                                 PortSide::Output => l.outputs.push(port),
@@ -235,7 +245,16 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                         );
                         let to =
                             (p.int_attr(&attrs, "to-layer", "edge", pos), p.int_attr(&attrs, "to-port", "edge", pos));
-                        net.edges.push(Edge { from, to, pos: Some(pos) });
+                        if let Some(net) = nets.last_mut() {
+                            net.edges.push(Edge { from, to, pos: Some(pos) });
+                        }
+                    }
+                    (Some("layer"), body) if BODIES.contains(&body) && !empty => {
+                        if nets.len() > MAX_BODY_DEPTH {
+                            p.err(pos, format!("<{body}> nested more than {MAX_BODY_DEPTH} deep; cellc reads bodies up to that depth"));
+                            return Err(p.diags);
+                        }
+                        nets.push(Net::default());
                     }
                     _ => {}
                 }
@@ -245,12 +264,20 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
             }
             Event::End(_) => {
                 in_dim = false;
-                stack.pop();
+                let closed = stack.pop();
+                let in_layer = stack.last().is_some_and(|p| p == "layer");
+                if let Some(body) = closed.filter(|c| in_layer && BODIES.contains(&c.as_str()))
+                    && nets.len() > 1
+                    && let Some(inner) = nets.pop()
+                    && let Some(layer) = nets.last_mut().and_then(|n| n.layers.last_mut())
+                {
+                    layer.bodies.push((body, inner));
+                }
             }
             Event::Text(t) if in_dim => {
                 let s = AsRef::<str>::as_ref(&t).to_owned();
                 let dim = parse_dim(&s);
-                let port = net.layers.last_mut().and_then(|l| match side {
+                let port = nets.last_mut().and_then(|n| n.layers.last_mut()).and_then(|l| match side {
                     PortSide::Input => l.inputs.last_mut(),
                     PortSide::Output => l.outputs.last_mut(),
                 });
@@ -266,5 +293,6 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
     if !seen_net {
         p.err(Pos { line: 1, col: 1 }, "no <net> element: this is not an OpenVINO IR model");
     }
+    let net = nets.swap_remove(0);
     if p.diags.is_empty() { Ok(net) } else { Err(p.diags) }
 }
