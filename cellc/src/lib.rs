@@ -11,12 +11,15 @@ pub mod diag;
 pub mod emit;
 pub mod expand;
 pub mod front;
+pub mod graph;
 pub mod inspect;
 pub mod ir;
 pub mod layout;
 pub mod limits;
+pub mod ops;
 pub mod options;
 pub mod output;
+pub mod passes;
 pub mod reference;
 
 pub use builder::Builder;

@@ -36,6 +36,28 @@ pub(crate) fn decode_ints(elem: &str, bytes: &[u8]) -> Option<Vec<i64>> {
     }
 }
 
+/// Decodes a constant's little-endian bytes (a whole number of `elem` values, checked by
+/// the caller) into a graph value.
+pub(crate) fn decode_data(elem: crate::graph::Elem, bytes: &[u8]) -> crate::graph::Data {
+    use crate::graph::{Data, Elem, Sym};
+    if let Some(t) = elem.float() {
+        return Data::Float(bytes.chunks_exact(t.size()).map(|b| value(t, b)).collect());
+    }
+    let n = elem.size() as usize;
+    let int = |b: &[u8]| -> i64 {
+        let mut x = [0u8; 8];
+        x[..n].copy_from_slice(b);
+        let u = u64::from_le_bytes(x);
+        match elem {
+            Elem::I8 => b[0] as i8 as i64,
+            Elem::I32 => u as u32 as i32 as i64,
+            Elem::Bool => i64::from(u != 0),
+            _ => u as i64,
+        }
+    };
+    Data::Int(bytes.chunks_exact(n).map(|b| Sym::known(int(b))).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,18 @@ pub(super) struct Layer {
     /// The graphs inside the layer (an `If`'s `then_body` and `else_body`, a loop's `body`),
     /// by element name.
     pub(super) bodies: Vec<(String, Net)>,
+    /// How the layer's ports map to its bodies' Parameters and Results, by port map
+    /// element name (`then_port_map`, …).
+    pub(super) port_maps: Vec<(String, Vec<PortMap>)>,
+}
+
+/// An `<input>` or `<output>` of a port map: an outer port and the body layer it is.
+#[derive(Debug)]
+pub(super) struct PortMap {
+    pub(super) input: bool,
+    pub(super) external_port: u64,
+    pub(super) internal_layer: u64,
+    pub(super) pos: Option<Pos>,
 }
 
 impl Layer {
@@ -136,6 +148,9 @@ fn str_attr(attrs: &[(String, String)], key: &str) -> Option<String> {
 
 /// The elements of a layer that hold a graph of their own.
 const BODIES: [&str; 3] = ["then_body", "else_body", "body"];
+
+/// The elements of a layer that map its ports to its bodies' Parameters and Results.
+const PORT_MAPS: [&str; 3] = ["then_port_map", "else_port_map", "port_map"];
 
 /// How deep bodies may nest (an `If` inside an `If` …); a deeper model is refused, so no walk
 /// over them (dropping them included) goes deeper than this.
@@ -247,6 +262,27 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                             (p.int_attr(&attrs, "to-layer", "edge", pos), p.int_attr(&attrs, "to-port", "edge", pos));
                         if let Some(net) = nets.last_mut() {
                             net.edges.push(Edge { from, to, pos: Some(pos) });
+                        }
+                    }
+                    (Some("layer"), map) if PORT_MAPS.contains(&map) => {
+                        if let Some(l) = nets.last_mut().and_then(|n| n.layers.last_mut()) {
+                            l.port_maps.push((map.to_owned(), Vec::new()));
+                        }
+                    }
+                    (Some(map), side @ ("input" | "output"))
+                        if PORT_MAPS.contains(&map) && stack.len() >= 2 && stack[stack.len() - 2] == "layer" =>
+                    {
+                        let attrs = p.attrs(e, pos);
+                        let entry = PortMap {
+                            input: side == "input",
+                            external_port: p.int_attr(&attrs, "external_port_id", side, pos),
+                            internal_layer: p.int_attr(&attrs, "internal_layer_id", side, pos),
+                            pos: Some(pos),
+                        };
+                        if let Some((_, m)) =
+                            nets.last_mut().and_then(|n| n.layers.last_mut()).and_then(|l| l.port_maps.last_mut())
+                        {
+                            m.push(entry);
                         }
                     }
                     (Some("layer"), body) if BODIES.contains(&body) && !empty => {

@@ -1,0 +1,283 @@
+//! The `<data>` attributes of each IR op type, parsed into an [`Op`]. A type cellc does
+//! not know becomes [`Op::Unknown`], kept in the graph so that it can be named in errors.
+use super::xml::Layer;
+use crate::diag::{Diag, Pos};
+use crate::graph::Elem;
+use crate::ir::raw::CellOp;
+use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, ReduceKind, Unary};
+
+/// Reads attributes, collecting problems.
+pub(super) struct Attrs<'a> {
+    pub(super) file: &'a str,
+    pub(super) layer: &'a Layer,
+    pub(super) diags: &'a mut Vec<Diag>,
+}
+
+impl Attrs<'_> {
+    fn err(&mut self, pos: Option<Pos>, msg: String) {
+        let l = self.layer;
+        self.diags.push(Diag::new(self.file, pos, msg).in_layer(&l.name, &l.op));
+    }
+
+    fn bool(&mut self, key: &str, default: bool) -> bool {
+        match self.layer.attr(key).map(|s| s.trim().to_ascii_lowercase()) {
+            None => default,
+            Some(s) if s == "true" || s == "1" => true,
+            Some(s) if s == "false" || s == "0" => false,
+            Some(s) => {
+                self.err(self.layer.attr_pos(key), format!("`{key}` is {s:?}; expected true or false"));
+                default
+            }
+        }
+    }
+
+    fn int(&mut self, key: &str, default: Option<i64>) -> i64 {
+        match (self.layer.attr(key).map(|s| s.trim().parse::<i64>()), default) {
+            (Some(Ok(v)), _) => v,
+            (None, Some(d)) => d,
+            (Some(Err(_)), _) => {
+                let v = self.layer.attr(key).unwrap_or_default().to_owned();
+                self.err(self.layer.attr_pos(key), format!("`{key}` is {v:?}; expected a whole number"));
+                0
+            }
+            (None, None) => {
+                self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+                0
+            }
+        }
+    }
+
+    /// A required non-negative whole number.
+    pub(super) fn u64(&mut self, key: &str) -> u64 {
+        match self.layer.attr(key).map(|v| v.trim().parse::<u64>()) {
+            Some(Ok(v)) => v,
+            Some(Err(_)) => {
+                let v = self.layer.attr(key).unwrap_or_default().to_owned();
+                self.err(self.layer.attr_pos(key), format!("`{key}` is {v:?}; expected a non-negative integer"));
+                0
+            }
+            None => {
+                self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+                0
+            }
+        }
+    }
+
+    fn float(&mut self, key: &str, default: Option<f64>) -> f64 {
+        match (self.layer.attr(key).map(|s| s.trim().parse::<f64>()), default) {
+            (Some(Ok(v)), _) if !v.is_nan() => v,
+            (None, Some(d)) => d,
+            (None, None) => {
+                self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+                0.0
+            }
+            _ => {
+                let v = self.layer.attr(key).unwrap_or_default().to_owned();
+                self.err(self.layer.attr_pos(key), format!("`{key}` is {v:?}; expected a number"));
+                0.0
+            }
+        }
+    }
+
+    fn floats(&mut self, key: &str) -> Vec<f32> {
+        let Some(s) = self.layer.attr(key) else { return Vec::new() };
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.parse::<f32>() {
+                Ok(v) => out.push(v),
+                Err(_) => {
+                    let pos = self.layer.attr_pos(key);
+                    self.err(pos, format!("`{key}` holds {part:?}; expected numbers separated by commas"));
+                }
+            }
+        }
+        out
+    }
+
+    pub(super) fn elem(&mut self, key: &str, default: Option<Elem>) -> Elem {
+        match (self.layer.attr(key), default) {
+            (Some(s), _) => Elem::parse(s).unwrap_or_else(|| {
+                let msg =
+                    format!("`{key}` is {s:?}; expected an element type (f32, f16, bf16, f64, i32, i64, boolean, …)");
+                self.err(self.layer.attr_pos(key), msg);
+                Elem::F32
+            }),
+            (None, Some(d)) => d,
+            (None, None) => {
+                self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+                Elem::F32
+            }
+        }
+    }
+
+    /// `auto_broadcast`: numpy (the default) or none; pdpd is not supported.
+    fn numpy_broadcast(&mut self) -> bool {
+        match self.layer.attr("auto_broadcast").map(|s| s.trim().to_ascii_lowercase()) {
+            None => true,
+            Some(s) if s == "numpy" || s == "none" => true,
+            Some(s) => {
+                let msg = format!("`auto_broadcast` is {s:?}; cellc supports numpy and none");
+                self.err(self.layer.attr_pos("auto_broadcast"), msg);
+                false
+            }
+        }
+    }
+
+    fn cell(&mut self, op: CellOp) -> CellAttrs {
+        let l = self.layer;
+        let hidden_size = match l.attr("hidden_size") {
+            Some(_) => self.int("hidden_size", None),
+            None => {
+                self.err(l.data_pos.or(l.pos), "no `hidden_size` attribute; it is required".to_owned());
+                1
+            }
+        };
+        CellAttrs {
+            op,
+            sequence: l.op.ends_with("Sequence"),
+            direction: l.attr("direction").map(|d| d.trim().to_owned()),
+            hidden_size,
+            activations: l
+                .attr("activations")
+                .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect()),
+            alpha: self.floats("activations_alpha").into_iter().map(Some).collect(),
+            beta: self.floats("activations_beta").into_iter().map(Some).collect(),
+            clip: self.floats("clip").first().copied().unwrap_or(0.0),
+            linear_before_reset: self.bool("linear_before_reset", false),
+            attr_pos: ["hidden_size", "activations", "clip", "direction"]
+                .into_iter()
+                .filter_map(|k| Some((k, l.attr_pos(k)?)))
+                .collect(),
+        }
+    }
+
+    /// The op of the layer (Parameter and Const are built by the caller).
+    pub(super) fn op(&mut self) -> Op {
+        let t = self.layer.op.as_str();
+        if let Some(u) = self.unary(t) {
+            return Op::Unary(u);
+        }
+        if let Some(b) = binary(t) {
+            let b = match b {
+                Binary::Divide { .. } => Binary::Divide { python: self.bool("m_pythondiv", true) },
+                b => b,
+            };
+            return if self.numpy_broadcast() { Op::Binary(b) } else { Op::Unknown };
+        }
+        if let Some(c) = compare(t) {
+            return if self.numpy_broadcast() { Op::Compare(c) } else { Op::Unknown };
+        }
+        if let Some(k) = reduce(t) {
+            return Op::Reduce { kind: k, keep_dims: self.bool("keep_dims", false) };
+        }
+        match t {
+            "Result" => Op::Result,
+            "Convert" => Op::Convert { to: self.elem("destination_type", None) },
+            "ConvertLike" => Op::ConvertLike,
+            "Identity" => Op::Identity,
+            "ShapeOf" => Op::ShapeOf { out: self.elem("output_type", Some(Elem::I64)) },
+            "Reshape" => Op::Reshape { special_zero: self.bool("special_zero", false) },
+            "Squeeze" => Op::Squeeze,
+            "Unsqueeze" => Op::Unsqueeze,
+            "Transpose" => Op::Transpose,
+            "Concat" => Op::Concat { axis: self.int("axis", None) },
+            "Gather" => Op::Gather { batch_dims: self.int("batch_dims", Some(0)) },
+            "Slice" => Op::Slice,
+            "Split" => Op::Split { parts: self.int("num_splits", None).max(0) as u64 },
+            "VariadicSplit" => Op::VariadicSplit,
+            "Broadcast" => match self.layer.attr("mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
+                None | Some("numpy") => Op::Broadcast { mode: BroadcastMode::Numpy },
+                Some("bidirectional") => Op::Broadcast { mode: BroadcastMode::Bidirectional },
+                Some("explicit") => Op::Broadcast { mode: BroadcastMode::Explicit },
+                Some(m) => {
+                    let msg = format!("`mode` is {m:?}; cellc supports numpy, bidirectional and explicit");
+                    self.err(self.layer.attr_pos("mode"), msg);
+                    Op::Unknown
+                }
+            },
+            "Select" => {
+                if self.numpy_broadcast() {
+                    Op::Select
+                } else {
+                    Op::Unknown
+                }
+            }
+            "MatMul" => Op::MatMul { ta: self.bool("transpose_a", false), tb: self.bool("transpose_b", false) },
+            "SoftMax" | "Softmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: false },
+            "LogSoftmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: true },
+            "If" => Op::If,
+            "GRUCell" | "GRUSequence" => Op::Cell(Box::new(self.cell(CellOp::Gru))),
+            "RNNCell" | "RNNSequence" => Op::Cell(Box::new(self.cell(CellOp::Rnn))),
+            "LSTMCell" | "LSTMSequence" => Op::Cell(Box::new(self.cell(CellOp::Lstm))),
+            _ => Op::Unknown,
+        }
+    }
+
+    fn unary(&mut self, t: &str) -> Option<Unary> {
+        Some(match t {
+            "ReLU" | "Relu" => Unary::Relu,
+            "Sigmoid" => Unary::Sigmoid,
+            "Tanh" => Unary::Tanh,
+            "Exp" => Unary::Exp,
+            "Log" => Unary::Log,
+            "Abs" => Unary::Abs,
+            "Sqrt" => Unary::Sqrt,
+            "Negative" => Unary::Negative,
+            "Floor" => Unary::Floor,
+            "Ceiling" => Unary::Ceiling,
+            "Clamp" => Unary::Clamp { min: self.float("min", None), max: self.float("max", None) },
+            "Elu" => Unary::Elu { alpha: self.float("alpha", None) },
+            "SoftPlus" => Unary::SoftPlus,
+            "SoftSign" => Unary::SoftSign,
+            "HSigmoid" => Unary::HSigmoid,
+            "HSwish" => Unary::HSwish,
+            "Swish" if self.layer.inputs.len() == 1 => Unary::Swish,
+            "Mish" => Unary::Mish,
+            "Sign" => Unary::Sign,
+            "LogicalNot" => Unary::LogicalNot,
+            _ => return None,
+        })
+    }
+}
+
+fn binary(t: &str) -> Option<Binary> {
+    Some(match t {
+        "Add" => Binary::Add,
+        "Subtract" => Binary::Subtract,
+        "Multiply" => Binary::Multiply,
+        "Divide" => Binary::Divide { python: true },
+        "Power" => Binary::Power,
+        "Maximum" => Binary::Maximum,
+        "Minimum" => Binary::Minimum,
+        "SquaredDifference" => Binary::SquaredDifference,
+        "PRelu" => Binary::PRelu,
+        "LogicalAnd" => Binary::LogicalAnd,
+        "LogicalOr" => Binary::LogicalOr,
+        "LogicalXor" => Binary::LogicalXor,
+        _ => return None,
+    })
+}
+
+fn compare(t: &str) -> Option<Compare> {
+    Some(match t {
+        "Equal" => Compare::Equal,
+        "NotEqual" => Compare::NotEqual,
+        "Less" => Compare::Less,
+        "LessEqual" => Compare::LessEqual,
+        "Greater" => Compare::Greater,
+        "GreaterEqual" => Compare::GreaterEqual,
+        _ => return None,
+    })
+}
+
+fn reduce(t: &str) -> Option<ReduceKind> {
+    Some(match t {
+        "ReduceSum" => ReduceKind::Sum,
+        "ReduceMean" => ReduceKind::Mean,
+        "ReduceProd" => ReduceKind::Prod,
+        "ReduceMax" => ReduceKind::Max,
+        "ReduceMin" => ReduceKind::Min,
+        "ReduceL2" => ReduceKind::L2,
+        _ => return None,
+    })
+}

@@ -1,0 +1,431 @@
+//! The graph a front-end reads and the passes rewrite: nodes, each an [`Op`] with its
+//! attributes, over tensors that carry an element type, a shape whose dimensions may be
+//! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
+//! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
+//! it dead and points its consumers elsewhere.
+pub mod sym;
+
+pub use sym::Sym;
+
+use crate::diag::Pos;
+use crate::ir::raw::{self, Origin};
+use crate::ops::Op;
+
+/// Index of a node in [`Graph::nodes`].
+pub type NodeId = usize;
+/// Index of a tensor in [`Graph::tensors`].
+pub type TensorId = usize;
+
+/// Element types a tensor may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Elem {
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+    /// Signed 8-bit.
+    I8,
+    /// Signed 32-bit.
+    I32,
+    /// Signed 64-bit.
+    I64,
+    /// Unsigned 8-bit.
+    U8,
+    /// Unsigned 32-bit.
+    U32,
+    /// Unsigned 64-bit.
+    U64,
+    /// `boolean`.
+    Bool,
+}
+
+impl Elem {
+    /// Parses an IR element type or port precision (`f32`, `FP32`, `i64`, `BOOL`, …).
+    pub fn parse(s: &str) -> Option<Elem> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "f16" | "fp16" => Elem::F16,
+            "bf16" => Elem::Bf16,
+            "f32" | "fp32" => Elem::F32,
+            "f64" | "fp64" => Elem::F64,
+            "i8" => Elem::I8,
+            "i32" => Elem::I32,
+            "i64" => Elem::I64,
+            "u8" => Elem::U8,
+            "u32" => Elem::U32,
+            "u64" => Elem::U64,
+            "boolean" | "bool" => Elem::Bool,
+            _ => return None,
+        })
+    }
+
+    /// The IR name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F16 => "f16",
+            Elem::Bf16 => "bf16",
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+            Elem::I8 => "i8",
+            Elem::I32 => "i32",
+            Elem::I64 => "i64",
+            Elem::U8 => "u8",
+            Elem::U32 => "u32",
+            Elem::U64 => "u64",
+            Elem::Bool => "boolean",
+        }
+    }
+
+    /// Whether it is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F16 | Elem::Bf16 | Elem::F32 | Elem::F64)
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> u64 {
+        match self {
+            Elem::I8 | Elem::U8 | Elem::Bool => 1,
+            Elem::F16 | Elem::Bf16 => 2,
+            Elem::F32 | Elem::I32 | Elem::U32 => 4,
+            Elem::F64 | Elem::I64 | Elem::U64 => 8,
+        }
+    }
+
+    /// The float type of cellc's validated ir, for float types.
+    pub fn float(self) -> Option<crate::ir::ElemType> {
+        use crate::ir::ElemType;
+        match self {
+            Elem::F16 => Some(ElemType::F16),
+            Elem::Bf16 => Some(ElemType::Bf16),
+            Elem::F32 => Some(ElemType::F32),
+            Elem::F64 => Some(ElemType::F64),
+            _ => None,
+        }
+    }
+
+    /// Rounds an exact value to this float type (identity for other types).
+    pub fn round(self, v: f64) -> f64 {
+        self.float().map_or(v, |t| t.round(v))
+    }
+
+    /// Brings a whole number into this integer type's range as a conversion to it does
+    /// (wrapping, as C++'s static_cast does for the narrowing OpenVINO performs); `None`
+    /// for a float type.
+    pub fn wrap(self, v: i64) -> Option<i64> {
+        Some(match self {
+            Elem::I8 => v as i8 as i64,
+            Elem::I32 => v as i32 as i64,
+            Elem::I64 => v,
+            Elem::U8 => v as u8 as i64,
+            Elem::U32 => v as u32 as i64,
+            // Values above i64::MAX are not represented; the rare u64 shape value stays as is.
+            Elem::U64 => v,
+            Elem::Bool => i64::from(v != 0),
+            _ => return None,
+        })
+    }
+}
+
+/// Where a constant's bytes are in the weights file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstSrc {
+    /// Element type stored.
+    pub elem: Elem,
+    /// Declared shape.
+    pub shape: Vec<u64>,
+    /// Byte offset.
+    pub offset: u64,
+    /// Byte size.
+    pub size: u64,
+    /// Where `element_type`, `offset` and `size` are written.
+    pub attr_pos: Vec<(&'static str, Pos)>,
+}
+
+/// A constant value, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    /// Float values, each exactly representable in the tensor's element type.
+    Float(Vec<f64>),
+    /// Whole numbers (and booleans as 0 and 1), possibly depending on a symbol.
+    Int(Vec<Sym>),
+}
+
+impl Data {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Data::Float(v) => v.len(),
+            Data::Int(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values as whole numbers (floats must be whole).
+    pub fn ints(&self) -> Option<Vec<Sym>> {
+        match self {
+            Data::Int(v) => Some(v.clone()),
+            Data::Float(v) => {
+                v.iter().map(|&x| (x.fract() == 0.0 && x.abs() < 9.0e15).then(|| Sym::known(x as i64))).collect()
+            }
+        }
+    }
+
+    /// The values as known whole numbers.
+    pub fn known_ints(&self) -> Option<Vec<i64>> {
+        self.ints()?.into_iter().map(Sym::value).collect()
+    }
+
+    /// The values as floats, when none depends on a symbol.
+    pub fn floats(&self) -> Option<Vec<f64>> {
+        match self {
+            Data::Float(v) => Some(v.clone()),
+            Data::Int(v) => v.iter().map(|s| s.value().map(|x| x as f64)).collect(),
+        }
+    }
+
+    /// Picks the values at `idx`, in order.
+    pub fn pick(&self, idx: &[usize]) -> Data {
+        match self {
+            Data::Float(v) => Data::Float(idx.iter().map(|&i| v[i]).collect()),
+            Data::Int(v) => Data::Int(idx.iter().map(|&i| v[i]).collect()),
+        }
+    }
+}
+
+/// What is known of a tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fact {
+    /// Element type.
+    pub elem: Elem,
+    /// Shape, when its rank is known.
+    pub shape: Option<Vec<Sym>>,
+    /// Value, when it is a constant.
+    pub value: Option<Data>,
+}
+
+impl Fact {
+    /// A tensor of known type and shape, not constant.
+    pub fn new(elem: Elem, shape: Vec<Sym>) -> Fact {
+        Fact { elem, shape: Some(shape), value: None }
+    }
+
+    /// A constant.
+    pub fn constant(elem: Elem, shape: Vec<Sym>, value: Data) -> Fact {
+        Fact { elem, shape: Some(shape), value: Some(value) }
+    }
+
+    /// The number of elements, when every dimension is known.
+    pub fn known_len(&self) -> Option<usize> {
+        known_len(self.shape.as_ref()?)
+    }
+}
+
+/// The number of elements of a shape, when every dimension is known and the product fits.
+pub fn known_len(shape: &[Sym]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.size()?).ok()?))
+}
+
+/// A tensor: an output port of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    /// What is known of it.
+    pub fact: Fact,
+    /// The node and output index producing it.
+    pub producer: (NodeId, usize),
+    /// Its names (the port's `names`), for `--inputs`/`--outputs` and messages.
+    pub names: Vec<String>,
+    /// Dimensions declared on the port, as written.
+    pub declared: Vec<raw::Dim>,
+    /// Where the port is written.
+    pub pos: Option<Pos>,
+    /// For a constant read from the weights file (possibly through `Convert`s): the element
+    /// type stored there, which decides how the generated code may store it.
+    pub stored: Option<Elem>,
+}
+
+/// A node: an op applied to tensors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The op with its attributes.
+    pub op: Op,
+    /// Where it was read from.
+    pub origin: Origin,
+    /// Input tensors in port order (`None`: nothing connected).
+    pub inputs: Vec<Option<TensorId>>,
+    /// Where each input port is written.
+    pub input_pos: Vec<Option<Pos>>,
+    /// Output tensors in port order.
+    pub outputs: Vec<TensorId>,
+    /// Graphs inside the node (an `If`'s branches), with their port maps.
+    pub bodies: Vec<Body>,
+    /// Replaced by a pass: nothing reads it any more.
+    pub dead: bool,
+}
+
+/// A graph inside a node, and how the node's ports map to its Parameters and Results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// `then_body`, `else_body` or `body`.
+    pub role: String,
+    /// The graph.
+    pub graph: Graph,
+    /// For each of the body's Parameters (by index in `graph.params`), the node's input
+    /// index feeding it.
+    pub inputs: Vec<(usize, usize)>,
+    /// For each of the node's outputs (by index), the body's Result (index in
+    /// `graph.results`) giving it.
+    pub outputs: Vec<(usize, usize)>,
+}
+
+/// Where a symbol comes from: a dynamic dimension of a Parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// The Parameter's name.
+    pub param: String,
+    /// The axis.
+    pub axis: usize,
+    /// Where the Parameter is written.
+    pub pos: Option<Pos>,
+}
+
+/// A model as a graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph {
+    /// The source file, as shown to the user.
+    pub file: String,
+    /// The model's name.
+    pub name: String,
+    /// Nodes, in the order read.
+    pub nodes: Vec<Node>,
+    /// Tensors.
+    pub tensors: Vec<Tensor>,
+    /// Parameter nodes, in the model's order.
+    pub params: Vec<NodeId>,
+    /// Result nodes, in the model's order.
+    pub results: Vec<NodeId>,
+    /// The symbols dynamic dimensions stand for.
+    pub symbols: Vec<Symbol>,
+    /// The weights file the constants are read from.
+    pub weights: raw::Weights,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new(file: &str, name: &str) -> Graph {
+        Graph {
+            file: file.to_owned(),
+            name: name.to_owned(),
+            nodes: Vec::new(),
+            tensors: Vec::new(),
+            params: Vec::new(),
+            results: Vec::new(),
+            symbols: Vec::new(),
+            weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
+        }
+    }
+
+    /// Adds a node with `outputs` fresh tensors of unknown f32 facts; returns its id.
+    pub fn add(&mut self, op: Op, origin: Origin, inputs: Vec<Option<TensorId>>, outputs: usize) -> NodeId {
+        let id = self.nodes.len();
+        let outs = (0..outputs)
+            .map(|i| {
+                self.tensors.push(Tensor {
+                    fact: Fact { elem: Elem::F32, shape: None, value: None },
+                    producer: (id, i),
+                    names: Vec::new(),
+                    declared: Vec::new(),
+                    pos: None,
+                    stored: None,
+                });
+                self.tensors.len() - 1
+            })
+            .collect();
+        let input_pos = vec![None; inputs.len()];
+        self.nodes.push(Node { op, origin, inputs, input_pos, outputs: outs, bodies: Vec::new(), dead: false });
+        id
+    }
+
+    /// The fact of an input of a node, when connected.
+    pub fn input_fact(&self, node: NodeId, i: usize) -> Option<&Fact> {
+        let t = (*self.nodes[node].inputs.get(i)?)?;
+        Some(&self.tensors[t].fact)
+    }
+
+    /// Makes every reader of tensor `old` read `new` instead (Results included).
+    pub fn replace_uses(&mut self, old: TensorId, new: TensorId) {
+        for n in &mut self.nodes {
+            for t in n.inputs.iter_mut().flatten() {
+                if *t == old {
+                    *t = new;
+                }
+            }
+        }
+    }
+
+    /// Live nodes in an order where each comes after the nodes it reads (Kahn's algorithm;
+    /// nodes on a cycle are left out and returned second).
+    pub fn topo_order(&self) -> (Vec<NodeId>, Vec<NodeId>) {
+        let n = self.nodes.len();
+        let mut indegree = vec![0usize; n];
+        let mut readers: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        for (id, node) in self.nodes.iter().enumerate().filter(|(_, x)| !x.dead) {
+            for &t in node.inputs.iter().flatten() {
+                let (p, _) = self.tensors[t].producer;
+                indegree[id] += 1;
+                readers[p].push(id);
+            }
+        }
+        let mut ready: std::collections::VecDeque<NodeId> =
+            (0..n).filter(|&i| !self.nodes[i].dead && indegree[i] == 0).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(id) = ready.pop_front() {
+            order.push(id);
+            for &r in &readers[id] {
+                indegree[r] -= 1;
+                if indegree[r] == 0 {
+                    ready.push_back(r);
+                }
+            }
+        }
+        let cyclic = (0..n).filter(|&i| !self.nodes[i].dead && indegree[i] > 0).collect();
+        (order, cyclic)
+    }
+
+    /// For each tensor, the live nodes reading it.
+    pub fn readers(&self) -> Vec<Vec<NodeId>> {
+        let mut r = vec![Vec::new(); self.tensors.len()];
+        for (id, node) in self.nodes.iter().enumerate().filter(|(_, x)| !x.dead) {
+            for &t in node.inputs.iter().flatten() {
+                if !r[t].contains(&id) {
+                    r[t].push(id);
+                }
+            }
+        }
+        r
+    }
+
+    /// Marks dead every node no Result depends on.
+    pub fn prune(&mut self) {
+        let mut live = vec![false; self.nodes.len()];
+        let mut stack: Vec<NodeId> = self.results.clone();
+        stack.extend(self.params.iter().copied());
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut live[id], true) {
+                continue;
+            }
+            for &t in self.nodes[id].inputs.iter().flatten() {
+                stack.push(self.tensors[t].producer.0);
+            }
+        }
+        for (node, live) in self.nodes.iter_mut().zip(live) {
+            node.dead |= !live;
+        }
+    }
+}

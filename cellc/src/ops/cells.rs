@@ -1,0 +1,71 @@
+//! Recurrent cells as graph nodes: their attributes as read, and the shapes of their
+//! outputs. Their arithmetic is `check`'s and the emitters' (the validated [`crate::ir`]).
+use super::{input, input_shape};
+use crate::diag::Pos;
+use crate::graph::{Fact, Sym};
+use crate::ir::raw::CellOp;
+
+/// A cell's attributes, as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellAttrs {
+    /// Which cell.
+    pub op: CellOp,
+    /// The Sequence form (`GRUSequence`, …).
+    pub sequence: bool,
+    /// `direction`, as written.
+    pub direction: Option<String>,
+    /// `hidden_size`.
+    pub hidden_size: i64,
+    /// `activations`, as written; `None` when absent.
+    pub activations: Option<Vec<String>>,
+    /// `activations_alpha`.
+    pub alpha: Vec<Option<f32>>,
+    /// `activations_beta`.
+    pub beta: Vec<Option<f32>>,
+    /// `clip` (0: none).
+    pub clip: f32,
+    /// `linear_before_reset`.
+    pub linear_before_reset: bool,
+    /// Where attributes are written.
+    pub attr_pos: Vec<(&'static str, Pos)>,
+}
+
+impl CellAttrs {
+    /// Directions run: 2 for `bidirectional`, else 1.
+    pub fn directions(&self) -> i64 {
+        if self.direction.as_deref().is_some_and(|d| d.eq_ignore_ascii_case("bidirectional")) { 2 } else { 1 }
+    }
+
+    /// Input ports, in order, by role.
+    pub fn input_roles(&self) -> &'static [&'static str] {
+        match (self.op, self.sequence) {
+            (CellOp::Lstm, true) => {
+                &["X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B"]
+            }
+            (_, true) => &["X", "initial_hidden_state", "sequence_lengths", "W", "R", "B"],
+            (CellOp::Lstm, false) => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"],
+            (_, false) => &["X", "initial_hidden_state", "W", "R", "B"],
+        }
+    }
+}
+
+pub(super) fn infer(c: &CellAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let x = input(ins, 0, "X")?;
+    let sx = input_shape(ins, 0, "X")?;
+    let h = Sym::known(c.hidden_size.max(0));
+    let rank = if c.sequence { 3 } else { 2 };
+    if sx.len() != rank {
+        return Err(format!("X has {} dimensions; expected {rank}", sx.len()));
+    }
+    let batch = sx[0];
+    let states = if c.op == CellOp::Lstm { 2 } else { 1 };
+    let mut out = Vec::new();
+    if c.sequence {
+        let d = Sym::known(c.directions());
+        out.push(Fact::new(x.elem, vec![batch, d, sx[1], h]));
+        out.extend((0..states).map(|_| Fact::new(x.elem, vec![batch, d, h])));
+    } else {
+        out.extend((0..states).map(|_| Fact::new(x.elem, vec![batch, h])));
+    }
+    Ok(out)
+}

@@ -1,0 +1,391 @@
+//! Elementwise ops: functions of one tensor ([`Unary`]), of two with numpy broadcasting
+//! ([`Binary`], [`Compare`]), and `Select`. Each function's f64 definition here serves
+//! constant folding and the reference interpreter alike.
+use super::tensor::{broadcast, broadcast_map, extents, show};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Elem, Fact, Sym};
+
+/// Functions of one value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unary {
+    /// `max(0, x)`.
+    Relu,
+    /// `1 / (1 + e^-x)`.
+    Sigmoid,
+    /// `tanh(x)`.
+    Tanh,
+    /// `e^x`.
+    Exp,
+    /// `ln x`.
+    Log,
+    /// `|x|`.
+    Abs,
+    /// `√x`.
+    Sqrt,
+    /// `−x`.
+    Negative,
+    /// `⌊x⌋`.
+    Floor,
+    /// `⌈x⌉`.
+    Ceiling,
+    /// `min(max(x, min), max)`.
+    Clamp {
+        /// Lower bound.
+        min: f64,
+        /// Upper bound.
+        max: f64,
+    },
+    /// `x` if `x > 0`, else `alpha·(e^x − 1)`.
+    Elu {
+        /// Scale below zero.
+        alpha: f64,
+    },
+    /// `ln(1 + e^x)`.
+    SoftPlus,
+    /// `x / (1 + |x|)`.
+    SoftSign,
+    /// `min(max(x + 3, 0), 6) / 6`.
+    HSigmoid,
+    /// `x · min(max(x + 3, 0), 6) / 6`.
+    HSwish,
+    /// `x · sigmoid(x)` (`Swish` without `beta`).
+    Swish,
+    /// `x · tanh(softplus(x))`.
+    Mish,
+    /// −1, 0 or 1.
+    Sign,
+    /// Boolean not.
+    LogicalNot,
+}
+
+impl Unary {
+    /// The function in f64.
+    pub fn apply(self, x: f64) -> f64 {
+        let softplus = |x: f64| x.max(0.0) + (-x.abs()).exp().ln_1p();
+        let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+        match self {
+            Unary::Relu => x.max(0.0),
+            Unary::Sigmoid => sigmoid(x),
+            Unary::Tanh => x.tanh(),
+            Unary::Exp => x.exp(),
+            Unary::Log => x.ln(),
+            Unary::Abs => x.abs(),
+            Unary::Sqrt => x.sqrt(),
+            Unary::Negative => -x,
+            Unary::Floor => x.floor(),
+            Unary::Ceiling => x.ceil(),
+            Unary::Clamp { min, max } => x.max(min).min(max),
+            Unary::Elu { alpha } => {
+                if x > 0.0 {
+                    x
+                } else {
+                    alpha * x.exp_m1()
+                }
+            }
+            Unary::SoftPlus => softplus(x),
+            Unary::SoftSign => x / (1.0 + x.abs()),
+            Unary::HSigmoid => (x + 3.0).clamp(0.0, 6.0) / 6.0,
+            Unary::HSwish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
+            Unary::Swish => x * sigmoid(x),
+            Unary::Mish => x * softplus(x).tanh(),
+            Unary::Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
+            Unary::LogicalNot => f64::from(x == 0.0),
+        }
+    }
+
+    /// Whether it is defined on whole numbers with a whole result.
+    fn on_ints(self) -> bool {
+        matches!(
+            self,
+            Unary::Abs | Unary::Negative | Unary::Relu | Unary::Sign | Unary::LogicalNot | Unary::Clamp { .. }
+        )
+    }
+}
+
+/// Functions of two values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// `a + b`.
+    Add,
+    /// `a − b`.
+    Subtract,
+    /// `a · b`.
+    Multiply,
+    /// `a / b` (on whole numbers, rounded down when `python` is set, else towards zero).
+    Divide {
+        /// `m_pythondiv`.
+        python: bool,
+    },
+    /// `a^b`.
+    Power,
+    /// `max(a, b)`.
+    Maximum,
+    /// `min(a, b)`.
+    Minimum,
+    /// `(a − b)²`.
+    SquaredDifference,
+    /// `a` if `a ≥ 0`, else `b·a` (`PRelu`; `b` is the slope).
+    PRelu,
+    /// Boolean and.
+    LogicalAnd,
+    /// Boolean or.
+    LogicalOr,
+    /// Boolean xor.
+    LogicalXor,
+}
+
+impl Binary {
+    /// The function in f64.
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Binary::Add => a + b,
+            Binary::Subtract => a - b,
+            Binary::Multiply => a * b,
+            Binary::Divide { .. } => a / b,
+            Binary::Power => a.powf(b),
+            Binary::Maximum => a.max(b),
+            Binary::Minimum => a.min(b),
+            Binary::SquaredDifference => (a - b) * (a - b),
+            Binary::PRelu => {
+                if a >= 0.0 {
+                    a
+                } else {
+                    a * b
+                }
+            }
+            Binary::LogicalAnd => f64::from(a != 0.0 && b != 0.0),
+            Binary::LogicalOr => f64::from(a != 0.0 || b != 0.0),
+            Binary::LogicalXor => f64::from((a != 0.0) != (b != 0.0)),
+        }
+    }
+
+    /// The function on whole numbers that may depend on a symbol, when expressible.
+    fn apply_sym(self, a: Sym, b: Sym) -> Option<Sym> {
+        match self {
+            Binary::Add => a.checked_add(b),
+            Binary::Subtract => a.checked_sub(b),
+            Binary::Multiply => a.checked_mul(b),
+            Binary::Divide { python: true } => a.floor_div(b),
+            Binary::Divide { python: false } => a.trunc_div(b),
+            Binary::Maximum | Binary::Minimum => {
+                let less = a.less(b)?;
+                Some(if less == (self == Binary::Minimum) { a } else { b })
+            }
+            _ => {
+                let (x, y) = (a.value()?, b.value()?);
+                let v = self.apply(x as f64, y as f64);
+                (v.fract() == 0.0 && v.abs() < 9.0e15).then(|| Sym::known(v as i64))
+            }
+        }
+    }
+}
+
+/// Comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    /// `a == b`.
+    Equal,
+    /// `a != b`.
+    NotEqual,
+    /// `a < b`.
+    Less,
+    /// `a <= b`.
+    LessEqual,
+    /// `a > b`.
+    Greater,
+    /// `a >= b`.
+    GreaterEqual,
+}
+
+impl Compare {
+    /// The comparison in f64, as 0 or 1.
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        f64::from(match self {
+            Compare::Equal => a == b,
+            Compare::NotEqual => a != b,
+            Compare::Less => a < b,
+            Compare::LessEqual => a <= b,
+            Compare::Greater => a > b,
+            Compare::GreaterEqual => a >= b,
+        })
+    }
+
+    fn apply_sym(self, a: Sym, b: Sym) -> Option<Sym> {
+        let r = match self {
+            Compare::Equal => a.equals(b)?,
+            Compare::NotEqual => !a.equals(b)?,
+            Compare::Less => a.less(b)?,
+            Compare::LessEqual => !b.less(a)?,
+            Compare::Greater => b.less(a)?,
+            Compare::GreaterEqual => !a.less(b)?,
+        };
+        Some(Sym::known(i64::from(r)))
+    }
+}
+
+/// The slope of a `PRelu` as numpy would broadcast it: a 1-D slope as long as the channel
+/// axis (1) of the data, and not as its last axis, applies per channel.
+fn prelu_slope(data: &[Sym], slope: &[Sym]) -> Vec<Sym> {
+    match (data, slope) {
+        ([_, c, rest @ ..], [s]) if s == c && !rest.is_empty() && rest.last() != Some(s) => {
+            let mut v = vec![*s];
+            v.extend(std::iter::repeat_n(Sym::known(1), rest.len()));
+            v
+        }
+        _ => slope.to_vec(),
+    }
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let a = input(ins, 0, "a")?;
+    let sa = input_shape(ins, 0, "a")?;
+    match op {
+        Op::Unary(u) => {
+            let value = a.value.as_ref().and_then(|v| unary(*u, a.elem, v));
+            Ok(vec![Fact { elem: a.elem, shape: Some(sa.to_vec()), value }])
+        }
+        Op::Binary(f) => {
+            let b = input(ins, 1, "b")?;
+            let sb = input_shape(ins, 1, "b")?;
+            let sb = if *f == Binary::PRelu { prelu_slope(sa, sb) } else { sb.to_vec() };
+            if a.elem != b.elem {
+                return Err(format!(
+                    "its inputs are {} and {}; expected one element type",
+                    a.elem.name(),
+                    b.elem.name()
+                ));
+            }
+            let out = broadcast(sa, &sb)?;
+            let value = both(a, b, sa, &sb, &out, |x, y| {
+                Some(match (x, y) {
+                    (Val::F(x), Val::F(y)) => Val::F(a.elem.round(f.apply(x, y))),
+                    (Val::I(x), Val::I(y)) => Val::I(f.apply_sym(x, y).and_then(|s| wrap(a.elem, s))?),
+                    _ => return None,
+                })
+            });
+            Ok(vec![Fact { elem: a.elem, shape: Some(out), value }])
+        }
+        Op::Compare(c) => {
+            let b = input(ins, 1, "b")?;
+            let sb = input_shape(ins, 1, "b")?;
+            let out = broadcast(sa, sb)?;
+            let value = both(a, b, sa, sb, &out, |x, y| {
+                Some(match (x, y) {
+                    (Val::F(x), Val::F(y)) => Val::I(Sym::known(c.apply(x, y) as i64)),
+                    (Val::I(x), Val::I(y)) => Val::I(c.apply_sym(x, y)?),
+                    _ => return None,
+                })
+            });
+            Ok(vec![Fact { elem: Elem::Bool, shape: Some(out), value }])
+        }
+        Op::Select => {
+            let (t, e) = (input(ins, 1, "then")?, input(ins, 2, "else")?);
+            let (st, se) = (input_shape(ins, 1, "then")?, input_shape(ins, 2, "else")?);
+            let out = broadcast(&broadcast(sa, st)?, se)?;
+            let value = (|| {
+                let ext = extents(&out)?;
+                let pick = |s: &[Sym]| -> Option<Vec<usize>> { Some(broadcast_map(&extents(s)?, &ext)) };
+                let (mc, mt, me) = (pick(sa)?, pick(st)?, pick(se)?);
+                let cond = a.value.as_ref()?.known_ints()?;
+                let idx: Vec<(bool, usize)> =
+                    (0..mc.len()).map(|i| if cond[mc[i]] != 0 { (true, mt[i]) } else { (false, me[i]) }).collect();
+                match (t.value.as_ref()?, e.value.as_ref()?) {
+                    (Data::Float(x), Data::Float(y)) => {
+                        Some(Data::Float(idx.iter().map(|&(w, i)| if w { x[i] } else { y[i] }).collect()))
+                    }
+                    (Data::Int(x), Data::Int(y)) => {
+                        Some(Data::Int(idx.iter().map(|&(w, i)| if w { x[i] } else { y[i] }).collect()))
+                    }
+                    _ => None,
+                }
+            })();
+            if t.elem != e.elem {
+                return Err(format!(
+                    "its branches are {} and {}; expected one element type",
+                    t.elem.name(),
+                    e.elem.name()
+                ));
+            }
+            Ok(vec![Fact { elem: t.elem, shape: Some(out), value }])
+        }
+        _ => Err(format!("{} is not elementwise", show(sa))),
+    }
+}
+
+fn wrap(elem: Elem, s: Sym) -> Option<Sym> {
+    if s.is_known() { elem.wrap(s.c).map(Sym::known) } else { Some(s) }
+}
+
+fn unary(u: Unary, elem: Elem, v: &Data) -> Option<Data> {
+    match v {
+        Data::Float(x) => Some(Data::Float(x.iter().map(|&x| elem.round(u.apply(x))).collect())),
+        Data::Int(x) if u.on_ints() => x
+            .iter()
+            .map(|s| {
+                let r = u.apply(s.value()? as f64);
+                let r = if elem.is_float() { r } else { r.trunc() };
+                (r.abs() < 9.0e15).then(|| Sym::known(r as i64)).and_then(|s| wrap(elem, s))
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(Data::Int),
+        Data::Int(_) => None,
+    }
+}
+
+/// One value of either kind.
+#[derive(Clone, Copy)]
+enum Val {
+    F(f64),
+    I(Sym),
+}
+
+/// Applies `f` to the broadcast values of two constants.
+fn both(a: &Fact, b: &Fact, sa: &[Sym], sb: &[Sym], out: &[Sym], f: impl Fn(Val, Val) -> Option<Val>) -> Option<Data> {
+    let (va, vb) = (a.value.as_ref()?, b.value.as_ref()?);
+    let ext = extents(out)?;
+    let (ma, mb) = (broadcast_map(&extents(sa)?, &ext), broadcast_map(&extents(sb)?, &ext));
+    let get = |v: &Data, i: usize| match v {
+        Data::Float(x) => Val::F(x[i]),
+        Data::Int(x) => Val::I(x[i]),
+    };
+    let vals: Vec<Val> = ma.iter().zip(&mb).map(|(&i, &j)| f(get(va, i), get(vb, j))).collect::<Option<_>>()?;
+    Some(match vals.first() {
+        Some(Val::I(_)) => Data::Int(vals.iter().map(|v| if let Val::I(s) = v { *s } else { Sym::known(0) }).collect()),
+        _ => Data::Float(vals.iter().map(|v| if let Val::F(x) = v { *x } else { 0.0 }).collect()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::infer;
+
+    #[test]
+    fn binary_ops_broadcast_and_fold() {
+        let k = Sym::known;
+        let a = Fact::constant(Elem::F32, vec![k(2), k(1)], Data::Float(vec![1.0, -2.0]));
+        let b = Fact::constant(Elem::F32, vec![k(3)], Data::Float(vec![0.5, 1.0, 0.1]));
+        let s = &infer(&Op::Binary(Binary::Add), &[Some(&a), Some(&b)], 1).expect("infers")[0];
+        assert_eq!(s.shape, Some(vec![k(2), k(3)]));
+        let Some(Data::Float(v)) = &s.value else { panic!("not folded") };
+        assert_eq!(v[2], (1.0f32 + 0.1f32) as f64);
+        assert_eq!(v[3], -1.5);
+        let n = Fact::constant(Elem::I64, vec![k(1)], Data::Int(vec![Sym::symbol(0)]));
+        let z = Fact::constant(Elem::I64, vec![], Data::Int(vec![k(0)]));
+        let e = &infer(&Op::Compare(Compare::Equal), &[Some(&n), Some(&z)], 1).expect("infers")[0];
+        assert_eq!(e.value, Some(Data::Int(vec![k(0)])));
+        let m = &infer(&Op::Binary(Binary::Multiply), &[Some(&n), Some(&n)], 1).expect("infers")[0];
+        assert_eq!(m.value, None);
+        let bad = Fact::new(Elem::F32, vec![k(4)]);
+        assert!(infer(&Op::Binary(Binary::Add), &[Some(&a), Some(&bad)], 1).is_ok());
+        assert!(infer(&Op::Binary(Binary::Add), &[Some(&b), Some(&bad)], 1).is_err());
+    }
+}

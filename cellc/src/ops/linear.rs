@@ -1,0 +1,138 @@
+//! `MatMul`: numpy's `matmul` with optional transposes of the last two axes of either
+//! side; a 1-D side is a row (left) or a column (right) that the output drops again.
+use super::tensor::{broadcast, broadcast_map, count, extents, show, strides, unflatten};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Fact, Sym};
+
+/// How a `MatMul` multiplies: the broadcast batch shape and the matrix sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatMulShape {
+    /// `a` as a `[batch…, M, K]` matrix stack (after its transpose).
+    pub a: Vec<Sym>,
+    /// `b` as `[batch…, K, N]`.
+    pub b: Vec<Sym>,
+    /// Broadcast batch dimensions.
+    pub batch: Vec<Sym>,
+    /// Rows of the product.
+    pub m: Sym,
+    /// Contraction length.
+    pub k: Sym,
+    /// Columns of the product.
+    pub n: Sym,
+    /// The output shape (1-D sides' axes dropped).
+    pub out: Vec<Sym>,
+}
+
+/// The shapes a `MatMul` works on.
+pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMulShape, String> {
+    if sa.is_empty() || sb.is_empty() {
+        return Err("MatMul needs inputs of rank 1 or more".to_owned());
+    }
+    let one = Sym::known(1);
+    let mut a = sa.to_vec();
+    let mut b = sb.to_vec();
+    let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
+    if a_vec {
+        a.insert(0, one);
+    } else if ta {
+        let r = a.len();
+        a.swap(r - 1, r - 2);
+    }
+    if b_vec {
+        b.push(one);
+    } else if tb {
+        let r = b.len();
+        b.swap(r - 1, r - 2);
+    }
+    let (ra, rb) = (a.len(), b.len());
+    let (m, k, k2, n) = (a[ra - 2], a[ra - 1], b[rb - 2], b[rb - 1]);
+    if k.equals(k2) == Some(false) || (!k.is_known() && k != k2) {
+        return Err(format!("the inner dimensions of {} and {} differ ({k} and {k2})", show(sa), show(sb)));
+    }
+    let batch = broadcast(&a[..ra - 2], &b[..rb - 2])?;
+    let mut out = batch.clone();
+    if !a_vec {
+        out.push(m);
+    }
+    if !b_vec {
+        out.push(n);
+    }
+    Ok(MatMulShape { a, b, batch, m, k, n, out })
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let Op::MatMul { ta, tb } = *op else { return Err("not a MatMul".to_owned()) };
+    let (fa, fb) = (input(ins, 0, "a")?, input(ins, 1, "b")?);
+    let (sa, sb) = (input_shape(ins, 0, "a")?, input_shape(ins, 1, "b")?);
+    if fa.elem != fb.elem || !fa.elem.is_float() {
+        return Err(format!("its inputs are {} and {}; expected one float type", fa.elem.name(), fb.elem.name()));
+    }
+    let s = matmul_shape(sa, sb, ta, tb)?;
+    let value = (|| {
+        let (va, vb) = (fa.value.as_ref()?.floats()?, fb.value.as_ref()?.floats()?);
+        let (ea, eb) = (extents(sa)?, extents(sb)?);
+        // Plain index maps of a and b in their matrix-stack forms.
+        let (ma, mb) = (matrix_map(&ea, sa.len() == 1, ta), matrix_map(&eb, sb.len() == 1, tb));
+        let (xa, xb) = (extents(&s.a)?, extents(&s.b)?);
+        let (m, k, n) = (s.m.size()? as usize, s.k.size()? as usize, s.n.size()? as usize);
+        let bext = extents(&s.batch)?;
+        let (pa, pb) = (broadcast_map(&xa[..xa.len() - 2], &bext), broadcast_map(&xb[..xb.len() - 2], &bext));
+        let mut out = Vec::with_capacity(count(&bext) * m * n);
+        for bi in 0..count(&bext) {
+            for i in 0..m {
+                for j in 0..n {
+                    let acc: f64 =
+                        (0..k).map(|q| va[ma[(pa[bi] * m + i) * k + q]] * vb[mb[(pb[bi] * k + q) * n + j]]).sum();
+                    out.push(fa.elem.round(acc));
+                }
+            }
+        }
+        Some(Data::Float(out))
+    })();
+    Ok(vec![Fact { elem: fa.elem, shape: Some(s.out), value }])
+}
+
+/// For each element of an input seen as its `[batch…, rows, cols]` matrix stack (after its
+/// transpose), the index of the stored value.
+fn matrix_map(ext: &[usize], vector: bool, transpose: bool) -> Vec<usize> {
+    if vector {
+        return (0..count(ext)).collect();
+    }
+    let r = ext.len();
+    let mut seen = ext.to_vec();
+    if transpose {
+        seen.swap(r - 1, r - 2);
+    }
+    let st = strides(ext);
+    let mut idx = vec![0; r];
+    (0..count(&seen))
+        .map(|i| {
+            unflatten(i, &seen, &mut idx);
+            if transpose {
+                idx.swap(r - 1, r - 2);
+            }
+            idx.iter().zip(&st).map(|(x, s)| x * s).sum()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Elem;
+    use crate::ops::infer;
+
+    #[test]
+    fn matmul_follows_numpy_with_transposes() {
+        let k = Sym::known;
+        let a = Fact::constant(Elem::F32, vec![k(2), k(3)], Data::Float((1..=6).map(f64::from).collect()));
+        let b = Fact::constant(Elem::F32, vec![k(2), k(3)], Data::Float(vec![1.0, 0.0, 1.0, 0.0, 1.0, 0.0]));
+        let p = &infer(&Op::MatMul { ta: false, tb: true }, &[Some(&a), Some(&b)], 1).expect("infers")[0];
+        assert_eq!(p.shape, Some(vec![k(2), k(2)]));
+        assert_eq!(p.value, Some(Data::Float(vec![4.0, 2.0, 10.0, 5.0])));
+        let v = Fact::new(Elem::F32, vec![Sym::symbol(0), k(3)]);
+        let q = &infer(&Op::MatMul { ta: false, tb: true }, &[Some(&v), Some(&b)], 1).expect("infers")[0];
+        assert_eq!(q.shape, Some(vec![Sym::symbol(0), k(2)]));
+        assert!(infer(&Op::MatMul { ta: false, tb: false }, &[Some(&a), Some(&b)], 1).is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! The ops cellc knows, one module per family. Each op's semantics live in its family
+//! module: its shape rule and its evaluation on constants, which the fold pass uses to
+//! compute whatever is known at compile time. [`infer`] is the one entry point.
+pub mod cells;
+pub mod elementwise;
+pub mod linear;
+pub mod reduce;
+pub mod shape;
+pub(crate) mod tensor;
+
+use crate::graph::{Elem, Fact};
+use crate::ir::raw;
+
+pub use cells::CellAttrs;
+pub use elementwise::{Binary, Compare, Unary};
+pub use reduce::ReduceKind;
+pub use shape::BroadcastMode;
+
+/// An op with its attributes parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A model input.
+    Parameter {
+        /// Declared element type.
+        elem: Elem,
+        /// Declared shape.
+        shape: Vec<raw::Dim>,
+    },
+    /// A constant: its value is on its output tensor once read; `src` says where it is in
+    /// the weights file (`None` for a constant a pass made).
+    Const {
+        /// Where its bytes are.
+        src: Option<Box<crate::graph::ConstSrc>>,
+    },
+    /// A model output.
+    Result,
+    /// `Convert`: to another element type.
+    Convert {
+        /// Destination type.
+        to: Elem,
+    },
+    /// `ConvertLike`: to the element type of the second input.
+    ConvertLike,
+    /// `Identity` (and other ops that return their input).
+    Identity,
+    /// `ShapeOf`.
+    ShapeOf {
+        /// `output_type`.
+        out: Elem,
+    },
+    /// `Reshape`.
+    Reshape {
+        /// `special_zero`: 0 in the target copies the input's dimension.
+        special_zero: bool,
+    },
+    /// `Squeeze`.
+    Squeeze,
+    /// `Unsqueeze`.
+    Unsqueeze,
+    /// `Transpose`.
+    Transpose,
+    /// `Concat`.
+    Concat {
+        /// `axis`.
+        axis: i64,
+    },
+    /// `Gather` (opset 1, 7, 8).
+    Gather {
+        /// `batch_dims`.
+        batch_dims: i64,
+    },
+    /// `Slice` (opset 8): start, stop, step and optional axes as inputs.
+    Slice,
+    /// `Split`.
+    Split {
+        /// `num_splits`.
+        parts: u64,
+    },
+    /// `VariadicSplit`.
+    VariadicSplit,
+    /// `Broadcast`.
+    Broadcast {
+        /// `mode`.
+        mode: BroadcastMode,
+    },
+    /// An elementwise function of one tensor.
+    Unary(Unary),
+    /// An elementwise function of two tensors with numpy broadcasting.
+    Binary(Binary),
+    /// An elementwise comparison (boolean result).
+    Compare(Compare),
+    /// `Select`: condition ? then : else, broadcast.
+    Select,
+    /// `MatMul`.
+    MatMul {
+        /// `transpose_a`.
+        ta: bool,
+        /// `transpose_b`.
+        tb: bool,
+    },
+    /// `SoftMax` or `LogSoftmax`.
+    Softmax {
+        /// The axis.
+        axis: i64,
+        /// `LogSoftmax`.
+        log: bool,
+    },
+    /// `ReduceSum`, `ReduceMean`, … (axes as input 1).
+    Reduce {
+        /// Which reduction.
+        kind: ReduceKind,
+        /// `keep_dims`.
+        keep_dims: bool,
+    },
+    /// `If`: the branches are the node's bodies.
+    If,
+    /// A recurrent cell, in its Cell or Sequence form.
+    Cell(Box<CellAttrs>),
+    /// An op cellc does not know.
+    Unknown,
+}
+
+impl Op {
+    /// Whether the op only moves or converts the values of its data input(s) (so a
+    /// constant keeps the element type it is stored in through it).
+    pub fn moves_data(&self) -> bool {
+        matches!(
+            self,
+            Op::Convert { .. }
+                | Op::Identity
+                | Op::Reshape { .. }
+                | Op::Squeeze
+                | Op::Unsqueeze
+                | Op::Transpose
+                | Op::Concat { .. }
+                | Op::Gather { .. }
+                | Op::Slice
+                | Op::Split { .. }
+                | Op::VariadicSplit
+                | Op::Broadcast { .. }
+        )
+    }
+
+    /// Whether the op is elementwise over its tensor operands (a candidate for fusion).
+    pub fn is_elementwise(&self) -> bool {
+        matches!(self, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select)
+    }
+}
+
+/// What `op` makes of inputs with these facts: the facts of its outputs (values included
+/// when every input it reads is constant and the result is small enough), or why the inputs
+/// are wrong for it.
+pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, String> {
+    let facts = match op {
+        Op::Parameter { .. } | Op::Const { .. } | Op::Result | Op::If | Op::Unknown => {
+            return Err("not inferred by its op".to_owned());
+        }
+        Op::Convert { .. }
+        | Op::ConvertLike
+        | Op::Identity
+        | Op::ShapeOf { .. }
+        | Op::Reshape { .. }
+        | Op::Squeeze
+        | Op::Unsqueeze
+        | Op::Transpose
+        | Op::Concat { .. }
+        | Op::Gather { .. }
+        | Op::Slice
+        | Op::Split { .. }
+        | Op::VariadicSplit
+        | Op::Broadcast { .. } => shape::infer(op, ins, outputs)?,
+        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
+        Op::MatMul { .. } => linear::infer(op, ins)?,
+        Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
+        Op::Cell(c) => cells::infer(c, ins)?,
+    };
+    if facts.len() != outputs {
+        return Err(format!("the op gives {} outputs; the layer declares {outputs}", facts.len()));
+    }
+    Ok(facts)
+}
+
+/// The input `i`, or an error naming it.
+pub(crate) fn input<'a>(ins: &[Option<&'a Fact>], i: usize, what: &str) -> Result<&'a Fact, String> {
+    ins.get(i).copied().flatten().ok_or_else(|| format!("input {i} ({what}) is not connected"))
+}
+
+/// The shape of input `i`, when its rank is known.
+pub(crate) fn input_shape<'a>(
+    ins: &[Option<&'a Fact>],
+    i: usize,
+    what: &str,
+) -> Result<&'a [crate::graph::Sym], String> {
+    input(ins, i, what)?.shape.as_deref().ok_or_else(|| format!("the shape of input {i} ({what}) is not known"))
+}

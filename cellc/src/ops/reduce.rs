@@ -1,0 +1,155 @@
+//! Ops that combine values along axes: `SoftMax`/`LogSoftmax` and the `Reduce*` family.
+use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Fact, Sym};
+
+/// Which reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// `ReduceSum`.
+    Sum,
+    /// `ReduceMean`.
+    Mean,
+    /// `ReduceProd`.
+    Prod,
+    /// `ReduceMax`.
+    Max,
+    /// `ReduceMin`.
+    Min,
+    /// `ReduceL2`: `√Σx²`.
+    L2,
+}
+
+impl ReduceKind {
+    /// Reduces values in f64.
+    pub fn apply(self, xs: &[f64]) -> f64 {
+        match self {
+            ReduceKind::Sum => xs.iter().sum(),
+            ReduceKind::Mean => xs.iter().sum::<f64>() / xs.len() as f64,
+            ReduceKind::Prod => xs.iter().product(),
+            ReduceKind::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            ReduceKind::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+            ReduceKind::L2 => xs.iter().map(|x| x * x).sum::<f64>().sqrt(),
+        }
+    }
+}
+
+/// Softmax of one run of values in f64: `e^(x − max) / Σ e^(x − max)` (or its log).
+pub fn softmax(xs: &[f64], log: bool) -> Vec<f64> {
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = xs.iter().map(|x| (x - max).exp()).sum();
+    xs.iter().map(|x| if log { x - max - sum.ln() } else { (x - max).exp() / sum }).collect()
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let x = input(ins, 0, "data")?;
+    let shape = input_shape(ins, 0, "data")?;
+    if !x.elem.is_float() && matches!(op, Op::Softmax { .. }) {
+        return Err(format!("its input is {}; expected a float type", x.elem.name()));
+    }
+    match *op {
+        Op::Softmax { axis: a, log } => {
+            let ax = axis(a, shape.len())?;
+            let value = (|| {
+                let v = x.value.as_ref()?.floats()?;
+                let ext = extents(shape)?;
+                shape[ax].size()?;
+                let groups = along(&ext, &[ax]);
+                let mut out = vec![0.0; v.len()];
+                for g in groups {
+                    let xs: Vec<f64> = g.iter().map(|&i| v[i]).collect();
+                    for (&i, y) in g.iter().zip(softmax(&xs, log)) {
+                        out[i] = x.elem.round(y);
+                    }
+                }
+                Some(Data::Float(out))
+            })();
+            Ok(vec![Fact { elem: x.elem, shape: Some(shape.to_vec()), value }])
+        }
+        Op::Reduce { kind, keep_dims } => {
+            let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes (input 1)")?;
+            let mut ax: Vec<usize> = axes.iter().map(|&a| axis(a, shape.len())).collect::<Result<_, _>>()?;
+            ax.sort_unstable();
+            ax.dedup();
+            let out: Vec<Sym> = (0..shape.len())
+                .filter_map(|i| match (ax.contains(&i), keep_dims) {
+                    (false, _) => Some(shape[i]),
+                    (true, true) => Some(Sym::known(1)),
+                    (true, false) => None,
+                })
+                .collect();
+            let value = (|| {
+                let ext = extents(shape)?;
+                if ax.iter().any(|&a| !shape[a].is_known()) {
+                    return None;
+                }
+                let groups = along(&ext, &ax);
+                match x.value.as_ref()? {
+                    Data::Float(v) => Some(Data::Float(
+                        groups
+                            .iter()
+                            .map(|g| x.elem.round(kind.apply(&g.iter().map(|&i| v[i]).collect::<Vec<_>>())))
+                            .collect(),
+                    )),
+                    Data::Int(v) if kind == ReduceKind::Prod || kind == ReduceKind::Sum => {
+                        let f = |acc: Sym, s: Sym| if kind == ReduceKind::Prod { acc.checked_mul(s) } else { acc.checked_add(s) };
+                        let init = Sym::known(i64::from(kind == ReduceKind::Prod));
+                        groups
+                            .iter()
+                            .map(|g| g.iter().try_fold(init, |a, &i| f(a, v[i])))
+                            .collect::<Option<_>>()
+                            .map(Data::Int)
+                    }
+                    Data::Int(_) => None,
+                }
+            })();
+            Ok(vec![Fact { elem: x.elem, shape: Some(out), value }])
+        }
+        _ => Err(format!("{} is not reduced", show(shape))),
+    }
+}
+
+/// The stored indices of each group of values that differ only along `axes`, groups in
+/// row-major order of the other axes.
+fn along(ext: &[usize], axes: &[usize]) -> Vec<Vec<usize>> {
+    let st = strides(ext);
+    let outer: Vec<usize> = ext.iter().enumerate().map(|(i, &e)| if axes.contains(&i) { 1 } else { e }).collect();
+    let inner: Vec<usize> = ext.iter().enumerate().map(|(i, &e)| if axes.contains(&i) { e } else { 1 }).collect();
+    let (mut o, mut n) = (vec![0; ext.len()], vec![0; ext.len()]);
+    (0..count(&outer))
+        .map(|i| {
+            unflatten(i, &outer, &mut o);
+            (0..count(&inner))
+                .map(|j| {
+                    unflatten(j, &inner, &mut n);
+                    (0..ext.len()).map(|k| (o[k] + n[k]) * st[k]).sum()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Elem;
+    use crate::ops::infer;
+
+    #[test]
+    fn softmax_and_reductions_fold() {
+        let k = Sym::known;
+        let x = Fact::constant(Elem::F64, vec![k(2), k(2)], Data::Float(vec![0.0, 0.0, 1.0, 3.0]));
+        let s = &infer(&Op::Softmax { axis: -1, log: false }, &[Some(&x)], 1).expect("infers")[0];
+        let Some(Data::Float(v)) = &s.value else { panic!("not folded") };
+        assert_eq!(v[..2], [0.5, 0.5]);
+        assert!((v[3] - 1.0 / (1.0 + (-2.0f64).exp())).abs() < 1e-15);
+        let axes = Fact::constant(Elem::I64, vec![k(1)], Data::Int(vec![k(0)]));
+        let r =
+            &infer(&Op::Reduce { kind: ReduceKind::Sum, keep_dims: false }, &[Some(&x), Some(&axes)], 1).expect("infers")[0];
+        assert_eq!(r.value, Some(Data::Float(vec![1.0, 3.0])));
+        let shape = Fact::constant(Elem::I64, vec![k(2)], Data::Int(vec![Sym::symbol(0), k(4)]));
+        let p = &infer(&Op::Reduce { kind: ReduceKind::Prod, keep_dims: true }, &[Some(&shape), Some(&axes)], 1)
+            .expect("infers")[0];
+        assert_eq!(p.value, Some(Data::Int(vec![Sym { c: 0, k: 4, s: 0 }])));
+    }
+}

@@ -1,0 +1,119 @@
+//! Index arithmetic shared by the op families: extents, strides, axes, numpy broadcasting.
+//! A constant whose shape has symbolic dimensions holds its values as if each such
+//! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
+use crate::graph::{Data, Sym};
+use crate::limits::MAX_TENSOR_ELEMENTS;
+
+/// Extents of the stored values of a shape (symbolic dimensions count 1), when every
+/// dimension is known or symbolic and the total is within the tensor limit.
+pub(crate) fn extents(shape: &[Sym]) -> Option<Vec<usize>> {
+    let ext: Vec<usize> =
+        shape.iter().map(|d| if d.is_known() { usize::try_from(d.c).ok() } else { Some(1) }).collect::<Option<_>>()?;
+    let total = ext.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
+    (total as u64 <= MAX_TENSOR_ELEMENTS).then_some(ext)
+}
+
+/// Row-major strides of extents.
+pub(crate) fn strides(ext: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; ext.len()];
+    for i in (0..ext.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * ext[i + 1];
+    }
+    s
+}
+
+/// Number of stored values.
+pub(crate) fn count(ext: &[usize]) -> usize {
+    ext.iter().product()
+}
+
+/// The multi-index of flat index `i`.
+pub(crate) fn unflatten(mut i: usize, ext: &[usize], out: &mut [usize]) {
+    for k in (0..ext.len()).rev() {
+        let e = ext[k].max(1);
+        out[k] = i % e;
+        i /= e;
+    }
+}
+
+/// Normalises an axis in `[-rank, rank)`.
+pub(crate) fn axis(a: i64, rank: usize) -> Result<usize, String> {
+    let r = i64::try_from(rank).map_err(|_| "rank too large".to_owned())?;
+    let n = if a < 0 { a + r } else { a };
+    if (0..r).contains(&n) {
+        Ok(n as usize)
+    } else {
+        Err(format!("axis {a} is out of range for rank {rank}; expected {} to {}", -r, r - 1))
+    }
+}
+
+/// Numpy broadcasting of two shapes.
+pub(crate) fn broadcast(a: &[Sym], b: &[Sym]) -> Result<Vec<Sym>, String> {
+    let rank = a.len().max(b.len());
+    let one = Sym::known(1);
+    let mut out = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { one };
+        let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { one };
+        let d = if da == db || db == one {
+            da
+        } else if da == one {
+            db
+        } else {
+            return Err(format!("shapes {} and {} do not broadcast (numpy rules)", show(a), show(b)));
+        };
+        out.push(d);
+    }
+    Ok(out)
+}
+
+/// For each stored value of a tensor of shape `out` (as extents), the index of the value of
+/// an input of shape `input` broadcast to it (numpy rules, checked by the caller).
+pub(crate) fn broadcast_map(input: &[usize], out: &[usize]) -> Vec<usize> {
+    let rank = out.len();
+    let lead = rank - input.len();
+    let ist = strides(input);
+    let mut idx = vec![0usize; rank];
+    (0..count(out))
+        .map(|i| {
+            unflatten(i, out, &mut idx);
+            (0..input.len()).map(|k| if input[k] == 1 { 0 } else { idx[k + lead] * ist[k] }).sum()
+        })
+        .collect()
+}
+
+/// A shape as written in messages: `[2, ?0, 16]`.
+pub(crate) fn show(shape: &[Sym]) -> String {
+    let parts: Vec<String> = shape.iter().map(Sym::to_string).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// A constant's values as whole numbers, for inputs that must be known (axes, shapes).
+pub(crate) fn ints(d: Option<&Data>, what: &str) -> Result<Vec<Sym>, String> {
+    d.and_then(Data::ints).ok_or_else(|| format!("{what} must be a constant (computable at compile time)"))
+}
+
+/// A constant's values as known whole numbers.
+pub(crate) fn known_ints(d: Option<&Data>, what: &str) -> Result<Vec<i64>, String> {
+    ints(d, what)?
+        .into_iter()
+        .map(|s| s.value().ok_or_else(|| format!("{what} depends on a dynamic dimension ({s}); pin it with --input")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_follows_numpy() {
+        let k = Sym::known;
+        let n = Sym::symbol(0);
+        assert_eq!(broadcast(&[k(2), k(1), k(4)], &[k(3), k(1)]), Ok(vec![k(2), k(3), k(4)]));
+        assert_eq!(broadcast(&[n, k(4)], &[k(4)]), Ok(vec![n, k(4)]));
+        assert!(broadcast(&[k(2)], &[k(3)]).is_err());
+        assert_eq!(broadcast_map(&[3, 1], &[2, 3, 4])[..5], [0, 0, 0, 0, 1]);
+        assert_eq!(axis(-1, 3), Ok(2));
+        assert!(axis(3, 3).is_err());
+    }
+}

@@ -1,0 +1,232 @@
+//! Shape inference and constant folding: walks the graph in dependency order giving each
+//! tensor its element type and shape, and a value when it is computable at compile time
+//! (constants read from the weights file, the `ShapeOf → Gather → Concat → Broadcast`
+//! family, `Convert`s, constant initial states). An `If` whose condition becomes known is
+//! replaced by the branch it takes.
+use crate::diag::Diag;
+use crate::graph::{ConstSrc, Data, Elem, Fact, Graph, NodeId, Sym};
+use crate::ops::{self, Op};
+use std::collections::HashMap;
+
+/// Folds `g` in place; returns the problems found (ops whose inputs do not fit them,
+/// constants that cannot be read, declared shapes that contradict the inferred ones).
+pub fn fold(g: &mut Graph) -> Vec<Diag> {
+    let mut diags = Vec::new();
+    let mut reported = vec![false; g.nodes.len()];
+    loop {
+        reported.resize(g.nodes.len(), false);
+        g.prune();
+        let (order, cyclic) = g.topo_order();
+        for &id in &cyclic {
+            report(
+                g,
+                &mut diags,
+                &mut reported,
+                id,
+                "the layer depends on its own output (a cycle in <edges>)".to_owned(),
+            );
+        }
+        let mut inlined = false;
+        for id in order {
+            match &g.nodes[id].op {
+                Op::Parameter { .. } | Op::Result | Op::Unknown => {}
+                Op::Const { src } => {
+                    if let Some(src) = src.clone() {
+                        load(g, &mut diags, &mut reported, id, &src);
+                    }
+                }
+                Op::If => {
+                    inlined |= if_node(g, id);
+                    reported.resize(g.nodes.len(), false);
+                }
+                op => {
+                    let op = op.clone();
+                    infer_node(g, &mut diags, &mut reported, id, &op);
+                }
+            }
+        }
+        if !inlined {
+            break;
+        }
+    }
+    g.prune();
+    diags
+}
+
+fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, msg: String) {
+    if std::mem::replace(&mut reported[id], true) {
+        return;
+    }
+    let o = &g.nodes[id].origin;
+    diags.push(Diag::new(&g.file, o.pos, msg).in_layer(&o.name, &o.op));
+}
+
+fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, op: &Op) {
+    let node = &g.nodes[id];
+    let ins: Vec<Option<&Fact>> = node.inputs.iter().map(|t| t.map(|t| &g.tensors[t].fact)).collect();
+    // An input whose shape is unknown comes from an op that is reported already.
+    if ins.iter().flatten().any(|f| f.shape.is_none()) {
+        return;
+    }
+    let facts = match ops::infer(op, &ins, node.outputs.len()) {
+        Ok(f) => f,
+        Err(msg) => return report(g, diags, reported, id, msg),
+    };
+    let stored = stored(g, id, op);
+    let outputs = g.nodes[id].outputs.clone();
+    for (t, f) in outputs.into_iter().zip(facts) {
+        if let Some(msg) = contradiction(&g.tensors[t].declared, f.shape.as_deref()) {
+            report(g, diags, reported, id, msg);
+        }
+        let has_value = f.value.is_some();
+        g.tensors[t].fact = f;
+        g.tensors[t].stored = if has_value { stored } else { None };
+    }
+}
+
+/// The stored type of what a data-moving op makes of constants read from the weights file:
+/// theirs, when all of them share it.
+fn stored(g: &Graph, id: NodeId, op: &Op) -> Option<Elem> {
+    if !op.moves_data() {
+        return None;
+    }
+    let node = &g.nodes[id];
+    let data: Vec<usize> = match op {
+        Op::Concat { .. } => node.inputs.iter().flatten().copied().collect(),
+        _ => node.inputs.first().copied().flatten().into_iter().collect(),
+    };
+    let first = g.tensors[*data.first()?].stored?;
+    data.iter().all(|&t| g.tensors[t].stored == Some(first)).then_some(first)
+}
+
+/// A message when declared dimensions contradict inferred ones.
+fn contradiction(declared: &[crate::ir::raw::Dim], inferred: Option<&[Sym]>) -> Option<String> {
+    use crate::ir::raw::Dim;
+    let inferred = inferred?;
+    if declared.is_empty() {
+        return None;
+    }
+    let differs = declared.len() != inferred.len()
+        || declared.iter().zip(inferred).any(|(d, i)| match (d, i.value()) {
+            (Dim::Static(n), Some(v)) => i64::try_from(*n).ok() != Some(v),
+            _ => false,
+        });
+    differs.then(|| {
+        let decl: Vec<String> = declared
+            .iter()
+            .map(|d| match d {
+                Dim::Static(n) => n.to_string(),
+                Dim::Dynamic => "?".to_owned(),
+            })
+            .collect();
+        format!(
+            "an output port is declared [{}], but the op gives {} for these inputs",
+            decl.join(", "),
+            crate::ops::tensor::show(inferred)
+        )
+    })
+}
+
+/// Reads a constant's value from the weights file.
+fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, src: &ConstSrc) {
+    let Some(&t) = g.nodes[id].outputs.first() else { return };
+    if g.tensors[t].fact.value.is_some() {
+        return;
+    }
+    match const_value(g, src) {
+        Ok(v) => {
+            g.tensors[t].fact.value = Some(v);
+            g.tensors[t].stored = Some(src.elem);
+        }
+        Err((key, msg)) => {
+            if reported[id] {
+                return;
+            }
+            reported[id] = true;
+            let o = &g.nodes[id].origin;
+            let pos = src.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(o.pos);
+            diags.push(Diag::new(&g.file, pos, msg).in_layer(&o.name, &o.op));
+        }
+    }
+}
+
+fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)> {
+    let count = crate::limits::product(src.shape.iter().copied())
+        .ok_or(("size", format!("shape {:?} has more elements than cellc can count", src.shape)))?;
+    let want = count.checked_mul(src.elem.size());
+    if want != Some(src.size) {
+        let want = want.map_or_else(|| "more than 2^64".to_owned(), |w| w.to_string());
+        let elem = src.elem.name();
+        return Err((
+            "size",
+            format!("`size` is {} bytes; expected {want} ({count} {elem} elements of shape {:?})", src.size, src.shape),
+        ));
+    }
+    let data = g
+        .weights
+        .data
+        .as_ref()
+        .map_err(|e| ("offset", format!("cannot read the weights file {}: {e}", g.weights.path)))?;
+    let bytes = data.get(src.offset, src.size).ok_or_else(|| {
+        let end = src.offset.checked_add(src.size);
+        let key = if end.is_some_and(|e| e <= data.len()) { "size" } else { "offset" };
+        let msg = if key == "size" && src.size > crate::limits::MAX_CONSTANT_BYTES {
+            format!("the constant holds {} bytes; cellc reads constants of at most {} bytes", src.size, crate::limits::MAX_CONSTANT_BYTES)
+        } else {
+            format!(
+                "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
+                src.offset,
+                end.map_or_else(|| "(past 2^64)".to_owned(), |e| e.to_string()),
+                g.weights.path,
+                data.len()
+            )
+        };
+        (key, msg)
+    })?;
+    Ok(crate::front::openvino::weights::decode_data(src.elem, bytes))
+}
+
+/// Replaces an `If` whose condition is known by the branch it takes; `true` when it did.
+fn if_node(g: &mut Graph, id: NodeId) -> bool {
+    let Some(cond) = g.input_fact(id, 0).and_then(|f| f.value.as_ref()).and_then(Data::floats) else {
+        return false;
+    };
+    let [c] = cond[..] else { return false };
+    let role = if c != 0.0 { "then_body" } else { "else_body" };
+    let Some(body) = g.nodes[id].bodies.iter().find(|b| b.role == role).cloned() else { return false };
+    let bg = &body.graph;
+    let mut tmap: HashMap<usize, usize> = HashMap::new();
+    for &(p, o) in &body.inputs {
+        let (Some(&pn), Some(Some(outer))) = (bg.params.get(p), g.nodes[id].inputs.get(o)) else { continue };
+        tmap.insert(bg.nodes[pn].outputs[0], *outer);
+    }
+    let mut copied = Vec::new();
+    for (bid, node) in bg.nodes.iter().enumerate() {
+        if node.dead || matches!(node.op, Op::Parameter { .. } | Op::Result) {
+            continue;
+        }
+        let new = g.add(node.op.clone(), node.origin.clone(), Vec::new(), node.outputs.len());
+        g.nodes[new].bodies = node.bodies.clone();
+        g.nodes[new].input_pos = node.input_pos.clone();
+        for (k, &bt) in node.outputs.iter().enumerate() {
+            let nt = g.nodes[new].outputs[k];
+            let (producer, src) = (g.tensors[nt].producer, &bg.tensors[bt]);
+            g.tensors[nt] = crate::graph::Tensor { producer, ..src.clone() };
+            tmap.insert(bt, nt);
+        }
+        copied.push((bid, new));
+    }
+    for (bid, new) in copied {
+        g.nodes[new].inputs = bg.nodes[bid].inputs.iter().map(|t| t.and_then(|t| tmap.get(&t).copied())).collect();
+    }
+    for &(o, r) in &body.outputs {
+        let Some(&rn) = bg.results.get(r) else { continue };
+        let Some(Some(inner)) = bg.nodes[rn].inputs.first() else { continue };
+        let (Some(&mapped), Some(&old)) = (tmap.get(inner), g.nodes[id].outputs.get(o)) else { continue };
+        let names = g.tensors[old].names.clone();
+        g.tensors[mapped].names.extend(names);
+        g.replace_uses(old, mapped);
+    }
+    g.nodes[id].dead = true;
+    true
+}

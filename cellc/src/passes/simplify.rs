@@ -1,0 +1,133 @@
+//! Simplification after folding: every op whose outputs are all known becomes a constant;
+//! ops that leave their input as it is (a `Reshape` to the same shape, an `Identity`, a
+//! `Convert` to the same type, a `Transpose` that moves only axes of length 1 in a way that
+//! keeps the order of the others) disappear; two `Transpose`s in a row become one.
+use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
+use crate::ir::raw::Origin;
+use crate::ops::Op;
+
+/// Simplifies `g` in place.
+pub fn simplify(g: &mut Graph) {
+    let (order, _) = g.topo_order();
+    for id in order {
+        if g.nodes[id].dead {
+            continue;
+        }
+        if materialize(g, id) {
+            continue;
+        }
+        if let Some(input) = passthrough(g, id) {
+            bypass(g, id, input);
+            continue;
+        }
+        merge_transposes(g, id);
+    }
+    g.prune();
+}
+
+/// Turns an op whose outputs are all constant into a constant node per output.
+fn materialize(g: &mut Graph, id: NodeId) -> bool {
+    let node = &g.nodes[id];
+    if matches!(node.op, Op::Const { .. } | Op::Parameter { .. } | Op::Result) || node.outputs.is_empty() {
+        return false;
+    }
+    if !node.outputs.iter().all(|&t| g.tensors[t].fact.value.is_some()) {
+        return false;
+    }
+    if let [_] = node.outputs[..] {
+        let n = &mut g.nodes[id];
+        n.op = Op::Const { src: None };
+        n.inputs.clear();
+        n.input_pos.clear();
+        n.bodies.clear();
+        return true;
+    }
+    // Several outputs (a Split): one constant node takes each.
+    let outputs = node.outputs.clone();
+    let origin = node.origin.clone();
+    for t in outputs {
+        let c = g.add(Op::Const { src: None }, origin.clone(), Vec::new(), 1);
+        let ct = g.nodes[c].outputs[0];
+        let producer = g.tensors[ct].producer;
+        g.tensors[ct] = crate::graph::Tensor { producer, ..g.tensors[t].clone() };
+        g.replace_uses(t, ct);
+    }
+    g.nodes[id].dead = true;
+    true
+}
+
+/// The input an op hands on unchanged, when it does.
+fn passthrough(g: &Graph, id: NodeId) -> Option<TensorId> {
+    let node = &g.nodes[id];
+    let x = (*node.inputs.first()?)?;
+    let out = *node.outputs.first()?;
+    let (fi, fo) = (&g.tensors[x].fact, &g.tensors[out].fact);
+    let same = fi.shape.is_some() && fi.shape == fo.shape && fi.elem == fo.elem;
+    match &node.op {
+        Op::Identity => Some(x),
+        Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Convert { .. } | Op::ConvertLike if same => Some(x),
+        Op::Transpose if same && keeps_order(g, id) => Some(x),
+        _ => None,
+    }
+}
+
+/// The permutation of a `Transpose` with a constant order.
+fn perm(g: &Graph, id: NodeId) -> Option<Vec<usize>> {
+    let rank = g.input_fact(id, 0)?.shape.as_ref()?.len();
+    let order = g.input_fact(id, 1)?.value.as_ref()?.known_ints()?;
+    if order.is_empty() {
+        return Some((0..rank).rev().collect());
+    }
+    order.iter().map(|&a| crate::ops::tensor::axis(a, rank).ok()).collect()
+}
+
+/// Whether a `Transpose` keeps the relative order of the axes longer than 1 (so the values
+/// stay where they are).
+fn keeps_order(g: &Graph, id: NodeId) -> bool {
+    let (Some(p), Some(shape)) = (perm(g, id), g.input_fact(id, 0).and_then(|f| f.shape.clone())) else {
+        return false;
+    };
+    let moved: Vec<usize> = p.into_iter().filter(|&a| shape[a] != Sym::known(1)).collect();
+    moved.windows(2).all(|w| w[0] < w[1])
+}
+
+/// Makes the readers of `id`'s output read `input`, which takes over the output's names.
+fn bypass(g: &mut Graph, id: NodeId, input: TensorId) {
+    let out = g.nodes[id].outputs[0];
+    let names = g.tensors[out].names.clone();
+    for n in names {
+        if !g.tensors[input].names.contains(&n) {
+            g.tensors[input].names.push(n);
+        }
+    }
+    g.replace_uses(out, input);
+    g.nodes[id].dead = true;
+}
+
+/// `Transpose(Transpose(x, p), q)` → `Transpose(x, p∘q)`; an identity result disappears.
+fn merge_transposes(g: &mut Graph, id: NodeId) {
+    if g.nodes[id].op != Op::Transpose {
+        return;
+    }
+    let Some(Some(mid)) = g.nodes[id].inputs.first().copied() else { return };
+    let inner = g.tensors[mid].producer.0;
+    if g.nodes[inner].op != Op::Transpose {
+        return;
+    }
+    let (Some(q), Some(p), Some(Some(x))) = (perm(g, id), perm(g, inner), g.nodes[inner].inputs.first().copied())
+    else {
+        return;
+    };
+    let composed: Vec<usize> = q.iter().map(|&a| p[a]).collect();
+    if composed.iter().enumerate().all(|(i, &a)| i == a) {
+        bypass(g, id, x);
+        return;
+    }
+    let values = Data::Int(composed.iter().map(|&a| Sym::known(a as i64)).collect());
+    let fact = Fact::constant(Elem::I64, vec![Sym::known(composed.len() as i64)], values);
+    let origin = Origin { name: format!("{}/order", g.nodes[id].origin.name), ..g.nodes[id].origin.clone() };
+    let c = g.add(Op::Const { src: None }, origin, Vec::new(), 1);
+    let ct = g.nodes[c].outputs[0];
+    g.tensors[ct].fact = fact;
+    g.nodes[id].inputs = vec![Some(x), Some(ct)];
+}
