@@ -2,9 +2,10 @@
 //! strategy, as Rust and as C, from the same deterministic weights, which are also written
 //! raw for the naive baseline to read. The C is compiled as a C user would build it for
 //! speed: `-std=c99 -O3 -march=native`.
+use cellc::ir::wire::{CellIo, Value, Wired};
 use cellc::ir::{
     Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, Model, Output, Param, ParamRole,
-    Seq, Value, WeightSrc,
+    Seq, WeightSrc,
 };
 use cellc::{Language, Options, Strategy, WeightType};
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ fn gru_sequence(name: &str, (h, i, steps): (usize, usize, usize), batch: Batch, 
     let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
     let activations = kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
     let dims = |d: &[usize]| std::iter::once(Dim::Batch).chain(d.iter().map(|&n| Dim::Static(n))).collect();
-    Model {
+    Wired {
         file: format!("{name}.xml"),
         name: name.into(),
         batch,
@@ -52,20 +53,21 @@ fn gru_sequence(name: &str, (h, i, steps): (usize, usize, usize), batch: Batch, 
             Param { name: "X".into(), shape: dims(&[steps, i]), role: ParamRole::Data },
             Param { name: "H".into(), shape: dims(&[1, h]), role: ParamRole::Data },
         ],
-        cells: vec![Cell {
-            name: "seq".into(),
-            spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
-            x: Value::Param(0),
-            h: Value::Param(1),
-            c: None,
-            w: emb(w),
-            r: emb(r),
-            b: Some(emb(b)),
-            seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
-            layout: Default::default(),
-        }],
-        outputs: vec![Output { name: "Y".into(), value: Value::Cell(0, 0), shape: dims(&[1, steps, h]) }],
+        cells: vec![(
+            Cell {
+                name: "seq".into(),
+                spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
+                w: emb(w),
+                r: emb(r),
+                b: Some(emb(b)),
+                seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
+                layout: Default::default(),
+            },
+            CellIo { x: Value::Param(0), h: Value::Param(1), c: None },
+        )],
+        outputs: vec![(Output { name: "Y".into(), shape: dims(&[1, steps, h]) }, Value::Cell(0, 0))],
     }
+    .into_model()
 }
 
 /// Configuration C: a GRU sequence, H=256, I=256, 1000 steps, batch 1, the hoisted input
@@ -133,29 +135,26 @@ fn main() {
         if lstm {
             params.push(Param { name: "C".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data });
         }
-        let model = Model {
+        let model = Wired {
             file: format!("{name}.xml"),
             name: (*name).into(),
             batch: Batch::Static(1),
             params,
-            cells: vec![Cell {
-                name: "cell".into(),
-                spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
-                x: Value::Param(0),
-                h: Value::Param(1),
-                c: lstm.then_some(Value::Param(2)),
-                seq: None,
-                layout: Default::default(),
-                w: emb(w),
-                r: emb(r),
-                b: Some(emb(b)),
-            }],
-            outputs: vec![Output {
-                name: "Y".into(),
-                value: Value::Cell(0, 0),
-                shape: vec![Dim::Batch, Dim::Static(h)],
-            }],
-        };
+            cells: vec![(
+                Cell {
+                    name: "cell".into(),
+                    spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
+                    seq: None,
+                    layout: Default::default(),
+                    w: emb(w),
+                    r: emb(r),
+                    b: Some(emb(b)),
+                },
+                CellIo { x: Value::Param(0), h: Value::Param(1), c: lstm.then_some(Value::Param(2)) },
+            )],
+            outputs: vec![(Output { name: "Y".into(), shape: vec![Dim::Batch, Dim::Static(h)] }, Value::Cell(0, 0))],
+        }
+        .into_model();
         for strategy in [Strategy::Unrolled, Strategy::Tiled] {
             let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));

@@ -88,6 +88,14 @@ impl Builder {
         self
     }
 
+    /// Fixes the shape of Parameter `name` (its tensor or layer name) at compile time, as
+    /// `--input NAME=[…]` does: `None` keeps a dimension as the model has it. Dynamic steps
+    /// must be fixed; a dynamic batch may stay.
+    pub fn input(mut self, name: &str, dims: &[Option<u64>]) -> Self {
+        self.options.input_shapes.push(crate::InputShape { name: name.to_owned(), dims: dims.to_vec() });
+        self
+    }
+
     /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
     pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
         self.options.weight_type = weight_type;

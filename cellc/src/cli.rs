@@ -24,6 +24,9 @@ enum Command {
         /// The weights file, if not the model's path with the extension `.bin`.
         #[arg(long, value_name = "PATH")]
         weights: Option<PathBuf>,
+        /// Fix a Parameter's shape, as for compiling (`NAME=[d0,d1,...]`).
+        #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
+        input_shapes: Vec<crate::InputShape>,
     },
 }
 
@@ -114,6 +117,11 @@ struct CompileArgs {
     /// (error at most 4.6e-7) instead of the default ones (within 1 to 3 ULP).
     #[arg(long)]
     fast_activations: bool,
+    /// Fix a Parameter's shape at compile time, `NAME=[d0,d1,...]` with `?` (or -1) for a
+    /// dimension left as the model has it: dynamic steps must be fixed, a dynamic batch may
+    /// stay. Repeat for several Parameters.
+    #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
+    input_shapes: Vec<crate::InputShape>,
 }
 
 impl CompileArgs {
@@ -145,6 +153,7 @@ impl CompileArgs {
                 WeightTypeArg::Bf16 => WeightType::Bf16,
             },
             fast_activations: self.fast_activations,
+            input_shapes: self.input_shapes.clone(),
         }
     }
 }
@@ -215,9 +224,11 @@ fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights }) => crate::load_ir(model, weights.as_deref()).map(|m| {
-            print!("{}", crate::inspect::describe(&m));
-        }),
+        Some(Command::Inspect { model, weights, input_shapes }) => {
+            let opts =
+                crate::Options { weights: weights.clone(), input_shapes: input_shapes.clone(), ..Default::default() };
+            crate::load_graph(model, &opts).map(|m| print!("{}", crate::inspect::describe(&m)))
+        }
         None => {
             let args = &cli.compile;
             let Some(model) = &args.model else {

@@ -1,5 +1,5 @@
 //! `cellc inspect`: a plain-text account of what a model holds.
-use crate::ir::{Batch, CellKind, Dim, Lengths, Model, ParamRole, Value, WeightSrc};
+use crate::ir::{Batch, CellKind, Dim, Home, Lengths, Model, ParamRole, Step, WeightSrc};
 use std::fmt::Write as _;
 
 fn dims(shape: &[Dim], batch: Batch) -> String {
@@ -40,13 +40,7 @@ pub fn describe(m: &Model) -> String {
         let _ = writeln!(s, "  input {i} {:?} {} ({role})", p.name, dims(&p.shape, m.batch));
     }
     for (i, o) in m.outputs.iter().enumerate() {
-        let from = match o.value {
-            Value::Param(p) => format!("Parameter {:?}", m.params[p].name),
-            Value::Cell(c, port) => {
-                let names: &[&str] = if m.cells[c].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
-                format!("cell {:?} ({})", m.cells[c].name, names.get(port).copied().unwrap_or("?"))
-            }
-        };
+        let from = source(m, Home::Output(i));
         let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }
     for c in &m.cells {
@@ -99,4 +93,33 @@ pub fn describe(m: &Model) -> String {
         let _ = writeln!(s, "  FLOPs per step per row: {} (matrix products; {macs} multiply-adds)", 2 * macs);
     }
     s
+}
+
+/// What the value in `home` comes from: a Parameter, a cell's output, or another step,
+/// followed through the copies that move it.
+fn source(m: &Model, mut home: Home) -> String {
+    for _ in 0..=m.steps.len() {
+        let writer = m.steps.iter().rev().find_map(|s| match s {
+            Step::Cell(c) => c.out.iter().position(|o| o.home == home).map(|port| Err((c.cell, port))),
+            Step::Copy(c) if c.dst.home == home => Some(Ok(c.src.home)),
+            Step::Rows(c) if c.dst.home == home => Some(Ok(c.src.home)),
+            Step::Map(x) if x.dst.home == home => Some(Err((usize::MAX, 0))),
+            Step::MatMul(x) if x.dst.home == home => Some(Err((usize::MAX, 1))),
+            Step::Softmax(x) if x.dst.home == home => Some(Err((usize::MAX, 2))),
+            _ => None,
+        });
+        match writer {
+            Some(Ok(Home::Param(p))) => return format!("Parameter {:?}", m.params[p].name),
+            Some(Ok(from)) => home = from,
+            Some(Err((usize::MAX, k))) => {
+                return ["an elementwise step", "a matrix product", "a softmax"][k].to_owned();
+            }
+            Some(Err((c, port))) => {
+                let names: &[&str] = if m.cells[c].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
+                return format!("cell {:?} ({})", m.cells[c].name, names.get(port).copied().unwrap_or("?"));
+            }
+            None => break,
+        }
+    }
+    "a constant".to_owned()
 }

@@ -3,6 +3,10 @@
 //! reference interpreter take: every size known, every activation resolved, every weight
 //! either decoded to f32 or bound to a runtime Parameter.
 pub mod raw;
+pub mod steps;
+pub mod wire;
+
+pub use steps::{CellStep, Home, Operand, Step};
 
 use std::fmt;
 
@@ -401,16 +405,6 @@ pub enum WeightSrc {
     Runtime(usize),
 }
 
-/// A value flowing between nodes: a Parameter or a cell's output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
-    /// Parameter by index.
-    Param(usize),
-    /// Output `port` of the cell with this index: 0 for the hidden state, 1 for an LSTM's
-    /// cell state.
-    Cell(usize, usize),
-}
-
 /// A validated cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
@@ -418,12 +412,6 @@ pub struct Cell {
     pub name: String,
     /// Its arithmetic.
     pub spec: CellSpec,
-    /// The input `X`.
-    pub x: Value,
-    /// The initial hidden state.
-    pub h: Value,
-    /// The initial cell state (LSTM only).
-    pub c: Option<Value>,
     /// For the Sequence forms: direction, steps and lengths. `W`, `R` and `B` then hold one
     /// block per direction, and `X`, the states and the outputs have the layouts of
     /// OpenVINO's Sequence ops: `X` `[batch, steps, I]`, states `[batch, dirs, H]`, `Y`
@@ -466,8 +454,6 @@ pub struct Param {
 pub struct Output {
     /// Its name.
     pub name: String,
-    /// What it returns.
-    pub value: Value,
     /// Its shape.
     pub shape: Vec<Dim>,
 }
@@ -479,14 +465,21 @@ pub struct Model {
     pub file: String,
     /// The model's name.
     pub name: String,
-    /// The batch shared by its cells.
+    /// The rows a run loops over: a static number, or the batch each call's lengths give
+    /// (`Dim::Batch` in the shapes marks its axis).
     pub batch: Batch,
     /// Parameters, in order.
     pub params: Vec<Param>,
-    /// Cells, each after the cells it reads.
+    /// Cells; the steps say what they read and write.
     pub cells: Vec<Cell>,
     /// Results, in order.
     pub outputs: Vec<Output>,
+    /// Constant tensors the steps read (other than cell weights).
+    pub consts: Vec<Vec<f32>>,
+    /// Lengths of the scratch slots.
+    pub slots: Vec<usize>,
+    /// What a run does for each row, in order.
+    pub steps: Vec<Step>,
 }
 
 impl Model {
@@ -526,26 +519,14 @@ impl Model {
         (m, values)
     }
 
-    /// Length of one batch row of a value.
-    pub fn row_len(&self, v: Value) -> usize {
-        match v {
-            Value::Param(p) => self.params[p]
-                .shape
-                .iter()
-                .map(|d| match d {
-                    Dim::Static(n) => *n,
-                    Dim::Batch => 1,
-                })
-                .product(),
-            Value::Cell(c, port) => {
-                let cell = &self.cells[c];
-                match &cell.seq {
-                    None => cell.spec.hidden,
-                    // Y is [dirs, steps, H] per row; the final states [dirs, H].
-                    Some(s) if port == 0 => s.direction.count() * s.steps * cell.spec.hidden,
-                    Some(s) => s.direction.count() * cell.spec.hidden,
-                }
-            }
-        }
+    /// Values in one row of a tensor of this shape (the batch axis counts 1).
+    pub fn row_len(shape: &[Dim]) -> usize {
+        shape
+            .iter()
+            .map(|d| match d {
+                Dim::Static(n) => *n,
+                Dim::Batch => 1,
+            })
+            .product()
     }
 }

@@ -139,7 +139,7 @@ impl fmt::Display for Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Activation, Cell, CellSpec, Value, WeightSrc};
+    use crate::ir::{Activation, Cell, CellSpec, WeightSrc};
 
     const H: usize = 3;
     const I: usize = 2;
@@ -168,9 +168,6 @@ mod tests {
         let cell = Cell {
             name: "c".into(),
             spec: CellSpec { kind, hidden: H, input: I, activations: acts, clip: None },
-            x: Value::Param(0),
-            h: Value::Param(1),
-            c: kind.has_cell_state().then_some(Value::Param(2)),
             w: emb(w),
             r: emb(r),
             b: Some(emb(b)),

@@ -1,8 +1,10 @@
 //! cellc: an ahead-of-time compiler for recurrent neural-network cells.
 //!
-//! One pipeline, `front → check → emit`: a front-end reads a model into the raw
-//! [`ir::raw`] form, [`check`](check::check) validates it into an [`ir::Model`], and an
-//! emitter writes specialised source for it. [`compile_file`] runs the whole pipeline.
+//! One pipeline, `front → passes → check → emit`: the IR front-end reads a model into a
+//! [`graph::Graph`], the [`passes`] fold and simplify it, [`check::graph`] validates it
+//! and plans its steps into an [`ir::Model`], and an emitter writes specialised source for
+//! it. (A macro's declaration of a single cell takes the raw [`ir::raw`] form and
+//! [`check::check`].) [`compile_file`] runs the whole pipeline.
 pub mod builder;
 pub mod check;
 #[cfg(feature = "cli")]
@@ -24,19 +26,54 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
-pub use options::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
+pub use options::{InputShape, Language, Options, Simd, Strategy, WeightType, WeightsMode};
 
 use std::path::{Path, PathBuf};
 
-/// Reads and checks an OpenVINO IR model. `weights` overrides the `.bin` path.
+/// Reads and checks an OpenVINO IR model with default options. `weights` overrides the
+/// `.bin` path.
 pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::Model, Diagnostics> {
-    let raw = front::openvino::read(model, weights)?;
-    check::check(&raw)
+    load_graph(model, &Options { weights: weights.map(Path::to_path_buf), ..Options::default() })
+}
+
+/// Reads an OpenVINO IR model as a graph, folds and simplifies it, and checks it: the
+/// pipeline for whole models (layout glue, shape subgraphs and heads around the cells).
+pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics> {
+    let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
+    let file = model.display().to_string();
+    let pins: Vec<Diag> = opts
+        .input_shapes
+        .iter()
+        .filter_map(|s| g.pin(&s.name, &s.dims).err())
+        .map(|m| Diag::new(&file, None, m))
+        .collect();
+    if !pins.is_empty() {
+        return Err(Diagnostics(pins));
+    }
+    model_of(g)
+}
+
+/// Folds, simplifies and checks a graph: the validated model, or every problem the passes
+/// and the check found (ops whose inputs are wrong leave their outputs unknown, and the
+/// check goes on with the rest).
+pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
+    let mut diags = passes::fold(&mut g);
+    passes::simplify(&mut g);
+    match check::graph::check(&g) {
+        Ok(m) if diags.is_empty() => Ok(m),
+        Ok(_) => Err(Diagnostics(diags)),
+        Err(Diagnostics(more)) => {
+            diags.extend(more);
+            diags.sort_by_key(|d| d.pos);
+            diags.dedup();
+            Err(Diagnostics(diags))
+        }
+    }
 }
 
 /// Compiles an OpenVINO IR model to Rust source (whatever `opts.language` says).
 pub fn compile_file(model: &Path, opts: &Options) -> Result<String, Diagnostics> {
-    let m = load_ir(model, opts.weights.as_deref())?;
+    let m = load_graph(model, opts)?;
     emit::rust::emit(&m, opts)
 }
 
@@ -44,7 +81,7 @@ pub fn compile_file(model: &Path, opts: &Options) -> Result<String, Diagnostics>
 /// for Rust, `out` alone; for C, the header (`out` with the extension `.h`, which the
 /// source includes) and then the source `out`. Returns each path with its text.
 pub fn compile_to(model: &Path, opts: &Options, out: &Path) -> Result<Vec<(PathBuf, String)>, Diagnostics> {
-    let m = load_ir(model, opts.weights.as_deref())?;
+    let m = load_graph(model, opts)?;
     match opts.language {
         Language::Rust => Ok(vec![(out.to_path_buf(), emit::rust::emit(&m, opts)?)]),
         Language::C => {

@@ -36,6 +36,14 @@ pub const MAX_MODEL_WEIGHTS: u64 = 1 << 28;
 /// stack (a sequence's `Y` no Result returns): 4 MiB as f32, below a thread's usual 8 MiB.
 pub const MAX_LOCAL_ELEMENTS: u64 = 1 << 20;
 
+/// The most values one tensor computed at compile time may hold (a folded constant): 128 MiB
+/// as f64. A larger result is left to run time.
+pub const MAX_FOLDED_ELEMENTS: u64 = 1 << 24;
+
+/// The most values constant folding computes for one model, all tensors together: 512 MiB
+/// as f64.
+pub const MAX_FOLDED_TOTAL: u64 = 1 << 26;
+
 /// The most cells in one model.
 pub const MAX_CELLS: usize = 256;
 

@@ -173,6 +173,39 @@ impl WeightType {
     }
 }
 
+/// A Parameter's shape fixed at compile time (`--input NAME=[1,?,16]`): `None` leaves a
+/// dimension as the model has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputShape {
+    /// The Parameter's tensor or layer name.
+    pub name: String,
+    /// Each dimension: a size, or `None` (`?` or `-1`) to keep it.
+    pub dims: Vec<Option<u64>>,
+}
+
+impl InputShape {
+    /// Parses `NAME=[d0,d1,…]`, each `d` a size, `?` or `-1`.
+    pub fn parse(s: &str) -> Result<InputShape, String> {
+        let bad = || format!("{s:?} is not NAME=[d0,d1,...] (each d a size, `?` or -1)");
+        let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
+        let dims = dims.trim().strip_prefix('[').and_then(|d| d.strip_suffix(']')).ok_or_else(bad)?;
+        let dims = if dims.trim().is_empty() {
+            Vec::new()
+        } else {
+            dims.split(',')
+                .map(|d| match d.trim() {
+                    "?" | "-1" => Ok(None),
+                    n => n.parse::<u64>().map(Some).map_err(|_| bad()),
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if name.trim().is_empty() {
+            return Err(bad());
+        }
+        Ok(InputShape { name: name.trim().to_owned(), dims })
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -196,6 +229,8 @@ pub struct Options {
     /// `cellc_runtime::act::fast` (error at most 4.6e-7, measured over every f32
     /// input) instead of the default ones (within 1 to 3 ULP of the correctly rounded result).
     pub fast_activations: bool,
+    /// Parameter shapes fixed at compile time.
+    pub input_shapes: Vec<InputShape>,
 }
 
 #[cfg(test)]
@@ -220,5 +255,15 @@ mod tests {
             assert_eq!(Language::parse(l.name()), Some(l));
         }
         assert_eq!(Strategy::parse("fast"), None);
+    }
+
+    #[test]
+    fn input_shapes_parse() {
+        let s = InputShape::parse("x:0=[1, ?,16,-1]").expect("parses");
+        assert_eq!(s, InputShape { name: "x:0".into(), dims: vec![Some(1), None, Some(16), None] });
+        assert_eq!(InputShape::parse("s=[]").expect("scalar").dims, Vec::new());
+        for bad in ["x", "x=1,2", "=[1]", "x=[1,a]", "x=[-2]"] {
+            assert!(InputShape::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,7 +1,70 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::{Activation, Batch, Cell, CellKind, Lengths, Model, ParamRole, Seq, Value, WeightSrc};
+use crate::ir::steps::{CellStep, Copy, Map, MatMul, RowCopy, Softmax};
+use crate::ir::{Activation, Batch, Cell, CellKind, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
+
+/// Values of a tensor of `shape` for `batch` rows.
+fn total_len(shape: &[Dim], batch: usize) -> usize {
+    shape
+        .iter()
+        .map(|d| match d {
+            Dim::Static(n) => *n,
+            Dim::Batch => batch,
+        })
+        .product()
+}
+
+/// Every home's values during a run.
+struct Homes<'a> {
+    inputs: &'a [Vec<f64>],
+    outputs: Vec<Vec<f64>>,
+    slots: Vec<Vec<f64>>,
+    consts: Vec<Vec<f64>>,
+}
+
+impl Homes<'_> {
+    fn get(&self, o: &Operand, n: usize, i: usize) -> f64 {
+        let at = o.offset + n * o.row_stride + i;
+        match o.home {
+            Home::Param(p) => self.inputs[p][at],
+            Home::Output(k) => self.outputs[k][at],
+            Home::Slot(s) => self.slots[s][at],
+            Home::Const(k) => self.consts[k][at],
+        }
+    }
+
+    fn read(&self, o: &Operand, n: usize, from: usize, len: usize) -> Vec<f64> {
+        (from..from + len).map(|i| self.get(o, n, i)).collect()
+    }
+
+    fn set(&mut self, o: &Operand, n: usize, i: usize, v: f64) {
+        let at = o.offset + n * o.row_stride + i;
+        match o.home {
+            Home::Output(k) => self.outputs[k][at] = v,
+            Home::Slot(s) => self.slots[s][at] = v,
+            // The planner never writes Parameters or constants.
+            Home::Param(_) | Home::Const(_) => {}
+        }
+    }
+}
+
+/// Calls `f` with every multi-index of `counts` (row-major).
+fn each(counts: &[usize], mut f: impl FnMut(&[usize])) {
+    let total: usize = counts.iter().product();
+    let mut idx = vec![0; counts.len()];
+    for mut i in 0..total {
+        for k in (0..counts.len()).rev() {
+            idx[k] = i % counts[k].max(1);
+            i /= counts[k].max(1);
+        }
+        f(&idx);
+    }
+}
+
+fn dot(idx: &[usize], strides: impl Iterator<Item = usize>) -> usize {
+    idx.iter().zip(strides).map(|(i, s)| i * s).sum()
+}
 
 /// Runs the model on inputs given in Parameter order (flat, row-major) and returns the
 /// Results in order. Errs with a message when input lengths do not fit the model.
@@ -16,24 +79,111 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                 .params
                 .iter()
                 .zip(inputs)
-                .find(|(p, _)| p.role == ParamRole::Data)
-                .ok_or("a dynamic-batch model without data inputs")?;
-            let row = m.row_len(Value::Param(m.params.iter().position(|q| q == p).unwrap_or(0)));
-            input.len() / row.max(1)
+                .find(|(p, _)| p.shape.contains(&Dim::Batch))
+                .ok_or("a dynamic-batch model without batched inputs")?;
+            input.len() / Model::row_len(&p.shape).max(1)
         }
     };
     for (i, (p, input)) in m.params.iter().zip(inputs).enumerate() {
-        let want = match p.role {
-            ParamRole::Data | ParamRole::Lengths => m.row_len(Value::Param(i)) * batch,
-            ParamRole::Weights => m.row_len(Value::Param(i)),
-        };
+        let want = total_len(&p.shape, batch);
         if input.len() != want {
             return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
         }
     }
+    let mut homes = Homes {
+        inputs,
+        outputs: m.outputs.iter().map(|o| vec![0.0; total_len(&o.shape, batch)]).collect(),
+        slots: m.slots.iter().map(|&l| vec![0.0; l]).collect(),
+        consts: m.consts.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+    };
+    for n in 0..batch {
+        for step in &m.steps {
+            match step {
+                Step::Cell(s) => cell_step(m, &mut homes, s, n)?,
+                Step::Copy(c) => copy(&mut homes, c, n),
+                Step::Map(mp) => map(&mut homes, mp, n),
+                Step::MatMul(mm) => matmul(&mut homes, mm, n),
+                Step::Softmax(sm) => softmax(&mut homes, sm, n),
+                Step::Rows(r) => rows(&mut homes, r, n, batch),
+            }
+        }
+    }
+    Ok(homes.outputs)
+}
+
+fn rows(h: &mut Homes<'_>, r: &RowCopy, n: usize, batch: usize) {
+    for o in 0..r.outer {
+        for j in 0..r.inner {
+            let (s, d) = if r.into_row {
+                ((o * batch + n) * r.inner, o * r.inner)
+            } else {
+                (o * r.inner, (o * batch + n) * r.inner)
+            };
+            // Both operands are whole tensors: row n is addressed here, not by the operand.
+            let v = h.get(&r.src, 0, s + j);
+            h.set(&r.dst, 0, d + j, v);
+        }
+    }
+}
+
+fn copy(h: &mut Homes<'_>, c: &Copy, n: usize) {
+    let counts: Vec<usize> = c.axes.iter().map(|a| a[0]).collect();
+    each(&counts, |idx| {
+        let v = h.get(&c.src, n, dot(idx, c.axes.iter().map(|a| a[1])));
+        h.set(&c.dst, n, dot(idx, c.axes.iter().map(|a| a[2])), v);
+    });
+}
+
+fn map(h: &mut Homes<'_>, mp: &Map, n: usize) {
+    let counts: Vec<usize> = mp.axes.iter().map(|a| a[0]).collect();
+    each(&counts, |idx| {
+        let args: Vec<f64> =
+            mp.args.iter().enumerate().map(|(k, a)| h.get(a, n, dot(idx, mp.axes.iter().map(|x| x[k + 2])))).collect();
+        // Each step computes in f32, as the generated code does.
+        let v = mp.f.apply(&args) as f32 as f64;
+        h.set(&mp.dst, n, dot(idx, mp.axes.iter().map(|a| a[1])), v);
+    });
+}
+
+fn matmul(h: &mut Homes<'_>, mm: &MatMul, n: usize) {
+    let mut counts: Vec<usize> = mm.batch.iter().map(|a| a[0]).collect();
+    counts.extend([mm.m, mm.n]);
+    let nb = mm.batch.len();
+    each(&counts, |idx| {
+        let (bi, i, j) = (&idx[..nb], idx[nb], idx[nb + 1]);
+        let (ba, bb, bd) = (
+            dot(bi, mm.batch.iter().map(|a| a[1])),
+            dot(bi, mm.batch.iter().map(|a| a[2])),
+            dot(bi, mm.batch.iter().map(|a| a[3])),
+        );
+        let acc: f64 = (0..mm.k)
+            .map(|q| {
+                h.get(&mm.a, n, ba + i * mm.a_strides[0] + q * mm.a_strides[1])
+                    * h.get(&mm.b, n, bb + q * mm.b_strides[0] + j * mm.b_strides[1])
+            })
+            .sum();
+        h.set(&mm.dst, n, bd + i * mm.dst_row + j, acc as f32 as f64);
+    });
+}
+
+fn softmax(h: &mut Homes<'_>, sm: &Softmax, n: usize) {
+    let counts: Vec<usize> = sm.outer.iter().map(|a| a[0]).collect();
+    each(&counts, |idx| {
+        let o = dot(idx, sm.outer.iter().map(|a| a[1]));
+        let xs: Vec<f64> = (0..sm.len).map(|q| h.get(&sm.src, n, o + q * sm.stride)).collect();
+        for (q, y) in crate::ops::reduce::softmax(&xs, sm.log).into_iter().enumerate() {
+            h.set(&sm.dst, n, o + q * sm.stride, y as f32 as f64);
+        }
+    });
+}
+
+/// A cell over its rows within model row `n`.
+fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result<(), String> {
+    let cell = &m.cells[s.cell];
+    let inputs = homes.inputs;
     // Embedded weights are in the kernels' layout already; runtime weights come in the
     // declared one and are converted here, direction block by block.
-    let weights = |cell: &Cell, w: &WeightSrc, bias: bool| -> Vec<f64> {
+    let weights = |w: &WeightSrc, bias: bool| -> Vec<f64> {
         match w {
             WeightSrc::Embedded { values, .. } => values.iter().map(|&v| v as f64).collect(),
             WeightSrc::Runtime(p) if cell.layout == crate::layout::Layout::OpenVino => inputs[*p].clone(),
@@ -49,51 +199,48 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
             }
         }
     };
-    let mut outputs: Vec<Vec<f64>> = m.outputs.iter().map(|_| Vec::new()).collect();
-    for n in 0..batch {
-        // Per cell, its outputs: the hidden state, and an LSTM's cell state.
-        let mut states: Vec<Vec<Vec<f64>>> = Vec::with_capacity(m.cells.len());
-        let row = |v: Value, states: &[Vec<Vec<f64>>]| -> Vec<f64> {
-            match v {
-                Value::Param(p) => {
-                    let len = m.row_len(v);
-                    inputs[p][n * len..(n + 1) * len].to_vec()
-                }
-                Value::Cell(c, port) => states[c][port].clone(),
+    let sp = &cell.spec;
+    let (w, r) = (weights(&cell.w, false), weights(&cell.r, false));
+    let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
+    let b = cell
+        .b
+        .as_ref()
+        .map(|b| weights(b, true))
+        .unwrap_or_else(|| vec![0.0; dirs * sp.kind.bias_blocks() * sp.hidden]);
+    let (xl, hl) = match &cell.seq {
+        None => (sp.input, sp.hidden),
+        Some(q) => (q.steps * sp.input, dirs * sp.hidden),
+    };
+    for row in 0..s.rows {
+        let x = homes.read(&s.x, n, row * xl, xl);
+        let h = homes.read(&s.h, n, row * hl, hl);
+        let c = s.c.as_ref().map(|c| homes.read(c, n, row * hl, hl));
+        let next = match &cell.seq {
+            None => step(cell, &w, &r, &b, &x, &h, c.as_deref()),
+            Some(q) => {
+                let at = n * s.rows + row;
+                let len = match &q.lengths {
+                    Lengths::Const(v) if v.len() == 1 => v[0],
+                    Lengths::Const(v) => v[at],
+                    Lengths::Param(p) => {
+                        let v = inputs[*p][at];
+                        if v.fract() != 0.0 || v < 0.0 || v > q.steps as f64 {
+                            return Err(format!("sequence length {v} of row {at}; expected 0 to {}", q.steps));
+                        }
+                        v as usize
+                    }
+                };
+                sequence(cell, q, len, &w, &r, &b, &x, &h, c.as_deref())
             }
         };
-        for cell in &m.cells {
-            let x = row(cell.x, &states);
-            let h = row(cell.h, &states);
-            let c = cell.c.map(|c| row(c, &states));
-            let (w, r) = (weights(cell, &cell.w, false), weights(cell, &cell.r, false));
-            let s = &cell.spec;
-            let b = cell.b.as_ref().map(|b| weights(cell, b, true)).unwrap_or_else(|| {
-                vec![0.0; cell.seq.as_ref().map_or(1, |q| q.direction.count()) * s.kind.bias_blocks() * s.hidden]
-            });
-            let next = match &cell.seq {
-                None => step(cell, &w, &r, &b, &x, &h, c.as_deref()),
-                Some(q) => {
-                    let len = match &q.lengths {
-                        Lengths::Const(v) => v[n],
-                        Lengths::Param(p) => {
-                            let v = inputs[*p][n];
-                            if v.fract() != 0.0 || v < 0.0 || v > q.steps as f64 {
-                                return Err(format!("sequence length {v} of row {n}; expected 0 to {}", q.steps));
-                            }
-                            v as usize
-                        }
-                    };
-                    sequence(cell, q, len, &w, &r, &b, &x, &h, c.as_deref())
-                }
-            };
-            states.push(next);
-        }
-        for (o, out) in m.outputs.iter().zip(&mut outputs) {
-            out.extend(row(o.value, &states));
+        for (o, vals) in s.out.iter().zip(next) {
+            let len = vals.len();
+            for (i, v) in vals.into_iter().enumerate() {
+                homes.set(o, n, row * len + i, v);
+            }
         }
     }
-    Ok(outputs)
+    Ok(())
 }
 
 /// One step of a cell on its own embedded weights: the next states `[h', c']` (for tests

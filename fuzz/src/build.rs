@@ -2,7 +2,7 @@
 //! denied) and their C with the strict flags, each run once on zero inputs, so generated
 //! code that does not compile, warns, panics or reads out of bounds (with the C built
 //! under the sanitizers when `CELLC_SCRATCH_CFLAGS` asks for them) is found.
-use cellc::front::openvino::parse;
+use cellc::front::openvino::parse_graph;
 use cellc::ir::raw::Weights;
 use cellc::ir::{Batch, Dim, ParamRole};
 use cellc::{Language, Options, WeightType, WeightsMode};
@@ -11,8 +11,8 @@ use std::path::Path;
 
 /// An accepted model, checked again.
 fn model(xml: &str, bin: &[u8]) -> Result<cellc::ir::Model, String> {
-    let raw = parse("model.xml", xml, Weights::whole("model.bin", bin.to_vec())).map_err(|d| d.to_string())?;
-    cellc::check::check(&raw).map_err(|d| d.to_string())
+    let g = parse_graph("model.xml", xml, Weights::whole("model.bin", bin.to_vec())).map_err(|d| d.to_string())?;
+    cellc::model_of(g).map_err(|d| d.to_string())
 }
 
 /// Elements of a tensor, the batch being `batch`.

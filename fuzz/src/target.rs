@@ -1,7 +1,7 @@
 //! One input through cellc in process, under limits: on its own thread with a small stack
 //! (a walk that recursed over the input's depth would overflow it), a time limit, and its
 //! peak of allocated bytes measured.
-use cellc::front::openvino::parse;
+use cellc::front::openvino::parse_graph;
 use cellc::ir::raw::Weights;
 use cellc::{Language, Options, Strategy};
 use std::sync::mpsc;
@@ -38,10 +38,10 @@ fn strategies(m: &cellc::ir::Model) -> Vec<Strategy> {
 
 /// Reads, checks, inspects and emits an IR model in every form.
 fn ir(xml: &str, bin: &[u8]) -> Outcome {
-    let Ok(raw) = parse("model.xml", xml, Weights::whole("model.bin", bin.to_vec())) else {
+    let Ok(g) = parse_graph("model.xml", xml, Weights::whole("model.bin", bin.to_vec())) else {
         return Outcome::Refused;
     };
-    let Ok(m) = cellc::check::check(&raw) else {
+    let Ok(m) = cellc::model_of(g) else {
         return Outcome::Refused;
     };
     let description = cellc::inspect::describe(&m);

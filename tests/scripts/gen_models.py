@@ -217,6 +217,15 @@ def write_case(out, name, model, shapes, seed):
     feeds = {i.name: rng.uniform(-1, 1, shapes[i.name]).astype(np.float32) for i in model.graph.input}
     expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
     case = {"inputs": [], "outputs": [], "oracle": "onnxruntime", "tolerance": 1e-5}
+    # Dynamic steps are pinned to the fed length (`cellc --input`); a dynamic batch stays.
+    pins = []
+    for i in model.graph.input:
+        dims = [d.dim_param or str(d.dim_value) for d in i.type.tensor_type.shape.dim]
+        if "steps" in dims:
+            fixed = [str(shapes[i.name][k]) if d == "steps" else ("?" if not d.isdigit() else d) for k, d in enumerate(dims)]
+            pins.append(f"{i.name}=[{','.join(fixed)}]")
+    if pins:
+        case["pin"] = pins
     for k, (n, v) in enumerate(feeds.items()):
         v.tofile(d / f"in_{k}.f32")
         case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})

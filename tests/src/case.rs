@@ -21,6 +21,9 @@ struct CaseJson {
     outputs: Vec<TensorEntry>,
     #[serde(default)]
     tolerance: Option<f64>,
+    /// Parameter shapes to fix at compile time, as `--input` takes them.
+    #[serde(default)]
+    pin: Vec<String>,
 }
 
 /// A loaded case.
@@ -36,6 +39,10 @@ pub struct Case {
     pub outputs: Vec<(TensorEntry, Vec<f32>)>,
     /// Max abs error allowed (default 1e-5).
     pub tolerance: f64,
+    /// The model file.
+    pub model: PathBuf,
+    /// Parameter shapes fixed at compile time (`--input`).
+    pub pins: Vec<cellc::InputShape>,
 }
 
 /// Reads a raw little-endian data file: `.f32` as float32, `.i32` as int32 (converted).
@@ -59,6 +66,27 @@ pub fn write_f32(path: &Path, values: &[f32]) -> Result<(), String> {
 }
 
 impl Case {
+    /// The cases of `dir`: the case itself, or for a whole model converted both ways (an
+    /// `f32/` IR beside the default f16-compressed one, and OpenVINO's outputs on the
+    /// latter in `f16/`), one case per IR: `NAME/f32` against onnxruntime's outputs and
+    /// `NAME/f16` against OpenVINO's on the compressed weights.
+    pub fn variants(dir: &Path) -> Result<Vec<Case>, String> {
+        let base = Case::load(dir)?;
+        if !(dir.join("f32/model.xml").is_file() && dir.join("f16").is_dir()) {
+            return Ok(vec![base]);
+        }
+        let f32 = Case { name: format!("{}/f32", base.name), model: dir.join("f32/model.xml"), ..base.clone() };
+        let mut f16 = Case { name: format!("{}/f16", base.name), ..base };
+        for (e, values) in &mut f16.outputs {
+            let file = dir.join("f16").join(&e.file);
+            *values = read_data(&file)?;
+            if values.len() != e.shape.iter().product::<usize>() {
+                return Err(format!("{}: {} values, but shape {:?}", file.display(), values.len(), e.shape));
+            }
+        }
+        Ok(vec![f32, f16])
+    }
+
     /// Loads the case in `dir`.
     pub fn load(dir: &Path) -> Result<Case, String> {
         let json_path = dir.join("case.json");
@@ -83,6 +111,12 @@ impl Case {
             inputs: load(cj.inputs)?,
             outputs: load(cj.outputs)?,
             tolerance: cj.tolerance.unwrap_or(1e-5),
+            model: dir.join("model.xml"),
+            pins: cj
+                .pin
+                .iter()
+                .map(|p| cellc::InputShape::parse(p).map_err(|e| format!("{}: pin: {e}", json_path.display())))
+                .collect::<Result<_, _>>()?,
         })
     }
 

@@ -7,8 +7,9 @@
 //! The configurations are drawn with proptest from a fixed seed; all of them are built as
 //! one scratch crate, since compiling each alone would take minutes. A failure prints the
 //! configuration.
+use cellc::ir::wire::{CellIo, Value, Wired};
 use cellc::ir::{
-    Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, Lengths, Model, Output, Param, ParamRole, Seq, Value,
+    Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, Lengths, Model, Output, Param, ParamRole, Seq,
     WeightSrc,
 };
 use cellc::layout::Layout;
@@ -185,8 +186,7 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     let r = weight("R", r);
     let b = c.bias.then(|| weight("B", b));
     let cs = kind.has_cell_state().then_some(Value::Param(2));
-    let output =
-        |port: usize, name: &str, shape: Vec<Dim>| Output { name: name.into(), value: Value::Cell(0, port), shape };
+    let output = |port: usize, name: &str, shape: Vec<Dim>| (Output { name: name.into(), shape }, Value::Cell(0, port));
     let mut outputs = Vec::new();
     match &seq {
         Some(_) => {
@@ -204,15 +204,17 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
             }
         }
     }
-    let cell = Cell { name: "cell".into(), spec, x: Value::Param(0), h: Value::Param(1), c: cs, w, r, b, seq, layout };
-    let model = Model {
+    let cell = Cell { name: "cell".into(), spec, w, r, b, seq, layout };
+    let io = CellIo { x: Value::Param(0), h: Value::Param(1), c: cs };
+    let model = Wired {
         file: "property".into(),
         name: "property".into(),
         batch: if c.dynamic { Batch::Dynamic } else { Batch::Static(c.batch) },
         params,
-        cells: vec![cell],
+        cells: vec![(cell, io)],
         outputs,
-    };
+    }
+    .into_model();
     (model, inputs)
 }
 

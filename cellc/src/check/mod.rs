@@ -4,10 +4,10 @@
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::ir::raw::{self, CellOp, Origin, Source};
 mod consts;
+pub mod graph;
 
-use crate::ir::{
-    self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq, Value,
-};
+use crate::ir::wire::{CellIo, Value, Wired};
+use crate::ir::{self, Activation, Batch, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, ParamRole, Seq};
 use crate::limits::{
     MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_LOCAL_ELEMENTS, MAX_NAME_BYTES, MAX_RANK, MAX_STEPS, MAX_TENSOR_ELEMENTS,
     shown,
@@ -53,8 +53,8 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         let msg = format!("the model has {} recurrent cells; cellc compiles at most {MAX_CELLS}", m.cells.len());
         return Err(Diag::new(&m.file, None, msg).into());
     }
-    let cells: Vec<Option<ir::Cell>> = m.cells.iter().map(|cell| c.cell(cell)).collect();
-    let outputs: Vec<Option<ir::Output>> = m.outputs.iter().map(|o| c.output(o, &cells)).collect();
+    let cells: Vec<Option<(ir::Cell, CellIo)>> = m.cells.iter().map(|cell| c.cell(cell)).collect();
+    let outputs: Vec<Option<(ir::Output, Value)>> = m.outputs.iter().map(|o| c.output(o, &cells)).collect();
     let batch = c.batch();
     let params: Vec<Option<ir::Param>> = m.params.iter().enumerate().map(|(i, p)| c.param(i, p)).collect();
     c.whole_model(&cells, &outputs, batch);
@@ -74,14 +74,74 @@ pub fn check(m: &raw::Model) -> Result<ir::Model, Diagnostics> {
         diags.sort_by_key(|d| d.pos);
         return Err(Diagnostics(diags));
     }
-    Ok(ir::Model {
+    let wired = Wired {
         file: m.file.clone(),
         name: m.name.clone(),
         batch,
         params: params.into_iter().flatten().collect(),
         cells: cells.into_iter().flatten().collect(),
         outputs: outputs.into_iter().flatten().collect(),
-    })
+    };
+    Ok(wired.into_model())
+}
+
+/// A cell's activations: the names given (or the op's defaults) resolved with their
+/// parameters. The error gives the position of the name at fault (`None`: the count).
+pub(crate) fn resolve_activations(
+    kind: CellKind,
+    names: Option<&[String]>,
+    alpha: &[Option<f32>],
+    beta: &[Option<f32>],
+) -> Result<Vec<Activation>, (Option<usize>, String)> {
+    let defaults = kind.default_activations();
+    let names: Vec<String> =
+        names.map_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect(), <[String]>::to_vec);
+    let want = kind.activation_count();
+    if names.len() != want {
+        let msg = format!(
+            "`activations` lists {} function(s) ({}); {} takes exactly {want} ({})",
+            names.len(),
+            names.join(", "),
+            kind.op(),
+            defaults.join(", ")
+        );
+        return Err((None, msg));
+    }
+    let mut out = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let (a, b) = (alpha.get(i).copied().flatten(), beta.get(i).copied().flatten());
+        let Some(act) = Activation::from_name(n, a, b) else {
+            let msg = format!(
+                "unknown activation {n:?} at position {i} of `activations`; expected one of {}",
+                Activation::NAMES.join(", ")
+            );
+            return Err((Some(i), msg));
+        };
+        out.push(act);
+    }
+    Ok(out)
+}
+
+/// A Sequence op's `direction`.
+pub(crate) fn resolve_direction(d: Option<&str>) -> Result<Direction, String> {
+    match d.map(str::to_ascii_lowercase).as_deref() {
+        Some("forward") => Ok(Direction::Forward),
+        Some("reverse") => Ok(Direction::Reverse),
+        Some("bidirectional") => Ok(Direction::Bidirectional),
+        Some(d) => Err(format!("`direction` is {d:?}; expected forward, reverse or bidirectional")),
+        None => Err("no `direction` attribute; expected forward, reverse or bidirectional".to_owned()),
+    }
+}
+
+/// `clip`: `None` for 0 (or infinity), which clip nothing.
+pub(crate) fn resolve_clip(clip: f32) -> Result<Option<f32>, String> {
+    if clip.is_nan() || clip < 0.0 {
+        Err(format!("`clip` is {clip}; expected 0 (no clipping) or a positive number"))
+    } else if clip == 0.0 || clip.is_infinite() {
+        Ok(None)
+    } else {
+        Ok(Some(clip))
+    }
 }
 
 fn fmt_dims(d: &[raw::Dim]) -> String {
@@ -114,13 +174,18 @@ impl<'a> Checker<'a> {
 
     /// What holds only once every cell and Result is known: constant sequence lengths give
     /// one length per row, and the outputs generated code keeps on the stack stay small.
-    fn whole_model(&mut self, cells: &[Option<ir::Cell>], outputs: &[Option<ir::Output>], batch: Batch) {
-        let returned = |k: usize, port: usize| outputs.iter().flatten().any(|o| o.value == Value::Cell(k, port));
+    fn whole_model(
+        &mut self,
+        cells: &[Option<(ir::Cell, CellIo)>],
+        outputs: &[Option<(ir::Output, Value)>],
+        batch: Batch,
+    ) {
+        let returned = |k: usize, port: usize| outputs.iter().flatten().any(|(_, v)| *v == Value::Cell(k, port));
         for (k, (rc, cell)) in self.m.cells.iter().zip(cells).enumerate() {
-            let Some(cell) = cell else { continue };
+            let Some((cell, io)) = cell else { continue };
             let Some(q) = &cell.seq else { continue };
             if let Lengths::Const(v) = &q.lengths {
-                let sp = if cell.c.is_some() { 3 } else { 2 };
+                let sp = if io.c.is_some() { 3 } else { 2 };
                 let why = match batch {
                     Batch::Static(n) if n == v.len() => None,
                     Batch::Static(n) => Some(format!("batch {n}")),
@@ -139,7 +204,7 @@ impl<'a> Checker<'a> {
                 }
             }
             let (h, dirs) = (cell.spec.hidden as u64, q.direction.count() as u64);
-            let ports = if cell.c.is_some() { 3 } else { 2 };
+            let ports = if io.c.is_some() { 3 } else { 2 };
             for port in (0..ports).filter(|&p| !returned(k, p)) {
                 let n = if port == 0 { dirs * q.steps as u64 * h } else { dirs * h };
                 if n > MAX_LOCAL_ELEMENTS {
@@ -263,39 +328,20 @@ impl<'a> Checker<'a> {
     }
 
     fn activations(&mut self, c: &raw::Cell, kind: CellKind) -> Option<Vec<Activation>> {
-        let defaults = kind.default_activations();
-        let names: Vec<String> =
-            c.activations.clone().unwrap_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect());
-        let want = kind.activation_count();
-        if names.len() != want {
-            let msg = format!(
-                "`activations` lists {} function(s) ({}); {} takes exactly {want} ({})",
-                names.len(),
-                names.join(", "),
-                kind.op(),
-                defaults.join(", ")
-            );
-            self.err(c.attr_pos("activations"), &c.origin, msg);
-            return None;
+        match resolve_activations(kind, c.activations.as_deref(), &c.alpha, &c.beta) {
+            Ok(a) => Some(a),
+            Err((at, msg)) => {
+                let pos = match at {
+                    Some(i) => c.activation_pos(i),
+                    None => c.attr_pos("activations"),
+                };
+                self.err(pos, &c.origin, msg);
+                None
+            }
         }
-        let mut out = Vec::new();
-        for (i, n) in names.iter().enumerate() {
-            let alpha = c.alpha.get(i).copied().flatten();
-            let beta = c.beta.get(i).copied().flatten();
-            let Some(a) = Activation::from_name(n, alpha, beta) else {
-                let msg = format!(
-                    "unknown activation {n:?} at position {i} of `activations`; expected one of {}",
-                    Activation::NAMES.join(", ")
-                );
-                self.err(c.activation_pos(i), &c.origin, msg);
-                return None;
-            };
-            out.push(a);
-        }
-        Some(out)
     }
 
-    fn cell(&mut self, c: &raw::Cell) -> Option<ir::Cell> {
+    fn cell(&mut self, c: &raw::Cell) -> Option<(ir::Cell, CellIo)> {
         let o = &c.origin;
         let kind = match c.op {
             CellOp::Gru => CellKind::Gru { linear_before_reset: c.linear_before_reset },
@@ -315,15 +361,13 @@ impl<'a> Checker<'a> {
             self.err(None, o, msg);
             ok = false;
         }
-        let clip = if c.clip.is_nan() || c.clip < 0.0 {
-            let msg = format!("`clip` is {}; expected 0 (no clipping) or a positive number", c.clip);
-            self.err(c.attr_pos("clip"), o, msg);
-            ok = false;
-            None
-        } else if c.clip == 0.0 || c.clip.is_infinite() {
-            None
-        } else {
-            Some(c.clip)
+        let clip = match resolve_clip(c.clip) {
+            Ok(clip) => clip,
+            Err(msg) => {
+                self.err(c.attr_pos("clip"), o, msg);
+                ok = false;
+                None
+            }
         };
         let direction = if c.sequence { self.direction(c) } else { Some(Direction::Forward) };
         let activations = self.activations(c, kind);
@@ -454,19 +498,14 @@ impl<'a> Checker<'a> {
             Some(l) => Some(Seq { direction, steps: steps? as usize, lengths: l? }),
             None => None,
         };
-        Some(ir::Cell { name: o.name.clone(), spec, x: x?, h: hs?, c: cs, w: w?, r: r?, b, seq, layout: c.layout })
+        let io = CellIo { x: x?, h: hs?, c: cs };
+        Some((ir::Cell { name: o.name.clone(), spec, w: w?, r: r?, b, seq, layout: c.layout }, io))
     }
 
     fn direction(&mut self, c: &raw::Cell) -> Option<Direction> {
-        match c.direction.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            Some("forward") => Some(Direction::Forward),
-            Some("reverse") => Some(Direction::Reverse),
-            Some("bidirectional") => Some(Direction::Bidirectional),
-            other => {
-                let msg = match other {
-                    Some(d) => format!("`direction` is {d:?}; expected forward, reverse or bidirectional"),
-                    None => "no `direction` attribute; expected forward, reverse or bidirectional".to_owned(),
-                };
+        match resolve_direction(c.direction.as_deref()) {
+            Ok(d) => Some(d),
+            Err(msg) => {
                 self.err(c.attr_pos("direction"), &c.origin, msg);
                 None
             }
@@ -533,7 +572,7 @@ impl<'a> Checker<'a> {
         Some(value)
     }
 
-    fn output(&mut self, o: &raw::Output, cells: &[Option<ir::Cell>]) -> Option<ir::Output> {
+    fn output(&mut self, o: &raw::Output, cells: &[Option<(ir::Cell, CellIo)>]) -> Option<(ir::Output, Value)> {
         let name = self.tensor_name(&o.tensor_name, &o.origin)?;
         let (value, shape) = match &o.source {
             Source::Param(p) => {
@@ -548,7 +587,7 @@ impl<'a> Checker<'a> {
                 (Value::Param(*p), shape.collect())
             }
             Source::Cell(c, port) => {
-                let cell = cells[*c].as_ref();
+                let cell = cells[*c].as_ref().map(|(c, _)| c);
                 let h = Dim::Static(cell.map_or(0, |c| c.spec.hidden));
                 let shape = match cell.and_then(|c| c.seq.as_ref()) {
                     None => vec![Dim::Batch, h],
@@ -573,6 +612,6 @@ impl<'a> Checker<'a> {
                 return None;
             }
         };
-        Some(ir::Output { name, value, shape })
+        Some((ir::Output { name, shape }, value))
     }
 }

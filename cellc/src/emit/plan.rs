@@ -384,9 +384,6 @@ pub(crate) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
     Cell {
         name: format!("{}_{}", cell.name, if q.direction.reversed(d) { "reverse" } else { "forward" }),
         spec: cell.spec.clone(),
-        x: cell.x,
-        h: cell.h,
-        c: cell.c,
         w: slice(&cell.w),
         r: slice(&cell.r),
         b: cell.b.as_ref().map(slice),

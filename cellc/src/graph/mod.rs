@@ -310,6 +310,9 @@ pub struct Graph {
     pub params: Vec<NodeId>,
     /// Result nodes, in the model's order.
     pub results: Vec<NodeId>,
+    /// The name of each Result as read (OpenVINO names a Result after the tensor feeding
+    /// it), kept apart because passes rename and replace tensors.
+    pub result_names: Vec<Option<String>>,
     /// The symbols dynamic dimensions stand for.
     pub symbols: Vec<Symbol>,
     /// The weights file the constants are read from.
@@ -326,6 +329,7 @@ impl Graph {
             tensors: Vec::new(),
             params: Vec::new(),
             results: Vec::new(),
+            result_names: Vec::new(),
             symbols: Vec::new(),
             weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
         }
@@ -409,6 +413,53 @@ impl Graph {
             }
         }
         r
+    }
+
+    /// Fixes dimensions of a Parameter (named by its tensor or its layer) before folding;
+    /// `None` keeps a dimension. A dimension the model fixes can only be given its own size.
+    pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), String> {
+        let found = self.params.iter().copied().find(|&p| {
+            self.nodes[p].origin.name == name || self.tensors[self.nodes[p].outputs[0]].names.iter().any(|n| n == name)
+        });
+        let Some(p) = found else {
+            let names: Vec<String> = self
+                .params
+                .iter()
+                .map(|&p| {
+                    let t = &self.tensors[self.nodes[p].outputs[0]];
+                    format!("{:?}", t.names.first().unwrap_or(&self.nodes[p].origin.name))
+                })
+                .collect();
+            return Err(format!(
+                "--input {name:?}: the model has no such Parameter; its Parameters are {}",
+                names.join(", ")
+            ));
+        };
+        let t = self.nodes[p].outputs[0];
+        let Some(shape) = self.tensors[t].fact.shape.clone() else { return Ok(()) };
+        if shape.len() != dims.len() {
+            return Err(format!(
+                "--input {name:?} gives {} dimensions; the Parameter has {} ({})",
+                dims.len(),
+                shape.len(),
+                crate::ops::tensor::show(&shape)
+            ));
+        }
+        let mut out = shape.clone();
+        for (k, (d, pin)) in shape.iter().zip(dims).enumerate() {
+            let Some(n) = *pin else { continue };
+            let v = i64::try_from(n).map_err(|_| format!("--input {name:?}: dimension {k} is too large"))?;
+            match d.value() {
+                Some(have) if have != v => {
+                    return Err(format!(
+                        "--input {name:?}: dimension {k} is {have} in the model; it cannot be changed to {n}"
+                    ));
+                }
+                _ => out[k] = Sym::known(v),
+            }
+        }
+        self.tensors[t].fact.shape = Some(out);
+        Ok(())
     }
 
     /// Marks dead every node no Result depends on.

@@ -52,13 +52,18 @@ impl CellAttrs {
 pub(super) fn infer(c: &CellAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let x = input(ins, 0, "X")?;
     let sx = input_shape(ins, 0, "X")?;
-    let h = Sym::known(c.hidden_size.max(0));
+    let states = if c.op == CellOp::Lstm { 2 } else { 1 };
+    let outputs = states + usize::from(c.sequence);
+    // A hidden_size out of range gives outputs of unknown shape; `check` reports it.
+    if !(1..=crate::limits::MAX_CELL_SIZE as i64).contains(&c.hidden_size) {
+        return Ok(vec![Fact { elem: x.elem, shape: None, value: None }; outputs]);
+    }
+    let h = Sym::known(c.hidden_size);
     let rank = if c.sequence { 3 } else { 2 };
     if sx.len() != rank {
         return Err(format!("X has {} dimensions; expected {rank}", sx.len()));
     }
     let batch = sx[0];
-    let states = if c.op == CellOp::Lstm { 2 } else { 1 };
     let mut out = Vec::new();
     if c.sequence {
         let d = Sym::known(c.directions());

@@ -92,7 +92,9 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                             .collect(),
                     )),
                     Data::Int(v) if kind == ReduceKind::Prod || kind == ReduceKind::Sum => {
-                        let f = |acc: Sym, s: Sym| if kind == ReduceKind::Prod { acc.checked_mul(s) } else { acc.checked_add(s) };
+                        let f = |acc: Sym, s: Sym| {
+                            if kind == ReduceKind::Prod { acc.checked_mul(s) } else { acc.checked_add(s) }
+                        };
                         let init = Sym::known(i64::from(kind == ReduceKind::Prod));
                         groups
                             .iter()
@@ -144,8 +146,8 @@ mod tests {
         assert_eq!(v[..2], [0.5, 0.5]);
         assert!((v[3] - 1.0 / (1.0 + (-2.0f64).exp())).abs() < 1e-15);
         let axes = Fact::constant(Elem::I64, vec![k(1)], Data::Int(vec![k(0)]));
-        let r =
-            &infer(&Op::Reduce { kind: ReduceKind::Sum, keep_dims: false }, &[Some(&x), Some(&axes)], 1).expect("infers")[0];
+        let r = &infer(&Op::Reduce { kind: ReduceKind::Sum, keep_dims: false }, &[Some(&x), Some(&axes)], 1)
+            .expect("infers")[0];
         assert_eq!(r.value, Some(Data::Float(vec![1.0, 3.0])));
         let shape = Fact::constant(Elem::I64, vec![k(2)], Data::Int(vec![Sym::symbol(0), k(4)]));
         let p = &infer(&Op::Reduce { kind: ReduceKind::Prod, keep_dims: true }, &[Some(&shape), Some(&axes)], 1)

@@ -288,7 +288,7 @@ fn gather(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], batch_dims: i64) ->
 
 /// The indices a slice `start:stop:step` takes of a dimension of `dim` elements (numpy's
 /// clamping rules).
-fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64> {
+pub(crate) fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64> {
     let clamp = |v: i64, lo: i64, hi: i64| v.clamp(lo, hi);
     let norm = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
     let mut out = Vec::new();
@@ -471,8 +471,8 @@ mod tests {
         let g = &infer(&Op::Gather { batch_dims: 0 }, &[Some(s), Some(&ints_fact(&[0])), Some(&ints_fact(&[0]))], 1)
             .expect("infers")[0];
         assert_eq!(g.value, Some(Data::Int(vec![n])));
-        let c =
-            &infer(&Op::Concat { axis: 0 }, &[Some(&ints_fact(&[1])), Some(g), Some(&ints_fact(&[16]))], 1).expect("infers")[0];
+        let c = &infer(&Op::Concat { axis: 0 }, &[Some(&ints_fact(&[1])), Some(g), Some(&ints_fact(&[16]))], 1)
+            .expect("infers")[0];
         let zero = Fact::constant(Elem::F32, vec![], Data::Float(vec![0.0]));
         let b = &infer(&Op::Broadcast { mode: BroadcastMode::Numpy }, &[Some(&zero), Some(c)], 1).expect("infers")[0];
         assert_eq!(b.shape, Some(vec![k(1), n, k(16)]));
@@ -498,10 +498,11 @@ mod tests {
         )
         .expect("infers")[0];
         assert_eq!(s.value, Some(Data::Float(vec![2.0, 0.0, 5.0, 3.0])));
-        let r = &infer(&Op::Reshape { special_zero: true }, &[Some(&x), Some(&ints_fact(&[0, -1, 1]))], 1).expect("infers")[0];
+        let r = &infer(&Op::Reshape { special_zero: true }, &[Some(&x), Some(&ints_fact(&[0, -1, 1]))], 1)
+            .expect("infers")[0];
         assert_eq!(r.shape, Some(vec![k(2), k(3), k(1)]));
-        let parts =
-            infer(&Op::VariadicSplit, &[Some(&x), Some(&ints_fact(&[1])), Some(&ints_fact(&[1, -1]))], 2).expect("infers");
+        let parts = infer(&Op::VariadicSplit, &[Some(&x), Some(&ints_fact(&[1])), Some(&ints_fact(&[1, -1]))], 2)
+            .expect("infers");
         assert_eq!(parts[1].value, Some(Data::Float(vec![1.0, 2.0, 4.0, 5.0])));
         let c = &infer(&Op::Concat { axis: 1 }, &[Some(&x), Some(&parts[0])], 1).expect("infers")[0];
         assert_eq!(c.value, Some(Data::Float(vec![0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 3.0])));

@@ -2,15 +2,15 @@
 //! A constant whose shape has symbolic dimensions holds its values as if each such
 //! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
 use crate::graph::{Data, Sym};
-use crate::limits::MAX_TENSOR_ELEMENTS;
+use crate::limits::MAX_FOLDED_ELEMENTS;
 
 /// Extents of the stored values of a shape (symbolic dimensions count 1), when every
-/// dimension is known or symbolic and the total is within the tensor limit.
+/// dimension is known or symbolic and the total is within what folding computes.
 pub(crate) fn extents(shape: &[Sym]) -> Option<Vec<usize>> {
     let ext: Vec<usize> =
         shape.iter().map(|d| if d.is_known() { usize::try_from(d.c).ok() } else { Some(1) }).collect::<Option<_>>()?;
     let total = ext.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
-    (total as u64 <= MAX_TENSOR_ELEMENTS).then_some(ext)
+    (total as u64 <= MAX_FOLDED_ELEMENTS).then_some(ext)
 }
 
 /// Row-major strides of extents.
@@ -55,7 +55,12 @@ pub(crate) fn broadcast(a: &[Sym], b: &[Sym]) -> Result<Vec<Sym>, String> {
     for i in 0..rank {
         let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { one };
         let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { one };
-        let d = if da == db || db == one {
+        // Two different dynamic dimensions are taken to be equal, as OpenVINO takes them; the
+        // fold pass then unifies their symbols (see `passes::fold`).
+        let both_symbols = !da.is_known() && !db.is_known() && da.c == 0 && db.c == 0 && da.k == 1 && db.k == 1;
+        let d = if both_symbols {
+            da.min(db)
+        } else if da == db || db == one {
             da
         } else if da == one {
             db

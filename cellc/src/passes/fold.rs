@@ -13,6 +13,7 @@ use std::collections::HashMap;
 pub fn fold(g: &mut Graph) -> Vec<Diag> {
     let mut diags = Vec::new();
     let mut reported = vec![false; g.nodes.len()];
+    let mut budget = Budget { left: crate::limits::MAX_FOLDED_TOTAL, said: false };
     loop {
         reported.resize(g.nodes.len(), false);
         g.prune();
@@ -41,16 +42,102 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                 }
                 op => {
                     let op = op.clone();
-                    infer_node(g, &mut diags, &mut reported, id, &op);
+                    infer_node(g, &mut diags, &mut reported, id, &op, &mut budget);
                 }
             }
         }
-        if !inlined {
+        if !inlined && !unify(g) {
             break;
         }
     }
     g.prune();
     diags
+}
+
+/// Whether a dimension is a symbol itself (not a multiple or an offset of one).
+fn pure(d: &Sym) -> bool {
+    !d.is_known() && d.c == 0 && d.k == 1
+}
+
+/// The pairs of symbols an op requires to be equal: the dimensions its inputs broadcast or
+/// concatenate along, a cell's batch across `X` and its states.
+fn equalities(g: &Graph, id: NodeId) -> Vec<(u32, u32)> {
+    let node = &g.nodes[id];
+    let shapes: Vec<&[Sym]> =
+        node.inputs.iter().map(|t| t.and_then(|t| g.tensors[t].fact.shape.as_deref()).unwrap_or(&[])).collect();
+    let mut out = Vec::new();
+    let mut pair = |a: &Sym, b: &Sym| {
+        if pure(a) && pure(b) && a.s != b.s {
+            out.push((a.s, b.s));
+        }
+    };
+    match &node.op {
+        Op::Binary(_) | Op::Compare(_) | Op::Select => {
+            let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+            for k in 0..rank {
+                let dims: Vec<&Sym> = shapes.iter().filter_map(|s| s.get((k + s.len()).checked_sub(rank)?)).collect();
+                for w in dims.windows(2) {
+                    pair(w[0], w[1]);
+                }
+            }
+        }
+        Op::Concat { .. } => {
+            for w in shapes.windows(2) {
+                for (a, b) in w[0].iter().zip(w[1]) {
+                    pair(a, b);
+                }
+            }
+        }
+        Op::Cell(c) => {
+            let states = if c.op == crate::ir::raw::CellOp::Lstm { 3 } else { 2 };
+            let ports = states + usize::from(c.sequence);
+            let firsts: Vec<&Sym> = shapes.iter().take(ports).filter_map(|s| s.first()).collect();
+            for w in firsts.windows(2) {
+                pair(w[0], w[1]);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Gives every group of symbols the graph requires to be equal one symbol, in the
+/// Parameters' shapes; `true` when it changed any (the graph is then folded again).
+fn unify(g: &mut Graph) -> bool {
+    let mut rep: Vec<u32> = (0..g.symbols.len() as u32).collect();
+    fn find(rep: &mut [u32], s: u32) -> u32 {
+        let mut r = s;
+        while rep[r as usize] != r {
+            r = rep[r as usize];
+        }
+        rep[s as usize] = r;
+        r
+    }
+    let mut changed = false;
+    let (order, _) = g.topo_order();
+    for id in order {
+        for (a, b) in equalities(g, id) {
+            if (a as usize) >= rep.len() || (b as usize) >= rep.len() {
+                continue;
+            }
+            let (ra, rb) = (find(&mut rep, a), find(&mut rep, b));
+            if ra != rb {
+                rep[ra.max(rb) as usize] = ra.min(rb);
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        for &p in &g.params.clone() {
+            let t = g.nodes[p].outputs[0];
+            if let Some(shape) = g.tensors[t].fact.shape.as_mut() {
+                for d in shape.iter_mut().filter(|d| !d.is_known()) {
+                    d.s = find(&mut rep, d.s);
+                }
+            }
+        }
+    }
+    changed
 }
 
 fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, msg: String) {
@@ -61,17 +148,41 @@ fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, m
     diags.push(Diag::new(&g.file, o.pos, msg).in_layer(&o.name, &o.op));
 }
 
-fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, op: &Op) {
+/// What constant folding may still compute, in values.
+struct Budget {
+    left: u64,
+    said: bool,
+}
+
+fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, op: &Op, budget: &mut Budget) {
     let node = &g.nodes[id];
     let ins: Vec<Option<&Fact>> = node.inputs.iter().map(|t| t.map(|t| &g.tensors[t].fact)).collect();
     // An input whose shape is unknown comes from an op that is reported already.
     if ins.iter().flatten().any(|f| f.shape.is_none()) {
         return;
     }
-    let facts = match ops::infer(op, &ins, node.outputs.len()) {
+    let mut facts = match ops::infer(op, &ins, node.outputs.len()) {
         Ok(f) => f,
         Err(msg) => return report(g, diags, reported, id, msg),
     };
+    // Values already folded in an earlier pass are not counted again.
+    let before: u64 =
+        g.nodes[id].outputs.iter().filter_map(|&t| g.tensors[t].fact.value.as_ref()).map(|v| v.len() as u64).sum();
+    let made: u64 = facts.iter().filter_map(|f| f.value.as_ref()).map(|v| v.len() as u64).sum();
+    if made > before && made - before > budget.left {
+        for f in &mut facts {
+            f.value = None;
+        }
+        if !std::mem::replace(&mut budget.said, true) {
+            let msg = format!(
+                "constant folding would hold more than {} values; cellc leaves this and later constants to run time",
+                crate::limits::MAX_FOLDED_TOTAL
+            );
+            report(g, diags, reported, id, msg);
+        }
+    } else {
+        budget.left -= made.saturating_sub(before);
+    }
     let stored = stored(g, id, op);
     let outputs = g.nodes[id].outputs.clone();
     for (t, f) in outputs.into_iter().zip(facts) {
@@ -139,7 +250,13 @@ fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId,
             g.tensors[t].stored = Some(src.elem);
         }
         Err((key, msg)) => {
-            if reported[id] {
+            // An unreadable file is said once, at the first constant that needs it.
+            let file_error = g.weights.data.is_err();
+            if reported[id]
+                || (file_error
+                    && reported.iter().any(|&r| r)
+                    && diags.iter().any(|d| d.message.starts_with("cannot read the weights file")))
+            {
                 return;
             }
             reported[id] = true;

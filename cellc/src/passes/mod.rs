@@ -1,5 +1,5 @@
 //! Compile-time passes over the [`crate::graph::Graph`], each a function of the graph in
-//! its own module: [`fold`] (shape inference and constant folding), [`simplify`].
+//! its own module: [`fold()`] (shape inference and constant folding), [`simplify()`].
 pub mod fold;
 pub mod simplify;
 

@@ -135,19 +135,21 @@ fn main() -> ExitCode {
 fn run() -> Result<bool, String> {
     let Args { languages, strategies, weights_mode, levels, simd, weight_type, fast_activations, dirs } = parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
-    let mut case_dirs = Vec::new();
+    let mut cases = Vec::new();
     for d in &dirs {
-        case_dirs.extend(Case::discover(d)?);
+        for dir in Case::discover(d)? {
+            cases.extend(Case::variants(&dir)?);
+        }
     }
-    if case_dirs.is_empty() {
+    if cases.is_empty() {
         return Err("no case directories (with case.json) found".into());
     }
     let mut entries = Vec::new();
     let mut sources = Vec::new();
     let mut c_sources = Vec::new();
     for (&language, &strategy) in languages.iter().flat_map(|l| strategies.iter().map(move |s| (l, s))) {
-        for dir in &case_dirs {
-            let case = Case::load(dir)?;
+        for case in &cases {
+            let case = case.clone();
             let mut e = Entry {
                 case,
                 language,
@@ -173,9 +175,10 @@ fn run() -> Result<bool, String> {
                 simd,
                 weight_type,
                 fast_activations,
+                input_shapes: e.case.pins.clone(),
                 ..Options::default()
             };
-            match cellc::load_ir(&dir.join("model.xml"), None) {
+            match cellc::load_graph(&e.case.model, &opts) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 Ok(model) => {
                     let inputs: Vec<Vec<f64>> =
@@ -323,7 +326,7 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
                 && t.level != e.level
                 && fused(&t.level) == fused(&e.level)
                 && t.strategy == e.strategy
-                && t.case.dir == e.case.dir
+                && t.case.name == e.case.name
         });
         let same_as_first = match (&got, first_level) {
             (Ok(got), Some((j, t))) if j < k => Some(outputs(t, j, out_dir).is_ok_and(|first| {
@@ -337,7 +340,7 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
                 && t.language == Language::Rust
                 && t.level == rust_level
                 && t.strategy == e.strategy
-                && t.case.dir == e.case.dir
+                && t.case.name == e.case.name
         });
         let versus = match (&got, twin) {
             (Ok(got), Some((j, t))) => outputs(t, j, out_dir).ok().map(|rust| {

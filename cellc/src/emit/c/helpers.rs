@@ -55,6 +55,12 @@ impl Helpers {
         }
     }
 
+    /// `e^v` as a C expression.
+    pub(super) fn exp(&mut self, prefix: &str, v: &str) -> String {
+        self.used.insert("exp");
+        format!("{prefix}_exp({v})")
+    }
+
     /// The definitions of the helpers used, each after a comment saying what it computes.
     pub(super) fn definitions(&self, prefix: &str) -> String {
         let mut out = String::new();

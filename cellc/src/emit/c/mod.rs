@@ -102,9 +102,13 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
         items.push(model::CellItem { n, field, runtime_args: runtime_params(cell) });
     }
     let upper = e.names.upper();
-    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper };
+    // Slots and constants take names as cells do, so none collides with a cell's.
+    let slots =
+        (0..m.slots.len()).map(|s| e.names.cell(&format!("slot{s}")).base[prefix.len() + 1..].to_owned()).collect();
+    let consts = (0..m.consts.len()).map(|k| e.names.cell(&format!("const{k}")).upper).collect();
+    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts };
     me.declare(&mut e.hd);
-    me.define(&mut e.body);
+    me.define(&mut e.body, &mut e.helpers);
     Ok(e.finish(m, header))
 }
 

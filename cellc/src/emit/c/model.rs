@@ -1,11 +1,13 @@
 //! The model entry point in C: the Parameters' and Results' names and shapes, a struct for
-//! what a run keeps (weights given at run time, outputs of sequences no Result returns) and
-//! `run` over flat arrays in Parameter and Result order. As the Rust entry point, it checks
-//! every count, length and sequence length before writing anything, then runs the cells
-//! row by row.
+//! what a run keeps (weights given at run time, scratch slots) and `run` over flat arrays in
+//! Parameter and Result order. As the Rust entry point, it checks every count, length and
+//! sequence length before writing anything, then performs the model's steps for each row.
+use super::helpers::Helpers;
 use super::names::CellNames;
-use super::text::{Code, mul, quoted, string};
-use crate::ir::{Batch, Dim, Lengths, Model, Value};
+use super::text::{Code, float, mul, quoted, string};
+use crate::ir::steps::{CellStep, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
+use crate::ops::{Binary, Compare, Unary};
 
 /// A generated cell, as the model refers to it.
 pub(super) struct CellItem {
@@ -22,18 +24,15 @@ pub(super) struct ModelEmitter<'a> {
     pub(super) cells: &'a [CellItem],
     pub(super) prefix: &'a str,
     pub(super) upper: &'a str,
+    /// Member names of the scratch slots.
+    pub(super) slots: Vec<String>,
+    /// Names of the constant arrays.
+    pub(super) consts: Vec<String>,
 }
 
-/// Floats in one batch row of a tensor: its dimensions after the first.
+/// Floats in one batch row of a tensor: its dimensions but the batch, wherever it is.
 fn row_len(shape: &[Dim]) -> usize {
-    shape
-        .iter()
-        .skip(1)
-        .map(|d| match d {
-            Dim::Static(n) => *n,
-            Dim::Batch => 1,
-        })
-        .product()
+    Model::row_len(shape)
 }
 
 /// Whether a tensor's length depends on the batch of the call.
@@ -41,61 +40,15 @@ fn batched(shape: &[Dim]) -> bool {
     shape.contains(&Dim::Batch)
 }
 
-/// Floats in a tensor without a dynamic batch.
-fn static_len(shape: &[Dim]) -> usize {
-    shape
-        .iter()
-        .map(|d| match d {
-            Dim::Static(n) => *n,
-            Dim::Batch => 1,
-        })
-        .product()
-}
-
 impl ModelEmitter<'_> {
-    /// Scratch in the model struct for output `port` of sequence cell `k` that no Result
-    /// returns: its field name and size.
-    fn scratch(&self, k: usize, port: usize) -> Option<(String, usize)> {
-        let c = &self.m.cells[k];
-        let q = c.seq.as_ref()?;
-        if self.home(k, port).is_some() {
-            return None;
-        }
-        let (h, nd) = (c.spec.hidden, q.direction.count());
-        let (suffix, n) = match port {
-            0 => ("y", nd * q.steps * h),
-            1 => ("ho", nd * h),
-            _ => ("co", nd * h),
-        };
-        Some((format!("{}_{suffix}", self.cells[k].field), n))
-    }
-
-    /// The first Result returning output `port` of cell `c`.
-    fn home(&self, c: usize, port: usize) -> Option<usize> {
-        self.m.outputs.iter().position(|o| o.value == Value::Cell(c, port))
-    }
-
-    fn ports(&self, k: usize) -> usize {
-        let c = &self.m.cells[k];
-        match (&c.seq, c.spec.kind.has_cell_state()) {
-            (Some(_), true) => 3,
-            (Some(_), false) | (None, true) => 2,
-            (None, false) => 1,
-        }
-    }
-
-    /// The struct's members: runtime weights, then sequence scratch.
+    /// The struct's members: runtime weights, then scratch slots.
     fn members(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for c in self.cells.iter().filter(|c| !c.runtime_args.is_empty()) {
             out.push((c.n.f(""), c.field.clone()));
         }
-        for k in 0..self.cells.len() {
-            for port in 0..self.ports(k) {
-                if let Some((f, n)) = self.scratch(k, port) {
-                    out.push(("float".into(), format!("{f}[{n}]")));
-                }
-            }
+        for (name, len) in self.slots.iter().zip(&self.m.slots) {
+            out.push(("float".into(), format!("{name}[{len}]")));
         }
         out
     }
@@ -169,9 +122,9 @@ impl ModelEmitter<'_> {
         let keeps = match (weights, scratch) {
             (false, false) => "nothing (the weights are embedded)",
             (true, false) => "the weights given at run time, packed",
-            (false, true) => "the outputs of sequences that no Result returns",
+            (false, true) => "scratch for the values between steps that no Result returns",
             (true, true) => {
-                "the weights given at run time, packed, and the outputs of sequences that no Result returns"
+                "the weights given at run time, packed, and scratch for the values between steps that no Result returns"
             }
         };
         hd.comment(&format!(
@@ -197,7 +150,7 @@ impl ModelEmitter<'_> {
     }
 
     /// The source's part: tensor tables, constant sequence lengths and `run`.
-    pub(super) fn define(&self, c: &mut Code) {
+    pub(super) fn define(&self, c: &mut Code, helpers: &mut Helpers) {
         let (p, u, m) = (self.prefix, self.upper, self.m);
         if !m.params.is_empty() {
             c.open(format!("const {p}_tensor {p}_inputs[{u}_INPUT_COUNT] ="));
@@ -216,7 +169,9 @@ impl ModelEmitter<'_> {
             c.line("");
         }
         for (k, cell) in m.cells.iter().enumerate() {
-            if let Some(crate::ir::Seq { lengths: Lengths::Const(v), .. }) = &cell.seq {
+            if let Some(crate::ir::Seq { lengths: Lengths::Const(v), .. }) = &cell.seq
+                && v.len() > 1
+            {
                 let v: Vec<String> = v.iter().map(ToString::to_string).collect();
                 c.line(format!(
                     "static const size_t {}[{}] = {{{}}};",
@@ -226,6 +181,11 @@ impl ModelEmitter<'_> {
                 ));
                 c.line("");
             }
+        }
+        for (name, v) in self.consts.iter().zip(&m.consts) {
+            let v: Vec<String> = v.iter().map(|&x| float(x)).collect();
+            c.line(format!("static const float {name}[{}] = {{{}}};", v.len(), v.join(", ")));
+            c.line("");
         }
         c.function(&self.run_signature());
         c.line("size_t batch;");
@@ -247,20 +207,23 @@ impl ModelEmitter<'_> {
             c.line(format!("if (status != {u}_OK) return status;"));
             c.close("");
         }
-        if !m.cells.is_empty() {
-            c.open("for (size_t n = 0; n < batch; ++n)");
-            for k in 0..m.cells.len() {
-                self.step(c, k);
-            }
-            self.writes(c);
-            c.close("");
-        } else {
+        if m.steps.is_empty() {
             c.line("(void)batch;");
-        }
-        for (k, o) in m.outputs.iter().enumerate() {
-            if let Value::Param(par) = o.value {
-                c.line(format!("for (size_t j = 0; j < output_lens[{k}]; ++j) outputs[{k}][j] = inputs[{par}][j];"));
+        } else {
+            c.open("for (size_t n = 0; n < batch; ++n)");
+            for step in &m.steps {
+                c.open("");
+                match step {
+                    Step::Cell(s) => self.cell_step(c, s),
+                    Step::Copy(s) => self.copy_step(c, s),
+                    Step::Map(s) => self.map_step(c, s, helpers),
+                    Step::MatMul(s) => self.matmul_step(c, s),
+                    Step::Softmax(s) => self.softmax_step(c, s, helpers),
+                    Step::Rows(s) => self.rows_step(c, s),
+                }
+                c.close("");
             }
+            c.close("");
         }
         c.line(format!("return {u}_OK;"));
         c.close("");
@@ -293,7 +256,7 @@ impl ModelEmitter<'_> {
             }
         }
         let expected = |shape: &[Dim]| {
-            if batched(shape) { mul("batch", row_len(shape)) } else { static_len(shape).to_string() }
+            if batched(shape) { mul("batch", row_len(shape)) } else { row_len(shape).to_string() }
         };
         for (k, par) in m.params.iter().enumerate() {
             c.line(format!("if (input_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&par.shape)));
@@ -326,64 +289,254 @@ impl ModelEmitter<'_> {
         }
     }
 
-    /// Where a value lives for row `n`.
-    fn value(&self, v: Value) -> String {
-        match v {
-            Value::Param(par) => format!("inputs[{par}] + {}", mul("n", row_len(&self.m.params[par].shape))),
-            Value::Cell(k, port) => self.dest(k, port),
-        }
+    /// A pointer to an operand's values for row `n` (`const` when only read).
+    fn ptr(&self, o: &Operand) -> String {
+        let base = match o.home {
+            Home::Param(i) => format!("inputs[{i}]"),
+            Home::Output(k) => format!("outputs[{k}]"),
+            Home::Slot(s) => format!("model->{}", self.slots[s]),
+            Home::Const(k) => self.consts[k].clone(),
+        };
+        let at = match (o.offset, o.row_stride) {
+            (0, 0) => return base,
+            (off, 0) => off.to_string(),
+            (0, rs) => mul("n", rs),
+            (off, rs) => format!("{off} + {}", mul("n", rs)),
+        };
+        format!("({base} + {at})")
     }
 
-    /// Where output `port` of cell `k` is written for row `n`: a sequence writes into its
-    /// Result (or the model's scratch); a single cell into a local.
-    fn dest(&self, k: usize, port: usize) -> String {
-        match (&self.m.cells[k].seq, self.home(k, port)) {
-            (Some(_), Some(j)) => format!("outputs[{j}] + {}", mul("n", row_len(&self.m.outputs[j].shape))),
-            (Some(_), None) => match self.scratch(k, port) {
-                Some((f, _)) => format!("model->{f}"),
-                None => format!("c{k}_{port}"),
-            },
-            (None, _) => format!("c{k}_{port}"),
-        }
+    /// Binds `name` to an operand, read only or written.
+    fn bind(&self, c: &mut Code, name: &str, o: &Operand, write: bool) {
+        let q = if write { "" } else { "const " };
+        c.line(format!("{q}float *const {name} = {};", self.ptr(o)));
     }
 
-    fn step(&self, c: &mut Code, k: usize) {
-        let (cell, item) = (&self.m.cells[k], &self.cells[k]);
-        let h = cell.spec.hidden;
+    fn cell_step(&self, c: &mut Code, s: &CellStep) {
+        let (cell, item) = (&self.m.cells[s.cell], &self.cells[s.cell]);
+        let (h, i) = (cell.spec.hidden, cell.spec.input);
+        let (xl, hl, outs): (usize, usize, Vec<usize>) = match &cell.seq {
+            None => (i, h, vec![h; s.out.len()]),
+            Some(q) => {
+                let (d, l) = (q.direction.count(), q.steps);
+                let mut o = vec![d * l * h];
+                o.extend(std::iter::repeat_n(d * h, s.out.len() - 1));
+                (l * i, d * h, o)
+            }
+        };
+        self.bind(c, "x", &s.x, false);
+        self.bind(c, "h", &s.h, false);
+        if let Some(cs) = &s.c {
+            self.bind(c, "cs", cs, false);
+        }
+        for (k, o) in s.out.iter().enumerate() {
+            self.bind(c, &format!("o{k}"), o, true);
+        }
         let me = if item.runtime_args.is_empty() { String::new() } else { format!("&model->{}, ", item.field) };
-        let mut args = vec![self.value(cell.x), self.value(cell.h)];
-        args.extend(cell.c.map(|v| self.value(v)));
+        let rows = s.rows;
+        // One row of the cell: the operands themselves; more: row b of each.
+        let at = |v: &str, len: usize| if rows == 1 { v.to_owned() } else { format!("{v} + {}", mul("b", len)) };
+        if rows > 1 {
+            c.open(format!("for (size_t b = 0; b < {rows}; ++b)"));
+        }
+        let mut args = vec![at("x", xl), at("h", hl)];
+        if s.c.is_some() {
+            args.push(at("cs", hl));
+        }
         match &cell.seq {
             None => {
-                for port in 0..self.ports(k) {
-                    c.line(format!("float c{k}_{port}[{h}];"));
-                    args.push(format!("c{k}_{port}"));
-                }
+                args.extend(outs.iter().enumerate().map(|(k, &l)| at(&format!("o{k}"), l)));
                 c.line(format!("{}({me}{});", item.n.f("_step"), args.join(", ")));
             }
             Some(q) => {
-                let len = match &q.lengths {
-                    Lengths::Param(par) => format!("(size_t)inputs[{par}][n]"),
-                    Lengths::Const(_) => format!("{}[n]", item.n.m("_LENGTHS")),
-                };
-                args.push(len);
-                args.extend((0..self.ports(k)).map(|port| self.dest(k, port)));
+                let row = if rows == 1 { "n".to_owned() } else { format!("{} + b", mul("n", rows)) };
+                args.push(match &q.lengths {
+                    Lengths::Param(par) => format!("(size_t)inputs[{par}][{row}]"),
+                    Lengths::Const(v) if v.len() == 1 => v[0].to_string(),
+                    Lengths::Const(_) => format!("{}[{row}]", item.n.m("_LENGTHS")),
+                });
+                args.extend(outs.iter().enumerate().map(|(k, &l)| at(&format!("o{k}"), l)));
                 c.line(format!("{}({me}{});", item.n.f("_run"), args.join(", ")));
             }
         }
-    }
-
-    /// Results that are not where their value was written copy it from there.
-    fn writes(&self, c: &mut Code) {
-        for (k, o) in self.m.outputs.iter().enumerate() {
-            let Value::Cell(cell, port) = o.value else { continue };
-            let row = row_len(&o.shape);
-            let src = match (&self.m.cells[cell].seq, self.home(cell, port)) {
-                (None, _) => format!("c{cell}_{port}"),
-                (Some(_), Some(j)) if j != k => format!("(outputs[{j}] + {})", mul("n", row)),
-                _ => continue,
-            };
-            c.line(format!("for (size_t j = 0; j < {row}; ++j) outputs[{k}][{} + j] = {src}[j];", mul("n", row)));
+        if rows > 1 {
+            c.close("");
         }
     }
+
+    /// Opens `for` loops over `counts` (indices `i0`, `i1`, …); returns how many it opened.
+    fn open_nest(c: &mut Code, counts: &[usize]) -> usize {
+        for (k, n) in counts.iter().enumerate() {
+            c.open(format!("for (size_t i{k} = 0; i{k} < {n}; ++i{k})"));
+        }
+        counts.len()
+    }
+
+    fn close_nest(c: &mut Code, n: usize) {
+        for _ in 0..n {
+            c.close("");
+        }
+    }
+
+    fn copy_step(&self, c: &mut Code, s: &Copy) {
+        self.bind(c, "src", &s.src, false);
+        self.bind(c, "dst", &s.dst, true);
+        let counts: Vec<usize> = s.axes.iter().map(|a| a[0]).collect();
+        let opened = Self::open_nest(c, &counts);
+        let si = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
+        let di = index(&s.axes.iter().map(|a| a[2]).collect::<Vec<_>>());
+        c.line(format!("dst[{di}] = src[{si}];"));
+        Self::close_nest(c, opened);
+    }
+
+    fn map_step(&self, c: &mut Code, s: &Map, helpers: &mut Helpers) {
+        for (k, a) in s.args.iter().enumerate() {
+            self.bind(c, &format!("a{k}"), a, false);
+        }
+        self.bind(c, "dst", &s.dst, true);
+        let counts: Vec<usize> = s.axes.iter().map(|a| a[0]).collect();
+        let opened = Self::open_nest(c, &counts);
+        let reads: Vec<String> = (0..s.args.len())
+            .map(|k| format!("a{k}[{}]", index(&s.axes.iter().map(|a| a[k + 2]).collect::<Vec<_>>())))
+            .collect();
+        let e = self.map_expr(s.f, &reads, helpers);
+        let di = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
+        c.line(format!("dst[{di}] = {e};"));
+        Self::close_nest(c, opened);
+    }
+
+    fn map_expr(&self, f: MapFn, args: &[String], helpers: &mut Helpers) -> String {
+        use crate::ir::Activation as A;
+        let p = self.prefix;
+        let a = &args[0];
+        let act = |h: &mut Helpers, act: A| h.act(p, &act, None, a);
+        match f {
+            MapFn::Unary(u) => match u {
+                Unary::Relu => act(helpers, A::Relu),
+                Unary::Sigmoid => act(helpers, A::Sigmoid),
+                Unary::Tanh => act(helpers, A::Tanh),
+                Unary::Elu { alpha } => act(helpers, A::Elu { alpha: alpha as f32 }),
+                Unary::SoftPlus => act(helpers, A::Softplus),
+                Unary::SoftSign => act(helpers, A::Softsign),
+                Unary::Exp => helpers.exp(p, a),
+                Unary::Abs => format!("({a} < 0.0f ? -{a} : {a})"),
+                Unary::Negative => format!("(-{a})"),
+                Unary::Clamp { min, max } => {
+                    let (lo, hi) = (float(min as f32), float(max as f32));
+                    format!("({a} < {lo} ? {lo} : ({a} > {hi} ? {hi} : {a}))")
+                }
+                // `check` admits only the functions above.
+                _ => a.clone(),
+            },
+            MapFn::Binary(bf) => {
+                let b = &args[1];
+                match bf {
+                    Binary::Add => format!("({a} + {b})"),
+                    Binary::Subtract => format!("({a} - {b})"),
+                    Binary::Multiply => format!("({a} * {b})"),
+                    Binary::Divide { .. } => format!("({a} / {b})"),
+                    Binary::Maximum => format!("({a} >= {b} ? {a} : {b})"),
+                    Binary::Minimum => format!("({a} <= {b} ? {a} : {b})"),
+                    Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
+                    Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
+                    _ => a.clone(),
+                }
+            }
+            MapFn::Compare(cmp) => {
+                let b = &args[1];
+                let op = match cmp {
+                    Compare::Equal => "==",
+                    Compare::NotEqual => "!=",
+                    Compare::Less => "<",
+                    Compare::LessEqual => "<=",
+                    Compare::Greater => ">",
+                    Compare::GreaterEqual => ">=",
+                };
+                format!("({a} {op} {b} ? 1.0f : 0.0f)")
+            }
+            MapFn::Select => format!("({a} != 0.0f ? {} : {})", args[1], args[2]),
+        }
+    }
+
+    fn matmul_step(&self, c: &mut Code, s: &MatMul) {
+        self.bind(c, "a", &s.a, false);
+        self.bind(c, "b", &s.b, false);
+        self.bind(c, "dst", &s.dst, true);
+        let mut axes: Vec<[usize; 4]> = s.batch.clone();
+        axes.push([s.m, s.a_strides[0], 0, s.dst_row]);
+        axes.push([s.n, 0, s.b_strides[1], 1]);
+        // Axes of one element need no loop.
+        let live: Vec<(usize, [usize; 4])> = axes.into_iter().enumerate().filter(|(_, a)| a[0] > 1).collect();
+        let idx = |k: usize, q: usize| -> String {
+            let mut t: Vec<String> =
+                live.iter().filter(|(_, a)| a[k] != 0).map(|(i, a)| mul(&format!("i{i}"), a[k])).collect();
+            if q != 0 {
+                t.push(mul("q", q));
+            }
+            if t.is_empty() { "0".into() } else { t.join(" + ") }
+        };
+        for (i, a) in &live {
+            c.open(format!("for (size_t i{i} = 0; i{i} < {}; ++i{i})", a[0]));
+        }
+        c.line("float acc = 0.0f;");
+        c.line(format!(
+            "for (size_t q = 0; q < {}; ++q) acc += a[{}] * b[{}];",
+            s.k,
+            idx(1, s.a_strides[1]),
+            idx(2, s.b_strides[0])
+        ));
+        c.line(format!("dst[{}] = acc;", idx(3, 0)));
+        Self::close_nest(c, live.len());
+    }
+
+    fn rows_step(&self, c: &mut Code, r: &RowCopy) {
+        let whole = |o: &Operand| match o.home {
+            Home::Param(i) => format!("inputs[{i}]"),
+            Home::Output(k) => format!("outputs[{k}]"),
+            _ => self.ptr(o),
+        };
+        c.line(format!("const float *const src = {};", whole(&r.src)));
+        c.line(format!("float *const dst = {};", whole(&r.dst)));
+        let inner = r.inner;
+        let (si, di) = if r.into_row {
+            (format!("(o * batch + n) * {inner}"), format!("o * {inner}"))
+        } else {
+            (format!("o * {inner}"), format!("(o * batch + n) * {inner}"))
+        };
+        c.open(format!("for (size_t o = 0; o < {}; ++o)", r.outer));
+        c.line(format!("for (size_t j = 0; j < {inner}; ++j) dst[{di} + j] = src[{si} + j];"));
+        c.close("");
+    }
+
+    fn softmax_step(&self, c: &mut Code, s: &Softmax, helpers: &mut Helpers) {
+        self.bind(c, "src", &s.src, false);
+        self.bind(c, "dst", &s.dst, true);
+        let counts: Vec<usize> = s.outer.iter().map(|x| x[0]).collect();
+        let opened = Self::open_nest(c, &counts);
+        let st = s.stride;
+        c.line(format!("const size_t o = {};", index(&s.outer.iter().map(|x| x[1]).collect::<Vec<_>>())));
+        c.line("float max = src[o];");
+        c.line("float sum = 0.0f;");
+        c.line(format!(
+            "for (size_t q = 1; q < {}; ++q) if (src[o + {}] > max) max = src[o + {}];",
+            s.len,
+            mul("q", st),
+            mul("q", st)
+        ));
+        c.open(format!("for (size_t q = 0; q < {}; ++q)", s.len));
+        let e = helpers.exp(self.prefix, &format!("src[o + {}] - max", mul("q", st)));
+        c.line(format!("const float e = {e};"));
+        c.line(format!("dst[o + {}] = e;", mul("q", st)));
+        c.line("sum += e;");
+        c.close("");
+        c.line(format!("for (size_t q = 0; q < {}; ++q) dst[o + {}] /= sum;", s.len, mul("q", st)));
+        Self::close_nest(c, opened);
+    }
+}
+
+/// `i0 * s0 + i1 * s1 + …` (`0` without axes).
+fn index(strides: &[usize]) -> String {
+    let terms: Vec<String> =
+        strides.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("i{k}"), s)).collect();
+    if terms.is_empty() { "0".into() } else { terms.join(" + ") }
 }

@@ -73,7 +73,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         None if names.is_free(&m.name, "Model") => names.unique(&m.name, "Model"),
         None => names.unique(&format!("{}Model", names::type_name(&m.name, "")), "Model"),
     };
-    tokens.extend(model::items(m, &model_ty, &items));
+    tokens.extend(model::items(m, &model_ty, &items, &mut names));
     let file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
         Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
     })?;

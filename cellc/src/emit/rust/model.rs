@@ -1,9 +1,12 @@
-//! The model entry point: a type owning the cells, implementing `cellc_runtime::Model`.
-//! It checks every length first, then runs the cells row by row, so intermediate states
-//! live on the stack whatever the batch.
+//! The model entry point: a type owning the cells and the scratch slots, implementing
+//! `cellc_runtime::Model`. `run` checks every length first, then performs the model's
+//! steps for each row; every index it uses was fixed at compile time within the lengths
+//! checked.
 use super::CellItem;
-use super::names::ident;
-use crate::ir::{Batch, Dim, Lengths, Model, ParamRole, Seq, Value};
+use super::names::{Names, field_name, ident};
+use crate::ir::steps::{CellStep, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
+use crate::ops::{Binary, Compare, Unary};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -17,18 +20,73 @@ fn tensor_info(name: &str, shape: &[Dim], batch: Batch) -> TokenStream {
     quote! { ::cellc_runtime::TensorInfo { name: #name, shape: &[#(#dims),*] } }
 }
 
-/// `.as_chunks::<dₖ>().0 … .as_chunks::<d₁>().0` for the dimensions after the batch,
-/// innermost first: the flat slice seen as an array of typed rows.
-fn chunks(shape: &[Dim], mutable: bool) -> TokenStream {
-    shape
-        .iter()
-        .skip(1)
+/// Names of what the model type holds besides its cells.
+struct Fields {
+    slots: Vec<proc_macro2::Ident>,
+    consts: Vec<proc_macro2::Ident>,
+}
+
+/// `offset + n·row_stride` (+ `extra`), as a reader would write it.
+fn start(o: &Operand, extra: usize) -> TokenStream {
+    let base = o.offset + extra;
+    let row = match o.row_stride {
+        0 => None,
+        1 => Some(quote! { n }),
+        rs => Some(quote! { n * #rs }),
+    };
+    match (base, row) {
+        (b, None) => quote! { #b },
+        (0, Some(r)) => r,
+        (b, Some(r)) => quote! { #b + #r },
+    }
+}
+
+impl Fields {
+    /// The operand's `len` values from `extra` on, as a place (`inputs[0][a..b]`).
+    fn place(&self, o: &Operand, extra: usize, len: usize) -> TokenStream {
+        let range = match (o.row_stride, o.offset + extra) {
+            (0, at) => {
+                let end = at + len;
+                quote! { #at..#end }
+            }
+            _ => {
+                let at = start(o, extra);
+                quote! { #at..#at + #len }
+            }
+        };
+        match o.home {
+            Home::Param(i) => quote! { inputs[#i][#range] },
+            Home::Output(k) => {
+                let v = format_ident!("out{}", k);
+                quote! { #v[#range] }
+            }
+            Home::Slot(s) => {
+                let f = &self.slots[s];
+                quote! { self.#f[#range] }
+            }
+            Home::Const(k) => {
+                let c = &self.consts[k];
+                quote! { #c[#range] }
+            }
+        }
+    }
+
+    /// The operand's `len` values from `extra` on, as a slice.
+    fn slice(&self, o: &Operand, extra: usize, len: usize, mutable: bool) -> TokenStream {
+        let place = self.place(o, extra, len);
+        if mutable {
+            quote! { &mut #place }
+        } else {
+            quote! { &#place }
+        }
+    }
+}
+
+/// `.as_chunks::<dₖ>().0 … .as_chunks::<d₁>().0`: a flat slice seen as rows typed by `dims`.
+fn typed(dims: &[usize], mutable: bool) -> TokenStream {
+    dims.iter()
         .rev()
-        .map(|d| {
-            let n = match d {
-                Dim::Static(n) => *n,
-                Dim::Batch => 1,
-            };
+        .map(|&n| {
             if mutable {
                 quote! { .as_chunks_mut::<#n>().0 }
             } else {
@@ -39,9 +97,15 @@ fn chunks(shape: &[Dim], mutable: bool) -> TokenStream {
 }
 
 /// The model type and its `Model` implementation.
-pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
+pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) -> TokenStream {
     let ty = ident(ty);
-    let fields: Vec<_> = cells.iter().map(|c| ident(&c.field)).collect();
+    let fields = Fields {
+        slots: (0..m.slots.len()).map(|s| ident(&field_name(&names.unique(&format!("Slot{s}"), "Slot")))).collect(),
+        consts: (0..m.consts.len())
+            .map(|k| ident(&field_name(&names.unique(&format!("Const{k}"), "Const")).to_ascii_uppercase()))
+            .collect(),
+    };
+    let cell_fields: Vec<_> = cells.iter().map(|c| ident(&c.field)).collect();
     let types: Vec<_> = cells.iter().map(|c| ident(&c.ty)).collect();
     let ctors = cells.iter().zip(&types).map(|(c, t)| {
         if c.runtime_args.is_empty() {
@@ -50,144 +114,46 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
             quote! { #t::zeroed() }
         }
     });
+    let slot_fields = &fields.slots;
+    let slot_lens = &m.slots;
+    let consts = m.consts.iter().zip(&fields.consts).map(|(v, name)| {
+        let n = v.len();
+        let vals = v.iter().map(|x| super::lit::f32_tokens(*x));
+        quote! { static #name: [f32; #n] = [#(#vals),*]; }
+    });
     let inputs = m.params.iter().map(|p| tensor_info(&p.name, &p.shape, m.batch));
     let outputs = m.outputs.iter().map(|o| tensor_info(&o.name, &o.shape, m.batch));
     let static_batch = match m.batch {
         Batch::Static(n) => quote! { ::core::option::Option::Some(#n) },
         Batch::Dynamic => quote! { ::core::option::Option::None },
     };
-    let set_weights = cells.iter().zip(&fields).filter(|(c, _)| !c.runtime_args.is_empty()).map(|(c, f)| {
+    let set_weights = cells.iter().zip(&cell_fields).filter(|(c, _)| !c.runtime_args.is_empty()).map(|(c, f)| {
         let args = &c.runtime_args;
         quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
     });
-    // Views: each data input and each Result as an array of batch rows, a row typed by the
-    // tensor's dimensions after the batch (`[[f32; I]; L]` for a sequence's X, …).
-    let read_by_cells = |i: usize| {
-        m.cells.iter().any(|c| {
-            [Some(c.x), Some(c.h), c.c].contains(&Some(Value::Param(i)))
-                || matches!(&c.seq, Some(q) if q.lengths == Lengths::Param(i))
-        })
-    };
-    let rows =
-        m.params.iter().enumerate().filter(|&(i, p)| p.role != ParamRole::Weights && read_by_cells(i)).map(|(i, p)| {
-            let v = format_ident!("in{}", i);
-            let view = chunks(&p.shape, false);
-            quote! { let #v = inputs[#i] #view; }
-        });
     let lengths_checks = m.cells.iter().filter_map(|c| match &c.seq {
-        Some(Seq { lengths: Lengths::Param(p), steps, .. }) => {
-            let name = &m.params[*p].name;
-            Some(quote! { ::cellc_runtime::check_lengths(#name, inputs[#p], #steps)?; })
-        }
-        _ => None,
+        Some(q) => match q.lengths {
+            Lengths::Param(p) => {
+                let (name, steps) = (&m.params[p].name, q.steps);
+                Some(quote! { ::cellc_runtime::check_lengths(#name, inputs[#p], #steps)?; })
+            }
+            Lengths::Const(_) => None,
+        },
+        None => None,
     });
     let outs: Vec<_> = (0..m.outputs.len()).map(|k| format_ident!("out{}", k)).collect();
-    let out_views = m.outputs.iter().zip(&outs).filter(|(o, _)| matches!(o.value, Value::Cell(..))).map(|(o, v)| {
-        let view = chunks(&o.shape, true);
-        quote! { let #v = #v #view; }
-    });
-    // Where each cell output lives for the current row: the first Result that returns it
-    // (sequence outputs are written there directly), else a local array.
-    let home =
-        |c: usize, port: usize| -> Option<usize> { m.outputs.iter().position(|o| o.value == Value::Cell(c, port)) };
-    let local = |c: usize, port: usize| format_ident!("c{}_{}", c, port);
-    let value = |v: Value| match v {
-        Value::Param(p) => {
-            let id = format_ident!("in{}", p);
-            quote! { &#id[n] }
-        }
-        Value::Cell(c, port) => match (&m.cells[c].seq, home(c, port)) {
-            (Some(_), Some(k)) => {
-                let o = &outs[k];
-                quote! { &#o[n] }
-            }
-            _ => {
-                let id = local(c, port);
-                quote! { &#id }
-            }
-        },
-    };
-    let steps = m.cells.iter().enumerate().map(|(k, c)| {
-        let (f, h) = (&fields[k], c.spec.hidden);
-        let (x, hs) = (value(c.x), value(c.h));
-        let cs = c.c.map(value);
-        match &c.seq {
-            None => {
-                let (o0, o1) = (local(k, 0), local(k, 1));
-                match cs {
-                    Some(cs) => quote! {
-                        let mut #o0 = [0.0f32; #h];
-                        let mut #o1 = [0.0f32; #h];
-                        self.#f.step(#x, #hs, #cs, &mut #o0, &mut #o1);
-                    },
-                    None => quote! {
-                        let mut #o0 = [0.0f32; #h];
-                        self.#f.step(#x, #hs, &mut #o0);
-                    },
-                }
-            }
-            Some(q) => {
-                let (steps, dirs) = (q.steps, q.direction.count());
-                let ports = if c.spec.kind.has_cell_state() { 3 } else { 2 };
-                let mut scratch = TokenStream::new();
-                let dests: Vec<TokenStream> = (0..ports)
-                    .map(|port| match home(k, port) {
-                        Some(j) => {
-                            let o = &outs[j];
-                            quote! { &mut #o[n] }
-                        }
-                        None => {
-                            let id = local(k, port);
-                            let zero = if port == 0 {
-                                quote! { [[[0.0f32; #h]; #steps]; #dirs] }
-                            } else {
-                                quote! { [[0.0f32; #h]; #dirs] }
-                            };
-                            scratch.extend(quote! { let mut #id = #zero; });
-                            quote! { &mut #id }
-                        }
-                    })
-                    .collect();
-                let len = match &q.lengths {
-                    Lengths::Param(p) => {
-                        let id = format_ident!("in{}", p);
-                        quote! { #id[n] as usize }
-                    }
-                    Lengths::Const(v) => quote! { [#(#v),*][n] },
-                };
-                let states = match cs {
-                    Some(cs) => quote! { #hs, #cs },
-                    None => quote! { #hs },
-                };
-                quote! {
-                    #scratch
-                    self.#f.run(#x, #states, #len, #(#dests),*);
-                }
-            }
-        }
-    });
-    // Results that are not the home of their value copy it from there.
-    let writes = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
-        Value::Cell(c, port) if m.cells[c].seq.is_none() => {
-            let (dst, src) = (&outs[k], local(c, port));
-            Some(quote! { #dst[n] = #src; })
-        }
-        Value::Cell(c, port) => match home(c, port) {
-            Some(j) if j != k => {
-                let (dst, src) = (&outs[k], &outs[j]);
-                Some(quote! { #dst[n] = #src[n]; })
-            }
-            _ => None,
-        },
-        _ => None,
-    });
-    let copies = m.outputs.iter().enumerate().filter_map(|(k, o)| match o.value {
-        Value::Param(p) => {
-            let o = &outs[k];
-            Some(quote! { #o.copy_from_slice(inputs[#p]); })
-        }
-        Value::Cell(..) => None,
-    });
+    let steps: Vec<TokenStream> = m
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Cell(c) => cell_step(m, c, &cell_fields, &fields),
+            Step::Copy(c) => copy_step(c, &fields),
+            Step::Map(mp) => map_step(mp, &fields),
+            Step::MatMul(mm) => matmul_step(mm, &fields),
+            Step::Softmax(sm) => softmax_step(sm, &fields),
+            Step::Rows(r) => rows_step(r, &fields),
+        })
+        .collect();
     let check = quote! { ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)? };
     let n_out = m.outputs.len();
     let split = quote! {
@@ -196,10 +162,12 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
             return Err(::cellc_runtime::Error::OutputCount { expected: #n_out, got: outputs.len() });
         };
     };
-    let (check, row_loop) = if m.cells.is_empty() {
-        (quote! { #check; }, quote! {})
-    } else {
-        (quote! { let batch = #check; }, quote! { for n in 0..batch { #(#steps)* #(#writes)* } })
+    // One pass over whole tensors needs no loop; rows do.
+    let (bind, row_loop) = match (steps.is_empty(), uses_row(m), m.batch) {
+        (true, _, _) => (quote! {}, quote! {}),
+        (false, false, Batch::Static(1)) => (quote! {}, quote! { #(#steps)* }),
+        (false, true, _) => (quote! { let batch = }, quote! { for n in 0..batch { #(#steps)* } }),
+        (false, false, _) => (quote! { let batch = }, quote! { for _ in 0..batch { #(#steps)* } }),
     };
     let doc = format!(
         " Model {:?}: Parameters {:?}, Results {:?}. Run it through `cellc_runtime::Model::run`.",
@@ -207,14 +175,16 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         m.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
         m.outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
     );
+    let all_fields: Vec<_> = cell_fields.iter().chain(slot_fields).collect();
     quote! {
+        #(#consts)*
         #[doc = #doc]
         #[derive(Clone, Debug)]
-        pub struct #ty { #(#fields: #types,)* }
-        ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
+        pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* }
+        ::cellc_runtime::impl_zeroed!(#ty { #(#all_fields),* });
         impl #ty {
             /// The model, ready to run.
-            pub const fn new() -> Self { #ty { #(#fields: #ctors,)* } }
+            pub const fn new() -> Self { #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* } }
         }
         impl ::core::default::Default for #ty {
             fn default() -> Self { Self::new() }
@@ -222,16 +192,373 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem]) -> TokenStream {
         impl ::cellc_runtime::Model for #ty {
             const INPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#inputs),*];
             const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#outputs),*];
+            // The steps index with strides fixed at compile time; a loop over an index says
+            // which stride each operand moves by.
+            #[allow(clippy::needless_range_loop)]
             fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                #check
+                #bind #check;
                 #(#lengths_checks)*
                 #(#set_weights)*
                 #split
-                #(#rows)*
-                #(#out_views)*
                 #row_loop
-                #(#copies)*
                 Ok(())
+            }
+        }
+    }
+}
+
+/// Whether any step depends on the row: an operand that moves with it, or lengths that
+/// differ between rows.
+fn uses_row(m: &Model) -> bool {
+    let moves = |o: &Operand| o.row_stride != 0;
+    m.steps.iter().any(|s| match s {
+        Step::Cell(c) => {
+            let lengths = match &m.cells[c.cell].seq {
+                Some(q) => match &q.lengths {
+                    Lengths::Param(_) => true,
+                    Lengths::Const(v) => v.len() > 1,
+                },
+                None => false,
+            };
+            lengths || moves(&c.x) || moves(&c.h) || c.c.as_ref().is_some_and(moves) || c.out.iter().any(moves)
+        }
+        Step::Copy(c) => moves(&c.src) || moves(&c.dst),
+        Step::Map(mp) => moves(&mp.dst) || mp.args.iter().any(moves),
+        Step::MatMul(mm) => moves(&mm.a) || moves(&mm.b) || moves(&mm.dst),
+        Step::Softmax(sm) => moves(&sm.src) || moves(&sm.dst),
+        Step::Rows(_) => true,
+    })
+}
+
+/// The typed row dimensions of a cell's operands: X, the states, then each output.
+fn cell_dims(m: &Model, s: &CellStep) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
+    let cell = &m.cells[s.cell];
+    let (h, i) = (cell.spec.hidden, cell.spec.input);
+    match &cell.seq {
+        None => (vec![i], vec![h], vec![vec![h]; s.out.len()]),
+        Some(q) => {
+            let (d, l) = (q.direction.count(), q.steps);
+            let mut outs = vec![vec![d, l, h]];
+            outs.extend(std::iter::repeat_n(vec![d, h], s.out.len() - 1));
+            (vec![l, i], vec![d, h], outs)
+        }
+    }
+}
+
+fn cell_step(m: &Model, s: &CellStep, cell_fields: &[proc_macro2::Ident], f: &Fields) -> TokenStream {
+    let field = &cell_fields[s.cell];
+    let rows = s.rows;
+    let (xd, hd, od) = cell_dims(m, s);
+    let view = |o: &Operand, dims: &[usize], mutable: bool| {
+        let len = rows * dims.iter().product::<usize>();
+        let place = f.place(o, 0, len);
+        let t = typed(dims, mutable);
+        quote! { #place #t }
+    };
+    let x = view(&s.x, &xd, false);
+    let h = view(&s.h, &hd, false);
+    let c = s.c.as_ref().map(|c| view(c, &hd, false));
+    let outs: Vec<TokenStream> = s.out.iter().zip(&od).map(|(o, d)| view(o, d, true)).collect();
+    let o_names: Vec<_> = (0..outs.len()).map(|k| format_ident!("o{}", k)).collect();
+    let states = match &c {
+        Some(_) => quote! { &hv[b], &cv[b], },
+        None => quote! { &hv[b], },
+    };
+    let c_bind = c.map(|c| quote! { let cv = #c; });
+    let row = if rows == 1 {
+        quote! { n }
+    } else {
+        quote! { n * #rows + b }
+    };
+    let call = match &m.cells[s.cell].seq {
+        None => quote! { self.#field.step(&xv[b], #states #(&mut #o_names[b]),*); },
+        Some(q) => {
+            let len = match &q.lengths {
+                Lengths::Param(p) => quote! { inputs[#p][#row] as usize },
+                Lengths::Const(v) if v.len() == 1 => {
+                    let v = v[0];
+                    quote! { #v }
+                }
+                Lengths::Const(v) => quote! { [#(#v),*][#row] },
+            };
+            quote! { self.#field.run(&xv[b], #states #len, #(&mut #o_names[b]),*); }
+        }
+    };
+    let run = if rows == 1 {
+        quote! { let b = 0; #call }
+    } else {
+        quote! { for b in 0..#rows { #call } }
+    };
+    quote! {
+        {
+            let xv = #x;
+            let hv = #h;
+            #c_bind
+            #(let #o_names = #outs;)*
+            #run
+        }
+    }
+}
+
+/// Nested loops over `axes` (counts), the innermost body given the index variables.
+fn nest(counts: &[usize], body: TokenStream) -> TokenStream {
+    counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
+        let i = format_ident!("i{}", k);
+        quote! { for #i in 0..#c { #inner } }
+    })
+}
+
+/// `i0·s0 + i1·s1 + …` (0 when there are no axes).
+fn index(strides: &[usize]) -> TokenStream {
+    let terms: Vec<TokenStream> = strides
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != 0)
+        .map(|(k, &s)| {
+            let i = format_ident!("i{}", k);
+            if s == 1 {
+                quote! { #i }
+            } else {
+                quote! { #i * #s }
+            }
+        })
+        .collect();
+    if terms.is_empty() {
+        quote! { 0 }
+    } else {
+        quote! { #(#terms)+* }
+    }
+}
+
+/// How many values from an operand's start a nest of axes touches.
+fn span(counts: &[usize], strides: &[usize]) -> usize {
+    counts.iter().zip(strides).map(|(c, s)| c.saturating_sub(1) * s).sum::<usize>() + 1
+}
+
+fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
+    let counts: Vec<usize> = c.axes.iter().map(|a| a[0]).collect();
+    let ss: Vec<usize> = c.axes.iter().map(|a| a[1]).collect();
+    let ds: Vec<usize> = c.axes.iter().map(|a| a[2]).collect();
+    // A contiguous innermost axis is copied as a block.
+    let block = match c.axes.last() {
+        Some(&[n, 1, 1]) => n,
+        _ => 1,
+    };
+    let outer = if block > 1 { c.axes.len() - 1 } else { c.axes.len() };
+    let (sl, dl) = (span(&counts, &ss), span(&counts, &ds));
+    let src = f.slice(&c.src, 0, sl, false);
+    let dst = f.slice(&c.dst, 0, dl, true);
+    let (si, di) = (index(&ss[..outer]), index(&ds[..outer]));
+    let body = match (block > 1, outer) {
+        (true, 0) => quote! { dst.copy_from_slice(src); },
+        (true, _) => quote! { dst[#di..#di + #block].copy_from_slice(&src[#si..#si + #block]); },
+        (false, _) => quote! { dst[#di] = src[#si]; },
+    };
+    let loops = nest(&counts[..outer], body);
+    quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+/// The f32 expression of an elementwise function of `args`.
+fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
+    let isa = quote! { ::cellc_runtime::simd::Portable };
+    let a = &args[0];
+    match fun {
+        MapFn::Unary(u) => match u {
+            Unary::Relu => quote! { ::cellc_runtime::act::relu(#a) },
+            Unary::Sigmoid => quote! { ::cellc_runtime::act::sigmoid(#isa, #a) },
+            Unary::Tanh => quote! { ::cellc_runtime::act::tanh(#isa, #a) },
+            Unary::Exp => quote! { ::cellc_runtime::act::exp(#isa, #a) },
+            Unary::Abs => quote! { if #a < 0.0 { -#a } else { #a } },
+            Unary::Negative => quote! { -#a },
+            Unary::Clamp { min, max } => {
+                let (lo, hi) = (super::lit::f32_tokens(min as f32), super::lit::f32_tokens(max as f32));
+                quote! { (if #a < #lo { #lo } else if #a > #hi { #hi } else { #a }) }
+            }
+            Unary::Elu { alpha } => {
+                let al = super::lit::f32_tokens(alpha as f32);
+                quote! { ::cellc_runtime::act::elu(#isa, #a, #al) }
+            }
+            Unary::SoftPlus => quote! { ::cellc_runtime::act::softplus(#isa, #a) },
+            Unary::SoftSign => quote! { ::cellc_runtime::act::softsign(#a) },
+            // `check` admits only the functions above.
+            _ => quote! { #a },
+        },
+        MapFn::Binary(bf) => {
+            let b = &args[1];
+            match bf {
+                Binary::Add => quote! { #a + #b },
+                Binary::Subtract => quote! { #a - #b },
+                Binary::Multiply => quote! { #a * #b },
+                Binary::Divide { .. } => quote! { #a / #b },
+                Binary::Maximum => quote! { (if #a >= #b { #a } else { #b }) },
+                Binary::Minimum => quote! { (if #a <= #b { #a } else { #b }) },
+                Binary::SquaredDifference => quote! { (#a - #b) * (#a - #b) },
+                Binary::PRelu => quote! { (if #a >= 0.0 { #a } else { #a * #b }) },
+                _ => quote! { #a },
+            }
+        }
+        MapFn::Compare(c) => {
+            let b = &args[1];
+            let cmp = match c {
+                Compare::Equal => quote! { #a == #b },
+                Compare::NotEqual => quote! { #a != #b },
+                Compare::Less => quote! { #a < #b },
+                Compare::LessEqual => quote! { #a <= #b },
+                Compare::Greater => quote! { #a > #b },
+                Compare::GreaterEqual => quote! { #a >= #b },
+            };
+            quote! { (if #cmp { 1.0f32 } else { 0.0f32 }) }
+        }
+        MapFn::Select => {
+            let (b, c) = (&args[1], &args[2]);
+            quote! { (if #a != 0.0 { #b } else { #c }) }
+        }
+    }
+}
+
+fn map_step(mp: &Map, f: &Fields) -> TokenStream {
+    let counts: Vec<usize> = mp.axes.iter().map(|a| a[0]).collect();
+    let stride = |k: usize| -> Vec<usize> { mp.axes.iter().map(|a| a[k]).collect() };
+    let ds = stride(1);
+    let dst = f.slice(&mp.dst, 0, span(&counts, &ds), true);
+    let names: Vec<_> = (0..mp.args.len()).map(|k| format_ident!("a{}", k)).collect();
+    let binds = mp.args.iter().zip(&names).enumerate().map(|(k, (a, v))| {
+        let s = f.slice(a, 0, span(&counts, &stride(k + 2)), false);
+        quote! { let #v = #s; }
+    });
+    let reads: Vec<TokenStream> = names
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let i = index(&stride(k + 2));
+            quote! { #v[#i] }
+        })
+        .collect();
+    let e = map_expr(mp.f, &reads);
+    let di = index(&ds);
+    let loops = nest(&counts, quote! { dst[#di] = #e; });
+    quote! { { #(#binds)* let dst = #dst; #loops } }
+}
+
+/// `v₀·s₀ + v₁·s₁ + …` over named variables, terms of stride 0 left out, `·1` not written.
+fn lin(terms: &[(proc_macro2::Ident, usize)]) -> TokenStream {
+    let parts: Vec<TokenStream> = terms
+        .iter()
+        .filter(|(_, s)| *s != 0)
+        .map(|(v, s)| {
+            if *s == 1 {
+                quote! { #v }
+            } else {
+                quote! { #v * #s }
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        quote! { 0 }
+    } else {
+        quote! { #(#parts)+* }
+    }
+}
+
+fn matmul_step(mm: &MatMul, f: &Fields) -> TokenStream {
+    // Every output axis: its count and the strides of a, b and dst along it.
+    let mut axes: Vec<[usize; 4]> = mm.batch.clone();
+    axes.push([mm.m, mm.a_strides[0], 0, mm.dst_row]);
+    axes.push([mm.n, 0, mm.b_strides[1], 1]);
+    let spans = |k: usize, extra: usize| -> usize {
+        axes.iter().map(|a| a[0].saturating_sub(1) * a[k]).sum::<usize>() + extra + 1
+    };
+    let (ka, kb) = (mm.a_strides[1], mm.b_strides[0]);
+    let kk = mm.k;
+    let a = f.slice(&mm.a, 0, spans(1, (kk - 1) * ka), false);
+    let b = f.slice(&mm.b, 0, spans(2, (kk - 1) * kb), false);
+    let d = f.slice(&mm.dst, 0, spans(3, 0), true);
+    let live: Vec<(proc_macro2::Ident, [usize; 4])> =
+        axes.iter().enumerate().filter(|(_, a)| a[0] > 1).map(|(k, a)| (format_ident!("i{}", k), *a)).collect();
+    let q = format_ident!("q");
+    let by = |k: usize, extra: Option<usize>| -> TokenStream {
+        let mut t: Vec<(proc_macro2::Ident, usize)> = live.iter().map(|(v, a)| (v.clone(), a[k])).collect();
+        if let Some(s) = extra {
+            t.push((q.clone(), s));
+        }
+        lin(&t)
+    };
+    let (ia, ib, id) = (by(1, Some(ka)), by(2, Some(kb)), by(3, None));
+    let counts: Vec<usize> = live.iter().map(|(_, a)| a[0]).collect();
+    let body = quote! {
+        let mut acc = 0.0f32;
+        for q in 0..#kk { acc += a[#ia] * b[#ib]; }
+        dst[#id] = acc;
+    };
+    let loops = live.iter().zip(&counts).rev().fold(body, |inner, ((v, _), c)| quote! { for #v in 0..#c { #inner } });
+    quote! { { let a = #a; let b = #b; let dst = #d; #loops } }
+}
+
+fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
+    let outer = crate::ir::steps::simplify_axes(sm.outer.iter().map(|a| a.to_vec()).collect());
+    let live: Vec<(proc_macro2::Ident, usize, usize)> = outer
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a[0] > 1)
+        .map(|(k, a)| (format_ident!("i{}", k), a[0], a[1]))
+        .collect();
+    let n_vals = outer.iter().map(|a| a[0].saturating_sub(1) * a[1]).sum::<usize>() + (sm.len - 1) * sm.stride + 1;
+    let src = f.slice(&sm.src, 0, n_vals, false);
+    let dst = f.slice(&sm.dst, 0, n_vals, true);
+    let q = format_ident!("q");
+    let mut terms: Vec<(proc_macro2::Ident, usize)> = live.iter().map(|(v, _, s)| (v.clone(), *s)).collect();
+    terms.push((q, sm.stride));
+    let at = lin(&terms);
+    let first = lin(&terms[..terms.len() - 1]);
+    let len = sm.len;
+    let isa = quote! { ::cellc_runtime::simd::Portable };
+    // `check` admits only the softmax itself (LogSoftmax needs a logarithm).
+    let _ = sm.log;
+    let body = quote! {
+        let mut max = src[#first];
+        for q in 1..#len { if src[#at] > max { max = src[#at]; } }
+        let mut sum = 0.0f32;
+        for q in 0..#len {
+            let e = ::cellc_runtime::act::exp(#isa, src[#at] - max);
+            dst[#at] = e;
+            sum += e;
+        }
+        for q in 0..#len { dst[#at] /= sum; }
+    };
+    let loops = live.iter().rev().fold(body, |inner, (v, c, _)| quote! { for #v in 0..#c { #inner } });
+    quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+fn rows_step(r: &RowCopy, f: &Fields) -> TokenStream {
+    let (outer, inner) = (r.outer, r.inner);
+    // A whole Parameter or Result (row `n` is addressed below), or the row buffer.
+    let whole = |o: &Operand, mutable: bool| -> TokenStream {
+        match (o.home, mutable) {
+            (Home::Param(i), _) => quote! { inputs[#i] },
+            (Home::Output(k), false) => {
+                let v = format_ident!("out{}", k);
+                quote! { &*#v }
+            }
+            (Home::Output(k), true) => {
+                let v = format_ident!("out{}", k);
+                quote! { &mut *#v }
+            }
+            _ => f.slice(o, 0, outer * inner, mutable),
+        }
+    };
+    let (src, dst) = (whole(&r.src, false), whole(&r.dst, true));
+    let (si, di) = if r.into_row {
+        (quote! { (o * batch + n) * #inner }, quote! { o * #inner })
+    } else {
+        (quote! { o * #inner }, quote! { (o * batch + n) * #inner })
+    };
+    quote! {
+        {
+            let src = #src;
+            let dst = #dst;
+            for o in 0..#outer {
+                let (s, d) = (#si, #di);
+                dst[d..d + #inner].copy_from_slice(&src[s..s + #inner]);
             }
         }
     }

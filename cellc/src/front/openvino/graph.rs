@@ -41,6 +41,11 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
     let by_id: BTreeMap<u64, NodeId> = node_of.iter().map(|(&k, &v)| (k, v)).collect();
     g.params = by_id.values().copied().filter(|&n| matches!(g.nodes[n].op, Op::Parameter { .. })).collect();
     g.results = by_id.values().copied().filter(|&n| g.nodes[n].op == Op::Result).collect();
+    g.result_names = g
+        .results
+        .iter()
+        .map(|&r| g.nodes[r].inputs.first().copied().flatten().and_then(|t| g.tensors[t].names.first().cloned()))
+        .collect();
     if top {
         for &p in &g.params {
             let t = g.nodes[p].outputs[0];

@@ -1,0 +1,325 @@
+//! A cell node checked and planned: its attributes (through the same rules as every cell),
+//! the shapes of its inputs against `hidden_size` and `X`, its weights (constants, or
+//! Parameters given at run time), its sequence lengths and initial states (constants or
+//! values of the graph), and the places of its outputs.
+use super::plan::Planner;
+use super::{Checker, Mode, input_tensor};
+use crate::check::{resolve_activations, resolve_clip, resolve_direction};
+use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
+use crate::ir::raw::CellOp;
+use crate::ir::steps::CellStep;
+use crate::ir::{self, CellKind, CellSpec, Direction, ElemType, Lengths, ParamRole, Seq, Step, WeightSrc};
+use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_STEPS};
+use crate::ops::CellAttrs;
+
+/// `input {port} ({role})`, for messages.
+fn label(a: &CellAttrs, port: usize) -> String {
+    format!("input {port} ({})", a.input_roles().get(port).copied().unwrap_or("extra"))
+}
+
+impl Planner<'_> {
+    pub(super) fn cell(&mut self, c: &mut Checker<'_>, id: NodeId, a: &CellAttrs) {
+        if self.cells.len() >= MAX_CELLS {
+            if !std::mem::replace(&mut self.too_many_cells, true) {
+                let msg =
+                    format!("the model has more than {MAX_CELLS} recurrent cells; cellc compiles at most {MAX_CELLS}");
+                c.err(id, None, msg);
+            }
+            return;
+        }
+        let pos = |k: &str| a.attr_pos.iter().find(|(n, _)| *n == k).map(|(_, p)| *p);
+        let kind = match a.op {
+            CellOp::Gru => CellKind::Gru { linear_before_reset: a.linear_before_reset },
+            CellOp::Rnn => CellKind::Rnn,
+            CellOp::Lstm => CellKind::Lstm,
+        };
+        let clip = resolve_clip(a.clip).map_err(|m| c.err(id, pos("clip"), m)).ok();
+        let direction = if a.sequence { resolve_direction(a.direction.as_deref()) } else { Ok(Direction::Forward) };
+        let direction = direction.map_err(|m| c.err(id, pos("direction"), m)).ok();
+        let activations = resolve_activations(kind, a.activations.as_deref(), &a.alpha, &a.beta)
+            .map_err(|(_, m)| c.err(id, pos("activations"), m))
+            .ok();
+        if a.hidden_size <= 0 || a.hidden_size as u64 > MAX_CELL_SIZE {
+            c.err(id, pos("hidden_size"), format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", a.hidden_size));
+            return;
+        }
+        let h = a.hidden_size as usize;
+        let sp = if kind.has_cell_state() { 3 } else { 2 };
+        let wp = sp + usize::from(a.sequence);
+        let n_in = self.g.nodes[id].inputs.len();
+        if !(wp + 2..=wp + 3).contains(&n_in) {
+            let names = a.input_roles();
+            let msg = format!(
+                "has {n_in} inputs; expected {} ({}) or {} (with B)",
+                wp + 2,
+                names[..wp + 2].join(", "),
+                wp + 3
+            );
+            c.err(id, None, msg);
+            return;
+        }
+        let Some(x) = self.data(c, id, a, 0) else { return };
+        let xs = self.g.tensors[x].fact.shape.clone().unwrap_or_default();
+        let dims_ok = |n: &Sym, max: u64| n.size().is_some_and(|v| (1..=max).contains(&v));
+        let (steps, input) = match (a.sequence, xs.as_slice()) {
+            (false, [_, i]) if dims_ok(i, MAX_CELL_SIZE) => (None, i.c as usize),
+            (true, [_, l, i]) if dims_ok(i, MAX_CELL_SIZE) && dims_ok(l, MAX_STEPS) => {
+                (Some(l.c as usize), i.c as usize)
+            }
+            _ => {
+                let want = if a.sequence {
+                    format!(
+                        "[batch, steps, input_size] with static steps of 1 to {MAX_STEPS} and an input_size of 1 to {MAX_CELL_SIZE} (pin dynamic steps with --input)"
+                    )
+                } else {
+                    format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
+                };
+                c.err(id, None, format!("input 0 (X) has shape {}; expected {want}", super::dims_text(&xs)));
+                return;
+            }
+        };
+        let batch = xs[0];
+        let rows = match (self.mode, batch.size()) {
+            (Mode::Whole, Some(b)) if (1..=MAX_BATCH).contains(&b) => b as usize,
+            (Mode::Rows(_), None) if self.is_batch(&batch) => 1,
+            _ => {
+                c.err(
+                    id,
+                    None,
+                    format!("the batch of X is {batch}; expected 1 to {MAX_BATCH}, or the model's one dynamic batch"),
+                );
+                return;
+            }
+        };
+        let dirs = direction.map_or(1, Direction::count);
+        let g3 = kind.gates() * h;
+        let per_dir = |rest: &[usize]| -> Vec<usize> {
+            if a.sequence { std::iter::once(dirs).chain(rest.iter().copied()).collect() } else { rest.to_vec() }
+        };
+        let mut ok = clip.is_some() && direction.is_some() && activations.is_some();
+        // Initial states: [batch, dirs, H] (Sequence forms) or [batch, H].
+        let mut states = Vec::new();
+        for port in 1..sp {
+            let Some(t) = self.data(c, id, a, port) else {
+                ok = false;
+                continue;
+            };
+            ok &= self.expect(c, id, a, port, t, Some(batch), &per_dir(&[h]));
+            states.push(t);
+        }
+        let lengths = match steps {
+            Some(l) if a.sequence => self.lengths(c, id, a, sp, l, rows),
+            _ => Some(Lengths::Const(Vec::new())),
+        };
+        let w = self.weights(c, id, a, wp, &per_dir(&[g3, input]));
+        let r = self.weights(c, id, a, wp + 1, &per_dir(&[g3, h]));
+        let b = (n_in == wp + 3).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[kind.bias_blocks() * h])));
+        let (Some(w), Some(r), Some(lengths)) = (w, r, lengths) else { return };
+        let b = match b {
+            Some(None) => return,
+            Some(Some(b)) => Some(b),
+            None => None,
+        };
+        if !ok {
+            return;
+        }
+        let (Some(clip), Some(direction), Some(activations)) = (clip, direction, activations) else { return };
+        let ins: Vec<Option<ir::Operand>> =
+            std::iter::once(x).chain(states.iter().copied()).map(|t| self.operand(t)).collect();
+        let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() else { return };
+        let outs = self.g.nodes[id].outputs.clone();
+        let Some(out) = outs.iter().map(|&t| self.place(t)).collect::<Option<Vec<_>>>() else { return };
+        let seq = steps.map(|steps| Seq { direction, steps, lengths });
+        let spec = CellSpec { kind, hidden: h, input, activations, clip };
+        let name = self.g.nodes[id].origin.name.clone();
+        self.cells.push(ir::Cell { name, spec, w, r, b, seq, layout: crate::layout::Layout::OpenVino });
+        self.steps.push(Step::Cell(CellStep {
+            cell: self.cells.len() - 1,
+            rows,
+            x: ins[0],
+            h: ins[1],
+            c: ins.get(2).copied(),
+            out,
+        }));
+    }
+
+    /// A data input (X or a state): an f32 tensor computed by the graph or constant.
+    fn data(&mut self, c: &mut Checker<'_>, id: NodeId, a: &CellAttrs, port: usize) -> Option<TensorId> {
+        let Some(t) = input_tensor(self.g, id, port) else {
+            c.err(
+                id,
+                self.g.nodes[id].input_pos.get(port).copied().flatten(),
+                format!("{} is not connected", label(a, port)),
+            );
+            return None;
+        };
+        let f = &self.g.tensors[t].fact;
+        f.shape.as_ref()?;
+        if f.elem != Elem::F32 {
+            let msg = format!(
+                "{} is {}; cellc generates f32 kernels and compiles only f32 cells",
+                label(a, port),
+                f.elem.name()
+            );
+            c.err(id, None, msg);
+            return None;
+        }
+        if f.value.is_none() {
+            self.use_param(c, id, t, ParamRole::Data);
+        }
+        Some(t)
+    }
+
+    /// Checks an input's shape: `batch` first (when given), then `rest`.
+    #[allow(clippy::too_many_arguments)]
+    fn expect(
+        &self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        a: &CellAttrs,
+        port: usize,
+        t: TensorId,
+        batch: Option<Sym>,
+        rest: &[usize],
+    ) -> bool {
+        let Some(shape) = self.g.tensors[t].fact.shape.as_deref() else { return false };
+        let want: Vec<Sym> = batch.into_iter().chain(rest.iter().map(|&n| Sym::known(n as i64))).collect();
+        let text = |d: Sym| if d.is_known() { d.c.to_string() } else { "dynamic".to_owned() };
+        if let (Some(b), Some(got)) = (batch, shape.first())
+            && shape.len() == want.len()
+            && shape[1..] == want[1..]
+            && *got != b
+        {
+            let msg = format!(
+                "the batch of {} is {}, but X's is {}; a cell's inputs share one batch, static and equal or dynamic",
+                label(a, port),
+                text(*got),
+                text(b)
+            );
+            c.err(id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
+            return false;
+        }
+        if shape != want.as_slice() {
+            let msg = format!(
+                "{} has shape {}; expected {}",
+                label(a, port),
+                super::dims_text(shape),
+                super::dims_text(&want)
+            );
+            c.err(id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
+            return false;
+        }
+        true
+    }
+
+    /// `W`, `R` or `B`: a constant (its values, and the type they were stored in), or a
+    /// Parameter given at run time.
+    fn weights(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        a: &CellAttrs,
+        port: usize,
+        want: &[usize],
+    ) -> Option<WeightSrc> {
+        let Some(t) = input_tensor(self.g, id, port) else {
+            c.err(id, None, format!("{} is not connected", label(a, port)));
+            return None;
+        };
+        if !self.expect(c, id, a, port, t, None, want) {
+            return None;
+        }
+        let tensor = &self.g.tensors[t];
+        match &tensor.fact.value {
+            Some(Data::Float(v)) => {
+                let stored =
+                    tensor.stored.and_then(Elem::float).filter(|e| *e != ElemType::F64).unwrap_or(ElemType::F32);
+                Some(WeightSrc::Embedded { values: v.iter().map(|&x| x as f32).collect(), stored })
+            }
+            Some(Data::Int(_)) => {
+                c.err(id, None, format!("{} holds whole numbers; expected float weights", label(a, port)));
+                None
+            }
+            None if matches!(self.g.nodes[tensor.producer.0].op, crate::ops::Op::Parameter { .. }) => {
+                self.use_param(c, id, t, ParamRole::Weights).map(WeightSrc::Runtime)
+            }
+            // A constant that could not be read is reported where it is.
+            None if matches!(self.g.nodes[tensor.producer.0].op, crate::ops::Op::Const { .. }) => None,
+            None => {
+                let p = &self.g.nodes[tensor.producer.0].origin;
+                let msg = format!(
+                    "{} is computed at run time by layer {:?} ({}); expected a constant or a Parameter",
+                    label(a, port),
+                    p.name,
+                    p.op
+                );
+                c.err(id, None, msg);
+                None
+            }
+        }
+    }
+
+    /// `sequence_lengths`: constants from 0 to the steps (one per row, or one for all), or a
+    /// Parameter.
+    fn lengths(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        a: &CellAttrs,
+        port: usize,
+        steps: usize,
+        rows: usize,
+    ) -> Option<Lengths> {
+        let Some(t) = input_tensor(self.g, id, port) else {
+            c.err(id, None, format!("{} is not connected", label(a, port)));
+            return None;
+        };
+        let tensor = &self.g.tensors[t];
+        match &tensor.fact.value {
+            Some(v) => {
+                let Some(values) = v.known_ints() else {
+                    c.err(id, None, format!("{} are not whole numbers known at compile time", label(a, port)));
+                    return None;
+                };
+                if let Some(bad) = values.iter().find(|&&v| v < 0 || v as usize > steps) {
+                    // Reported at the constant when the lengths are one.
+                    let at = match self.g.nodes[tensor.producer.0].op {
+                        crate::ops::Op::Const { .. } => tensor.producer.0,
+                        _ => id,
+                    };
+                    c.err(at, None, format!("a sequence length is {bad}; expected 0 to {steps} (the steps of X)"));
+                    return None;
+                }
+                let per_row = match self.mode {
+                    Mode::Whole => values.len() == rows,
+                    Mode::Rows(_) => values.len() == 1,
+                };
+                if !per_row {
+                    let (n, s) = (values.len(), if values.len() == 1 { "" } else { "s" });
+                    let why = match self.mode {
+                        Mode::Whole => format!("batch {rows}"),
+                        Mode::Rows(_) => "dynamic batch: give the lengths as a Parameter, or pin the batch".to_owned(),
+                    };
+                    let msg = format!(
+                        "{} holds {n} value{s}; expected one length per row of the model's {why}",
+                        label(a, port)
+                    );
+                    c.err(id, None, msg);
+                    return None;
+                }
+                Some(Lengths::Const(values.into_iter().map(|v| v as usize).collect()))
+            }
+            None if matches!(self.g.nodes[tensor.producer.0].op, crate::ops::Op::Parameter { .. }) => {
+                self.use_param(c, id, t, ParamRole::Lengths).map(Lengths::Param)
+            }
+            None => {
+                c.err(
+                    id,
+                    None,
+                    format!("{} are computed at run time; expected constants or a Parameter", label(a, port)),
+                );
+                None
+            }
+        }
+    }
+}

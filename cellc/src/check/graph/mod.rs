@@ -1,0 +1,242 @@
+//! The gate between the passes and the emitters for graph models: every problem left in
+//! a folded graph, collected (ops cellc does not compile, dimensions to pin, cells with
+//! wrong attributes or shapes), and, when there is none, the validated [`ir::Model`]: the
+//! graph's ops in dependency order as steps over operands planned here.
+//!
+//! A model runs in one of two modes. With every dimension known it runs once over whole
+//! tensors (a Transpose is a copy, a cell loops over its batch). With one dynamic
+//! dimension, the batch, it runs once per row: each tensor holds one row (the batch axis
+//! counts as 1), so only ops that keep rows apart are allowed, and the Parameters and
+//! Results must have the batch as their first dimension.
+mod cells;
+mod plan;
+mod steps;
+
+use crate::diag::{Diag, Diagnostics, Pos};
+use crate::graph::{Graph, NodeId, Sym, TensorId};
+use crate::ir::{self, Batch, ParamRole};
+use crate::limits::{MAX_NAME_BYTES, shown};
+use crate::ops::Op;
+use plan::Planner;
+
+/// How a run covers the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Once, over whole tensors.
+    Whole,
+    /// Once per row of the batch, which is this symbol.
+    Rows(u32),
+}
+
+/// Checks a folded graph and plans its steps.
+pub fn check(g: &Graph) -> Result<ir::Model, Diagnostics> {
+    let mut c = Checker { g, diags: Vec::new(), tainted: vec![false; g.nodes.len()] };
+    let (order, cyclic) = g.topo_order();
+    if !cyclic.is_empty() {
+        // The fold pass reported the cycle.
+        return Err(Diagnostics(vec![Diag::new(&g.file, None, "the graph has a cycle; see the layers reported")]));
+    }
+    // Every unsupported op and every dimension to pin are reported, and then what the
+    // planner finds in the rest of the graph (it skips what reads an unsupported op).
+    c.unsupported(&order);
+    let Some((mode, also)) = c.mode(&order) else { return Err(c.finish()) };
+    let mut p = Planner::new(g, mode, also);
+    p.params(&mut c);
+    for &id in &order {
+        if c.tainted[id] {
+            p.done(id);
+            continue;
+        }
+        p.node(&mut c, id);
+    }
+    p.outputs(&mut c);
+    p.param_types(&mut c);
+    if !c.diags.is_empty() {
+        return Err(c.finish());
+    }
+    Ok(p.finish())
+}
+
+/// Collects diagnostics.
+pub(super) struct Checker<'g> {
+    g: &'g Graph,
+    diags: Vec<Diag>,
+    /// Nodes that read, directly or not, an op reported as unsupported: what is wrong with
+    /// them follows from it, and is not reported again.
+    tainted: Vec<bool>,
+}
+
+impl Checker<'_> {
+    fn err(&mut self, id: NodeId, pos: Option<Pos>, msg: impl Into<String>) {
+        let o = &self.g.nodes[id].origin;
+        self.diags.push(Diag::new(&self.g.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
+    }
+
+    fn finish(mut self) -> Diagnostics {
+        self.diags.sort_by_key(|d| d.pos);
+        self.diags.dedup();
+        Diagnostics(self.diags)
+    }
+
+    /// Reports every live op cellc cannot compile.
+    fn unsupported(&mut self, order: &[NodeId]) {
+        for &id in order {
+            let node = &self.g.nodes[id];
+            let why = match &node.op {
+                Op::Unknown => Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op))),
+                Op::If => Some("the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch".to_owned()),
+                Op::Softmax { log: true, .. } => Some("cellc does not compile LogSoftmax layers yet".to_owned()),
+                Op::Reduce { .. } => Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op)),
+                Op::Unary(u) if !steps::unary_supported(*u) => {
+                    Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op))
+                }
+                Op::Binary(b) if !steps::binary_supported(*b) => {
+                    Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op))
+                }
+                _ => None,
+            };
+            let upstream = node.inputs.iter().flatten().any(|&t| self.tainted[g_producer(self.g, t)]);
+            if let Some(why) = why {
+                self.err(id, None, why);
+                self.tainted[id] = true;
+            }
+            self.tainted[id] |= upstream;
+        }
+    }
+
+    /// The run's mode: the batch symbol, if a dimension is dynamic, and the other symbols
+    /// taken as the batch too (the first dimension of a Parameter that no op relates to
+    /// the batch: every call has one batch); every other dynamic dimension reported as one
+    /// to pin.
+    fn mode(&mut self, order: &[NodeId]) -> Option<(Mode, Vec<u32>)> {
+        let g = self.g;
+        let live_tensors = || {
+            order
+                .iter()
+                .flat_map(|&id| g.nodes[id].outputs.iter().copied())
+                .filter(|&t| g.tensors[t].fact.value.is_none())
+        };
+        let mut symbols: Vec<u32> = live_tensors()
+            .flat_map(|t| {
+                g.tensors[t].fact.shape.iter().flatten().filter(|d| !d.is_known()).map(|d| d.s).collect::<Vec<_>>()
+            })
+            .collect();
+        symbols.sort_unstable();
+        symbols.dedup();
+        if symbols.is_empty() {
+            return Some((Mode::Whole, Vec::new()));
+        }
+        // The batch is what the cells take as theirs; without cells, the only symbol.
+        let mut batch: Vec<u32> = order
+            .iter()
+            .filter(|&&id| matches!(g.nodes[id].op, Op::Cell(_)))
+            .filter_map(|&id| g.input_fact(id, 0)?.shape.as_ref()?.first().copied())
+            .filter(|d| !d.is_known())
+            .map(|d| d.s)
+            .collect();
+        batch.sort_unstable();
+        batch.dedup();
+        let has_cells = order.iter().any(|&id| matches!(g.nodes[id].op, Op::Cell(_)));
+        let chosen = match (batch.as_slice(), symbols.as_slice()) {
+            ([b], _) => Some(*b),
+            // Without cells, the one dynamic dimension is the batch.
+            ([], [s]) if !has_cells => Some(*s),
+            _ => None,
+        };
+        let also: Vec<u32> = symbols
+            .iter()
+            .copied()
+            .filter(|&s| {
+                chosen.is_some() && Some(s) != chosen && !batch.contains(&s) && g.symbols[s as usize].axis == 0
+            })
+            .collect();
+        let mut ok = true;
+        for &s in symbols.iter().filter(|&&s| Some(s) != chosen && !also.contains(&s)) {
+            ok = false;
+            let sym = &g.symbols[s as usize];
+            let what = if batch.len() > 1 && batch.contains(&s) {
+                "is the batch of some cells while another dimension is the batch of others; cellc takes one dynamic batch"
+            } else {
+                "is dynamic and is not the batch; cellc needs it fixed"
+            };
+            let param = g.params.iter().find(|&&p| {
+                g.nodes[p].origin.name == sym.param
+                    || g.tensors[g.nodes[p].outputs[0]].names.first() == Some(&sym.param)
+            });
+            let hint = param.map(|&p| pin_hint(g, p, sym.axis)).unwrap_or_default();
+            let msg = format!("dimension {} of Parameter {} {what}: pin it{hint}", sym.axis, shown(&sym.param));
+            self.diags.push(Diag::new(&g.file, sym.pos, msg));
+        }
+        if ok { chosen.map(|s| (Mode::Rows(s), also)) } else { None }
+    }
+}
+
+fn g_producer(g: &Graph, t: TensorId) -> NodeId {
+    g.tensors[t].producer.0
+}
+
+/// ` with --input NAME=[…]`, the dimension to pin shown as `N`.
+fn pin_hint(g: &Graph, p: NodeId, axis: usize) -> String {
+    let t = g.nodes[p].outputs[0];
+    let name = g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone());
+    let dims: Vec<String> = g.tensors[t]
+        .fact
+        .shape
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(k, d)| match d.value() {
+            Some(v) => v.to_string(),
+            None if k == axis => "N".to_owned(),
+            None => "?".to_owned(),
+        })
+        .collect();
+    format!(" with --input {name}=[{}] (N its size)", dims.join(","))
+}
+
+/// The name a Parameter is known by: its tensor's, else its layer's.
+fn param_name(g: &Graph, p: NodeId) -> String {
+    let t = g.nodes[p].outputs[0];
+    g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone())
+}
+
+/// Whether a name fits generated code (C string literals).
+fn name_fits(c: &mut Checker<'_>, id: NodeId, name: &str) -> bool {
+    if name.len() > MAX_NAME_BYTES {
+        let msg = format!(
+            "the name {} is {} bytes long; cellc takes names of at most {MAX_NAME_BYTES} bytes (generated C holds them in string literals)",
+            shown(name),
+            name.len()
+        );
+        c.err(id, None, msg);
+        return false;
+    }
+    true
+}
+
+/// A dimension for messages.
+fn dims_text(shape: &[Sym]) -> String {
+    crate::ops::tensor::show(shape)
+}
+
+/// The role a Parameter plays.
+fn role_text(r: ParamRole) -> &'static str {
+    match r {
+        ParamRole::Data => "data",
+        ParamRole::Weights => "weights (W, R or B)",
+        ParamRole::Lengths => "sequence lengths",
+    }
+}
+
+/// The model's static batch, for the validated model: 1 in whole mode (one pass).
+fn batch_of(mode: Mode) -> Batch {
+    match mode {
+        Mode::Whole => Batch::Static(1),
+        Mode::Rows(_) => Batch::Dynamic,
+    }
+}
+
+/// The tensor feeding input `i` of a node.
+fn input_tensor(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
+    g.nodes[id].inputs.get(i).copied().flatten()
+}

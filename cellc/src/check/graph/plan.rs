@@ -1,0 +1,434 @@
+//! Where each tensor lives while the model runs: Parameters in the inputs, a Result's value
+//! written straight into its output where it can be, constants baked in, everything else in
+//! scratch slots reused once the values in them have no reader left. Ops that leave the
+//! values where they are (Reshape, Squeeze, Unsqueeze, a Transpose that keeps the order of
+//! the axes longer than 1) share their input's place.
+use super::{Checker, Mode, batch_of, input_tensor, name_fits, param_name, role_text};
+use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
+use crate::ir::{self, Dim, Home, Operand, ParamRole, Step};
+use crate::limits::{MAX_TENSOR_ELEMENTS, shown};
+use crate::ops::Op;
+
+/// Plans the steps of a graph.
+pub(super) struct Planner<'g> {
+    pub(super) g: &'g Graph,
+    pub(super) mode: Mode,
+    /// Other symbols that stand for the batch.
+    also: Vec<u32>,
+    pub(super) params: Vec<ir::Param>,
+    /// Each Parameter node's index in `params`.
+    param_of: Vec<Option<usize>>,
+    pub(super) roles: Vec<Option<ParamRole>>,
+    homes: Vec<Option<Operand>>,
+    /// The storage a tensor's values are in (shared by aliases), and how many live tensors
+    /// use each storage.
+    storage: Vec<Option<usize>>,
+    users: Vec<usize>,
+    /// Readers of each tensor not yet planned.
+    readers_left: Vec<usize>,
+    /// The Result a tensor should be written into.
+    prefer: Vec<Option<usize>>,
+    taken: Vec<bool>,
+    pub(super) slots: Vec<usize>,
+    free: Vec<usize>,
+    pub(super) consts: Vec<Vec<f32>>,
+    const_of: Vec<Option<usize>>,
+    pub(super) cells: Vec<ir::Cell>,
+    pub(super) steps: Vec<Step>,
+    outputs: Vec<ir::Output>,
+    /// Whether the limit on cells was reported.
+    pub(super) too_many_cells: bool,
+}
+
+impl<'g> Planner<'g> {
+    pub(super) fn new(g: &'g Graph, mode: Mode, also: Vec<u32>) -> Self {
+        let n = g.tensors.len();
+        let mut readers_left = vec![0; n];
+        for node in g.nodes.iter().filter(|x| !x.dead) {
+            for &t in node.inputs.iter().flatten() {
+                readers_left[t] += 1;
+            }
+        }
+        let mut p = Planner {
+            g,
+            mode,
+            also,
+            params: Vec::new(),
+            param_of: vec![None; g.nodes.len()],
+            roles: Vec::new(),
+            homes: vec![None; n],
+            storage: vec![None; n],
+            users: Vec::new(),
+            readers_left,
+            prefer: vec![None; n],
+            taken: vec![false; g.results.len()],
+            slots: Vec::new(),
+            free: Vec::new(),
+            consts: Vec::new(),
+            const_of: vec![None; n],
+            cells: Vec::new(),
+            steps: Vec::new(),
+            outputs: Vec::new(),
+            too_many_cells: false,
+        };
+        p.preferences();
+        p
+    }
+
+    /// Each Result's value, and what it aliases, prefers to live in the Result's output.
+    fn preferences(&mut self) {
+        for (k, &r) in self.g.results.iter().enumerate() {
+            let mut t = input_tensor(self.g, r, 0);
+            let mut hops = 0;
+            while let Some(tt) = t {
+                if self.prefer[tt].is_none() {
+                    self.prefer[tt] = Some(k);
+                }
+                let (p, _) = self.g.tensors[tt].producer;
+                hops += 1;
+                t = if self.is_alias(p) && hops <= self.g.nodes.len() { input_tensor(self.g, p, 0) } else { None };
+            }
+        }
+    }
+
+    /// Whether a dimension is the batch itself.
+    pub(super) fn is_batch(&self, d: &Sym) -> bool {
+        match self.mode {
+            Mode::Rows(s) => !d.is_known() && d.c == 0 && d.k == 1 && (d.s == s || self.also.contains(&d.s)),
+            Mode::Whole => false,
+        }
+    }
+
+    /// Values in one row of a shape (in rows mode the batch counts its coefficient), when
+    /// the shape allows it.
+    pub(super) fn row_dims(&self, shape: &[Sym]) -> Option<Vec<usize>> {
+        shape
+            .iter()
+            .map(|d| match (d.value(), self.mode) {
+                (Some(v), _) => usize::try_from(v).ok(),
+                (None, Mode::Rows(s)) if (d.s == s || self.also.contains(&d.s)) && d.c == 0 && d.k > 0 => {
+                    usize::try_from(d.k).ok()
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The axis of the batch in a shape (rows mode).
+    pub(super) fn batch_axis(&self, shape: &[Sym]) -> Option<usize> {
+        match self.mode {
+            Mode::Rows(s) => shape.iter().position(|d| !d.is_known() && (d.s == s || self.also.contains(&d.s))),
+            Mode::Whole => None,
+        }
+    }
+
+    /// The row dimensions of a tensor.
+    pub(super) fn dims_of(&self, t: TensorId) -> Option<Vec<usize>> {
+        self.row_dims(self.g.tensors[t].fact.shape.as_deref()?)
+    }
+
+    /// Whether an op leaves its input's values where they are (shares its place).
+    pub(super) fn is_alias(&self, id: NodeId) -> bool {
+        let node = &self.g.nodes[id];
+        let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return false };
+        let (fx, fy) = (&self.g.tensors[*x].fact, &self.g.tensors[y].fact);
+        if fx.elem != fy.elem || fx.value.is_some() {
+            return false;
+        }
+        let (Some(sx), Some(sy)) = (fx.shape.as_deref(), fy.shape.as_deref()) else { return false };
+        // Rows stay whole: as many values before the batch on both sides.
+        let before = |s: &[Sym]| -> Option<usize> {
+            match self.batch_axis(s) {
+                Some(a) => self.row_dims(&s[..a]).map(|d| d.iter().product()),
+                None => Some(1),
+            }
+        };
+        let rows_kept = before(sx).is_some() && before(sx) == before(sy);
+        match &node.op {
+            Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } => rows_kept,
+            Op::Transpose => {
+                let (Some(perm), Some(dims)) = (super::steps::perm(self.g, id), self.row_dims(sx)) else {
+                    return false;
+                };
+                let moved: Vec<usize> = perm.into_iter().filter(|&a| dims[a] != 1).collect();
+                rows_kept && moved.windows(2).all(|w| w[0] < w[1])
+            }
+            _ => false,
+        }
+    }
+
+    /// The Parameters: names, shapes (the batch marked), and the places of their rows.
+    pub(super) fn params(&mut self, c: &mut Checker<'_>) {
+        for &p in &self.g.params {
+            let t = self.g.nodes[p].outputs[0];
+            let name = param_name(self.g, p);
+            let Some(shape) = self.g.tensors[t].fact.shape.clone() else { continue };
+            let dims = self.ir_dims(c, p, &shape, "Parameter");
+            name_fits(c, p, &name);
+            let index = self.params.len();
+            self.param_of[p] = Some(index);
+            self.params.push(ir::Param { name, shape: dims.unwrap_or_default(), role: ParamRole::Data });
+            self.roles.push(None);
+            let Some(len) = self.dims_of(t).map(|d| d.iter().product::<usize>()) else { continue };
+            let src = match self.mode {
+                Mode::Whole => Operand::whole(Home::Param(index), len),
+                Mode::Rows(_) => Operand::rows(Home::Param(index), len),
+            };
+            match self.split_row(&shape) {
+                // The batch is not the first dimension: each row is gathered first.
+                Some((outer, inner)) if outer > 1 => {
+                    let dst = self.place(t);
+                    if let Some(dst) = dst {
+                        let src = Operand::whole(Home::Param(index), 0);
+                        self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: true }));
+                    }
+                }
+                _ => self.homes[t] = Some(src),
+            }
+        }
+    }
+
+    /// In rows mode, a row of a shape as runs: the values before the batch axis and after it.
+    fn split_row(&self, shape: &[Sym]) -> Option<(usize, usize)> {
+        let a = self.batch_axis(shape)?;
+        let dims = self.row_dims(shape)?;
+        Some((dims[..a].iter().product(), dims[a + 1..].iter().product()))
+    }
+
+    /// A Parameter's or Result's shape for the validated model: in rows mode the batch
+    /// appears once, as itself.
+    fn ir_dims(&self, c: &mut Checker<'_>, id: NodeId, shape: &[Sym], what: &str) -> Option<Vec<Dim>> {
+        let too_big = crate::graph::known_len(shape).is_none_or(|n| n as u64 > MAX_TENSOR_ELEMENTS);
+        let mut out = Vec::new();
+        for d in shape {
+            match (d.size(), self.mode) {
+                (Some(n), _) => out.push(Dim::Static(n as usize)),
+                (None, Mode::Rows(_)) if self.is_batch(d) => out.push(Dim::Batch),
+                _ => {
+                    let msg = format!(
+                        "the {what} has shape {}, which cellc cannot give a fixed row size",
+                        super::dims_text(shape)
+                    );
+                    c.err(id, None, msg);
+                    return None;
+                }
+            }
+        }
+        if too_big && self.mode == Mode::Whole {
+            c.err(id, None, format!("the {what} has more than {MAX_TENSOR_ELEMENTS} elements"));
+            return None;
+        }
+        Some(out)
+    }
+
+    /// Marks a Parameter as used for `role`; reports a second, different use.
+    pub(super) fn use_param(
+        &mut self,
+        c: &mut Checker<'_>,
+        user: NodeId,
+        t: TensorId,
+        role: ParamRole,
+    ) -> Option<usize> {
+        let (p, _) = self.g.tensors[t].producer;
+        let i = self.param_of[p]?;
+        match self.roles[i] {
+            Some(r) if r != role => {
+                let msg = format!(
+                    "reads Parameter {} as {}, which is also used as {}; a Parameter has one use",
+                    shown(&self.params[i].name),
+                    role_text(role),
+                    role_text(r)
+                );
+                c.err(user, None, msg);
+                None
+            }
+            _ => {
+                self.roles[i] = Some(role);
+                self.params[i].role = role;
+                Some(i)
+            }
+        }
+    }
+
+    /// Where a tensor is read from: its place, or for a constant, its values baked in.
+    pub(super) fn operand(&mut self, t: TensorId) -> Option<Operand> {
+        if let Some(o) = self.homes[t] {
+            return Some(o);
+        }
+        let f = &self.g.tensors[t].fact;
+        let values: Vec<f32> = match f.value.as_ref()? {
+            Data::Float(v) => v.iter().map(|&x| x as f32).collect(),
+            Data::Int(v) => v.iter().map(|s| s.value().map(|x| x as f32)).collect::<Option<_>>()?,
+        };
+        let k = match self.const_of[t] {
+            Some(k) => k,
+            None => {
+                self.consts.push(values);
+                self.const_of[t] = Some(self.consts.len() - 1);
+                self.consts.len() - 1
+            }
+        };
+        Some(Operand::whole(Home::Const(k), self.consts[k].len()))
+    }
+
+    /// A place for a tensor a step writes: its Result's output when it is the first value
+    /// there and its rows are laid out as the output's, else a free slot.
+    pub(super) fn place(&mut self, t: TensorId) -> Option<Operand> {
+        let len: usize = self.dims_of(t)?.iter().product();
+        let shape = self.g.tensors[t].fact.shape.as_deref()?;
+        let first_axis = self.batch_axis(shape).is_none_or(|a| a == 0);
+        let home = match self.prefer[t] {
+            Some(k) if !self.taken[k] && first_axis && self.output_len(k) == Some(len) => {
+                self.taken[k] = true;
+                match self.mode {
+                    Mode::Whole => Operand::whole(Home::Output(k), len),
+                    Mode::Rows(_) => Operand::rows(Home::Output(k), len),
+                }
+            }
+            _ => {
+                let s = self.slot(len);
+                Operand::whole(Home::Slot(s), len)
+            }
+        };
+        self.homes[t] = Some(home);
+        self.users.push(1);
+        self.storage[t] = Some(self.users.len() - 1);
+        Some(home)
+    }
+
+    fn output_len(&self, k: usize) -> Option<usize> {
+        let t = input_tensor(self.g, self.g.results[k], 0)?;
+        self.dims_of(t).map(|d| d.iter().product())
+    }
+
+    /// A slot of at least `len` values, free until released.
+    fn slot(&mut self, len: usize) -> usize {
+        // The smallest free slot that fits, else the largest (grown), else a new one.
+        let fit = self.free.iter().copied().filter(|&s| self.slots[s] >= len).min_by_key(|&s| self.slots[s]);
+        let pick = fit.or_else(|| self.free.iter().copied().max_by_key(|&s| self.slots[s]));
+        match pick {
+            Some(s) => {
+                self.free.retain(|&f| f != s);
+                self.slots[s] = self.slots[s].max(len);
+                s
+            }
+            None => {
+                self.slots.push(len);
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    /// Makes `y` share `x`'s place.
+    pub(super) fn alias(&mut self, x: TensorId, y: TensorId) {
+        self.homes[y] = self.homes[x];
+        self.storage[y] = self.storage[x];
+        if let Some(s) = self.storage[y] {
+            self.users[s] += 1;
+        }
+    }
+
+    /// After node `id`: its inputs lose a reader; outputs without readers go at once.
+    pub(super) fn done(&mut self, id: NodeId) {
+        let node = &self.g.nodes[id];
+        for &t in node.inputs.iter().flatten() {
+            self.readers_left[t] = self.readers_left[t].saturating_sub(1);
+            if self.readers_left[t] == 0 {
+                self.release(t);
+            }
+        }
+        for &t in &node.outputs {
+            if self.readers_left[t] == 0 {
+                self.release(t);
+            }
+        }
+    }
+
+    fn release(&mut self, t: TensorId) {
+        let Some(s) = self.storage[t].take() else { return };
+        self.users[s] -= 1;
+        if self.users[s] == 0
+            && let Some(Operand { home: Home::Slot(slot), .. }) = self.homes[t]
+            && !self.free.contains(&slot)
+        {
+            self.free.push(slot);
+        }
+    }
+
+    /// The Results: each is written where its value is, or copied there.
+    pub(super) fn outputs(&mut self, c: &mut Checker<'_>) {
+        for (k, &r) in self.g.results.iter().enumerate() {
+            let name =
+                self.g.result_names.get(k).cloned().flatten().unwrap_or_else(|| self.g.nodes[r].origin.name.clone());
+            name_fits(c, r, &name);
+            let Some(t) = input_tensor(self.g, r, 0) else {
+                c.err(r, None, "the Result has no input");
+                continue;
+            };
+            let Some(shape) = self.g.tensors[t].fact.shape.clone() else { continue };
+            let elem = self.g.tensors[t].fact.elem;
+            if elem != crate::graph::Elem::F32 {
+                c.err(r, None, format!("the Result returns {} values; cellc's outputs are f32", elem.name()));
+                continue;
+            }
+            let dims = self.ir_dims(c, r, &shape, "Result").unwrap_or_default();
+            self.outputs.push(ir::Output { name, shape: dims });
+            let Some(src) = self.operand(t) else { continue };
+            if src.home == Home::Output(k) {
+                continue;
+            }
+            if let Some((outer, inner)) = self.split_row(&shape)
+                && outer > 1
+            {
+                let dst = Operand::whole(Home::Output(k), 0);
+                self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: false }));
+                continue;
+            }
+            let len = src.len;
+            let dst = match self.mode {
+                Mode::Whole => Operand::whole(Home::Output(k), len),
+                Mode::Rows(_) => Operand::rows(Home::Output(k), len),
+            };
+            self.steps.push(Step::Copy(ir::steps::Copy { src, dst, axes: vec![[len, 1, 1]] }));
+        }
+    }
+
+    /// Reports Parameters whose element type their use does not take: data is f32,
+    /// sequence lengths f32 or whole numbers.
+    pub(super) fn param_types(&self, c: &mut Checker<'_>) {
+        for &p in &self.g.params {
+            // A Parameter only unsupported ops read is reported with them.
+            let Some(i) = self.param_of[p].filter(|&i| self.roles[i].is_some()) else { continue };
+            let elem = self.g.tensors[self.g.nodes[p].outputs[0]].fact.elem;
+            let ok = match self.params[i].role {
+                ParamRole::Lengths => {
+                    matches!(elem, crate::graph::Elem::F32 | crate::graph::Elem::I32 | crate::graph::Elem::I64)
+                }
+                ParamRole::Data | ParamRole::Weights => elem == crate::graph::Elem::F32,
+            };
+            if !ok {
+                let msg = format!(
+                    "element type {:?} is not supported for {}; cellc generates f32 kernels and expects f32 Parameters (i32, i64 or f32 for sequence lengths)",
+                    elem.name(),
+                    role_text(self.params[i].role)
+                );
+                c.err(p, None, msg);
+            }
+        }
+    }
+
+    /// The validated model.
+    pub(super) fn finish(self) -> ir::Model {
+        ir::Model {
+            file: self.g.file.clone(),
+            name: self.g.name.clone(),
+            batch: batch_of(self.mode),
+            params: self.params,
+            cells: self.cells,
+            outputs: self.outputs,
+            consts: self.consts,
+            slots: self.slots,
+            steps: self.steps,
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The steps of the ops around the cells: layout ops become copies with fixed strides,
+//! elementwise ops maps, `MatMul` matrix products, `SoftMax` softmaxes. In rows mode an op
+//! that would mix the rows of the batch is refused with the dimension to pin.
+use super::plan::Planner;
+use super::{Checker, Mode, input_tensor};
+use crate::graph::{Data, Elem, Graph, NodeId, TensorId};
+use crate::ir::steps::{Copy, Map, MapFn, MatMul, Softmax};
+use crate::ir::{Operand, Step};
+use crate::ops::{Binary, Op, Unary, tensor::axis};
+
+/// Whether the emitters compute this function at run time.
+pub(super) fn unary_supported(u: Unary) -> bool {
+    matches!(
+        u,
+        Unary::Relu
+            | Unary::Sigmoid
+            | Unary::Tanh
+            | Unary::Exp
+            | Unary::Abs
+            | Unary::Negative
+            | Unary::Clamp { .. }
+            | Unary::Elu { .. }
+            | Unary::SoftPlus
+            | Unary::SoftSign
+    )
+}
+
+/// Whether the emitters compute this function at run time.
+pub(super) fn binary_supported(b: Binary) -> bool {
+    matches!(
+        b,
+        Binary::Add
+            | Binary::Subtract
+            | Binary::Multiply
+            | Binary::Divide { .. }
+            | Binary::Maximum
+            | Binary::Minimum
+            | Binary::SquaredDifference
+            | Binary::PRelu
+    )
+}
+
+/// The permutation of a `Transpose` with a constant order.
+pub(super) fn perm(g: &Graph, id: NodeId) -> Option<Vec<usize>> {
+    let rank = g.input_fact(id, 0)?.shape.as_ref()?.len();
+    let order = g.input_fact(id, 1)?.value.as_ref()?.known_ints()?;
+    if order.is_empty() {
+        return Some((0..rank).rev().collect());
+    }
+    order.iter().map(|&a| axis(a, rank).ok()).collect()
+}
+
+/// Row-major strides.
+fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; dims.len()];
+    for k in (0..dims.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * dims[k + 1];
+    }
+    s
+}
+
+/// The operand moved `by` values further.
+fn shifted(o: Operand, by: usize) -> Operand {
+    Operand { offset: o.offset + by, len: o.len.saturating_sub(by), ..o }
+}
+
+impl Planner<'_> {
+    /// Plans node `id`.
+    pub(super) fn node(&mut self, c: &mut Checker<'_>, id: NodeId) {
+        let node = &self.g.nodes[id];
+        let constant = !node.outputs.is_empty() && node.outputs.iter().all(|&t| self.g.tensors[t].fact.value.is_some());
+        match &node.op {
+            Op::Parameter { .. } | Op::Const { .. } | Op::Result | Op::Unknown | Op::If => {}
+            _ if constant => {}
+            Op::Cell(a) => {
+                let a = a.clone();
+                self.cell(c, id, &a);
+            }
+            _ if self.is_alias(id) => {
+                if let (Some(x), Some(&y)) = (input_tensor(self.g, id, 0), node.outputs.first())
+                    && self.operand(x).is_some()
+                {
+                    self.alias(x, y);
+                }
+            }
+            op => {
+                let op = op.clone();
+                self.op(c, id, &op);
+            }
+        }
+        self.done(id);
+    }
+
+    /// The batch axis of a tensor's shape, in rows mode.
+    fn axis_of_batch(&self, t: TensorId) -> Option<usize> {
+        self.batch_axis(self.g.tensors[t].fact.shape.as_deref()?)
+    }
+
+    /// Refuses an op that would work across the batch's rows along `ax` of tensor `t`.
+    fn keeps_rows(&self, c: &mut Checker<'_>, id: NodeId, t: TensorId, ax: usize, what: &str) -> bool {
+        if self.axis_of_batch(t) == Some(ax) {
+            let msg = format!(
+                "{what} along dimension {ax}, the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input"
+            );
+            c.err(id, None, msg);
+            return false;
+        }
+        true
+    }
+
+    fn op(&mut self, c: &mut Checker<'_>, id: NodeId, op: &Op) {
+        let outs = self.g.nodes[id].outputs.clone();
+        for &y in &outs {
+            let e = self.g.tensors[y].fact.elem;
+            if e != Elem::F32 && e != Elem::Bool {
+                let msg = format!("computes {} values at run time; cellc computes in f32", e.name());
+                c.err(id, None, msg);
+                return;
+            }
+        }
+        let Some(ins) = self.inputs_known(id) else { return };
+        let x = ins.first().cloned();
+        match op {
+            Op::Transpose => {
+                let (Some((_, xo, xd)), Some(p)) = (x, super::steps::perm(self.g, id)) else { return };
+                let Some(y) = self.place(outs[0]) else { return };
+                let xs = strides(&xd);
+                let yd: Vec<usize> = p.iter().map(|&a| xd[a]).collect();
+                let ys = strides(&yd);
+                let axes = (0..yd.len()).map(|k| [yd[k], xs[p[k]], ys[k]]).collect();
+                self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
+            }
+            Op::Concat { axis: a } => self.concat(c, id, &ins, *a, outs[0]),
+            Op::Slice => self.slice(c, id, &ins, outs[0]),
+            Op::Gather { .. } => self.gather(c, id, &ins, outs[0]),
+            Op::Split { .. } | Op::VariadicSplit => self.split(c, id, &ins, &outs),
+            Op::Broadcast { .. } => {
+                let Some((_, xo, xd)) = x else { return };
+                let Some(yd) = self.dims_of(outs[0]) else { return };
+                let Some(y) = self.place(outs[0]) else { return };
+                let axes =
+                    aligned(&xd, &yd).into_iter().zip(strides(&yd)).zip(&yd).map(|((s, d), &n)| [n, s, d]).collect();
+                self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
+            }
+            Op::Unary(u) => self.map(MapFn::Unary(*u), &ins, outs[0]),
+            Op::Binary(b) => self.map(MapFn::Binary(*b), &ins, outs[0]),
+            Op::Compare(cm) => self.map(MapFn::Compare(*cm), &ins, outs[0]),
+            Op::Select => self.map(MapFn::Select, &ins, outs[0]),
+            Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
+            Op::Softmax { axis: a, log } => {
+                let Some((xt, xo, xd)) = x else { return };
+                let Ok(ax) = axis(*a, xd.len()) else { return };
+                if !self.keeps_rows(c, id, xt, ax, "a softmax") {
+                    return;
+                }
+                let Some(y) = self.place(outs[0]) else { return };
+                let xs = strides(&xd);
+                let outer = (0..xd.len()).filter(|&k| k != ax).map(|k| [xd[k], xs[k]]).collect();
+                self.steps.push(Step::Softmax(Softmax {
+                    src: xo,
+                    dst: y,
+                    outer,
+                    len: xd[ax],
+                    stride: xs[ax],
+                    log: *log,
+                }));
+            }
+            _ => {
+                let msg = format!(
+                    "cellc does not compile {} layers on values known only at run time yet",
+                    self.g.nodes[id].origin.op
+                );
+                c.err(id, None, msg);
+            }
+        }
+    }
+
+    /// The data inputs' operands (inputs that must be constants are read from the graph).
+    fn inputs_known(&mut self, id: NodeId) -> Option<Vec<(TensorId, Operand, Vec<usize>)>> {
+        let data_inputs = match self.g.nodes[id].op {
+            Op::Transpose
+            | Op::Slice
+            | Op::Gather { .. }
+            | Op::Split { .. }
+            | Op::VariadicSplit
+            | Op::Broadcast { .. }
+            | Op::Softmax { .. } => 1,
+            _ => self.g.nodes[id].inputs.len(),
+        };
+        let all = self.g.nodes[id].inputs.clone();
+        let mut out = Vec::new();
+        for t in all.into_iter().take(data_inputs) {
+            let t = t?;
+            out.push((t, self.operand(t)?, self.dims_of(t)?));
+        }
+        Some(out)
+    }
+
+    fn consts(&self, id: NodeId, i: usize) -> Option<Vec<i64>> {
+        self.g.input_fact(id, i)?.value.as_ref().and_then(Data::known_ints)
+    }
+
+    fn concat(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        a: i64,
+        y: TensorId,
+    ) {
+        let Some(yd) = self.dims_of(y) else { return };
+        let Ok(ax) = axis(a, yd.len()) else { return };
+        if ins.iter().any(|(t, _, _)| !self.keeps_rows(c, id, *t, ax, "a concatenation")) {
+            return;
+        }
+        let Some(yo) = self.place(y) else { return };
+        let ys = strides(&yd);
+        let mut at = 0;
+        for (_, xo, xd) in ins {
+            let xs = strides(xd);
+            let axes = (0..xd.len()).map(|k| [xd[k], xs[k], ys[k]]).collect();
+            self.steps.push(Step::Copy(Copy::new(*xo, shifted(yo, at * ys[ax]), axes)));
+            at += xd[ax];
+        }
+    }
+
+    /// Copies a box of `x` (per axis: first index, count, step) into `y`.
+    fn boxed(&mut self, xo: Operand, xd: &[usize], ranges: &[(usize, usize, usize)], yo: Operand) {
+        let xs = strides(xd);
+        let yd: Vec<usize> = ranges.iter().map(|r| r.1).collect();
+        let ys = strides(&yd);
+        let base: usize = ranges.iter().zip(&xs).map(|(r, s)| r.0 * s).sum();
+        let axes = (0..xd.len()).map(|k| [ranges[k].1, xs[k] * ranges[k].2, ys[k]]).collect();
+        if yd.iter().product::<usize>() > 0 {
+            self.steps.push(Step::Copy(Copy::new(shifted(xo, base), yo, axes)));
+        }
+    }
+
+    fn slice(&mut self, c: &mut Checker<'_>, id: NodeId, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
+        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
+        let (Some(start), Some(stop), Some(step)) = (self.consts(id, 1), self.consts(id, 2), self.consts(id, 3)) else {
+            return;
+        };
+        let axes: Vec<usize> = match self.g.nodes[id].inputs.get(4).copied().flatten() {
+            Some(_) => match self.consts(id, 4) {
+                Some(a) => a.iter().filter_map(|&a| axis(a, xd.len()).ok()).collect(),
+                None => return,
+            },
+            None => (0..start.len()).collect(),
+        };
+        let mut ranges: Vec<(usize, usize, usize)> = xd.iter().map(|&n| (0, n, 1)).collect();
+        for (k, &a) in axes.iter().enumerate() {
+            let (Some(&s), Some(&e), Some(&st)) = (start.get(k), stop.get(k), step.get(k)) else { return };
+            if !self.keeps_rows(c, id, xt, a, "a slice") {
+                return;
+            }
+            let r = crate::ops::shape::slice_range(xd[a] as i64, s, e, st);
+            if st < 0 && r.len() > 1 {
+                c.err(
+                    id,
+                    None,
+                    format!("slices dimension {a} backwards (step {st}); cellc compiles slices with positive steps"),
+                );
+                return;
+            }
+            ranges[a] = (r.first().copied().unwrap_or(0) as usize, r.len(), st.unsigned_abs() as usize);
+        }
+        let Some(yo) = self.place(y) else { return };
+        self.boxed(xo, &xd, &ranges, yo);
+    }
+
+    fn split(&mut self, c: &mut Checker<'_>, id: NodeId, ins: &[(TensorId, Operand, Vec<usize>)], outs: &[TensorId]) {
+        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
+        let Some(a) = self.consts(id, 1).and_then(|a| axis(*a.first()?, xd.len()).ok()) else { return };
+        if !self.keeps_rows(c, id, xt, a, "a split") {
+            return;
+        }
+        let mut from = 0;
+        for &y in outs {
+            let Some(yd) = self.dims_of(y) else { return };
+            let mut ranges: Vec<(usize, usize, usize)> = xd.iter().map(|&n| (0, n, 1)).collect();
+            ranges[a] = (from, yd[a], 1);
+            from += yd[a];
+            let Some(yo) = self.place(y) else { return };
+            self.boxed(xo, &xd, &ranges, yo);
+        }
+    }
+
+    fn gather(&mut self, c: &mut Checker<'_>, id: NodeId, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
+        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
+        let (Some(idx), Some(a)) = (self.consts(id, 1), self.consts(id, 2)) else {
+            c.err(id, None, "gathers at indices known only at run time; cellc compiles a Gather of constant indices");
+            return;
+        };
+        let Some(a) = a.first().and_then(|&a| axis(a, xd.len()).ok()) else { return };
+        if !self.keeps_rows(c, id, xt, a, "a gather") {
+            return;
+        }
+        let Some(yo) = self.place(y) else { return };
+        let xs = strides(&xd);
+        let (outer, inner): (usize, usize) = (xd[..a].iter().product(), xd[a + 1..].iter().product());
+        let n = idx.len();
+        for (j, &i) in idx.iter().enumerate() {
+            let i = if i < 0 { i + xd[a] as i64 } else { i } as usize;
+            // For each outer index: `inner` values from x at i, into y at j.
+            let axes = vec![[outer, xs[a] * xd[a], n * inner], [inner, 1, 1]];
+            self.steps.push(Step::Copy(Copy::new(shifted(xo, i * inner), shifted(yo, j * inner), axes)));
+        }
+    }
+
+    fn map(&mut self, f: MapFn, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
+        let Some(yd) = self.dims_of(y) else { return };
+        let Some(yo) = self.place(y) else { return };
+        let ys = strides(&yd);
+        let arg_strides: Vec<Vec<usize>> = ins.iter().map(|(_, _, d)| aligned(d, &yd)).collect();
+        let axes = (0..yd.len())
+            .map(|k| {
+                let mut v = vec![yd[k], ys[k]];
+                v.extend(arg_strides.iter().map(|s| s[k]));
+                v
+            })
+            .collect();
+        let args = ins.iter().map(|(_, o, _)| *o).collect();
+        let axes = crate::ir::steps::simplify_axes(axes);
+        self.steps.push(Step::Map(Map { f, dst: yo, args, axes }));
+    }
+
+    fn matmul(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        (ta, tb): (bool, bool),
+        y: TensorId,
+    ) {
+        let [(at, ao, ad), (bt, bo, bd)] = ins else { return };
+        if let Mode::Rows(_) = self.mode {
+            let k_axis = if ad.len() == 1 || !ta { ad.len() - 1 } else { ad.len() - 2 };
+            if self.axis_of_batch(*bt).is_some() || self.axis_of_batch(*at) == Some(k_axis) {
+                let msg = "multiplies along the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input";
+                c.err(id, None, msg);
+                return;
+            }
+        }
+        let Some(yd) = self.dims_of(y) else { return };
+        // Strides of each side as a stack of matrices: [batch…, rows, cols] after its transpose.
+        let mat = |d: &[usize], t: bool, left: bool| -> (Vec<usize>, Vec<usize>) {
+            let s = strides(d);
+            let r = d.len();
+            if r == 1 {
+                return if left { (vec![1, d[0]], vec![0, 1]) } else { (vec![d[0], 1], vec![1, 0]) };
+            }
+            let (mut dims, mut st) = (d.to_vec(), s);
+            if t {
+                dims.swap(r - 1, r - 2);
+                st.swap(r - 1, r - 2);
+            }
+            (dims, st)
+        };
+        let ((adims, ast), (bdims, bst)) = (mat(ad, ta, true), mat(bd, tb, false));
+        let (ra, rb) = (adims.len(), bdims.len());
+        let (m, k, n) = (adims[ra - 2], adims[ra - 1], bdims[rb - 1]);
+        let batch_dims: Vec<usize> = {
+            let nb = (ra - 2).max(rb - 2);
+            let pad = |v: &[usize], fill: usize| -> Vec<usize> {
+                std::iter::repeat_n(fill, nb - v.len()).chain(v.iter().copied()).collect()
+            };
+            let (da, db) = (pad(&adims[..ra - 2], 1), pad(&bdims[..rb - 2], 1));
+            da.iter().zip(&db).map(|(&x, &z)| x.max(z)).collect()
+        };
+        let nb = batch_dims.len();
+        let bstride = |dims: &[usize], st: &[usize], rank: usize| -> Vec<usize> {
+            let lead = nb - (rank - 2);
+            (0..nb).map(|i| if i < lead || dims[i - lead] == 1 { 0 } else { st[i - lead] }).collect()
+        };
+        let (sa, sb) = (bstride(&adims, &ast, ra), bstride(&bdims, &bst, rb));
+        let ys = strides(&[batch_dims.clone(), vec![m, n]].concat());
+        if yd.iter().product::<usize>() != batch_dims.iter().product::<usize>() * m * n {
+            return;
+        }
+        let Some(yo) = self.place(y) else { return };
+        let batch = (0..nb).map(|i| [batch_dims[i], sa[i], sb[i], ys[i]]).collect();
+        self.steps.push(Step::MatMul(MatMul {
+            a: *ao,
+            b: *bo,
+            dst: yo,
+            batch,
+            m,
+            k,
+            n,
+            a_strides: [ast[ra - 2], ast[ra - 1]],
+            b_strides: [bst[rb - 2], bst[rb - 1]],
+            dst_row: n,
+        }));
+    }
+}
+
+/// The strides of `x` (dims `xd`) read as a tensor of dims `yd` under numpy broadcasting:
+/// 0 along the axes it is broadcast on.
+fn aligned(xd: &[usize], yd: &[usize]) -> Vec<usize> {
+    let xs = strides(xd);
+    let lead = yd.len() - xd.len().min(yd.len());
+    (0..yd.len()).map(|k| if k < lead || xd[k - lead] == 1 && yd[k] != 1 { 0 } else { xs[k - lead] }).collect()
+}

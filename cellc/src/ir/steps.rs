@@ -1,0 +1,235 @@
+//! What a validated model runs: steps in order, each reading and writing operands at
+//! offsets fixed at compile time. A run loops over the model's rows (one pass when the
+//! batch is static and the shapes are whole tensors); an operand's values for row `n` start
+//! at `offset + n·row_stride` of its home.
+use crate::ops::{Binary, Compare, Unary};
+
+/// Where values live while a model runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Home {
+    /// Input `i` of `run` (read only).
+    Param(usize),
+    /// Output `k` of `run`.
+    Output(usize),
+    /// Scratch slot `s`: an array in the model value, shared by values never live together.
+    Slot(usize),
+    /// Constant `k` of [`super::Model::consts`], baked into the code.
+    Const(usize),
+}
+
+/// A tensor as a step sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// Where it lives.
+    pub home: Home,
+    /// Where its values start in the home, for row 0.
+    pub offset: usize,
+    /// How far its values move for each row (0: the same values for every row).
+    pub row_stride: usize,
+    /// How many values a step may touch from its start.
+    pub len: usize,
+}
+
+impl Operand {
+    /// The whole of a home of `len` values, the same for every row.
+    pub fn whole(home: Home, len: usize) -> Operand {
+        Operand { home, offset: 0, row_stride: 0, len }
+    }
+
+    /// Row `n`'s `len` values of a row-major batched tensor.
+    pub fn rows(home: Home, len: usize) -> Operand {
+        Operand { home, offset: 0, row_stride: len, len }
+    }
+}
+
+/// A recurrent cell run over `rows` consecutive rows of its operands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellStep {
+    /// Index in [`super::Model::cells`].
+    pub cell: usize,
+    /// Rows of the cell's batch within one row of the model (1 when the model's rows are
+    /// the cell's).
+    pub rows: usize,
+    /// `X`, `rows` rows of `[steps, I]` (or `[I]`).
+    pub x: Operand,
+    /// The initial hidden state, `rows` rows of `[dirs, H]` (or `[H]`).
+    pub h: Operand,
+    /// An LSTM's initial cell state.
+    pub c: Option<Operand>,
+    /// The outputs in port order: `Y`, `Ho` (and `Co`) for a sequence; `Ho` (and `Co`) for
+    /// a cell.
+    pub out: Vec<Operand>,
+}
+
+/// Axes `[count, stride…]` (outermost first) with the axes of one element dropped and
+/// neighbours that step as one merged, so loops are as few and as long as can be.
+pub fn simplify_axes(axes: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
+    let width = axes.first().map_or(1, Vec::len);
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for a in axes.into_iter().filter(|a| a[0] != 1) {
+        if let Some(prev) = out.last_mut()
+            && (1..width).all(|j| prev[j] == a[0] * a[j])
+        {
+            prev[0] *= a[0];
+            prev[1..].copy_from_slice(&a[1..]);
+            continue;
+        }
+        out.push(a);
+    }
+    if out.is_empty() {
+        let mut one = vec![0; width];
+        one[0] = 1;
+        out.push(one);
+    }
+    out
+}
+
+/// Copies values: `dst[Σ iₖ·dₖ] = src[Σ iₖ·sₖ]` over every index of the axes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Copy {
+    /// Source.
+    pub src: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// Axes, outermost first: `[count, source stride, destination stride]`.
+    pub axes: Vec<[usize; 3]>,
+}
+
+impl Copy {
+    /// A copy over `axes`, simplified.
+    pub fn new(src: Operand, dst: Operand, axes: Vec<[usize; 3]>) -> Copy {
+        let axes = simplify_axes(axes.into_iter().map(|a| a.to_vec()).collect());
+        Copy { src, dst, axes: axes.into_iter().map(|a| [a[0], a[1], a[2]]).collect() }
+    }
+}
+
+/// An elementwise function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MapFn {
+    /// Of one value.
+    Unary(Unary),
+    /// Of two.
+    Binary(Binary),
+    /// A comparison, giving 0 or 1.
+    Compare(Compare),
+    /// `a ≠ 0 ? b : c`.
+    Select,
+}
+
+impl MapFn {
+    /// How many arguments it takes.
+    pub fn arity(self) -> usize {
+        match self {
+            MapFn::Unary(_) => 1,
+            MapFn::Binary(_) | MapFn::Compare(_) => 2,
+            MapFn::Select => 3,
+        }
+    }
+
+    /// The function in f64 (the reference interpreter's arithmetic).
+    pub fn apply(self, a: &[f64]) -> f64 {
+        match self {
+            MapFn::Unary(u) => u.apply(a[0]),
+            MapFn::Binary(b) => b.apply(a[0], a[1]),
+            MapFn::Compare(c) => c.apply(a[0], a[1]),
+            MapFn::Select => {
+                if a[0] != 0.0 {
+                    a[1]
+                } else {
+                    a[2]
+                }
+            }
+        }
+    }
+}
+
+/// `dst[Σ iₖ·dₖ] = f(arg₀[Σ iₖ·s₀ₖ], …)` over every index of the axes (broadcasting is a
+/// stride of 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Map {
+    /// The function.
+    pub f: MapFn,
+    /// Destination.
+    pub dst: Operand,
+    /// Arguments.
+    pub args: Vec<Operand>,
+    /// Axes, outermost first: the count, the destination's stride, then each argument's.
+    pub axes: Vec<Vec<usize>>,
+}
+
+/// Matrix products: for each index of the batch axes,
+/// `dst[i, j] = Σₖ a[i, k]·b[k, j]` (with an optional bias added along `j`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatMul {
+    /// Left side.
+    pub a: Operand,
+    /// Right side.
+    pub b: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// Batch axes, outermost first: `[count, a stride, b stride, dst stride]`.
+    pub batch: Vec<[usize; 4]>,
+    /// Rows of the product.
+    pub m: usize,
+    /// Contraction length.
+    pub k: usize,
+    /// Columns of the product.
+    pub n: usize,
+    /// Strides of `a` along i and k.
+    pub a_strides: [usize; 2],
+    /// Strides of `b` along k and j.
+    pub b_strides: [usize; 2],
+    /// Stride of `dst` along i (along j it is 1).
+    pub dst_row: usize,
+}
+
+/// `dst = softmax(src)` (or its log) along one axis, for each index of the outer axes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Softmax {
+    /// Source.
+    pub src: Operand,
+    /// Destination (same layout as the source).
+    pub dst: Operand,
+    /// Outer axes: `[count, stride]`.
+    pub outer: Vec<[usize; 2]>,
+    /// Length of the softmax axis.
+    pub len: usize,
+    /// Its stride.
+    pub stride: usize,
+    /// `LogSoftmax`.
+    pub log: bool,
+}
+
+/// Moves row `n` of a batched Parameter into a row buffer, or a row buffer into row `n` of
+/// a batched Result, when the batch is not the tensor's first dimension: the row is `outer`
+/// runs of `inner` values, `batch·inner` apart in the whole tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowCopy {
+    /// Source: the whole Parameter, or the row buffer.
+    pub src: Operand,
+    /// Destination: the row buffer, or the whole Result.
+    pub dst: Operand,
+    /// Runs in a row.
+    pub outer: usize,
+    /// Values in a run.
+    pub inner: usize,
+    /// From a Parameter into a row (else from a row into a Result).
+    pub into_row: bool,
+}
+
+/// One step of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// A cell.
+    Cell(CellStep),
+    /// A copy.
+    Copy(Copy),
+    /// An elementwise function.
+    Map(Map),
+    /// Matrix products.
+    MatMul(MatMul),
+    /// A softmax.
+    Softmax(Softmax),
+    /// A row in or out of a tensor whose batch is not its first dimension.
+    Rows(RowCopy),
+}
