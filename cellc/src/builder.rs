@@ -96,6 +96,27 @@ impl Builder {
         self
     }
 
+    /// Compiles from these tensors (or layers) on, as `--inputs` does: each becomes a
+    /// Parameter.
+    pub fn inputs(mut self, names: &[&str]) -> Self {
+        self.options.cut_inputs.extend(names.iter().map(|n| (*n).to_owned()));
+        self
+    }
+
+    /// Compiles only what these tensors (or layers) need, as `--outputs` does: they become
+    /// the Results, in this order.
+    pub fn outputs(mut self, names: &[&str]) -> Self {
+        self.options.cut_outputs.extend(names.iter().map(|n| (*n).to_owned()));
+        self
+    }
+
+    /// Carries a state between runs, as `--state IN=OUT` does: Parameter `input` and Result
+    /// `output` become a variable of the generated model.
+    pub fn state(mut self, input: &str, output: &str) -> Self {
+        self.options.states.push((input.to_owned(), output.to_owned()));
+        self
+    }
+
     /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
     pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
         self.options.weight_type = weight_type;

@@ -27,6 +27,12 @@ enum Command {
         /// Fix a Parameter's shape, as for compiling (`NAME=[d0,d1,...]`).
         #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
         input_shapes: Vec<crate::InputShape>,
+        /// Inspect from these tensors on, as for compiling.
+        #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
+        cut_inputs: Vec<String>,
+        /// Inspect only what these tensors need, as for compiling.
+        #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
+        cut_outputs: Vec<String>,
     },
 }
 
@@ -122,6 +128,18 @@ struct CompileArgs {
     /// stay. Repeat for several Parameters.
     #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
     input_shapes: Vec<crate::InputShape>,
+    /// Compile from these tensors (or layers) on: each becomes a Parameter, after the
+    /// model's own that are still needed. Names separated by commas.
+    #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
+    cut_inputs: Vec<String>,
+    /// Compile only what these tensors (or layers) need: they become the Results, in this
+    /// order. Names separated by commas.
+    #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
+    cut_outputs: Vec<String>,
+    /// Carry a state between runs: Parameter IN and Result OUT become a variable of the
+    /// generated model (zero after `reset`), as OpenVINO's MakeStateful makes them.
+    #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
+    states: Vec<(String, String)>,
 }
 
 impl CompileArgs {
@@ -154,6 +172,9 @@ impl CompileArgs {
             },
             fast_activations: self.fast_activations,
             input_shapes: self.input_shapes.clone(),
+            cut_inputs: self.cut_inputs.clone(),
+            cut_outputs: self.cut_outputs.clone(),
+            states: self.states.clone(),
         }
     }
 }
@@ -224,9 +245,14 @@ fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights, input_shapes }) => {
-            let opts =
-                crate::Options { weights: weights.clone(), input_shapes: input_shapes.clone(), ..Default::default() };
+        Some(Command::Inspect { model, weights, input_shapes, cut_inputs, cut_outputs }) => {
+            let opts = crate::Options {
+                weights: weights.clone(),
+                input_shapes: input_shapes.clone(),
+                cut_inputs: cut_inputs.clone(),
+                cut_outputs: cut_outputs.clone(),
+                ..Default::default()
+            };
             crate::load_graph(model, &opts).map(|m| print!("{}", crate::inspect::describe(&m)))
         }
         None => {

@@ -110,6 +110,7 @@ fn source(m: &Model, mut home: Home) -> String {
         });
         match writer {
             Some(Ok(Home::Param(p))) => return format!("Parameter {:?}", m.params[p].name),
+            Some(Ok(Home::State(k))) => return format!("variable {:?}", m.states[k].name),
             Some(Ok(from)) => home = from,
             Some(Err((usize::MAX, k))) => {
                 return ["an elementwise step", "a matrix product", "a softmax"][k].to_owned();

@@ -6,7 +6,7 @@ pub mod raw;
 pub mod steps;
 pub mod wire;
 
-pub use steps::{CellStep, Home, Operand, Step};
+pub use steps::{CellStep, Home, Operand, State, Step};
 
 use std::fmt;
 
@@ -480,6 +480,8 @@ pub struct Model {
     pub slots: Vec<usize>,
     /// What a run does for each row, in order.
     pub steps: Vec<Step>,
+    /// The variables kept between runs (a stateful model; empty otherwise).
+    pub states: Vec<State>,
 }
 
 impl Model {

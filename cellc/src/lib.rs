@@ -41,6 +41,12 @@ pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::Model, Diagno
 pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics> {
     let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
     let file = model.display().to_string();
+    if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
+        let diags = passes::cut(&mut g, &opts.cut_inputs, &opts.cut_outputs);
+        if !diags.is_empty() {
+            return Err(Diagnostics(diags));
+        }
+    }
     let pins: Vec<Diag> = opts
         .input_shapes
         .iter()
@@ -49,6 +55,10 @@ pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics
         .collect();
     if !pins.is_empty() {
         return Err(Diagnostics(pins));
+    }
+    let diags = passes::make_stateful(&mut g, &opts.states);
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags));
     }
     model_of(g)
 }
@@ -59,7 +69,7 @@ pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics
 pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
     let mut diags = passes::fold(&mut g);
     passes::simplify(&mut g);
-    match check::graph::check(&g) {
+    match check::graph::check(&g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),
         Err(Diagnostics(more)) => {

@@ -206,6 +206,14 @@ impl InputShape {
     }
 }
 
+/// Parses `IN=OUT` (a `--state` pair).
+pub fn parse_state(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_owned(), b.trim().to_owned())),
+        _ => Err(format!("{s:?} is not IN=OUT (a Parameter's name, `=`, a Result's name)")),
+    }
+}
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -231,6 +239,15 @@ pub struct Options {
     pub fast_activations: bool,
     /// Parameter shapes fixed at compile time.
     pub input_shapes: Vec<InputShape>,
+    /// Tensors (or layers) that become the model's Parameters: only what lies after them is
+    /// compiled (`--inputs`).
+    pub cut_inputs: Vec<String>,
+    /// Tensors (or layers) that become the model's Results, in this order: only what they
+    /// need is compiled (`--outputs`).
+    pub cut_outputs: Vec<String>,
+    /// Parameter and Result pairs that carry a state between runs (`--state IN=OUT`): each
+    /// becomes a variable of the generated model, zero after `reset()`.
+    pub states: Vec<(String, String)>,
 }
 
 #[cfg(test)]

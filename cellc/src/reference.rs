@@ -21,6 +21,24 @@ struct Homes<'a> {
     outputs: Vec<Vec<f64>>,
     slots: Vec<Vec<f64>>,
     consts: Vec<Vec<f64>>,
+    states: &'a mut Session,
+}
+
+/// What a stateful model keeps between runs: its variables, and whether the next run is
+/// the first since a reset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    /// The variables' values.
+    pub states: Vec<Vec<f64>>,
+    /// Whether the next run is the first since a reset.
+    pub fresh: bool,
+}
+
+impl Session {
+    /// The variables of `m` as a reset leaves them.
+    pub fn new(m: &Model) -> Session {
+        Session { states: m.states.iter().map(|s| vec![0.0; s.len]).collect(), fresh: true }
+    }
 }
 
 impl Homes<'_> {
@@ -31,6 +49,7 @@ impl Homes<'_> {
             Home::Output(k) => self.outputs[k][at],
             Home::Slot(s) => self.slots[s][at],
             Home::Const(k) => self.consts[k][at],
+            Home::State(k) => self.states.states[k][at],
         }
     }
 
@@ -43,6 +62,7 @@ impl Homes<'_> {
         match o.home {
             Home::Output(k) => self.outputs[k][at] = v,
             Home::Slot(s) => self.slots[s][at] = v,
+            Home::State(k) => self.states.states[k][at] = v,
             // The planner never writes Parameters or constants.
             Home::Param(_) | Home::Const(_) => {}
         }
@@ -67,8 +87,14 @@ fn dot(idx: &[usize], strides: impl Iterator<Item = usize>) -> usize {
 }
 
 /// Runs the model on inputs given in Parameter order (flat, row-major) and returns the
-/// Results in order. Errs with a message when input lengths do not fit the model.
+/// Results in order. Errs with a message when input lengths do not fit the model. A
+/// stateful model starts from its initial variables.
 pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
+    run_session(m, inputs, &mut Session::new(m))
+}
+
+/// Runs the model once in a session, whose variables it reads and updates.
+pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Result<Vec<Vec<f64>>, String> {
     if inputs.len() != m.params.len() {
         return Err(format!("expected {} inputs, got {}", m.params.len(), inputs.len()));
     }
@@ -95,6 +121,7 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
         outputs: m.outputs.iter().map(|o| vec![0.0; total_len(&o.shape, batch)]).collect(),
         slots: m.slots.iter().map(|&l| vec![0.0; l]).collect(),
         consts: m.consts.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+        states: session,
     };
     for n in 0..batch {
         for step in &m.steps {
@@ -105,9 +132,16 @@ pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
                 Step::MatMul(mm) => matmul(&mut homes, mm, n),
                 Step::Softmax(sm) => softmax(&mut homes, sm, n),
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
+                Step::Init(i) => {
+                    if homes.states.fresh {
+                        let v = homes.read(&i.src, n, 0, m.states[i.state].len);
+                        homes.states.states[i.state] = v;
+                    }
+                }
             }
         }
     }
+    homes.states.fresh = false;
     Ok(homes.outputs)
 }
 

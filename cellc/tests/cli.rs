@@ -270,7 +270,7 @@ fn constant_lengths_past_the_steps() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 11] = [
+    let cases: [(&[&str], Builder); 13] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -288,6 +288,11 @@ fn the_command_line_and_the_builder_stay_in_step() {
             &["m.xml", "--input", "x=[1,?,16]", "--input", "h=[-1]"],
             Builder::new().input("x", &[Some(1), None, Some(16)]).input("h", &[None]),
         ),
+        (
+            &["m.xml", "--inputs", "a,b", "--outputs", "y", "--outputs", "z"],
+            Builder::new().inputs(&["a", "b"]).outputs(&["y", "z"]),
+        ),
+        (&["m.xml", "--state", "h0=hn", "--state", "c0=cn"], Builder::new().state("h0", "hn").state("c0", "cn")),
     ];
     for (args, builder) in cases {
         assert_eq!(&cellc::cli::options_from_args(args).expect("parses"), builder.options(), "{args:?}");
@@ -304,6 +309,9 @@ fn the_command_line_and_the_builder_stay_in_step() {
         weight_type: _,
         fast_activations: _,
         input_shapes: _,
+        cut_inputs: _,
+        cut_outputs: _,
+        states: _,
     } = cellc::Options::default();
 }
 

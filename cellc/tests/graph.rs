@@ -84,7 +84,18 @@ fn run_cases(dirs: Vec<PathBuf>) {
         let pins = case["pin"]
             .as_array()
             .map(|v| v.iter().filter_map(|p| cellc::InputShape::parse(p.as_str()?).ok()).collect());
-        let opts = cellc::Options { input_shapes: pins.unwrap_or_default(), ..Default::default() };
+        let names = |k: &str| -> Vec<String> {
+            case[k]
+                .as_array()
+                .map(|v| v.iter().filter_map(|s| Some(s.as_str()?.to_owned())).collect())
+                .unwrap_or_default()
+        };
+        let opts = cellc::Options {
+            input_shapes: pins.unwrap_or_default(),
+            cut_inputs: names("cut_inputs"),
+            cut_outputs: names("cut_outputs"),
+            ..Default::default()
+        };
         let m = match cellc::load_graph(&xml, &opts) {
             Ok(m) => m,
             Err(d) => {
@@ -117,4 +128,105 @@ fn run_cases(dirs: Vec<PathBuf>) {
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// `--outputs` and `--inputs` cut a model: a head cellc does not compile (the Sigmoid made a
+/// Sin) is left out by taking the logits as the output, whose values are onnxruntime's
+/// outputs through the inverse sigmoid; and the model cut at the last hidden state computes
+/// onnxruntime's outputs from that state.
+#[test]
+fn cutting_a_model_compiles_the_part_between() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_linear_sigmoid");
+    let x = read_f32(&dir.join("in_0.f32"));
+    let want = read_f32(&dir.join("out_0.f32"));
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let xml = std::fs::read_to_string(dir.join("f32/model.xml"))
+        .expect("model")
+        .replace(r#"type="Sigmoid""#, r#"type="Sin""#);
+    std::fs::write(tmp.path().join("model.xml"), xml).expect("write");
+    std::fs::copy(dir.join("f32/model.bin"), tmp.path().join("model.bin")).expect("copy");
+    let model = tmp.path().join("model.xml");
+    let err = cellc::load_graph(&model, &cellc::Options::default()).expect_err("Sin is not compiled");
+    assert!(err.to_string().contains("Sin"), "{err}");
+    let logits = cellc::Options { cut_outputs: vec!["/Gemm_20_output_0".into()], ..Default::default() };
+    let m = cellc::load_graph(&model, &logits).expect("the logits compile");
+    let got = &cellc::reference::run(&m, std::slice::from_ref(&x)).expect("runs")[0];
+    for (g, w) in got.iter().zip(&want) {
+        let logit = (w / (1.0 - w)).ln();
+        assert!((g - logit).abs() < 1e-4, "logit {g} vs {logit}");
+    }
+    // The last hidden state as the output, then as the input of the head.
+    let dir_model = dir.join("f32/model.xml");
+    let state = cellc::Options { cut_outputs: vec!["/Gather_16_output_0".into()], ..Default::default() };
+    let m = cellc::load_graph(&dir_model, &state).expect("the GRU compiles alone");
+    let h = cellc::reference::run(&m, std::slice::from_ref(&x)).expect("runs").remove(0);
+    assert_eq!(h.len(), 2 * 16);
+    let head = cellc::Options { cut_inputs: vec!["/Gather_16_output_0".into()], ..Default::default() };
+    let m = cellc::load_graph(&dir_model, &head).expect("the head compiles alone");
+    assert_eq!(m.params.len(), 1, "the input of the GRU is no longer needed");
+    assert!(m.cells.is_empty());
+    let got = &cellc::reference::run(&m, &[h]).expect("runs")[0];
+    let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(err < 1e-5, "max error {err}");
+    let bad = cellc::Options { cut_outputs: vec!["nowhere".into()], ..Default::default() };
+    let err = cellc::load_graph(&dir_model, &bad).expect_err("no such tensor");
+    assert!(err.to_string().contains("\"nowhere\"") && err.to_string().contains("/Gather_16_output_0"), "{err}");
+}
+
+/// A stateful model (OpenVINO's MakeStateful: ReadValue and Assign) fed its sequence one
+/// step a call carries its state, and gives onnxruntime's outputs over the whole sequence;
+/// a new session (a reset) starts again from zero.
+#[test]
+fn a_stateful_model_carries_its_state_between_calls() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/ov_gru_stateful");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
+    let m = cellc::load_graph(&dir.join("model.xml"), &cellc::Options::default()).expect("compiles");
+    assert_eq!(m.states.len(), 1);
+    let mut session = cellc::reference::Session::new(&m);
+    let calls = case["calls"].as_array().expect("calls");
+    let mut first = Vec::new();
+    for (t, call) in calls.iter().enumerate() {
+        let x = read_f32(&dir.join(call["inputs"][0]["file"].as_str().expect("file")));
+        let want = read_f32(&dir.join(call["outputs"][0]["file"].as_str().expect("file")));
+        let got = cellc::reference::run_session(&m, &[x], &mut session).expect("runs").remove(0);
+        let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-5, "call {t}: max error {err}");
+        if t == 0 {
+            first = got;
+        }
+    }
+    let x = read_f32(&dir.join(calls[0]["inputs"][0]["file"].as_str().expect("file")));
+    let again = cellc::reference::run_session(&m, &[x], &mut cellc::reference::Session::new(&m)).expect("runs");
+    assert_eq!(again[0], first, "a new session starts from zero");
+}
+
+/// `--state IN=OUT` makes the same variable of a model exported with its state as a
+/// Parameter and a Result.
+#[test]
+fn a_state_pair_becomes_a_variable() {
+    let stateful = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/ov_gru_stateful");
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_dynamic_h0/f32/model.xml");
+    let opts = cellc::Options {
+        input_shapes: vec![
+            cellc::InputShape::parse("input=[2,1,8]").expect("pin"),
+            cellc::InputShape::parse("h0=[1,2,16]").expect("pin"),
+        ],
+        states: vec![("h0".into(), "h_n".into())],
+        ..Default::default()
+    };
+    let m = cellc::load_graph(&plain, &opts).expect("compiles");
+    assert_eq!((m.params.len(), m.outputs.len(), m.states.len()), (1, 1, 1));
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stateful.join("case.json")).expect("case.json")).expect("json");
+    let mut session = cellc::reference::Session::new(&m);
+    for call in case["calls"].as_array().expect("calls") {
+        let x = read_f32(&stateful.join(call["inputs"][0]["file"].as_str().expect("file")));
+        let want = read_f32(&stateful.join(call["outputs"][0]["file"].as_str().expect("file")));
+        let got = cellc::reference::run_session(&m, &[x], &mut session).expect("runs").remove(0);
+        let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-5, "max error {err}");
+    }
+    let bad = cellc::Options { states: vec![("h0".into(), "nowhere".into())], ..opts };
+    assert!(cellc::load_graph(&plain, &bad).expect_err("no such Result").to_string().contains("no Result \"nowhere\""));
 }

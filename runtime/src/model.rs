@@ -64,6 +64,10 @@ pub trait Model {
 
     /// Runs the model once. Checks every count and length before writing anything.
     fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), Error>;
+
+    /// Sets a stateful model's variables back to their initial values (a model without
+    /// variables has nothing to reset).
+    fn reset(&mut self) {}
 }
 
 /// Checks input and output counts and lengths against a model's tensors and returns the

@@ -25,6 +25,9 @@ unsafe impl Zeroed for u16 {}
 // SAFETY: all-zero bits are 0 (two bfloat16 zeros, as stored weights).
 #[allow(unsafe_code)]
 unsafe impl Zeroed for u32 {}
+// SAFETY: the all-zero byte is `false` (a stateful model's flag: no run since a reset).
+#[allow(unsafe_code)]
+unsafe impl Zeroed for bool {}
 // SAFETY: an array of zero-valid values is zero-valid.
 #[allow(unsafe_code)]
 unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
@@ -86,8 +89,9 @@ mod tests {
     struct Big {
         w: Aligned<[f32; 1 << 20]>,
         r: [u16; 3],
+        started: bool,
     }
-    crate::impl_zeroed!(Big { w, r });
+    crate::impl_zeroed!(Big { w, r, started });
 
     struct Unit;
     crate::impl_zeroed!(Unit {});
@@ -97,7 +101,7 @@ mod tests {
         // 4 MiB built on a thread with a 256 KiB stack.
         let t = std::thread::Builder::new().stack_size(256 << 10).spawn(|| {
             let b = boxed::<Big>();
-            assert!(b.w.0.iter().all(|&v| v == 0.0) && b.r == [0; 3]);
+            assert!(b.w.0.iter().all(|&v| v == 0.0) && b.r == [0; 3] && !b.started);
             assert_eq!(b.w.0.as_ptr() as usize % 64, 0, "alignment kept");
             let _u: std::boxed::Box<Unit> = boxed();
         });

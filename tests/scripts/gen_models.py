@@ -282,6 +282,129 @@ def openvino_if(out):
     print(f"ov_if_constant: {', '.join(case['ir_ops'])}")
 
 
+def stateful(out):
+    """A streaming GRU: pt_gru_dynamic_h0's IR with one step a call and its state made a
+    variable by OpenVINO's MakeStateful (h0 -> h_n). Its calls feed the five steps of that
+    case's input one at a time from a zero state; each call's expected output is
+    onnxruntime's on the ONNX file over the whole sequence from h0 = 0, at that step. The
+    first call is also the case's `inputs`/`outputs`; `calls` holds all five."""
+    from openvino._offline_transformations import apply_make_stateful_transformation
+
+    src, d = out / "pt_gru_dynamic_h0", out / "ov_gru_stateful"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    core = ov.Core()
+    model = core.read_model(src / "f32" / "model.xml")
+    model.reshape({"input": [2, 1, 8], "h0": [1, 2, 16]})
+    apply_make_stateful_transformation(model, {"h0": "h_n"})
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    x = np.fromfile(src / "in_0.f32", np.float32).reshape(2, 5, 8)
+    h0 = np.zeros((1, 2, 16), np.float32)
+    session = ort.InferenceSession(str(src / "model.onnx"), providers=["CPUExecutionProvider"])
+    y, _ = session.run(None, {"input": x, "h0": h0})
+    compiled = core.compile_model(core.read_model(d / "model.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    calls, worst = [], 0.0
+    for t in range(5):
+        frame, want = np.ascontiguousarray(x[:, t : t + 1, :]), np.ascontiguousarray(y[:, t : t + 1, :])
+        frame.tofile(d / f"in_0_call{t}.f32")
+        want.tofile(d / f"out_0_call{t}.f32")
+        got = request.infer({"input": frame})[compiled.outputs[0]]
+        worst = max(worst, float(np.max(np.abs(got - want))))
+        calls.append({
+            "inputs": [{"name": "input", "shape": list(frame.shape), "file": f"in_0_call{t}.f32"}],
+            "outputs": [{"name": "output", "shape": list(want.shape), "file": f"out_0_call{t}.f32"}],
+        })
+    if worst > AGREE:
+        sys.exit(f"ov_gru_stateful: OpenVINO's stateful model and onnxruntime differ by {worst}")
+    case = {
+        **calls[0],
+        "oracle": "onnxruntime",
+        "tolerance": 1e-5,
+        "calls": calls,
+        "openvino_stateful_max_abs_diff": worst,
+        "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
+    }
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"ov_gru_stateful: {', '.join(case['ir_ops'])}; OpenVINO stateful {worst:.2e}")
+
+
+SILERO = "silero-vad==6.2.3"
+SILERO_CORE_IN = "F0::If_0_then_branch__Inline_0__/encoder/3/activation/Relu_output_0"
+SILERO_CORE_OUT = "F0::If_0_then_branch__Inline_0__/decoder/decoder/1/Relu_output_0"
+
+
+def silero(out):
+    """The real voice-activity model silero-vad (MIT, from its PyPI wheel), converted by
+    OpenVINO from the ONNX file the wheel ships for it. cellc compiles its recurrent core
+    (convolutions before and after it are not compiled yet): the case cuts the model from
+    the encoder's last ReLU to the decoder's ReLU, with the LSTM state in and out. Expected
+    values are OpenVINO's (f32 hint) on the whole IR, the cut tensors added as outputs, for
+    random audio and state; the whole model's outputs agree with onnxruntime's."""
+    import subprocess, tempfile, zipfile
+
+    d = out / "silero_vad_core"
+    shutil.rmtree(d, ignore_errors=True)
+    (d / "f32").mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", SILERO, "-d", tmp], check=True, capture_output=True)
+        (wheel,) = Path(tmp).glob("silero_vad-*.whl")
+        with zipfile.ZipFile(wheel) as z:
+            onnx_bytes = z.read("silero_vad/data/silero_vad_openvino_16k.onnx")
+            licence = next(n for n in z.namelist() if n.endswith("LICENSE"))
+            (d / "LICENSE").write_bytes(z.read(licence))
+        onnx_path = Path(tmp) / "silero.onnx"
+        onnx_path.write_bytes(onnx_bytes)
+        ir = ov.convert_model(str(onnx_path))
+        ov.save_model(ir, d / "model.xml")
+        ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
+        rng = np.random.default_rng(16000)
+        audio = rng.uniform(-0.5, 0.5, (1, 576)).astype(np.float32)
+        state = rng.uniform(-0.5, 0.5, (2, 1, 128)).astype(np.float32)
+        whole = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"input": audio, "state": state})
+
+    def openvino_cut(xml):
+        core = ov.Core()
+        model = core.read_model(xml)
+        model.add_outputs([SILERO_CORE_IN, SILERO_CORE_OUT])
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        got = compiled({"input": audio, "state": state})
+        named = {n: np.asarray(v) for o, v in got.items() for n in o.get_names()}
+        return named
+
+    f32 = openvino_cut(d / "f32" / "model.xml")
+    agree = max(float(np.max(np.abs(f32["output"] - whole[0]))), float(np.max(np.abs(f32["stateN"] - whole[1]))))
+    if agree > AGREE:
+        sys.exit(f"silero_vad_core: OpenVINO and onnxruntime differ by {agree} on the whole model")
+    state.tofile(d / "in_0.f32")
+    f32[SILERO_CORE_IN].astype(np.float32).tofile(d / "in_1.f32")
+    for k, name in enumerate([SILERO_CORE_OUT, "stateN"]):
+        f32[name].astype(np.float32).tofile(d / f"out_{k}.f32")
+    f16 = openvino_cut(d / "model.xml")
+    (d / "f16").mkdir()
+    for k, name in enumerate([SILERO_CORE_OUT, "stateN"]):
+        f16[name].astype(np.float32).tofile(d / "f16" / f"out_{k}.f32")
+    case = {
+        "inputs": [
+            {"name": "state", "shape": list(state.shape), "file": "in_0.f32"},
+            {"name": SILERO_CORE_IN, "shape": list(f32[SILERO_CORE_IN].shape), "file": "in_1.f32"},
+        ],
+        "outputs": [
+            {"name": SILERO_CORE_OUT, "shape": list(f32[SILERO_CORE_OUT].shape), "file": "out_0.f32"},
+            {"name": "stateN", "shape": list(f32["stateN"].shape), "file": "out_1.f32"},
+        ],
+        "oracle": "openvino-cpu-f32",
+        "tolerance": 1e-5,
+        "cut_inputs": [SILERO_CORE_IN],
+        "cut_outputs": [SILERO_CORE_OUT, "stateN"],
+        "source": SILERO + " (silero_vad/data/silero_vad_openvino_16k.onnx)",
+        "openvino_onnxruntime_whole_model_max_abs_diff": agree,
+        "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
+    }
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"silero_vad_core: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -289,6 +412,8 @@ def main():
         name, model, shapes = case()
         write_case(out, name, model, shapes, seed)
     openvino_if(out)
+    stateful(out)
+    silero(out)
 
 
 if __name__ == "__main__":

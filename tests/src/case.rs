@@ -24,6 +24,11 @@ struct CaseJson {
     /// Parameter shapes to fix at compile time, as `--input` takes them.
     #[serde(default)]
     pin: Vec<String>,
+    /// Where to cut the model, as `--inputs` and `--outputs` take them.
+    #[serde(default)]
+    cut_inputs: Vec<String>,
+    #[serde(default)]
+    cut_outputs: Vec<String>,
 }
 
 /// A loaded case.
@@ -43,6 +48,8 @@ pub struct Case {
     pub model: PathBuf,
     /// Parameter shapes fixed at compile time (`--input`).
     pub pins: Vec<cellc::InputShape>,
+    /// Where the model is cut (`--inputs`, `--outputs`).
+    pub cut: (Vec<String>, Vec<String>),
 }
 
 /// Reads a raw little-endian data file: `.f32` as float32, `.i32` as int32 (converted).
@@ -117,6 +124,7 @@ impl Case {
                 .iter()
                 .map(|p| cellc::InputShape::parse(p).map_err(|e| format!("{}: pin: {e}", json_path.display())))
                 .collect::<Result<_, _>>()?,
+            cut: (cj.cut_inputs, cj.cut_outputs),
         })
     }
 

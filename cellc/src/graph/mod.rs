@@ -313,6 +313,8 @@ pub struct Graph {
     /// The name of each Result as read (OpenVINO names a Result after the tensor feeding
     /// it), kept apart because passes rename and replace tensors.
     pub result_names: Vec<Option<String>>,
+    /// Nodes that keep a value for the next run (`Assign`): roots, as Results are.
+    pub sinks: Vec<NodeId>,
     /// The symbols dynamic dimensions stand for.
     pub symbols: Vec<Symbol>,
     /// The weights file the constants are read from.
@@ -330,6 +332,7 @@ impl Graph {
             params: Vec::new(),
             results: Vec::new(),
             result_names: Vec::new(),
+            sinks: Vec::new(),
             symbols: Vec::new(),
             weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
         }
@@ -415,6 +418,21 @@ impl Graph {
         r
     }
 
+    /// A Parameter's shape from its declared dimensions: each dynamic one a new symbol, which
+    /// messages name by the Parameter and the axis.
+    pub fn declare_shape(&mut self, param: &str, pos: Option<Pos>, dims: &[raw::Dim]) -> Vec<Sym> {
+        dims.iter()
+            .enumerate()
+            .map(|(axis, d)| match d {
+                raw::Dim::Static(n) => Sym::known(i64::try_from(*n).unwrap_or(i64::MAX)),
+                raw::Dim::Dynamic => {
+                    self.symbols.push(Symbol { param: param.to_owned(), axis, pos });
+                    Sym::symbol(self.symbols.len() as u32 - 1)
+                }
+            })
+            .collect()
+    }
+
     /// Fixes dimensions of a Parameter (named by its tensor or its layer) before folding;
     /// `None` keeps a dimension. A dimension the model fixes can only be given its own size.
     pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), String> {
@@ -467,6 +485,7 @@ impl Graph {
         let mut live = vec![false; self.nodes.len()];
         let mut stack: Vec<NodeId> = self.results.clone();
         stack.extend(self.params.iter().copied());
+        stack.extend(self.sinks.iter().copied());
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut live[id], true) {
                 continue;

@@ -15,6 +15,27 @@ pub enum Home {
     Slot(usize),
     /// Constant `k` of [`super::Model::consts`], baked into the code.
     Const(usize),
+    /// Variable `k` of [`super::Model::states`], kept in the model value between runs.
+    State(usize),
+}
+
+/// A variable a stateful model keeps between runs (zero after a reset, unless an
+/// [`Init`] step sets it on the first run).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// Its name (`variable_id`).
+    pub name: String,
+    /// Its values.
+    pub len: usize,
+}
+
+/// On the first run after a reset, a variable takes the values of `src`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Init {
+    /// The variable.
+    pub state: usize,
+    /// Its initial values.
+    pub src: Operand,
 }
 
 /// A tensor as a step sees it.
@@ -232,4 +253,6 @@ pub enum Step {
     Softmax(Softmax),
     /// A row in or out of a tensor whose batch is not its first dimension.
     Rows(RowCopy),
+    /// A variable's initial value.
+    Init(Init),
 }

@@ -135,6 +135,7 @@ impl Wired {
             consts: Vec::new(),
             slots,
             steps,
+            states: Vec::new(),
         }
     }
 }

@@ -114,6 +114,21 @@ pub enum Op {
     },
     /// `If`: the branches are the node's bodies.
     If,
+    /// `ReadValue` (opset 3 and 6): the value of a variable kept between runs; on the first
+    /// run (and after a reset) its input's value, or zeros without one.
+    ReadValue {
+        /// `variable_id`.
+        variable: String,
+        /// `variable_shape`, when given.
+        shape: Option<Vec<raw::Dim>>,
+        /// `variable_type`, when given.
+        elem: Option<Elem>,
+    },
+    /// `Assign` (opset 3 and 6): stores its input in a variable for the next run.
+    Assign {
+        /// `variable_id`.
+        variable: String,
+    },
     /// A recurrent cell, in its Cell or Sequence form.
     Cell(Box<CellAttrs>),
     /// An op cellc does not know.
@@ -173,6 +188,21 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::MatMul { .. } => linear::infer(op, ins)?,
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
+        Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
+            Some(init) => vec![Fact { value: None, ..init.clone() }],
+            None => {
+                let dims = shape.as_ref().ok_or("without an initial value, `variable_shape` is required")?;
+                let dims: Vec<crate::graph::Sym> = dims
+                    .iter()
+                    .map(|d| match d {
+                        raw::Dim::Static(n) => Ok(crate::graph::Sym::known(i64::try_from(*n).unwrap_or(i64::MAX))),
+                        raw::Dim::Dynamic => Err("`variable_shape` must be static without an initial value".to_owned()),
+                    })
+                    .collect::<Result<_, _>>()?;
+                vec![Fact::new(elem.unwrap_or(Elem::F32), dims)]
+            }
+        },
+        Op::Assign { .. } => vec![Fact { value: None, ..input(ins, 0, "value")?.clone() }],
     };
     if facts.len() != outputs {
         return Err(format!("the op gives {} outputs; the layer declares {outputs}", facts.len()));

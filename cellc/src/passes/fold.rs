@@ -30,7 +30,10 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
         let mut inlined = false;
         for id in order {
             match &g.nodes[id].op {
-                Op::Parameter { .. } | Op::Result | Op::Unknown => {}
+                Op::Parameter { .. } | Op::Result => {}
+                // An op cellc does not know keeps the shapes its ports declare, when they are
+                // static, so what only depends on them (a ShapeOf) still folds.
+                Op::Unknown => declared_shapes(g, id),
                 Op::Const { src } => {
                     if let Some(src) = src.clone() {
                         load(g, &mut diags, &mut reported, id, &src);
@@ -52,6 +55,22 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
     }
     g.prune();
     diags
+}
+
+fn declared_shapes(g: &mut Graph, id: NodeId) {
+    for t in g.nodes[id].outputs.clone() {
+        let tensor = &mut g.tensors[t];
+        if tensor.fact.shape.is_none() && !tensor.declared.is_empty() {
+            tensor.fact.shape = tensor
+                .declared
+                .iter()
+                .map(|d| match d {
+                    crate::ir::raw::Dim::Static(n) => i64::try_from(*n).ok().map(Sym::known),
+                    crate::ir::raw::Dim::Dynamic => None,
+                })
+                .collect();
+        }
+    }
 }
 
 /// Whether a dimension is a symbol itself (not a multiple or an offset of one).

@@ -176,6 +176,8 @@ fn run() -> Result<bool, String> {
                 weight_type,
                 fast_activations,
                 input_shapes: e.case.pins.clone(),
+                cut_inputs: e.case.cut.0.clone(),
+                cut_outputs: e.case.cut.1.clone(),
                 ..Options::default()
             };
             match cellc::load_graph(&e.case.model, &opts) {

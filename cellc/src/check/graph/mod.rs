@@ -28,9 +28,10 @@ enum Mode {
     Rows(u32),
 }
 
-/// Checks a folded graph and plans its steps.
-pub fn check(g: &Graph) -> Result<ir::Model, Diagnostics> {
-    let mut c = Checker { g, diags: Vec::new(), tainted: vec![false; g.nodes.len()] };
+/// Checks a folded graph and plans its steps. `reported`: the passes reported problems
+/// already (what they left unknown is then not a problem of its own).
+pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
+    let mut c = Checker { g, diags: Vec::new(), tainted: vec![false; g.nodes.len()], reported };
     let (order, cyclic) = g.topo_order();
     if !cyclic.is_empty() {
         // The fold pass reported the cycle.
@@ -51,6 +52,7 @@ pub fn check(g: &Graph) -> Result<ir::Model, Diagnostics> {
     }
     p.outputs(&mut c);
     p.param_types(&mut c);
+    p.scratch_size(&mut c);
     if !c.diags.is_empty() {
         return Err(c.finish());
     }
@@ -64,6 +66,8 @@ pub(super) struct Checker<'g> {
     /// Nodes that read, directly or not, an op reported as unsupported: what is wrong with
     /// them follows from it, and is not reported again.
     tainted: Vec<bool>,
+    /// Whether the passes before reported problems.
+    reported: bool,
 }
 
 impl Checker<'_> {

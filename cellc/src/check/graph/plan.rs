@@ -38,6 +38,10 @@ pub(super) struct Planner<'g> {
     outputs: Vec<ir::Output>,
     /// Whether the limit on cells was reported.
     pub(super) too_many_cells: bool,
+    /// The variables of a stateful model.
+    pub(super) states: Vec<ir::State>,
+    /// The values stored into variables at the end of a run.
+    pub(super) assigns: Vec<(usize, Operand)>,
 }
 
 impl<'g> Planner<'g> {
@@ -70,6 +74,8 @@ impl<'g> Planner<'g> {
             steps: Vec::new(),
             outputs: Vec::new(),
             too_many_cells: false,
+            states: Vec::new(),
+            assigns: Vec::new(),
         };
         p.preferences();
         p
@@ -100,9 +106,10 @@ impl<'g> Planner<'g> {
     }
 
     /// Values in one row of a shape (in rows mode the batch counts its coefficient), when
-    /// the shape allows it.
+    /// the shape allows it and holds at most [`MAX_TENSOR_ELEMENTS`] values (so products of
+    /// these dimensions never overflow).
     pub(super) fn row_dims(&self, shape: &[Sym]) -> Option<Vec<usize>> {
-        shape
+        let dims: Vec<usize> = shape
             .iter()
             .map(|d| match (d.value(), self.mode) {
                 (Some(v), _) => usize::try_from(v).ok(),
@@ -111,7 +118,9 @@ impl<'g> Planner<'g> {
                 }
                 _ => None,
             })
-            .collect()
+            .collect::<Option<_>>()?;
+        let total = dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64))?;
+        (total <= MAX_TENSOR_ELEMENTS).then_some(dims)
     }
 
     /// The axis of the batch in a shape (rows mode).
@@ -164,12 +173,19 @@ impl<'g> Planner<'g> {
             let name = param_name(self.g, p);
             let Some(shape) = self.g.tensors[t].fact.shape.clone() else { continue };
             let dims = self.ir_dims(c, p, &shape, "Parameter");
+            let reported = dims.is_none();
             name_fits(c, p, &name);
             let index = self.params.len();
             self.param_of[p] = Some(index);
             self.params.push(ir::Param { name, shape: dims.unwrap_or_default(), role: ParamRole::Data });
             self.roles.push(None);
-            let Some(len) = self.dims_of(t).map(|d| d.iter().product::<usize>()) else { continue };
+            let Some(len) = self.dims_of(t).map(|d| d.iter().product::<usize>()) else {
+                if !reported {
+                    let msg = format!("the Parameter holds more than {MAX_TENSOR_ELEMENTS} values a row");
+                    c.err(p, None, msg);
+                }
+                continue;
+            };
             let src = match self.mode {
                 Mode::Whole => Operand::whole(Home::Param(index), len),
                 Mode::Rows(_) => Operand::rows(Home::Param(index), len),
@@ -373,7 +389,14 @@ impl<'g> Planner<'g> {
             }
             let dims = self.ir_dims(c, r, &shape, "Result").unwrap_or_default();
             self.outputs.push(ir::Output { name, shape: dims });
-            let Some(src) = self.operand(t) else { continue };
+            let Some(src) = self.operand(t) else {
+                // What feeds the Result was refused, with a reason; if none was given, the
+                // Result would be left unwritten: refuse it here.
+                if c.diags.is_empty() && !c.reported {
+                    c.err(r, None, "internal error: the value this Result returns was not planned; please report it");
+                }
+                continue;
+            };
             if src.home == Home::Output(k) {
                 continue;
             }
@@ -417,8 +440,70 @@ impl<'g> Planner<'g> {
         }
     }
 
+    /// Reports scratch that would make the model value too large.
+    pub(super) fn scratch_size(&self, c: &mut Checker<'_>) {
+        let total: u64 = self.slots.iter().map(|&n| n as u64).sum();
+        if total > MAX_TENSOR_ELEMENTS
+            && let Some(&r) = self.g.results.first()
+        {
+            let msg = format!(
+                "the model needs {total} values of scratch between its steps; cellc keeps at most {MAX_TENSOR_ELEMENTS}"
+            );
+            c.err(r, None, msg);
+        }
+    }
+
+    /// The variable named `name` of `len` values, made on first use.
+    pub(super) fn variable(&mut self, c: &mut Checker<'_>, id: NodeId, name: &str, len: usize) -> Option<usize> {
+        if let Mode::Rows(_) = self.mode {
+            let msg = "a stateful model keeps one value per row of a static batch: pin the batch with --input";
+            c.err(id, None, msg);
+            return None;
+        }
+        match self.states.iter().position(|s| s.name == name) {
+            Some(k) if self.states[k].len == len => Some(k),
+            Some(k) => {
+                let msg =
+                    format!("variable {name:?} holds {} values elsewhere in the model, {len} here", self.states[k].len);
+                c.err(id, None, msg);
+                None
+            }
+            None => {
+                self.states.push(ir::State { name: name.to_owned(), len });
+                Some(self.states.len() - 1)
+            }
+        }
+    }
+
+    /// A `ReadValue`: its output is the variable itself; on the first run its input (if any)
+    /// sets it.
+    pub(super) fn read_value(&mut self, c: &mut Checker<'_>, id: NodeId, name: &str) {
+        let Some(&y) = self.g.nodes[id].outputs.first() else { return };
+        let Some(len) = self.dims_of(y).map(|d| d.iter().product::<usize>()) else { return };
+        let Some(k) = self.variable(c, id, name, len) else { return };
+        if let Some(init) = input_tensor(self.g, id, 0) {
+            let Some(src) = self.operand(init) else { return };
+            self.steps.push(Step::Init(ir::steps::Init { state: k, src }));
+        }
+        self.homes[y] = Some(Operand::whole(Home::State(k), len));
+    }
+
+    /// An `Assign`: its input is stored in the variable once every step has read the old
+    /// value (its input is kept until then).
+    pub(super) fn assign(&mut self, c: &mut Checker<'_>, id: NodeId, name: &str) {
+        let Some(x) = input_tensor(self.g, id, 0) else { return };
+        let Some(src) = self.operand(x) else { return };
+        let Some(k) = self.variable(c, id, name, src.len) else { return };
+        self.assigns.push((k, src));
+    }
+
     /// The validated model.
     pub(super) fn finish(self) -> ir::Model {
+        let mut steps = self.steps;
+        for (k, src) in self.assigns {
+            let dst = Operand::whole(Home::State(k), src.len);
+            steps.push(Step::Copy(ir::steps::Copy::new(src, dst, vec![[src.len, 1, 1]])));
+        }
         ir::Model {
             file: self.g.file.clone(),
             name: self.g.name.clone(),
@@ -428,7 +513,8 @@ impl<'g> Planner<'g> {
             outputs: self.outputs,
             consts: self.consts,
             slots: self.slots,
-            steps: self.steps,
+            steps,
+            states: self.states,
         }
     }
 }

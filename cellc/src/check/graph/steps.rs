@@ -76,6 +76,16 @@ impl Planner<'_> {
                 let a = a.clone();
                 self.cell(c, id, &a);
             }
+            Op::ReadValue { variable, .. } => {
+                let v = variable.clone();
+                self.read_value(c, id, &v);
+            }
+            Op::Assign { variable } => {
+                let v = variable.clone();
+                self.assign(c, id, &v);
+                // Its input stays where it is until the end of the run.
+                return;
+            }
             _ if self.is_alias(id) => {
                 if let (Some(x), Some(&y)) = (input_tensor(self.g, id, 0), node.outputs.first())
                     && self.operand(x).is_some()

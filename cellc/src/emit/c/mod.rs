@@ -106,7 +106,9 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
     let slots =
         (0..m.slots.len()).map(|s| e.names.cell(&format!("slot{s}")).base[prefix.len() + 1..].to_owned()).collect();
     let consts = (0..m.consts.len()).map(|k| e.names.cell(&format!("const{k}")).upper).collect();
-    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts };
+    let states =
+        (0..m.states.len()).map(|k| e.names.cell(&format!("state{k}")).base[prefix.len() + 1..].to_owned()).collect();
+    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts, states };
     me.declare(&mut e.hd);
     me.define(&mut e.body, &mut e.helpers);
     Ok(e.finish(m, header))

@@ -28,6 +28,8 @@ pub(super) struct ModelEmitter<'a> {
     pub(super) slots: Vec<String>,
     /// Names of the constant arrays.
     pub(super) consts: Vec<String>,
+    /// Member names of the variables of a stateful model.
+    pub(super) states: Vec<String>,
 }
 
 /// Floats in one batch row of a tensor: its dimensions but the batch, wherever it is.
@@ -49,6 +51,13 @@ impl ModelEmitter<'_> {
         }
         for (name, len) in self.slots.iter().zip(&self.m.slots) {
             out.push(("float".into(), format!("{name}[{len}]")));
+        }
+        for (name, st) in self.states.iter().zip(&self.m.states) {
+            out.push(("float".into(), format!("{name}[{}]", st.len)));
+        }
+        if !self.m.states.is_empty() {
+            // A member name no cell, slot or variable can take (theirs are words).
+            out.push(("int".into(), "started_".into()));
         }
         out
     }
@@ -127,9 +136,18 @@ impl ModelEmitter<'_> {
                 "the weights given at run time, packed, and scratch for the values between steps that no Result returns"
             }
         };
-        hd.comment(&format!(
-            "What {p}_run keeps besides its arguments: {keeps}. It needs no initialisation; give each thread its own."
-        ));
+        if m.states.is_empty() {
+            hd.comment(&format!(
+                "What {p}_run keeps besides its arguments: {keeps}. It needs no initialisation; give each thread its own."
+            ));
+        } else {
+            let names: Vec<String> = m.states.iter().map(|s| quoted(&s.name)).collect();
+            hd.comment(&format!(
+                "What {p}_run keeps besides its arguments: {keeps}, and the variables {} carried from one run to the \
+                 next. Call {p}_reset before the first run (a zeroed struct is reset too), and to start a new stream; give each stream its own.",
+                names.join(", ")
+            ));
+        }
         hd.open(format!("typedef struct {p}_model"));
         if members.is_empty() {
             hd.line("char unused;");
@@ -147,6 +165,13 @@ impl ModelEmitter<'_> {
         ));
         hd.line(format!("{};", self.run_signature()));
         hd.line("");
+        if !m.states.is_empty() {
+            hd.comment(
+                "Sets the variables to their initial values (zero, or what the model gives them on its first run).",
+            );
+            hd.line(format!("void {p}_reset({p}_model *model);"));
+            hd.line("");
+        }
     }
 
     /// The source's part: tensor tables, constant sequence lengths and `run`.
@@ -187,6 +212,15 @@ impl ModelEmitter<'_> {
             c.line(format!("static const float {name}[{}] = {{{}}};", v.len(), v.join(", ")));
             c.line("");
         }
+        if !m.states.is_empty() {
+            c.function(&format!("void {p}_reset({p}_model *model)"));
+            for (name, st) in self.states.iter().zip(&m.states) {
+                c.line(format!("for (size_t j = 0; j < {}; ++j) model->{name}[j] = 0.0f;", st.len));
+            }
+            c.line("model->started_ = 0;");
+            c.close("");
+            c.line("");
+        }
         c.function(&self.run_signature());
         c.line("size_t batch;");
         c.line(format!("if (n_inputs != {}) return {u}_ERR_INPUT_COUNT;", m.params.len()));
@@ -220,10 +254,21 @@ impl ModelEmitter<'_> {
                     Step::MatMul(s) => self.matmul_step(c, s),
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Rows(s) => self.rows_step(c, s),
+                    Step::Init(s) => {
+                        let len = m.states[s.state].len;
+                        c.line(format!("const float *const src = {};", self.ptr(&s.src)));
+                        c.line(format!(
+                            "if (!model->started_) for (size_t j = 0; j < {len}; ++j) model->{}[j] = src[j];",
+                            self.states[s.state]
+                        ));
+                    }
                 }
                 c.close("");
             }
             c.close("");
+        }
+        if !m.states.is_empty() {
+            c.line("model->started_ = 1;");
         }
         c.line(format!("return {u}_OK;"));
         c.close("");
@@ -296,6 +341,7 @@ impl ModelEmitter<'_> {
             Home::Output(k) => format!("outputs[{k}]"),
             Home::Slot(s) => format!("model->{}", self.slots[s]),
             Home::Const(k) => self.consts[k].clone(),
+            Home::State(k) => format!("model->{}", self.states[k]),
         };
         let at = match (o.offset, o.row_stride) {
             (0, 0) => return base,

@@ -39,6 +39,7 @@ const CELL_MACROS: &[&str] = &[
 /// the helpers of the `.c` file besides the activations, which `acts::order` lists).
 const MODEL_NAMES: &[&str] = &[
     "_run",
+    "_reset",
     "_model",
     "_tensor",
     "_inputs",

@@ -24,6 +24,10 @@ fn tensor_info(name: &str, shape: &[Dim], batch: Batch) -> TokenStream {
 struct Fields {
     slots: Vec<proc_macro2::Ident>,
     consts: Vec<proc_macro2::Ident>,
+    /// The variables of a stateful model, and whether a run has set them since the last
+    /// reset (false when zeroed, as `reset` and `cellc_runtime::boxed` leave it).
+    states: Vec<proc_macro2::Ident>,
+    started: proc_macro2::Ident,
 }
 
 /// `offset + n·row_stride` (+ `extra`), as a reader would write it.
@@ -68,6 +72,10 @@ impl Fields {
                 let c = &self.consts[k];
                 quote! { #c[#range] }
             }
+            Home::State(k) => {
+                let f = &self.states[k];
+                quote! { self.#f[#range] }
+            }
         }
     }
 
@@ -104,7 +112,28 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) 
         consts: (0..m.consts.len())
             .map(|k| ident(&field_name(&names.unique(&format!("Const{k}"), "Const")).to_ascii_uppercase()))
             .collect(),
+        states: (0..m.states.len()).map(|k| ident(&field_name(&names.unique(&format!("State{k}"), "State")))).collect(),
+        started: ident(&field_name(&names.unique("Started", "Started"))),
     };
+    let stateful = !m.states.is_empty();
+    let state_fields = &fields.states;
+    let state_lens: Vec<usize> = m.states.iter().map(|s| s.len).collect();
+    let started = &fields.started;
+    let (started_field, started_init) =
+        if stateful { (quote! { #started: bool, }, quote! { #started: false, }) } else { (quote! {}, quote! {}) };
+    let reset = stateful.then(|| {
+        let names: Vec<String> = m.states.iter().map(|s| s.name.clone()).collect();
+        let doc = format!(" Forgets the variables {names:?}: the next run starts from their initial values.");
+        quote! {
+            #[doc = #doc]
+            pub fn reset(&mut self) {
+                #(self.#state_fields = [0.0; #state_lens];)*
+                self.#started = false;
+            }
+        }
+    });
+    let reset_trait = stateful.then(|| quote! { fn reset(&mut self) { #ty::reset(self) } });
+    let end_of_run = stateful.then(|| quote! { self.#started = true; });
     let cell_fields: Vec<_> = cells.iter().map(|c| ident(&c.field)).collect();
     let types: Vec<_> = cells.iter().map(|c| ident(&c.ty)).collect();
     let ctors = cells.iter().zip(&types).map(|(c, t)| {
@@ -152,6 +181,12 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) 
             Step::MatMul(mm) => matmul_step(mm, &fields),
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Rows(r) => rows_step(r, &fields),
+            Step::Init(i) => {
+                let (state, started) = (&fields.states[i.state], &fields.started);
+                let len = m.states[i.state].len;
+                let src = fields.slice(&i.src, 0, len, false);
+                quote! { if !self.#started { self.#state.copy_from_slice(#src); } }
+            }
         })
         .collect();
     let check = quote! { ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)? };
@@ -175,16 +210,20 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) 
         m.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
         m.outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
     );
-    let all_fields: Vec<_> = cell_fields.iter().chain(slot_fields).collect();
+    let all_fields: Vec<_> =
+        cell_fields.iter().chain(slot_fields).chain(state_fields).chain(stateful.then_some(&fields.started)).collect();
     quote! {
         #(#consts)*
         #[doc = #doc]
         #[derive(Clone, Debug)]
-        pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* }
+        pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* #(#state_fields: [f32; #state_lens],)* #started_field }
         ::cellc_runtime::impl_zeroed!(#ty { #(#all_fields),* });
         impl #ty {
             /// The model, ready to run.
-            pub const fn new() -> Self { #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* } }
+            pub const fn new() -> Self {
+                #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* #(#state_fields: [0.0; #state_lens],)* #started_init }
+            }
+            #reset
         }
         impl ::core::default::Default for #ty {
             fn default() -> Self { Self::new() }
@@ -201,8 +240,10 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) 
                 #(#set_weights)*
                 #split
                 #row_loop
+                #end_of_run
                 Ok(())
             }
+            #reset_trait
         }
     }
 }
@@ -227,6 +268,7 @@ fn uses_row(m: &Model) -> bool {
         Step::MatMul(mm) => moves(&mm.a) || moves(&mm.b) || moves(&mm.dst),
         Step::Softmax(sm) => moves(&sm.src) || moves(&sm.dst),
         Step::Rows(_) => true,
+        Step::Init(i) => moves(&i.src),
     })
 }
 

@@ -223,11 +223,20 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         if lstm { "s" } else { "" },
         if lstm { "s" } else { "" },
     );
-    let (y_batch, y_time) = if nd == 1 {
-        (quote! { (r + d) * #l + t }, quote! { t * n + r + d })
-    } else {
-        (quote! { (#nd * r + d) * #l + t }, quote! { #nd * (t * n + r) + d })
+    // `· 1` is not written: clippy flags it in a user's crate (a sequence of one step).
+    let times_l = |e: TokenStream, grouped: TokenStream| {
+        if l == 1 {
+            e
+        } else {
+            quote! { #grouped * #l }
+        }
     };
+    let (y_batch, y_time) = if nd == 1 {
+        (times_l(quote! { r + d }, quote! { (r + d) }), quote! { t * n + r + d })
+    } else {
+        (times_l(quote! { #nd * r + d }, quote! { (#nd * r + d) }), quote! { #nd * (t * n + r) + d })
+    };
+    let (y_batch, x_batch) = (quote! { #y_batch + t }, times_l(quote! { r }, quote! { r }));
     let rows_of_h = divided(quote! { hr.len() }, nd);
     let (c_arg, c_pass, c_slice) = if lstm {
         (quote! { cr: &mut [[f32; #h]], }, quote! { cr, }, quote! { let cr = c.as_chunks_mut::<#h>().0; })
@@ -283,7 +292,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             let steps = lens.iter().copied().max().unwrap_or(0);
             // Where step t of row r is in `x`, and where direction d of it goes in `y`.
             let xi = |r: usize, t: usize| match major {
-                ::cellc_runtime::Major::Batch => r * #l + t,
+                ::cellc_runtime::Major::Batch => #x_batch + t,
                 ::cellc_runtime::Major::Time => t * n + r,
             };
             let yi = |r: usize, t: usize, d: usize| match major {

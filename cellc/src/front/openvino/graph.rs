@@ -4,7 +4,7 @@
 use super::ops::Attrs;
 use super::xml::{Layer, Net};
 use crate::diag::{Diag, Pos};
-use crate::graph::{Body, ConstSrc, Elem, Fact, Graph, NodeId, Sym, Symbol, TensorId};
+use crate::graph::{Body, ConstSrc, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ir::raw::{self, Origin};
 use crate::limits::shown;
 use crate::ops::Op;
@@ -41,31 +41,22 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
     let by_id: BTreeMap<u64, NodeId> = node_of.iter().map(|(&k, &v)| (k, v)).collect();
     g.params = by_id.values().copied().filter(|&n| matches!(g.nodes[n].op, Op::Parameter { .. })).collect();
     g.results = by_id.values().copied().filter(|&n| g.nodes[n].op == Op::Result).collect();
+    g.sinks = by_id.values().copied().filter(|&n| matches!(g.nodes[n].op, Op::Assign { .. })).collect();
     g.result_names = g
         .results
         .iter()
         .map(|&r| g.nodes[r].inputs.first().copied().flatten().and_then(|t| g.tensors[t].names.first().cloned()))
         .collect();
     if top {
-        for &p in &g.params {
+        for p in g.params.clone() {
             let t = g.nodes[p].outputs[0];
             let dims = g.tensors[t].declared.clone();
             let name = g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone());
             let pos = g.nodes[p].origin.pos;
-            let shape = dims
-                .iter()
-                .enumerate()
-                .map(|(axis, d)| match d {
-                    raw::Dim::Static(n) => Sym::known(i64::try_from(*n).unwrap_or(i64::MAX)),
-                    raw::Dim::Dynamic => {
-                        g.symbols.push(Symbol { param: name.clone(), axis, pos });
-                        Sym::symbol(g.symbols.len() as u32 - 1)
-                    }
-                })
-                .collect();
+            let shape = g.declare_shape(&name, pos, &dims);
             g.tensors[t].fact.shape = Some(shape);
         }
-        if g.results.is_empty() {
+        if g.results.is_empty() && g.sinks.is_empty() {
             diags.push(Diag::new(file, None, "the model has no Result layer; expected at least one"));
         }
     }

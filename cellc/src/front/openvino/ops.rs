@@ -206,11 +206,44 @@ impl Attrs<'_> {
             "SoftMax" | "Softmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: false },
             "LogSoftmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: true },
             "If" => Op::If,
+            "ReadValue" => Op::ReadValue {
+                variable: self.variable(),
+                shape: self.layer.attr("variable_shape").map(|v| self.dims("variable_shape", v)),
+                elem: match self.layer.attr("variable_type").map(str::trim) {
+                    None | Some("dynamic" | "undefined") => None,
+                    Some(_) => Some(self.elem("variable_type", None)),
+                },
+            },
+            "Assign" => Op::Assign { variable: self.variable() },
             "GRUCell" | "GRUSequence" => Op::Cell(Box::new(self.cell(CellOp::Gru))),
             "RNNCell" | "RNNSequence" => Op::Cell(Box::new(self.cell(CellOp::Rnn))),
             "LSTMCell" | "LSTMSequence" => Op::Cell(Box::new(self.cell(CellOp::Lstm))),
             _ => Op::Unknown,
         }
+    }
+
+    /// `variable_id`, required.
+    fn variable(&mut self) -> String {
+        match self.layer.attr("variable_id") {
+            Some(v) if !v.trim().is_empty() => v.trim().to_owned(),
+            _ => {
+                self.err(self.layer.data_pos.or(self.layer.pos), "no `variable_id` attribute in <data>".to_owned());
+                String::new()
+            }
+        }
+    }
+
+    /// A list of dimensions (`1,2,16` or `[1,2,16]`, `?` or -1 for a dynamic one).
+    fn dims(&mut self, key: &str, v: &str) -> Vec<crate::ir::raw::Dim> {
+        let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
+        if inner.trim().is_empty() {
+            return Vec::new();
+        }
+        let parsed: Option<Vec<_>> = inner.split(',').map(super::xml::parse_dim).collect();
+        parsed.unwrap_or_else(|| {
+            self.err(self.layer.attr_pos(key), format!("`{key}` is {v:?}; expected sizes separated by commas"));
+            Vec::new()
+        })
     }
 
     fn unary(&mut self, t: &str) -> Option<Unary> {

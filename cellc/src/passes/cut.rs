@@ -1,0 +1,109 @@
+//! Cutting a model (`--inputs`, `--outputs`): the named tensors become the model's Results
+//! and new Parameters, and only what lies between them is compiled, so a user can take the
+//! recurrent core of a model whose other parts cellc does not compile yet.
+use crate::diag::Diag;
+use crate::graph::{Elem, Graph, NodeId, TensorId};
+use crate::ir::raw::Origin;
+use crate::ops::Op;
+
+/// The tensor a name stands for: a tensor name (a port's `names`), or a layer name (its
+/// first output; for a Result, what it returns).
+fn find(g: &Graph, name: &str) -> Option<TensorId> {
+    let live = |t: &TensorId| !g.nodes[g.tensors[*t].producer.0].dead;
+    if let Some(t) = (0..g.tensors.len()).filter(live).find(|&t| g.tensors[t].names.iter().any(|n| n == name)) {
+        return Some(t);
+    }
+    let node = g.nodes.iter().position(|n| !n.dead && n.origin.name == name)?;
+    match g.nodes[node].op {
+        Op::Result => g.nodes[node].inputs.first().copied().flatten(),
+        _ => g.nodes[node].outputs.first().copied(),
+    }
+}
+
+/// A few names the model has, for messages.
+fn some_names(g: &Graph) -> String {
+    let mut names: Vec<&str> = g
+        .tensors
+        .iter()
+        .filter(|t| !g.nodes[t.producer.0].dead)
+        .flat_map(|t| t.names.iter().map(String::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let shown: Vec<String> = names.iter().take(12).map(|n| format!("{n:?}")).collect();
+    let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// Makes the tensors named by `outputs` the Results (in that order) and those named by
+/// `inputs` Parameters (after the model's own that are still needed). Every unknown name is
+/// reported.
+pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
+    let mut diags = Vec::new();
+    let mut missing = |what: &str, name: &str, g: &Graph| {
+        let msg =
+            format!("{what} {name:?}: the model has no such tensor or layer; its tensors include {}", some_names(g));
+        diags.push(Diag::new(&g.file, None, msg));
+    };
+    let ins: Vec<(String, Option<TensorId>)> = inputs.iter().map(|n| (n.clone(), find(g, n))).collect();
+    let outs: Vec<(String, Option<TensorId>)> = outputs.iter().map(|n| (n.clone(), find(g, n))).collect();
+    for (n, t) in &ins {
+        if t.is_none() {
+            missing("--inputs", n, g);
+        }
+    }
+    for (n, t) in &outs {
+        if t.is_none() {
+            missing("--outputs", n, g);
+        }
+    }
+    if !diags.is_empty() {
+        return diags;
+    }
+    if !outs.is_empty() {
+        for &r in &g.results {
+            g.nodes[r].dead = true;
+        }
+        g.results.clear();
+        g.result_names.clear();
+        for (name, t) in &outs {
+            let origin =
+                Origin { pos: g.tensors[t.unwrap_or_default()].pos, name: format!("{name}/cut"), op: "Result".into() };
+            let r = g.add(Op::Result, origin, vec![*t], 0);
+            g.results.push(r);
+            g.result_names.push(Some(name.clone()));
+        }
+    }
+    for (name, t) in &ins {
+        let Some(t) = *t else { continue };
+        let p = parameter(g, name, t);
+        let pt = g.nodes[p].outputs[0];
+        // Results keep reading the cut tensor's value through the new Parameter.
+        g.replace_uses(t, pt);
+    }
+    // The model's own Parameters no Result needs any more are dropped with the rest.
+    let params = std::mem::take(&mut g.params);
+    g.prune();
+    g.params = params.into_iter().filter(|&p| !g.nodes[p].dead).collect();
+    diags
+}
+
+/// A new Parameter standing for tensor `t`, with the shape declared on its port (dynamic
+/// dimensions becoming new symbols) and its element type.
+fn parameter(g: &mut Graph, name: &str, t: TensorId) -> NodeId {
+    let declared = g.tensors[t].declared.clone();
+    let elem = g.tensors[t].fact.elem;
+    let pos = g.tensors[t].pos;
+    let origin = Origin { pos, name: name.to_owned(), op: "Parameter".into() };
+    let p = g.add(Op::Parameter { elem, shape: declared.clone() }, origin, Vec::new(), 1);
+    let pt = g.nodes[p].outputs[0];
+    let shape = g.declare_shape(name, pos, &declared);
+    let tensor = &mut g.tensors[pt];
+    tensor.fact.elem = if elem == Elem::Bool { Elem::F32 } else { elem };
+    tensor.fact.shape = Some(shape);
+    tensor.names = vec![name.to_owned()];
+    tensor.declared = declared;
+    tensor.pos = pos;
+    g.params.push(p);
+    p
+}

@@ -1,0 +1,71 @@
+//! `--state IN=OUT`: a Parameter and a Result that carry a state between calls (a model
+//! exported with its initial state as an input and its final state as an output) become a
+//! variable, as OpenVINO's `MakeStateful` makes them: a `ReadValue` instead of the
+//! Parameter, an `Assign` instead of the Result. The variable starts at zero and after each
+//! run holds what the Result would have returned.
+use crate::diag::Diag;
+use crate::graph::{Graph, NodeId};
+use crate::ir::raw::{Dim, Origin};
+use crate::ops::Op;
+
+/// The Parameter called `name` (its tensor's or its layer's name).
+fn param(g: &Graph, name: &str) -> Option<usize> {
+    g.params.iter().position(|&p| {
+        g.nodes[p].origin.name == name || g.tensors[g.nodes[p].outputs[0]].names.iter().any(|n| n == name)
+    })
+}
+
+/// The Result called `name` (its name as the model gives it, or its layer's).
+fn result(g: &Graph, name: &str) -> Option<usize> {
+    (0..g.results.len()).find(|&k| {
+        g.result_names.get(k).cloned().flatten().as_deref() == Some(name) || g.nodes[g.results[k]].origin.name == name
+    })
+}
+
+/// Turns each `(Parameter, Result)` pair into a variable.
+pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
+    let mut diags = Vec::new();
+    for (input, output) in pairs {
+        let (Some(pi), Some(ri)) = (param(g, input), result(g, output)) else {
+            let what = if param(g, input).is_none() {
+                format!("no Parameter {input:?}")
+            } else {
+                format!("no Result {output:?}")
+            };
+            diags.push(Diag::new(&g.file, None, format!("--state {input}={output}: the model has {what}")));
+            continue;
+        };
+        let (p, r) = (g.params[pi], g.results[ri]);
+        let pt = g.nodes[p].outputs[0];
+        let Some(shape) = g.tensors[pt].fact.shape.clone().filter(|s| s.iter().all(|d| d.is_known())) else {
+            let msg = format!("--state {input}={output}: the Parameter's shape is not static; fix it with --input");
+            diags.push(Diag::new(&g.file, g.nodes[p].origin.pos, msg));
+            continue;
+        };
+        let dims = shape.iter().map(|d| Dim::Static(d.c as u64)).collect();
+        let elem = g.tensors[pt].fact.elem;
+        let origin = Origin { op: "ReadValue".into(), ..g.nodes[p].origin.clone() };
+        let rv = g.add(
+            Op::ReadValue { variable: input.clone(), shape: Some(dims), elem: Some(elem) },
+            origin,
+            Vec::new(),
+            1,
+        );
+        let rt = g.nodes[rv].outputs[0];
+        g.tensors[rt].names = g.tensors[pt].names.clone();
+        g.tensors[rt].declared = g.tensors[pt].declared.clone();
+        g.replace_uses(pt, rt);
+        g.nodes[p].dead = true;
+        g.params.remove(pi);
+        let value = g.nodes[r].inputs.first().copied().flatten();
+        let origin = Origin { op: "Assign".into(), ..g.nodes[r].origin.clone() };
+        let a: NodeId = g.add(Op::Assign { variable: input.clone() }, origin, vec![value], 1);
+        g.sinks.push(a);
+        g.nodes[r].dead = true;
+        g.results.remove(ri);
+        if ri < g.result_names.len() {
+            g.result_names.remove(ri);
+        }
+    }
+    diags
+}
