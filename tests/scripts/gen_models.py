@@ -382,6 +382,9 @@ def silero(out):
         f32[name].astype(np.float32).tofile(d / f"out_{k}.f32")
     f16 = openvino_cut(d / "model.xml")
     (d / "f16").mkdir()
+    # The f16 IR's own encoder output is what its core reads.
+    state.tofile(d / "f16" / "in_0.f32")
+    f16[SILERO_CORE_IN].astype(np.float32).tofile(d / "f16" / "in_1.f32")
     for k, name in enumerate([SILERO_CORE_OUT, "stateN"]):
         f16[name].astype(np.float32).tofile(d / "f16" / f"out_{k}.f32")
     case = {

@@ -76,7 +76,8 @@ impl Case {
     /// The cases of `dir`: the case itself, or for a whole model converted both ways (an
     /// `f32/` IR beside the default f16-compressed one, and OpenVINO's outputs on the
     /// latter in `f16/`), one case per IR: `NAME/f32` against onnxruntime's outputs and
-    /// `NAME/f16` against OpenVINO's on the compressed weights.
+    /// `NAME/f16` against OpenVINO's on the compressed weights (with the inputs in `f16/` when
+    /// it has its own: a model cut after layers whose weights were compressed too).
     pub fn variants(dir: &Path) -> Result<Vec<Case>, String> {
         let base = Case::load(dir)?;
         if !(dir.join("f32/model.xml").is_file() && dir.join("f16").is_dir()) {
@@ -84,6 +85,13 @@ impl Case {
         }
         let f32 = Case { name: format!("{}/f32", base.name), model: dir.join("f32/model.xml"), ..base.clone() };
         let mut f16 = Case { name: format!("{}/f16", base.name), ..base };
+        for (e, values) in &mut f16.inputs {
+            let file = dir.join("f16").join(&e.file);
+            if file.is_file() {
+                *values = read_data(&file)?;
+                e.file = format!("f16/{}", e.file);
+            }
+        }
         for (e, values) in &mut f16.outputs {
             let file = dir.join("f16").join(&e.file);
             *values = read_data(&file)?;

@@ -121,6 +121,9 @@ fn parse_args() -> Result<Args, String> {
     Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, fast_activations, dirs })
 }
 
+/// The largest cell (`H·(H+I)`) the suite builds with the unrolled kernel.
+const UNROLLED_MAX: usize = 20_000;
+
 fn main() -> ExitCode {
     match run() {
         Ok(true) => ExitCode::SUCCESS,
@@ -182,6 +185,22 @@ fn run() -> Result<bool, String> {
             };
             match cellc::load_graph(&e.case.model, &opts) {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
+                // The unrolled kernel is for tiny cells: past this size its code takes minutes
+                // to build and is never what `auto` picks.
+                Ok(model)
+                    if strategy == Strategy::Unrolled
+                        && model
+                            .cells
+                            .iter()
+                            .any(|c| c.spec.hidden * (c.spec.hidden + c.spec.input) > UNROLLED_MAX) =>
+                {
+                    println!(
+                        "SKIP {} [{}, unrolled]: a cell past H·(H+I) = {UNROLLED_MAX}",
+                        e.case.name,
+                        language.name()
+                    );
+                    continue;
+                }
                 Ok(model) => {
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();

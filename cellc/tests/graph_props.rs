@@ -1,0 +1,201 @@
+//! Random graphs of the ops around the cells, two ways: planned into steps and run by the
+//! reference interpreter, and folded as constants (each op's own evaluation, which shares
+//! nothing with the planner and the steps). Both must give the same values.
+use cellc::graph::{Data, Elem, Fact, Graph, Sym, TensorId};
+use cellc::ir::raw::{Dim, Origin};
+use cellc::ops::{Binary, Op, Unary};
+use proptest::prelude::*;
+
+/// A small deterministic generator (the case is its seed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn value(&mut self) -> f64 {
+        (self.below(2001) as f64 - 1000.0) / 1000.0
+    }
+}
+
+fn origin(name: &str, op: &str) -> Origin {
+    Origin { pos: None, name: name.into(), op: op.into() }
+}
+
+fn shape_of(g: &Graph, t: TensorId) -> Vec<usize> {
+    g.tensors[t].fact.shape.as_ref().expect("shape").iter().map(|d| d.c as usize).collect()
+}
+
+fn known(v: &[usize]) -> Vec<Sym> {
+    v.iter().map(|&n| Sym::known(n as i64)).collect()
+}
+
+/// A constant node's tensor.
+fn constant(g: &mut Graph, elem: Elem, shape: &[usize], data: Data) -> TensorId {
+    let id = g.add(Op::Const { src: None }, origin("c", "Const"), Vec::new(), 1);
+    let t = g.nodes[id].outputs[0];
+    g.tensors[t].fact = Fact::constant(elem, known(shape), data);
+    t
+}
+
+fn ints(g: &mut Graph, v: &[i64]) -> TensorId {
+    constant(g, Elem::I64, &[v.len()], Data::Int(v.iter().map(|&x| Sym::known(x)).collect()))
+}
+
+fn floats(g: &mut Graph, rng: &mut Rng, shape: &[usize]) -> TensorId {
+    let n: usize = shape.iter().product();
+    let data = Data::Float((0..n).map(|_| rng.value() as f32 as f64).collect());
+    constant(g, Elem::F32, shape, data)
+}
+
+/// Applies `op` to `inputs`, the output's shape inferred by the op's own rule.
+fn apply(g: &mut Graph, op: Op, inputs: Vec<TensorId>) -> Option<TensorId> {
+    let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
+    let out = cellc::ops::infer(&op, &facts, 1).ok()?.remove(0);
+    let id = g.add(op, origin("op", "op"), inputs.into_iter().map(Some).collect(), 1);
+    let t = g.nodes[id].outputs[0];
+    g.tensors[t].fact = Fact { value: None, ..out };
+    Some(t)
+}
+
+/// A random graph with Parameters of random values; returns it and the inputs.
+fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
+    let mut rng = Rng(seed | 1);
+    let mut g = Graph::new("random.xml", "random");
+    let mut pool = Vec::new();
+    let mut inputs = Vec::new();
+    for k in 0..1 + rng.below(2) {
+        let rank = 1 + rng.below(3);
+        let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+        let dims = shape.iter().map(|&n| Dim::Static(n as u64)).collect();
+        let id =
+            g.add(Op::Parameter { elem: Elem::F32, shape: dims }, origin(&format!("p{k}"), "Parameter"), Vec::new(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = Fact::new(Elem::F32, known(&shape));
+        g.tensors[t].names = vec![format!("p{k}")];
+        g.params.push(id);
+        inputs.push((0..shape.iter().product::<usize>()).map(|_| rng.value() as f32 as f64).collect());
+        pool.push(t);
+    }
+    for _ in 0..2 + rng.below(6) {
+        let x = pool[rng.below(pool.len())];
+        let s = shape_of(&g, x);
+        let r = s.len();
+        let made = match rng.below(9) {
+            0 => {
+                let f =
+                    [Unary::Relu, Unary::Sigmoid, Unary::Tanh, Unary::Abs, Unary::Negative, Unary::Exp][rng.below(6)];
+                apply(&mut g, Op::Unary(f), vec![x])
+            }
+            1 => {
+                // Against a constant broadcast along some axes.
+                let cs: Vec<usize> = s.iter().map(|&n| if rng.below(2) == 0 { 1 } else { n }).collect();
+                let from = rng.below(r);
+                let c = floats(&mut g, &mut rng, &cs[from..]);
+                let f =
+                    [Binary::Add, Binary::Multiply, Binary::Subtract, Binary::Maximum, Binary::Minimum][rng.below(5)];
+                apply(&mut g, Op::Binary(f), vec![x, c])
+            }
+            2 => {
+                let mut perm: Vec<i64> = (0..r as i64).collect();
+                for k in (1..r).rev() {
+                    perm.swap(k, rng.below(k + 1));
+                }
+                let p = ints(&mut g, &perm);
+                apply(&mut g, Op::Transpose, vec![x, p])
+            }
+            3 => {
+                let n: usize = s.iter().product();
+                let target = if rng.below(2) == 0 { vec![n as i64] } else { vec![s[0] as i64, -1] };
+                let t = ints(&mut g, &target);
+                apply(&mut g, Op::Reshape { special_zero: false }, vec![x, t])
+            }
+            4 => {
+                let a = rng.below(r);
+                let mut cs = s.clone();
+                cs[a] = 1 + rng.below(3);
+                let c = floats(&mut g, &mut rng, &cs);
+                apply(&mut g, Op::Concat { axis: a as i64 }, vec![x, c])
+            }
+            5 => {
+                let a = rng.below(r);
+                let start = rng.below(s[a]) as i64;
+                let (stop, step) = (s[a] as i64 + rng.below(2) as i64, 1 + rng.below(2) as i64);
+                let (b, e, st, ax) =
+                    (ints(&mut g, &[start]), ints(&mut g, &[stop]), ints(&mut g, &[step]), ints(&mut g, &[a as i64]));
+                apply(&mut g, Op::Slice, vec![x, b, e, st, ax])
+            }
+            6 => {
+                let k = 1 + rng.below(4);
+                let w = floats(&mut g, &mut rng, &[s[r - 1], k]);
+                apply(&mut g, Op::MatMul { ta: false, tb: false }, vec![x, w])
+            }
+            7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: false }, vec![x]),
+            _ => {
+                let a = rng.below(r);
+                let idx: Vec<i64> = (0..1 + rng.below(3))
+                    .map(|_| rng.below(s[a]) as i64 - if rng.below(3) == 0 { s[a] as i64 } else { 0 })
+                    .collect();
+                let (i, ax) = (ints(&mut g, &idx), ints(&mut g, &[a as i64]));
+                apply(&mut g, Op::Gather { batch_dims: 0 }, vec![x, i, ax])
+            }
+        };
+        if let Some(t) = made.filter(|&t| shape_of(&g, t).iter().product::<usize>() > 0) {
+            pool.push(t);
+        }
+    }
+    for k in 0..1 + rng.below(2) {
+        let t = pool[pool.len() - 1 - rng.below(pool.len().min(3))];
+        let id = g.add(Op::Result, origin(&format!("r{k}"), "Result"), vec![Some(t)], 0);
+        g.results.push(id);
+        g.result_names.push(Some(format!("r{k}")));
+    }
+    (g, inputs)
+}
+
+/// The Results' values by folding: each Parameter replaced by a constant of its input.
+fn folded(mut g: Graph, inputs: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    for (k, &p) in g.params.clone().iter().enumerate() {
+        g.nodes[p].op = Op::Const { src: None };
+        let t = g.nodes[p].outputs[0];
+        g.tensors[t].fact.value = Some(Data::Float(inputs[k].clone()));
+    }
+    g.params.clear();
+    let diags = cellc::passes::fold(&mut g);
+    assert!(diags.is_empty(), "{diags:?}");
+    g.results
+        .iter()
+        .map(|&r| {
+            let t = g.nodes[r].inputs[0].expect("input");
+            g.tensors[t].fact.value.as_ref().and_then(Data::floats).expect("folded")
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn planned_steps_compute_what_the_ops_define(seed in any::<u64>()) {
+        let (g, inputs) = random_graph(seed);
+        let want = folded(g.clone(), &inputs);
+        let m = match cellc::model_of(g) {
+            Ok(m) => m,
+            Err(d) => return Err(TestCaseError::fail(format!("refused: {d}"))),
+        };
+        let got = cellc::reference::run(&m, &inputs).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            prop_assert_eq!(g.len(), w.len());
+            for (a, b) in g.iter().zip(w) {
+                // Both round each op to f32; the reference sums products in another order.
+                prop_assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{} vs {}", a, b);
+            }
+        }
+    }
+}
