@@ -299,3 +299,14 @@ fn bodies_nested_past_the_limit_are_refused() {
     xml += "</layers><edges/></net>";
     refused(&xml, Vec::new(), &["nested more than 16 deep"]);
 }
+
+#[test]
+fn a_parameter_without_an_output_port_is_refused() {
+    // Found by the fuzzer: every use of a Parameter took its first output for granted.
+    let (xml, bin) = fixture("gru_act_sigmoid_tanh");
+    let start = xml.find(r#"name="H" type="Parameter""#).expect("the H Parameter");
+    let from = start + xml[start..].find("<output>").expect("its output");
+    let to = from + xml[from..].find("</output>").expect("its end") + "</output>".len();
+    let bad = format!("{}{}", &xml[..from], &xml[to..]);
+    refused(&bad, bin, &["H", "0 output ports; expected one"]);
+}

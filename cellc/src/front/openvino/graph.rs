@@ -100,7 +100,19 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
         }
         _ => attrs.op(),
     };
-    let outputs = if op == Op::Result { 0 } else { l.outputs.len() };
+    // A Parameter or a constant is its one output: it has it even when the layer declares
+    // no port (which is reported), so every later use of it finds it.
+    let outputs = match op {
+        Op::Result => 0,
+        Op::Parameter { .. } | Op::Const { .. } => {
+            if l.outputs.len() != 1 {
+                let msg = format!("the layer has {} output ports; expected one", l.outputs.len());
+                diags.push(Diag::new(file, l.pos, msg).in_layer(&l.name, &l.op));
+            }
+            1
+        }
+        _ => l.outputs.len(),
+    };
     let id = g.add(op, origin(l), vec![None; l.inputs.len()], outputs);
     g.nodes[id].input_pos = l.inputs.iter().map(|p| p.pos).collect();
     for (k, p) in l.outputs.iter().enumerate().take(outputs) {
