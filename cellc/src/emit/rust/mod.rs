@@ -11,6 +11,7 @@ mod model;
 pub(crate) mod names;
 mod rnn;
 mod seq;
+mod steps;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::Store;

@@ -1,0 +1,272 @@
+//! The code of the steps around the cells: strided copies, elementwise maps, matrix
+//! products, softmaxes and row gathers, as loops over indices fixed at compile time.
+use super::model::Fields;
+use crate::ir::steps::{Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::{Home, Operand};
+use crate::ops::{Binary, Compare, Unary};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// Nested loops over `axes` (counts), the innermost body given the index variables.
+fn nest(counts: &[usize], body: TokenStream) -> TokenStream {
+    counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
+        let i = format_ident!("i{}", k);
+        quote! { for #i in 0..#c { #inner } }
+    })
+}
+
+/// `i0·s0 + i1·s1 + …` (0 when there are no axes).
+fn index(strides: &[usize]) -> TokenStream {
+    let terms: Vec<TokenStream> = strides
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != 0)
+        .map(|(k, &s)| {
+            let i = format_ident!("i{}", k);
+            if s == 1 {
+                quote! { #i }
+            } else {
+                quote! { #i * #s }
+            }
+        })
+        .collect();
+    if terms.is_empty() {
+        quote! { 0 }
+    } else {
+        quote! { #(#terms)+* }
+    }
+}
+
+/// How many values from an operand's start a nest of axes touches.
+fn span(counts: &[usize], strides: &[usize]) -> usize {
+    counts.iter().zip(strides).map(|(c, s)| c.saturating_sub(1) * s).sum::<usize>() + 1
+}
+
+pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
+    let counts: Vec<usize> = c.axes.iter().map(|a| a[0]).collect();
+    let ss: Vec<usize> = c.axes.iter().map(|a| a[1]).collect();
+    let ds: Vec<usize> = c.axes.iter().map(|a| a[2]).collect();
+    // A contiguous innermost axis is copied as a block.
+    let block = match c.axes.last() {
+        Some(&[n, 1, 1]) => n,
+        _ => 1,
+    };
+    let outer = if block > 1 { c.axes.len() - 1 } else { c.axes.len() };
+    let (sl, dl) = (span(&counts, &ss), span(&counts, &ds));
+    let src = f.slice(&c.src, 0, sl, false);
+    let dst = f.slice(&c.dst, 0, dl, true);
+    let (si, di) = (index(&ss[..outer]), index(&ds[..outer]));
+    let body = match (block > 1, outer) {
+        (true, 0) => quote! { dst.copy_from_slice(src); },
+        (true, _) => quote! { dst[#di..#di + #block].copy_from_slice(&src[#si..#si + #block]); },
+        (false, _) => quote! { dst[#di] = src[#si]; },
+    };
+    let loops = nest(&counts[..outer], body);
+    quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+/// The f32 expression of an elementwise function of `args`.
+fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
+    let isa = quote! { ::cellc_runtime::simd::Portable };
+    let a = &args[0];
+    match fun {
+        MapFn::Unary(u) => match u {
+            Unary::Relu => quote! { ::cellc_runtime::act::relu(#a) },
+            Unary::Sigmoid => quote! { ::cellc_runtime::act::sigmoid(#isa, #a) },
+            Unary::Tanh => quote! { ::cellc_runtime::act::tanh(#isa, #a) },
+            Unary::Exp => quote! { ::cellc_runtime::act::exp(#isa, #a) },
+            Unary::Abs => quote! { if #a < 0.0 { -#a } else { #a } },
+            Unary::Negative => quote! { -#a },
+            Unary::Clamp { min, max } => {
+                let (lo, hi) = (super::lit::f32_tokens(min as f32), super::lit::f32_tokens(max as f32));
+                quote! { (if #a < #lo { #lo } else if #a > #hi { #hi } else { #a }) }
+            }
+            Unary::Elu { alpha } => {
+                let al = super::lit::f32_tokens(alpha as f32);
+                quote! { ::cellc_runtime::act::elu(#isa, #a, #al) }
+            }
+            Unary::SoftPlus => quote! { ::cellc_runtime::act::softplus(#isa, #a) },
+            Unary::SoftSign => quote! { ::cellc_runtime::act::softsign(#a) },
+            // `check` admits only the functions above.
+            _ => quote! { #a },
+        },
+        MapFn::Binary(bf) => {
+            let b = &args[1];
+            match bf {
+                Binary::Add => quote! { #a + #b },
+                Binary::Subtract => quote! { #a - #b },
+                Binary::Multiply => quote! { #a * #b },
+                Binary::Divide { .. } => quote! { #a / #b },
+                Binary::Maximum => quote! { (if #a >= #b { #a } else { #b }) },
+                Binary::Minimum => quote! { (if #a <= #b { #a } else { #b }) },
+                Binary::SquaredDifference => quote! { (#a - #b) * (#a - #b) },
+                Binary::PRelu => quote! { (if #a >= 0.0 { #a } else { #a * #b }) },
+                _ => quote! { #a },
+            }
+        }
+        MapFn::Compare(c) => {
+            let b = &args[1];
+            let cmp = match c {
+                Compare::Equal => quote! { #a == #b },
+                Compare::NotEqual => quote! { #a != #b },
+                Compare::Less => quote! { #a < #b },
+                Compare::LessEqual => quote! { #a <= #b },
+                Compare::Greater => quote! { #a > #b },
+                Compare::GreaterEqual => quote! { #a >= #b },
+            };
+            quote! { (if #cmp { 1.0f32 } else { 0.0f32 }) }
+        }
+        MapFn::Select => {
+            let (b, c) = (&args[1], &args[2]);
+            quote! { (if #a != 0.0 { #b } else { #c }) }
+        }
+    }
+}
+
+pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
+    let counts: Vec<usize> = mp.axes.iter().map(|a| a[0]).collect();
+    let stride = |k: usize| -> Vec<usize> { mp.axes.iter().map(|a| a[k]).collect() };
+    let ds = stride(1);
+    let dst = f.slice(&mp.dst, 0, span(&counts, &ds), true);
+    let names: Vec<_> = (0..mp.args.len()).map(|k| format_ident!("a{}", k)).collect();
+    let binds = mp.args.iter().zip(&names).enumerate().map(|(k, (a, v))| {
+        let s = f.slice(a, 0, span(&counts, &stride(k + 2)), false);
+        quote! { let #v = #s; }
+    });
+    let reads: Vec<TokenStream> = names
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let i = index(&stride(k + 2));
+            quote! { #v[#i] }
+        })
+        .collect();
+    let e = map_expr(mp.f, &reads);
+    let di = index(&ds);
+    let loops = nest(&counts, quote! { dst[#di] = #e; });
+    quote! { { #(#binds)* let dst = #dst; #loops } }
+}
+
+/// `v₀·s₀ + v₁·s₁ + …` over named variables, terms of stride 0 left out, `·1` not written.
+fn lin(terms: &[(proc_macro2::Ident, usize)]) -> TokenStream {
+    let parts: Vec<TokenStream> = terms
+        .iter()
+        .filter(|(_, s)| *s != 0)
+        .map(|(v, s)| {
+            if *s == 1 {
+                quote! { #v }
+            } else {
+                quote! { #v * #s }
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        quote! { 0 }
+    } else {
+        quote! { #(#parts)+* }
+    }
+}
+
+pub(super) fn matmul_step(mm: &MatMul, f: &Fields) -> TokenStream {
+    // Every output axis: its count and the strides of a, b and dst along it.
+    let mut axes: Vec<[usize; 4]> = mm.batch.clone();
+    axes.push([mm.m, mm.a_strides[0], 0, mm.dst_row]);
+    axes.push([mm.n, 0, mm.b_strides[1], 1]);
+    let spans = |k: usize, extra: usize| -> usize {
+        axes.iter().map(|a| a[0].saturating_sub(1) * a[k]).sum::<usize>() + extra + 1
+    };
+    let (ka, kb) = (mm.a_strides[1], mm.b_strides[0]);
+    let kk = mm.k;
+    let a = f.slice(&mm.a, 0, spans(1, (kk - 1) * ka), false);
+    let b = f.slice(&mm.b, 0, spans(2, (kk - 1) * kb), false);
+    let d = f.slice(&mm.dst, 0, spans(3, 0), true);
+    let live: Vec<(proc_macro2::Ident, [usize; 4])> =
+        axes.iter().enumerate().filter(|(_, a)| a[0] > 1).map(|(k, a)| (format_ident!("i{}", k), *a)).collect();
+    let q = format_ident!("q");
+    let by = |k: usize, extra: Option<usize>| -> TokenStream {
+        let mut t: Vec<(proc_macro2::Ident, usize)> = live.iter().map(|(v, a)| (v.clone(), a[k])).collect();
+        if let Some(s) = extra {
+            t.push((q.clone(), s));
+        }
+        lin(&t)
+    };
+    let (ia, ib, id) = (by(1, Some(ka)), by(2, Some(kb)), by(3, None));
+    let counts: Vec<usize> = live.iter().map(|(_, a)| a[0]).collect();
+    let body = quote! {
+        let mut acc = 0.0f32;
+        for q in 0..#kk { acc += a[#ia] * b[#ib]; }
+        dst[#id] = acc;
+    };
+    let loops = live.iter().zip(&counts).rev().fold(body, |inner, ((v, _), c)| quote! { for #v in 0..#c { #inner } });
+    quote! { { let a = #a; let b = #b; let dst = #d; #loops } }
+}
+
+pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
+    let outer = crate::ir::steps::simplify_axes(sm.outer.iter().map(|a| a.to_vec()).collect());
+    let live: Vec<(proc_macro2::Ident, usize, usize)> = outer
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a[0] > 1)
+        .map(|(k, a)| (format_ident!("i{}", k), a[0], a[1]))
+        .collect();
+    let n_vals = outer.iter().map(|a| a[0].saturating_sub(1) * a[1]).sum::<usize>() + (sm.len - 1) * sm.stride + 1;
+    let src = f.slice(&sm.src, 0, n_vals, false);
+    let dst = f.slice(&sm.dst, 0, n_vals, true);
+    let q = format_ident!("q");
+    let mut terms: Vec<(proc_macro2::Ident, usize)> = live.iter().map(|(v, _, s)| (v.clone(), *s)).collect();
+    terms.push((q, sm.stride));
+    let at = lin(&terms);
+    let first = lin(&terms[..terms.len() - 1]);
+    let len = sm.len;
+    let isa = quote! { ::cellc_runtime::simd::Portable };
+    // `check` admits only the softmax itself (LogSoftmax needs a logarithm).
+    let _ = sm.log;
+    let body = quote! {
+        let mut max = src[#first];
+        for q in 1..#len { if src[#at] > max { max = src[#at]; } }
+        let mut sum = 0.0f32;
+        for q in 0..#len {
+            let e = ::cellc_runtime::act::exp(#isa, src[#at] - max);
+            dst[#at] = e;
+            sum += e;
+        }
+        for q in 0..#len { dst[#at] /= sum; }
+    };
+    let loops = live.iter().rev().fold(body, |inner, (v, c, _)| quote! { for #v in 0..#c { #inner } });
+    quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+pub(super) fn rows_step(r: &RowCopy, f: &Fields) -> TokenStream {
+    let (outer, inner) = (r.outer, r.inner);
+    // A whole Parameter or Result (row `n` is addressed below), or the row buffer.
+    let whole = |o: &Operand, mutable: bool| -> TokenStream {
+        match (o.home, mutable) {
+            (Home::Param(i), _) => quote! { inputs[#i] },
+            (Home::Output(k), false) => {
+                let v = format_ident!("out{}", k);
+                quote! { &*#v }
+            }
+            (Home::Output(k), true) => {
+                let v = format_ident!("out{}", k);
+                quote! { &mut *#v }
+            }
+            _ => f.slice(o, 0, outer * inner, mutable),
+        }
+    };
+    let (src, dst) = (whole(&r.src, false), whole(&r.dst, true));
+    let (si, di) = if r.into_row {
+        (quote! { (o * batch + n) * #inner }, quote! { o * #inner })
+    } else {
+        (quote! { o * #inner }, quote! { (o * batch + n) * #inner })
+    };
+    quote! {
+        {
+            let src = #src;
+            let dst = #dst;
+            for o in 0..#outer {
+                let (s, d) = (#si, #di);
+                dst[d..d + #inner].copy_from_slice(&src[s..s + #inner]);
+            }
+        }
+    }
+}
