@@ -24,16 +24,28 @@ enum Command {
         /// The weights file, if not the model's path with the extension `.bin`.
         #[arg(long, value_name = "PATH")]
         weights: Option<PathBuf>,
-        /// Fix a Parameter's shape, as for compiling (`NAME=[d0,d1,...]`).
-        #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
-        input_shapes: Vec<crate::InputShape>,
-        /// Inspect from these tensors on, as for compiling.
-        #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
-        cut_inputs: Vec<String>,
-        /// Inspect only what these tensors need, as for compiling.
-        #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
-        cut_outputs: Vec<String>,
+        /// Shapes and cut points, as for compiling.
+        #[command(flatten)]
+        graph: GraphArgs,
     },
+}
+
+/// What selects the graph that is compiled (or inspected): shapes and cut points.
+#[derive(Clone, Debug, Args)]
+struct GraphArgs {
+    /// Fix a Parameter's shape at compile time, `NAME=[d0,d1,...]` with `?` (or -1) for a
+    /// dimension left as the model has it: dynamic steps must be fixed, a dynamic batch may
+    /// stay. Repeat for several Parameters.
+    #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
+    input_shapes: Vec<crate::InputShape>,
+    /// Compile from these tensors (or layers) on: each becomes a Parameter, after the
+    /// model's own that are still needed. Names separated by commas.
+    #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
+    cut_inputs: Vec<String>,
+    /// Compile only what these tensors (or layers) need: they become the Results, in this
+    /// order. Names separated by commas.
+    #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
+    cut_outputs: Vec<String>,
 }
 
 /// Kernel strategy on the command line.
@@ -123,19 +135,8 @@ struct CompileArgs {
     /// (error at most 4.6e-7) instead of the default ones (within 1 to 3 ULP).
     #[arg(long)]
     fast_activations: bool,
-    /// Fix a Parameter's shape at compile time, `NAME=[d0,d1,...]` with `?` (or -1) for a
-    /// dimension left as the model has it: dynamic steps must be fixed, a dynamic batch may
-    /// stay. Repeat for several Parameters.
-    #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
-    input_shapes: Vec<crate::InputShape>,
-    /// Compile from these tensors (or layers) on: each becomes a Parameter, after the
-    /// model's own that are still needed. Names separated by commas.
-    #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
-    cut_inputs: Vec<String>,
-    /// Compile only what these tensors (or layers) need: they become the Results, in this
-    /// order. Names separated by commas.
-    #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
-    cut_outputs: Vec<String>,
+    #[command(flatten)]
+    graph: GraphArgs,
     /// Carry a state between runs: Parameter IN and Result OUT become a variable of the
     /// generated model (zero after `reset`), as OpenVINO's MakeStateful makes them.
     #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
@@ -171,9 +172,9 @@ impl CompileArgs {
                 WeightTypeArg::Bf16 => WeightType::Bf16,
             },
             fast_activations: self.fast_activations,
-            input_shapes: self.input_shapes.clone(),
-            cut_inputs: self.cut_inputs.clone(),
-            cut_outputs: self.cut_outputs.clone(),
+            input_shapes: self.graph.input_shapes.clone(),
+            cut_inputs: self.graph.cut_inputs.clone(),
+            cut_outputs: self.graph.cut_outputs.clone(),
             states: self.states.clone(),
         }
     }
@@ -245,12 +246,12 @@ fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights, input_shapes, cut_inputs, cut_outputs }) => {
+        Some(Command::Inspect { model, weights, graph }) => {
             let opts = crate::Options {
                 weights: weights.clone(),
-                input_shapes: input_shapes.clone(),
-                cut_inputs: cut_inputs.clone(),
-                cut_outputs: cut_outputs.clone(),
+                input_shapes: graph.input_shapes.clone(),
+                cut_inputs: graph.cut_inputs.clone(),
+                cut_outputs: graph.cut_outputs.clone(),
                 ..Default::default()
             };
             crate::load_graph(model, &opts).map(|m| print!("{}", crate::inspect::describe(&m)))

@@ -199,3 +199,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_gather_past_its_dimension_is_refused() {
+    // Its copy would read past the data: refused, not compiled.
+    let mut g = Graph::new("gather.xml", "gather");
+    let id = g.add(
+        Op::Parameter { elem: Elem::F32, shape: vec![Dim::Static(2), Dim::Static(3)] },
+        origin("x", "Parameter"),
+        Vec::new(),
+        1,
+    );
+    let x = g.nodes[id].outputs[0];
+    g.tensors[x].fact = Fact::new(Elem::F32, known(&[2, 3]));
+    g.params.push(id);
+    for bad in [3, -4] {
+        let mut g = g.clone();
+        let (i, ax) = (ints(&mut g, &[0, bad]), ints(&mut g, &[1]));
+        let y = apply(&mut g, Op::Gather { batch_dims: 0 }, vec![x, i, ax]).expect("a shape");
+        let r = g.add(Op::Result, origin("r", "Result"), vec![Some(y)], 0);
+        g.results.push(r);
+        g.result_names.push(None);
+        let err = cellc::model_of(g).expect_err("out of range");
+        assert!(err.to_string().contains(&format!("gathers index {bad} of dimension 1")), "{err}");
+    }
+}

@@ -405,17 +405,15 @@ impl Graph {
         (order, cyclic)
     }
 
-    /// For each tensor, the live nodes reading it.
-    pub fn readers(&self) -> Vec<Vec<NodeId>> {
-        let mut r = vec![Vec::new(); self.tensors.len()];
-        for (id, node) in self.nodes.iter().enumerate().filter(|(_, x)| !x.dead) {
-            for &t in node.inputs.iter().flatten() {
-                if !r[t].contains(&id) {
-                    r[t].push(id);
-                }
-            }
+    /// The axes a `Transpose` node takes, when its order is a constant (an empty order
+    /// reverses them).
+    pub fn transpose_perm(&self, id: NodeId) -> Option<Vec<usize>> {
+        let rank = self.input_fact(id, 0)?.shape.as_ref()?.len();
+        let order = self.input_fact(id, 1)?.value.as_ref()?.known_ints()?;
+        if order.is_empty() {
+            return Some((0..rank).rev().collect());
         }
-        r
+        order.iter().map(|&a| crate::ops::tensor::axis(a, rank).ok()).collect()
     }
 
     /// A Parameter's shape from its declared dimensions: each dynamic one a new symbol, which

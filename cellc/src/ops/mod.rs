@@ -155,11 +155,6 @@ impl Op {
                 | Op::Broadcast { .. }
         )
     }
-
-    /// Whether the op is elementwise over its tensor operands (a candidate for fusion).
-    pub fn is_elementwise(&self) -> bool {
-        matches!(self, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select)
-    }
 }
 
 /// What `op` makes of inputs with these facts: the facts of its outputs (values included

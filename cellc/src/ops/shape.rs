@@ -296,13 +296,17 @@ pub(crate) fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64
         let (mut i, end) = (clamp(norm(start), 0, dim), clamp(norm(stop), 0, dim));
         while i < end {
             out.push(i);
-            i += step;
+            // A step past the end (however large) ends the slice.
+            let Some(next) = i.checked_add(step) else { break };
+            i = next;
         }
     } else {
         let (mut i, end) = (clamp(norm(start), -1, dim - 1), clamp(norm(stop), -1, dim - 1));
         while i > end {
             out.push(i);
-            i += step;
+            // A step past the end (however large) ends the slice.
+            let Some(next) = i.checked_add(step) else { break };
+            i = next;
         }
     }
     out
@@ -507,5 +511,8 @@ mod tests {
         let c = &infer(&Op::Concat { axis: 1 }, &[Some(&x), Some(&parts[0])], 1).expect("infers")[0];
         assert_eq!(c.value, Some(Data::Float(vec![0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 5.0, 3.0])));
         assert!(infer(&Op::Reshape { special_zero: false }, &[Some(&x), Some(&ints_fact(&[4]))], 1).is_err());
+        // Steps of any size end the slice instead of overflowing.
+        assert_eq!(slice_range(3, 1, 3, i64::MAX), [1]);
+        assert_eq!(slice_range(3, 1, -4, i64::MIN), [1]);
     }
 }

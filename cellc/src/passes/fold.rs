@@ -270,12 +270,9 @@ fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId,
         }
         Err((key, msg)) => {
             // An unreadable file is said once, at the first constant that needs it.
-            let file_error = g.weights.data.is_err();
-            if reported[id]
-                || (file_error
-                    && reported.iter().any(|&r| r)
-                    && diags.iter().any(|d| d.message.starts_with("cannot read the weights file")))
-            {
+            let file_said =
+                g.weights.data.is_err() && diags.iter().any(|d| d.message.starts_with("cannot read the weights file"));
+            if reported[id] || file_said {
                 return;
             }
             reported[id] = true;

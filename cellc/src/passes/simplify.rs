@@ -71,20 +71,10 @@ fn passthrough(g: &Graph, id: NodeId) -> Option<TensorId> {
     }
 }
 
-/// The permutation of a `Transpose` with a constant order.
-fn perm(g: &Graph, id: NodeId) -> Option<Vec<usize>> {
-    let rank = g.input_fact(id, 0)?.shape.as_ref()?.len();
-    let order = g.input_fact(id, 1)?.value.as_ref()?.known_ints()?;
-    if order.is_empty() {
-        return Some((0..rank).rev().collect());
-    }
-    order.iter().map(|&a| crate::ops::tensor::axis(a, rank).ok()).collect()
-}
-
 /// Whether a `Transpose` keeps the relative order of the axes longer than 1 (so the values
 /// stay where they are).
 fn keeps_order(g: &Graph, id: NodeId) -> bool {
-    let (Some(p), Some(shape)) = (perm(g, id), g.input_fact(id, 0).and_then(|f| f.shape.clone())) else {
+    let (Some(p), Some(shape)) = (g.transpose_perm(id), g.input_fact(id, 0).and_then(|f| f.shape.clone())) else {
         return false;
     };
     let moved: Vec<usize> = p.into_iter().filter(|&a| shape[a] != Sym::known(1)).collect();
@@ -114,7 +104,8 @@ fn merge_transposes(g: &mut Graph, id: NodeId) {
     if g.nodes[inner].op != Op::Transpose {
         return;
     }
-    let (Some(q), Some(p), Some(Some(x))) = (perm(g, id), perm(g, inner), g.nodes[inner].inputs.first().copied())
+    let (Some(q), Some(p), Some(Some(x))) =
+        (g.transpose_perm(id), g.transpose_perm(inner), g.nodes[inner].inputs.first().copied())
     else {
         return;
     };

@@ -156,7 +156,7 @@ impl<'g> Planner<'g> {
         match &node.op {
             Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } => rows_kept,
             Op::Transpose => {
-                let (Some(perm), Some(dims)) = (super::steps::perm(self.g, id), self.row_dims(sx)) else {
+                let (Some(perm), Some(dims)) = (self.g.transpose_perm(id), self.row_dims(sx)) else {
                     return false;
                 };
                 let moved: Vec<usize> = perm.into_iter().filter(|&a| dims[a] != 1).collect();

@@ -3,7 +3,7 @@
 //! that would mix the rows of the batch is refused with the dimension to pin.
 use super::plan::Planner;
 use super::{Checker, Mode, input_tensor};
-use crate::graph::{Data, Elem, Graph, NodeId, TensorId};
+use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Copy, Map, MapFn, MatMul, Softmax};
 use crate::ir::{Operand, Step};
 use crate::ops::{Binary, Op, Unary, tensor::axis};
@@ -38,16 +38,6 @@ pub(super) fn binary_supported(b: Binary) -> bool {
             | Binary::SquaredDifference
             | Binary::PRelu
     )
-}
-
-/// The permutation of a `Transpose` with a constant order.
-pub(super) fn perm(g: &Graph, id: NodeId) -> Option<Vec<usize>> {
-    let rank = g.input_fact(id, 0)?.shape.as_ref()?.len();
-    let order = g.input_fact(id, 1)?.value.as_ref()?.known_ints()?;
-    if order.is_empty() {
-        return Some((0..rank).rev().collect());
-    }
-    order.iter().map(|&a| axis(a, rank).ok()).collect()
 }
 
 /// Row-major strides.
@@ -132,7 +122,7 @@ impl Planner<'_> {
         let x = ins.first().cloned();
         match op {
             Op::Transpose => {
-                let (Some((_, xo, xd)), Some(p)) = (x, super::steps::perm(self.g, id)) else { return };
+                let (Some((_, xo, xd)), Some(p)) = (x, self.g.transpose_perm(id)) else { return };
                 let Some(y) = self.place(outs[0]) else { return };
                 let xs = strides(&xd);
                 let yd: Vec<usize> = p.iter().map(|&a| xd[a]).collect();
@@ -240,7 +230,10 @@ impl Planner<'_> {
         let yd: Vec<usize> = ranges.iter().map(|r| r.1).collect();
         let ys = strides(&yd);
         let base: usize = ranges.iter().zip(&xs).map(|(r, s)| r.0 * s).sum();
-        let axes = (0..xd.len()).map(|k| [ranges[k].1, xs[k] * ranges[k].2, ys[k]]).collect();
+        // With two values or more the step is within the dimension, so the stride fits; one
+        // value (the step may be any size) needs none.
+        let step = |k: usize| if ranges[k].1 > 1 { xs[k] * ranges[k].2 } else { 0 };
+        let axes = (0..xd.len()).map(|k| [ranges[k].1, step(k), ys[k]]).collect();
         if yd.iter().product::<usize>() > 0 {
             self.steps.push(Step::Copy(Copy::new(shifted(xo, base), yo, axes)));
         }
@@ -306,12 +299,19 @@ impl Planner<'_> {
         if !self.keeps_rows(c, id, xt, a, "a gather") {
             return;
         }
+        let dim = xd[a] as i64;
+        if let Some(bad) = idx.iter().find(|&&i| !(-dim..dim).contains(&i)) {
+            let msg =
+                format!("gathers index {bad} of dimension {a}, which has {dim} values; expected -{dim} to {}", dim - 1);
+            c.err(id, None, msg);
+            return;
+        }
         let Some(yo) = self.place(y) else { return };
         let xs = strides(&xd);
         let (outer, inner): (usize, usize) = (xd[..a].iter().product(), xd[a + 1..].iter().product());
         let n = idx.len();
         for (j, &i) in idx.iter().enumerate() {
-            let i = if i < 0 { i + xd[a] as i64 } else { i } as usize;
+            let i = if i < 0 { i + dim } else { i } as usize;
             // For each outer index: `inner` values from x at i, into y at j.
             let axes = vec![[outer, xs[a] * xd[a], n * inner], [inner, 1, 1]];
             self.steps.push(Step::Copy(Copy::new(shifted(xo, i * inner), shifted(yo, j * inner), axes)));

@@ -17,24 +17,9 @@ fn nest(counts: &[usize], body: TokenStream) -> TokenStream {
 
 /// `i0·s0 + i1·s1 + …` (0 when there are no axes).
 fn index(strides: &[usize]) -> TokenStream {
-    let terms: Vec<TokenStream> = strides
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| **s != 0)
-        .map(|(k, &s)| {
-            let i = format_ident!("i{}", k);
-            if s == 1 {
-                quote! { #i }
-            } else {
-                quote! { #i * #s }
-            }
-        })
-        .collect();
-    if terms.is_empty() {
-        quote! { 0 }
-    } else {
-        quote! { #(#terms)+* }
-    }
+    let terms: Vec<(proc_macro2::Ident, usize)> =
+        strides.iter().enumerate().map(|(k, &s)| (format_ident!("i{}", k), s)).collect();
+    lin(&terms)
 }
 
 /// How many values from an operand's start a nest of axes touches.
@@ -219,8 +204,8 @@ pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
     let first = lin(&terms[..terms.len() - 1]);
     let len = sm.len;
     let isa = quote! { ::cellc_runtime::simd::Portable };
-    // `check` admits only the softmax itself (LogSoftmax needs a logarithm).
-    let _ = sm.log;
+    // `check` admits only the softmax itself (LogSoftmax needs a logarithm), so `sm.log`
+    // is false here.
     let body = quote! {
         let mut max = src[#first];
         for q in 1..#len { if src[#at] > max { max = src[#at]; } }

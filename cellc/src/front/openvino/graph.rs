@@ -137,7 +137,7 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
         Op::Const { src: Some(src) } => {
             let fact = Fact {
                 elem: src.elem,
-                shape: Some(src.shape.iter().map(|&n| Sym::known(n as i64)).collect()),
+                shape: Some(src.shape.iter().map(|&n| Sym::known(i64::try_from(n).unwrap_or(i64::MAX))).collect()),
                 value: None,
             };
             if let Some(&t) = g.nodes[id].outputs.first() {
