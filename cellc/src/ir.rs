@@ -6,7 +6,7 @@ pub mod raw;
 pub mod steps;
 pub mod wire;
 
-pub use steps::{CellStep, Home, Operand, State, Step};
+pub use steps::{CellStep, DenseStep, Home, Operand, State, Step};
 
 use std::fmt;
 
@@ -474,7 +474,9 @@ pub struct Model {
     pub cells: Vec<Cell>,
     /// Results, in order.
     pub outputs: Vec<Output>,
-    /// Constant tensors the steps read (other than cell weights).
+    /// Dense layers; the steps say what they read and write.
+    pub denses: Vec<Dense>,
+    /// Constant tensors the steps read (other than cell and dense weights).
     pub consts: Vec<Vec<f32>>,
     /// Lengths of the scratch slots.
     pub slots: Vec<usize>,
@@ -482,6 +484,24 @@ pub struct Model {
     pub steps: Vec<Step>,
     /// The variables kept between runs (a stateful model; empty otherwise).
     pub states: Vec<State>,
+}
+
+/// A dense layer: `y[j] = act(Σₖ x[k]·w[j·K + k] + bias[j])` for each row (a `MatMul` by a
+/// constant matrix, with the `Add` and activation the fuse pass joined to it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dense {
+    /// The layer it was made from (its `MatMul`), for comments and messages.
+    pub name: String,
+    /// Inputs `K` of a row.
+    pub k: usize,
+    /// Outputs `N` of a row.
+    pub n: usize,
+    /// The weights, one row of `K` per output (`[N, K]`).
+    pub w: Vec<f32>,
+    /// The bias (`N` values), when there is one.
+    pub bias: Option<Vec<f32>>,
+    /// The activation after the bias.
+    pub act: Option<crate::ops::Unary>,
 }
 
 impl Model {

@@ -63,12 +63,13 @@ pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics
     model_of(g)
 }
 
-/// Folds, simplifies and checks a graph: the validated model, or every problem the passes
+/// Folds, simplifies, fuses and checks a graph: the validated model, or every problem the passes
 /// and the check found (ops whose inputs are wrong leave their outputs unknown, and the
 /// check goes on with the rest).
 pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
     let mut diags = passes::fold(&mut g);
     passes::simplify(&mut g);
+    passes::fuse(&mut g);
     match check::graph::check(&g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),

@@ -1,8 +1,8 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::steps::{CellStep, Copy, Map, MatMul, RowCopy, Softmax};
-use crate::ir::{Activation, Batch, Cell, CellKind, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
+use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, RowCopy, Softmax};
+use crate::ir::{Activation, Batch, Cell, CellKind, Dense, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
 
 /// Values of a tensor of `shape` for `batch` rows.
 fn total_len(shape: &[Dim], batch: usize) -> usize {
@@ -130,6 +130,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::Copy(c) => copy(&mut homes, c, n),
                 Step::Map(mp) => map(&mut homes, mp, n),
                 Step::MatMul(mm) => matmul(&mut homes, mm, n),
+                Step::Dense(d) => dense(&mut homes, &m.denses[d.dense], d, n),
                 Step::Softmax(sm) => softmax(&mut homes, sm, n),
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
                 Step::Init(i) => {
@@ -173,8 +174,8 @@ fn map(h: &mut Homes<'_>, mp: &Map, n: usize) {
     each(&counts, |idx| {
         let args: Vec<f64> =
             mp.args.iter().enumerate().map(|(k, a)| h.get(a, n, dot(idx, mp.axes.iter().map(|x| x[k + 2])))).collect();
-        // Each step computes in f32, as the generated code does.
-        let v = mp.f.apply(&args) as f32 as f64;
+        // Each function computes in f32, as the generated code does.
+        let v = mp.f.apply(&args);
         h.set(&mp.dst, n, dot(idx, mp.axes.iter().map(|a| a[1])), v);
     });
 }
@@ -198,6 +199,19 @@ fn matmul(h: &mut Homes<'_>, mm: &MatMul, n: usize) {
             .sum();
         h.set(&mm.dst, n, bd + i * mm.dst_row + j, acc as f32 as f64);
     });
+}
+
+fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
+    for r in 0..s.rows {
+        let x: Vec<f64> = (0..d.k).map(|q| h.get(&s.x, n, r * d.k + q)).collect();
+        for j in 0..d.n {
+            let w = &d.w[j * d.k..(j + 1) * d.k];
+            let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();
+            let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
+            let y = d.act.map_or(y, |a| a.apply(y) as f32 as f64);
+            h.set(&s.dst, n, r * d.n + j, y);
+        }
+    }
 }
 
 fn softmax(h: &mut Homes<'_>, sm: &Softmax, n: usize) {

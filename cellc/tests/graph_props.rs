@@ -89,8 +89,23 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
         let r = s.len();
         let made = match rng.below(9) {
             0 => {
-                let f =
-                    [Unary::Relu, Unary::Sigmoid, Unary::Tanh, Unary::Abs, Unary::Negative, Unary::Exp][rng.below(6)];
+                // Continuous functions only: sums in another order must not cross a step.
+                let fs = [
+                    Unary::Relu,
+                    Unary::Sigmoid,
+                    Unary::Tanh,
+                    Unary::Abs,
+                    Unary::Negative,
+                    Unary::Exp,
+                    Unary::HSigmoid,
+                    Unary::HSwish,
+                    Unary::Swish { beta: 1.5 },
+                    Unary::HardSigmoid { alpha: 0.2, beta: 0.5 },
+                    Unary::Selu { alpha: 1.67, lambda: 1.05 },
+                    Unary::Mish,
+                    Unary::SoftSign,
+                ];
+                let f = fs[rng.below(fs.len())];
                 apply(&mut g, Op::Unary(f), vec![x])
             }
             1 => {
@@ -136,7 +151,7 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
                 let w = floats(&mut g, &mut rng, &[s[r - 1], k]);
                 apply(&mut g, Op::MatMul { ta: false, tb: false }, vec![x, w])
             }
-            7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: false }, vec![x]),
+            7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: rng.below(2) == 0 }, vec![x]),
             _ => {
                 let a = rng.below(r);
                 let idx: Vec<i64> = (0..1 + rng.below(3))

@@ -29,6 +29,7 @@ extern crate std;
 pub mod act;
 mod error;
 pub mod kernel;
+pub mod math;
 pub mod simd;
 pub use cellc_pack as pack;
 

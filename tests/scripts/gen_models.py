@@ -12,7 +12,8 @@ little-endian float32 inputs, the expected outputs from onnxruntime on the ONNX 
 ONNX and the f32 IR; OpenVINO's, on CPU at INFERENCE_PRECISION_HINT=f32, must agree), and in
 f16/ OpenVINO's outputs on the f16-compressed IR, whose weights are rounded to f16.
 
-Usage: python gen_models.py OUT_DIR   (needs: pip install -r requirements-models.txt)
+Usage: python gen_models.py OUT_DIR [CASE…]   (all cases, or the ones named; needs: pip install
+-r requirements-models.txt)
 """
 import json
 import xml.etree.ElementTree as ET
@@ -30,6 +31,9 @@ OPSET = 17
 # The largest difference allowed between OpenVINO's and onnxruntime's outputs when the
 # script writes a case: both compute in f32, in different orders.
 AGREE = 1e-5
+# Each case's tolerance: `tolerance` absolute, or this many ULPs of the expected value when
+# that is larger (the outputs of deep graphs carry an error relative to their size).
+ULPS = 8
 
 
 class Graph:
@@ -149,6 +153,8 @@ def pytorch_rnn(name, kind, inp, hidden, layers=1, bidirectional=False, with_h0=
         g.output(hn, "h_n", [layers * dirs, b_dim, hidden])
         if cn is not None:
             g.output(cn, "c_n", [layers * dirs, b_dim, hidden])
+    elif head == "frames":
+        frames(g, y, b_dim, s_dim, dirs * hidden)
     else:
         last = g.node("Gather", [y, g.const(np.array(-1, dtype=np.int64))], axis=1)
         classes = 1 if head == "linear_sigmoid" else 4
@@ -158,6 +164,27 @@ def pytorch_rnn(name, kind, inp, hidden, layers=1, bidirectional=False, with_h0=
         out = g.node("Sigmoid", [z]) if head == "linear_sigmoid" else g.node("Softmax", [z], axis=1)
         g.output(out, "output", [b_dim, classes])
     return name, g.model(), {"input": (batch, steps, inp), "h0": (layers * dirs, batch, hidden), "c0": (layers * dirs, batch, hidden)}
+
+
+def frames(g, y, b_dim, s_dim, width):
+    """Heads on every step's output, as PyTorch exports them on a [batch, steps, width]
+    tensor: nn.Linear as MatMul + Add (a wide hidden layer with ReLU, then 40 classes and
+    log_softmax), and a feature branch of elementwise ops (sqrt, log, pow, hardsigmoid,
+    hardswish, SiLU written as x * sigmoid(x), clamp)."""
+    wide, classes = 600, 40
+    z = g.node("MatMul", [y, g.weights((width, wide), width ** -0.5)])
+    z = g.node("Relu", [g.node("Add", [z, g.weights((wide,), width ** -0.5)])])
+    z = g.node("MatMul", [z, g.weights((wide, classes), wide ** -0.5)])
+    z = g.node("Add", [g.weights((classes,), wide ** -0.5), z])
+    g.output(g.node("LogSoftmax", [z], axis=-1), "log_probs", [b_dim, s_dim, classes])
+    root = g.node("Sqrt", [g.node("Add", [g.node("Abs", [y]), g.const(np.float32(1e-3))])])
+    logs = g.node("Log", [g.node("Sigmoid", [y])])
+    square = g.node("Pow", [y, g.const(np.float32(2.0))])
+    hard = g.node("Mul", [g.node("HardSwish", [y]), g.node("HardSigmoid", [y], alpha=1.0 / 6, beta=0.5)])
+    silu = g.node("Mul", [y, g.node("Sigmoid", [y])])
+    mix = g.node("Add", [g.node("Mul", [root, square]), g.node("Sub", [logs, hard])])
+    mix = g.node("Clip", [g.node("Add", [mix, silu]), g.const(np.float32(-2.0)), g.const(np.float32(2.0))])
+    g.output(mix, "features", [b_dim, s_dim, width])
 
 
 def bare(name, kind, inp, hidden, batch=2, steps=5, seed=0):
@@ -192,6 +219,8 @@ CASES = [
     lambda: pytorch_rnn("pt_lstm_bidirectional", "LSTM", 8, 16, bidirectional=True),
     lambda: pytorch_rnn("pt_gru_linear_sigmoid", "GRU", 8, 16, head="linear_sigmoid"),
     lambda: pytorch_rnn("pt_lstm_softmax", "LSTM", 8, 16, head="softmax", dynamic=True),
+    lambda: pytorch_rnn("pt_gru_frame_heads", "GRU", 8, 32, head="frames", batch=3, steps=7),
+    lambda: pytorch_rnn("pt_lstm_frame_heads_dynamic", "LSTM", 8, 24, head="frames", dynamic=True, batch=2, steps=6),
     lambda: bare("onnx_gru", "GRU", 8, 16),
     lambda: bare("onnx_lstm", "LSTM", 8, 16),
     lambda: bare("onnx_rnn", "RNN", 8, 16),
@@ -216,7 +245,7 @@ def write_case(out, name, model, shapes, seed):
     rng = np.random.default_rng(seed + 1000)
     feeds = {i.name: rng.uniform(-1, 1, shapes[i.name]).astype(np.float32) for i in model.graph.input}
     expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
-    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime", "tolerance": 1e-5}
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime", "tolerance": 1e-5, "ulps": ULPS}
     # Dynamic steps are pinned to the fed length (`cellc --input`); a dynamic batch stays.
     pins = []
     for i in model.graph.input:
@@ -321,6 +350,7 @@ def stateful(out):
         **calls[0],
         "oracle": "onnxruntime",
         "tolerance": 1e-5,
+        "ulps": ULPS,
         "calls": calls,
         "openvino_stateful_max_abs_diff": worst,
         "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
@@ -398,6 +428,7 @@ def silero(out):
         ],
         "oracle": "openvino-cpu-f32",
         "tolerance": 1e-5,
+        "ulps": ULPS,
         "cut_inputs": [SILERO_CORE_IN],
         "cut_outputs": [SILERO_CORE_OUT, "stateN"],
         "source": SILERO + " (silero_vad/data/silero_vad_openvino_16k.onnx)",
@@ -410,13 +441,15 @@ def silero(out):
 
 def main():
     out = Path(sys.argv[1])
+    only = set(sys.argv[2:])
     out.mkdir(parents=True, exist_ok=True)
     for seed, case in enumerate(CASES):
         name, model, shapes = case()
-        write_case(out, name, model, shapes, seed)
-    openvino_if(out)
-    stateful(out)
-    silero(out)
+        if not only or name in only:
+            write_case(out, name, model, shapes, seed)
+    for name, write in [("ov_if_constant", openvino_if), ("ov_gru_stateful", stateful), ("silero_vad_core", silero)]:
+        if not only or name in only:
+            write(out)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,9 @@ struct CaseJson {
     outputs: Vec<TensorEntry>,
     #[serde(default)]
     tolerance: Option<f64>,
+    /// Also allowed: this many ULPs of the expected value (deep graphs with large outputs).
+    #[serde(default)]
+    ulps: Option<f64>,
     /// Parameter shapes to fix at compile time, as `--input` takes them.
     #[serde(default)]
     pin: Vec<String>,
@@ -44,6 +47,8 @@ pub struct Case {
     pub outputs: Vec<(TensorEntry, Vec<f32>)>,
     /// Max abs error allowed (default 1e-5).
     pub tolerance: f64,
+    /// Or this many ULPs of the expected value, when larger (default 0).
+    pub ulps: f64,
     /// The model file.
     pub model: PathBuf,
     /// Parameter shapes fixed at compile time (`--input`).
@@ -126,6 +131,7 @@ impl Case {
             inputs: load(cj.inputs)?,
             outputs: load(cj.outputs)?,
             tolerance: cj.tolerance.unwrap_or(1e-5),
+            ulps: cj.ulps.unwrap_or(0.0),
             model: dir.join("model.xml"),
             pins: cj
                 .pin

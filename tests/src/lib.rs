@@ -6,7 +6,7 @@ pub mod cscratch;
 pub mod scratch;
 
 /// `model` and its `inputs` with the `W` and `R` of every cell (embedded, or given as
-/// Parameters) rounded to `weight_type` with `half` (independently of cellc's packing),
+/// Parameters) and the weights of every dense layer rounded to `weight_type` with `half` (independently of cellc's packing),
 /// when it is a 16-bit type: what the generated code computes with. `None` for f32 and
 /// `auto` (random or OpenVINO f32 weights are not 16-bit values, so `auto` keeps f32).
 pub fn stored_as(
@@ -30,6 +30,9 @@ pub fn stored_as(
             }
         }
     }
+    for d in &mut m.denses {
+        d.w.iter_mut().for_each(|v| *v = round(*v));
+    }
     Some((m, inputs))
 }
 
@@ -46,4 +49,59 @@ pub fn max_abs_err(got: &[f32], want: &[f64]) -> f64 {
             if d.is_nan() { f64::INFINITY } else { d }
         })
         .fold(0.0, f64::max)
+}
+
+/// The spacing of f32 values at `v` (one ULP there).
+pub fn ulp(v: f64) -> f64 {
+    let a = (v as f32).abs();
+    if !a.is_finite() {
+        return f64::INFINITY;
+    }
+    f64::from(f32::from_bits(a.to_bits() + 1)) - f64::from(a)
+}
+
+/// How much of its tolerance the worst value of `got` uses: the largest
+/// `|got − want| / max(abs, ulps · ulp(want))` (at most 1 passes; infinite if the lengths
+/// differ or a value is NaN on one side only). `ulps` lets deep graphs, whose large outputs
+/// carry a rounding error relative to their size, be checked in ULPs as well.
+pub fn tolerance_used(got: &[f32], want: &[f64], abs: f64, ulps: f64) -> f64 {
+    if got.len() != want.len() {
+        return f64::INFINITY;
+    }
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| {
+            if g.is_nan() && w.is_nan() {
+                return 0.0;
+            }
+            let d = (g as f64 - w).abs();
+            let allowed = abs.max(ulps * ulp(w));
+            if d.is_nan() {
+                f64::INFINITY
+            } else if d == 0.0 {
+                0.0
+            } else {
+                d / allowed
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tolerance_is_absolute_or_in_ulps_whichever_is_larger() {
+        assert_eq!(ulp(1.0), f64::from(f32::EPSILON));
+        assert_eq!(ulp(-1.0), ulp(1.0));
+        let want = [1000.0, 0.5];
+        // 1000 ± 3 ULP (ULP 6.1e-5 there): beyond 1e-5 absolute, within 4 ULP.
+        let got = [1000.0 + 3.0 * ulp(1000.0) as f32, 0.5];
+        assert!(tolerance_used(&got, &want, 1e-5, 0.0) > 1.0);
+        assert!(tolerance_used(&got, &want, 1e-5, 4.0) <= 1.0);
+        assert!(tolerance_used(&got, &want, 1e-5, 2.0) > 1.0);
+        assert_eq!(tolerance_used(&[f32::NAN], &[0.0], 1.0, 1.0), f64::INFINITY);
+        assert_eq!(tolerance_used(&[0.0], &[0.0, 1.0], 1.0, 1.0), f64::INFINITY);
+    }
 }

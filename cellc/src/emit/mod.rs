@@ -1,5 +1,6 @@
 //! Code emitters. Each takes only a validated [`crate::ir::Model`].
 pub mod c;
+pub(crate) mod dense;
 pub(crate) mod plan;
 pub mod rust;
 
@@ -25,6 +26,9 @@ pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Result<Cow<'_, Mo
             }
         }
     }
+    // Dense layers keep their weights embedded in either mode.
+    let dense: u64 = m.denses.iter().map(|d| d.w.len() as u64).sum();
+    embedded += dense;
     let refuse = |msg: String| Err(Diag::new(&m.file, None, msg).into());
     if all > MAX_MODEL_WEIGHTS {
         return refuse(format!(
@@ -32,6 +36,9 @@ pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Result<Cow<'_, Mo
         ));
     }
     match mode {
+        WeightsMode::Runtime if dense > MAX_EMBEDDED_WEIGHTS => refuse(format!(
+            "the model's dense layers embed {dense} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS}"
+        )),
         WeightsMode::Embedded if embedded > MAX_EMBEDDED_WEIGHTS => refuse(format!(
             "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
         )),

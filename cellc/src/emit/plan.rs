@@ -36,14 +36,18 @@ impl Store {
 /// that holds every embedded value exactly (f32 when some are given at run time); a value
 /// too large for an explicit 16-bit type is an error naming it.
 pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, String> {
-    let mats = [("W", &cell.w), ("R", &cell.r)];
-    let embedded: Vec<(&str, &[f32])> = mats
-        .iter()
-        .filter_map(|(n, w)| match w {
-            WeightSrc::Embedded { values, .. } => Some((*n, values.as_slice())),
+    fn embedded(w: &WeightSrc) -> Option<&[f32]> {
+        match w {
+            WeightSrc::Embedded { values, .. } => Some(values.as_slice()),
             WeightSrc::Runtime(_) => None,
-        })
-        .collect();
+        }
+    }
+    store_of(&format!("cell {:?}", cell.name), &[("W", embedded(&cell.w)), ("R", embedded(&cell.r))], wt)
+}
+
+/// [`store`] for the matrices `mats` of `owner` (`None`: given at run time).
+pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightType) -> Result<Store, String> {
+    let embedded: Vec<(&str, &[f32])> = mats.iter().filter_map(|(n, w)| Some((*n, (*w)?))).collect();
     let exact = |round: fn(f32) -> f32| {
         embedded.len() == mats.len()
             && embedded.iter().all(|(_, v)| v.iter().all(|&x| round(x).to_bits() == x.to_bits() || x.is_nan()))
@@ -52,8 +56,7 @@ pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, String> {
         for (n, v) in &embedded {
             if let Some(i) = overflow(v) {
                 return Err(format!(
-                    "cell {:?}: {n}[{i}] = {} is too large for {} weights; use --weight-type f32{}",
-                    cell.name,
+                    "{owner}: {n}[{i}] = {} is too large for {} weights; use --weight-type f32{}",
                     v[i],
                     store.name(),
                     if store == Store::F16 { " or bf16" } else { "" },

@@ -2,7 +2,7 @@
 //! offsets fixed at compile time. A run loops over the model's rows (one pass when the
 //! batch is static and the shapes are whole tensors); an operand's values for row `n` start
 //! at `offset + n·row_stride` of its home.
-use crate::ops::{Binary, Compare, Unary};
+pub use crate::ops::chain::{Arg, Chain, Instr, MapFn};
 
 /// Where values live while a model runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,52 +124,12 @@ impl Copy {
     }
 }
 
-/// An elementwise function.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum MapFn {
-    /// Of one value.
-    Unary(Unary),
-    /// Of two.
-    Binary(Binary),
-    /// A comparison, giving 0 or 1.
-    Compare(Compare),
-    /// `a ≠ 0 ? b : c`.
-    Select,
-}
-
-impl MapFn {
-    /// How many arguments it takes.
-    pub fn arity(self) -> usize {
-        match self {
-            MapFn::Unary(_) => 1,
-            MapFn::Binary(_) | MapFn::Compare(_) => 2,
-            MapFn::Select => 3,
-        }
-    }
-
-    /// The function in f64 (the reference interpreter's arithmetic).
-    pub fn apply(self, a: &[f64]) -> f64 {
-        match self {
-            MapFn::Unary(u) => u.apply(a[0]),
-            MapFn::Binary(b) => b.apply(a[0], a[1]),
-            MapFn::Compare(c) => c.apply(a[0], a[1]),
-            MapFn::Select => {
-                if a[0] != 0.0 {
-                    a[1]
-                } else {
-                    a[2]
-                }
-            }
-        }
-    }
-}
-
 /// `dst[Σ iₖ·dₖ] = f(arg₀[Σ iₖ·s₀ₖ], …)` over every index of the axes (broadcasting is a
-/// stride of 0).
+/// stride of 0), `f` a chain of elementwise functions computed in one loop.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Map {
-    /// The function.
-    pub f: MapFn,
+    /// The functions.
+    pub f: Chain,
     /// Destination.
     pub dst: Operand,
     /// Arguments.
@@ -202,6 +162,20 @@ pub struct MatMul {
     pub b_strides: [usize; 2],
     /// Stride of `dst` along i (along j it is 1).
     pub dst_row: usize,
+}
+
+/// A dense layer ([`super::Dense`]) over `rows` consecutive rows of `K` values of `x`,
+/// writing `rows` rows of `N` values of `dst`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseStep {
+    /// Index in [`super::Model::denses`].
+    pub dense: usize,
+    /// Input rows.
+    pub x: Operand,
+    /// Output rows.
+    pub dst: Operand,
+    /// Rows within one row of the model.
+    pub rows: usize,
 }
 
 /// `dst = softmax(src)` (or its log) along one axis, for each index of the outer axes.
@@ -249,6 +223,8 @@ pub enum Step {
     Map(Map),
     /// Matrix products.
     MatMul(MatMul),
+    /// A dense layer.
+    Dense(DenseStep),
     /// A softmax.
     Softmax(Softmax),
     /// A row in or out of a tensor whose batch is not its first dimension.

@@ -131,6 +131,7 @@ impl Wired {
             batch: if let Batch::Static(_) = batch { Batch::Static(1) } else { batch },
             params,
             cells: cells.into_iter().map(|(c, _)| c).collect(),
+            denses: Vec::new(),
             outputs: outputs.into_iter().map(|(o, _)| o).collect(),
             consts: Vec::new(),
             slots,

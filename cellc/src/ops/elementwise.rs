@@ -48,8 +48,25 @@ pub enum Unary {
     HSigmoid,
     /// `x · min(max(x + 3, 0), 6) / 6`.
     HSwish,
-    /// `x · sigmoid(x)` (`Swish` without `beta`).
-    Swish,
+    /// `x · sigmoid(β·x)` (`Swish`).
+    Swish {
+        /// `beta` (1 when the layer has no second input).
+        beta: f64,
+    },
+    /// `max(0, min(1, α·x + β))` (`HardSigmoid`).
+    HardSigmoid {
+        /// `alpha`.
+        alpha: f64,
+        /// `beta`.
+        beta: f64,
+    },
+    /// `λ·x` if `x > 0`, else `λ·α·(e^x − 1)` (`Selu`).
+    Selu {
+        /// `alpha`.
+        alpha: f64,
+        /// `lambda`.
+        lambda: f64,
+    },
     /// `x · tanh(softplus(x))`.
     Mish,
     /// −1, 0 or 1.
@@ -86,7 +103,15 @@ impl Unary {
             Unary::SoftSign => x / (1.0 + x.abs()),
             Unary::HSigmoid => (x + 3.0).clamp(0.0, 6.0) / 6.0,
             Unary::HSwish => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
-            Unary::Swish => x * sigmoid(x),
+            Unary::Swish { beta } => x * sigmoid(beta * x),
+            Unary::HardSigmoid { alpha, beta } => (alpha * x + beta).clamp(0.0, 1.0),
+            Unary::Selu { alpha, lambda } => {
+                if x > 0.0 {
+                    lambda * x
+                } else {
+                    lambda * alpha * x.exp_m1()
+                }
+            }
             Unary::Mish => x * softplus(x).tanh(),
             Unary::Sign => {
                 if x > 0.0 {
@@ -108,6 +133,51 @@ impl Unary {
             Unary::Abs | Unary::Negative | Unary::Relu | Unary::Sign | Unary::LogicalNot | Unary::Clamp { .. }
         )
     }
+}
+
+/// Elementwise functions whose parameters come as inputs (`HardSigmoid`'s α and β,
+/// `Swish`'s β, `Selu`'s α and λ): once the fold pass knows them, each is a [`Unary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parametric {
+    /// `HardSigmoid(x, alpha, beta)`.
+    HardSigmoid,
+    /// `Swish(x, beta)`.
+    Swish,
+    /// `Selu(x, alpha, lambda)`.
+    Selu,
+}
+
+impl Parametric {
+    /// The function with its parameters (inputs 1, 2, … in order), when they are the ones
+    /// it takes.
+    pub fn with(self, p: &[f64]) -> Option<Unary> {
+        match (self, p) {
+            (Parametric::HardSigmoid, &[alpha, beta]) => Some(Unary::HardSigmoid { alpha, beta }),
+            (Parametric::Swish, &[beta]) => Some(Unary::Swish { beta }),
+            (Parametric::Selu, &[alpha, lambda]) => Some(Unary::Selu { alpha, lambda }),
+            _ => None,
+        }
+    }
+
+    /// The names of its parameters, for messages.
+    pub fn params(self) -> &'static str {
+        match self {
+            Parametric::HardSigmoid => "alpha and beta",
+            Parametric::Swish => "beta",
+            Parametric::Selu => "alpha and lambda",
+        }
+    }
+}
+
+/// The parameters of a [`Parametric`] op: its inputs after the first, each one known value.
+pub fn parameters(ins: &[Option<&Fact>]) -> Option<Vec<f64>> {
+    ins.iter()
+        .skip(1)
+        .map(|f| match (*f)?.value.as_ref()?.floats()?.as_slice() {
+            &[v] => Some(v),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Functions of two values.
@@ -250,6 +320,14 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
     match op {
         Op::Unary(u) => {
             let value = a.value.as_ref().and_then(|v| unary(*u, a.elem, v));
+            Ok(vec![Fact { elem: a.elem, shape: Some(sa.to_vec()), value }])
+        }
+        Op::Parametric(p) => {
+            if !a.elem.is_float() {
+                return Err(format!("its input is {}; expected a float type", a.elem.name()));
+            }
+            let u = parameters(ins).and_then(|v| p.with(&v));
+            let value = a.value.as_ref().zip(u).and_then(|(v, u)| unary(u, a.elem, v));
             Ok(vec![Fact { elem: a.elem, shape: Some(sa.to_vec()), value }])
         }
         Op::Binary(f) => {

@@ -1,7 +1,7 @@
 //! `MatMul`: numpy's `matmul` with optional transposes of the last two axes of either
 //! side; a 1-D side is a row (left) or a column (right) that the output drops again.
 use super::tensor::{broadcast, broadcast_map, count, extents, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::{Op, Unary, input, input_shape};
 use crate::graph::{Data, Fact, Sym};
 
 /// How a `MatMul` multiplies: the broadcast batch shape and the matrix sizes.
@@ -61,7 +61,11 @@ pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMul
 }
 
 pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::MatMul { ta, tb } = *op else { return Err("not a MatMul".to_owned()) };
+    let (ta, tb) = match *op {
+        Op::MatMul { ta, tb } => (ta, tb),
+        Op::Dense { tb, act } => return dense(tb, act, ins),
+        _ => return Err("not a MatMul".to_owned()),
+    };
     let (fa, fb) = (input(ins, 0, "a")?, input(ins, 1, "b")?);
     let (sa, sb) = (input_shape(ins, 0, "a")?, input_shape(ins, 1, "b")?);
     if fa.elem != fb.elem || !fa.elem.is_float() {
@@ -90,6 +94,44 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
         Some(Data::Float(out))
     })();
     Ok(vec![Fact { elem: fa.elem, shape: Some(s.out), value }])
+}
+
+/// The facts of a `Dense`: its product's, with the bias added along the last axis and the
+/// activation applied to a known value.
+fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let w = input_shape(ins, 1, "w")?;
+    if w.len() != 2 {
+        return Err(format!("a dense layer's weights are a matrix; got {}", show(w)));
+    }
+    let mut facts = infer(&Op::MatMul { ta: false, tb }, &ins[..2.min(ins.len())])?;
+    let n = w[if tb { 0 } else { 1 }];
+    let bias = match ins.get(2).copied().flatten() {
+        Some(b) => {
+            let len = b.known_len().ok_or("the bias's shape is not known")?;
+            if n.value() != Some(len as i64) {
+                return Err(format!("the bias has {len} values for {n} outputs"));
+            }
+            Some(b)
+        }
+        None => None,
+    };
+    let f = &mut facts[0];
+    if let (Some(Data::Float(v)), Some(n)) = (f.value.as_mut(), n.size()) {
+        let b = match bias {
+            Some(b) => b.value.as_ref().and_then(Data::floats),
+            None => Some(vec![0.0; n as usize]),
+        };
+        match b {
+            Some(b) if !b.is_empty() => {
+                for (i, x) in v.iter_mut().enumerate() {
+                    let y = *x + b[i % b.len()];
+                    *x = f.elem.round(act.map_or(y, |a| a.apply(y)));
+                }
+            }
+            _ => f.value = None,
+        }
+    }
+    Ok(facts)
 }
 
 /// For each element of an input seen as its `[batch…, rows, cols]` matrix stack (after its

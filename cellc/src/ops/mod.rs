@@ -2,6 +2,7 @@
 //! module: its shape rule and its evaluation on constants, which the fold pass uses to
 //! compute whatever is known at compile time. [`infer`] is the one entry point.
 pub mod cells;
+pub mod chain;
 pub mod elementwise;
 pub mod linear;
 pub mod reduce;
@@ -12,7 +13,7 @@ use crate::graph::{Elem, Fact};
 use crate::ir::raw;
 
 pub use cells::CellAttrs;
-pub use elementwise::{Binary, Compare, Unary};
+pub use elementwise::{Binary, Compare, Parametric, Unary};
 pub use reduce::ReduceKind;
 pub use shape::BroadcastMode;
 
@@ -85,8 +86,13 @@ pub enum Op {
     },
     /// An elementwise function of one tensor.
     Unary(Unary),
+    /// An elementwise function of one tensor with parameters as inputs (resolved to a
+    /// [`Op::Unary`] once they are known).
+    Parametric(Parametric),
     /// An elementwise function of two tensors with numpy broadcasting.
     Binary(Binary),
+    /// Elementwise functions joined by the fuse pass, over inputs broadcast together.
+    Chain(chain::Chain),
     /// An elementwise comparison (boolean result).
     Compare(Compare),
     /// `Select`: condition ? then : else, broadcast.
@@ -97,6 +103,15 @@ pub enum Op {
         ta: bool,
         /// `transpose_b`.
         tb: bool,
+    },
+    /// A dense layer the fuse pass makes: `act(x · w + bias)`, `w` a constant matrix
+    /// (`[K, N]`, or `[N, K]` with `tb`), `bias` (optional third input) a constant of `N`
+    /// values along the last axis.
+    Dense {
+        /// `w` is stored `[N, K]` (the `MatMul`'s `transpose_b`).
+        tb: bool,
+        /// The activation applied after the bias.
+        act: Option<Unary>,
     },
     /// `SoftMax` or `LogSoftmax`.
     Softmax {
@@ -179,8 +194,9 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         | Op::Split { .. }
         | Op::VariadicSplit
         | Op::Broadcast { .. } => shape::infer(op, ins, outputs)?,
-        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
-        Op::MatMul { .. } => linear::infer(op, ins)?,
+        Op::Unary(_) | Op::Parametric(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
+        Op::Chain(_) => chain::infer(op, ins)?,
+        Op::MatMul { .. } | Op::Dense { .. } => linear::infer(op, ins)?,
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {

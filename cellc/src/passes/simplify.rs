@@ -1,7 +1,8 @@
 //! Simplification after folding: every op whose outputs are all known becomes a constant;
 //! ops that leave their input as it is (a `Reshape` to the same shape, an `Identity`, a
 //! `Convert` to the same type, a `Transpose` that moves only axes of length 1 in a way that
-//! keeps the order of the others) disappear; two `Transpose`s in a row become one.
+//! keeps the order of the others) disappear; two `Transpose`s in a row become one;
+//! elementwise ops with constant parameters become plain functions of their input.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ir::raw::Origin;
 use crate::ops::Op;
@@ -16,6 +17,7 @@ pub fn simplify(g: &mut Graph) {
         if materialize(g, id) {
             continue;
         }
+        resolve_parameters(g, id);
         if let Some(input) = passthrough(g, id) {
             bypass(g, id, input);
             continue;
@@ -54,6 +56,19 @@ fn materialize(g: &mut Graph, id: NodeId) -> bool {
     }
     g.nodes[id].dead = true;
     true
+}
+
+/// Turns an elementwise op whose parameters are inputs into its [`Op::Unary`] once they
+/// are known.
+fn resolve_parameters(g: &mut Graph, id: NodeId) {
+    let Op::Parametric(p) = g.nodes[id].op else { return };
+    let ins: Vec<Option<&Fact>> = (0..g.nodes[id].inputs.len()).map(|i| g.input_fact(id, i)).collect();
+    if let Some(u) = crate::ops::elementwise::parameters(&ins).and_then(|v| p.with(&v)) {
+        let n = &mut g.nodes[id];
+        n.op = Op::Unary(u);
+        n.inputs.truncate(1);
+        n.input_pos.truncate(1);
+    }
 }
 
 /// The input an op hands on unchanged, when it does.

@@ -10,6 +10,9 @@ use crate::simd::Isa;
 
 #[cfg(target_arch = "x86_64")]
 mod blocked;
+mod dense;
+
+pub use dense::dense_rows;
 
 /// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
 pub trait Row<const W: usize>: Copy {

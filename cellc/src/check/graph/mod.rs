@@ -89,14 +89,12 @@ impl Checker<'_> {
             let why = match &node.op {
                 Op::Unknown => Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op))),
                 Op::If => Some("the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch".to_owned()),
-                Op::Softmax { log: true, .. } => Some("cellc does not compile LogSoftmax layers yet".to_owned()),
+                Op::Parametric(p) => Some(format!(
+                    "the {} of this {} layer are known only at run time; cellc compiles it with constant ones",
+                    p.params(),
+                    node.origin.op
+                )),
                 Op::Reduce { .. } => Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op)),
-                Op::Unary(u) if !steps::unary_supported(*u) => {
-                    Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op))
-                }
-                Op::Binary(b) if !steps::binary_supported(*b) => {
-                    Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op))
-                }
                 _ => None,
             };
             let upstream = node.inputs.iter().flatten().any(|&t| self.tainted[g_producer(self.g, t)]);

@@ -34,6 +34,7 @@ pub(super) struct Planner<'g> {
     pub(super) consts: Vec<Vec<f32>>,
     const_of: Vec<Option<usize>>,
     pub(super) cells: Vec<ir::Cell>,
+    pub(super) denses: Vec<ir::Dense>,
     pub(super) steps: Vec<Step>,
     outputs: Vec<ir::Output>,
     /// Whether the limit on cells was reported.
@@ -71,6 +72,7 @@ impl<'g> Planner<'g> {
             consts: Vec::new(),
             const_of: vec![None; n],
             cells: Vec::new(),
+            denses: Vec::new(),
             steps: Vec::new(),
             outputs: Vec::new(),
             too_many_cells: false,
@@ -511,6 +513,7 @@ impl<'g> Planner<'g> {
             params: self.params,
             cells: self.cells,
             outputs: self.outputs,
+            denses: self.denses,
             consts: self.consts,
             slots: self.slots,
             steps,

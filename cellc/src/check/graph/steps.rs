@@ -4,41 +4,9 @@
 use super::plan::Planner;
 use super::{Checker, Mode, input_tensor};
 use crate::graph::{Data, Elem, NodeId, TensorId};
-use crate::ir::steps::{Copy, Map, MapFn, MatMul, Softmax};
-use crate::ir::{Operand, Step};
-use crate::ops::{Binary, Op, Unary, tensor::axis};
-
-/// Whether the emitters compute this function at run time.
-pub(super) fn unary_supported(u: Unary) -> bool {
-    matches!(
-        u,
-        Unary::Relu
-            | Unary::Sigmoid
-            | Unary::Tanh
-            | Unary::Exp
-            | Unary::Abs
-            | Unary::Negative
-            | Unary::Clamp { .. }
-            | Unary::Elu { .. }
-            | Unary::SoftPlus
-            | Unary::SoftSign
-    )
-}
-
-/// Whether the emitters compute this function at run time.
-pub(super) fn binary_supported(b: Binary) -> bool {
-    matches!(
-        b,
-        Binary::Add
-            | Binary::Subtract
-            | Binary::Multiply
-            | Binary::Divide { .. }
-            | Binary::Maximum
-            | Binary::Minimum
-            | Binary::SquaredDifference
-            | Binary::PRelu
-    )
-}
+use crate::ir::steps::{Chain, Copy, Map, MapFn, MatMul, Softmax};
+use crate::ir::{DenseStep, Operand, Step};
+use crate::ops::{Op, tensor::axis};
 
 /// Row-major strides.
 fn strides(dims: &[usize]) -> Vec<usize> {
@@ -142,11 +110,13 @@ impl Planner<'_> {
                     aligned(&xd, &yd).into_iter().zip(strides(&yd)).zip(&yd).map(|((s, d), &n)| [n, s, d]).collect();
                 self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
             }
-            Op::Unary(u) => self.map(MapFn::Unary(*u), &ins, outs[0]),
-            Op::Binary(b) => self.map(MapFn::Binary(*b), &ins, outs[0]),
-            Op::Compare(cm) => self.map(MapFn::Compare(*cm), &ins, outs[0]),
-            Op::Select => self.map(MapFn::Select, &ins, outs[0]),
+            Op::Unary(u) => self.map(Chain::single(MapFn::Unary(*u)), &ins, outs[0]),
+            Op::Binary(b) => self.map(Chain::single(MapFn::Binary(*b)), &ins, outs[0]),
+            Op::Compare(cm) => self.map(Chain::single(MapFn::Compare(*cm)), &ins, outs[0]),
+            Op::Select => self.map(Chain::single(MapFn::Select), &ins, outs[0]),
+            Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
+            Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
             Op::Softmax { axis: a, log } => {
                 let Some((xt, xo, xd)) = x else { return };
                 let Ok(ax) = axis(*a, xd.len()) else { return };
@@ -184,7 +154,8 @@ impl Planner<'_> {
             | Op::Split { .. }
             | Op::VariadicSplit
             | Op::Broadcast { .. }
-            | Op::Softmax { .. } => 1,
+            | Op::Softmax { .. }
+            | Op::Dense { .. } => 1,
             _ => self.g.nodes[id].inputs.len(),
         };
         let all = self.g.nodes[id].inputs.clone();
@@ -318,7 +289,7 @@ impl Planner<'_> {
         }
     }
 
-    fn map(&mut self, f: MapFn, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
+    fn map(&mut self, f: Chain, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
         let Some(yd) = self.dims_of(y) else { return };
         let Some(yo) = self.place(y) else { return };
         let ys = strides(&yd);
@@ -402,6 +373,53 @@ impl Planner<'_> {
             b_strides: [bst[rb - 2], bst[rb - 1]],
             dst_row: n,
         }));
+    }
+}
+
+impl Planner<'_> {
+    /// A dense layer: its weights (and bias) read from the graph's constants into the
+    /// model's [`crate::ir::Dense`], which the kernels pack; the rows of `x` in order.
+    fn dense(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        (tb, act): (bool, Option<crate::ops::Unary>),
+        y: TensorId,
+    ) {
+        let [(xt, xo, xd)] = ins else { return };
+        let Some(&k) = xd.last() else { return };
+        if !self.keeps_rows(c, id, *xt, xd.len() - 1, "multiplies") {
+            return;
+        }
+        let floats = |i: usize| self.g.input_fact(id, i).and_then(|f| f.value.as_ref()).and_then(Data::floats);
+        let Some(w) = floats(1) else { return };
+        let bias = match self.g.nodes[id].inputs.get(2).copied().flatten() {
+            Some(_) => match floats(2) {
+                Some(b) => Some(b),
+                None => return,
+            },
+            None => None,
+        };
+        let n = w.len().checked_div(k).unwrap_or(0);
+        if k == 0 || n == 0 || w.len() != n * k || bias.as_ref().is_some_and(|b| b.len() != n) {
+            let msg = format!("internal error: a dense layer of {} weights over rows of {k} values", w.len());
+            c.err(id, None, msg);
+            return;
+        }
+        // The kernels read one row of K weights per output.
+        let w: Vec<f32> = if tb {
+            w.iter().map(|&v| v as f32).collect()
+        } else {
+            (0..n * k).map(|i| w[(i % k) * n + i / k] as f32).collect()
+        };
+        let rows = xd.iter().product::<usize>() / k;
+        let Some(dst) = self.place(y) else { return };
+        let name = self.g.nodes[id].origin.name.clone();
+        let bias = bias.map(|b| b.iter().map(|&v| v as f32).collect());
+        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act });
+        let dense = self.denses.len() - 1;
+        self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));
     }
 }
 

@@ -7,6 +7,7 @@
 //! ones (see `emit::plan`).
 mod acts;
 mod cell;
+mod dense;
 mod gru;
 mod helpers;
 mod lstm;
@@ -101,6 +102,15 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
         let field = n.base[prefix.len() + 1..].to_owned();
         items.push(model::CellItem { n, field, runtime_args: runtime_params(cell) });
     }
+    let mut denses = Vec::new();
+    for d in &m.denses {
+        let n = e.names.cell(&d.name);
+        let owner = format!("dense layer {}", quoted(&d.name));
+        let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
+            .map_err(|msg| Diag::new(&m.file, None, msg))?;
+        dense::emit(d, &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
+        denses.push(n.f("_run"));
+    }
     let upper = e.names.upper();
     // Slots and constants take names as cells do, so none collides with a cell's.
     let slots =
@@ -108,7 +118,7 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
     let consts = (0..m.consts.len()).map(|k| e.names.cell(&format!("const{k}")).upper).collect();
     let states =
         (0..m.states.len()).map(|k| e.names.cell(&format!("state{k}")).base[prefix.len() + 1..].to_owned()).collect();
-    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts, states };
+    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts, denses, states };
     me.declare(&mut e.hd);
     me.define(&mut e.body, &mut e.helpers);
     Ok(e.finish(m, header))

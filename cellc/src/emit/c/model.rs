@@ -5,7 +5,7 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted, string};
-use crate::ir::steps::{CellStep, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::steps::{Arg, CellStep, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
 use crate::ops::{Binary, Compare, Unary};
 
@@ -28,6 +28,8 @@ pub(super) struct ModelEmitter<'a> {
     pub(super) slots: Vec<String>,
     /// Names of the constant arrays.
     pub(super) consts: Vec<String>,
+    /// The functions of the dense layers.
+    pub(super) denses: Vec<String>,
     /// Member names of the variables of a stateful model.
     pub(super) states: Vec<String>,
 }
@@ -252,6 +254,15 @@ impl ModelEmitter<'_> {
                     Step::Copy(s) => self.copy_step(c, s),
                     Step::Map(s) => self.map_step(c, s, helpers),
                     Step::MatMul(s) => self.matmul_step(c, s),
+                    Step::Dense(s) => {
+                        c.line(format!(
+                            "{}({}, {}, {});",
+                            self.denses[s.dense],
+                            self.ptr(&s.x),
+                            self.ptr(&s.dst),
+                            s.rows
+                        ));
+                    }
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Rows(s) => self.rows_step(c, s),
                     Step::Init(s) => {
@@ -445,63 +456,25 @@ impl ModelEmitter<'_> {
         let reads: Vec<String> = (0..s.args.len())
             .map(|k| format!("a{k}[{}]", index(&s.axes.iter().map(|a| a[k + 2]).collect::<Vec<_>>())))
             .collect();
-        let e = self.map_expr(s.f, &reads, helpers);
+        for (j, instr) in s.f.instrs.iter().enumerate() {
+            let args: Vec<String> = instr
+                .args
+                .iter()
+                .map(|a| match *a {
+                    Arg::Input(k) => reads.get(k).cloned().unwrap_or_default(),
+                    Arg::Temp(i) => format!("t{i}"),
+                })
+                .collect();
+            let e = self.map_expr(instr.f, &args, helpers);
+            c.line(format!("const float t{j} = {e};"));
+        }
         let di = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
-        c.line(format!("dst[{di}] = {e};"));
+        c.line(format!("dst[{di}] = t{};", s.f.instrs.len().saturating_sub(1)));
         Self::close_nest(c, opened);
     }
 
     fn map_expr(&self, f: MapFn, args: &[String], helpers: &mut Helpers) -> String {
-        use crate::ir::Activation as A;
-        let p = self.prefix;
-        let a = &args[0];
-        let act = |h: &mut Helpers, act: A| h.act(p, &act, None, a);
-        match f {
-            MapFn::Unary(u) => match u {
-                Unary::Relu => act(helpers, A::Relu),
-                Unary::Sigmoid => act(helpers, A::Sigmoid),
-                Unary::Tanh => act(helpers, A::Tanh),
-                Unary::Elu { alpha } => act(helpers, A::Elu { alpha: alpha as f32 }),
-                Unary::SoftPlus => act(helpers, A::Softplus),
-                Unary::SoftSign => act(helpers, A::Softsign),
-                Unary::Exp => helpers.exp(p, a),
-                Unary::Abs => format!("({a} < 0.0f ? -{a} : {a})"),
-                Unary::Negative => format!("(-{a})"),
-                Unary::Clamp { min, max } => {
-                    let (lo, hi) = (float(min as f32), float(max as f32));
-                    format!("({a} < {lo} ? {lo} : ({a} > {hi} ? {hi} : {a}))")
-                }
-                // `check` admits only the functions above.
-                _ => a.clone(),
-            },
-            MapFn::Binary(bf) => {
-                let b = &args[1];
-                match bf {
-                    Binary::Add => format!("({a} + {b})"),
-                    Binary::Subtract => format!("({a} - {b})"),
-                    Binary::Multiply => format!("({a} * {b})"),
-                    Binary::Divide { .. } => format!("({a} / {b})"),
-                    Binary::Maximum => format!("({a} >= {b} ? {a} : {b})"),
-                    Binary::Minimum => format!("({a} <= {b} ? {a} : {b})"),
-                    Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
-                    Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
-                    _ => a.clone(),
-                }
-            }
-            MapFn::Compare(cmp) => {
-                let b = &args[1];
-                let op = match cmp {
-                    Compare::Equal => "==",
-                    Compare::NotEqual => "!=",
-                    Compare::Less => "<",
-                    Compare::LessEqual => "<=",
-                    Compare::Greater => ">",
-                    Compare::GreaterEqual => ">=",
-                };
-                format!("({a} {op} {b} ? 1.0f : 0.0f)")
-            }
-            MapFn::Select => format!("({a} != 0.0f ? {} : {})", args[1], args[2]),
-        }
+        map_expr(self.prefix, f, args, helpers)
     }
 
     fn matmul_step(&self, c: &mut Code, s: &MatMul) {
@@ -575,7 +548,16 @@ impl ModelEmitter<'_> {
         c.line(format!("dst[o + {}] = e;", mul("q", st)));
         c.line("sum += e;");
         c.close("");
-        c.line(format!("for (size_t q = 0; q < {}; ++q) dst[o + {}] /= sum;", s.len, mul("q", st)));
+        if s.log {
+            c.line(format!(
+                "for (size_t q = 0; q < {}; ++q) dst[o + {}] = (src[o + {}] - max) - logf(sum);",
+                s.len,
+                mul("q", st),
+                mul("q", st)
+            ));
+        } else {
+            c.line(format!("for (size_t q = 0; q < {}; ++q) dst[o + {}] /= sum;", s.len, mul("q", st)));
+        }
         Self::close_nest(c, opened);
     }
 }
@@ -585,4 +567,86 @@ fn index(strides: &[usize]) -> String {
     let terms: Vec<String> =
         strides.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("i{k}"), s)).collect();
     if terms.is_empty() { "0".into() } else { terms.join(" + ") }
+}
+
+/// `min(max(x + 3, 0), 6)` (NaN stays NaN, as in the Rust kernels).
+fn clamp_0_6(x: &str) -> String {
+    let t = format!("({x} + 3.0f)");
+    format!("({t} < 0.0f ? 0.0f : ({t} > 6.0f ? 6.0f : {t}))")
+}
+
+/// The C expression of an elementwise function of `args` (helpers named after `p`).
+pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers) -> String {
+    use crate::ir::Activation as A;
+    let a = &args[0];
+    let act = |h: &mut Helpers, act: A| h.act(p, &act, None, a);
+    match f {
+        MapFn::Unary(u) => match u {
+            Unary::Relu => act(helpers, A::Relu),
+            Unary::Sigmoid => act(helpers, A::Sigmoid),
+            Unary::Tanh => act(helpers, A::Tanh),
+            Unary::Elu { alpha } => act(helpers, A::Elu { alpha: alpha as f32 }),
+            Unary::SoftPlus => act(helpers, A::Softplus),
+            Unary::SoftSign => act(helpers, A::Softsign),
+            Unary::Exp => helpers.exp(p, a),
+            Unary::Abs => format!("({a} < 0.0f ? -{a} : {a})"),
+            Unary::Negative => format!("(-{a})"),
+            Unary::Clamp { min, max } => {
+                let (lo, hi) = (float(min as f32), float(max as f32));
+                format!("({a} < {lo} ? {lo} : ({a} > {hi} ? {hi} : {a}))")
+            }
+            Unary::Log => format!("logf({a})"),
+            Unary::Sqrt => format!("sqrtf({a})"),
+            Unary::Floor => format!("floorf({a})"),
+            Unary::Ceiling => format!("ceilf({a})"),
+            Unary::Sign => format!("({a} > 0.0f ? 1.0f : ({a} < 0.0f ? -1.0f : {a} * 0.0f))"),
+            Unary::LogicalNot => format!("({a} == 0.0f ? 1.0f : 0.0f)"),
+            Unary::HSigmoid => format!("({} / 6.0f)", clamp_0_6(a)),
+            Unary::HSwish => format!("({a} * {} / 6.0f)", clamp_0_6(a)),
+            Unary::Swish { beta } => {
+                let bx = format!("({} * {a})", float(beta as f32));
+                format!("({a} * {})", helpers.act(p, &A::Sigmoid, None, &bx))
+            }
+            Unary::HardSigmoid { alpha, beta } => {
+                act(helpers, A::HardSigmoid { alpha: alpha as f32, beta: beta as f32 })
+            }
+            Unary::Selu { alpha, lambda } => {
+                format!("({} * {})", float(lambda as f32), act(helpers, A::Elu { alpha: alpha as f32 }))
+            }
+            Unary::Mish => {
+                let sp = act(helpers, A::Softplus);
+                format!("({a} * {})", helpers.act(p, &A::Tanh, None, &sp))
+            }
+        },
+        MapFn::Binary(bf) => {
+            let b = &args[1];
+            match bf {
+                Binary::Add => format!("({a} + {b})"),
+                Binary::Subtract => format!("({a} - {b})"),
+                Binary::Multiply => format!("({a} * {b})"),
+                Binary::Divide { .. } => format!("({a} / {b})"),
+                Binary::Maximum => format!("({a} >= {b} ? {a} : {b})"),
+                Binary::Minimum => format!("({a} <= {b} ? {a} : {b})"),
+                Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
+                Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
+                Binary::Power => format!("powf({a}, {b})"),
+                Binary::LogicalAnd => format!("({a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f)"),
+                Binary::LogicalOr => format!("({a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f)"),
+                Binary::LogicalXor => format!("(({a} != 0.0f) != ({b} != 0.0f) ? 1.0f : 0.0f)"),
+            }
+        }
+        MapFn::Compare(cmp) => {
+            let b = &args[1];
+            let op = match cmp {
+                Compare::Equal => "==",
+                Compare::NotEqual => "!=",
+                Compare::Less => "<",
+                Compare::LessEqual => "<=",
+                Compare::Greater => ">",
+                Compare::GreaterEqual => ">=",
+            };
+            format!("({a} {op} {b} ? 1.0f : 0.0f)")
+        }
+        MapFn::Select => format!("({a} != 0.0f ? {} : {})", args[1], args[2]),
+    }
 }

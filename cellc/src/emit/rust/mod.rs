@@ -3,6 +3,7 @@
 //! type implementing `cellc_runtime::Model`. Code is formatted by prettyplease; weight
 //! tables follow it, eight values a line.
 mod cell;
+pub(crate) mod dense;
 mod exprs;
 mod gru;
 mod lit;
@@ -67,6 +68,15 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         let runtime_args = crate::emit::plan::runtime_params(cell);
         items.push(CellItem { field: names::field_name(&ty), ty, runtime_args });
     }
+    let mut denses = Vec::new();
+    for d in &m.denses {
+        let ty = names.unique(&d.name, "Dense");
+        let owner = format!("dense layer {:?}", d.name);
+        let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
+            .map_err(|msg| Diag::new(&m.file, None, msg))?;
+        tokens.extend(dense::item(d, &ty, store, opts.simd, &mut tables));
+        denses.push(ty);
+    }
     // Otherwise cells are named first, after their layers, and the model after the model's
     // name, with `Model` appended if a cell took it.
     let model_ty = match chosen {
@@ -74,7 +84,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         None if names.is_free(&m.name, "Model") => names.unique(&m.name, "Model"),
         None => names.unique(&format!("{}Model", names::type_name(&m.name, "")), "Model"),
     };
-    tokens.extend(model::items(m, &model_ty, &items, &mut names));
+    tokens.extend(model::items(m, &model_ty, (&items, &denses), &mut names));
     let file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
         Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
     })?;

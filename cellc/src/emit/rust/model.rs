@@ -105,7 +105,7 @@ fn typed(dims: &[usize], mutable: bool) -> TokenStream {
 }
 
 /// The model type and its `Model` implementation.
-pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) -> TokenStream {
+pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String]), names: &mut Names) -> TokenStream {
     let ty = ident(ty);
     let fields = Fields {
         slots: (0..m.slots.len()).map(|s| ident(&field_name(&names.unique(&format!("Slot{s}"), "Slot")))).collect(),
@@ -179,6 +179,13 @@ pub(super) fn items(m: &Model, ty: &str, cells: &[CellItem], names: &mut Names) 
             Step::Copy(c) => copy_step(c, &fields),
             Step::Map(mp) => map_step(mp, &fields),
             Step::MatMul(mm) => matmul_step(mm, &fields),
+            Step::Dense(d) => {
+                let (k, n) = (m.denses[d.dense].k, m.denses[d.dense].n);
+                let x = fields.slice(&d.x, 0, d.rows * k, false);
+                let y = fields.slice(&d.dst, 0, d.rows * n, true);
+                let ty = ident(&denses[d.dense]);
+                quote! { #ty::run(#x, #y); }
+            }
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Rows(r) => rows_step(r, &fields),
             Step::Init(i) => {
@@ -266,6 +273,7 @@ fn uses_row(m: &Model) -> bool {
         Step::Copy(c) => moves(&c.src) || moves(&c.dst),
         Step::Map(mp) => moves(&mp.dst) || mp.args.iter().any(moves),
         Step::MatMul(mm) => moves(&mm.a) || moves(&mm.b) || moves(&mm.dst),
+        Step::Dense(d) => moves(&d.x) || moves(&d.dst),
         Step::Softmax(sm) => moves(&sm.src) || moves(&sm.dst),
         Step::Rows(_) => true,
         Step::Init(i) => moves(&i.src),

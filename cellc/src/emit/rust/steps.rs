@@ -1,7 +1,7 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
 //! products, softmaxes and row gathers, as loops over indices fixed at compile time.
 use super::model::Fields;
-use crate::ir::steps::{Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, Unary};
 use proc_macro2::TokenStream;
@@ -50,9 +50,9 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     quote! { { let src = #src; let dst = #dst; #loops } }
 }
 
-/// The f32 expression of an elementwise function of `args`.
-fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
-    let isa = quote! { ::cellc_runtime::simd::Portable };
+/// The f32 expression of an elementwise function of `args`, computed at the vector level
+/// `isa` (an expression of a `cellc_runtime::simd::Isa` token).
+pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> TokenStream {
     let a = &args[0];
     match fun {
         MapFn::Unary(u) => match u {
@@ -72,8 +72,27 @@ fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
             }
             Unary::SoftPlus => quote! { ::cellc_runtime::act::softplus(#isa, #a) },
             Unary::SoftSign => quote! { ::cellc_runtime::act::softsign(#a) },
-            // `check` admits only the functions above.
-            _ => quote! { #a },
+            Unary::Log => quote! { ::cellc_runtime::math::ln(#a) },
+            Unary::Sqrt => quote! { ::cellc_runtime::math::sqrt(#a) },
+            Unary::Floor => quote! { ::cellc_runtime::math::floor(#a) },
+            Unary::Ceiling => quote! { ::cellc_runtime::math::ceil(#a) },
+            Unary::Sign => quote! { ::cellc_runtime::math::sign(#a) },
+            Unary::LogicalNot => quote! { (if #a == 0.0 { 1.0f32 } else { 0.0f32 }) },
+            Unary::HSigmoid => quote! { ::cellc_runtime::math::hsigmoid(#a) },
+            Unary::HSwish => quote! { ::cellc_runtime::math::hswish(#a) },
+            Unary::Swish { beta } => {
+                let b = super::lit::f32_tokens(beta as f32);
+                quote! { ::cellc_runtime::math::swish(#isa, #a, #b) }
+            }
+            Unary::HardSigmoid { alpha, beta } => {
+                let (al, be) = (super::lit::f32_tokens(alpha as f32), super::lit::f32_tokens(beta as f32));
+                quote! { ::cellc_runtime::act::hardsigmoid(#a, #al, #be) }
+            }
+            Unary::Selu { alpha, lambda } => {
+                let (al, la) = (super::lit::f32_tokens(alpha as f32), super::lit::f32_tokens(lambda as f32));
+                quote! { (#la * ::cellc_runtime::act::elu(#isa, #a, #al)) }
+            }
+            Unary::Mish => quote! { ::cellc_runtime::math::mish(#isa, #a) },
         },
         MapFn::Binary(bf) => {
             let b = &args[1];
@@ -86,7 +105,10 @@ fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
                 Binary::Minimum => quote! { (if #a <= #b { #a } else { #b }) },
                 Binary::SquaredDifference => quote! { (#a - #b) * (#a - #b) },
                 Binary::PRelu => quote! { (if #a >= 0.0 { #a } else { #a * #b }) },
-                _ => quote! { #a },
+                Binary::Power => quote! { ::cellc_runtime::math::pow(#a, #b) },
+                Binary::LogicalAnd => quote! { (if #a != 0.0 && #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
+                Binary::LogicalOr => quote! { (if #a != 0.0 || #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
+                Binary::LogicalXor => quote! { (if (#a != 0.0) != (#b != 0.0) { 1.0f32 } else { 0.0f32 }) },
             }
         }
         MapFn::Compare(c) => {
@@ -108,6 +130,18 @@ fn map_expr(fun: MapFn, args: &[TokenStream]) -> TokenStream {
     }
 }
 
+/// An expression without the parentheses around the whole of it (which `map_expr` writes
+/// so it can be nested, and which a statement does not need).
+pub(super) fn bare(e: TokenStream) -> TokenStream {
+    let mut it = e.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
+            g.stream()
+        }
+        _ => e,
+    }
+}
+
 pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
     let counts: Vec<usize> = mp.axes.iter().map(|a| a[0]).collect();
     let stride = |k: usize| -> Vec<usize> { mp.axes.iter().map(|a| a[k]).collect() };
@@ -126,9 +160,28 @@ pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
             quote! { #v[#i] }
         })
         .collect();
-    let e = map_expr(mp.f, &reads);
+    let isa = quote! { ::cellc_runtime::simd::Portable };
+    let temps: Vec<_> = (0..mp.f.instrs.len()).map(|j| format_ident!("t{}", j)).collect();
+    let mut body = TokenStream::new();
+    for (j, instr) in mp.f.instrs.iter().enumerate() {
+        let args: Vec<TokenStream> = instr
+            .args
+            .iter()
+            .map(|a| match *a {
+                Arg::Input(k) => reads.get(k).cloned().unwrap_or_default(),
+                Arg::Temp(i) => {
+                    let t = &temps[i];
+                    quote! { #t }
+                }
+            })
+            .collect();
+        let e = bare(map_expr(instr.f, &args, &isa));
+        let t = &temps[j];
+        body.extend(quote! { let #t: f32 = #e; });
+    }
     let di = index(&ds);
-    let loops = nest(&counts, quote! { dst[#di] = #e; });
+    let last = temps.last();
+    let loops = nest(&counts, quote! { #body dst[#di] = #last; });
     quote! { { #(#binds)* let dst = #dst; #loops } }
 }
 
@@ -204,8 +257,11 @@ pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
     let first = lin(&terms[..terms.len() - 1]);
     let len = sm.len;
     let isa = quote! { ::cellc_runtime::simd::Portable };
-    // `check` admits only the softmax itself (LogSoftmax needs a logarithm), so `sm.log`
-    // is false here.
+    let last = if sm.log {
+        quote! { let ls = ::cellc_runtime::math::ln(sum); for q in 0..#len { dst[#at] = (src[#at] - max) - ls; } }
+    } else {
+        quote! { for q in 0..#len { dst[#at] /= sum; } }
+    };
     let body = quote! {
         let mut max = src[#first];
         for q in 1..#len { if src[#at] > max { max = src[#at]; } }
@@ -215,7 +271,7 @@ pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
             dst[#at] = e;
             sum += e;
         }
-        for q in 0..#len { dst[#at] /= sum; }
+        #last
     };
     let loops = live.iter().rev().fold(body, |inner, (v, c, _)| quote! { for #v in 0..#c { #inner } });
     quote! { { let src = #src; let dst = #dst; #loops } }

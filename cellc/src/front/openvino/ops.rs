@@ -4,7 +4,7 @@ use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
 use crate::ir::raw::CellOp;
-use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, ReduceKind, Unary};
+use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
 
 /// Reads attributes, collecting problems.
 pub(super) struct Attrs<'a> {
@@ -157,6 +157,12 @@ impl Attrs<'_> {
         if let Some(u) = self.unary(t) {
             return Op::Unary(u);
         }
+        match t {
+            "HardSigmoid" => return Op::Parametric(Parametric::HardSigmoid),
+            "Swish" => return Op::Parametric(Parametric::Swish),
+            "Selu" => return Op::Parametric(Parametric::Selu),
+            _ => {}
+        }
         if let Some(b) = binary(t) {
             let b = match b {
                 Binary::Divide { .. } => Binary::Divide { python: self.bool("m_pythondiv", true) },
@@ -264,7 +270,7 @@ impl Attrs<'_> {
             "SoftSign" => Unary::SoftSign,
             "HSigmoid" => Unary::HSigmoid,
             "HSwish" => Unary::HSwish,
-            "Swish" if self.layer.inputs.len() == 1 => Unary::Swish,
+            "Swish" if self.layer.inputs.len() == 1 => Unary::Swish { beta: 1.0 },
             "Mish" => Unary::Mish,
             "Sign" => Unary::Sign,
             "LogicalNot" => Unary::LogicalNot,

@@ -1,0 +1,87 @@
+//! What both languages' dense layers share: how a layer's outputs are cut into tiles and
+//! groups of tiles, and its weights and bias packed into them.
+use crate::emit::plan::{MAX_TILE, Packed, Store};
+use crate::ir::Dense;
+use crate::ops::Unary;
+
+/// Accumulators a group of tiles may take, in f32 values, for the widest row block (8).
+const MAX_GROUP_VALUES: usize = 4096;
+
+/// How a dense layer is cut: outputs per tile, tiles, tiles per group (the tiles padded to
+/// a whole number of groups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tiling {
+    pub(crate) tile: usize,
+    pub(crate) tiles: usize,
+    pub(crate) group: usize,
+}
+
+impl Tiling {
+    /// The tiling of a layer with `n` outputs.
+    pub(crate) fn of(n: usize) -> Tiling {
+        let tile = MAX_TILE.min(n.next_power_of_two());
+        let tiles = n.div_ceil(tile);
+        let most = (MAX_GROUP_VALUES / (8 * tile)).max(1);
+        let group = if tiles <= most {
+            tiles
+        } else {
+            // A divisor of the tiles when one is close to the most, else padding.
+            (most / 4..=most).rev().find(|d| tiles.is_multiple_of(*d)).unwrap_or(most)
+        };
+        Tiling { tile, tiles: tiles.div_ceil(group) * group, group }
+    }
+}
+
+/// The weights of `d`, packed: `[tiles][K][tile]` (zero past `n`), as `store` says.
+pub(crate) fn packed_weights(d: &Dense, t: Tiling, store: Store) -> Packed {
+    let len = t.tiles * d.k * t.tile;
+    // `panels` packs `ceil(n / tile)` tiles; the padding tiles stay zero.
+    let used = cellc_pack::panel_len(d.n, d.k, 1, t.tile);
+    match store {
+        Store::F32 => {
+            let mut v = vec![0.0f32; len];
+            cellc_pack::panels(&mut v[..used], &d.w, d.n, d.k, &[0], t.tile);
+            Packed::F32(v)
+        }
+        Store::F16 => {
+            let mut v = vec![0u16; len];
+            cellc_pack::panels_f16(&mut v[..used], &d.w, d.n, d.k, &[0], t.tile);
+            Packed::F16(v)
+        }
+        Store::Bf16 => {
+            let words = cellc_pack::bf16_words(t.tile);
+            let mut v = vec![0u32; t.tiles * d.k * words];
+            cellc_pack::panels_bf16(&mut v[..d.n.div_ceil(t.tile) * d.k * words], &d.w, d.n, d.k, &[0], t.tile);
+            Packed::Bf16(v)
+        }
+    }
+}
+
+/// The bias of `d` in tiles (`[tiles][tile]`, zero past `n` and without a bias).
+pub(crate) fn packed_bias(d: &Dense, t: Tiling) -> Vec<f32> {
+    (0..t.tiles * t.tile).map(|j| d.bias.as_ref().and_then(|b| b.get(j).copied()).unwrap_or(0.0)).collect()
+}
+
+/// A line saying what the layer computes.
+pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
+    let mut parts = vec![format!("MatMul {:?}: {} inputs, {} outputs", d.name, d.k, d.n)];
+    if d.bias.is_some() {
+        parts.push("plus a bias".to_owned());
+    }
+    if let Some(a) = d.act {
+        parts.push(format!("then {}", act_name(a)));
+    }
+    format!(
+        "Dense layer ({}); weights packed in {} tiles of {} outputs ({}).",
+        parts.join(", "),
+        t.tiles,
+        t.tile,
+        store.name()
+    )
+}
+
+/// The name of an activation, for comments.
+pub(crate) fn act_name(a: Unary) -> String {
+    let s = format!("{a:?}");
+    s.split_whitespace().next().unwrap_or_default().to_ascii_lowercase()
+}

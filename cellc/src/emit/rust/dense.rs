@@ -1,0 +1,75 @@
+//! Dense layers: a unit type per layer whose `run` computes its rows with
+//! `cellc_runtime::kernel::dense_rows` over weights packed at compile time into the tiles
+//! a cell's input projection uses (and stored as `--weight-type` says).
+use super::cell::entry;
+use super::lit::table;
+use super::names::{field_name, ident};
+use crate::emit::dense::{Tiling, describe, packed_bias, packed_weights};
+use crate::emit::plan::{Packed, Store};
+use crate::ir::Dense;
+use crate::options::Simd;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The type of dense layer `d`, named `ty`, and its tables.
+pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut Vec<String>) -> TokenStream {
+    let t = Tiling::of(d.n);
+    let prefix = field_name(ty).to_ascii_uppercase();
+    let (w_name, b_name) = (ident(&format!("{prefix}_W")), ident(&format!("{prefix}_B")));
+    let doc = format!(" {}", describe(d, t, store));
+    tables.push(table(
+        &w_name.to_string(),
+        &format!("Weights of `{ty}`, packed for its kernel."),
+        &packed_weights(d, t, store),
+    ));
+    tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), &Packed::F32(packed_bias(d, t))));
+    let (k, n, tile, group) = (d.k, d.n, t.tile, t.group);
+    let row = match store {
+        Store::Bf16 => cellc_pack::bf16_words(tile),
+        Store::F32 | Store::F16 => tile,
+    };
+    let v = quote! { v };
+    let act = match d.act {
+        Some(a) => super::steps::bare(super::steps::map_expr(
+            crate::ir::steps::MapFn::Unary(a),
+            std::slice::from_ref(&v),
+            &quote! { isa },
+        )),
+        None => v,
+    };
+    let ty = ident(ty);
+    let body = entry(simd, |level| {
+        quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y) }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #ty;
+        impl #ty {
+            /// Inputs of a row.
+            pub const INPUT_SIZE: usize = #k;
+            /// Outputs of a row.
+            pub const OUTPUT_SIZE: usize = #n;
+            /// Writes the outputs of the rows of `x` (`INPUT_SIZE` values each) to `y`
+            /// (`OUTPUT_SIZE` each); writes nothing when `y` does not hold as many rows as `x`.
+            pub fn run(x: &[f32], y: &mut [f32]) {
+                #body
+            }
+            #[inline(always)]
+            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
+                let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
+                let bias = #b_name.0.as_chunks::<#tile>().0;
+                ::cellc_runtime::kernel::dense_rows::<#k, #tile, R, #group, R, V, _, I>(
+                    panels,
+                    bias,
+                    x.as_chunks::<#k>().0,
+                    y,
+                    #n,
+                    ::cellc_runtime::kernel::Block::<R, V>,
+                    isa,
+                    |v: f32| #act,
+                );
+            }
+        }
+    }
+}

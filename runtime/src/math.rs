@@ -1,0 +1,120 @@
+//! The elementwise functions of the layers around the cells that [`crate::act`] does not
+//! hold, in f32: logarithm, square root, rounding, powers, and the piecewise activations
+//! of OpenVINO's opset (`HSigmoid`, `HSwish`, `Swish`, `Mish`, `Sign`). The libm crate
+//! (a port of musl's) gives the library functions: `sqrt`, `floor` and `ceil` are exact,
+//! `ln` and `pow` within 1 ULP.
+use crate::act;
+use crate::simd::Isa;
+
+/// `ln x` (NaN below zero, −∞ at zero).
+#[inline]
+pub fn ln(x: f32) -> f32 {
+    libm::logf(x)
+}
+
+/// `√x`, correctly rounded (NaN below zero).
+#[inline]
+pub fn sqrt(x: f32) -> f32 {
+    libm::sqrtf(x)
+}
+
+/// `⌊x⌋`.
+#[inline]
+pub fn floor(x: f32) -> f32 {
+    libm::floorf(x)
+}
+
+/// `⌈x⌉`.
+#[inline]
+pub fn ceil(x: f32) -> f32 {
+    libm::ceilf(x)
+}
+
+/// `a^b`, as C's `powf`.
+#[inline]
+pub fn pow(a: f32, b: f32) -> f32 {
+    libm::powf(a, b)
+}
+
+/// −1, 0 or 1 by the sign of `x` (0 for ±0; NaN stays NaN).
+#[inline(always)]
+pub fn sign(x: f32) -> f32 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        x * 0.0
+    }
+}
+
+/// `min(max(x + 3, 0), 6) / 6` (`HSigmoid`).
+#[inline(always)]
+pub fn hsigmoid(x: f32) -> f32 {
+    (x + 3.0).clamp(0.0, 6.0) / 6.0
+}
+
+/// `x · min(max(x + 3, 0), 6) / 6` (`HSwish`).
+#[inline(always)]
+pub fn hswish(x: f32) -> f32 {
+    x * (x + 3.0).clamp(0.0, 6.0) / 6.0
+}
+
+/// `x · sigmoid(β·x)` (`Swish`).
+#[inline(always)]
+pub fn swish<I: Isa>(isa: I, x: f32, beta: f32) -> f32 {
+    x * act::sigmoid(isa, beta * x)
+}
+
+/// `x · tanh(softplus(x))` (`Mish`).
+#[inline(always)]
+pub fn mish<I: Isa>(isa: I, x: f32) -> f32 {
+    x * act::tanh(isa, act::softplus(isa, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::Portable;
+
+    /// Distance in representable f32 values.
+    fn ulps(a: f32, b: f64) -> u32 {
+        let b = b as f32;
+        let key = |v: f32| {
+            let i = v.to_bits() as i32;
+            if i < 0 { i32::MIN - i } else { i }
+        };
+        (key(a) as i64 - key(b) as i64).unsigned_abs() as u32
+    }
+
+    #[test]
+    fn library_functions_are_within_one_ulp() {
+        for i in 1..20_000 {
+            let x = i as f32 * 0.013 - 1.0;
+            if x > 0.0 {
+                assert!(ulps(ln(x), (x as f64).ln()) <= 1, "ln {x}");
+                assert!(ulps(sqrt(x), (x as f64).sqrt()) == 0, "sqrt {x}");
+                let p = pow(x, 1.7);
+                assert!(ulps(p, (x as f64).powf(f64::from(1.7f32))) <= 1, "pow {x}: {p:e}");
+            }
+            assert_eq!(floor(x), (x as f64).floor() as f32);
+            assert_eq!(ceil(x), (x as f64).ceil() as f32);
+        }
+        assert!(ln(-1.0).is_nan() && ln(0.0) == f32::NEG_INFINITY && sqrt(-1.0).is_nan());
+    }
+
+    #[test]
+    fn piecewise_functions_follow_their_definitions() {
+        assert_eq!([sign(-2.5), sign(0.0), sign(3.0)], [-1.0, 0.0, 1.0]);
+        assert!(sign(f32::NAN).is_nan());
+        assert_eq!([hsigmoid(-4.0), hsigmoid(0.0), hsigmoid(4.0)], [0.0, 0.5, 1.0]);
+        assert_eq!([hswish(-4.0), hswish(1.5), hswish(4.0)], [0.0, 1.5 * 4.5 / 6.0, 4.0]);
+        for x in [-6.0f32, -1.0, 0.0, 0.5, 3.0] {
+            let xd = x as f64;
+            let sig = 1.0 / (1.0 + (-xd).exp());
+            assert!((swish(Portable, x, 1.0) as f64 - xd * sig).abs() < 1e-6, "swish {x}");
+            let sp = xd.max(0.0) + (-xd.abs()).exp().ln_1p();
+            assert!((mish(Portable, x) as f64 - xd * sp.tanh()).abs() < 1e-6, "mish {x}");
+        }
+    }
+}
