@@ -3,6 +3,7 @@
 //! nothing with the planner and the steps). Both must give the same values.
 use cellc::graph::{Data, Elem, Fact, Graph, Sym, TensorId};
 use cellc::ir::raw::{Dim, Origin};
+use cellc::ops::strided::Masks;
 use cellc::ops::{Binary, Op, Unary};
 use proptest::prelude::*;
 
@@ -87,7 +88,7 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
         let x = pool[rng.below(pool.len())];
         let s = shape_of(&g, x);
         let r = s.len();
-        let made = match rng.below(9) {
+        let made = match rng.below(10) {
             0 => {
                 // Continuous functions only: sums in another order must not cross a step.
                 let fs = [
@@ -150,6 +151,39 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
                 let k = 1 + rng.below(4);
                 let w = floats(&mut g, &mut rng, &[s[r - 1], k]);
                 apply(&mut g, Op::MatMul { ta: false, tb: false }, vec![x, w])
+            }
+            8 => {
+                // A StridedSlice with random masks: positive strides, maybe one shrunk axis
+                // and a new one.
+                let (mut b, mut e, mut st) = (Vec::new(), Vec::new(), Vec::new());
+                let mut m = Masks::default();
+                // (Rank 1 stays rank 1: the other ops take tensors of rank 1 or more.)
+                let shrink = if r > 1 { rng.below(r + 1) } else { r };
+                for (a, &n) in s.iter().enumerate() {
+                    b.push(rng.below(n) as i64 - if rng.below(3) == 0 { n as i64 } else { 0 });
+                    e.push(n as i64 - rng.below(2) as i64);
+                    st.push(1 + rng.below(2) as i64);
+                    m.begin.push(rng.below(3) == 0);
+                    m.end.push(rng.below(3) == 0);
+                    m.shrink_axis.push(a == shrink);
+                    m.new_axis.push(false);
+                }
+                if rng.below(2) == 0 {
+                    let at = rng.below(r + 1);
+                    for (v, x) in [(&mut b, 0), (&mut e, 0), (&mut st, 1)] {
+                        v.insert(at, x);
+                    }
+                    for (v, x) in [
+                        (&mut m.begin, false),
+                        (&mut m.end, false),
+                        (&mut m.shrink_axis, false),
+                        (&mut m.new_axis, true),
+                    ] {
+                        v.insert(at, x);
+                    }
+                }
+                let (b, e, st) = (ints(&mut g, &b), ints(&mut g, &e), ints(&mut g, &st));
+                apply(&mut g, Op::StridedSlice(m), vec![x, b, e, st])
             }
             7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: rng.below(2) == 0 }, vec![x]),
             _ => {

@@ -359,6 +359,63 @@ def stateful(out):
     print(f"ov_gru_stateful: {', '.join(case['ir_ops'])}; OpenVINO stateful {worst:.2e}")
 
 
+def strided_glue(out):
+    """The glue TensorFlow/Keras models reach OpenVINO with, built with OpenVINO's opset API
+    (the IR as save_model writes it): a dynamic batch read with ShapeOf -> StridedSlice
+    (shrinking the axis) to build the zero initial state and the sequence lengths, the last
+    step taken with StridedSlice (begin/end masks, shrink axes), every other unit with a
+    strided StridedSlice under a new axis, then a dense softmax head. Expected outputs are
+    OpenVINO's (f32 hint) on the IR."""
+    import openvino.opset13 as ops
+
+    d = out / "ov_strided_glue"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    rng = np.random.default_rng(77)
+    steps, inp, hidden, classes = 6, 8, 16, 3
+
+    def const(v, dtype=np.float32):
+        return ops.constant(np.asarray(v, dtype))
+
+    def weights(shape, scale):
+        return const(rng.uniform(-scale, scale, shape))
+
+    x = ops.parameter([-1, steps, inp], np.float32, name="x")
+    shape = ops.shape_of(x, "i64")
+    batch = ops.strided_slice(shape, const([0], np.int64), const([1], np.int64), const([1], np.int64),
+                              begin_mask=[0], end_mask=[0], shrink_axis_mask=[1])
+    rows = ops.unsqueeze(batch, const([0], np.int64))
+    h0 = ops.broadcast(const(0.0), ops.concat([rows, const([1, hidden], np.int64)], 0))
+    lengths = ops.broadcast(const(steps, np.int32), rows)
+    gru = ops.gru_sequence(x, h0, lengths, weights((1, 3 * hidden, inp), 0.3), weights((1, 3 * hidden, hidden), 0.3),
+                           weights((1, 3 * hidden), 0.3), hidden, "forward")
+    last = ops.strided_slice(gru.output(0), const([0, 0, -1, 0], np.int64), const([0, 0, 0, 0], np.int64),
+                             const([1, 1, 1, 1], np.int64), begin_mask=[1, 1, 0, 1], end_mask=[1, 1, 0, 1],
+                             shrink_axis_mask=[0, 1, 1, 0])
+    odd = ops.strided_slice(last, const([0, 0, 1], np.int64), const([0, 0, hidden], np.int64),
+                            const([1, 1, 2], np.int64), begin_mask=[1, 0, 0], end_mask=[1, 0, 0],
+                            new_axis_mask=[0, 1, 0])
+    logits = ops.add(ops.matmul(odd, weights((hidden // 2, classes), 0.5), False, False), weights((classes,), 0.5))
+    probs = ops.softmax(logits, -1)
+    probs.output(0).get_tensor().set_names({"probs"})
+    model = ov.Model([probs], [x], "strided_glue")
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    feed = rng.uniform(-1, 1, (3, steps, inp)).astype(np.float32)
+    want = openvino_outputs(d / "model.xml", {"x": feed})[0]
+    feed.tofile(d / "in_0.f32")
+    want.astype(np.float32).tofile(d / "out_0.f32")
+    case = {
+        "inputs": [{"name": "x", "shape": list(feed.shape), "file": "in_0.f32"}],
+        "outputs": [{"name": "probs", "shape": list(want.shape), "file": "out_0.f32"}],
+        "oracle": "openvino",
+        "tolerance": 1e-5,
+        "ulps": ULPS,
+        "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
+    }
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"ov_strided_glue: {', '.join(case['ir_ops'])}")
+
+
 SILERO = "silero-vad==6.2.3"
 SILERO_CORE_IN = "F0::If_0_then_branch__Inline_0__/encoder/3/activation/Relu_output_0"
 SILERO_CORE_OUT = "F0::If_0_then_branch__Inline_0__/decoder/decoder/1/Relu_output_0"
@@ -447,7 +504,8 @@ def main():
         name, model, shapes = case()
         if not only or name in only:
             write_case(out, name, model, shapes, seed)
-    for name, write in [("ov_if_constant", openvino_if), ("ov_gru_stateful", stateful), ("silero_vad_core", silero)]:
+    extra = [("ov_if_constant", openvino_if), ("ov_gru_stateful", stateful), ("ov_strided_glue", strided_glue), ("silero_vad_core", silero)]
+    for name, write in extra:
         if not only or name in only:
             write(out)
 

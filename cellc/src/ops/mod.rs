@@ -7,6 +7,7 @@ pub mod elementwise;
 pub mod linear;
 pub mod reduce;
 pub mod shape;
+pub mod strided;
 pub(crate) mod tensor;
 
 use crate::graph::{Elem, Fact};
@@ -72,6 +73,8 @@ pub enum Op {
     },
     /// `Slice` (opset 8): start, stop, step and optional axes as inputs.
     Slice,
+    /// `StridedSlice` (opset 1): begin, end and optional strides as inputs.
+    StridedSlice(strided::Masks),
     /// `Split`.
     Split {
         /// `num_splits`.
@@ -165,6 +168,7 @@ impl Op {
                 | Op::Concat { .. }
                 | Op::Gather { .. }
                 | Op::Slice
+                | Op::StridedSlice(_)
                 | Op::Split { .. }
                 | Op::VariadicSplit
                 | Op::Broadcast { .. }
@@ -194,6 +198,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         | Op::Split { .. }
         | Op::VariadicSplit
         | Op::Broadcast { .. } => shape::infer(op, ins, outputs)?,
+        Op::StridedSlice(_) => strided::infer(op, ins)?,
         Op::Unary(_) | Op::Parametric(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
         Op::Chain(_) => chain::infer(op, ins)?,
         Op::MatMul { .. } | Op::Dense { .. } => linear::infer(op, ins)?,

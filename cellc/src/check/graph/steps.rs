@@ -100,6 +100,7 @@ impl Planner<'_> {
             }
             Op::Concat { axis: a } => self.concat(c, id, &ins, *a, outs[0]),
             Op::Slice => self.slice(c, id, &ins, outs[0]),
+            Op::StridedSlice(_) => self.strided_slice(c, id, op, &ins, outs[0]),
             Op::Gather { .. } => self.gather(c, id, &ins, outs[0]),
             Op::Split { .. } | Op::VariadicSplit => self.split(c, id, &ins, &outs),
             Op::Broadcast { .. } => {
@@ -150,6 +151,7 @@ impl Planner<'_> {
         let data_inputs = match self.g.nodes[id].op {
             Op::Transpose
             | Op::Slice
+            | Op::StridedSlice(_)
             | Op::Gather { .. }
             | Op::Split { .. }
             | Op::VariadicSplit
@@ -238,6 +240,41 @@ impl Planner<'_> {
                 return;
             }
             ranges[a] = (r.first().copied().unwrap_or(0) as usize, r.len(), st.unsigned_abs() as usize);
+        }
+        let Some(yo) = self.place(y) else { return };
+        self.boxed(xo, &xd, &ranges, yo);
+    }
+
+    fn strided_slice(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        op: &Op,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        y: TensorId,
+    ) {
+        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
+        let facts: Vec<Option<&crate::graph::Fact>> =
+            (0..self.g.nodes[id].inputs.len()).map(|i| self.g.input_fact(id, i)).collect();
+        let Ok(plan) = crate::ops::strided::plan_of(op, &facts) else { return };
+        let mut ranges: Vec<(usize, usize, usize)> = xd.iter().map(|&n| (0, n, 1)).collect();
+        for (a, pick) in plan.picks.iter().enumerate() {
+            let Some(r) = pick else { continue };
+            if !self.keeps_rows(c, id, xt, a, "a slice") {
+                return;
+            }
+            let step = match r[..] {
+                [a0, a1, ..] => a1 - a0,
+                _ => 1,
+            };
+            if step < 0 {
+                let msg = format!(
+                    "slices dimension {a} backwards (stride {step}); cellc compiles slices with positive strides"
+                );
+                c.err(id, None, msg);
+                return;
+            }
+            ranges[a] = (r.first().copied().unwrap_or(0) as usize, r.len(), step as usize);
         }
         let Some(yo) = self.place(y) else { return };
         self.boxed(xo, &xd, &ranges, yo);

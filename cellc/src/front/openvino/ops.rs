@@ -4,6 +4,7 @@ use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
 use crate::ir::raw::CellOp;
+use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
 
 /// Reads attributes, collecting problems.
@@ -77,6 +78,23 @@ impl Attrs<'_> {
                 0.0
             }
         }
+    }
+
+    /// A mask of 0s and 1s separated by commas (empty when absent).
+    fn flags(&mut self, key: &str) -> Vec<bool> {
+        let Some(s) = self.layer.attr(key) else { return Vec::new() };
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "0" => out.push(false),
+                "1" => out.push(true),
+                _ => {
+                    let pos = self.layer.attr_pos(key);
+                    self.err(pos, format!("`{key}` holds {part:?}; expected 0s and 1s separated by commas"));
+                }
+            }
+        }
+        out
     }
 
     fn floats(&mut self, key: &str) -> Vec<f32> {
@@ -189,6 +207,13 @@ impl Attrs<'_> {
             "Concat" => Op::Concat { axis: self.int("axis", None) },
             "Gather" => Op::Gather { batch_dims: self.int("batch_dims", Some(0)) },
             "Slice" => Op::Slice,
+            "StridedSlice" => Op::StridedSlice(Masks {
+                begin: self.flags("begin_mask"),
+                end: self.flags("end_mask"),
+                new_axis: self.flags("new_axis_mask"),
+                shrink_axis: self.flags("shrink_axis_mask"),
+                ellipsis: self.flags("ellipsis_mask"),
+            }),
             "Split" => Op::Split { parts: self.int("num_splits", None).max(0) as u64 },
             "VariadicSplit" => Op::VariadicSplit,
             "Broadcast" => match self.layer.attr("mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
