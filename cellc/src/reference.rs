@@ -1,7 +1,7 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, RowCopy, Softmax};
+use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Reduce, RowCopy, Softmax};
 use crate::ir::{Activation, Batch, Cell, CellKind, Dense, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
 
 /// Values of a tensor of `shape` for `batch` rows.
@@ -132,6 +132,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::MatMul(mm) => matmul(&mut homes, mm, n),
                 Step::Dense(d) => dense(&mut homes, &m.denses[d.dense], d, n),
                 Step::Softmax(sm) => softmax(&mut homes, sm, n),
+                Step::Reduce(r) => reduce(&mut homes, r, n),
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
                 Step::Init(i) => {
                     if homes.states.fresh {
@@ -212,6 +213,17 @@ fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
             h.set(&s.dst, n, r * d.n + j, y);
         }
     }
+}
+
+fn reduce(h: &mut Homes<'_>, r: &Reduce, n: usize) {
+    let outer: Vec<usize> = r.outer.iter().map(|a| a[0]).collect();
+    let inner: Vec<usize> = r.inner.iter().map(|a| a[0]).collect();
+    each(&outer, |o| {
+        let base = dot(o, r.outer.iter().map(|a| a[1]));
+        let mut xs = Vec::new();
+        each(&inner, |i| xs.push(h.get(&r.src, n, base + dot(i, r.inner.iter().map(|a| a[1])))));
+        h.set(&r.dst, n, dot(o, r.outer.iter().map(|a| a[2])), r.kind.apply(&xs) as f32 as f64);
+    });
 }
 
 fn softmax(h: &mut Homes<'_>, sm: &Softmax, n: usize) {

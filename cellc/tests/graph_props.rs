@@ -4,7 +4,7 @@
 use cellc::graph::{Data, Elem, Fact, Graph, Sym, TensorId};
 use cellc::ir::raw::{Dim, Origin};
 use cellc::ops::strided::Masks;
-use cellc::ops::{Binary, Op, Unary};
+use cellc::ops::{Binary, Op, ReduceKind, Unary};
 use proptest::prelude::*;
 
 /// A small deterministic generator (the case is its seed).
@@ -88,7 +88,7 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
         let x = pool[rng.below(pool.len())];
         let s = shape_of(&g, x);
         let r = s.len();
-        let made = match rng.below(10) {
+        let made = match rng.below(11) {
             0 => {
                 // Continuous functions only: sums in another order must not cross a step.
                 let fs = [
@@ -185,6 +185,18 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
                 let (b, e, st) = (ints(&mut g, &b), ints(&mut g, &e), ints(&mut g, &st));
                 apply(&mut g, Op::StridedSlice(m), vec![x, b, e, st])
             }
+            9 => {
+                let kinds = [ReduceKind::Sum, ReduceKind::Mean, ReduceKind::Max, ReduceKind::Min, ReduceKind::L2];
+                let kind = kinds[rng.below(kinds.len())];
+                let mut axes: Vec<i64> = (0..r as i64).filter(|_| rng.below(2) == 0).collect();
+                if axes.is_empty() {
+                    axes.push(rng.below(r) as i64);
+                }
+                // Keep rank 1 or more for the ops after it.
+                let keep_dims = axes.len() == r || rng.below(2) == 0;
+                let a = ints(&mut g, &axes);
+                apply(&mut g, Op::Reduce { kind, keep_dims }, vec![x, a])
+            }
             7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: rng.below(2) == 0 }, vec![x]),
             _ => {
                 let a = rng.below(r);
@@ -272,4 +284,36 @@ fn a_gather_past_its_dimension_is_refused() {
         let err = cellc::model_of(g).expect_err("out of range");
         assert!(err.to_string().contains(&format!("gathers index {bad} of dimension 1")), "{err}");
     }
+}
+
+#[test]
+fn scalars_and_whole_reductions_compile_in_both_languages() {
+    // A scalar Parameter through an elementwise op, and a [2, 3] one reduced to a scalar:
+    // steps over tensors of rank 0 (no axes at all) are planned, run and emitted.
+    let mut g = Graph::new("scalar.xml", "scalar");
+    let param = |g: &mut Graph, name: &str, dims: &[usize]| {
+        let shape = dims.iter().map(|&d| Dim::Static(d as u64)).collect();
+        let id = g.add(Op::Parameter { elem: Elem::F32, shape }, origin(name, "Parameter"), Vec::new(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = Fact::new(Elem::F32, known(dims));
+        g.tensors[t].names = vec![name.into()];
+        g.params.push(id);
+        t
+    };
+    let (s, x) = (param(&mut g, "s", &[]), param(&mut g, "x", &[2, 3]));
+    let y = apply(&mut g, Op::Unary(Unary::Abs), vec![s]).expect("a shape");
+    let axes = ints(&mut g, &[0, 1]);
+    let z = apply(&mut g, Op::Reduce { kind: ReduceKind::Mean, keep_dims: false }, vec![x, axes]).expect("a shape");
+    for (k, t) in [y, z].into_iter().enumerate() {
+        let r = g.add(Op::Result, origin(&format!("r{k}"), "Result"), vec![Some(t)], 0);
+        g.results.push(r);
+        g.result_names.push(Some(format!("r{k}")));
+    }
+    let m = cellc::model_of(g).expect("compiles");
+    let got = cellc::reference::run(&m, &[vec![-2.5], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]).expect("runs");
+    assert_eq!(got, vec![vec![2.5], vec![3.5]]);
+    let opts = cellc::Options::default();
+    let rust = cellc::emit::rust::emit(&m, &opts).expect("Rust");
+    assert!(rust.contains("acc / 6"), "the mean divides by the count:\n{rust}");
+    cellc::emit::c::emit(&m, &opts, "scalar.h").expect("C");
 }

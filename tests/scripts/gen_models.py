@@ -155,6 +155,16 @@ def pytorch_rnn(name, kind, inp, hidden, layers=1, bidirectional=False, with_h0=
             g.output(cn, "c_n", [layers * dirs, b_dim, hidden])
     elif head == "frames":
         frames(g, y, b_dim, s_dim, dirs * hidden)
+    elif head == "pool":
+        # torch.cat([y.mean(1), y.amax(1), y.norm(dim=1)], -1) -> nn.Linear -> softmax
+        width, classes = dirs * hidden, 5
+        mean = g.node("ReduceMean", [y], axes=[1], keepdims=0)
+        peak = g.node("ReduceMax", [y], axes=[1], keepdims=0)
+        norm = g.node("ReduceL2", [y], axes=[1], keepdims=0)
+        pooled = g.node("Concat", [mean, peak, norm], axis=-1)
+        w = g.weights((classes, 3 * width), (3 * width) ** -0.5)
+        z = g.node("Gemm", [pooled, w, g.weights((classes,), (3 * width) ** -0.5)], alpha=1.0, beta=1.0, transB=1)
+        g.output(g.node("Softmax", [z], axis=1), "output", [b_dim, classes])
     else:
         last = g.node("Gather", [y, g.const(np.array(-1, dtype=np.int64))], axis=1)
         classes = 1 if head == "linear_sigmoid" else 4
@@ -221,6 +231,7 @@ CASES = [
     lambda: pytorch_rnn("pt_lstm_softmax", "LSTM", 8, 16, head="softmax", dynamic=True),
     lambda: pytorch_rnn("pt_gru_frame_heads", "GRU", 8, 32, head="frames", batch=3, steps=7),
     lambda: pytorch_rnn("pt_lstm_frame_heads_dynamic", "LSTM", 8, 24, head="frames", dynamic=True, batch=2, steps=6),
+    lambda: pytorch_rnn("pt_gru_pool_dynamic", "GRU", 8, 16, bidirectional=True, head="pool", dynamic=True, batch=3, steps=6),
     lambda: bare("onnx_gru", "GRU", 8, 16),
     lambda: bare("onnx_lstm", "LSTM", 8, 16),
     lambda: bare("onnx_rnn", "RNN", 8, 16),

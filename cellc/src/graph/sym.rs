@@ -98,6 +98,19 @@ impl Sym {
         }
     }
 
+    /// `a / b` when it is exact whatever the symbol's value: by a known `b` (see
+    /// [`Sym::floor_div`]), or `k₁·s / k₂·s = k₁ / k₂` (a Reshape's `-1` beside a dynamic
+    /// batch it keeps).
+    pub fn exact_div(self, b: Sym) -> Option<Sym> {
+        if b.is_known() {
+            return self.floor_div(b).filter(|q| q.checked_mul(b) == Some(self));
+        }
+        if self.c != 0 || b.c != 0 || self.s != b.s || self.is_known() || b.k == 0 || self.k % b.k != 0 {
+            return None;
+        }
+        Some(Sym::known(self.k / b.k))
+    }
+
     /// `a / b` truncated towards zero (C's and OpenVINO's integer `Divide` without
     /// `m_pythondiv`), when `b` is known and the result is known or exact.
     pub fn trunc_div(self, b: Sym) -> Option<Sym> {
@@ -164,6 +177,14 @@ mod tests {
         assert_eq!(Sym::known(7).floor_div(Sym::known(-2)), Some(Sym::known(-4)));
         assert_eq!(Sym::known(-7).trunc_div(Sym::known(2)), Some(Sym::known(-3)));
         assert_eq!(Sym::known(i64::MAX).checked_add(Sym::known(1)), None);
+        // A Reshape's -1 beside the batch it keeps: 192·n / 6·n = 32.
+        let (total, kept) = (Sym::with(0, 192, 0), Sym::with(0, 6, 0));
+        assert_eq!(total.exact_div(kept), Some(Sym::known(32)));
+        assert_eq!(total.exact_div(Sym::with(0, 7, 0)), None);
+        assert_eq!(total.exact_div(Sym::with(0, 6, 1)), None, "another symbol");
+        assert_eq!(Sym::with(1, 192, 0).exact_div(kept), None, "not a multiple of n");
+        assert_eq!(total.exact_div(Sym::known(64)), Some(Sym::with(0, 3, 0)));
+        assert_eq!(Sym::known(7).exact_div(Sym::known(2)), None);
     }
 
     #[test]

@@ -82,10 +82,10 @@ pub struct CellStep {
     pub out: Vec<Operand>,
 }
 
-/// Axes `[count, stride…]` (outermost first) with the axes of one element dropped and
-/// neighbours that step as one merged, so loops are as few and as long as can be.
-pub fn simplify_axes(axes: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
-    let width = axes.first().map_or(1, Vec::len);
+/// Axes `[count, stride…]` (outermost first, each `width` long) with the axes of one
+/// element dropped and neighbours that step as one merged, so loops are as few and as long
+/// as can be; one axis of one element when nothing is left (a scalar).
+pub fn simplify_axes(axes: Vec<Vec<usize>>, width: usize) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     for a in axes.into_iter().filter(|a| a[0] != 1) {
         if let Some(prev) = out.last_mut()
@@ -119,7 +119,7 @@ pub struct Copy {
 impl Copy {
     /// A copy over `axes`, simplified.
     pub fn new(src: Operand, dst: Operand, axes: Vec<[usize; 3]>) -> Copy {
-        let axes = simplify_axes(axes.into_iter().map(|a| a.to_vec()).collect());
+        let axes = simplify_axes(axes.into_iter().map(|a| a.to_vec()).collect(), 3);
         Copy { src, dst, axes: axes.into_iter().map(|a| [a[0], a[1], a[2]]).collect() }
     }
 }
@@ -195,6 +195,21 @@ pub struct Softmax {
     pub log: bool,
 }
 
+/// `dst[o] = reduce(src[o, i] for every inner index i)` for every outer index `o`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduce {
+    /// Which reduction.
+    pub kind: crate::ops::ReduceKind,
+    /// Source.
+    pub src: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// Kept axes, outermost first: `[count, source stride, destination stride]`.
+    pub outer: Vec<[usize; 3]>,
+    /// Reduced axes: `[count, source stride]`.
+    pub inner: Vec<[usize; 2]>,
+}
+
 /// Moves row `n` of a batched Parameter into a row buffer, or a row buffer into row `n` of
 /// a batched Result, when the batch is not the tensor's first dimension: the row is `outer`
 /// runs of `inner` values, `batch·inner` apart in the whole tensor.
@@ -227,6 +242,8 @@ pub enum Step {
     Dense(DenseStep),
     /// A softmax.
     Softmax(Softmax),
+    /// A reduction.
+    Reduce(Reduce),
     /// A row in or out of a tensor whose batch is not its first dimension.
     Rows(RowCopy),
     /// A variable's initial value.

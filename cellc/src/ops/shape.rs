@@ -141,8 +141,7 @@ fn reshape(shape: &[Sym], target: &[Sym], special_zero: bool) -> Result<Vec<Sym>
     if let Some(i) = infer_at {
         let rest = product(&out).ok_or("the target's size is not expressible")?;
         let d = total
-            .floor_div(rest)
-            .filter(|d| d.checked_mul(rest) == Some(total))
+            .exact_div(rest)
             .ok_or_else(|| format!("cannot infer the -1 of {} from the input shape {}", show(target), show(shape)))?;
         out[i] = d;
     } else if product(&out).and_then(|p| p.equals(total)) == Some(false) {

@@ -94,7 +94,6 @@ impl Checker<'_> {
                     p.params(),
                     node.origin.op
                 )),
-                Op::Reduce { .. } => Some(format!("cellc does not compile {} layers on values known only at run time yet", node.origin.op)),
                 _ => None,
             };
             let upstream = node.inputs.iter().flatten().any(|&t| self.tainted[g_producer(self.g, t)]);

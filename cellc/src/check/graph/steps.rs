@@ -118,6 +118,7 @@ impl Planner<'_> {
             Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
             Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
+            Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Softmax { axis: a, log } => {
                 let Some((xt, xo, xd)) = x else { return };
                 let Ok(ax) = axis(*a, xd.len()) else { return };
@@ -157,6 +158,7 @@ impl Planner<'_> {
             | Op::VariadicSplit
             | Op::Broadcast { .. }
             | Op::Softmax { .. }
+            | Op::Reduce { .. }
             | Op::Dense { .. } => 1,
             _ => self.g.nodes[id].inputs.len(),
         };
@@ -280,6 +282,33 @@ impl Planner<'_> {
         self.boxed(xo, &xd, &ranges, yo);
     }
 
+    fn reduce(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        kind: crate::ops::ReduceKind,
+        y: TensorId,
+    ) {
+        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
+        let Some(axes) = self.consts(id, 1) else { return };
+        let Ok(axes) = axes.iter().map(|&a| axis(a, xd.len())).collect::<Result<Vec<usize>, _>>() else { return };
+        for &a in &axes {
+            if !self.keeps_rows(c, id, xt, a, "a reduction") {
+                return;
+            }
+        }
+        let xs = strides(&xd);
+        let kept: Vec<usize> = (0..xd.len()).filter(|k| !axes.contains(k)).collect();
+        let ys = strides(&kept.iter().map(|&k| xd[k]).collect::<Vec<_>>());
+        let outer = kept.iter().zip(&ys).map(|(&k, &d)| vec![xd[k], xs[k], d]).collect();
+        let outer = crate::ir::steps::simplify_axes(outer, 3).into_iter().map(|a| [a[0], a[1], a[2]]).collect();
+        let inner = (0..xd.len()).filter(|k| axes.contains(k)).map(|k| vec![xd[k], xs[k]]).collect();
+        let inner = crate::ir::steps::simplify_axes(inner, 2).into_iter().map(|a| [a[0], a[1]]).collect();
+        let Some(dst) = self.place(y) else { return };
+        self.steps.push(Step::Reduce(crate::ir::steps::Reduce { kind, src: xo, dst, outer, inner }));
+    }
+
     fn split(&mut self, c: &mut Checker<'_>, id: NodeId, ins: &[(TensorId, Operand, Vec<usize>)], outs: &[TensorId]) {
         let Some((xt, xo, xd)) = ins.first().cloned() else { return };
         let Some(a) = self.consts(id, 1).and_then(|a| axis(*a.first()?, xd.len()).ok()) else { return };
@@ -339,7 +368,7 @@ impl Planner<'_> {
             })
             .collect();
         let args = ins.iter().map(|(_, o, _)| *o).collect();
-        let axes = crate::ir::steps::simplify_axes(axes);
+        let axes = crate::ir::steps::simplify_axes(axes, ins.len() + 2);
         self.steps.push(Step::Map(Map { f, dst: yo, args, axes }));
     }
 

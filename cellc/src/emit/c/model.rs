@@ -5,9 +5,9 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted, string};
-use crate::ir::steps::{Arg, CellStep, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::steps::{Arg, CellStep, Copy, Map, MapFn, MatMul, Reduce, RowCopy, Softmax};
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
-use crate::ops::{Binary, Compare, Unary};
+use crate::ops::{Binary, Compare, ReduceKind, Unary};
 
 /// A generated cell, as the model refers to it.
 pub(super) struct CellItem {
@@ -264,6 +264,7 @@ impl ModelEmitter<'_> {
                         ));
                     }
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
+                    Step::Reduce(s) => self.reduce_step(c, s),
                     Step::Rows(s) => self.rows_step(c, s),
                     Step::Init(s) => {
                         let len = m.states[s.state].len;
@@ -431,6 +432,44 @@ impl ModelEmitter<'_> {
 
     fn close_nest(c: &mut Code, n: usize) {
         for _ in 0..n {
+            c.close("");
+        }
+    }
+
+    fn reduce_step(&self, c: &mut Code, r: &Reduce) {
+        self.bind(c, "src", &r.src, false);
+        self.bind(c, "dst", &r.dst, true);
+        let named = |p: &str, v: &[usize]| -> String {
+            let t: Vec<String> =
+                v.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("{p}{k}"), s)).collect();
+            if t.is_empty() { "0".into() } else { t.join(" + ") }
+        };
+        for (k, a) in r.outer.iter().enumerate() {
+            c.open(format!("for (size_t o{k} = 0; o{k} < {}; ++o{k})", a[0]));
+        }
+        let n = r.inner.iter().map(|a| a[0]).product::<usize>();
+        let (init, step, fin) = match r.kind {
+            ReduceKind::Sum => ("0.0f", "acc += v;", "acc".to_owned()),
+            ReduceKind::Mean => ("0.0f", "acc += v;", format!("acc / {}", float(n as f32))),
+            ReduceKind::Prod => ("1.0f", "acc *= v;", "acc".to_owned()),
+            ReduceKind::Max => ("-INFINITY", "if (v > acc) acc = v;", "acc".to_owned()),
+            ReduceKind::Min => ("INFINITY", "if (v < acc) acc = v;", "acc".to_owned()),
+            ReduceKind::L2 => ("0.0f", "acc += v * v;", "sqrtf(acc)".to_owned()),
+        };
+        c.line(format!("float acc = {init};"));
+        for (k, a) in r.inner.iter().enumerate() {
+            c.open(format!("for (size_t i{k} = 0; i{k} < {}; ++i{k})", a[0]));
+        }
+        let os: Vec<usize> = r.outer.iter().map(|a| a[1]).collect();
+        let is: Vec<usize> = r.inner.iter().map(|a| a[1]).collect();
+        c.line(format!("const float v = src[{} + {}];", named("o", &os), named("i", &is)));
+        c.line(step);
+        for _ in &r.inner {
+            c.close("");
+        }
+        let od: Vec<usize> = r.outer.iter().map(|a| a[2]).collect();
+        c.line(format!("dst[{}] = {fin};", named("o", &od)));
+        for _ in &r.outer {
             c.close("");
         }
     }

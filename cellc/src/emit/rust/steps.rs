@@ -1,9 +1,9 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
 //! products, softmaxes and row gathers, as loops over indices fixed at compile time.
 use super::model::Fields;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
-use crate::ops::{Binary, Compare, Unary};
+use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -240,7 +240,7 @@ pub(super) fn matmul_step(mm: &MatMul, f: &Fields) -> TokenStream {
 }
 
 pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
-    let outer = crate::ir::steps::simplify_axes(sm.outer.iter().map(|a| a.to_vec()).collect());
+    let outer = crate::ir::steps::simplify_axes(sm.outer.iter().map(|a| a.to_vec()).collect(), 2);
     let live: Vec<(proc_macro2::Ident, usize, usize)> = outer
         .iter()
         .enumerate()
@@ -310,4 +310,46 @@ pub(super) fn rows_step(r: &RowCopy, f: &Fields) -> TokenStream {
             }
         }
     }
+}
+
+pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
+    let (oc, os, od): (Vec<usize>, Vec<usize>, Vec<usize>) = (
+        r.outer.iter().map(|a| a[0]).collect(),
+        r.outer.iter().map(|a| a[1]).collect(),
+        r.outer.iter().map(|a| a[2]).collect(),
+    );
+    let (ic, is): (Vec<usize>, Vec<usize>) =
+        (r.inner.iter().map(|a| a[0]).collect(), r.inner.iter().map(|a| a[1]).collect());
+    let src_len = span(&oc, &os) + span(&ic, &is) - 1;
+    let src = f.slice(&r.src, 0, src_len, false);
+    let dst = f.slice(&r.dst, 0, span(&oc, &od), true);
+    // Outer indices are o0, o1, …; inner ones i0, i1, ….
+    let named = |p: &str, strides: &[usize]| -> Vec<(proc_macro2::Ident, usize)> {
+        strides.iter().enumerate().map(|(k, &s)| (format_ident!("{}{}", p, k), s)).collect()
+    };
+    let at = lin(&[named("o", &os), named("i", &is)].concat());
+    let di = lin(&named("o", &od));
+    let n = ic.iter().product::<usize>() as f32;
+    let (init, step, fin) = match r.kind {
+        ReduceKind::Sum => (quote! { 0.0f32 }, quote! { acc += v; }, quote! { acc }),
+        ReduceKind::Mean => (quote! { 0.0f32 }, quote! { acc += v; }, quote! { acc / #n }),
+        ReduceKind::Prod => (quote! { 1.0f32 }, quote! { acc *= v; }, quote! { acc }),
+        ReduceKind::Max => (quote! { f32::NEG_INFINITY }, quote! { if v > acc { acc = v; } }, quote! { acc }),
+        ReduceKind::Min => (quote! { f32::INFINITY }, quote! { if v < acc { acc = v; } }, quote! { acc }),
+        ReduceKind::L2 => (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::math::sqrt(acc) }),
+    };
+    let loops = |p: &str, counts: &[usize], body: TokenStream| {
+        counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
+            let i = format_ident!("{}{}", p, k);
+            quote! { for #i in 0..#c { #inner } }
+        })
+    };
+    let inner = loops("i", &ic, quote! { let v = src[#at]; #step });
+    let body = quote! {
+        let mut acc: f32 = #init;
+        #inner
+        dst[#di] = #fin;
+    };
+    let outer = loops("o", &oc, body);
+    quote! { { let src = #src; let dst = #dst; #outer } }
 }
