@@ -101,6 +101,60 @@ fn batch_sequence(out: &Path) {
     std::fs::write(out.join("gru_seq_h512_i512.rs"), code).expect("write code");
 }
 
+/// Dense heads: (name, rows, K, N, activation).
+const DENSE: [(&str, usize, usize, usize, cellc::ops::Unary); 4] = [
+    ("dense_r1_k128_n1", 1, 128, 1, cellc::ops::Unary::Sigmoid),
+    ("dense_r1_k256_n256", 1, 256, 256, cellc::ops::Unary::Tanh),
+    ("dense_r21_k32_n600", 21, 32, 600, cellc::ops::Unary::Relu),
+    ("dense_r21_k600_n40", 21, 600, 40, cellc::ops::Unary::Relu),
+];
+
+/// A model `act(x · W + b)` as the IR front-end reads one (MatMul, Add, activation), built
+/// with the graph API and compiled through the passes (which fuse it into a dense layer);
+/// its `W` (`[K, N]`, row-major) and `b` written raw for the naive baseline.
+fn dense(out: &Path, (name, rows, k, n, act): (&str, usize, usize, usize, cellc::ops::Unary), seed: u64) {
+    use cellc::graph::{Data, Elem, Fact, Graph, Sym};
+    use cellc::ops::{Binary, Op};
+    let origin = |n: &str| cellc::ir::raw::Origin { pos: None, name: n.into(), op: n.into() };
+    let (w, b) = (values(seed, k * n, 1.0 / (k as f32).sqrt()), values(seed + 1, n, 0.5));
+    write_raw(&out.join(format!("{name}.w")), &w);
+    write_raw(&out.join(format!("{name}.b")), &b);
+    let mut g = Graph::new(&format!("{name}.xml"), name);
+    let known = |v: &[usize]| v.iter().map(|&d| Sym::known(d as i64)).collect::<Vec<_>>();
+    let shape = vec![cellc::ir::raw::Dim::Static(rows as u64), cellc::ir::raw::Dim::Static(k as u64)];
+    let p = g.add(Op::Parameter { elem: Elem::F32, shape }, origin("x"), Vec::new(), 1);
+    let x = g.nodes[p].outputs[0];
+    g.tensors[x].fact = Fact::new(Elem::F32, known(&[rows, k]));
+    g.tensors[x].names = vec!["x".into()];
+    g.params.push(p);
+    let constant = |g: &mut Graph, dims: &[usize], v: &[f32]| {
+        let id = g.add(Op::Const { src: None }, origin("c"), Vec::new(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = Fact::constant(Elem::F32, known(dims), Data::Float(v.iter().map(|&x| x as f64).collect()));
+        t
+    };
+    let (wt, bt) = (constant(&mut g, &[k, n], &w), constant(&mut g, &[n], &b));
+    let apply = |g: &mut Graph, op: Op, ins: Vec<usize>| {
+        let facts: Vec<Option<&Fact>> = ins.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
+        let fact = cellc::ops::infer(&op, &facts, 1).expect("valid").remove(0);
+        let id = g.add(op, origin("op"), ins.into_iter().map(Some).collect(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = fact;
+        t
+    };
+    let y = apply(&mut g, Op::MatMul { ta: false, tb: false }, vec![x, wt]);
+    let y = apply(&mut g, Op::Binary(Binary::Add), vec![y, bt]);
+    let y = apply(&mut g, Op::Unary(act), vec![y]);
+    let r = g.add(Op::Result, origin("y"), vec![Some(y)], 0);
+    g.results.push(r);
+    g.result_names.push(Some("y".into()));
+    let model = cellc::model_of(g).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(model.denses.len(), 1, "{name}: one dense layer");
+    let opts = Options { name: Some("Model".into()), ..Options::default() };
+    let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+    std::fs::write(out.join(format!("{name}.rs")), code).expect("write code");
+}
+
 /// Writes the C of `model` with identifiers prefixed `name`; returns the source's path.
 fn c_files(out: &Path, model: &Model, name: &str, strategy: Strategy) -> PathBuf {
     let opts = Options { name: Some(name.into()), strategy, language: Language::C, ..Options::default() };
@@ -183,6 +237,9 @@ fn main() {
     }
     c_sources.push(sequence(out));
     batch_sequence(out);
+    for (k, d) in DENSE.into_iter().enumerate() {
+        dense(out, d, 101 + 2 * k as u64);
+    }
     cc::Build::new()
         .files(&c_sources)
         .include(out)

@@ -345,3 +345,49 @@ mod tests {
         assert!(max_diff(rust[0].as_flattened(), c[0].as_flattened()) < 1e-5);
     }
 }
+
+/// A dense head: the generated model (`act(x · W + b)`, fused into one dense layer) and a
+/// naive one with the same weights, one dot product per output.
+macro_rules! dense {
+    ($($name:ident: $rows:expr, $k:expr, $n:expr, $act:expr;)*) => {$(
+        pub mod $name {
+            pub mod code {
+                include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+            }
+            pub const ROWS: usize = $rows;
+            pub const K: usize = $k;
+            pub const N: usize = $n;
+            /// `W` (`[K, N]`) and `b`.
+            pub fn weights() -> (Vec<f32>, Vec<f32>) {
+                (
+                    crate::floats(include_bytes!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".w"))),
+                    crate::floats(include_bytes!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".b"))),
+                )
+            }
+            /// The layer written the obvious way over `W` as stored (`[K, N]`): each row of
+            /// `W` scaled by its input and added to the outputs, which the compiler
+            /// vectorises along `N`.
+            pub fn naive(w: &[f32], b: &[f32], x: &[f32], y: &mut [f32]) {
+                let act: fn(f32) -> f32 = $act;
+                for (xr, yr) in x.chunks_exact(K).zip(y.chunks_exact_mut(N)) {
+                    yr.copy_from_slice(b);
+                    for (&xq, wq) in xr.iter().zip(w.chunks_exact(N)) {
+                        for (yj, &wj) in yr.iter_mut().zip(wq) {
+                            *yj += xq * wj;
+                        }
+                    }
+                    for yj in yr.iter_mut() {
+                        *yj = act(*yj);
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+dense! {
+    dense_r1_k128_n1: 1, 128, 1, |v| 1.0 / (1.0 + (-v).exp());
+    dense_r1_k256_n256: 1, 256, 256, f32::tanh;
+    dense_r21_k32_n600: 21, 32, 600, |v| v.max(0.0);
+    dense_r21_k600_n40: 21, 600, 40, |v| v.max(0.0);
+}

@@ -3,7 +3,7 @@
 use super::{Block, Row, tiles_acc_rows};
 use crate::simd::Isa;
 
-/// For each row `r` of `x`: `y[r·n + j] = act(Σₖ x[r][k]·w(j, k) + bias(j))` for `j < n`,
+/// For each row `r` of `x`: `y[r·n + j] = Σₖ x[r][k]·w(j, k) + bias(j)` for `j < n`,
 /// where tile `t` of `panels` holds the weights of outputs `t·W..t·W + W` (see
 /// [`crate::pack`]) and `bias[t]` their bias. Rows go `S` at a time through
 /// [`tiles_acc_rows`] (then the rest one by one), tiles `T` at a time, so the accumulators
@@ -11,7 +11,9 @@ use crate::simd::Isa;
 /// groups of `T` tiles (padded with zero tiles past `n`).
 ///
 /// Writes nothing unless `y` holds `n` values per row of `x` and the tiles cover `n`
-/// outputs (generated code passes slices of those lengths).
+/// outputs (generated code passes slices of those lengths). The layer's activation is the
+/// caller's, applied to `y` afterwards in its own loop: a closure passed in here would be
+/// compiled apart from the caller's vector level when it is not inlined.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_rows<
@@ -31,7 +33,6 @@ pub fn dense_rows<
     n: usize,
     block: Block<R, V>,
     isa: I,
-    act: impl Fn(f32) -> f32,
 ) where
     P: Row<W>,
     I: Isa,
@@ -49,10 +50,10 @@ pub fn dense_rows<
     let (blocks, rest) = x.as_chunks::<S>();
     let (y_blocks, y_rest) = y.split_at_mut(blocks.len() * S * n);
     for (xs, ys) in blocks.iter().zip(y_blocks.chunks_exact_mut(S * n.max(1))) {
-        rows_block::<K, W, S, T, R, V, P, I>(panels, bias, xs, ys, n, block, isa, &act);
+        rows_block::<K, W, S, T, R, V, P, I>(panels, bias, xs, ys, n, block, isa);
     }
     for (xr, yr) in rest.iter().zip(y_rest.chunks_exact_mut(n.max(1))) {
-        rows_block::<K, W, 1, T, 1, V, P, I>(panels, bias, core::array::from_ref(xr), yr, n, Block, isa, &act);
+        rows_block::<K, W, 1, T, 1, V, P, I>(panels, bias, core::array::from_ref(xr), yr, n, Block, isa);
     }
 }
 
@@ -67,7 +68,6 @@ fn rows_block<const K: usize, const W: usize, const S: usize, const T: usize, co
     n: usize,
     block: Block<R, V>,
     isa: I,
-    act: &impl Fn(f32) -> f32,
 ) where
     P: Row<W>,
     I: Isa,
@@ -82,7 +82,7 @@ fn rows_block<const K: usize, const W: usize, const S: usize, const T: usize, co
         for (s, yr) in y.chunks_exact_mut(n.max(1)).enumerate().take(S) {
             let Some(yr) = yr.get_mut(j0.min(n)..(j0 + T * W).min(n)) else { continue };
             for (j, v) in yr.iter_mut().enumerate() {
-                *v = act(acc[j / W][s][j % W]);
+                *v = acc[j / W][s][j % W];
             }
         }
     }
@@ -107,16 +107,16 @@ mod tests {
             core::array::from_fn(|t| core::array::from_fn(|l| if t * 2 + l < n { b(t * 2 + l) } else { 0.0 }));
         let x = [[1.0, 2.0, -1.0], [0.5, 0.0, 3.0], [-2.0, 1.0, 1.0]];
         let mut y = [f32::NAN; 15];
-        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut y, n, Block, Portable, |v| v.max(0.0));
+        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut y, n, Block, Portable);
         for r in 0..3 {
             for j in 0..n {
-                let want = ((0..K).map(|k| x[r][k] * w(j, k)).sum::<f32>() + b(j)).max(0.0);
+                let want = (0..K).map(|k| x[r][k] * w(j, k)).sum::<f32>() + b(j);
                 assert!((y[r * n + j] - want).abs() < 1e-6, "row {r} output {j}: {} against {want}", y[r * n + j]);
             }
         }
         // Wrong lengths: nothing written.
         let mut short = [7.0f32; 14];
-        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut short, n, Block, Portable, |v| v);
+        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut short, n, Block, Portable);
         assert_eq!(short, [7.0; 14]);
     }
 }

@@ -29,13 +29,18 @@ pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut V
         Store::F32 | Store::F16 => tile,
     };
     let v = quote! { v };
-    let act = match d.act {
-        Some(a) => super::steps::bare(super::steps::map_expr(
-            crate::ir::steps::MapFn::Unary(a),
-            std::slice::from_ref(&v),
-            &quote! { isa },
-        )),
-        None => v,
+    // The activation in a loop of its own, compiled at the caller's level (see
+    // `dense_rows`).
+    let apply = match d.act {
+        Some(a) => {
+            let e = super::steps::bare(super::steps::map_expr(
+                crate::ir::steps::MapFn::Unary(a),
+                std::slice::from_ref(&v),
+                &quote! { isa },
+            ));
+            quote! { for y in y.iter_mut() { let v: f32 = *y; *y = #e; } }
+        }
+        None => quote! {},
     };
     let ty = ident(ty);
     let body = entry(simd, |level| {
@@ -67,8 +72,8 @@ pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut V
                     #n,
                     ::cellc_runtime::kernel::Block::<R, V>,
                     isa,
-                    |v: f32| #act,
                 );
+                #apply
             }
         }
     }
