@@ -92,7 +92,16 @@ pub fn describe(m: &Model) -> String {
         let macs = sp.macs() * dirs.unwrap_or(1);
         let _ = writeln!(s, "  FLOPs per step per row: {} (matrix products; {macs} multiply-adds)", 2 * macs);
     }
+    steps(m, &mut s);
     s
+}
+
+/// What writes a home last, for [`source`].
+enum Writer {
+    /// A copy from another home: follow it.
+    Moved(Home),
+    /// A step that computes it.
+    Computed(String),
 }
 
 /// What the value in `home` comes from: a Parameter, a cell's output, or another step,
@@ -100,27 +109,93 @@ pub fn describe(m: &Model) -> String {
 fn source(m: &Model, mut home: Home) -> String {
     for _ in 0..=m.steps.len() {
         let writer = m.steps.iter().rev().find_map(|s| match s {
-            Step::Cell(c) => c.out.iter().position(|o| o.home == home).map(|port| Err((c.cell, port))),
-            Step::Copy(c) if c.dst.home == home => Some(Ok(c.src.home)),
-            Step::Rows(c) if c.dst.home == home => Some(Ok(c.src.home)),
-            Step::Map(x) if x.dst.home == home => Some(Err((usize::MAX, 0))),
-            Step::MatMul(x) if x.dst.home == home => Some(Err((usize::MAX, 1))),
-            Step::Softmax(x) if x.dst.home == home => Some(Err((usize::MAX, 2))),
+            Step::Cell(c) => c.out.iter().position(|o| o.home == home).map(|port| {
+                let names: &[&str] = if m.cells[c.cell].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
+                let port = names.get(port).copied().unwrap_or("?");
+                Writer::Computed(format!("cell {:?} ({port})", m.cells[c.cell].name))
+            }),
+            Step::Copy(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
+            Step::Rows(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
+            Step::Init(_) | Step::Copy(_) | Step::Rows(_) => None,
+            s if dst(s) == Some(home) => Some(Writer::Computed(what(m, s))),
             _ => None,
         });
         match writer {
-            Some(Ok(Home::Param(p))) => return format!("Parameter {:?}", m.params[p].name),
-            Some(Ok(Home::State(k))) => return format!("variable {:?}", m.states[k].name),
-            Some(Ok(from)) => home = from,
-            Some(Err((usize::MAX, k))) => {
-                return ["an elementwise step", "a matrix product", "a softmax"][k].to_owned();
-            }
-            Some(Err((c, port))) => {
-                let names: &[&str] = if m.cells[c].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
-                return format!("cell {:?} ({})", m.cells[c].name, names.get(port).copied().unwrap_or("?"));
-            }
+            Some(Writer::Moved(Home::Param(p))) => return format!("Parameter {:?}", m.params[p].name),
+            Some(Writer::Moved(Home::State(k))) => return format!("variable {:?}", m.states[k].name),
+            Some(Writer::Moved(from)) => home = from,
+            Some(Writer::Computed(w)) => return w,
             None => break,
         }
     }
     "a constant".to_owned()
+}
+
+/// Where a computing step writes.
+fn dst(s: &Step) -> Option<Home> {
+    match s {
+        Step::Map(x) => Some(x.dst.home),
+        Step::MatMul(x) => Some(x.dst.home),
+        Step::Dense(x) => Some(x.dst.home),
+        Step::Softmax(x) => Some(x.dst.home),
+        Step::Reduce(x) => Some(x.dst.home),
+        Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) => None,
+    }
+}
+
+/// What a step does, in a few words.
+fn what(m: &Model, s: &Step) -> String {
+    let values = |axes: &mut dyn Iterator<Item = usize>| axes.product::<usize>();
+    match s {
+        Step::Cell(c) => format!("cell {:?}", m.cells[c.cell].name),
+        Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
+        Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
+        Step::Init(i) => format!("the first value of variable {:?}", m.states[i.state].name),
+        Step::Map(x) => {
+            let fs: Vec<String> = x.f.instrs.iter().map(|i| fn_name(i.f)).collect();
+            let n = values(&mut x.axes.iter().map(|a| a[0]));
+            if fs.len() == 1 {
+                format!("elementwise {} over {n} values", fs[0])
+            } else {
+                format!("an elementwise chain over {n} values ({})", fs.join(", "))
+            }
+        }
+        Step::MatMul(x) => format!("a matrix product ({}x{} by {}x{})", x.m, x.k, x.k, x.n),
+        Step::Dense(x) => {
+            let d = &m.denses[x.dense];
+            let mut parts = vec![format!("{} rows, {} to {}", x.rows, d.k, d.n)];
+            if d.bias.is_some() {
+                parts.push("bias".to_owned());
+            }
+            if let Some(a) = d.act {
+                parts.push(fn_name(crate::ir::steps::MapFn::Unary(a)));
+            }
+            format!("dense layer {:?} ({})", d.name, parts.join(", "))
+        }
+        Step::Softmax(x) => format!("a {} over {} values", if x.log { "log-softmax" } else { "softmax" }, x.len),
+        Step::Reduce(x) => {
+            format!("a reduction ({:?}) of {} values", x.kind, values(&mut x.inner.iter().map(|a| a[0]))).to_lowercase()
+        }
+    }
+}
+
+/// The name of an elementwise function.
+fn fn_name(f: crate::ir::steps::MapFn) -> String {
+    use crate::ir::steps::MapFn;
+    let s = match f {
+        MapFn::Unary(u) => format!("{u:?}"),
+        MapFn::Binary(b) => format!("{b:?}"),
+        MapFn::Compare(c) => format!("{c:?}"),
+        MapFn::Select => "Select".to_owned(),
+    };
+    s.split([' ', '{', '(']).next().unwrap_or_default().to_lowercase()
+}
+
+/// The steps a run performs, one line each, and the scratch memory they share.
+fn steps(m: &Model, s: &mut String) {
+    let floats: usize = m.slots.iter().sum();
+    let _ = writeln!(s, "steps ({} per row; scratch: {} slots, {} bytes)", m.steps.len(), m.slots.len(), floats * 4);
+    for (k, st) in m.steps.iter().enumerate() {
+        let _ = writeln!(s, "  {k}: {}", what(m, st));
+    }
 }

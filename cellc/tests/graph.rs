@@ -12,8 +12,16 @@ fn models() -> Vec<PathBuf> {
     v
 }
 
+/// The case's graph, read and folded with its pinned dimensions (`pin` in its case.json).
 fn folded(xml: &Path) -> Graph {
     let mut g = cellc::front::openvino::read_graph(xml, None).expect("reads");
+    let dir = xml.ancestors().find(|d| d.join("case.json").exists()).expect("a case");
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
+    for p in case["pin"].as_array().into_iter().flatten() {
+        let s = cellc::InputShape::parse(p.as_str().expect("a pin")).expect("pin");
+        g.pin(&s.name, &s.dims).expect("pinned");
+    }
     let diags = cellc::passes::fold(&mut g);
     assert!(diags.is_empty(), "{}: {diags:?}", xml.display());
     cellc::passes::simplify(&mut g);

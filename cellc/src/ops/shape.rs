@@ -137,9 +137,13 @@ fn reshape(shape: &[Sym], target: &[Sym], special_zero: bool) -> Result<Vec<Sym>
             _ => out.push(t),
         }
     }
-    let total = product(shape).ok_or("the input's size is not expressible")?;
+    let total = product(shape).ok_or_else(|| {
+        format!("the size of the input {} multiplies dynamic dimensions together; pin them with --input", show(shape))
+    })?;
     if let Some(i) = infer_at {
-        let rest = product(&out).ok_or("the target's size is not expressible")?;
+        let rest = product(&out).ok_or_else(|| {
+            format!("the target {} multiplies dynamic dimensions together; pin them with --input", show(&out))
+        })?;
         let d = total
             .exact_div(rest)
             .ok_or_else(|| format!("cannot infer the -1 of {} from the input shape {}", show(target), show(shape)))?;
