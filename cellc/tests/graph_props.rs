@@ -88,7 +88,7 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
         let x = pool[rng.below(pool.len())];
         let s = shape_of(&g, x);
         let r = s.len();
-        let made = match rng.below(11) {
+        let made = match rng.below(12) {
             0 => {
                 // Continuous functions only: sums in another order must not cross a step.
                 let fs = [
@@ -196,6 +196,13 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
                 let keep_dims = axes.len() == r || rng.below(2) == 0;
                 let a = ints(&mut g, &axes);
                 apply(&mut g, Op::Reduce { kind, keep_dims }, vec![x, a])
+            }
+            10 => {
+                // Repeats for each axis, sometimes one more (a new leading axis).
+                let extra = usize::from(rng.below(3) == 0);
+                let reps: Vec<i64> = (0..r + extra).map(|_| 1 + rng.below(3) as i64).collect();
+                let reps = ints(&mut g, &reps);
+                apply(&mut g, Op::Tile, vec![x, reps])
             }
             7 => apply(&mut g, Op::Softmax { axis: rng.below(r) as i64, log: rng.below(2) == 0 }, vec![x]),
             _ => {

@@ -36,6 +36,21 @@ pub fn pow(a: f32, b: f32) -> f32 {
     libm::powf(a, b)
 }
 
+/// `x` limited to `[lo, hi]` (`Clamp`): `lo` below it, `hi` above it, NaN kept. Unlike
+/// `f32::clamp` it never panics, whatever the bounds a model gives (with `lo > hi`, values
+/// below `lo` give `lo`, the rest above `hi` give `hi`, as OpenVINO's reference computes).
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+pub fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
 /// −1, 0 or 1 by the sign of `x` (0 for ±0; NaN stays NaN).
 #[inline(always)]
 pub fn sign(x: f32) -> f32 {
@@ -105,6 +120,9 @@ mod tests {
 
     #[test]
     fn piecewise_functions_follow_their_definitions() {
+        assert_eq!([clamp(-3.0, -2.0, 2.0), clamp(0.5, -2.0, 2.0), clamp(9.0, -2.0, 2.0)], [-2.0, 0.5, 2.0]);
+        assert!(clamp(f32::NAN, -1.0, 1.0).is_nan());
+        assert_eq!(clamp(0.0, 1.0, -1.0), 1.0, "bounds the wrong way round: no panic");
         assert_eq!([sign(-2.5), sign(0.0), sign(3.0)], [-1.0, 0.0, 1.0]);
         assert!(sign(f32::NAN).is_nan());
         assert_eq!([hsigmoid(-4.0), hsigmoid(0.0), hsigmoid(4.0)], [0.0, 0.5, 1.0]);

@@ -229,12 +229,14 @@ CASES = [
     lambda: pytorch_rnn("pt_lstm_bidirectional", "LSTM", 8, 16, bidirectional=True),
     lambda: pytorch_rnn("pt_gru_linear_sigmoid", "GRU", 8, 16, head="linear_sigmoid"),
     lambda: pytorch_rnn("pt_lstm_softmax", "LSTM", 8, 16, head="softmax", dynamic=True),
-    lambda: pytorch_rnn("pt_gru_frame_heads", "GRU", 8, 32, head="frames", batch=3, steps=7),
-    lambda: pytorch_rnn("pt_lstm_frame_heads_dynamic", "LSTM", 8, 24, head="frames", dynamic=True, batch=2, steps=6),
-    lambda: pytorch_rnn("pt_gru_pool_dynamic", "GRU", 8, 16, bidirectional=True, head="pool", dynamic=True, batch=3, steps=6),
     lambda: bare("onnx_gru", "GRU", 8, 16),
     lambda: bare("onnx_lstm", "LSTM", 8, 16),
     lambda: bare("onnx_rnn", "RNN", 8, 16),
+    # Cases added later go last: a case's seed is its index.
+    lambda: pytorch_rnn("pt_gru_frame_heads", "GRU", 8, 32, head="frames", batch=3, steps=7),
+    lambda: pytorch_rnn("pt_lstm_frame_heads_dynamic", "LSTM", 8, 24, head="frames", dynamic=True, batch=2, steps=6),
+    lambda: pytorch_rnn("pt_gru_pool_dynamic", "GRU", 8, 16, bidirectional=True, head="pool", dynamic=True, batch=3, steps=6),
+    lambda: pytorch_rnn("pt_lstm_3_layers", "LSTM", 6, 10, layers=3),
 ]
 
 
@@ -320,6 +322,62 @@ def openvino_if(out):
     }
     (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
     print(f"ov_if_constant: {', '.join(case['ir_ops'])}")
+
+
+def low_latency(out):
+    """A streaming LSTM made by OpenVINO's LowLatency2: pt_lstm_2_layers_h0_dynamic's IR
+    with one step a call, its initial states read from variables (ReadValue with the h0/c0
+    Parameters as first values) and its final states assigned to them. Its calls feed the
+    case's five steps one at a time from h0 = c0 = 0 (the Parameters' values on the first
+    call); each call's expected outputs are onnxruntime's on the ONNX file over the steps so
+    far: the last step's output and the states after it."""
+    from openvino._offline_transformations import apply_low_latency_transformation
+
+    src, d = out / "pt_lstm_2_layers_h0_dynamic", out / "ov_lstm_low_latency"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    core = ov.Core()
+    model = core.read_model(src / "f32" / "model.xml")
+    model.reshape({"input": [2, 1, 8], "h0": [2, 2, 16], "c0": [2, 2, 16]})
+    apply_low_latency_transformation(model, True)
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    x = np.fromfile(src / "in_0.f32", np.float32).reshape(2, 5, 8)
+    zeros = np.zeros((2, 2, 16), np.float32)
+    session = ort.InferenceSession(str(src / "model.onnx"), providers=["CPUExecutionProvider"])
+    compiled = core.compile_model(core.read_model(d / "model.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    names = [p.get_any_name() for p in compiled.inputs]
+    out_names = [p.get_any_name() for p in compiled.outputs]
+    request = compiled.create_infer_request()
+    calls, worst = [], 0.0
+    zeros.tofile(d / "zeros.f32")
+    for t in range(5):
+        y, hn, cn = session.run(None, {"input": np.ascontiguousarray(x[:, : t + 1, :]), "h0": zeros, "c0": zeros})
+        wants = {"output": np.ascontiguousarray(y[:, t : t + 1, :]), "h_n": hn, "c_n": cn}
+        frame = np.ascontiguousarray(x[:, t : t + 1, :])
+        frame.tofile(d / f"in_0_call{t}.f32")
+        feeds = {"input": frame, "h0": zeros, "c0": zeros}
+        got = request.infer({n: feeds[n] for n in names})
+        outputs = []
+        for k, (n, port) in enumerate(zip(out_names, compiled.outputs)):
+            want = wants[n]
+            want.tofile(d / f"out_{k}_call{t}.f32")
+            worst = max(worst, float(np.max(np.abs(got[port] - want))))
+            outputs.append({"name": n, "shape": list(want.shape), "file": f"out_{k}_call{t}.f32"})
+        inputs = [{"name": n, "shape": list(feeds[n].shape), "file": f"in_0_call{t}.f32" if n == "input" else "zeros.f32"} for n in names]
+        calls.append({"inputs": inputs, "outputs": outputs})
+    if worst > AGREE:
+        sys.exit(f"ov_lstm_low_latency: OpenVINO's LowLatency2 model and onnxruntime differ by {worst}")
+    case = {
+        **calls[0],
+        "oracle": "onnxruntime",
+        "tolerance": 1e-5,
+        "ulps": ULPS,
+        "calls": calls,
+        "openvino_stateful_max_abs_diff": worst,
+        "ir_ops": sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")}),
+    }
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"ov_lstm_low_latency: {', '.join(case['ir_ops'])}; OpenVINO stateful {worst:.2e}")
 
 
 def stateful(out):
@@ -515,7 +573,13 @@ def main():
         name, model, shapes = case()
         if not only or name in only:
             write_case(out, name, model, shapes, seed)
-    extra = [("ov_if_constant", openvino_if), ("ov_gru_stateful", stateful), ("ov_strided_glue", strided_glue), ("silero_vad_core", silero)]
+    extra = [
+        ("ov_if_constant", openvino_if),
+        ("ov_gru_stateful", stateful),
+        ("ov_lstm_low_latency", low_latency),
+        ("ov_strided_glue", strided_glue),
+        ("silero_vad_core", silero),
+    ]
     for name, write in extra:
         if not only or name in only:
             write(out)

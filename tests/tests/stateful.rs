@@ -1,7 +1,9 @@
-//! A stateful model streams: OpenVINO's stateful GRU (`tests/models/ov_gru_stateful`, made by
-//! MakeStateful) compiled to Rust and to C is fed its sequence one step a call, each call's
-//! output within 1e-5 of onnxruntime's over the whole sequence; after a reset the first
-//! call gives the same output again, bit for bit.
+//! Stateful models stream: OpenVINO's stateful GRU (`tests/models/ov_gru_stateful`, made by
+//! MakeStateful) and its two-layer LSTM made stateful by LowLatency2
+//! (`tests/models/ov_lstm_low_latency`, whose variables take their first values from the
+//! h0/c0 Parameters), compiled to Rust and to C, are fed their sequence one step a call,
+//! each call's output within 1e-5 of onnxruntime's over the whole sequence; after a reset
+//! the first call gives the same output again, bit for bit.
 use cellc_conformance::case::read_data;
 use cellc_conformance::cscratch::{STRICT, compiler};
 use cellc_conformance::scratch::Scratch;
@@ -9,17 +11,20 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn case_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ov_gru_stateful")
+const CASES: [&str; 2] = ["ov_gru_stateful", "ov_lstm_low_latency"];
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
 }
 
-/// Each call's input and expected output.
-fn calls() -> Vec<(Vec<f32>, Vec<f32>)> {
-    let dir = case_dir();
+/// Each call's inputs and expected outputs.
+fn calls(name: &str) -> Vec<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+    let dir = case_dir(name);
     let case: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
     let file = |v: &serde_json::Value| read_data(&dir.join(v["file"].as_str().expect("file"))).expect("data");
-    case["calls"].as_array().expect("calls").iter().map(|c| (file(&c["inputs"][0]), file(&c["outputs"][0]))).collect()
+    let all = |c: &serde_json::Value, k: &str| c[k].as_array().expect("tensors").iter().map(file).collect();
+    case["calls"].as_array().expect("calls").iter().map(|c| (all(c, "inputs"), all(c, "outputs"))).collect()
 }
 
 fn array(v: &[f32]) -> String {
@@ -28,76 +33,124 @@ fn array(v: &[f32]) -> String {
 }
 
 #[test]
-fn a_stateful_model_streams_in_rust() {
+fn stateful_models_stream_in_rust() {
+    for name in CASES {
+        streams_in_rust(name);
+    }
+}
+
+fn streams_in_rust(name: &str) {
     let opts = cellc::Options { name: Some("Model".into()), ..Default::default() };
-    let code = cellc::compile_file(&case_dir().join("model.xml"), &opts).expect("compiles");
+    let code = cellc::compile_file(&case_dir(name).join("model.xml"), &opts).expect("compiles");
+    let ins = |xs: &[Vec<f32>]| xs.iter().map(|x| format!("&{}", array(x))).collect::<Vec<_>>().join(", ");
+    let outs = |ys: &[Vec<f32>]| ys.iter().map(|y| format!("vec![0.0f32; {}]", y.len())).collect::<Vec<_>>().join(", ");
     let mut main = String::from(
         "#![allow(dead_code)] // the cell types' own API is not used here\nmod m { include!(\"m.rs\"); }\nuse cellc_runtime::Model as _;\n\nfn main() {\n",
     );
-    main += "    let mut model = m::Model::new();\n    let first: Vec<f32>;\n";
-    for (t, (x, want)) in calls().iter().enumerate() {
-        let _ = writeln!(main, "    let x: &[f32] = &{};\n    let want: &[f32] = &{};", array(x), array(want));
-        let _ = writeln!(main, "    let mut y = vec![0.0f32; {}];", want.len());
-        main += "    model.run(&[x], &mut [&mut y]).expect(\"runs\");\n";
-        let _ = writeln!(
-            main,
-            "    assert!(y.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-5), \"call {t}: {{y:?}}\");"
-        );
+    main += "    let mut model = m::Model::new();\n    let first: Vec<Vec<f32>>;\n";
+    for (t, (xs, wants)) in calls(name).iter().enumerate() {
+        let _ = writeln!(main, "    let x: &[&[f32]] = &[{}];", ins(xs));
+        let _ = writeln!(main, "    let mut ys: Vec<Vec<f32>> = vec![{}];", outs(wants));
+        main += "    let mut y: Vec<&mut [f32]> = ys.iter_mut().map(|v| v.as_mut_slice()).collect();\n";
+        main += "    model.run(x, &mut y).expect(\"runs\");\n";
+        for (k, want) in wants.iter().enumerate() {
+            let _ = writeln!(
+                main,
+                "    assert!(ys[{k}].iter().zip(&{}).all(|(a, b): (&f32, &f32)| (a - b).abs() < 1e-5), \"call {t}, output {k}: {{:?}}\", ys[{k}]);",
+                array(want)
+            );
+        }
         if t == 0 {
-            main += "    first = y.clone();\n";
+            main += "    first = ys.clone();\n";
         }
     }
-    let (x0, want0) = &calls()[0];
+    let (x0, want0) = &calls(name)[0];
     let _ = writeln!(
         main,
-        "    model.reset();\n    let mut y = vec![0.0f32; {}];\n    model.run(&[&{}], &mut [&mut y]).expect(\"runs\");\n    assert_eq!(y, first, \"after a reset\");\n}}",
-        want0.len(),
-        array(x0)
+        "    model.reset();\n    let mut ys: Vec<Vec<f32>> = vec![{}];\n    let mut y: Vec<&mut [f32]> = ys.iter_mut().map(|v| v.as_mut_slice()).collect();\n    model.run(&[{}], &mut y).expect(\"runs\");\n    assert_eq!(ys, first, \"after a reset\");\n}}",
+        outs(want0),
+        ins(x0)
     );
-    let scratch = Scratch::new("stateful");
+    let scratch = Scratch::new(&format!("stateful_{name}"));
     let exe = scratch.build_program(&[("main.rs".into(), main), ("m.rs".into(), code)]).expect("builds");
     let out = Command::new(exe).output().expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
-fn a_stateful_model_streams_in_c() {
+fn stateful_models_stream_in_c() {
+    for name in CASES {
+        streams_in_c(name);
+    }
+}
+
+fn streams_in_c(name: &str) {
     let opts = cellc::Options { name: Some("m".into()), language: cellc::Language::C, ..Default::default() };
     let dir = tempfile::tempdir().expect("temp dir");
-    let files = cellc::compile_to(&case_dir().join("model.xml"), &opts, &dir.path().join("m.c")).expect("compiles");
+    let files = cellc::compile_to(&case_dir(name).join("model.xml"), &opts, &dir.path().join("m.c")).expect("compiles");
     for (path, text) in &files {
         std::fs::write(path, text).expect("write");
     }
     let mut main = String::from(
         "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"m.h\"\n\nint main(void)\n{\n",
     );
-    main += "    static m_model model;\n    float first[64];\n    m_reset(&model);\n";
-    // One call in its own block: `x` in, `y` out, then `check` on them.
-    let call = |main: &mut String, x: &[f32], n_out: usize, before: &str, check: &str| {
+    let sizes: Vec<usize> = calls(name)[0].1.iter().map(Vec::len).collect();
+    main += "    static m_model model;\n    m_reset(&model);\n";
+    for (k, n) in sizes.iter().enumerate() {
+        let _ = writeln!(main, "    float first{k}[{n}];");
+    }
+    // One call in its own block: `xs` in, `y0`, `y1`, … out, then `check` on them.
+    let call = |main: &mut String, xs: &[Vec<f32>], before: &str, check: &str| {
         let list = |v: &[f32]| v.iter().map(|x| format!("{x:?}f")).collect::<Vec<_>>().join(", ");
-        let _ = writeln!(main, "    {{\n        static const float x[{}] = {{{}}};", x.len(), list(x));
+        main.push_str("    {\n");
+        for (k, x) in xs.iter().enumerate() {
+            let _ = writeln!(main, "        static const float x{k}[{}] = {{{}}};", x.len(), list(x));
+        }
+        for (k, n) in sizes.iter().enumerate() {
+            let _ = writeln!(main, "        float y{k}[{n}];");
+        }
+        let (n, m) = (xs.len(), sizes.len());
+        let join = |v: Vec<String>| v.join(", ");
         let _ = writeln!(
             main,
-            "        float y[{n_out}];\n        const float *ins[1] = {{x}};\n        float *outs[1] = {{y}};"
+            "        const float *ins[{n}] = {{{}}};\n        float *outs[{m}] = {{{}}};",
+            join((0..n).map(|k| format!("x{k}")).collect()),
+            join((0..m).map(|k| format!("y{k}")).collect())
         );
-        let _ = writeln!(main, "        size_t il[1] = {{{}}}, ol[1] = {{{n_out}}};\n{before}", x.len());
-        let _ = writeln!(main, "        if (m_run(&model, ins, il, 1, outs, ol, 1) != M_OK) return 1;\n{check}    }}");
+        let _ = writeln!(
+            main,
+            "        size_t il[{n}] = {{{}}}, ol[{m}] = {{{}}};\n{before}",
+            join(xs.iter().map(|x| x.len().to_string()).collect()),
+            join(sizes.iter().map(ToString::to_string).collect())
+        );
+        let _ =
+            writeln!(main, "        if (m_run(&model, ins, il, {n}, outs, ol, {m}) != M_OK) return 1;\n{check}    }}");
     };
-    for (t, (x, want)) in calls().iter().enumerate() {
-        let wants = want.iter().map(|x| format!("{x:?}f")).collect::<Vec<_>>().join(", ");
-        let mut check = format!(
-            "        static const float want[{n}] = {{{wants}}};\n        for (size_t j = 0; j < {n}; ++j) if (fabsf(y[j] - want[j]) >= 1e-5f) {{ printf(\"call {t}\\n\"); return 2; }}\n",
-            n = want.len()
-        );
-        if t == 0 {
-            check += "        memcpy(first, y, sizeof y);\n";
+    for (t, (x, wants)) in calls(name).iter().enumerate() {
+        let mut check = String::new();
+        for (k, want) in wants.iter().enumerate() {
+            let list = want.iter().map(|x| format!("{x:?}f")).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(
+                check,
+                "        {{\n            static const float want[{n}] = {{{list}}};\n            for (size_t j = 0; j < {n}; ++j) if (fabsf(y{k}[j] - want[j]) >= 1e-5f) {{ printf(\"call {t}, output {k}\\n\"); return 2; }}\n        }}",
+                n = want.len()
+            );
+            if t == 0 {
+                let _ = writeln!(check, "        memcpy(first{k}, y{k}, sizeof y{k});");
+            }
         }
-        call(&mut main, x, want.len(), "", &check);
+        call(&mut main, x, "", &check);
     }
-    // After a reset, call 0's input again.
-    let (x0, want0) = &calls()[0];
-    let check = "        if (memcmp(y, first, sizeof y) != 0) { printf(\"after a reset\\n\"); return 3; }\n";
-    call(&mut main, x0, want0.len(), "        m_reset(&model);", check);
+    // After a reset, call 0's inputs again.
+    let (x0, _) = &calls(name)[0];
+    let mut check = String::new();
+    for k in 0..sizes.len() {
+        let _ = writeln!(
+            check,
+            "        if (memcmp(y{k}, first{k}, sizeof y{k}) != 0) {{ printf(\"after a reset\\n\"); return 3; }}"
+        );
+    }
+    call(&mut main, x0, "        m_reset(&model);", &check);
     main += "    return 0;\n}\n";
     std::fs::write(dir.path().join("main.c"), main).expect("write main");
     let exe = dir.path().join("prog");
@@ -113,5 +166,5 @@ fn a_stateful_model_streams_in_c() {
         .expect("run the C compiler");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let run = Command::new(&exe).output().expect("runs");
-    assert!(run.status.success(), "exit {:?}: {}", run.status.code(), String::from_utf8_lossy(&run.stdout));
+    assert!(run.status.success(), "{name}: exit {:?}: {}", run.status.code(), String::from_utf8_lossy(&run.stdout));
 }

@@ -87,6 +87,8 @@ pub enum Op {
         /// `mode`.
         mode: BroadcastMode,
     },
+    /// `Tile`: the input repeated along each axis (repeats as input 1).
+    Tile,
     /// An elementwise function of one tensor.
     Unary(Unary),
     /// An elementwise function of one tensor with parameters as inputs (resolved to a
@@ -172,6 +174,7 @@ impl Op {
                 | Op::Split { .. }
                 | Op::VariadicSplit
                 | Op::Broadcast { .. }
+                | Op::Tile
         )
     }
 }
@@ -197,7 +200,8 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         | Op::Slice
         | Op::Split { .. }
         | Op::VariadicSplit
-        | Op::Broadcast { .. } => shape::infer(op, ins, outputs)?,
+        | Op::Broadcast { .. }
+        | Op::Tile => shape::infer(op, ins, outputs)?,
         Op::StridedSlice(_) => strided::infer(op, ins)?,
         Op::Unary(_) | Op::Parametric(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
         Op::Chain(_) => chain::infer(op, ins)?,

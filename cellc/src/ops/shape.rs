@@ -65,6 +65,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Ve
             split(data, shape, known_ints(value(1), "the axis (input 1)")?, Some(lengths), 0, outputs)?
         }
         Op::Broadcast { mode } => vec![broadcast_op(data, shape, ins, *mode)?],
+        Op::Tile => vec![tile(data, shape, &known_ints(value(1), "the repeats (input 1)")?)?],
         _ => return Err("not a shape op".to_owned()),
     })
 }
@@ -168,6 +169,40 @@ fn squeeze(shape: &[Sym], axes: Option<&[i64]>) -> Result<Vec<Sym>, String> {
         drop[a] = true;
     }
     Ok(shape.iter().zip(drop).filter(|(_, d)| !d).map(|(s, _)| *s).collect())
+}
+
+/// `Tile`'s input shape and repeats, padded with leading 1s to one rank.
+pub(crate) fn tile_dims(shape: &[Sym], repeats: &[i64]) -> Result<(Vec<Sym>, Vec<i64>), String> {
+    if let Some(r) = repeats.iter().find(|&&r| r < 0) {
+        return Err(format!("a repeat count of {r}"));
+    }
+    let rank = shape.len().max(repeats.len());
+    let ones = |n: usize| std::iter::repeat_n(1, rank - n);
+    let dims = ones(shape.len()).map(Sym::known).chain(shape.iter().copied()).collect();
+    Ok((dims, ones(repeats.len()).chain(repeats.iter().copied()).collect()))
+}
+
+fn tile(data: &Fact, shape: &[Sym], repeats: &[i64]) -> Result<Fact, String> {
+    let (dims, reps) = tile_dims(shape, repeats)?;
+    let out: Vec<Sym> = dims
+        .iter()
+        .zip(&reps)
+        .map(|(d, &r)| d.checked_mul(Sym::known(r)).ok_or_else(|| format!("{d} repeated {r} times")))
+        .collect::<Result<_, _>>()?;
+    let value = (|| {
+        let v = data.value.as_ref()?;
+        let (ext, oext) = (extents(&dims)?, extents(&out)?);
+        let st = strides(&ext);
+        let mut idx = vec![0; ext.len()];
+        let map: Vec<usize> = (0..count(&oext))
+            .map(|i| {
+                unflatten(i, &oext, &mut idx);
+                idx.iter().zip(&ext).zip(&st).map(|((&j, &d), &s)| (j % d.max(1)) * s).sum()
+            })
+            .collect();
+        Some(v.pick(&map))
+    })();
+    Ok(Fact { elem: data.elem, shape: Some(out), value })
 }
 
 fn transpose(data: &Fact, shape: &[Sym], order: &[i64]) -> Result<Fact, String> {

@@ -111,6 +111,25 @@ impl Planner<'_> {
                     aligned(&xd, &yd).into_iter().zip(strides(&yd)).zip(&yd).map(|((s, d), &n)| [n, s, d]).collect();
                 self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
             }
+            Op::Tile => {
+                let (Some((xt, xo, xd)), Some(reps)) = (x, self.consts(id, 1)) else { return };
+                let syms: Vec<crate::graph::Sym> = xd.iter().map(|&d| crate::graph::Sym::known(d as i64)).collect();
+                let Ok((dims, reps)) = crate::ops::shape::tile_dims(&syms, &reps) else { return };
+                let lead = dims.len() - xd.len();
+                for (a, &r) in reps.iter().enumerate() {
+                    if r != 1 && a >= lead && !self.keeps_rows(c, id, xt, a - lead, "a tile") {
+                        return;
+                    }
+                }
+                let Some(y) = self.place(outs[0]) else { return };
+                let xd: Vec<usize> = dims.iter().map(|d| d.value().unwrap_or(1) as usize).collect();
+                let (xs, yd) = (strides(&xd), xd.iter().zip(&reps).map(|(&d, &r)| d * r as usize).collect::<Vec<_>>());
+                let ys = strides(&yd);
+                // Each axis as its repeats (reading the same values again) and its own values.
+                let axes =
+                    (0..xd.len()).flat_map(|k| [[reps[k] as usize, 0, xd[k] * ys[k]], [xd[k], xs[k], ys[k]]]).collect();
+                self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
+            }
             Op::Unary(u) => self.map(Chain::single(MapFn::Unary(*u)), &ins, outs[0]),
             Op::Binary(b) => self.map(Chain::single(MapFn::Binary(*b)), &ins, outs[0]),
             Op::Compare(cm) => self.map(Chain::single(MapFn::Compare(*cm)), &ins, outs[0]),
@@ -157,6 +176,7 @@ impl Planner<'_> {
             | Op::Split { .. }
             | Op::VariadicSplit
             | Op::Broadcast { .. }
+            | Op::Tile
             | Op::Softmax { .. }
             | Op::Reduce { .. }
             | Op::Dense { .. } => 1,

@@ -628,7 +628,7 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
             Unary::SoftPlus => act(helpers, A::Softplus),
             Unary::SoftSign => act(helpers, A::Softsign),
             Unary::Exp => helpers.exp(p, a),
-            Unary::Abs => format!("({a} < 0.0f ? -{a} : {a})"),
+            Unary::Abs => format!("fabsf({a})"),
             Unary::Negative => format!("(-{a})"),
             Unary::Clamp { min, max } => {
                 let (lo, hi) = (float(min as f32), float(max as f32));
@@ -664,8 +664,8 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
                 Binary::Subtract => format!("({a} - {b})"),
                 Binary::Multiply => format!("({a} * {b})"),
                 Binary::Divide { .. } => format!("({a} / {b})"),
-                Binary::Maximum => format!("({a} >= {b} ? {a} : {b})"),
-                Binary::Minimum => format!("({a} <= {b} ? {a} : {b})"),
+                Binary::Maximum => format!("fmaxf({a}, {b})"),
+                Binary::Minimum => format!("fminf({a}, {b})"),
                 Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
                 Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
                 Binary::Power => format!("powf({a}, {b})"),

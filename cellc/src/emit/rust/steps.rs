@@ -60,11 +60,11 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
             Unary::Sigmoid => quote! { ::cellc_runtime::act::sigmoid(#isa, #a) },
             Unary::Tanh => quote! { ::cellc_runtime::act::tanh(#isa, #a) },
             Unary::Exp => quote! { ::cellc_runtime::act::exp(#isa, #a) },
-            Unary::Abs => quote! { if #a < 0.0 { -#a } else { #a } },
+            Unary::Abs => quote! { (#a).abs() },
             Unary::Negative => quote! { -#a },
             Unary::Clamp { min, max } => {
                 let (lo, hi) = (super::lit::f32_tokens(min as f32), super::lit::f32_tokens(max as f32));
-                quote! { (if #a < #lo { #lo } else if #a > #hi { #hi } else { #a }) }
+                quote! { ::cellc_runtime::math::clamp(#a, #lo, #hi) }
             }
             Unary::Elu { alpha } => {
                 let al = super::lit::f32_tokens(alpha as f32);
@@ -101,8 +101,8 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
                 Binary::Subtract => quote! { #a - #b },
                 Binary::Multiply => quote! { #a * #b },
                 Binary::Divide { .. } => quote! { #a / #b },
-                Binary::Maximum => quote! { (if #a >= #b { #a } else { #b }) },
-                Binary::Minimum => quote! { (if #a <= #b { #a } else { #b }) },
+                Binary::Maximum => quote! { (#a).max(#b) },
+                Binary::Minimum => quote! { (#a).min(#b) },
                 Binary::SquaredDifference => quote! { (#a - #b) * (#a - #b) },
                 Binary::PRelu => quote! { (if #a >= 0.0 { #a } else { #a * #b }) },
                 Binary::Power => quote! { ::cellc_runtime::math::pow(#a, #b) },

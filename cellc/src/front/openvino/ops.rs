@@ -216,6 +216,7 @@ impl Attrs<'_> {
             }),
             "Split" => Op::Split { parts: self.int("num_splits", None).max(0) as u64 },
             "VariadicSplit" => Op::VariadicSplit,
+            "Tile" => Op::Tile,
             "Broadcast" => match self.layer.attr("mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                 None | Some("numpy") => Op::Broadcast { mode: BroadcastMode::Numpy },
                 Some("bidirectional") => Op::Broadcast { mode: BroadcastMode::Bidirectional },
