@@ -17,8 +17,11 @@ fn case_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
 }
 
-/// Each call's inputs and expected outputs.
-fn calls(name: &str) -> Vec<(Vec<Vec<f32>>, Vec<Vec<f32>>)> {
+/// One call: its inputs and its expected outputs.
+type Call = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
+/// Each call of a case.
+fn calls(name: &str) -> Vec<Call> {
     let dir = case_dir(name);
     let case: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
