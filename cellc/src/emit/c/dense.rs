@@ -43,7 +43,7 @@ pub(super) fn emit(
         }
     };
     let act = match d.act {
-        Some(a) => super::model::map_expr(prefix, MapFn::Unary(a), &["acc[l]".to_owned()], helpers),
+        Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &["acc[l]".to_owned()], helpers),
         None => "acc[l]".to_owned(),
     };
     body.comment(&describe(d, t, store));

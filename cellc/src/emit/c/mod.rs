@@ -15,6 +15,7 @@ mod model;
 mod names;
 mod rnn;
 mod seq;
+mod steps;
 mod text;
 
 use crate::diag::{Diag, Diagnostics};

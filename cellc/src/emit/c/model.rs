@@ -5,9 +5,8 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted, string};
-use crate::ir::steps::{Arg, CellStep, Copy, Map, MapFn, MatMul, Reduce, RowCopy, Softmax};
+use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
-use crate::ops::{Binary, Compare, ReduceKind, Unary};
 
 /// A generated cell, as the model refers to it.
 pub(super) struct CellItem {
@@ -347,7 +346,7 @@ impl ModelEmitter<'_> {
     }
 
     /// A pointer to an operand's values for row `n` (`const` when only read).
-    fn ptr(&self, o: &Operand) -> String {
+    pub(super) fn ptr(&self, o: &Operand) -> String {
         let base = match o.home {
             Home::Param(i) => format!("inputs[{i}]"),
             Home::Output(k) => format!("outputs[{k}]"),
@@ -365,7 +364,7 @@ impl ModelEmitter<'_> {
     }
 
     /// Binds `name` to an operand, read only or written.
-    fn bind(&self, c: &mut Code, name: &str, o: &Operand, write: bool) {
+    pub(super) fn bind(&self, c: &mut Code, name: &str, o: &Operand, write: bool) {
         let q = if write { "" } else { "const " };
         c.line(format!("{q}float *const {name} = {};", self.ptr(o)));
     }
@@ -420,272 +419,5 @@ impl ModelEmitter<'_> {
         if rows > 1 {
             c.close("");
         }
-    }
-
-    /// Opens `for` loops over `counts` (indices `i0`, `i1`, …); returns how many it opened.
-    fn open_nest(c: &mut Code, counts: &[usize]) -> usize {
-        for (k, n) in counts.iter().enumerate() {
-            c.open(format!("for (size_t i{k} = 0; i{k} < {n}; ++i{k})"));
-        }
-        counts.len()
-    }
-
-    fn close_nest(c: &mut Code, n: usize) {
-        for _ in 0..n {
-            c.close("");
-        }
-    }
-
-    fn reduce_step(&self, c: &mut Code, r: &Reduce) {
-        self.bind(c, "src", &r.src, false);
-        self.bind(c, "dst", &r.dst, true);
-        let named = |p: &str, v: &[usize]| -> String {
-            let t: Vec<String> =
-                v.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("{p}{k}"), s)).collect();
-            if t.is_empty() { "0".into() } else { t.join(" + ") }
-        };
-        for (k, a) in r.outer.iter().enumerate() {
-            c.open(format!("for (size_t o{k} = 0; o{k} < {}; ++o{k})", a[0]));
-        }
-        let n = r.inner.iter().map(|a| a[0]).product::<usize>();
-        let (init, step, fin) = match r.kind {
-            ReduceKind::Sum => ("0.0f", "acc += v;", "acc".to_owned()),
-            ReduceKind::Mean => ("0.0f", "acc += v;", format!("acc / {}", float(n as f32))),
-            ReduceKind::Prod => ("1.0f", "acc *= v;", "acc".to_owned()),
-            ReduceKind::Max => ("-INFINITY", "if (v > acc) acc = v;", "acc".to_owned()),
-            ReduceKind::Min => ("INFINITY", "if (v < acc) acc = v;", "acc".to_owned()),
-            ReduceKind::L2 => ("0.0f", "acc += v * v;", "sqrtf(acc)".to_owned()),
-        };
-        c.line(format!("float acc = {init};"));
-        for (k, a) in r.inner.iter().enumerate() {
-            c.open(format!("for (size_t i{k} = 0; i{k} < {}; ++i{k})", a[0]));
-        }
-        let os: Vec<usize> = r.outer.iter().map(|a| a[1]).collect();
-        let is: Vec<usize> = r.inner.iter().map(|a| a[1]).collect();
-        c.line(format!("const float v = src[{} + {}];", named("o", &os), named("i", &is)));
-        c.line(step);
-        for _ in &r.inner {
-            c.close("");
-        }
-        let od: Vec<usize> = r.outer.iter().map(|a| a[2]).collect();
-        c.line(format!("dst[{}] = {fin};", named("o", &od)));
-        for _ in &r.outer {
-            c.close("");
-        }
-    }
-
-    fn copy_step(&self, c: &mut Code, s: &Copy) {
-        self.bind(c, "src", &s.src, false);
-        self.bind(c, "dst", &s.dst, true);
-        let counts: Vec<usize> = s.axes.iter().map(|a| a[0]).collect();
-        let opened = Self::open_nest(c, &counts);
-        let si = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
-        let di = index(&s.axes.iter().map(|a| a[2]).collect::<Vec<_>>());
-        c.line(format!("dst[{di}] = src[{si}];"));
-        Self::close_nest(c, opened);
-    }
-
-    fn map_step(&self, c: &mut Code, s: &Map, helpers: &mut Helpers) {
-        for (k, a) in s.args.iter().enumerate() {
-            self.bind(c, &format!("a{k}"), a, false);
-        }
-        self.bind(c, "dst", &s.dst, true);
-        let counts: Vec<usize> = s.axes.iter().map(|a| a[0]).collect();
-        let opened = Self::open_nest(c, &counts);
-        let reads: Vec<String> = (0..s.args.len())
-            .map(|k| format!("a{k}[{}]", index(&s.axes.iter().map(|a| a[k + 2]).collect::<Vec<_>>())))
-            .collect();
-        for (j, instr) in s.f.instrs.iter().enumerate() {
-            let args: Vec<String> = instr
-                .args
-                .iter()
-                .map(|a| match *a {
-                    Arg::Input(k) => reads.get(k).cloned().unwrap_or_default(),
-                    Arg::Temp(i) => format!("t{i}"),
-                })
-                .collect();
-            let e = self.map_expr(instr.f, &args, helpers);
-            c.line(format!("const float t{j} = {e};"));
-        }
-        let di = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
-        c.line(format!("dst[{di}] = t{};", s.f.instrs.len().saturating_sub(1)));
-        Self::close_nest(c, opened);
-    }
-
-    fn map_expr(&self, f: MapFn, args: &[String], helpers: &mut Helpers) -> String {
-        map_expr(self.prefix, f, args, helpers)
-    }
-
-    fn matmul_step(&self, c: &mut Code, s: &MatMul) {
-        self.bind(c, "a", &s.a, false);
-        self.bind(c, "b", &s.b, false);
-        self.bind(c, "dst", &s.dst, true);
-        let mut axes: Vec<[usize; 4]> = s.batch.clone();
-        axes.push([s.m, s.a_strides[0], 0, s.dst_row]);
-        axes.push([s.n, 0, s.b_strides[1], 1]);
-        // Axes of one element need no loop.
-        let live: Vec<(usize, [usize; 4])> = axes.into_iter().enumerate().filter(|(_, a)| a[0] > 1).collect();
-        let idx = |k: usize, q: usize| -> String {
-            let mut t: Vec<String> =
-                live.iter().filter(|(_, a)| a[k] != 0).map(|(i, a)| mul(&format!("i{i}"), a[k])).collect();
-            if q != 0 {
-                t.push(mul("q", q));
-            }
-            if t.is_empty() { "0".into() } else { t.join(" + ") }
-        };
-        for (i, a) in &live {
-            c.open(format!("for (size_t i{i} = 0; i{i} < {}; ++i{i})", a[0]));
-        }
-        c.line("float acc = 0.0f;");
-        c.line(format!(
-            "for (size_t q = 0; q < {}; ++q) acc += a[{}] * b[{}];",
-            s.k,
-            idx(1, s.a_strides[1]),
-            idx(2, s.b_strides[0])
-        ));
-        c.line(format!("dst[{}] = acc;", idx(3, 0)));
-        Self::close_nest(c, live.len());
-    }
-
-    fn rows_step(&self, c: &mut Code, r: &RowCopy) {
-        let whole = |o: &Operand| match o.home {
-            Home::Param(i) => format!("inputs[{i}]"),
-            Home::Output(k) => format!("outputs[{k}]"),
-            _ => self.ptr(o),
-        };
-        c.line(format!("const float *const src = {};", whole(&r.src)));
-        c.line(format!("float *const dst = {};", whole(&r.dst)));
-        let inner = r.inner;
-        let (si, di) = if r.into_row {
-            (format!("(o * batch + n) * {inner}"), format!("o * {inner}"))
-        } else {
-            (format!("o * {inner}"), format!("(o * batch + n) * {inner}"))
-        };
-        c.open(format!("for (size_t o = 0; o < {}; ++o)", r.outer));
-        c.line(format!("for (size_t j = 0; j < {inner}; ++j) dst[{di} + j] = src[{si} + j];"));
-        c.close("");
-    }
-
-    fn softmax_step(&self, c: &mut Code, s: &Softmax, helpers: &mut Helpers) {
-        self.bind(c, "src", &s.src, false);
-        self.bind(c, "dst", &s.dst, true);
-        let counts: Vec<usize> = s.outer.iter().map(|x| x[0]).collect();
-        let opened = Self::open_nest(c, &counts);
-        let st = s.stride;
-        c.line(format!("const size_t o = {};", index(&s.outer.iter().map(|x| x[1]).collect::<Vec<_>>())));
-        c.line("float max = src[o];");
-        c.line("float sum = 0.0f;");
-        c.line(format!(
-            "for (size_t q = 1; q < {}; ++q) if (src[o + {}] > max) max = src[o + {}];",
-            s.len,
-            mul("q", st),
-            mul("q", st)
-        ));
-        c.open(format!("for (size_t q = 0; q < {}; ++q)", s.len));
-        let e = helpers.exp(self.prefix, &format!("src[o + {}] - max", mul("q", st)));
-        c.line(format!("const float e = {e};"));
-        c.line(format!("dst[o + {}] = e;", mul("q", st)));
-        c.line("sum += e;");
-        c.close("");
-        if s.log {
-            c.line(format!(
-                "for (size_t q = 0; q < {}; ++q) dst[o + {}] = (src[o + {}] - max) - logf(sum);",
-                s.len,
-                mul("q", st),
-                mul("q", st)
-            ));
-        } else {
-            c.line(format!("for (size_t q = 0; q < {}; ++q) dst[o + {}] /= sum;", s.len, mul("q", st)));
-        }
-        Self::close_nest(c, opened);
-    }
-}
-
-/// `i0 * s0 + i1 * s1 + …` (`0` without axes).
-fn index(strides: &[usize]) -> String {
-    let terms: Vec<String> =
-        strides.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("i{k}"), s)).collect();
-    if terms.is_empty() { "0".into() } else { terms.join(" + ") }
-}
-
-/// `min(max(x + 3, 0), 6)` (NaN stays NaN, as in the Rust kernels).
-fn clamp_0_6(x: &str) -> String {
-    let t = format!("({x} + 3.0f)");
-    format!("({t} < 0.0f ? 0.0f : ({t} > 6.0f ? 6.0f : {t}))")
-}
-
-/// The C expression of an elementwise function of `args` (helpers named after `p`).
-pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers) -> String {
-    use crate::ir::Activation as A;
-    let a = &args[0];
-    let act = |h: &mut Helpers, act: A| h.act(p, &act, None, a);
-    match f {
-        MapFn::Unary(u) => match u {
-            Unary::Relu => act(helpers, A::Relu),
-            Unary::Sigmoid => act(helpers, A::Sigmoid),
-            Unary::Tanh => act(helpers, A::Tanh),
-            Unary::Elu { alpha } => act(helpers, A::Elu { alpha: alpha as f32 }),
-            Unary::SoftPlus => act(helpers, A::Softplus),
-            Unary::SoftSign => act(helpers, A::Softsign),
-            Unary::Exp => helpers.exp(p, a),
-            Unary::Abs => format!("fabsf({a})"),
-            Unary::Negative => format!("(-{a})"),
-            Unary::Clamp { min, max } => {
-                let (lo, hi) = (float(min as f32), float(max as f32));
-                format!("({a} < {lo} ? {lo} : ({a} > {hi} ? {hi} : {a}))")
-            }
-            Unary::Log => format!("logf({a})"),
-            Unary::Sqrt => format!("sqrtf({a})"),
-            Unary::Floor => format!("floorf({a})"),
-            Unary::Ceiling => format!("ceilf({a})"),
-            Unary::Sign => format!("({a} > 0.0f ? 1.0f : ({a} < 0.0f ? -1.0f : {a} * 0.0f))"),
-            Unary::LogicalNot => format!("({a} == 0.0f ? 1.0f : 0.0f)"),
-            Unary::HSigmoid => format!("({} / 6.0f)", clamp_0_6(a)),
-            Unary::HSwish => format!("({a} * {} / 6.0f)", clamp_0_6(a)),
-            Unary::Swish { beta } => {
-                let bx = format!("({} * {a})", float(beta as f32));
-                format!("({a} * {})", helpers.act(p, &A::Sigmoid, None, &bx))
-            }
-            Unary::HardSigmoid { alpha, beta } => {
-                act(helpers, A::HardSigmoid { alpha: alpha as f32, beta: beta as f32 })
-            }
-            Unary::Selu { alpha, lambda } => {
-                format!("({} * {})", float(lambda as f32), act(helpers, A::Elu { alpha: alpha as f32 }))
-            }
-            Unary::Mish => {
-                let sp = act(helpers, A::Softplus);
-                format!("({a} * {})", helpers.act(p, &A::Tanh, None, &sp))
-            }
-        },
-        MapFn::Binary(bf) => {
-            let b = &args[1];
-            match bf {
-                Binary::Add => format!("({a} + {b})"),
-                Binary::Subtract => format!("({a} - {b})"),
-                Binary::Multiply => format!("({a} * {b})"),
-                Binary::Divide { .. } => format!("({a} / {b})"),
-                Binary::Maximum => format!("fmaxf({a}, {b})"),
-                Binary::Minimum => format!("fminf({a}, {b})"),
-                Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
-                Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
-                Binary::Power => format!("powf({a}, {b})"),
-                Binary::LogicalAnd => format!("({a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f)"),
-                Binary::LogicalOr => format!("({a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f)"),
-                Binary::LogicalXor => format!("(({a} != 0.0f) != ({b} != 0.0f) ? 1.0f : 0.0f)"),
-            }
-        }
-        MapFn::Compare(cmp) => {
-            let b = &args[1];
-            let op = match cmp {
-                Compare::Equal => "==",
-                Compare::NotEqual => "!=",
-                Compare::Less => "<",
-                Compare::LessEqual => "<=",
-                Compare::Greater => ">",
-                Compare::GreaterEqual => ">=",
-            };
-            format!("({a} {op} {b} ? 1.0f : 0.0f)")
-        }
-        MapFn::Select => format!("({a} != 0.0f ? {} : {})", args[1], args[2]),
     }
 }
