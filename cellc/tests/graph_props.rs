@@ -141,8 +141,13 @@ fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
             }
             5 => {
                 let a = rng.below(r);
-                let start = rng.below(s[a]) as i64;
-                let (stop, step) = (s[a] as i64 + rng.below(2) as i64, 1 + rng.below(2) as i64);
+                let n = s[a] as i64;
+                // Forwards, or backwards (a copy per index) a third of the time.
+                let (start, stop, step) = if rng.below(3) == 0 {
+                    (n - 1 - rng.below(s[a]) as i64, -n - 1 + rng.below(2) as i64, -1 - rng.below(2) as i64)
+                } else {
+                    (rng.below(s[a]) as i64, n + rng.below(2) as i64, 1 + rng.below(2) as i64)
+                };
                 let (b, e, st, ax) =
                     (ints(&mut g, &[start]), ints(&mut g, &[stop]), ints(&mut g, &[step]), ints(&mut g, &[a as i64]));
                 apply(&mut g, Op::Slice, vec![x, b, e, st, ax])

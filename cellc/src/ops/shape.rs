@@ -330,6 +330,10 @@ pub(crate) fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64
     let clamp = |v: i64, lo: i64, hi: i64| v.clamp(lo, hi);
     let norm = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
     let mut out = Vec::new();
+    // A step of 0 is refused by the ops' rules; it takes nothing here rather than looping.
+    if step == 0 {
+        return out;
+    }
     if step > 0 {
         let (mut i, end) = (clamp(norm(start), 0, dim), clamp(norm(stop), 0, dim));
         while i < end {

@@ -8,6 +8,9 @@ use crate::ir::steps::{Chain, Copy, Map, MapFn, MatMul, Softmax};
 use crate::ir::{DenseStep, Operand, Step};
 use crate::ops::{Op, tensor::axis};
 
+/// Copies a backward slice may take (one per index of the axes it reverses).
+const MAX_BACKWARD_COPIES: usize = 1024;
+
 /// Row-major strides.
 fn strides(dims: &[usize]) -> Vec<usize> {
     let mut s = vec![1; dims.len()];
@@ -246,25 +249,16 @@ impl Planner<'_> {
             },
             None => (0..start.len()).collect(),
         };
-        let mut ranges: Vec<(usize, usize, usize)> = xd.iter().map(|&n| (0, n, 1)).collect();
+        let mut picks: Vec<Vec<i64>> = xd.iter().map(|&n| (0..n as i64).collect()).collect();
         for (k, &a) in axes.iter().enumerate() {
             let (Some(&s), Some(&e), Some(&st)) = (start.get(k), stop.get(k), step.get(k)) else { return };
             if !self.keeps_rows(c, id, xt, a, "a slice") {
                 return;
             }
-            let r = crate::ops::shape::slice_range(xd[a] as i64, s, e, st);
-            if st < 0 && r.len() > 1 {
-                c.err(
-                    id,
-                    None,
-                    format!("slices dimension {a} backwards (step {st}); cellc compiles slices with positive steps"),
-                );
-                return;
-            }
-            ranges[a] = (r.first().copied().unwrap_or(0) as usize, r.len(), st.unsigned_abs() as usize);
+            picks[a] = crate::ops::shape::slice_range(xd[a] as i64, s, e, st);
         }
         let Some(yo) = self.place(y) else { return };
-        self.boxed(xo, &xd, &ranges, yo);
+        self.picked(c, id, xo, &xd, &picks, yo);
     }
 
     fn strided_slice(
@@ -279,27 +273,61 @@ impl Planner<'_> {
         let facts: Vec<Option<&crate::graph::Fact>> =
             (0..self.g.nodes[id].inputs.len()).map(|i| self.g.input_fact(id, i)).collect();
         let Ok(plan) = crate::ops::strided::plan_of(op, &facts) else { return };
-        let mut ranges: Vec<(usize, usize, usize)> = xd.iter().map(|&n| (0, n, 1)).collect();
+        let mut picks: Vec<Vec<i64>> = xd.iter().map(|&n| (0..n as i64).collect()).collect();
         for (a, pick) in plan.picks.iter().enumerate() {
             let Some(r) = pick else { continue };
             if !self.keeps_rows(c, id, xt, a, "a slice") {
                 return;
             }
-            let step = match r[..] {
-                [a0, a1, ..] => a1 - a0,
-                _ => 1,
-            };
-            if step < 0 {
-                let msg = format!(
-                    "slices dimension {a} backwards (stride {step}); cellc compiles slices with positive strides"
-                );
-                c.err(id, None, msg);
-                return;
-            }
-            ranges[a] = (r.first().copied().unwrap_or(0) as usize, r.len(), step as usize);
+            picks[a].clone_from(r);
         }
         let Some(yo) = self.place(y) else { return };
-        self.boxed(xo, &xd, &ranges, yo);
+        self.picked(c, id, xo, &xd, &picks, yo);
+    }
+
+    /// Copies the indices `picks` of each axis of `x` (dims `xd`), in order, into `y`: one
+    /// strided copy when every axis steps forwards, else one for each index of the axes that
+    /// step backwards (at most [`MAX_BACKWARD_COPIES`]).
+    fn picked(&mut self, c: &mut Checker<'_>, id: NodeId, xo: Operand, xd: &[usize], picks: &[Vec<i64>], yo: Operand) {
+        let yd: Vec<usize> = picks.iter().map(Vec::len).collect();
+        if yd.iter().product::<usize>() == 0 {
+            return;
+        }
+        let (xs, ys) = (strides(xd), strides(&yd));
+        let back: Vec<usize> = (0..picks.len()).filter(|&a| picks[a].len() > 1 && picks[a][1] < picks[a][0]).collect();
+        let copies = back.iter().try_fold(1usize, |n, &a| n.checked_mul(picks[a].len()));
+        let Some(copies) = copies.filter(|&n| n <= MAX_BACKWARD_COPIES) else {
+            let msg = format!(
+                "slices backwards along dimensions {back:?}, a copy for each of their indices; cellc compiles at most {MAX_BACKWARD_COPIES}"
+            );
+            c.err(id, None, msg);
+            return;
+        };
+        for n in 0..copies {
+            // The index taken along each backward axis, the last varying fastest.
+            let mut fixed = vec![None; picks.len()];
+            let mut rem = n;
+            for &a in back.iter().rev() {
+                fixed[a] = Some(rem % picks[a].len());
+                rem /= picks[a].len();
+            }
+            let (mut base, mut at, mut axes) = (0, 0, Vec::new());
+            for (a, p) in picks.iter().enumerate() {
+                match fixed[a] {
+                    Some(j) => {
+                        base += p[j] as usize * xs[a];
+                        at += j * ys[a];
+                    }
+                    None => {
+                        base += p[0] as usize * xs[a];
+                        // Two values or more step within the dimension; one needs no stride.
+                        let step = if p.len() > 1 { (p[1] - p[0]) as usize * xs[a] } else { 0 };
+                        axes.push([p.len(), step, ys[a]]);
+                    }
+                }
+            }
+            self.steps.push(Step::Copy(Copy::new(shifted(xo, base), shifted(yo, at), axes)));
+        }
     }
 
     fn reduce(
