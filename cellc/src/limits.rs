@@ -98,3 +98,9 @@ mod tests {
         assert_eq!(product([]), Some(1));
     }
 }
+
+/// Strided copies a slice stepping backwards may take (one per index of the axes it reverses).
+pub const MAX_BACKWARD_COPIES: usize = 1024;
+
+/// Elementwise functions the fuse pass joins into one loop.
+pub const MAX_CHAIN: usize = 32;

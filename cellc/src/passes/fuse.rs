@@ -6,11 +6,9 @@
 //! only when nothing else reads the value before it, so every tensor the model still needs
 //! keeps its producer.
 use crate::graph::{Data, Elem, Graph, NodeId, Sym, TensorId};
+use crate::limits::MAX_CHAIN;
 use crate::ops::chain::{Arg, Chain, Instr, MapFn};
 use crate::ops::{Binary, Op};
-
-/// Instructions a chain of elementwise functions may hold.
-const MAX_CHAIN: usize = 32;
 
 /// Fuses the dense layers of `g`, then its chains of elementwise ops, in place.
 pub fn fuse(g: &mut Graph) {

@@ -6,10 +6,8 @@ use super::{Checker, Mode, input_tensor};
 use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Chain, Copy, Map, MapFn, MatMul, Softmax};
 use crate::ir::{DenseStep, Operand, Step};
+use crate::limits::MAX_BACKWARD_COPIES;
 use crate::ops::{Op, tensor::axis};
-
-/// Copies a backward slice may take (one per index of the axes it reverses).
-const MAX_BACKWARD_COPIES: usize = 1024;
 
 /// Row-major strides.
 fn strides(dims: &[usize]) -> Vec<usize> {
