@@ -78,6 +78,12 @@ pub fn product(dims: impl IntoIterator<Item = u64>) -> Option<u64> {
     dims.into_iter().try_fold(1u64, u64::checked_mul)
 }
 
+/// Strided copies a slice stepping backwards may take (one per index of the axes it reverses).
+pub const MAX_BACKWARD_COPIES: usize = 1024;
+
+/// Elementwise functions the fuse pass joins into one loop.
+pub const MAX_CHAIN: usize = 32;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,9 +104,3 @@ mod tests {
         assert_eq!(product([]), Some(1));
     }
 }
-
-/// Strided copies a slice stepping backwards may take (one per index of the axes it reverses).
-pub const MAX_BACKWARD_COPIES: usize = 1024;
-
-/// Elementwise functions the fuse pass joins into one loop.
-pub const MAX_CHAIN: usize = 32;
