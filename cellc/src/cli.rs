@@ -17,16 +17,28 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Show the cells of a model: shapes, attributes, FLOPs per step, weight bytes.
+    /// Show what a model holds and what cellc makes of it: its inputs and outputs, cells
+    /// (attributes, FLOPs per step, weight bytes as stored), layers and the steps a run
+    /// performs; for a model cellc refuses, every cell and layer it read, each problem, and
+    /// a cut that would compile. Exits with 1 when the model does not compile.
     Inspect {
         /// The model (`model.xml`, with `model.bin` beside it).
         model: PathBuf,
         /// The weights file, if not the model's path with the extension `.bin`.
         #[arg(long, value_name = "PATH")]
         weights: Option<PathBuf>,
+        /// How the matrices `W` and `R` would be stored (the bytes reported follow it).
+        #[arg(long, value_enum, default_value = "auto")]
+        weight_type: WeightTypeArg,
         /// Shapes and cut points, as for compiling.
         #[command(flatten)]
         graph: GraphArgs,
+        /// Carry a state between runs, as for compiling.
+        #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
+        states: Vec<(String, String)>,
+        /// Print the report as JSON (for tools) instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -99,6 +111,17 @@ enum WeightTypeArg {
     Bf16,
 }
 
+impl WeightTypeArg {
+    fn get(self) -> WeightType {
+        match self {
+            WeightTypeArg::Auto => WeightType::Auto,
+            WeightTypeArg::F32 => WeightType::F32,
+            WeightTypeArg::F16 => WeightType::F16,
+            WeightTypeArg::Bf16 => WeightType::Bf16,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 struct CompileArgs {
     /// The model to compile (`model.xml`, with `model.bin` beside it).
@@ -165,12 +188,7 @@ impl CompileArgs {
                 SimdArg::Dispatch => Simd::Dispatch,
                 SimdArg::Build => Simd::Build,
             },
-            weight_type: match self.weight_type {
-                WeightTypeArg::Auto => WeightType::Auto,
-                WeightTypeArg::F32 => WeightType::F32,
-                WeightTypeArg::F16 => WeightType::F16,
-                WeightTypeArg::Bf16 => WeightType::Bf16,
-            },
+            weight_type: self.weight_type.get(),
             fast_activations: self.fast_activations,
             input_shapes: self.graph.input_shapes.clone(),
             cut_inputs: self.graph.cut_inputs.clone(),
@@ -242,19 +260,42 @@ fn write_all(files: &[(PathBuf, String)]) -> Result<(), crate::Diagnostics> {
     })
 }
 
+/// `cellc inspect`: the report on standard output, text or JSON; exit code 1 when the
+/// model does not compile, and diagnostics alone when it cannot be read.
+fn inspect(model: &std::path::Path, opts: &Options, json: bool) -> ExitCode {
+    match crate::inspect::inspect(model, opts) {
+        Ok(r) => {
+            let text = if json { r.json() } else { r.text() };
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{}", text.trim_end()).is_err() {
+                return ExitCode::FAILURE;
+            }
+            if r.compiles { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+        }
+        Err(diags) => {
+            report(&diags);
+            let n = diags.0.len();
+            eprintln!("cellc: {n} error{}; the model could not be read", if n == 1 { "" } else { "s" });
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs the command line; the exit code is 1 on any diagnostic.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights, graph }) => {
+        Some(Command::Inspect { model, weights, weight_type, graph, states, json }) => {
             let opts = crate::Options {
                 weights: weights.clone(),
+                weight_type: weight_type.get(),
                 input_shapes: graph.input_shapes.clone(),
                 cut_inputs: graph.cut_inputs.clone(),
                 cut_outputs: graph.cut_outputs.clone(),
+                states: states.clone(),
                 ..Default::default()
             };
-            crate::load_graph(model, &opts).map(|m| print!("{}", crate::inspect::describe(&m)))
+            return inspect(model, &opts, *json);
         }
         None => {
             let args = &cli.compile;

@@ -39,6 +39,12 @@ pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::Model, Diagno
 /// Reads an OpenVINO IR model as a graph, folds and simplifies it, and checks it: the
 /// pipeline for whole models (layout glue, shape subgraphs and heads around the cells).
 pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics> {
+    model_of(read_graph(model, opts)?)
+}
+
+/// Reads an OpenVINO IR model as a graph and applies what `opts` says of its graph: the
+/// cut (`--inputs`/`--outputs`), the pinned shapes and the states. No pass has run yet.
+pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnostics> {
     let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
     let file = model.display().to_string();
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
@@ -60,17 +66,30 @@ pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
-    model_of(g)
+    Ok(g)
 }
 
 /// Folds, simplifies, fuses and checks a graph: the validated model, or every problem the passes
 /// and the check found (ops whose inputs are wrong leave their outputs unknown, and the
 /// check goes on with the rest).
 pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
-    let mut diags = passes::fold(&mut g);
-    passes::simplify(&mut g);
-    passes::fuse(&mut g);
-    match check::graph::check(&g, !diags.is_empty()) {
+    let diags = run_passes(&mut g);
+    check_passed(&g, diags)
+}
+
+/// The passes of [`model_of`] (fold, simplify, fuse), leaving the graph as the check sees it;
+/// returns the problems folding found.
+pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
+    let diags = passes::fold(g);
+    passes::simplify(g);
+    passes::fuse(g);
+    diags
+}
+
+/// The check of [`model_of`] on a graph [`run_passes`] has been through, with the problems
+/// the passes found.
+pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model, Diagnostics> {
+    match check::graph::check(g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),
         Err(Diagnostics(more)) => {

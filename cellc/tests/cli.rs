@@ -266,6 +266,18 @@ fn constant_lengths_past_the_steps() {
     insta::assert_snapshot!(m.fails());
 }
 
+/// The binary prints what the library compiles with the options its flags parse to (the
+/// macros' and the builder's tests compare their output with the library's).
+#[test]
+fn the_binary_prints_what_the_library_compiles() {
+    let model = fixture(BASE).join("model.xml");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc")).arg(&model).output().expect("run cellc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = model.to_str().expect("a UTF-8 path");
+    let opts = cellc::cli::options_from_args(&[path]).expect("parses");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), cellc::compile_file(&model, &opts).expect("compiles"));
+}
+
 /// Every flag that changes the generated code has a builder method that says the same.
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {

@@ -1,6 +1,122 @@
-//! `cellc inspect`: a plain-text account of what a model holds.
-use crate::ir::{Batch, CellKind, Dim, Home, Lengths, Model, ParamRole, Step, WeightSrc};
+//! What `cellc inspect` says of a model cellc compiles: its cells with the bytes their
+//! weights take as stored, its dense layers, and the steps a run performs.
+use crate::emit::plan::{Plan, Store};
+use crate::ir::{Batch, Cell, CellKind, Dim, Home, Lengths, Model, ParamRole, Step, WeightSrc};
+use crate::options::Options;
 use std::fmt::Write as _;
+
+/// The compiled model, as `inspect` reports it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Compiled {
+    /// The batch: a size, or `dynamic` (rows run one at a time).
+    pub batch: String,
+    /// Per Result, what computes it.
+    pub output_sources: Vec<String>,
+    /// Per cell (a Sequence op is one cell), the bytes its weights take.
+    pub cells: Vec<Stored>,
+    /// Per dense layer, the bytes its weights take.
+    pub dense_layers: Vec<Stored>,
+    /// The steps a run performs, in order.
+    pub steps: Vec<String>,
+    /// Bytes of the scratch the steps share (inside the model value).
+    pub scratch_bytes: usize,
+    /// Bytes of all the weights embedded in the generated code, as stored.
+    pub embedded_weight_bytes: usize,
+    /// Multiply-adds of the recurrent cells' matrix products per step, per batch row.
+    pub cell_macs_per_step: usize,
+    /// The description `cellc inspect` prints.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub text: String,
+}
+
+/// How a cell's or a dense layer's weights are stored in the generated code.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Stored {
+    /// The layer.
+    pub layer: String,
+    /// How the matrices are stored (`f32`, `f16` or `bf16`; biases are f32).
+    pub matrices: String,
+    /// Bytes of the packed tables embedded in the generated code (padding included).
+    pub embedded_bytes: usize,
+    /// Bytes held in the generated value for weights given at run time.
+    pub runtime_bytes: usize,
+}
+
+/// Bytes of one element of a packed array stored as `s` (bf16 lanes come in pairs, a `u32`
+/// word each, which the array's length counts).
+fn elem_bytes(s: Store) -> usize {
+    match s {
+        Store::F32 | Store::Bf16 => 4,
+        Store::F16 => 2,
+    }
+}
+
+/// The bytes `cell`'s packed arrays take with the options' strategy and weight type.
+fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, String> {
+    let store = crate::emit::plan::store(cell, opts.weight_type)?;
+    let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
+    let (mut embedded, mut runtime) = (0usize, 0usize);
+    for d in 0..dirs {
+        let one = match &cell.seq {
+            Some(q) => crate::emit::plan::direction_cell(cell, q, d),
+            None => cell.clone(),
+        };
+        let plan = Plan::new(&one, opts.strategy.resolve(), store);
+        for slot in plan.slots() {
+            let bytes = plan.slot_len(slot).saturating_mul(elem_bytes(plan.slot_store(slot)));
+            if plan.is_runtime(slot.tensor) {
+                runtime = runtime.saturating_add(bytes);
+            } else {
+                embedded = embedded.saturating_add(bytes);
+            }
+        }
+    }
+    Ok(Stored {
+        layer: cell.name.clone(),
+        matrices: store.name().to_owned(),
+        embedded_bytes: embedded,
+        runtime_bytes: runtime,
+    })
+}
+
+/// The bytes a dense layer's packed weights and bias take.
+fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, String> {
+    let owner = format!("dense layer {:?}", d.name);
+    let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)?;
+    let t = crate::emit::dense::Tiling::of(d.n);
+    let w = match crate::emit::dense::packed_weights(d, t, store) {
+        crate::emit::plan::Packed::F32(v) => v.len() * 4,
+        crate::emit::plan::Packed::F16(v) => v.len() * 2,
+        crate::emit::plan::Packed::Bf16(v) => v.len() * 4,
+    };
+    let bias = if d.bias.is_some() { t.tiles * t.tile * 4 } else { 0 };
+    Ok(Stored { layer: d.name.clone(), matrices: store.name().to_owned(), embedded_bytes: w + bias, runtime_bytes: 0 })
+}
+
+/// The report on a validated model, or why its weights cannot be stored as asked.
+pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, String> {
+    let cells = m.cells.iter().map(|c| cell_stored(c, opts)).collect::<Result<Vec<_>, _>>()?;
+    let dense_layers = m.denses.iter().map(|d| dense_stored(d, opts)).collect::<Result<Vec<_>, _>>()?;
+    let embedded_weight_bytes = cells.iter().chain(&dense_layers).map(|s| s.embedded_bytes).sum();
+    let cell_macs_per_step =
+        m.cells.iter().map(|c| c.spec.macs() * c.seq.as_ref().map_or(1, |q| q.direction.count())).sum();
+    Ok(Compiled {
+        batch: match m.batch {
+            Batch::Static(n) => n.to_string(),
+            Batch::Dynamic => "dynamic".to_owned(),
+        },
+        output_sources: (0..m.outputs.len()).map(|i| source(m, Home::Output(i))).collect(),
+        steps: m.steps.iter().map(|s| what(m, s)).collect(),
+        scratch_bytes: m.slots.iter().sum::<usize>().saturating_mul(4),
+        text: describe_stored(m, Some((&cells, &dense_layers))),
+        cells,
+        dense_layers,
+        embedded_weight_bytes,
+        cell_macs_per_step,
+    })
+}
 
 fn dims(shape: &[Dim], batch: Batch) -> String {
     let parts: Vec<String> = shape
@@ -23,8 +139,14 @@ fn gate_names(kind: CellKind) -> &'static str {
 }
 
 /// Describes a validated model: its inputs and outputs, and per cell its attributes,
-/// shapes, FLOPs per step and weight bytes.
+/// shapes, FLOPs per step and weight bytes (as f32; `cellc inspect` gives them as the
+/// generated code stores them).
 pub fn describe(m: &Model) -> String {
+    describe_stored(m, None)
+}
+
+/// [`describe`], with the bytes the cells' and dense layers' weights take as stored.
+fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
     let mut s = String::new();
     let batch = match m.batch {
         Batch::Static(n) => n.to_string(),
@@ -43,7 +165,7 @@ pub fn describe(m: &Model) -> String {
         let from = source(m, Home::Output(i));
         let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }
-    for c in &m.cells {
+    for (k, c) in m.cells.iter().enumerate() {
         let sp = &c.spec;
         match &c.seq {
             None => {
@@ -81,7 +203,7 @@ pub fn describe(m: &Model) -> String {
             let what = match w {
                 None => "absent (zero)".to_owned(),
                 Some(WeightSrc::Embedded { values, stored }) => {
-                    format!("embedded, {} bytes as f32 ({} in the model)", values.len() * 4, stored)
+                    format!("embedded, {} values ({} in the model)", values.len(), stored)
                 }
                 Some(WeightSrc::Runtime(p)) => {
                     format!("runtime, from Parameter {:?}", m.params[*p].name)
@@ -89,11 +211,28 @@ pub fn describe(m: &Model) -> String {
             };
             let _ = writeln!(s, "  {name} {shape}: {what}");
         }
+        if let Some(st) = stored.and_then(|(cells, _)| cells.get(k)) {
+            stored_line(&mut s, st);
+        }
         let macs = sp.macs() * dirs.unwrap_or(1);
         let _ = writeln!(s, "  FLOPs per step per row: {} (matrix products; {macs} multiply-adds)", 2 * macs);
     }
+    if let Some((_, denses)) = stored {
+        for (d, st) in m.denses.iter().zip(denses) {
+            let _ = writeln!(s, "dense layer {:?}: {} inputs, {} outputs a row", d.name, d.k, d.n);
+            stored_line(&mut s, st);
+        }
+    }
     steps(m, &mut s);
     s
+}
+
+fn stored_line(s: &mut String, st: &Stored) {
+    let mut parts = vec![format!("{} bytes embedded", st.embedded_bytes)];
+    if st.runtime_bytes > 0 {
+        parts.push(format!("{} bytes held for weights given at run time", st.runtime_bytes));
+    }
+    let _ = writeln!(s, "  stored: matrices as {}, biases as f32; {} (packed tables)", st.matrices, parts.join(", "));
 }
 
 /// What writes a home last, for [`source`].

@@ -1,0 +1,152 @@
+//! The cut `inspect` proposes for a model with layers cellc does not compile: `--inputs`
+//! just after the unsupported layers the cells depend on, `--outputs` just before the ones
+//! that depend on the cells, so that what is left holds every cell; proposed only once the
+//! model is compiled with it, or with the problems that remain.
+use super::Advice;
+use super::graph::live;
+use crate::graph::{Graph, NodeId, TensorId};
+use crate::ops::Op;
+use crate::options::Options;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Which nodes read each tensor (live nodes only).
+fn readers(g: &Graph) -> Vec<Vec<NodeId>> {
+    let mut r = vec![Vec::new(); g.tensors.len()];
+    for n in live(g) {
+        for t in g.nodes[n].inputs.iter().flatten() {
+            if let Some(v) = r.get_mut(*t) {
+                v.push(n);
+            }
+        }
+    }
+    r
+}
+
+/// `from` and every node it depends on (`up`) or that depends on it (`!up`), walked
+/// without recursion.
+fn closure(g: &Graph, readers: &[Vec<NodeId>], from: &[NodeId], up: bool) -> BTreeSet<NodeId> {
+    let mut seen: BTreeSet<NodeId> = from.iter().copied().collect();
+    let mut stack: Vec<NodeId> = from.to_vec();
+    while let Some(n) = stack.pop() {
+        let next: Vec<NodeId> = if up {
+            g.nodes[n].inputs.iter().flatten().map(|&t| g.tensors[t].producer.0).collect()
+        } else {
+            g.nodes[n].outputs.iter().flat_map(|&t| readers[t].iter().copied()).collect()
+        };
+        for m in next {
+            if !g.nodes[m].dead && seen.insert(m) {
+                stack.push(m);
+            }
+        }
+    }
+    seen
+}
+
+/// A name `--inputs`/`--outputs` finds the tensor by: its own, or its layer's when it is
+/// the layer's only output. `None` when it has neither, or one the comma-separated flags
+/// cannot carry.
+fn name_of(g: &Graph, t: TensorId) -> Option<String> {
+    let tensor = &g.tensors[t];
+    let node = &g.nodes[tensor.producer.0];
+    let name = match tensor.names.first() {
+        Some(n) => n.clone(),
+        None if node.outputs.len() == 1 => node.origin.name.clone(),
+        None => return None,
+    };
+    (!name.is_empty() && !name.contains(',')).then_some(name)
+}
+
+/// Whether a tensor is worth naming as a cut point: computed at run time, not a
+/// Parameter's or a constant's.
+fn computed(g: &Graph, t: TensorId) -> bool {
+    let tensor = &g.tensors[t];
+    tensor.fact.value.is_none() && !matches!(g.nodes[tensor.producer.0].op, Op::Parameter { .. } | Op::Const { .. })
+}
+
+/// The tensors produced inside `set` and read outside it (`leaving`), or produced outside
+/// it and read inside (`!leaving`), in the order of their producers.
+fn frontier(g: &Graph, readers: &[Vec<NodeId>], set: &BTreeSet<NodeId>, leaving: bool) -> Vec<TensorId> {
+    let mut out = Vec::new();
+    for n in live(g) {
+        for &t in &g.nodes[n].outputs {
+            let inside = set.contains(&n);
+            let read_across = readers[t].iter().any(|r| set.contains(r) != inside);
+            if inside == leaving && read_across && computed(g, t) && !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The cut that leaves out `unsupported` and keeps every cell, as arguments, checked by
+/// compiling the model with them.
+pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[NodeId]) -> Vec<Advice> {
+    let cells: Vec<NodeId> = live(g).filter(|&n| matches!(g.nodes[n].op, Op::Cell(_))).collect();
+    // A cut the user already asked for is theirs to change.
+    if cells.is_empty() || !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
+        return Vec::new();
+    }
+    let readers = readers(g);
+    let feeding_cells = closure(g, &readers, &cells, true);
+    let before: Vec<NodeId> = unsupported.iter().copied().filter(|n| feeding_cells.contains(n)).collect();
+    let upstream = if before.is_empty() { BTreeSet::new() } else { closure(g, &readers, &before, true) };
+    let after: Vec<NodeId> = unsupported.iter().copied().filter(|n| !upstream.contains(n)).collect();
+    let downstream = if after.is_empty() { BTreeSet::new() } else { closure(g, &readers, &after, false) };
+    let inputs = frontier(g, &readers, &upstream, true);
+    let mut outputs = Vec::new();
+    if !after.is_empty() {
+        // The model's own Results that the cut keeps, then what the left-out layers read.
+        for &r in &g.results {
+            let t = g.nodes[r].inputs.first().copied().flatten();
+            if let Some(t) = t.filter(|t| {
+                let p = g.tensors[*t].producer.0;
+                !g.nodes[r].dead && !downstream.contains(&p) && !upstream.contains(&p)
+            }) {
+                outputs.push(t);
+            }
+        }
+        let skip: BTreeSet<NodeId> = downstream.union(&upstream).copied().collect();
+        for t in frontier(g, &readers, &downstream, false) {
+            if !skip.contains(&g.tensors[t].producer.0) && !outputs.contains(&t) {
+                outputs.push(t);
+            }
+        }
+    }
+    let names = |ts: &[TensorId]| ts.iter().map(|&t| name_of(g, t)).collect::<Option<Vec<String>>>();
+    let (Some(ins), Some(outs)) = (names(&inputs), names(&outputs)) else {
+        return Vec::new();
+    };
+    if ins.is_empty() && outs.is_empty() {
+        return Vec::new();
+    }
+    let mut args = Vec::new();
+    if !ins.is_empty() {
+        args.extend(["--inputs".to_owned(), ins.join(",")]);
+    }
+    if !outs.is_empty() {
+        args.extend(["--outputs".to_owned(), outs.join(",")]);
+    }
+    let cut = Options { cut_inputs: ins, cut_outputs: outs, ..opts.clone() };
+    let what = match (before.is_empty(), after.is_empty()) {
+        (false, false) => "the layers before and after the cells",
+        (false, true) => "the layers before the cells",
+        (true, _) => "the layers after the cells",
+    };
+    let result = crate::load_graph(path, &cut);
+    let text = match &result {
+        Ok(_) => format!(
+            "compile the part without the layers cellc does not compile ({} of them; checked: it compiles), and compute {what} in your program",
+            unsupported.len()
+        ),
+        Err(d) => format!(
+            "cut away the layers cellc does not compile ({} of them); what is left still has {} problem{}, the first: {}",
+            unsupported.len(),
+            d.0.len(),
+            if d.0.len() == 1 { "" } else { "s" },
+            d.0.first().map(crate::Diag::headline).unwrap_or_default()
+        ),
+    };
+    vec![Advice { text, args, compiles: result.is_ok() }]
+}

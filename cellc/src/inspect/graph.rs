@@ -1,0 +1,166 @@
+//! What `inspect` reads off the graph itself, compiled or not: the Parameters and Results,
+//! the cells with their attributes, the layers by type, the ones cellc does not compile, and
+//! a cut that leaves them out.
+use super::{CellInfo, OpCount, TensorInfo, WeightInfo};
+use crate::diag::Diagnostics;
+use crate::graph::{Graph, NodeId, Sym, TensorId};
+use crate::ops::Op;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A dimension as users write it: a size, `?` for a dynamic one, else its expression.
+fn dim(s: &Sym) -> String {
+    match (s.c, s.k) {
+        (c, 0) => c.to_string(),
+        (0, 1) => "?".to_owned(),
+        _ => s.to_string(),
+    }
+}
+
+fn shape(g: &Graph, t: TensorId) -> Option<Vec<String>> {
+    g.tensors[t].fact.shape.as_ref().map(|s| s.iter().map(dim).collect())
+}
+
+pub(super) fn live(g: &Graph) -> impl Iterator<Item = NodeId> + '_ {
+    (0..g.nodes.len()).filter(|&n| !g.nodes[n].dead)
+}
+
+/// The Parameters still in the graph, in order.
+pub(super) fn params(g: &Graph) -> Vec<TensorInfo> {
+    g.params
+        .iter()
+        .filter(|&&n| !g.nodes[n].dead)
+        .filter_map(|&n| {
+            let t = *g.nodes[n].outputs.first()?;
+            let elem = g.tensors[t].fact.elem.name().to_owned();
+            Some(TensorInfo { name: g.nodes[n].origin.name.clone(), shape: shape(g, t), elem })
+        })
+        .collect()
+}
+
+/// The Results, in order, named as the model names them.
+pub(super) fn results(g: &Graph) -> Vec<TensorInfo> {
+    g.results
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| !g.nodes[n].dead)
+        .map(|(i, &n)| {
+            let name = g.result_names.get(i).cloned().flatten().unwrap_or_else(|| g.nodes[n].origin.name.clone());
+            let t = g.nodes[n].inputs.first().copied().flatten();
+            let elem = t.map_or_else(|| "?".to_owned(), |t| g.tensors[t].fact.elem.name().to_owned());
+            TensorInfo { name, shape: t.and_then(|t| shape(g, t)), elem }
+        })
+        .collect()
+}
+
+/// The recurrent cells, with their attributes and weights as the model has them.
+pub(super) fn cells(g: &Graph) -> Vec<CellInfo> {
+    let mut out = Vec::new();
+    for n in live(g) {
+        let node = &g.nodes[n];
+        let Op::Cell(a) = &node.op else { continue };
+        let roles = a.input_roles();
+        let port =
+            |role: &str| roles.iter().position(|r| *r == role).and_then(|i| node.inputs.get(i).copied().flatten());
+        let weights = ["W", "R", "B"]
+            .iter()
+            .map(|&w| match port(w) {
+                None => {
+                    WeightInfo { name: w.to_owned(), source: "absent".to_owned(), shape: None, elem: String::new() }
+                }
+                Some(t) => {
+                    let tensor = &g.tensors[t];
+                    let source = match g.nodes[tensor.producer.0].op {
+                        Op::Parameter { .. } => "parameter",
+                        _ if tensor.fact.value.is_some() => "constant",
+                        _ => "computed",
+                    };
+                    let elem = tensor.stored.unwrap_or(tensor.fact.elem).name().to_owned();
+                    WeightInfo { name: w.to_owned(), source: source.to_owned(), shape: shape(g, t), elem }
+                }
+            })
+            .collect();
+        let gru = matches!(a.op, crate::ir::raw::CellOp::Gru);
+        out.push(CellInfo {
+            layer: node.origin.name.clone(),
+            op: node.origin.op.clone(),
+            line: node.origin.pos.map(|p| p.line),
+            hidden_size: a.hidden_size,
+            input_size: port("X").and_then(|x| shape(g, x)).and_then(|s| s.last().cloned()),
+            direction: a.sequence.then(|| a.direction.clone().unwrap_or_else(|| "forward".to_owned())),
+            activations: a.activations.clone().unwrap_or_default(),
+            clip: a.clip,
+            linear_before_reset: gru.then_some(a.linear_before_reset),
+            weights,
+        });
+    }
+    out
+}
+
+/// The live nodes cellc does not compile: ops it does not know, and the others a problem
+/// names (a `Gather` of indices known only at run time, …), but not the cells, Parameters,
+/// Results or constants a problem is about.
+pub(super) fn unsupported(g: &Graph, problems: Option<&Diagnostics>) -> Vec<NodeId> {
+    let named: BTreeSet<(&str, &str)> = problems
+        .iter()
+        .flat_map(|d| d.0.iter())
+        .filter_map(|d| d.layer.as_ref())
+        .map(|l| (l.name.as_str(), l.op.as_str()))
+        .collect();
+    live(g)
+        .filter(|&n| {
+            let node = &g.nodes[n];
+            match node.op {
+                Op::Unknown => true,
+                Op::Cell(_) | Op::Parameter { .. } | Op::Result | Op::Const { .. } => false,
+                _ => named.contains(&(node.origin.name.as_str(), node.origin.op.as_str())),
+            }
+        })
+        .collect()
+}
+
+/// Every node of `g` and of the graphs inside its nodes (an `If`'s branches), walked
+/// without recursion.
+fn all_nodes(g: &Graph) -> Vec<&crate::graph::Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![g];
+    while let Some(g) = stack.pop() {
+        for n in &g.nodes {
+            out.push(n);
+            stack.extend(n.bodies.iter().map(|b| &b.graph));
+        }
+    }
+    out
+}
+
+/// The layers by type: how many the model has (`read`, before the passes) and what the
+/// passes made of them (`g`). Parameters, Results and constants are not counted.
+pub(super) fn counts(read: &Graph, g: &Graph, unsupported: &[NodeId]) -> Vec<OpCount> {
+    let counted = |n: &crate::graph::Node| !matches!(n.op, Op::Parameter { .. } | Op::Result | Op::Const { .. });
+    let mut by_op: BTreeMap<&str, OpCount> = BTreeMap::new();
+    for n in all_nodes(read).into_iter().filter(|n| !n.dead && counted(n)) {
+        by_op.entry(&n.origin.op).or_insert_with(|| OpCount::new(&n.origin.op)).read += 1;
+    }
+    for n in live(g).filter(|&n| counted(&g.nodes[n])) {
+        let op = g.nodes[n].origin.op.as_str();
+        let c = by_op.entry(op).or_insert_with(|| OpCount::new(op));
+        if unsupported.contains(&n) {
+            c.unsupported += 1;
+        } else {
+            c.run += 1;
+        }
+    }
+    by_op
+        .into_values()
+        .map(|mut c| {
+            c.folded = c.read.saturating_sub(c.run + c.unsupported);
+            c
+        })
+        .filter(|c| c.read > 0)
+        .collect()
+}
+
+impl OpCount {
+    fn new(op: &str) -> OpCount {
+        OpCount { op: op.to_owned(), read: 0, run: 0, folded: 0, unsupported: 0 }
+    }
+}

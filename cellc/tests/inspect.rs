@@ -1,0 +1,103 @@
+//! `cellc inspect`: a model cellc refuses (the real silero-vad IR, with convolutions around
+//! its LSTM) is still described, with its problems and a cut that compiles; the JSON form
+//! says the same; the weight bytes reported are those of the tables the generated code
+//! holds.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn model(dir: &str) -> PathBuf {
+    root().join("tests/models").join(dir).join("model.xml")
+}
+
+fn cellc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cellc")).args(args).output().expect("run cellc")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = cellc(args);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn a_refused_model_is_described_with_a_cut_that_compiles() {
+    let silero = model("silero_vad_core");
+    let path = silero.to_str().expect("a UTF-8 path");
+    let out = cellc(&["inspect", path]);
+    assert_eq!(out.status.code(), Some(1), "a model that does not compile exits with 1");
+    let text = String::from_utf8_lossy(&out.stdout).replace(path, "[MODEL]");
+    insta::assert_snapshot!(text);
+
+    let r = json(&["inspect", "--json", path]);
+    assert_eq!(r["compiles"], false);
+    let problems = r["problems"].as_array().expect("problems");
+    assert_eq!(problems.len(), 7);
+    assert!(problems.iter().all(|p| p["op"] == "Convolution" || p["op"] == "Pad"), "{problems:#?}");
+    assert_eq!(r["cells"][0]["op"], "LSTMSequence");
+    assert_eq!(r["cells"][0]["hidden_size"], 128);
+    let conv = r["layers"].as_array().expect("layers").iter().find(|c| c["op"] == "Convolution").expect("Convolution");
+    assert_eq!((conv["read"].as_u64(), conv["unsupported"].as_u64()), (Some(6), Some(6)));
+
+    // The advice compiles the model, run as a user would run it.
+    let advice = &r["advice"][0];
+    assert_eq!(advice["compiles"], true);
+    let args: Vec<&str> = advice["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let core = dir.path().join("core.rs");
+    let mut compile = vec![path];
+    compile.extend(&args);
+    compile.extend(["-o", core.to_str().expect("a UTF-8 path")]);
+    let out = cellc(&compile);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // What is left holds the LSTM, between the cut's tensors.
+    let r = json(&[&["inspect", "--json"][..], &compile[..compile.len() - 2]].concat());
+    assert_eq!(r["compiles"], true);
+    assert!(
+        r["compiled"]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .any(|s| s.as_str() == Some("cell \"LSTMSequence_325\""))
+    );
+}
+
+/// The bytes of the weight tables a generated Rust file holds: each
+/// `static NAME: ::cellc_runtime::Aligned<[T; N]>`.
+fn table_bytes(code: &str) -> u64 {
+    code.lines()
+        .filter_map(|l| l.strip_prefix("static ")?.split_once("Aligned<[")?.1.split_once("]>"))
+        .map(|(inner, _)| {
+            let (ty, n) = inner.split_once("; ").expect("[T; N]");
+            let size = match ty {
+                "f32" | "u32" => 4,
+                "u16" => 2,
+                other => panic!("table of {other}"),
+            };
+            size * n.parse::<u64>().expect("a length")
+        })
+        .sum()
+}
+
+#[test]
+fn weight_bytes_are_those_of_the_generated_tables() {
+    let models = [
+        root().join("examples/gru/model.xml"),
+        model("pt_gru_frame_heads"),
+        model("pt_lstm_bidirectional"),
+        model("pt_gru_2_layers"),
+    ];
+    for m in &models {
+        let path = m.to_str().expect("a UTF-8 path");
+        for wt in ["auto", "f32", "bf16", "f16"] {
+            let r = json(&["inspect", "--json", "--weight-type", wt, path]);
+            let reported = r["compiled"]["embedded_weight_bytes"].as_u64().expect("bytes");
+            let out = cellc(&[path, "--weight-type", wt]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let tables = table_bytes(&String::from_utf8_lossy(&out.stdout));
+            assert_eq!(reported, tables, "{path} with --weight-type {wt}");
+        }
+    }
+}
