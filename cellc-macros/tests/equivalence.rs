@@ -16,15 +16,11 @@ fn formatted(code: &str) -> String {
     prettyplease::unparse(&syn::parse_file(code).expect("generated code parses"))
 }
 
-/// What `cellc MODEL` prints.
+/// What `cellc MODEL` prints: the library's compilation with the default options
+/// (`cellc/tests/cli.rs` checks that the binary prints exactly that, and that its flags and
+/// the builder's options stay in step).
 fn command_line(model: &Path) -> String {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["run", "-q", "-p", "cellc", "--"])
-        .arg(model)
-        .output()
-        .expect("run cellc");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("UTF-8")
+    cellc::compile_file(model, &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// What a build script's `Builder` writes.

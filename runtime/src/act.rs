@@ -211,7 +211,7 @@ pub fn clip(x: f32, c: f32) -> f32 {
 /// | [`fast::softplus`] | 1.9e-7 | — (absolute only, far below 0) | [`softplus`], 3 ULP |
 ///
 /// Over 1000 steps of a GRU or an LSTM (H = 64) the hidden states of the two drift apart by
-/// at most 6e-7, and the drift does not grow (`tests/tests/drift.rs`).
+/// at most 6e-7, and the drift does not grow (`tests/tests/it/drift.rs`).
 pub mod fast {
     use super::fma;
     pub use super::{affine, clip, hardsigmoid, leakyrelu, relu, softsign, thresholdedrelu};

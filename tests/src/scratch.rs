@@ -46,6 +46,12 @@ pub struct Scratch {
     std: bool,
 }
 
+/// The target directory every scratch crate builds in, so that `cellc-runtime` and its
+/// dependencies are compiled once (per feature set and flags), not once per crate.
+fn shared_target() -> PathBuf {
+    workspace_root().join("target").join("cellc-scratch").join("target")
+}
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
@@ -135,8 +141,9 @@ impl Scratch {
     /// modules and builds the crate in release mode with a `main` that runs jobs. Returns
     /// the binary's path, or the compiler's output.
     pub fn build(&self, sources: &[String]) -> Result<PathBuf, String> {
-        // Generated code must pass clippy in the user's crate too (see CELLC_SCRATCH_CLIPPY).
-        let mut main = String::from("#![allow(dead_code)]\n");
+        // Generated code must build warning-free in the user's crate, whatever of it the
+        // program leaves unused (and pass clippy too: see CELLC_SCRATCH_CLIPPY).
+        let mut main = String::new();
         let mut dispatch =
             String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
         let mut files = Vec::new();
@@ -159,8 +166,9 @@ impl Scratch {
         std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
         let runtime = workspace_root().join("runtime");
         let manifest = format!(
-            "[package]\nname = \"cellc-scratch\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+            "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
              [dependencies]\ncellc-runtime = {{ path = {:?}, default-features = false, features = [{}] }}\n\n[workspace]\n\n[profile.release]\ndebug = false\nincremental = true\n",
+            self.package(),
             runtime.display().to_string(),
             if self.std { "\"std\"" } else { "" }
         );
@@ -181,12 +189,20 @@ impl Scratch {
         if !out.status.success() {
             return Err(format!("the generated code does not build:\n{}", String::from_utf8_lossy(&out.stderr)));
         }
-        let target = self.dir.join("target");
+        let target = shared_target();
         let target = match cross_target() {
             Some(triple) => target.join(triple),
             None => target,
         };
-        Ok(target.join("release").join("cellc-scratch"))
+        Ok(target.join("release").join(self.package()))
+    }
+
+    /// The crate's package name, which names its binary in the shared target directory:
+    /// `cellc-scratch-` and the crate's directory name.
+    fn package(&self) -> String {
+        let name = self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        format!("cellc-scratch-{name}")
     }
 
     /// Runs cargo with `args` in the scratch crate.
@@ -196,7 +212,7 @@ impl Scratch {
             .args(args)
             .args(target)
             .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env("CARGO_TARGET_DIR", shared_target())
             // Generated code must build warning-free wherever it is included; extra flags
             // (`CELLC_SCRATCH_RUSTFLAGS`, e.g. `-C target-cpu=native`) reach the paths that
             // depend on target features.

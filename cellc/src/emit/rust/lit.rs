@@ -27,6 +27,8 @@ pub(crate) fn table(name: &str, doc: &str, values: &Packed) -> String {
     let per_line = if matches!(values, Packed::F16(_)) { 12 } else { 8 };
     let mut s = String::new();
     let _ = writeln!(s, "/// {doc}");
+    // Read by the kernels of its cell, which a program may not call (see `allow_unused`).
+    s.push_str("#[allow(dead_code)]\n");
     let _ =
         writeln!(s, "static {name}: ::cellc_runtime::Aligned<[{ty}; {}]> = ::cellc_runtime::Aligned([", texts.len());
     for line in texts.chunks(per_line) {

@@ -85,9 +85,10 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         None => names.unique(&format!("{}Model", names::type_name(&m.name, "")), "Model"),
     };
     tokens.extend(model::items(m, &model_ty, (&items, &denses), &mut names));
-    let file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
+    let mut file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
         Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
     })?;
+    allow_unused(&mut file);
     let mut out = header(m);
     out.push_str(&tidy_dispatch(&prettyplease::unparse(&file)));
     for t in tables {
@@ -119,6 +120,25 @@ fn kernel(
     };
     tokens.extend(ctx.items(&k, &cell_doc(cell, strategy, fast)));
     tables.extend(ctx.tables());
+}
+
+/// A program uses some of what a generated file defines (a model's `run`, or one cell's
+/// `feed`), and the file may be included anywhere (a private `mod`, a binary's root, from
+/// `OUT_DIR`), where rustc would warn of every item left unused: each item says it may be.
+fn allow_unused(file: &mut syn::File) {
+    for item in &mut file.items {
+        let attrs = match item {
+            syn::Item::Struct(s) => &mut s.attrs,
+            syn::Item::Impl(i) if i.trait_.is_none() => &mut i.attrs,
+            syn::Item::Const(c) => &mut c.attrs,
+            syn::Item::Static(s) => &mut s.attrs,
+            syn::Item::Fn(f) => &mut f.attrs,
+            syn::Item::Enum(e) => &mut e.attrs,
+            syn::Item::Type(t) => &mut t.attrs,
+            _ => continue,
+        };
+        attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    }
 }
 
 /// prettyplease prints a macro's tokens as they come (`| L |`, `:: < { … } > (`, broken

@@ -6,7 +6,8 @@
 //!
 //! The configurations are drawn with proptest from a fixed seed; all of them are built as
 //! one scratch crate, since compiling each alone would take minutes. A failure prints the
-//! configuration.
+//! configuration. `cargo test` draws the first 4 of them; `CELLC_PROPERTY_CASES=N` draws
+//! the first N (`.ci/run` takes 40, whose build takes minutes).
 use cellc::ir::wire::{CellIo, Value, Wired};
 use cellc::ir::{
     Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, Lengths, Model, Output, Param, ParamRole, Seq,
@@ -21,7 +22,12 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
-const CASES: usize = 40;
+/// The configurations drawn when `CELLC_PROPERTY_CASES` does not say.
+const CASES: usize = 4;
+
+fn cases() -> usize {
+    std::env::var("CELLC_PROPERTY_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CASES)
+}
 
 #[derive(Clone, Debug)]
 struct Config {
@@ -260,7 +266,7 @@ fn generated_code_matches_the_reference_interpreter() {
     let mut runner = TestRunner::deterministic();
     let strategy = config();
     let configs: Vec<Config> =
-        (0..CASES).map(|_| strategy.new_tree(&mut runner).expect("a configuration").current()).collect();
+        (0..cases()).map(|_| strategy.new_tree(&mut runner).expect("a configuration").current()).collect();
     // The runtime without `std`, as on an embedded target (conformance covers `std`).
     let scratch = Scratch::no_std("properties");
     let data = scratch.data_dir("cases").expect("data dir");
@@ -333,5 +339,11 @@ fn generated_code_matches_the_reference_interpreter() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {CASES} configurations differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} configurations differ:\n{}",
+        failures.len(),
+        configs.len(),
+        failures.join("\n")
+    );
 }

@@ -1,0 +1,8 @@
+//! The integration tests that build generated code for real (scratch crates of Rust and C
+//! programs), in one test binary: one build and one link instead of one per file.
+mod drift;
+mod included;
+mod properties;
+mod readme;
+mod stateful;
+mod streaming;
