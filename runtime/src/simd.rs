@@ -361,6 +361,12 @@ pub fn level() -> Level {
     detect::level()
 }
 
+/// The best level this CPU supports (asked each call), whatever `CELLC_SIMD` says: at least
+/// [`Level::COMPILED`]. Without `std`, or off x86-64, the build's own level.
+pub fn cpu_level() -> Level {
+    detect::cpu().max(Level::COMPILED)
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod detect {
     use super::Level;
@@ -386,7 +392,7 @@ mod detect {
         l
     }
 
-    fn cpu() -> Level {
+    pub(super) fn cpu() -> Level {
         use std::is_x86_feature_detected as has;
         let v3 = has!("avx") && has!("avx2") && has!("fma") && has!("f16c") && has!("bmi1") && has!("bmi2");
         let v3 = v3 && has!("lzcnt") && has!("movbe");
@@ -405,6 +411,10 @@ mod detect {
 
     #[inline(always)]
     pub(super) const fn level() -> Level {
+        Level::COMPILED
+    }
+
+    pub(super) const fn cpu() -> Level {
         Level::COMPILED
     }
 }
@@ -531,6 +541,8 @@ mod tests {
         let l = level();
         assert!(l >= Level::COMPILED);
         assert_eq!(level(), l);
+        // `CELLC_SIMD` only caps: the level run is never above what the CPU has.
+        assert!(l <= cpu_level());
     }
 
     /// Runs a vectorisable loop through every copy the macro makes; the copies compute the

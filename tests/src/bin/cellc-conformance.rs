@@ -6,7 +6,7 @@
 //! expectations. With both languages, the Rust and C outputs of each case must also agree
 //! to within [`RUST_VS_C`]. With `--weights-mode runtime` the models' constant weights
 //! become Parameters, given the constants' values at run time. With `--simd-level`, the
-//! Rust runs once at each level given (`portable`, `avx2`, `avx512`: the CPU must have it),
+//! Rust runs once at each level given (`portable`, `avx2`, `avx512`; a level the CPU lacks is skipped, with a line saying so),
 //! and the outputs of the levels with FMA (`avx2`, `avx512`) must be bit-identical to each
 //! other, as must those of levels without. With `--weight-type f16`
 //! or `bf16` the weights are rounded, so the expected outputs are the reference
@@ -259,7 +259,18 @@ fn run() -> Result<bool, String> {
         }
     }
     let scratch = Scratch::new("conformance");
+    // Outputs of an earlier run must never be read as this one's.
     let out_dir = scratch.data_dir("outputs")?;
+    std::fs::remove_dir_all(&out_dir).map_err(|e| format!("cannot clear {}: {e}", out_dir.display()))?;
+    let out_dir = scratch.data_dir("outputs")?;
+    // A level this CPU lacks cannot be run here: its entries are skipped, and say so.
+    let cpu = cellc_runtime::simd::cpu_level();
+    let missing: Vec<String> =
+        levels.iter().filter(|l| cellc_runtime::simd::Level::parse(l).is_some_and(|l| l > cpu)).cloned().collect();
+    for l in &missing {
+        println!("SKIP every case at the level {l:?}: this CPU runs at most {:?}", cpu.name());
+    }
+    entries.retain(|e| e.level.as_ref().is_none_or(|l| !missing.contains(l)));
     for language in languages.iter().copied() {
         // Nothing to build when no case compiled in this language: the report says why.
         let count = if language == Language::Rust { sources.len() } else { c_sources.len() };
@@ -277,7 +288,9 @@ fn run() -> Result<bool, String> {
             }
         };
         let runs: Vec<Option<&str>> = match language {
-            Language::Rust if !levels.is_empty() => levels.iter().map(|l| Some(l.as_str())).collect(),
+            Language::Rust if !levels.is_empty() => {
+                levels.iter().filter(|l| !missing.contains(l)).map(|l| Some(l.as_str())).collect()
+            }
             _ => vec![None],
         };
         for level in runs {
