@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs docs/GUIDE.md as a user would: every command of its `sh` blocks, in order, in an empty
+# directory holding the guide's model (the ONNX file of tests/models/pt_gru_dynamic_h0) and
+# silero-vad's IR, with the release `cellc` and OpenVINO's `ovc` (installed from PyPI into
+# target/guide-venv) on the PATH; then its Rust program, in a crate of its own depending on
+# cellc-runtime, with warnings denied. A command whose comment says "exits with 1" must fail
+# with 1; every other one must succeed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+guide="$root/docs/GUIDE.md"
+
+venv="$root/target/guide-venv"
+if [ ! -x "$venv/bin/ovc" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet -r "$root/tests/scripts/requirements-guide.txt"
+fi
+cargo build --quiet --release -p cellc --manifest-path "$root/Cargo.toml"
+export PATH="$root/target/release:$venv/bin:$PATH"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$root/tests/models/pt_gru_dynamic_h0/model.onnx" "$work/model.onnx"
+cp "$root/tests/models/silero_vad_core/model.xml" "$work/silero.xml"
+cp "$root/tests/models/silero_vad_core/model.bin" "$work/silero.bin"
+cd "$work"
+
+# The lines of the fenced blocks of one language, in order.
+block_lines() {
+    awk -v lang="$1" '/^```/ { if (inside) { inside = 0 } else if ($0 == "```" lang) { inside = 1 }; next } inside' "$guide"
+}
+
+ran=0
+while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    echo "\$ $line"
+    status=0
+    bash -c "$line" > out.txt 2>&1 || status=$?
+    want=0
+    case "$line" in *"# exits with 1"*) want=1 ;; esac
+    if [ "$status" != "$want" ]; then
+        cat out.txt
+        echo "guide: \`$line\` exited with $status, not $want" >&2
+        exit 1
+    fi
+    ran=$((ran + 1))
+done < <(block_lines sh)
+
+# The Rust program of the guide, in a crate outside the workspace.
+mkdir -p app/src
+cat > app/Cargo.toml <<TOML
+[package]
+name = "guide-app"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+cellc-runtime = { path = "$root/runtime" }
+
+[workspace]
+TOML
+block_lines rust > app/src/main.rs
+cp stream.rs app/src/stream.rs
+echo "\$ cargo run (the guide's Rust program)"
+(cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/guide-app" cargo run --quiet)
+ran=$((ran + 1))
+echo "guide: $ran passed, 0 failed"
