@@ -1,6 +1,10 @@
-"""Collects one benchmark run into docs/perf/results.json, the results section of
-docs/PERFORMANCE.md (between its `results:begin` and `results:end` markers) and the chart
-docs/perf/chart.svg.
+"""Collects one benchmark run into docs/perf/results-FAMILY.json and docs/perf/chart-FAMILY.svg
+(FAMILY: the CPU's vendor and microarchitecture, e.g. `amd-zen5` or `intel-icelake`, so
+that each keeps its latest run), and
+writes the results section of docs/PERFORMANCE.md (between its `results:begin` and
+`results:end` markers) from every family's latest run: the targets of that family, the
+machine's floors measured in the same run (`cargo bench -p cellc-bench --bench machine`:
+FMA peak, read rate of each cache level), and each configuration's table.
 
 Reads criterion's estimates and samples (target/criterion) of `cargo bench -p cellc-bench`
 the JSON written by bench/openvino/run.sh and by bench/cost.py; run those first
@@ -8,6 +12,7 @@ the JSON written by bench/openvino/run.sh and by bench/cost.py; run those first
 Only the Python standard library is needed.
 
     python3 bench/report.py [CRITERION_DIR] [OPENVINO_JSON] [COST_JSON]
+    python3 bench/report.py --render     # only docs/PERFORMANCE.md, from docs/perf/results-*.json
 """
 import json
 import math
@@ -18,20 +23,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# id, what, criterion group, steps per iteration, FLOPs per step, targets (ns per step, or
-# GFLOP/s for D), the peers' figures quoted by the issue (for scale).
+# id, what, criterion group, steps per iteration, FLOPs per step, weight values read per step
+# (C: `R` every step and `W` once per 8 steps, the block its hoisted projection takes; D is
+# bound by FLOPs, not bytes).
 CONFIGS = [
-    ("A", "GRU H=128 I=16, one step", "gru_h128_i16", 1, 2 * 3 * 128 * 144, 1600.0),
-    ("A lbr", "GRU H=128 I=16 linear_before_reset, one step", "gru_lbr_h128_i16", 1, 2 * 3 * 128 * 144, 1600.0),
-    ("B", "GRU H=16 I=1, one step", "gru_h16_i1", 1, 2 * 3 * 16 * 17, 35.0),
-    ("C", "GRU sequence H=256 I=256, L=1000", "gru_seq_h256_i256_l1000", 1000, 2 * 3 * 256 * 512, 14000.0),
+    ("A", "GRU H=128 I=16, one step", "gru_h128_i16", 1, 2 * 3 * 128 * 144, 3 * 128 * 144),
+    ("A lbr", "GRU H=128 I=16 linear_before_reset, one step", "gru_lbr_h128_i16", 1, 2 * 3 * 128 * 144, 3 * 128 * 144),
+    ("B", "GRU H=16 I=1, one step", "gru_h16_i1", 1, 2 * 3 * 16 * 17, 3 * 16 * 17),
+    ("C", "GRU sequence H=256 I=256, L=1000", "gru_seq_h256_i256_l1000", 1000, 2 * 3 * 256 * 512, 3 * 256 * 256 * 9 // 8),
     ("D", "GRU sequence H=512 I=512, batch 64, L=100", "gru_seq_h512_i512_b64_l100", 100, 2 * 64 * 3 * 512 * 1024, None),
-    ("E", "RNN tanh H=128 I=16, one step", "rnn_h128_i16", 1, 2 * 128 * 144, 550.0),
-    ("F", "LSTM H=128 I=16, one step", "lstm_h128_i16", 1, 2 * 4 * 128 * 144, 2200.0),
+    ("E", "RNN tanh H=128 I=16, one step", "rnn_h128_i16", 1, 2 * 128 * 144, 128 * 144),
+    ("F", "LSTM H=128 I=16, one step", "lstm_h128_i16", 1, 2 * 4 * 128 * 144, 4 * 128 * 144),
 ]
-D_TARGET_GFLOPS = 100.0
-# The 16-bit targets: A with f16 weights.
-F16_TARGET = 1000.0
+# The targets on each vendor's CPUs: ns per step (D: GFLOP/s at least; "A 16-bit": A with its
+# weights stored as 16-bit values). The generated C must be within C_VS_RUST of the Rust.
+TARGETS = {
+    "amd": {"A": 1670.0, "A lbr": 1670.0, "A 16-bit": 1000.0, "B": 42.0, "C": 12000.0, "D": 110.0, "E": 550.0, "F": 2280.0},
+    "intel": {"A": 2300.0, "A lbr": 2300.0, "A 16-bit": 1200.0, "B": 51.0, "C": 18000.0, "D": 115.0, "E": 800.0, "F": 3000.0},
+}
+C_VS_RUST = 1.1
 
 # Criterion bench ids and how the table names them.
 IMPLS = {
@@ -63,10 +73,42 @@ def criterion(root, group, bench):
     return {"median_ns": est["median"]["point_estimate"], "p10_ns": q[0], "p90_ns": q[-1], "samples": len(per)}
 
 
-def collect(crit_root, ov):
+def floors(crit_root):
+    """The machine's rates from the `machine` group: GFLOP/s of each FMA width, GB/s of each
+    read level, and the cache sizes; None when the group was not run."""
+    sizes_path = crit_root / "machine" / "sizes.json"
+    if not sizes_path.exists():
+        return None
+    sizes = json.loads(sizes_path.read_text())
+    out = {"caches": sizes.get("caches", {}), "fma_gflops": {}, "read_gbs": {}}
+    for name, what in sizes.items():
+        if name == "caches":
+            continue
+        r = criterion(crit_root, "machine", name)
+        if r is None:
+            continue
+        if "flops" in what:
+            out["fma_gflops"][name.removeprefix("fma_")] = what["flops"] / r["median_ns"]
+        else:
+            out["read_gbs"][name.removeprefix("read_")] = what["bytes"] / r["median_ns"]
+    return out
+
+
+def floor_ns(weight_bytes, fl):
+    """The least time reading `weight_bytes` takes: at the read rate of the smallest cache
+    level that holds them (memory past the last), and which level that is."""
+    if not fl or weight_bytes is None:
+        return None, None
+    levels = sorted(fl["caches"].items(), key=lambda kv: kv[0])
+    where = next((lvl for lvl, size in levels if weight_bytes <= size), "memory")
+    rate = fl["read_gbs"].get(where)
+    return (weight_bytes / rate if rate else None), where
+
+
+def collect(crit_root, ov, fl=None):
     rows = []
     ov_by = {(r["config"], r["path"]): r for r in (ov or {}).get("results", [])}
-    for cid, what, group, steps, flops, target in CONFIGS:
+    for cid, what, group, steps, flops, weights in CONFIGS:
         entries = []
         for bench, name in IMPLS.items():
             r = criterion(crit_root, group, bench)
@@ -84,7 +126,16 @@ def collect(crit_root, ov):
             e["gflops"] = flops / e["median_ns"]
             e["vs_naive"] = naive / e["median_ns"] if naive else None
             e["vs_openvino"] = ov_seq / e["median_ns"] if ov_seq else None
-        rows.append({"config": cid, "what": what, "flops_per_step": flops, "target_ns": target, "entries": entries})
+        row = {"config": cid, "what": what, "flops_per_step": flops, "entries": entries}
+        if weights is not None:
+            for kind, bytes_per in (("f32", 4), ("16-bit", 2)):
+                ns, where = floor_ns(weights * bytes_per, fl)
+                row[f"weight_bytes_{kind}"] = weights * bytes_per
+                row[f"floor_ns_{kind}"], row[f"floor_level_{kind}"] = ns, where
+        elif fl and fl["fma_gflops"]:
+            peak = max(fl["fma_gflops"].values())
+            row["floor_ns_f32"], row["floor_level_f32"] = flops / peak, "FMA peak"
+        rows.append(row)
     return rows
 
 
@@ -107,7 +158,7 @@ def best_cellc(row, bench_filter=lambda b: True):
 
 def cost_table(cost):
     """The cost of the generated code (bench/cost.py), as a markdown table."""
-    out = ["### Cost of the code", ""]
+    out = ["#### Cost of the code", ""]
     out.append(
         "Each generated file built alone in release as a library crate over `cellc-runtime` (dependencies "
         "already built); machine code is the `.text` of the crate: the public entry points with every kernel "
@@ -125,41 +176,98 @@ def cost_table(cost):
     return out
 
 
-def markdown(rows, ov, meta, cost=None):
+def best_c(row):
+    cands = [e for e in row["entries"] if e["impl"].startswith("cellc C")]
+    return min(cands, key=lambda e: e["median_ns"]) if cands else None
+
+
+def met_ns(got, target):
+    return "yes" if got <= target else f"no: {got / target:.2f}× the target"
+
+
+def floor_cell(row, kind, got_ns):
+    ns, where = row.get(f"floor_ns_{kind}"), row.get(f"floor_level_{kind}")
+    if ns is None:
+        return "—"
+    return f"{fmt_ns(ns)} ({where}); {got_ns / ns:.2f}× it"
+
+
+def floors_text(fl):
+    """The machine's floors, as a sentence."""
+    if not fl:
+        return ["Floors: not measured in this run (`cargo bench -p cellc-bench --bench machine`)."]
+    fma = ", ".join(f"{g:.0f} GFLOP/s with {w}" for w, g in sorted(fl["fma_gflops"].items(), reverse=True))
+    reads = ", ".join(
+        f"{lvl.upper() if lvl != 'memory' else 'memory'} {g:.0f} GB/s"
+        for lvl, g in sorted(fl["read_gbs"].items(), key=lambda kv: (kv[0] == "memory", kv[0]))
+    )
+    caches = ", ".join(f"{lvl.upper()} {size // 1024} KiB" for lvl, size in sorted(fl["caches"].items()))
+    return [
+        f"Floors measured in this run: FMA peak {fma}; one core reading a buffer of half a cache level: {reads} "
+        f"(caches: {caches}). A step's floor is its weight bytes over the read rate of the smallest cache that "
+        "holds them (D: its FLOPs over the FMA peak)."
+    ]
+
+
+def markdown(rows, ov, meta, family, cost=None, fl=None):
+    targets = TARGETS.get(family.split("-")[0], {})
     out = []
-    out.append(f"Measured {meta['date']} on {meta['machine']}; OpenVINO {ov.get('version', 'not run') if ov else 'not run'}.")
+    out.append(
+        f"Measured {meta['date']} on {meta['machine']}; OpenVINO {ov.get('version', 'not run') if ov else 'not run'}."
+    )
     out.append("")
-    out.append("### Targets")
+    out.extend(floors_text(fl))
     out.append("")
-    out.append("| id | configuration | target | cellc (best Rust kernel, default activations) | met | with fast activations |")
-    out.append("|---|---|---|---|---|---|")
+    out.append(f"#### Targets ({family})")
+    out.append("")
+    out.append(
+        "| id | configuration | target | cellc (best Rust kernel, default activations) | met | floor | "
+        "with fast activations | cellc C (best) | C / Rust |"
+    )
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         f32 = best_cellc(row, lambda b: not b.endswith(("f16", "bf16", "_fast")))
         fast = best_cellc(row, lambda b: b.endswith("_fast"))
+        c = best_c(row)
         fast_col = "—" if fast is None else f"{fmt_ns(fast['median_ns'])} ({fast['impl']})"
         if f32 is None:
             continue
+        c_cols = "— | —"
+        if c is not None:
+            ratio = c["median_ns"] / f32["median_ns"]
+            c_cols = f"{fmt_ns(c['median_ns'])} | {ratio:.2f}{'' if ratio <= C_VS_RUST else ' (over ' + str(C_VS_RUST) + ')'}"
+        t = targets.get(row["config"])
         if row["config"] == "D":
             got = f32["gflops"]
+            met = "—" if t is None else ("yes" if got >= t else f"no: {got / t:.0%} of it")
+            tcol = "—" if t is None else f"≥ {t:.0f} GFLOP/s"
             out.append(
-                f"| D | {row['what']} | ≥ {D_TARGET_GFLOPS:.0f} GFLOP/s | {got:.1f} GFLOP/s ({f32['impl']}) | "
-                f"{'yes' if got >= D_TARGET_GFLOPS else f'no: {got / D_TARGET_GFLOPS:.0%} of it'} | — |"
+                f"| D | {row['what']} | {tcol} | {got:.1f} GFLOP/s ({f32['impl']}) | {met} | "
+                f"{floor_cell(row, 'f32', f32['median_ns'])} | — | {c_cols} |"
             )
             continue
-        t = row["target_ns"]
         got = f32["median_ns"]
-        met = "yes" if got <= t else f"no: {got / t:.2f}× the target"
-        out.append(f"| {row['config']} | {row['what']} | ≤ {fmt_ns(t)} | {fmt_ns(got)} ({f32['impl']}) | {met} | {fast_col} |")
+        met = "—" if t is None else met_ns(got, t)
+        tcol = "—" if t is None else f"≤ {fmt_ns(t)}"
+        out.append(
+            f"| {row['config']} | {row['what']} | {tcol} | {fmt_ns(got)} ({f32['impl']}) | {met} | "
+            f"{floor_cell(row, 'f32', got)} | {fast_col} | {c_cols} |"
+        )
         if row["config"] == "A":
             h = best_cellc(row, lambda b: b.endswith(("f16", "bf16")))
+            t16 = targets.get("A 16-bit")
             if h:
-                met = "yes" if h["median_ns"] <= F16_TARGET else f"no: {h['median_ns'] / F16_TARGET:.2f}× the target"
-                out.append(f"| A 16-bit | {row['what']}, 16-bit weights | ≤ {fmt_ns(F16_TARGET)} | {fmt_ns(h['median_ns'])} ({h['impl']}) | {met} | — |")
+                met = "—" if t16 is None else met_ns(h["median_ns"], t16)
+                tcol = "—" if t16 is None else f"≤ {fmt_ns(t16)}"
+                out.append(
+                    f"| A 16-bit | {row['what']}, 16-bit weights | {tcol} | {fmt_ns(h['median_ns'])} ({h['impl']}) | "
+                    f"{met} | {floor_cell(row, '16-bit', h['median_ns'])} | — | — | — |"
+                )
     out.append("")
     for row in rows:
         if not row["entries"]:
             continue
-        out.append(f"### {row['config']}: {row['what']}")
+        out.append(f"#### {row['config']}: {row['what']}")
         out.append("")
         out.append("| implementation | median per step | p10–p90 | GFLOP/s | vs naive | vs OpenVINO sequence |")
         out.append("|---|---|---|---|---|---|")
@@ -217,22 +325,92 @@ def svg(rows):
     return "\n".join(out)
 
 
-def machine():
-    """The CPU's model name and the number of cores."""
-    import os
+# Microarchitectures by (vendor, cpu family, model), as /proc/cpuinfo numbers them: the key a
+# run's results are kept under, and its name. A CPU not listed is keyed by its numbers.
+MICROARCH = {
+    ("amd", 25, None): ("amd-zen4", "AMD Zen 3/Zen 4"),
+    ("amd", 26, None): ("amd-zen5", "AMD Zen 5"),
+    ("intel", 6, 106): ("intel-icelake", "Intel Ice Lake"),
+    ("intel", 6, 108): ("intel-icelake", "Intel Ice Lake"),
+    ("intel", 6, 143): ("intel-sapphirerapids", "Intel Sapphire Rapids"),
+}
 
-    name = platform.machine()
+
+def machine():
+    """The CPU: its model name, vendor, microarchitecture (the key its results are kept
+    under), cores, vector extensions and caches, from /proc/cpuinfo and lscpu."""
+    import os
+    import subprocess
+
+    fields = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
+            if ":" in line:
+                k, v = (t.strip() for t in line.split(":", 1))
+                fields.setdefault(k, v)
     except OSError:
         pass
-    return f"{name}, {os.cpu_count()} cores"
+    name = fields.get("model name", platform.machine())
+    flags = set(fields.get("flags", "").split())
+    vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(fields.get("vendor_id"), platform.machine())
+    family = int(fields.get("cpu family", "0") or 0)
+    model = int(fields.get("model", "0") or 0)
+    key, arch = MICROARCH.get(
+        (vendor, family, model),
+        MICROARCH.get((vendor, family, None), (f"{vendor}-family{family}-model{model}", f"{vendor} family {family} model {model}")),
+    )
+    lscpu = ""
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        pass
+    vector = [f for f in ("avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512fp16", "avx2", "fma", "f16c") if f in flags]
+    return {
+        "model": name,
+        "vendor": vendor,
+        "key": key,
+        "microarchitecture": arch,
+        "cpu_family": family,
+        "cpu_model": model,
+        "cores": os.cpu_count(),
+        "vector": vector,
+        "lscpu": lscpu,
+    }
+
+
+def family_files(perf):
+    """Every family's latest results, family name first, sorted."""
+    out = []
+    for p in sorted(perf.glob("results-*.json")):
+        out.append((p.stem.removeprefix("results-"), json.loads(p.read_text())))
+    return out
+
+
+def render(perf):
+    """Writes the results section of docs/PERFORMANCE.md from every family's latest run."""
+    sections = []
+    for fam, res in family_files(perf):
+        sections.append(f"### {res['meta']['machine']} ({fam})")
+        sections.append("")
+        sections.append(f"![ns per step of each configuration, {fam}](perf/chart-{fam}.svg)")
+        sections.append("")
+        sections.append(markdown(res["configs"], res.get("openvino"), res["meta"], fam, res.get("cost"), res.get("floors")))
+        sections.append("")
+    doc = ROOT / "docs" / "PERFORMANCE.md"
+    text = doc.read_text() if doc.exists() else "<!-- results:begin -->\n<!-- results:end -->\n"
+    begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    body = "\n".join(sections).rstrip("\n")
+    doc.write_text(f"{head}{begin}\n{body}\n{end}{tail}")
+    return doc
 
 
 def main():
+    perf = ROOT / "docs" / "perf"
+    if sys.argv[1:] == ["--render"]:
+        print(f"wrote {render(perf)}")
+        return
     crit_root = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "target" / "criterion"
     ov_path = Path(sys.argv[2]) if len(sys.argv) > 2 else ROOT / "target" / "openvino.json"
     ov = json.loads(ov_path.read_text()) if ov_path.exists() else None
@@ -240,20 +418,21 @@ def main():
     cost = json.loads(cost_path.read_text()) if cost_path.exists() else None
     import datetime
 
-    meta = {"date": datetime.date.today().isoformat(), "machine": machine()}
-    rows = collect(crit_root, ov)
-    perf = ROOT / "docs" / "perf"
+    cpu = machine()
+    family = cpu["key"]
+    meta = {
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{cpu['model']} ({cpu['microarchitecture']}), {cpu['cores']} cores",
+        "cpu": cpu,
+    }
+    fl = floors(crit_root)
+    rows = collect(crit_root, ov, fl)
     perf.mkdir(parents=True, exist_ok=True)
-    results = {"meta": meta, "openvino": ov, "configs": rows, "cost": cost}
-    (perf / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    (perf / "chart.svg").write_text(svg(rows) + "\n")
-    doc = ROOT / "docs" / "PERFORMANCE.md"
-    text = doc.read_text() if doc.exists() else "<!-- results:begin -->\n<!-- results:end -->\n"
-    begin, end = "<!-- results:begin -->", "<!-- results:end -->"
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    doc.write_text(f"{head}{begin}\n{markdown(rows, ov, meta, cost)}\n{end}{tail}")
-    print(f"wrote {doc}, {perf / 'results.json'}, {perf / 'chart.svg'}")
+    results = {"meta": meta, "openvino": ov, "floors": fl, "configs": rows, "cost": cost}
+    (perf / f"results-{family}.json").write_text(json.dumps(results, indent=1) + "\n")
+    (perf / f"chart-{family}.svg").write_text(svg(rows) + "\n")
+    doc = render(perf)
+    print(f"wrote {doc}, {perf / f'results-{family}.json'}, {perf / f'chart-{family}.svg'}")
 
 
 if __name__ == "__main__":

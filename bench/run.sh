@@ -2,7 +2,7 @@
 # One benchmark run, everything side by side: cellc's kernels and the naive baseline
 # (cargo bench), OpenVINO on the same configurations (installed pinned in a virtual
 # environment), the cost of the generated code (bench/cost.py), then docs/PERFORMANCE.md,
-# docs/perf/results.json and docs/perf/chart.svg.
+# docs/perf/results-FAMILY.json and docs/perf/chart-FAMILY.svg (FAMILY: vendor and microarchitecture, e.g. amd-zen5).
 # Arguments go to criterion (e.g. `--measurement-time 2`).
 set -euo pipefail
 cd "$(dirname "$0")/.."

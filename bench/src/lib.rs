@@ -3,6 +3,8 @@
 //! cells with the same weights, written the obvious way: one dot product per output row.
 #![allow(missing_docs, unreachable_pub)]
 
+pub mod machine;
+
 /// A safe function `$f` calling the generated C step `$sym` of a cell with sizes `$h`, `$i`.
 macro_rules! c_step {
     ($f:ident, $sym:expr, $h:expr, $i:expr) => {

@@ -1,7 +1,7 @@
 //! The error bounds stated in `cellc_runtime::act`, checked over every f32 input against
 //! the correctly rounded result (the f64 function, rounded to f32), at the portable level
 //! and at the best one the CPU has (fused multiply–adds). About a minute per function in
-//! release mode on two cores, so ignored by default:
+//! release mode on two cores (each function with its fast form in one pass), so ignored by default:
 //!
 //!     cargo test --release -p cellc-runtime --test ulp -- --ignored
 //!
@@ -59,24 +59,25 @@ impl Worst {
     }
 }
 
-/// The errors of one activation over the f32 inputs whose bits are in `bits`: computed at
-/// the portable level and at `isa`'s (`f` gives both), each against `want`. Inlined into
-/// the caller's vector level.
+/// The errors of `N` computations of one function over the f32 inputs whose bits are in
+/// `bits` (`f` gives them all: an activation at the portable level and at `isa`'s, and its
+/// fast form at both), each against `want`, which is evaluated once per input: the exact
+/// function costs more than the activations. Inlined into the caller's vector level.
 #[inline(always)]
-fn scan(bits: std::ops::Range<u64>, f: impl Fn(f32) -> (f32, f32), want: fn(f64) -> f64) -> [Worst; 2] {
-    let mut w = [Worst::default(); 2];
+fn scan<const N: usize>(bits: std::ops::Range<u64>, f: impl Fn(f32) -> [f32; N], want: fn(f64) -> f64) -> [Worst; N] {
+    let mut w = [Worst::default(); N];
     for b in bits {
         let x = f32::from_bits(b as u32);
         let exact = want(x as f64);
-        let (portable, level) = f(x);
-        w[0].add(x, portable, exact);
-        w[1].add(x, level, exact);
+        for (w, got) in w.iter_mut().zip(f(x)) {
+            w.add(x, got, exact);
+        }
     }
     w
 }
 
 /// `scan_part` over every f32, split among the cores; the worst of each column.
-fn worst(scan_part: impl Fn(std::ops::Range<u64>) -> [Worst; 2] + Send + Copy + 'static) -> [Worst; 2] {
+fn worst<const N: usize>(scan_part: impl Fn(std::ops::Range<u64>) -> [Worst; N] + Send + Copy + 'static) -> [Worst; N] {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
     let span = (1u64 << 32).div_ceil(threads);
     let handles: Vec<_> =
@@ -84,11 +85,13 @@ fn worst(scan_part: impl Fn(std::ops::Range<u64>) -> [Worst; 2] + Send + Copy + 
     handles
         .into_iter()
         .map(|h| h.join().expect("worker"))
-        .fold([Worst::default(); 2], |a, b| [a[0].merge(b[0]), a[1].merge(b[1])])
+        .fold([Worst::default(); N], |a, b| core::array::from_fn(|k| a[k].merge(b[k])))
 }
 
 /// The errors of `act::…(isa, x…)` against `want` over every f32, at the portable level
-/// and at the best level this CPU has (with FMA on x86-64 machines from the last decade).
+/// and at the best level this CPU has (with FMA on x86-64 machines from the last decade):
+/// `[portable, level]`. With a second expression (the fast form of the same function),
+/// `[portable, level, fast portable, fast level]`, against one evaluation of `want`.
 macro_rules! errors {
     (|$isa:ident, $x:ident| $e:expr, $want:expr) => {
         worst(move |bits| {
@@ -103,12 +106,37 @@ macro_rules! errors {
                         let $isa = isa;
                         $e
                     };
-                    (portable, level)
+                    [portable, level]
                 },
                 $want
             ))
         })
     };
+    (|$isa:ident, $x:ident| $e:expr, $fast:expr, $want:expr) => {
+        worst(move |bits| {
+            cellc_runtime::dispatch!(|L, isa| scan(
+                bits,
+                |$x| {
+                    let [p, pf] = {
+                        let $isa = cellc_runtime::simd::Portable;
+                        [$e, $fast]
+                    };
+                    let [l, lf] = {
+                        let $isa = isa;
+                        [$e, $fast]
+                    };
+                    [p, l, pf, lf]
+                },
+                $want
+            ))
+        })
+    };
+}
+
+/// Splits the errors of the two-expression form of [`errors!`]: the default function's,
+/// then the fast one's.
+fn pair(w: [Worst; 4]) -> ([Worst; 2], [Worst; 2]) {
+    ([w[0], w[1]], [w[2], w[3]])
 }
 
 /// Prints the errors of both levels; returns them for the caller's bounds.
@@ -166,52 +194,38 @@ fn exp_is_within_1_ulp() {
     check("exp", errors!(|isa, x| act::exp(isa, x), f64::exp), 1);
 }
 
+// Each function below is checked with its fast form in one pass over the inputs.
+
 #[test]
 #[ignore = "every f32 input: run in release mode"]
-fn sigmoid_is_within_2_ulp() {
-    check("sigmoid", errors!(|isa, x| act::sigmoid(isa, x), sigmoid_f64), 2);
+fn sigmoid_within_2_ulp_and_fast_sigmoid() {
+    let (w, fast) = pair(errors!(|isa, x| act::sigmoid(isa, x), act::fast::sigmoid(isa, x), sigmoid_f64));
+    check("sigmoid", w, 2);
+    check_fast("fast::sigmoid", fast, 3e-7, None);
 }
 
 #[test]
 #[ignore = "every f32 input: run in release mode"]
-fn tanh_is_within_1_ulp() {
-    check("tanh", errors!(|isa, x| act::tanh(isa, x), f64::tanh), 1);
+fn tanh_within_1_ulp_and_fast_tanh() {
+    let (w, fast) = pair(errors!(|isa, x| act::tanh(isa, x), act::fast::tanh(isa, x), f64::tanh));
+    check("tanh", w, 1);
+    check_fast("fast::tanh", fast, 5e-7, Some(5e-7));
 }
 
 #[test]
 #[ignore = "every f32 input: run in release mode"]
-fn elu_is_within_2_ulp() {
-    check("elu", errors!(|isa, x| act::elu(isa, x, 1.0), elu_f64), 2);
+fn elu_within_2_ulp_and_fast_elu() {
+    let (w, fast) = pair(errors!(|isa, x| act::elu(isa, x, 1.0), act::fast::elu(isa, x, 1.0), elu_f64));
+    check("elu", w, 2);
+    check_fast("fast::elu", fast, 1.5e-7, None);
 }
 
 #[test]
 #[ignore = "every f32 input: run in release mode"]
-fn softplus_is_within_3_ulp() {
-    check("softplus", errors!(|isa, x| act::softplus(isa, x), softplus_f64), 3);
-}
-
-#[test]
-#[ignore = "every f32 input: run in release mode"]
-fn fast_tanh_errors() {
-    check_fast("fast::tanh", errors!(|isa, x| act::fast::tanh(isa, x), f64::tanh), 5e-7, Some(5e-7));
-}
-
-#[test]
-#[ignore = "every f32 input: run in release mode"]
-fn fast_sigmoid_errors() {
-    check_fast("fast::sigmoid", errors!(|isa, x| act::fast::sigmoid(isa, x), sigmoid_f64), 3e-7, None);
-}
-
-#[test]
-#[ignore = "every f32 input: run in release mode"]
-fn fast_elu_errors() {
-    check_fast("fast::elu", errors!(|isa, x| act::fast::elu(isa, x, 1.0), elu_f64), 1.5e-7, None);
-}
-
-#[test]
-#[ignore = "every f32 input: run in release mode"]
-fn fast_softplus_errors() {
-    check_fast("fast::softplus", errors!(|isa, x| act::fast::softplus(isa, x), softplus_f64), 2e-7, None);
+fn softplus_within_3_ulp_and_fast_softplus() {
+    let (w, fast) = pair(errors!(|isa, x| act::softplus(isa, x), act::fast::softplus(isa, x), softplus_f64));
+    check("softplus", w, 3);
+    check_fast("fast::softplus", fast, 2e-7, None);
 }
 
 #[test]
