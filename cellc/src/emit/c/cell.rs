@@ -14,7 +14,7 @@ const ROWS: usize = 8;
 /// 8. Measured on configuration C (a GRU sequence, H=256, I=256, AMD Zen 5): 10.6 µs a step
 /// in blocks of 4 rows x 8 lanes, 8.1 µs in 8 x 16, 8.4 µs in 8 rows x the whole tile.
 const LANES: usize = 16;
-const _: () = assert!(FEED_BLOCK % ROWS == 0, "a block of steps is whole blocks of rows");
+const _: () = assert!(FEED_BLOCK.is_multiple_of(ROWS), "a block of steps is whole blocks of rows");
 /// Widest loop over lanes kept rolled for GCC (see `_LANES` in the source): up to one
 /// AVX-512 register. Wider loops vectorise well unrolled (measured: a GRU with
 /// `linear_before_reset`, 48-lane loops, 4.7 µs a step unrolled, 5.6 µs rolled).
