@@ -68,12 +68,17 @@ impl Kern<'_> {
 
     /// Declares `name`, the part of `slot` for tile `t`.
     pub(super) fn bind(&self, c: &mut Code, name: &str, slot: &Slot) {
+        self.bind_at(c, name, slot, "t");
+    }
+
+    /// [`Kern::bind`] to the tile `tile` (a C expression).
+    fn bind_at(&self, c: &mut Code, name: &str, slot: &Slot, tile: &str) {
         let stride = match &slot.pack {
             Pack::Panels { cols, .. } => cols * self.row_len(slot),
             Pack::Bias { .. } => slot.width(self.tile),
         };
         let ty = c_type(self.slot_store(slot));
-        c.line(format!("const {ty} *restrict {name} = {} + t * {stride};", self.array(slot)));
+        c.line(format!("const {ty} *restrict {name} = {} + {tile} * {stride};", self.array(slot)));
     }
 
     /// Statements `acc[l] += <lane l of row k of panel> * vk` for the lanes `l` of a row of
@@ -181,17 +186,57 @@ impl Kern<'_> {
 
     /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
     /// accumulator `a` per tile, the projection plus `R·h`, then `lane` for each row `j`.
+    /// Narrow tiles are taken [`Kern::interleave`] at a time.
     pub(super) fn single_accumulator(&self, c: &mut Code, lane: &[String]) {
         let (h, w, tiles) = (self.cell.spec.hidden, self.width, self.tiles());
-        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
-        self.bind(c, "r", &self.recurrent[0]);
-        self.accumulate(c, ("a", w, &format!("p[t * {w} + l]")), "r", h, "h");
-        self.open_lanes(c);
+        let g = self.interleave();
+        if g == 1 {
+            c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+            self.bind(c, "r", &self.recurrent[0]);
+            self.accumulate(c, ("a", w, &format!("p[t * {w} + l]")), "r", h, "h");
+            self.open_lanes(c);
+        } else {
+            c.open(format!("for (size_t t0 = 0; t0 < {tiles}; t0 += {g})"));
+            for i in 0..g {
+                self.bind_at(c, &format!("r{i}"), &self.recurrent[0], &format!("(t0 + {i})"));
+            }
+            c.line(format!("float acc[{g}][{w}];"));
+            c.open(format!("for (size_t l = 0; l < {w}; ++l)"));
+            for i in 0..g {
+                c.line(format!("acc[{i}][l] = p[(t0 + {i}) * {w} + l];"));
+            }
+            c.close("");
+            c.open(format!("for (size_t k = 0; k < {h}; ++k)"));
+            c.line("const float vk = h[k];");
+            for i in 0..g {
+                self.lanes_acc(c, &format!("acc[{i}]"), &format!("r{i}"), "k", w, "vk");
+            }
+            c.close("");
+            c.open(format!("for (size_t g = 0; g < {g}; ++g)"));
+            c.line("const size_t t = t0 + g;");
+            c.line("const float *a = acc[g];");
+            self.open_lanes(c);
+        }
         for s in lane {
             c.line(s);
         }
         c.close("");
         c.close("");
+        if g > 1 {
+            c.close("");
+        }
+    }
+
+    /// Tiles whose products a tiled step computes side by side: a narrow tile (one AVX-512
+    /// register or less) alone is one chain of dependent multiply–adds, which leaves the FMA
+    /// units idle; 4 of them keep enough sums in flight (as the Rust kernels do). 1 for the
+    /// unrolled strategy, wider tiles, or a tile count 4 and 2 do not divide.
+    fn interleave(&self) -> usize {
+        let tiles = self.tiles();
+        if self.strategy == Strategy::Unrolled || self.width > ROLLED_LANES {
+            return 1;
+        }
+        [4, 2].into_iter().find(|g| tiles.is_multiple_of(*g)).unwrap_or(1)
     }
 
     /// The weight tables of the embedded slots, aligned, eight values a line.
