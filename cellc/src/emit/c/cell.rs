@@ -170,7 +170,7 @@ impl Kern<'_> {
             return;
         }
         // Partial sum `i` takes the columns k ≡ i (mod q), the first from `init`; then they
-        // are added pairwise, as in the Rust kernels' `panel_acc_split`.
+        // are added, as in the Rust kernels' `panel_acc_split`.
         let parts: Vec<String> = (0..q).map(|i| if i == 0 { acc.to_owned() } else { format!("{acc}_{i}") }).collect();
         c.line(format!("float {};", parts.iter().map(|a| format!("{a}[{width}]")).collect::<Vec<_>>().join(", ")));
         c.line(format!(
@@ -189,12 +189,8 @@ impl Kern<'_> {
         for (k, a) in (whole..cols).zip(&parts) {
             self.lanes_acc(c, a, panel, &k.to_string(), width, &format!("{v}[{k}]"));
         }
-        let sum = if q == 4 {
-            format!("({acc}[l] + {acc}_2[l]) + ({acc}_1[l] + {acc}_3[l])")
-        } else {
-            format!("{acc}[l] + {acc}_1[l]")
-        };
-        c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {sum};"));
+        let sum = parts.join("[l] + ");
+        c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {sum}[l];"));
     }
 
     /// Partial sums each lane of a tiled product of `width` lanes over `cols` columns is
@@ -208,11 +204,8 @@ impl Kern<'_> {
         if self.strategy == Strategy::Unrolled {
             return 1;
         }
-        let q = match self.tiles().saturating_mul(width) {
-            0..=64 => 2,
-            _ => 1,
-        };
-        if cols >= 2 * q { q } else { 1 }
+        let narrow = self.tiles().saturating_mul(width) <= 64;
+        if narrow && cols >= 4 { 2 } else { 1 }
     }
 
     /// `t * tile + l`: the state row of lane `l` of tile `t`.
