@@ -215,6 +215,14 @@ fn anatomy_b(c: &mut Criterion) {
             *o = h + x[0];
         }
     });
+    // `feed` over blocks of 64 steps: the time of one block, over 64, is the step's cost
+    // when the state stays inside one call (a stream processed block by block).
+    g.bench_function("feed_64", |b| {
+        let cell = gru_h16_i1::tiled_code::Cell::new();
+        let xs = [x; 64];
+        let (mut h, mut ys) = ([0.1f32; 16], [[0.0f32; 16]; 64]);
+        b.iter(|| cell.feed(&mut h, black_box(&xs), &mut ys))
+    });
     let mut independent = |label: &str, f: DynStep<'_, 16, 1>| {
         let (h, mut out) = ([0.1f32; 16], [0.0f32; 16]);
         g.bench_function(label, |b| b.iter(|| f(black_box(&x), black_box(&h), &mut out)));

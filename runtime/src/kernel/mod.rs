@@ -231,6 +231,11 @@ pub fn panel_acc_rows_in<
 /// partial sums over alternate inputs ([`panel_acc_split`]), for every row alike, so one
 /// row and a batch of rows still compute the same bits (a GRU step, H=16, I=1: 94 ns with
 /// one sum per lane).
+///
+/// Tried and not kept: handing each tile to the step's activations as soon as its sums
+/// were complete, so that they would overlap the reading of the next tiles' weights (AMD
+/// Zen 4, both forms in one program: GRU H=128 2.39 → 2.49 µs, B 77 → 82 ns, RNN and
+/// LSTM within 2%).
 #[inline(always)]
 pub fn tiles_acc_rows<
     const K: usize,

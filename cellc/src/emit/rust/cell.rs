@@ -298,6 +298,9 @@ impl Ctx<'_> {
                 (*h, *c) = (next, next_c);
             }
         });
+        // The state goes through `*h` every step. Kept in a local across the block instead
+        // (in registers for small cells), it measured no faster (AMD Zen 4, both forms in
+        // one program: GRU H=16 75.7 against 75.2 ns a step, H=128 2.16 against 2.18 µs).
         let plain_feed = feed(quote! {
             for s in 0..m {
                 let mut next = [0.0f32; #h];
