@@ -1,5 +1,6 @@
 //! The integration tests that build generated code for real (scratch crates of Rust and C
 //! programs), in one test binary: one build and one link instead of one per file.
+mod c_activations;
 mod drift;
 mod included;
 mod properties;

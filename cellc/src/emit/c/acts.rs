@@ -62,11 +62,12 @@ const CLIP: Definition = (
 /// `cellc_runtime::act::exp`, operation for operation.
 const EXP: Definition = (
     "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
-     polynomial, 2^n from its bits in two halves so that subnormal results round once.",
+     polynomial (in Estrin's form: a short chain of dependent operations), 2^n from its bits in \
+     two halves so that subnormal results round once.",
     "float x",
     "    const float shift = 12582912.0f;
     union { float f; uint32_t u; } k, sh, s1, s2;
-    float nf, r, p;
+    float nf, r, r2, lo, hi, p;
     int32_t n, half;
     x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
     k.f = x * 1.442695f + shift;
@@ -74,15 +75,15 @@ const EXP: Definition = (
     n = (int32_t)k.u - (int32_t)sh.u;
     nf = k.f - shift;
     r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
-    p = 0.0013814612f;
-    p = p * r + 0.00836871f;
-    p = p * r + 0.04166839f;
-    p = p * r + 0.16666521f;
-    p = p * r + 0.49999994f;
+    r2 = r * r;
+    lo = 0.16666521f * r + 0.49999994f;
+    hi = 0.00836871f * r + 0.04166839f;
+    hi = 0.0013814612f * r2 + hi;
+    p = hi * r2 + lo;
     half = n / 2;
     s1.u = (uint32_t)(half + 127) << 23;
     s2.u = (uint32_t)(n - half + 127) << 23;
-    return (1.0f + (r + r * r * p)) * s1.f * s2.f;
+    return (1.0f + (r + r2 * p)) * s1.f * s2.f;
 ",
 );
 

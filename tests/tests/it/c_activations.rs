@@ -1,0 +1,117 @@
+//! The generated C computes each transcendental activation as `cellc_runtime::act` does at
+//! the portable level (the same operations in the same order, none fused), so the error
+//! bounds the runtime's exhaustive test establishes hold for the C too: checked here bit
+//! for bit on a spread of inputs (every 4099th f32 bit pattern, which visits every exponent
+//! of both signs, and the special values), through an RNN cell of one unit whose output is
+//! `f(x)`, compiled by `cc -std=c99 -O2`.
+use cellc::ir::wire::{CellIo, Value, Wired};
+use cellc::ir::{Activation, Batch, Cell, CellKind, CellSpec, Dim, ElemType, Output, Param, ParamRole, WeightSrc};
+use cellc_runtime::act;
+use cellc_runtime::simd::Portable;
+use std::path::Path;
+use std::process::Command;
+
+/// `h' = f(x·1 + h·0 + 0)`: `f(x)` for every x but −0, which the sum makes +0.
+fn one_unit(activation: Activation) -> cellc::ir::Model {
+    let emb = |v: f32| WeightSrc::Embedded { values: vec![v], stored: ElemType::F32 };
+    let dims = vec![Dim::Batch, Dim::Static(1)];
+    Wired {
+        file: "act.xml".into(),
+        name: "act".into(),
+        batch: Batch::Dynamic,
+        params: vec![
+            Param { name: "X".into(), shape: dims.clone(), role: ParamRole::Data },
+            Param { name: "H".into(), shape: dims.clone(), role: ParamRole::Data },
+        ],
+        cells: vec![(
+            Cell {
+                name: "cell".into(),
+                spec: CellSpec { kind: CellKind::Rnn, hidden: 1, input: 1, activations: vec![activation], clip: None },
+                w: emb(1.0),
+                r: emb(0.0),
+                b: Some(emb(0.0)),
+                seq: None,
+                layout: Default::default(),
+            },
+            CellIo { x: Value::Param(0), h: Value::Param(1), c: None },
+        )],
+        outputs: vec![(Output { name: "Y".into(), shape: dims }, Value::Cell(0, 0))],
+    }
+    .into_model()
+}
+
+const DRIVER: &str = r#"#include "act.h"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb");
+    long n;
+    float *x, *h, *y;
+    (void)argc;
+    if (!f || fseek(f, 0, SEEK_END) != 0) return 2;
+    n = ftell(f) / (long)sizeof(float);
+    rewind(f);
+    x = malloc((size_t)n * sizeof(float));
+    h = calloc((size_t)n, sizeof(float));
+    y = malloc((size_t)n * sizeof(float));
+    if (!x || !h || !y || fread(x, sizeof(float), (size_t)n, f) != (size_t)n) return 3;
+    fclose(f);
+    if (act_cell_step_batch(x, (size_t)n, h, (size_t)n, y, (size_t)n) != ACT_OK) return 4;
+    f = fopen(argv[2], "wb");
+    if (!f || fwrite(y, sizeof(float), (size_t)n, f) != (size_t)n) return 5;
+    return fclose(f) != 0;
+}
+"#;
+
+/// `f` as the C of `activation` computes it, on every input in `xs`.
+fn in_c(dir: &Path, activation: Activation, fast: bool, xs: &[f32]) -> Vec<f32> {
+    let opts = cellc::Options { name: Some("act".into()), fast_activations: fast, ..cellc::Options::default() };
+    let files = cellc::emit::c::emit(&one_unit(activation), &opts, "act.h").expect("emits");
+    std::fs::write(dir.join("act.h"), files.header).expect("header");
+    std::fs::write(dir.join("act.c"), files.source).expect("source");
+    std::fs::write(dir.join("main.c"), DRIVER).expect("driver");
+    let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(dir.join("in.bin"), bytes).expect("inputs");
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = Command::new(compiler)
+        .args(["-std=c99", "-O2", "act.c", "main.c", "-lm", "-o", "act"])
+        .current_dir(dir)
+        .output()
+        .expect("run cc");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let ran = Command::new(dir.join("act")).args(["in.bin", "out.bin"]).current_dir(dir).status().expect("run");
+    assert!(ran.success(), "the driver failed: {ran}");
+    let out = std::fs::read(dir.join("out.bin")).expect("outputs");
+    out.as_chunks::<4>().0.iter().map(|b| f32::from_le_bytes(*b)).collect()
+}
+
+fn inputs() -> Vec<f32> {
+    let specials = [0.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY];
+    (0..=u32::MAX).step_by(4099).map(f32::from_bits).filter(|x| !x.is_nan()).chain(specials).collect()
+}
+
+#[test]
+fn c_activations_compute_the_runtimes_portable_bits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let xs = inputs();
+    type Reference = fn(f32) -> f32;
+    let cases: [(&str, bool, Reference); 8] = [
+        ("sigmoid", false, |x| act::sigmoid(Portable, x)),
+        ("tanh", false, |x| act::tanh(Portable, x)),
+        ("elu", false, |x| act::elu(Portable, x, 1.0)),
+        ("softplus", false, |x| act::softplus(Portable, x)),
+        ("sigmoid", true, |x| act::fast::sigmoid(Portable, x)),
+        ("tanh", true, |x| act::fast::tanh(Portable, x)),
+        ("elu", true, |x| act::fast::elu(Portable, x, 1.0)),
+        ("softplus", true, |x| act::fast::softplus(Portable, x)),
+    ];
+    for (name, fast, reference) in cases {
+        let activation = Activation::from_name(name, None, None).expect("known");
+        let got = in_c(dir.path(), activation, fast, &xs);
+        assert_eq!(got.len(), xs.len(), "{name}: one output per input");
+        let differ = xs.iter().zip(&got).find(|&(&x, &c)| reference(x).to_bits() != c.to_bits());
+        if let Some((x, c)) = differ {
+            panic!("{name} (fast: {fast}) at x = {x:e}: C {c:e}, cellc_runtime::act {:e}", reference(*x));
+        }
+    }
+}
