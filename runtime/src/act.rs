@@ -15,8 +15,10 @@
 //! The functions with a polynomial take the level token of the kernel that calls them
 //! ([`Isa`]): at a level with FMA each multiply–add of the polynomial rounds once, which
 //! shortens the chain of dependent operations (a multiply then an add wait for two
-//! roundings); at the portable level they round the product and the sum, as the generated
-//! C does. The bounds above hold at both (checked for both).
+//! roundings); at the portable level they round the product and the sum. The bounds above
+//! hold at both (checked for both). The generated C computes the same operations and
+//! fuses the same multiply–adds where its target has FMA (`FP_FAST_FMAF`), so it has the
+//! bits of one level or the other.
 use crate::simd::Isa;
 
 /// `a·b + c`, fused at levels with FMA.

@@ -1,13 +1,16 @@
-//! The generated C computes each transcendental activation as `cellc_runtime::act` does at
-//! the portable level (the same operations in the same order, none fused), so the error
-//! bounds the runtime's exhaustive test establishes hold for the C too: checked here bit
-//! for bit on a spread of inputs (every 4099th f32 bit pattern, which visits every exponent
-//! of both signs, and the special values), through an RNN cell of one unit whose output is
-//! `f(x)`, compiled by `cc -std=c99 -O2`.
+//! The generated C computes each transcendental activation as `cellc_runtime::act` does:
+//! the same operations in the same order, its multiply–adds fused where the target makes
+//! `fmaf` fast and rounded twice elsewhere, so the error bounds the runtime's exhaustive
+//! test establishes for its FMA levels and for its portable level hold for the C too.
+//! Checked here bit for bit on a spread of inputs (every 4099th f32 bit pattern, which
+//! visits every exponent of both signs, and the special values), through an RNN cell of one
+//! unit whose output is `f(x)`, compiled by `cc -std=c99 -O2` for the baseline x86-64 (no
+//! FMA: the portable level's bits) and with `-mfma` (the FMA levels' bits, on a CPU that
+//! has FMA).
 use cellc::ir::wire::{CellIo, Value, Wired};
 use cellc::ir::{Activation, Batch, Cell, CellKind, CellSpec, Dim, ElemType, Output, Param, ParamRole, WeightSrc};
 use cellc_runtime::act;
-use cellc_runtime::simd::Portable;
+use cellc_runtime::simd::{Isa, Level, Portable};
 use std::path::Path;
 use std::process::Command;
 
@@ -63,8 +66,8 @@ int main(int argc, char **argv) {
 }
 "#;
 
-/// `f` as the C of `activation` computes it, on every input in `xs`.
-fn in_c(dir: &Path, activation: Activation, fast: bool, xs: &[f32]) -> Vec<f32> {
+/// `f` as the C of `activation` computes it, compiled with `flags`, on every input in `xs`.
+fn in_c(dir: &Path, (activation, fast): (Activation, bool), flags: &[&str], xs: &[f32]) -> Vec<f32> {
     let opts = cellc::Options { name: Some("act".into()), fast_activations: fast, ..cellc::Options::default() };
     let files = cellc::emit::c::emit(&one_unit(activation), &opts, "act.h").expect("emits");
     std::fs::write(dir.join("act.h"), files.header).expect("header");
@@ -74,7 +77,9 @@ fn in_c(dir: &Path, activation: Activation, fast: bool, xs: &[f32]) -> Vec<f32> 
     std::fs::write(dir.join("in.bin"), bytes).expect("inputs");
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let built = Command::new(compiler)
-        .args(["-std=c99", "-O2", "act.c", "main.c", "-lm", "-o", "act"])
+        .args(["-std=c99", "-O2"])
+        .args(flags)
+        .args(["act.c", "main.c", "-lm", "-o", "act"])
         .current_dir(dir)
         .output()
         .expect("run cc");
@@ -90,28 +95,50 @@ fn inputs() -> Vec<f32> {
     (0..=u32::MAX).step_by(4099).map(f32::from_bits).filter(|x| !x.is_nan()).chain(specials).collect()
 }
 
+/// The runtime's activation `name` (its fast form if `fast`) at the level of `isa`.
+fn runtime<I: Isa>(isa: I, name: &str, fast: bool, x: f32) -> f32 {
+    match (name, fast) {
+        ("sigmoid", false) => act::sigmoid(isa, x),
+        ("tanh", false) => act::tanh(isa, x),
+        ("elu", false) => act::elu(isa, x, 1.0),
+        ("softplus", false) => act::softplus(isa, x),
+        ("sigmoid", true) => act::fast::sigmoid(isa, x),
+        ("tanh", true) => act::fast::tanh(isa, x),
+        ("elu", true) => act::fast::elu(isa, x, 1.0),
+        ("softplus", true) => act::fast::softplus(isa, x),
+        _ => unreachable!("no case {name}"),
+    }
+}
+
+/// The first input where `got` and `want` differ in their bits.
+fn first_difference(xs: &[f32], got: &[f32], want: &[f32]) -> Option<(f32, f32, f32)> {
+    assert_eq!(got.len(), xs.len(), "one output per input");
+    xs.iter().zip(got).zip(want).find(|&((_, g), w)| g.to_bits() != w.to_bits()).map(|((&x, &g), &w)| (x, g, w))
+}
+
 #[test]
-fn c_activations_compute_the_runtimes_portable_bits() {
+fn c_activations_compute_the_runtimes_bits() {
     let dir = tempfile::tempdir().expect("temp dir");
     let xs = inputs();
-    type Reference = fn(f32) -> f32;
-    let cases: [(&str, bool, Reference); 8] = [
-        ("sigmoid", false, |x| act::sigmoid(Portable, x)),
-        ("tanh", false, |x| act::tanh(Portable, x)),
-        ("elu", false, |x| act::elu(Portable, x, 1.0)),
-        ("softplus", false, |x| act::softplus(Portable, x)),
-        ("sigmoid", true, |x| act::fast::sigmoid(Portable, x)),
-        ("tanh", true, |x| act::fast::tanh(Portable, x)),
-        ("elu", true, |x| act::fast::elu(Portable, x, 1.0)),
-        ("softplus", true, |x| act::fast::softplus(Portable, x)),
-    ];
-    for (name, fast, reference) in cases {
-        let activation = Activation::from_name(name, None, None).expect("known");
-        let got = in_c(dir.path(), activation, fast, &xs);
-        assert_eq!(got.len(), xs.len(), "{name}: one output per input");
-        let differ = xs.iter().zip(&got).find(|&(&x, &c)| reference(x).to_bits() != c.to_bits());
-        if let Some((x, c)) = differ {
-            panic!("{name} (fast: {fast}) at x = {x:e}: C {c:e}, cellc_runtime::act {:e}", reference(*x));
+    // The -mfma build runs only where the CPU has FMA: the runtime's AVX2 level and up.
+    let fma = cfg!(target_arch = "x86_64") && cellc_runtime::simd::cpu_level() != Level::Portable;
+    for name in ["sigmoid", "tanh", "elu", "softplus"] {
+        for fast in [false, true] {
+            let activation = Activation::from_name(name, None, None).expect("known");
+            let got = in_c(dir.path(), (activation, fast), &[], &xs);
+            let want: Vec<f32> = xs.iter().map(|&x| runtime(Portable, name, fast, x)).collect();
+            if let Some((x, g, w)) = first_difference(&xs, &got, &want) {
+                panic!("{name} (fast: {fast}, no FMA) at x = {x:e}: C {g:e}, cellc_runtime::act {w:e}");
+            }
+            if !fma {
+                continue;
+            }
+            let got = in_c(dir.path(), (activation, fast), &["-mfma"], &xs);
+            let want: Vec<f32> =
+                cellc_runtime::dispatch!(|L, isa| xs.iter().map(|&x| runtime(isa, name, fast, x)).collect());
+            if let Some((x, g, w)) = first_difference(&xs, &got, &want) {
+                panic!("{name} (fast: {fast}, FMA) at x = {x:e}: C {g:e}, cellc_runtime::act {w:e}");
+            }
         }
     }
 }

@@ -1,13 +1,18 @@
 //! The C definitions of the activations, each computed as `cellc_runtime::act` (or, with
 //! fast activations, `cellc_runtime::act::fast`) computes it: the same operations in the
-//! same order, so the C has the same error bounds, and its loops over lanes vectorise.
+//! same order, so the C has the same error bounds, and its loops over lanes vectorise. The
+//! multiply–adds the runtime fuses at its levels with FMA go through `PREFIX_fma`, which
+//! fuses them where `<math.h>` says `fmaf` is fast (`FP_FAST_FMAF`: a target with FMA
+//! instructions, such as `-march=native` on x86-64 machines of the last decade) and rounds
+//! the product and the sum otherwise: the bits of the runtime's FMA levels, or of its
+//! portable level.
 use crate::ir::Activation;
 
 /// A helper's comment, parameters and body (`PREFIX` stands for the file's prefix).
 pub(super) type Definition = (&'static str, &'static str, &'static str);
 
 /// The helpers other helpers call, callees first.
-const CALLEES: &[&str] = &["clip", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
+const CALLEES: &[&str] = &["clip", "fma", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
 
 /// The fast activations that call one of [`CALLEES`].
 const FAST: &[&str] = &["fast_sigmoid", "fast_scaledtanh", "fast_elu", "fast_softplus"];
@@ -22,16 +27,16 @@ pub(super) fn order() -> impl Iterator<Item = &'static str> {
 /// The helper computing `a` (fast or not) and every helper it calls.
 pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'static str]) {
     match (a, fast) {
-        (Activation::Sigmoid, false) => ("sigmoid", &["exp"]),
-        (Activation::Tanh, false) => ("tanh", &["exp"]),
-        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["exp", "tanh"]),
-        (Activation::Elu { .. }, false) => ("elu", &["exp", "expm1_neg"]),
-        (Activation::Softplus, false) => ("softplus", &["exp", "ln_1p_unit"]),
-        (Activation::Sigmoid, true) => ("fast_sigmoid", &["fast_tanh"]),
-        (Activation::Tanh, true) => ("fast_tanh", &[]),
-        (Activation::ScaledTanh { .. }, true) => ("fast_scaledtanh", &["fast_tanh"]),
-        (Activation::Elu { .. }, true) => ("fast_elu", &["fast_exp_neg"]),
-        (Activation::Softplus, true) => ("fast_softplus", &["fast_exp_neg"]),
+        (Activation::Sigmoid, false) => ("sigmoid", &["fma", "exp"]),
+        (Activation::Tanh, false) => ("tanh", &["fma", "exp"]),
+        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["fma", "exp", "tanh"]),
+        (Activation::Elu { .. }, false) => ("elu", &["fma", "exp", "expm1_neg"]),
+        (Activation::Softplus, false) => ("softplus", &["fma", "exp", "ln_1p_unit"]),
+        (Activation::Sigmoid, true) => ("fast_sigmoid", &["fma", "fast_tanh"]),
+        (Activation::Tanh, true) => ("fast_tanh", &["fma"]),
+        (Activation::ScaledTanh { .. }, true) => ("fast_scaledtanh", &["fma", "fast_tanh"]),
+        (Activation::Elu { .. }, true) => ("fast_elu", &["fma", "fast_exp_neg"]),
+        (Activation::Softplus, true) => ("fast_softplus", &["fma", "fast_exp_neg"]),
         (a, _) => (a.name(), &[]),
     }
 }
@@ -40,6 +45,7 @@ pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'s
 pub(super) fn definition(name: &str) -> Option<Definition> {
     Some(match name {
         "clip" => CLIP,
+        "fma" => FMA,
         "exp" => EXP,
         "expm1_neg" => EXPM1_NEG,
         "ln_1p_unit" => LN_1P_UNIT,
@@ -59,6 +65,19 @@ const CLIP: Definition = (
     "    return x < -c ? -c : (x > c ? c : x);\n",
 );
 
+/// The runtime's `Isa::mul_add`: fused where the target makes `fmaf` fast.
+const FMA: Definition = (
+    "a * b + c, rounded once where the target has fused multiply-adds (FP_FAST_FMAF), as the \
+     runtime computes it at its levels with FMA; rounded twice elsewhere, as at its portable level.",
+    "float a, float b, float c",
+    "#if defined(FP_FAST_FMAF)
+    return fmaf(a, b, c);
+#else
+    return a * b + c;
+#endif
+",
+);
+
 /// `cellc_runtime::act::exp`, operation for operation.
 const EXP: Definition = (
     "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
@@ -70,20 +89,20 @@ const EXP: Definition = (
     float nf, r, r2, lo, hi, p;
     int32_t n, half;
     x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
-    k.f = x * 1.442695f + shift;
+    k.f = PREFIX_fma(x, 1.442695f, shift);
     sh.f = shift;
     n = (int32_t)k.u - (int32_t)sh.u;
     nf = k.f - shift;
-    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
+    r = PREFIX_fma(-nf, 1.4286068e-6f, PREFIX_fma(-nf, 0.69314575f, x));
     r2 = r * r;
-    lo = 0.16666521f * r + 0.49999994f;
-    hi = 0.00836871f * r + 0.04166839f;
-    hi = 0.0013814612f * r2 + hi;
-    p = hi * r2 + lo;
+    lo = PREFIX_fma(0.16666521f, r, 0.49999994f);
+    hi = PREFIX_fma(0.00836871f, r, 0.04166839f);
+    hi = PREFIX_fma(0.0013814612f, r2, hi);
+    p = PREFIX_fma(hi, r2, lo);
     half = n / 2;
     s1.u = (uint32_t)(half + 127) << 23;
     s2.u = (uint32_t)(n - half + 127) << 23;
-    return (1.0f + (r + r2 * p)) * s1.f * s2.f;
+    return (1.0f + PREFIX_fma(r2, p, r)) * s1.f * s2.f;
 ",
 );
 
@@ -93,12 +112,12 @@ const EXPM1_NEG: Definition = (
      below.",
     "float x",
     "    float p = 0.001200641f;
-    p = p * x + 0.008263202f;
-    p = p * x + 0.04165462f;
-    p = p * x + 0.16666576f;
-    p = p * x + 0.49999997f;
+    p = PREFIX_fma(p, x, 0.008263202f);
+    p = PREFIX_fma(p, x, 0.04165462f);
+    p = PREFIX_fma(p, x, 0.16666576f);
+    p = PREFIX_fma(p, x, 0.49999997f);
     {
-        const float small = x + x * x * p;
+        const float small = PREFIX_fma(x * x, p, x);
         const float large = PREFIX_exp(x) - 1.0f;
         return x > -0.3465736f ? small : large;
     }
@@ -115,10 +134,10 @@ const LN_1P_UNIT: Definition = (
     const float m = big ? 0.5f * u : u, k = big ? 1.0f : 0.0f;
     const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
     float p = 0.29870945f;
-    p = p * t + 0.39977574f;
-    p = p * t + 0.66666776f;
+    p = PREFIX_fma(p, t, 0.39977574f);
+    p = PREFIX_fma(p, t, 0.66666776f);
     {
-        const float ln_m = 2.0f * s + s * t * p;
+        const float ln_m = PREFIX_fma(s * t, p, 2.0f * s);
         const float lost = (e - (u - 1.0f)) / u;
         return k * 0.69314575f + (ln_m + (k * 1.4286068e-6f + lost));
     }
@@ -133,16 +152,16 @@ const FAST_EXP_NEG: Definition = (
     union { float f; uint32_t u; } k, sh, s;
     float nf, r, p;
     x = x < -87.0f ? -87.0f : (x > 0.0f ? 0.0f : x);
-    k.f = x * 1.442695f + shift;
+    k.f = PREFIX_fma(x, 1.442695f, shift);
     sh.f = shift;
     nf = k.f - shift;
-    r = x - nf * 0.69314575f - nf * 1.4286068e-6f;
+    r = PREFIX_fma(-nf, 1.4286068e-6f, PREFIX_fma(-nf, 0.69314575f, x));
     p = 0.008312526f;
-    p = p * r + 0.041890115f;
-    p = p * r + 0.16667114f;
-    p = p * r + 0.4999923f;
+    p = PREFIX_fma(p, r, 0.041890115f);
+    p = PREFIX_fma(p, r, 0.16667114f);
+    p = PREFIX_fma(p, r, 0.4999923f);
     s.u = (uint32_t)((int32_t)k.u - (int32_t)sh.u + 127) << 23;
-    return (1.0f + (r + r * r * p)) * s.f;
+    return (1.0f + PREFIX_fma(r * r, p, r)) * s.f;
 ",
 );
 
@@ -153,14 +172,14 @@ const FAST_TANH: Definition = (
     x = x < -7.9f ? -7.9f : (x > 7.9f ? 7.9f : x);
     x2 = x * x;
     p = 1.1531791e-5f;
-    p = p * x2 + 0.0029604693f;
-    p = p * x2 + 0.12934414f;
-    p = p * x2 + 0.9999999f;
+    p = PREFIX_fma(p, x2, 0.0029604693f);
+    p = PREFIX_fma(p, x2, 0.12934414f);
+    p = PREFIX_fma(p, x2, 0.9999999f);
     q = 2.4925313e-7f;
-    q = q * x2 + 0.00024001146f;
-    q = q * x2 + 0.023854068f;
-    q = q * x2 + 0.4626764f;
-    q = q * x2 + 1.0f;
+    q = PREFIX_fma(q, x2, 0.00024001146f);
+    q = PREFIX_fma(q, x2, 0.023854068f);
+    q = PREFIX_fma(q, x2, 0.4626764f);
+    q = PREFIX_fma(q, x2, 1.0f);
     return x * p / q;
 ",
 );
@@ -168,7 +187,7 @@ const FAST_TANH: Definition = (
 const FAST_SIGMOID: Definition = (
     "1 / (1 + e^-x), fast: (1 + tanh(x / 2)) / 2.",
     "float x",
-    "    return 0.5f * PREFIX_fast_tanh(0.5f * x) + 0.5f;\n",
+    "    return PREFIX_fma(0.5f, PREFIX_fast_tanh(0.5f * x), 0.5f);\n",
 );
 
 const FAST_SCALEDTANH: Definition = (
@@ -191,8 +210,8 @@ const FAST_SOFTPLUS: Definition = (
     const float m = big ? 0.5f * u : u, k = big ? 0.69314718f : 0.0f;
     const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
     float p = 0.41202006f;
-    p = p * t + 0.66655624f;
-    return fmaxf(x, 0.0f) + (k + (2.0f * s + s * t * p));
+    p = PREFIX_fma(p, t, 0.66655624f);
+    return fmaxf(x, 0.0f) + (k + PREFIX_fma(s * t, p, 2.0f * s));
 ",
 );
 
@@ -211,12 +230,12 @@ fn activation(a: Activation) -> Definition {
             "float x",
             "    const float a = fabsf(x), a2 = a * a;
     float p = -0.0062742424f;
-    p = p * a2 + 0.021071682f;
-    p = p * a2 - 0.053852312f;
-    p = p * a2 + 0.13332586f;
-    p = p * a2 - 0.33333316f;
+    p = PREFIX_fma(p, a2, 0.021071682f);
+    p = PREFIX_fma(p, a2, -0.053852312f);
+    p = PREFIX_fma(p, a2, 0.13332586f);
+    p = PREFIX_fma(p, a2, -0.33333316f);
     {
-        const float small = a + a * a2 * p;
+        const float small = PREFIX_fma(a * a2, p, a);
         const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
         return copysignf(a < 0.55f ? small : large, x);
     }

@@ -57,7 +57,7 @@ impl Helpers {
 
     /// `e^v` as a C expression.
     pub(super) fn exp(&mut self, prefix: &str, v: &str) -> String {
-        self.used.insert("exp");
+        self.used.extend(["fma", "exp"]);
         format!("{prefix}_exp({v})")
     }
 
