@@ -84,6 +84,8 @@ impl Kern<'_> {
     /// Statements `acc[l] += <lane l of row k of panel> * vk` for the lanes `l` of a row of
     /// `width` lanes, `k` (an expression) a row of `panel`: one loop over f32 lanes, or the
     /// loops that convert 16-bit ones (for bfloat16 pairs, the low halves then the high).
+    /// Written as `acc[l] = fmaf(…)` where the target has FMA, the step was not faster
+    /// overall (AMD Zen 4, GCC 12, one program: GRU H=128 2.50 → 2.70 µs, H=16 85 → 81 ns).
     fn lanes_acc(&self, c: &mut Code, acc: &str, panel: &str, k: &str, width: usize, vk: &str) {
         let (p, rolled) = (&self.prefix, rolled(&self.upper, width));
         // A constant row is folded: `l`, `48 + l`; a variable one stays `k * 48 + l`.
