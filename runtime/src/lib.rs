@@ -31,6 +31,8 @@ mod error;
 pub mod kernel;
 pub mod math;
 pub mod simd;
+#[cfg(feature = "std")]
+pub mod team;
 pub use cellc_pack as pack;
 
 #[cfg(feature = "macros")]

@@ -1,0 +1,624 @@
+//! One step on several cores. A cell compiled for `threads = N` runs its step as a *job*:
+//! a few *stages* (one for RNN, LSTM and GRU with `linear_before_reset`, two for GRU), each
+//! cut into `N` *parts*, a part being the share of the state's tiles one core computes. All
+//! parts of a stage finish before any part of the next starts, and a part writes only its
+//! own chunk of the vectors the stage produces, so the result does not depend on which
+//! thread ran which part, nor on how many threads there were.
+//!
+//! The threads are the caller's and helpers that this module starts once per process, the
+//! first time a job has more than one part. Part `k` runs on helper `k` when that helper is
+//! awake, so each core keeps its share of the weights in its own cache from step to step;
+//! any part can also be run by any thread, so a job never waits for a thread that sleeps,
+//! is busy with another caller's job, or could not be started: the caller runs the parts
+//! nobody has taken. A job runs on the caller alone, stage by stage, when another thread's
+//! job holds the helpers or when it is started from inside a part.
+//!
+//! A work-stealing pool (rayon and its kind) hands parts to whichever thread is free, so
+//! the weights would move between caches, and it parks idle threads at once, so waking
+//! them would cost more than the step: a step of the cells this is for takes 1–3 µs. Here
+//! a job costs a few cache-line transfers; helpers wait for the next job by spinning for
+//! [`spin`] (200 µs unless [`set_spin`] says otherwise), then sleep until a job comes.
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::any::Any;
+use std::boxed::Box;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::thread::{self, Thread};
+use std::time::{Duration, Instant};
+use std::vec::Vec;
+
+/// Most parts a job may have.
+pub const MAX_PARTS: usize = 16;
+/// Most vectors a job's stages may write.
+pub const MAX_SHARED: usize = 4;
+/// How long a thread waits for the others' parts of a stage before running those nobody
+/// has claimed (a helper that was asleep, or not given a core).
+const STEAL_AFTER: Duration = Duration::from_micros(20);
+/// How long helpers spin for a job before sleeping, unless [`set_spin`] says otherwise.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(200);
+
+/// A vector the parts of one stage write, each its own chunk, and the later stages read
+/// whole: chunk `k` is `bounds[k] * unit .. bounds[k + 1] * unit` (see [`run`]).
+#[derive(Debug)]
+pub struct Shared<'a> {
+    data: &'a mut [f32],
+    unit: usize,
+    stage: usize,
+}
+
+impl<'a> Shared<'a> {
+    /// `data`, written during stage `stage` in chunks of `unit` values per bound.
+    pub fn new(data: &'a mut [f32], unit: usize, stage: usize) -> Self {
+        Shared { data, unit, stage }
+    }
+}
+
+/// What one part of one stage sees: its index, its own local value, its chunks of the
+/// vectors this stage writes, and the vectors earlier stages wrote, whole.
+#[derive(Debug)]
+pub struct Stage<'a, L> {
+    /// The part, `0..parts`.
+    pub part: usize,
+    /// The stage, `0..stages`.
+    pub index: usize,
+    /// This part's element of the job's `locals`.
+    pub local: &'a mut L,
+    /// For each [`Shared`] in the order given: this part's chunk if this stage writes it,
+    /// else empty.
+    pub mine: [&'a mut [f32]; MAX_SHARED],
+    /// For each [`Shared`]: the whole vector if an earlier stage wrote it, else empty.
+    pub done: [&'a [f32]; MAX_SHARED],
+}
+
+/// Runs `f` for every part of every stage: `bounds.len() - 1` parts, part `k` owning units
+/// `bounds[k]..bounds[k + 1]` of every [`Shared`], each part given `locals[k]`.
+///
+/// # Panics
+///
+/// If `bounds` is not a non-decreasing list from 0 of at most `MAX_PARTS + 1` values, if
+/// `locals` does not hold one value per part, if a [`Shared`]'s length is not its unit
+/// times the last bound, or if there are more than [`MAX_SHARED`] of them; and, after
+/// every part has run, if one of them panicked.
+pub fn run<L, F>(bounds: &[usize], stages: usize, locals: &mut [L], shared: &mut [Shared<'_>], f: F)
+where
+    L: Send,
+    F: Fn(Stage<'_, L>) + Sync,
+{
+    let parts = bounds.len().saturating_sub(1);
+    assert!((1..=MAX_PARTS).contains(&parts), "team::run: {parts} parts, expected 1..={MAX_PARTS}");
+    assert!(bounds[0] == 0 && bounds.is_sorted(), "team::run: bounds {bounds:?} do not rise from 0");
+    assert_eq!(locals.len(), parts, "team::run: one local per part");
+    assert!(shared.len() <= MAX_SHARED, "team::run: {} shared vectors, at most {MAX_SHARED}", shared.len());
+    for s in shared.iter() {
+        let len = s.unit.checked_mul(bounds[parts]);
+        assert_eq!(Some(s.data.len()), len, "team::run: a shared vector's length is its unit times the last bound");
+    }
+    let mut job = Job {
+        f,
+        locals: locals.as_mut_ptr(),
+        bounds: [0; MAX_PARTS + 1],
+        shared: [Raw { ptr: core::ptr::null_mut(), len: 0, unit: 0, stage: usize::MAX }; MAX_SHARED],
+        panic: Mutex::new(None),
+    };
+    job.bounds[..=parts].copy_from_slice(bounds);
+    for (raw, s) in job.shared.iter_mut().zip(shared.iter_mut()) {
+        *raw = Raw { ptr: s.data.as_mut_ptr(), len: s.data.len(), unit: s.unit, stage: s.stage };
+    }
+    let team = team();
+    match (parts > 1).then(|| team.acquire()).flatten() {
+        Some(held) => held.run(&job, parts, stages),
+        None => {
+            for index in 0..stages {
+                for part in 0..parts {
+                    job.part(part, index);
+                }
+            }
+        }
+    }
+    let payload = job.panic.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if let Some(payload) = payload {
+        resume_unwind(payload);
+    }
+}
+
+/// How long helpers spin for a job before sleeping.
+pub fn spin() -> Duration {
+    Duration::from_nanos(team().spin_ns.load(Ordering::Relaxed))
+}
+
+/// Sets how long helpers spin for the next job before they sleep. Longer keeps the first
+/// step after a pause fast, at the price of a busy core while nothing runs: a program that
+/// steps every 2 ms (an audio callback) and wants every step split sets a little more than
+/// that. Zero makes helpers sleep as soon as they are idle.
+pub fn set_spin(d: Duration) {
+    let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    team().spin_ns.store(ns, Ordering::Relaxed);
+}
+
+/// A [`Shared`] as the job keeps it.
+#[derive(Clone, Copy)]
+struct Raw {
+    ptr: *mut f32,
+    len: usize,
+    unit: usize,
+    stage: usize,
+}
+
+/// A job on the caller's stack: what every part needs. Reached by helpers through the
+/// type-erased `call` only after they have claimed a part of it (see `Held::run`).
+struct Job<L, F> {
+    /// By value, so that a helper finds the closure's captures beside the rest.
+    f: F,
+    locals: *mut L,
+    bounds: [usize; MAX_PARTS + 1],
+    shared: [Raw; MAX_SHARED],
+    /// The first panic of a part, resumed by `run` once every part has run.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+impl<L, F: Fn(Stage<'_, L>) + Sync> Job<L, F> {
+    /// Runs part `part` of stage `index`, catching its panic.
+    ///
+    /// Sound only when no other thread runs the same part of the same stage, every part of
+    /// the earlier stages has finished (and its writes are visible), and no part of a
+    /// later stage has started: what the claims and the `done` count of `Held::run`, or
+    /// the order of the caller's loop, ensure.
+    fn part(&self, part: usize, index: usize) {
+        let (lo, hi) = (self.bounds[part], self.bounds[part + 1]);
+        let mut mine: [&mut [f32]; MAX_SHARED] = Default::default();
+        let mut done: [&[f32]; MAX_SHARED] = Default::default();
+        for ((m, d), raw) in mine.iter_mut().zip(&mut done).zip(&self.shared) {
+            if raw.stage == index {
+                // SAFETY: `run` checked that `len == unit * bounds[parts]`, so the chunk
+                // lies within the vector; chunks of different parts are disjoint, and in
+                // this stage no part reads the vector whole (`done` gives it only to later
+                // stages), so this is the only reference to these values.
+                #[allow(unsafe_code)]
+                let chunk =
+                    unsafe { core::slice::from_raw_parts_mut(raw.ptr.add(lo * raw.unit), (hi - lo) * raw.unit) };
+                *m = chunk;
+            } else if raw.stage < index {
+                // SAFETY: written in an earlier stage, which has finished; no part writes
+                // it any more, so shared references to all of it are sound.
+                #[allow(unsafe_code)]
+                let whole = unsafe { core::slice::from_raw_parts(raw.ptr, raw.len) };
+                *d = whole;
+            }
+        }
+        // SAFETY: `locals` holds one value per part (checked by `run`) and only the thread
+        // running this part, of whatever stage, touches element `part` meanwhile.
+        #[allow(unsafe_code)]
+        let local = unsafe { &mut *self.locals.add(part) };
+        let stage = Stage { part, index, local, mine, done };
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (self.f)(stage))) {
+            let mut slot = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+            slot.get_or_insert(payload);
+        }
+    }
+
+    /// The type-erased `part`, as helpers call it.
+    ///
+    /// # Safety
+    ///
+    /// `job` points to a live `Job<L, F>`, and `part`'s conditions hold.
+    #[allow(unsafe_code)]
+    unsafe fn call(job: *const (), part: usize, index: usize) {
+        // SAFETY: the caller's.
+        unsafe { &*job.cast::<Self>() }.part(part, index);
+    }
+}
+
+/// A value alone on its cache line (two lines: the adjacent-line prefetcher pairs them).
+#[repr(align(128))]
+#[derive(Default)]
+struct Line<T>(T);
+
+/// The job helpers are to take part in, all on one cache line, so that a helper reads it in
+/// one transfer: a sequence lock whose `epoch` is odd while the holder writes it.
+#[repr(C, align(128))]
+#[derive(Default)]
+struct Post {
+    epoch: AtomicU64,
+    first_stage: AtomicU64,
+    done_base: AtomicU64,
+    stages: AtomicUsize,
+    parts: AtomicUsize,
+    job: AtomicPtr<()>,
+    call: AtomicUsize,
+}
+
+/// The process's helpers and the job they are on.
+struct Team {
+    /// Held by the thread whose job the helpers are on.
+    busy: AtomicBool,
+    post: Post,
+    /// For each part, one more than the last global stage number it was claimed for.
+    claims: [Line<AtomicU64>; MAX_PARTS],
+    /// Parts finished, over all jobs.
+    done: Line<AtomicU64>,
+    /// The next job's first global stage number; only the holder touches it.
+    next_stage: UnsafeCell<u64>,
+    /// Helpers started, and those asleep.
+    helpers: Mutex<Vec<Thread>>,
+    started: AtomicUsize,
+    sleeping: Line<AtomicUsize>,
+    spin_ns: AtomicU64,
+}
+
+// SAFETY: `next_stage` is only touched by the thread holding `busy` (see `Held`); every
+// other field is an atomic or a mutex.
+#[allow(unsafe_code)]
+unsafe impl Sync for Team {}
+
+fn team() -> &'static Team {
+    static TEAM: OnceLock<Team> = OnceLock::new();
+    TEAM.get_or_init(|| Team {
+        busy: AtomicBool::new(false),
+        post: Post::default(),
+        claims: Default::default(),
+        done: Line::default(),
+        next_stage: UnsafeCell::new(0),
+        helpers: Mutex::new(Vec::new()),
+        started: AtomicUsize::new(0),
+        sleeping: Line::default(),
+        spin_ns: AtomicU64::new(u64::try_from(DEFAULT_SPIN.as_nanos()).unwrap_or(u64::MAX)),
+    })
+}
+
+/// A job as a helper reads it.
+#[derive(Clone, Copy)]
+struct Posted {
+    first_stage: u64,
+    done_base: u64,
+    stages: usize,
+    parts: usize,
+    job: *const (),
+    call: usize,
+}
+
+std::thread_local! {
+    /// Whether this thread is running a part of a job (a job started there runs alone).
+    static IN_PART: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Spins until `ready()`, yielding the core now and then in case the thread it waits for
+/// is not running.
+fn wait_until(mut ready: impl FnMut() -> bool) {
+    let mut n = 0u32;
+    while !ready() {
+        n = n.wrapping_add(1);
+        if n.is_multiple_of(4096) {
+            thread::yield_now();
+        } else {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+/// The team, held by one caller for one job.
+struct Held(&'static Team);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
+    }
+}
+
+impl Team {
+    /// The team for one job, unless another thread's job holds it or this thread is
+    /// inside a part.
+    fn acquire(&'static self) -> Option<Held> {
+        if IN_PART.with(|p| p.get()) {
+            return None;
+        }
+        self.busy.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).ok().map(|_| Held(self))
+    }
+
+    /// Claims part `part` of global stage `g` for this thread: true once per part and stage.
+    fn claim(&self, part: usize, g: u64) -> bool {
+        self.claims[part].0.fetch_max(g + 1, Ordering::AcqRel) <= g
+    }
+
+    /// The job posted under `epoch`, if that is still the one posted.
+    fn read(&self, epoch: u64) -> Option<Posted> {
+        let p = Posted {
+            first_stage: self.post.first_stage.load(Ordering::Relaxed),
+            done_base: self.post.done_base.load(Ordering::Relaxed),
+            stages: self.post.stages.load(Ordering::Relaxed),
+            parts: self.post.parts.load(Ordering::Relaxed),
+            job: self.post.job.load(Ordering::Relaxed),
+            call: self.post.call.load(Ordering::Relaxed),
+        };
+        core::sync::atomic::fence(Ordering::Acquire);
+        (self.post.epoch.load(Ordering::Relaxed) == epoch).then_some(p)
+    }
+
+    /// Starts helpers until there are `n`, or until one fails to start.
+    fn start_helpers(&'static self, n: usize) {
+        let mut helpers = self.helpers.lock().unwrap_or_else(PoisonError::into_inner);
+        while helpers.len() < n {
+            let me = helpers.len() + 1;
+            let spawned = thread::Builder::new().name(std::format!("cellc-team-{me}")).spawn(move || self.helper(me));
+            match spawned {
+                Ok(handle) => helpers.push(handle.thread().clone()),
+                Err(_) => break,
+            }
+        }
+        self.started.store(helpers.len(), Ordering::Release);
+    }
+
+    /// A helper's life: wait for a job, take part in it, and again.
+    fn helper(&self, me: usize) {
+        IN_PART.with(|p| p.set(true));
+        let mut seen = self.post.epoch.load(Ordering::Acquire) & !1;
+        loop {
+            let epoch = self.next_epoch(seen);
+            seen = epoch;
+            if let Some(p) = self.read(epoch) {
+                self.take_part(me, epoch, p);
+            }
+        }
+    }
+
+    /// Waits for an epoch other than `seen` with no write in progress: spinning for the
+    /// spin time, then asleep.
+    fn next_epoch(&self, seen: u64) -> u64 {
+        let start = Instant::now();
+        let mut n = 0u32;
+        loop {
+            let e = self.post.epoch.load(Ordering::Acquire);
+            if e != seen && e & 1 == 0 {
+                return e;
+            }
+            n = n.wrapping_add(1);
+            if !n.is_multiple_of(1024) {
+                core::hint::spin_loop();
+                continue;
+            }
+            if start.elapsed().as_nanos() < u128::from(self.spin_ns.load(Ordering::Relaxed)) {
+                continue;
+            }
+            // Asleep only once the poster can see it: either the poster's load of
+            // `sleeping` sees this increment, or this load sees its new epoch.
+            self.sleeping.0.fetch_add(1, Ordering::SeqCst);
+            if self.post.epoch.load(Ordering::SeqCst) == seen {
+                thread::park();
+            }
+            self.sleeping.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// A helper's share of the job `p`: each stage, once the previous one is done.
+    fn take_part(&self, me: usize, epoch: u64, p: Posted) {
+        let current = || self.post.epoch.load(Ordering::Relaxed) == epoch;
+        for index in 0..p.stages {
+            let opened = p.done_base + (index * p.parts) as u64;
+            // The job was posted once every part of the jobs before it was done.
+            if index > 0 {
+                wait_until(|| self.done.0.load(Ordering::Acquire) >= opened || !current());
+            }
+            if !current() {
+                return;
+            }
+            let g = p.first_stage + index as u64;
+            self.stage(me, g, (opened, p.parts), false, current, |k| {
+                // SAFETY: `stage` calls this only for a part it has claimed, so the job is
+                // still running (it ends only when every part of every stage is done, this
+                // one included), `call` is its own function, and no other thread runs this
+                // part of this stage; `done` reached `opened`, so every earlier stage is done.
+                #[allow(unsafe_code)]
+                unsafe {
+                    let call: unsafe fn(*const (), usize, usize) = core::mem::transmute(p.call);
+                    call(p.job, k, index);
+                }
+            });
+        }
+    }
+
+    /// Thread `me`'s share of global stage `g`, whose parts are counted done from `opened`
+    /// on: its own part, then the wait for the others' parts, claiming and running (through
+    /// `run`) those nobody has claimed after [`STEAL_AFTER`], or at once when `steal`. Returns
+    /// when the stage is done or `current()` turns false.
+    ///
+    /// Claiming another thread's part costs that thread a cache-line transfer on its next
+    /// claim, so a thread leaves the others' parts to them while they are likely awake.
+    fn stage(
+        &self,
+        me: usize,
+        g: u64,
+        (opened, parts): (u64, usize),
+        steal: bool,
+        current: impl Fn() -> bool,
+        run: impl Fn(usize),
+    ) {
+        let take = |k: usize| {
+            if self.claim(k, g) {
+                run(k);
+                self.done.0.fetch_add(1, Ordering::Release);
+            }
+        };
+        if me < parts {
+            take(me);
+        }
+        let closed = opened + parts as u64;
+        let finished = || self.done.0.load(Ordering::Acquire) >= closed || !current();
+        if !steal {
+            let start = Instant::now();
+            let mut n = 0u32;
+            while !finished() {
+                n = n.wrapping_add(1);
+                if n.is_multiple_of(64) && start.elapsed() >= STEAL_AFTER {
+                    break;
+                }
+                core::hint::spin_loop();
+            }
+        }
+        for k in (0..parts).filter(|&k| k != me) {
+            if finished() {
+                return;
+            }
+            take(k);
+        }
+        wait_until(finished);
+    }
+}
+
+impl Held {
+    /// Runs `job` with the helpers: posts it, then takes part in each stage as thread 0,
+    /// and returns once every part of every stage is done.
+    fn run<L, F: Fn(Stage<'_, L>) + Sync>(self, job: &Job<L, F>, parts: usize, stages: usize) {
+        let t = self.0;
+        if t.started.load(Ordering::Acquire) < parts - 1 {
+            t.start_helpers(parts - 1);
+        }
+        // SAFETY: this thread holds `busy`, the only right to touch `next_stage`.
+        #[allow(unsafe_code)]
+        let first = unsafe { &mut *t.next_stage.get() };
+        let first_stage = *first;
+        *first += stages as u64;
+        let done_base = t.done.0.load(Ordering::Acquire);
+        let epoch = t.post.epoch.load(Ordering::Relaxed);
+        t.post.epoch.store(epoch + 1, Ordering::Relaxed);
+        core::sync::atomic::fence(Ordering::Release);
+        t.post.first_stage.store(first_stage, Ordering::Relaxed);
+        t.post.done_base.store(done_base, Ordering::Relaxed);
+        t.post.stages.store(stages, Ordering::Relaxed);
+        t.post.parts.store(parts, Ordering::Relaxed);
+        t.post.job.store((job as *const Job<L, F>).cast_mut().cast(), Ordering::Relaxed);
+        #[allow(unsafe_code)]
+        let call: unsafe fn(*const (), usize, usize) = Job::<L, F>::call;
+        t.post.call.store(call as usize, Ordering::Relaxed);
+        t.post.epoch.store(epoch + 2, Ordering::SeqCst);
+        // Helpers that sleep take microseconds to wake: their parts are the caller's then.
+        let asleep = t.sleeping.0.load(Ordering::SeqCst) > 0;
+        if asleep {
+            for h in t.helpers.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+                h.unpark();
+            }
+        }
+        let steal = asleep || t.started.load(Ordering::Relaxed) < parts - 1;
+        IN_PART.with(|p| p.set(true));
+        for index in 0..stages {
+            let opened = done_base + (index * parts) as u64;
+            let g = first_stage + index as u64;
+            t.stage(0, g, (opened, parts), steal, || true, |k| job.part(k, index));
+        }
+        IN_PART.with(|p| p.set(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::sync::atomic::AtomicUsize;
+    use std::vec;
+
+    /// Parts run by a helper thread, over all tests.
+    static ON_HELPER: AtomicUsize = AtomicUsize::new(0);
+
+    /// A two-stage job over `n` units in `parts` parts: stage 0 writes `a[j] = x[j]²`,
+    /// stage 1 writes `b[j] = Σa + j + local`, each part's local counting its stages.
+    fn job(parts: usize, x: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
+        let n = x.len();
+        let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts).collect();
+        let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+        let mut locals = vec![0u32; parts];
+        let lo = |k: usize| bounds[k];
+        run(&bounds, 2, &mut locals, &mut [Shared::new(&mut a, 1, 0), Shared::new(&mut b, 1, 1)], |s| {
+            *s.local += 1;
+            // Long enough for an awake helper to claim its part first.
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(2) {}
+            if thread::current().name().is_some_and(|n| n.starts_with("cellc-team-")) {
+                ON_HELPER.fetch_add(1, Ordering::Relaxed);
+            }
+            match s.index {
+                0 => {
+                    for (j, v) in s.mine[0].iter_mut().enumerate() {
+                        *v = x[lo(s.part) + j] * x[lo(s.part) + j];
+                    }
+                    assert!(s.done[0].is_empty() && s.mine[1].is_empty());
+                }
+                _ => {
+                    let sum: f32 = s.done[0].iter().sum();
+                    for (j, v) in s.mine[0].iter_mut().enumerate() {
+                        *v = sum + (lo(s.part) + j) as f32 + *s.local as f32;
+                    }
+                }
+            }
+        });
+        (a, b, locals)
+    }
+
+    #[test]
+    fn parts_compute_what_one_thread_computes() {
+        let x: Vec<f32> = (0..37).map(|j| j as f32 * 0.25).collect();
+        let alone = job(1, &x);
+        assert_eq!(alone.2, [2]);
+        for parts in [2, 3, 5] {
+            for _ in 0..2000 {
+                let (a, b, locals) = job(parts, &x);
+                assert_eq!((&a, &b), (&alone.0, &alone.1), "{parts} parts");
+                assert!(locals.iter().all(|&l| l == 2), "each part ran each stage once: {locals:?}");
+            }
+        }
+        assert!(ON_HELPER.load(Ordering::Relaxed) > 0, "some parts ran on helpers");
+    }
+
+    #[test]
+    fn concurrent_and_nested_jobs_run_alone_with_the_same_results() {
+        let x: Vec<f32> = (0..64).map(|j| j as f32).collect();
+        let alone = job(1, &x);
+        let nested = AtomicUsize::new(0);
+        thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for _ in 0..300 {
+                        assert_eq!(job(2, &x).1, alone.1);
+                    }
+                });
+            }
+            s.spawn(|| {
+                for _ in 0..100 {
+                    run(&[0, 1, 2], 1, &mut [(), ()], &mut [], |_| {
+                        assert_eq!(job(2, &x).1, alone.1);
+                        nested.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+        });
+        assert_eq!(nested.load(Ordering::Relaxed), 200);
+    }
+
+    #[test]
+    fn a_panicking_part_panics_the_caller_and_the_team_goes_on() {
+        for bad in [0, 1] {
+            let caught = catch_unwind(|| {
+                run(&[0, 1, 2], 2, &mut [(), ()], &mut [], |s| {
+                    if s.part == bad && s.index == 0 {
+                        panic!("part {bad}");
+                    }
+                })
+            });
+            let payload = caught.expect_err("the part's panic reaches the caller");
+            assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some(std::format!("part {bad}").as_str()));
+            let x = [1.0, 2.0, 3.0];
+            assert_eq!(job(2, &x).1, job(1, &x).1);
+        }
+    }
+
+    #[test]
+    fn sleeping_helpers_wake_for_the_next_job() {
+        let x = [0.5f32; 9];
+        let alone = job(1, &x);
+        let before = spin();
+        set_spin(Duration::ZERO);
+        for _ in 0..20 {
+            thread::sleep(Duration::from_millis(1));
+            assert_eq!(job(2, &x).1, alone.1);
+        }
+        set_spin(before);
+    }
+}
