@@ -88,6 +88,13 @@ impl Builder {
         self
     }
 
+    /// Splits each step of a large cell across `threads` threads (Rust only; default: one).
+    /// See `--threads`.
+    pub fn threads(mut self, threads: crate::Threads) -> Self {
+        self.options.threads = threads;
+        self
+    }
+
     /// Fixes the shape of Parameter `name` (its tensor or layer name) at compile time, as
     /// `--input NAME=[…]` does: `None` keeps a dimension as the model has it. Dynamic steps
     /// must be fixed; a dynamic batch may stay.

@@ -158,6 +158,10 @@ struct CompileArgs {
     /// (error at most 4.6e-7) instead of the default ones (within 1 to 3 ULP).
     #[arg(long)]
     fast_activations: bool,
+    /// Split each step of a large cell across N threads (Rust only): the caller's and
+    /// N - 1 helpers, each keeping its share of the weights in its own core's cache.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = crate::options::Threads::parse)]
+    threads: crate::options::Threads,
     #[command(flatten)]
     graph: GraphArgs,
     /// Carry a state between runs: Parameter IN and Result OUT become a variable of the
@@ -190,6 +194,7 @@ impl CompileArgs {
             },
             weight_type: self.weight_type.get(),
             fast_activations: self.fast_activations,
+            threads: self.threads,
             input_shapes: self.graph.input_shapes.clone(),
             cut_inputs: self.graph.cut_inputs.clone(),
             cut_outputs: self.graph.cut_outputs.clone(),

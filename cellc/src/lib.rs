@@ -26,7 +26,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
-pub use options::{InputShape, Language, Options, Simd, Strategy, WeightType, WeightsMode};
+pub use options::{InputShape, Language, Options, Simd, Strategy, Threads, WeightType, WeightsMode};
 
 use std::path::{Path, PathBuf};
 

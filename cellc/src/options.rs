@@ -173,6 +173,39 @@ impl WeightType {
     }
 }
 
+/// How many threads a step of a large cell is split across (`--threads`): the caller's and
+/// helpers of `cellc_runtime::team`, each computing its share of the state's tiles from
+/// its share of the weights. One (the default) runs every step on the caller's thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threads(usize);
+
+impl Default for Threads {
+    fn default() -> Self {
+        Threads(1)
+    }
+}
+
+impl Threads {
+    /// `n` threads, if `1 <= n <= MAX_THREADS`.
+    pub fn new(n: usize) -> Option<Threads> {
+        (1..=crate::limits::MAX_THREADS).contains(&n).then_some(Threads(n))
+    }
+
+    /// The count.
+    pub fn get(self) -> usize {
+        self.0
+    }
+
+    /// Parses a count (`--threads 2`).
+    pub fn parse(s: &str) -> Result<Threads, String> {
+        s.trim()
+            .parse()
+            .ok()
+            .and_then(Threads::new)
+            .ok_or_else(|| format!("{s:?} is not a thread count: expected 1 to {}", crate::limits::MAX_THREADS))
+    }
+}
+
 /// A Parameter's shape fixed at compile time (`--input NAME=[1,?,16]`): `None` leaves a
 /// dimension as the model has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,6 +270,8 @@ pub struct Options {
     /// `cellc_runtime::act::fast` (error at most 4.6e-7, measured over every f32
     /// input) instead of the default ones (within 1 to 3 ULP of the correctly rounded result).
     pub fast_activations: bool,
+    /// How many threads a step of a large cell is split across (Rust only).
+    pub threads: Threads,
     /// Parameter shapes fixed at compile time.
     pub input_shapes: Vec<InputShape>,
     /// Tensors (or layers) that become the model's Parameters: only what lies after them is
@@ -272,6 +307,10 @@ mod tests {
             assert_eq!(Language::parse(l.name()), Some(l));
         }
         assert_eq!(Strategy::parse("fast"), None);
+        assert_eq!(Threads::parse(" 2"), Ok(Threads(2)));
+        for bad in ["0", "17", "-1", "two"] {
+            assert!(Threads::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -282,7 +282,7 @@ fn the_binary_prints_what_the_library_compiles() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 13] = [
+    let cases: [(&[&str], Builder); 14] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -296,6 +296,7 @@ fn the_command_line_and_the_builder_stay_in_step() {
         (&["m.xml", "--weight-type", "bf16"], Builder::new().weight_type(cellc::WeightType::Bf16)),
         (&["m.xml", "--weight-type", "f16"], Builder::new().weight_type(cellc::WeightType::F16)),
         (&["m.xml", "--fast-activations"], Builder::new().fast_activations(true)),
+        (&["m.xml", "--threads", "2"], Builder::new().threads(cellc::Threads::new(2).expect("valid"))),
         (
             &["m.xml", "--input", "x=[1,?,16]", "--input", "h=[-1]"],
             Builder::new().input("x", &[Some(1), None, Some(16)]).input("h", &[None]),
@@ -320,6 +321,7 @@ fn the_command_line_and_the_builder_stay_in_step() {
         simd: _,
         weight_type: _,
         fast_activations: _,
+        threads: _,
         input_shapes: _,
         cut_inputs: _,
         cut_outputs: _,

@@ -196,3 +196,36 @@ fn fast_activations_replace_every_transcendental_helper() {
         assert!(c.contains("net_fast_"), "{case}");
     }
 }
+
+/// A fixture compiled to Rust with its step split across `threads` threads, weights given
+/// at run time (no tables).
+fn emit_split(case: &str, threads: usize) -> Result<String, String> {
+    let threads = cellc::Threads::new(threads).expect("a valid count");
+    emit_with(case, &Options { threads, weights_mode: Runtime, name: Some("Net".into()), ..Options::default() })
+}
+
+// A GRU with H = 128 in two parts: two stages, the second reading all of r ⊙ h.
+#[test]
+fn gru_split_in_two() {
+    insta::assert_snapshot!(emit_split("gru_lbr_off", 2).expect("fixture emits"));
+}
+
+#[test]
+fn only_large_tiled_cells_are_split() {
+    let split =
+        |case, threads| emit_split(case, threads).expect("fixture emits").contains("::cellc_runtime::team::run");
+    assert!(split("rnn_clip", 2));
+    assert!(!split("rnn_clip", 1), "one thread");
+    assert!(!split("gru_h1_i1", 2), "a cell of one tile");
+    let unrolled =
+        Options { threads: cellc::Threads::new(2).expect("valid"), strategy: Strategy::Unrolled, ..Options::default() };
+    assert!(!emit_with("rnn_clip", &unrolled).expect("emits").contains("team::run"), "an unrolled cell");
+}
+
+#[test]
+fn c_refuses_threads() {
+    let opts =
+        Options { threads: cellc::Threads::new(2).expect("valid"), language: cellc::Language::C, ..Options::default() };
+    let err = emit_with("rnn_clip", &opts).expect_err("C runs on one thread");
+    assert!(err.contains("--threads 2") && err.contains("--lang c"), "{err}");
+}

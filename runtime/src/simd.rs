@@ -107,7 +107,7 @@ impl Level {
 /// need an instruction no loop compiles to (the f16 conversion, for instance). A value
 /// exists only where its level is safe to run: [`dispatch!`](crate::dispatch) makes the
 /// token of the copy it calls, [`compiled`] the one of the build's target features.
-pub trait Isa: Copy + sealed::Sealed {
+pub trait Isa: Copy + Send + Sync + sealed::Sealed {
     /// The level it proves.
     const LEVEL: Level;
 
@@ -124,6 +124,15 @@ pub trait Isa: Copy + sealed::Sealed {
 
     /// `acc + w · v`, rounded as [`Isa::mul_add8`] rounds each lane.
     fn mul_add(self, acc: f32, w: f32, v: f32) -> f32;
+
+    /// Runs `f` compiled for this level. A step split across threads
+    /// ([`team`](crate::team)) runs each part in a closure, which is a function of its own,
+    /// compiled for the build's target unless it is inlined into a function compiled for
+    /// the level: pass an `#[inline(always)]` closure.
+    #[inline(always)]
+    fn within<R>(self, f: impl FnOnce() -> R) -> R {
+        f()
+    }
 
     /// The AVX-512 token, at that level: the proof that kernels written in explicit
     /// 512-bit instructions take.
@@ -263,7 +272,7 @@ fn portable_mul_add(acc: f32, w: f32, v: f32) -> f32 {
 
 /// The x86-64 levels: both convert f16 with F16C and multiply–add with FMA.
 macro_rules! x86_levels {
-    ($($token:ident => |$p512:pat_param| $avx512:expr, |$p2:pat_param| $avx2:expr);*) => {
+    ($($token:ident($within:ident) => |$p512:pat_param| $avx512:expr, |$p2:pat_param| $avx2:expr);*) => {
         $(
             impl Isa for $token {
                 const LEVEL: Level = Level::$token;
@@ -281,6 +290,17 @@ macro_rules! x86_levels {
                     mul_add_fma(acc, w, v)
                 }
                 #[inline(always)]
+                fn within<R>(self, f: impl FnOnce() -> R) -> R {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: the token exists only where the CPU runs its level.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        $within(f)
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    f()
+                }
+                #[inline(always)]
                 fn avx512(self) -> Option<Avx512> {
                     let $p512 = self;
                     $avx512
@@ -295,7 +315,7 @@ macro_rules! x86_levels {
     };
 }
 
-x86_levels!(Avx2 => |_| None, |t| Some(t); Avx512 => |t| Some(t), |_| None);
+x86_levels!(Avx2(avx2) => |_| None, |t| Some(t); Avx512(avx512) => |t| Some(t), |_| None);
 
 /// Picks a level's token by the level's index in [`Level::ALL`]: how [`Compiled`] follows
 /// [`Level::COMPILED`] without a second list of target features.

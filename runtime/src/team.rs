@@ -242,6 +242,8 @@ struct Team {
     /// Helpers started, and those asleep.
     helpers: Mutex<Vec<Thread>>,
     started: AtomicUsize,
+    /// Whether no more helpers can start (one for each other core, or a start failed).
+    at_most: AtomicBool,
     sleeping: Line<AtomicUsize>,
     spin_ns: AtomicU64,
 }
@@ -261,6 +263,7 @@ fn team() -> &'static Team {
         next_stage: UnsafeCell::new(0),
         helpers: Mutex::new(Vec::new()),
         started: AtomicUsize::new(0),
+        at_most: AtomicBool::new(false),
         sleeping: Line::default(),
         spin_ns: AtomicU64::new(u64::try_from(DEFAULT_SPIN.as_nanos()).unwrap_or(u64::MAX)),
     })
@@ -334,16 +337,25 @@ impl Team {
         (self.post.epoch.load(Ordering::Relaxed) == epoch).then_some(p)
     }
 
-    /// Starts helpers until there are `n`, or until one fails to start.
+    /// Starts helpers until there are `n`, as many as the machine has other cores, or until
+    /// one fails to start. More threads than cores would spin against each other.
     fn start_helpers(&'static self, n: usize) {
+        let cores = thread::available_parallelism().map_or(1, core::num::NonZero::get);
+        let n = n.min(cores - 1);
         let mut helpers = self.helpers.lock().unwrap_or_else(PoisonError::into_inner);
         while helpers.len() < n {
             let me = helpers.len() + 1;
             let spawned = thread::Builder::new().name(std::format!("cellc-team-{me}")).spawn(move || self.helper(me));
             match spawned {
                 Ok(handle) => helpers.push(handle.thread().clone()),
-                Err(_) => break,
+                Err(_) => {
+                    self.at_most.store(true, Ordering::Relaxed);
+                    break;
+                }
             }
+        }
+        if helpers.len() + 1 >= cores {
+            self.at_most.store(true, Ordering::Relaxed);
         }
         self.started.store(helpers.len(), Ordering::Release);
     }
@@ -355,7 +367,8 @@ impl Team {
         loop {
             let epoch = self.next_epoch(seen);
             seen = epoch;
-            if let Some(p) = self.read(epoch) {
+            // A helper with no part of its own leaves the job to the others.
+            if let Some(p) = self.read(epoch).filter(|p| me < p.parts) {
                 self.take_part(me, epoch, p);
             }
         }
@@ -469,7 +482,7 @@ impl Held {
     /// and returns once every part of every stage is done.
     fn run<L, F: Fn(Stage<'_, L>) + Sync>(self, job: &Job<L, F>, parts: usize, stages: usize) {
         let t = self.0;
-        if t.started.load(Ordering::Acquire) < parts - 1 {
+        if t.started.load(Ordering::Acquire) < parts - 1 && !t.at_most.load(Ordering::Relaxed) {
             t.start_helpers(parts - 1);
         }
         // SAFETY: this thread holds `busy`, the only right to touch `next_stage`.

@@ -22,6 +22,14 @@ pub(crate) enum Store {
 }
 
 impl Store {
+    /// Bytes of one stored weight.
+    pub(crate) fn bytes(self) -> usize {
+        match self {
+            Store::F32 => 4,
+            Store::F16 | Store::Bf16 => 2,
+        }
+    }
+
     /// The name of the type, as `--weight-type` takes it.
     pub(crate) fn name(self) -> &'static str {
         match self {

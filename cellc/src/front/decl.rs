@@ -183,6 +183,7 @@ pub const KEYS: &[&str] = &[
     "simd",
     "weight_type",
     "fast_activations",
+    "threads",
     "allow_outside_crate",
 ];
 
@@ -631,6 +632,11 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
             .and_then(|e| errors.ok(choice(e, &WeightType::ALL.map(WeightType::name), WeightType::parse)))
             .unwrap_or_default(),
         fast_activations: keys.get("fast_activations").and_then(|e| errors.ok(boolean(e))).unwrap_or(false),
+        threads: keys
+            .get("threads")
+            .and_then(|e| errors.ok(positive(e, crate::limits::MAX_THREADS as u64)))
+            .and_then(|n| crate::Threads::new(usize::try_from(n).ok()?))
+            .unwrap_or_default(),
         ..Options::default()
     };
     let layer = keys.get("layer");

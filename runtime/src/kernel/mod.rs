@@ -253,7 +253,37 @@ pub fn tiles_acc_rows<
     block: Block<R, V>,
     isa: I,
 ) {
-    match T * W {
+    tiles_acc_part(acc, panels, v, block, Whole::<T>, isa);
+}
+
+/// The number of tiles of a whole product, of which a call of [`tiles_acc_part`] computes
+/// some.
+#[derive(Clone, Copy, Debug)]
+pub struct Whole<const T: usize>;
+
+/// [`tiles_acc_rows`] over some of the tiles of a product of `ALL` tiles (a part of a step
+/// split across threads, see [`crate::team`]), with the kernel that [`tiles_acc_rows`]
+/// takes for all of them, so that every lane's sum is the same, to the bit.
+#[inline(always)]
+pub fn tiles_acc_part<
+    const K: usize,
+    const W: usize,
+    const S: usize,
+    const T: usize,
+    const R: usize,
+    const V: usize,
+    const ALL: usize,
+    P: Row<W>,
+    I: Isa,
+>(
+    acc: &mut [[[f32; W]; S]; T],
+    panels: &[[P; K]],
+    v: &[[f32; K]; S],
+    block: Block<R, V>,
+    _: Whole<ALL>,
+    isa: I,
+) {
+    match ALL * W {
         0..=32 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
         33..=64 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
         _ => {}

@@ -5,5 +5,6 @@ mod drift;
 mod included;
 mod properties;
 mod readme;
+mod split;
 mod stateful;
 mod streaming;

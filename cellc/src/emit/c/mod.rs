@@ -45,6 +45,14 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
         return Err(Diag::new(&m.file, None, msg).into());
     }
+    if opts.threads.get() > 1 {
+        let msg = format!(
+            "--threads {} splits steps in the generated Rust (through cellc_runtime::team); the generated C runs each \
+             step on the caller's thread: leave --threads at 1 for --lang c",
+            opts.threads.get()
+        );
+        return Err(Diag::new(&m.file, None, msg).into());
+    }
     let prefix = match &opts.name {
         Some(n) if !names::valid_prefix(n) => {
             let msg = format!(

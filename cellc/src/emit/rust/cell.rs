@@ -16,6 +16,47 @@ pub(super) struct Ctx<'a> {
     pub(super) simd: Simd,
     /// Whether activations come from `cellc_runtime::act::fast`.
     pub(super) fast: bool,
+    /// The parts of a step split across threads (see `split`); empty for one thread.
+    pub(super) spans: Vec<Span>,
+}
+
+/// The tiles a kernel body covers: all of the state's, or one part's of a step split across
+/// threads (see `split`), whose arrays of tiles and of output rows start at its first tile.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Span {
+    pub(super) lo: usize,
+    pub(super) hi: usize,
+    /// Lanes of a tile.
+    pub(super) tile: usize,
+}
+
+impl Span {
+    /// Tiles covered.
+    pub(super) fn len(&self) -> usize {
+        self.hi - self.lo
+    }
+
+    /// The loop over the span's tiles.
+    pub(super) fn range(&self) -> TokenStream {
+        let (lo, hi) = (self.lo, self.hi);
+        quote! { #lo..#hi }
+    }
+
+    /// Tile `t` as an index into the span's arrays of tiles.
+    pub(super) fn at(&self) -> TokenStream {
+        match self.lo {
+            0 => quote! { t },
+            lo => quote! { t - #lo },
+        }
+    }
+
+    /// State row `j` (an expression) as an index into the span's output rows.
+    pub(super) fn out(&self, j: TokenStream) -> TokenStream {
+        match self.lo * self.tile {
+            0 => j,
+            off => quote! { #j - #off },
+        }
+    }
 }
 
 /// The element type of an array stored as `store`.
@@ -73,6 +114,11 @@ impl<'a> std::ops::Deref for Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The span of every tile.
+    pub(super) fn whole(&self) -> Span {
+        Span { lo: 0, hi: self.tiles(), tile: self.tile }
+    }
+
     /// `act(clip(v))` from the activations this cell was compiled with.
     pub(super) fn act(&self, a: &crate::ir::Activation, clip: Option<f32>, v: TokenStream) -> TokenStream {
         super::exprs::act(a, clip, self.fast, v)
@@ -149,19 +195,35 @@ impl Ctx<'_> {
     /// lanes, or tiles interleaved for one row). Unrolled: one statement per column.
     pub(super) fn products(
         &self,
+        span: Span,
         (acc, width, init): (&Ident, usize, Option<TokenStream>),
         slot: &str,
         cols: usize,
         v: TokenStream,
     ) -> TokenStream {
-        let (slot, tiles) = (ident(slot), self.tiles());
+        let (slot, tiles) = (ident(slot), span.len());
+        let init = match (init, span.lo) {
+            (Some(init), 0) => Some(init),
+            (Some(init), lo) => Some(quote! { { let t = t + #lo; #init } }),
+            (None, _) => None,
+        };
         let decl = match init {
             Some(init) => quote! { let mut #acc: [[[f32; #width]; S]; #tiles] = ::core::array::from_fn(|t| #init); },
             None => quote! { let mut #acc = [[[0.0f32; #width]; S]; #tiles]; },
         };
+        let panels = if span.len() == self.tiles() {
+            quote! { #slot }
+        } else {
+            let range = span.range();
+            quote! { &#slot[#range] }
+        };
+        let all = self.tiles();
         let product = match self.strategy {
+            Strategy::Tiled | Strategy::Auto if span.len() == all => quote! {
+                ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
+            },
             Strategy::Tiled | Strategy::Auto => quote! {
-                ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #slot, #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
+                ::cellc_runtime::kernel::tiles_acc_part(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, ::cellc_runtime::kernel::Whole::<#all>, isa);
             },
             // The whole state is one tile, summed in a local (which stays in registers).
             Strategy::Unrolled => {
@@ -194,27 +256,30 @@ impl Ctx<'_> {
     /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM), over `S` rows:
     /// one accumulator `a` per tile and row, the projection `p[s][t]` plus `R·h[s]` over the
     /// panel `r` (every gate), then `prepass` (statements on all of `a`), then, in each row
-    /// `s` (whose `rows` are bound to their row `s`), `lane(j)` for each lane `l`, given the
-    /// expression of its state row `j`.
+    /// `s` (whose `rows` are bound to their row `s`), `lane(j, o)` for each lane `l`, given
+    /// the expression of its state row `j` and of its index `o` into the output rows. Over
+    /// the tiles of `span`.
     pub(super) fn single_accumulator(
         &self,
+        span: Span,
         rows: &[&str],
         prepass: TokenStream,
-        lane: impl FnOnce(TokenStream) -> TokenStream,
+        lane: impl FnOnce(TokenStream, TokenStream) -> TokenStream,
     ) -> TokenStream {
         let h = self.cell.spec.hidden;
         let binds = self.binds(&self.recurrent);
         let init = quote! { ::core::array::from_fn(|s| p[s][t]) };
-        let rh = self.products((&format_ident!("a"), self.width, Some(init)), "r", h, quote!(h));
-        let (tiles, lanes) = (cellc_pack::tiles(h, self.tile), self.lanes());
-        let lane = lane(self.row_index());
+        let rh = self.products(span, (&format_ident!("a"), self.width, Some(init)), "r", h, quote!(h));
+        let (range, at, lanes) = (span.range(), span.at(), self.lanes());
+        let j = self.row_index();
+        let lane = lane(j.clone(), span.out(j));
         let rows = row_binds(&["a"].into_iter().chain(rows.iter().copied()).collect::<Vec<_>>());
         quote! {
             #binds
             #rh
             #prepass
-            for t in 0..#tiles {
-                let a = &a[t];
+            for t in #range {
+                let a = &a[#at];
                 for s in 0..S {
                     #rows
                     for l in 0..#lanes {
@@ -379,6 +444,16 @@ impl Ctx<'_> {
         });
         // Values in `n` rows of the state.
         let nh = super::exprs::times(quote! { n }, h);
+        let (projected, parts) = if self.spans.is_empty() {
+            let body = if lstm {
+                quote! { self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c)); }
+            } else {
+                quote! { self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_mut(out)); }
+            };
+            (quote! { use ::core::array::{from_mut, from_ref}; #body }, quote! {})
+        } else {
+            super::split::step(self, &self.spans)
+        };
         let (step_batch, step) = if lstm {
             (
                 quote! {
@@ -425,9 +500,9 @@ impl Ctx<'_> {
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
                     pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
-                        use ::core::array::{from_mut, from_ref};
-                        self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c));
+                        #projected
                     }
+                    #parts
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
                     pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
@@ -497,9 +572,9 @@ impl Ctx<'_> {
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
                     pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
-                        use ::core::array::{from_mut, from_ref};
-                        self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_mut(out));
+                        #projected
                     }
+                    #parts
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
                     pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {

@@ -7,13 +7,13 @@
 //! ```
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
 //! the new cell state unclipped, as OpenVINO computes it.
-use super::cell::Ctx;
+use super::cell::{Ctx, Span};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The body of `step_projected_rows`, which starts from `p`, each row's input projection
 /// `x·Wᵀ + B`, one `[f|i|c|o]` panel per tile.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
+pub(super) fn kernel(ctx: &Ctx<'_>, span: Span) -> TokenStream {
     let s = &ctx.cell.spec;
     let t = ctx.tile;
     let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
@@ -23,12 +23,13 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
     let cg = ctx.act(g, s.clip, quote! { a[#t2 + l] });
     let og = ctx.act(f, s.clip, quote! { a[#t3 + l] });
     let hc = ctx.act(hh, None, quote! { ct });
-    ctx.single_accumulator(&["c", "out", "out_c"], quote! {}, |j| {
+    let o = span.out(quote! { j });
+    ctx.single_accumulator(span, &["c", "out", "out_c"], quote! {}, |j, _| {
         quote! {
             let j = #j;
             let ct = #fg * c[j] + #ig * #cg;
-            out_c[j] = ct;
-            out[j] = #og * #hc;
+            out_c[#o] = ct;
+            out[#o] = #og * #hc;
         }
     })
 }

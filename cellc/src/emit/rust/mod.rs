@@ -12,6 +12,7 @@ mod model;
 pub(crate) mod names;
 mod rnn;
 mod seq;
+mod split;
 mod steps;
 
 use crate::diag::{Diag, Diagnostics};
@@ -44,7 +45,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
         let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
-        let kopts = (strategy, opts.simd, store, opts.fast_activations);
+        let kopts = (strategy, opts.simd, store, opts.fast_activations, opts.threads.get());
         match &cell.seq {
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
             Some(q) => {
@@ -102,21 +103,23 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 fn kernel(
     cell: &Cell,
     ty: &str,
-    (strategy, simd, store, fast): (Strategy, Simd, Store, bool),
+    (strategy, simd, store, fast, threads): (Strategy, Simd, Store, bool, usize),
     tokens: &mut proc_macro2::TokenStream,
     tables: &mut Vec<String>,
 ) {
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         simd,
         fast,
         plan: crate::emit::plan::Plan::new(cell, strategy, store),
         ty: ident(ty),
         prefix: names::field_name(ty).to_ascii_uppercase(),
+        spans: Vec::new(),
     };
+    ctx.spans = split::spans(&ctx, threads);
     let k = match cell.spec.kind {
         CellKind::Gru { .. } => gru::kernel(&ctx),
-        CellKind::Rnn => rnn::kernel(&ctx),
-        CellKind::Lstm => lstm::kernel(&ctx),
+        CellKind::Rnn => rnn::kernel(&ctx, ctx.whole()),
+        CellKind::Lstm => lstm::kernel(&ctx, ctx.whole()),
     };
     tokens.extend(ctx.items(&k, &cell_doc(cell, strategy, fast)));
     tables.extend(ctx.tables());

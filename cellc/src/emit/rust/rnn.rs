@@ -1,12 +1,12 @@
 //! RNNCell kernels: `h' = f(x·Wᵀ + h·Rᵀ + B)`, with f applied to its input clamped to
 //! `[-clip, clip]` when `clip` is set.
-use super::cell::Ctx;
+use super::cell::{Ctx, Span};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The body of `step_projected_rows`, which starts from `p`, each row's input projection
 /// `x·Wᵀ + B`, one panel per tile.
-pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
+pub(super) fn kernel(ctx: &Ctx<'_>, span: Span) -> TokenStream {
     let s = &ctx.cell.spec;
     let e = ctx.act(&s.activations[0], s.clip, quote! { *v });
     // The activation first, over every lane of every tile and row in one loop along
@@ -18,5 +18,5 @@ pub(super) fn kernel(ctx: &Ctx<'_>) -> TokenStream {
             *v = #e;
         }
     };
-    ctx.single_accumulator(&["out"], prepass, |j| quote! { out[#j] = a[l]; })
+    ctx.single_accumulator(span, &["out"], prepass, |_, o| quote! { out[#o] = a[l]; })
 }
