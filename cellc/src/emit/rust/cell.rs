@@ -188,11 +188,12 @@ impl Ctx<'_> {
         }
     }
 
-    /// Statements declaring `acc`, `[tiles][S][width]` accumulators, tile `t` starting at
-    /// `init` (an expression of `t`, `[[f32; width]; S]`; zero when `None`), and adding to
+    /// Statements declaring `acc`, `[tiles of span][S][width]` accumulators, tile `t` starting
+    /// at `init` (an expression of `t`, `[[f32; width]; S]`; zero when `None`), and adding to
     /// `acc[t][s]` the product of tile `t` of panel `slot` (with `cols` columns) and the
-    /// vector `v[s]`. Tiled: one call over every tile (in register blocks of `S` rows × `V`
-    /// lanes, or tiles interleaved for one row). Unrolled: one statement per column.
+    /// vector `v[s]`. Tiled: one call over the span's tiles (in register blocks of `S` rows ×
+    /// `V` lanes, or tiles interleaved for one row; for a part, with the kernel the whole
+    /// product takes). Unrolled (never split): one statement per column.
     pub(super) fn products(
         &self,
         span: Span,

@@ -27,10 +27,11 @@ pub(super) fn spans(ctx: &Ctx<'_>, threads: usize) -> Vec<Span> {
     (0..parts).map(|k| Span { lo: k * tiles / parts, hi: (k + 1) * tiles / parts, tile: ctx.tile }).collect()
 }
 
-/// State rows of `span`: its first and one past its last.
+/// The first state row of `span`, and how many it has.
 fn rows(ctx: &Ctx<'_>, span: Span) -> (usize, usize) {
     let h = ctx.cell.spec.hidden;
-    ((span.lo * span.tile).min(h), (span.hi * span.tile).min(h))
+    let (first, end) = ((span.lo * span.tile).min(h), (span.hi * span.tile).min(h));
+    (first, end - first)
 }
 
 /// `let Some(name) = name.first_chunk_mut::<n>() else { return };` and its view as one row.
@@ -96,7 +97,7 @@ pub(super) fn step(ctx: &Ctx<'_>, spans: &[Span]) -> (TokenStream, TokenStream) 
     let mut methods = TokenStream::new();
     if !two_pass {
         for (k, span) in spans.iter().enumerate() {
-            let n = rows(ctx, *span).1 - rows(ctx, *span).0;
+            let n = rows(ctx, *span).1;
             let (o, oc) = (chunk(&out, n, true), chunk(&out_c, n, true));
             let (args, views, body) = match ctx.cell.spec.kind {
                 CellKind::Lstm => (
@@ -151,7 +152,7 @@ pub(super) fn step(ctx: &Ctx<'_>, spans: &[Span]) -> (TokenStream, TokenStream) 
     let t = ctx.tile;
     let rh = format_ident!("rh");
     for (k, span) in spans.iter().enumerate() {
-        let n = rows(ctx, *span).1 - rows(ctx, *span).0;
+        let n = rows(ctx, *span).1;
         let (r, o, all) = (chunk(&rh, n, true), chunk(&out, n, true), chunk(&rh, h, false));
         methods.extend(method(
             &name("first", k),
