@@ -71,7 +71,7 @@ fn gru_sequence(name: &str, (h, i, steps): (usize, usize, usize), batch: Batch, 
 }
 
 /// Configuration C: a GRU sequence, H=256, I=256, 1000 steps, batch 1, the hoisted input
-/// projection case. Returns the path of its C source.
+/// projection case, on one thread and on two. Returns the path of its C source.
 fn sequence(out: &Path) -> PathBuf {
     let (h, i) = (256, 256);
     let g = 3 * h;
@@ -81,6 +81,9 @@ fn sequence(out: &Path) -> PathBuf {
     let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
+    let opts = Options { threads: cellc::Threads::new(2).expect("a valid count"), ..opts };
+    let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+    std::fs::write(out.join("gru_seq_h256_i256_threads2.rs"), code).expect("write code");
     c_files(out, &model, "gru_seq_h256_i256_c", Strategy::Tiled)
 }
 
@@ -220,6 +223,17 @@ fn main() {
                 let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
                 std::fs::write(out.join(format!("{name}_{}_fast.rs", strategy.name())), code).expect("write code");
             }
+        }
+        // The H=128 cells (A, E, F) also split across two threads.
+        if h == 128 {
+            let opts = Options {
+                name: Some("Model".into()),
+                strategy: Strategy::Tiled,
+                threads: cellc::Threads::new(2).expect("a valid count"),
+                ..Options::default()
+            };
+            let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
+            std::fs::write(out.join(format!("{name}_tiled_threads2.rs")), code).expect("write code");
         }
         // Configuration A also with 16-bit weights.
         if h == 128 && i == 16 && !lstm && kind.gates() == 3 {

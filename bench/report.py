@@ -50,6 +50,8 @@ IMPLS = {
     "tiled_f16": "cellc Rust, tiled, f16 weights",
     "tiled_bf16": "cellc Rust, tiled, bf16 weights",
     "tiled_fast": "cellc Rust, tiled, fast activations",
+    "tiled_threads2": "cellc Rust, tiled, 2 threads",
+    "hoisted_projection_threads2": "cellc Rust, run (projection hoisted), 2 threads",
     "unrolled_fast": "cellc Rust, unrolled, fast activations",
     "hoisted_projection": "cellc Rust, run (projection hoisted)",
     "step_loop": "cellc Rust, step in a loop",
@@ -156,6 +158,38 @@ def best_cellc(row, bench_filter=lambda b: True):
     return min(cands, key=lambda e: e["median_ns"]) if cands else None
 
 
+def threads_table(rows, targets):
+    """Each kernel split across two threads (`--threads 2`) beside the same kernel on one: the
+    gain, and what the split costs a step over half the one-thread time (the helper's wake-up,
+    the barriers, the state's trips between cores, an uneven split)."""
+    lines = []
+    for row in rows:
+        by = {e["bench"]: e for e in row["entries"]}
+        for one, two in (("tiled", "tiled_threads2"), ("hoisted_projection", "hoisted_projection_threads2")):
+            if one in by and two in by:
+                t1, t2 = by[one]["median_ns"], by[two]["median_ns"]
+                t = targets.get(row["config"])
+                met = "—" if t is None else met_ns(t2, t)
+                lines.append(
+                    f"| {row['config']} | {by[one]['impl']} | {fmt_ns(t1)} | {fmt_ns(t2)} | {t1 / t2:.2f}× | "
+                    f"{fmt_ns(t2 - t1 / 2)} | {met} |"
+                )
+    if not lines:
+        return []
+    return [
+        "#### Two threads (`--threads 2`)",
+        "",
+        "The same kernel on one thread and split across two, in the same run; the split's cost is the "
+        "two-thread time less half the one-thread time. The target column says whether two threads meet "
+        "the (one-thread) target.",
+        "",
+        "| id | kernel | 1 thread | 2 threads | gain | split's cost a step | target met with 2 |",
+        "|---|---|---|---|---|---|---|",
+        *lines,
+        "",
+    ]
+
+
 def cost_table(cost):
     """The cost of the generated code (bench/cost.py), as a markdown table."""
     out = ["#### Cost of the code", ""]
@@ -226,7 +260,7 @@ def markdown(rows, ov, meta, family, cost=None, fl=None):
     )
     out.append("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
-        f32 = best_cellc(row, lambda b: not b.endswith(("f16", "bf16", "_fast")))
+        f32 = best_cellc(row, lambda b: not b.endswith(("f16", "bf16", "_fast", "_threads2")))
         fast = best_cellc(row, lambda b: b.endswith("_fast"))
         c = best_c(row)
         fast_col = "—" if fast is None else f"{fmt_ns(fast['median_ns'])} ({fast['impl']})"
@@ -264,6 +298,7 @@ def markdown(rows, ov, meta, family, cost=None, fl=None):
                     f"{met} | {floor_cell(row, '16-bit', h['median_ns'])} | — | — | — |"
                 )
     out.append("")
+    out.extend(threads_table(rows, targets))
     for row in rows:
         if not row["entries"]:
             continue

@@ -1,8 +1,9 @@
 //! Sequences. Configuration C, a GRU sequence (H=256, I=256, 1000 steps, batch 1): the
 //! generated `run`, which projects the inputs of 8 steps at a time (each weight panel read
 //! once per block), against a loop calling the same kernel's `step` once per step, and the
-//! generated C's `run` (`-O3 -march=native`), in the same run; before timing, the three are
-//! checked to agree. Configuration D, the throughput case (GRU, H=512, I=512, 100 steps,
+//! generated C's `run` (`-O3 -march=native`), and the `run` of the same sequence compiled with
+//! `--threads 2`, in the same run; before timing, they are checked to agree (the two-thread
+//! run to the bit). Configuration D, the throughput case (GRU, H=512, I=512, 100 steps,
 //! batch 64, time-major): `run_batch`, which steps blocks of rows together, its throughput
 //! in FLOPs (2·N·G·H·(I+H) a step); before timing, its rows are checked against runs of one
 //! row each.
@@ -25,6 +26,15 @@ fn hoisted(seq: &Seq, x: &[[f32; I]; L], y: &mut [[[f32; H]; L]; 1]) {
     seq.run(x, &[[0.0; H]; 1], L, y, &mut ho);
 }
 
+fn hoisted_threads2(
+    seq: &cellc_bench::two_threads::gru_seq_h256_i256::Seq,
+    x: &[[f32; I]; L],
+    y: &mut [[[f32; H]; L]; 1],
+) {
+    let mut ho = [[0.0f32; H]; 1];
+    seq.run(x, &[[0.0; H]; 1], L, y, &mut ho);
+}
+
 fn step_loop(cell: &SeqForward, x: &[[f32; I]; L], y: &mut [[[f32; H]; L]; 1]) {
     let mut h = [0.0f32; H];
     for (t, xt) in x.iter().enumerate() {
@@ -41,8 +51,11 @@ fn sequence(c: &mut Criterion) {
     let zeros = || -> Box<[[[f32; H]; L]; 1]> {
         vec![[[0.0f32; H]; L]].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("one direction"))
     };
-    let (mut a, mut b, mut c_out) = (zeros(), zeros(), zeros());
+    let (mut a, mut b, mut c_out, mut two) = (zeros(), zeros(), zeros(), zeros());
+    let seq2 = cellc_bench::two_threads::gru_seq_h256_i256::Seq::new();
     hoisted(&seq, &x, &mut a);
+    hoisted_threads2(&seq2, &x, &mut two);
+    assert!(a == two, "one thread and two threads differ");
     step_loop(&cell, &x, &mut b);
     gru_seq_h256_i256::c_run(&x, &mut c_out);
     let differ = |p: &[[[f32; H]; L]; 1], q: &[[[f32; H]; L]; 1]| {
@@ -53,6 +66,9 @@ fn sequence(c: &mut Criterion) {
     let mut g = c.benchmark_group("gru_seq_h256_i256_l1000");
     g.sample_size(10);
     g.bench_function("hoisted_projection", |bch| bch.iter(|| hoisted(&seq, black_box(&x), &mut a)));
+    g.bench_function("hoisted_projection_threads2", |bch| {
+        bch.iter(|| hoisted_threads2(&seq2, black_box(&x), &mut two))
+    });
     g.bench_function("step_loop", |bch| bch.iter(|| step_loop(&cell, black_box(&x), &mut b)));
     g.bench_function("c_hoisted_projection", |bch| bch.iter(|| gru_seq_h256_i256::c_run(black_box(&x), &mut c_out)));
     g.finish();

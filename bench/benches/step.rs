@@ -3,7 +3,8 @@
 //! Rust loop implementation of the same cell with the same weights, in the same run. Before
 //! timing, each kernel is checked against the naive one on a short sequence.
 //! The groups `gru_h16_i1_anatomy` and `gru_h128_i16_anatomy` take configurations B and A
-//! apart (see `anatomy_b` and `anatomy_a`).
+//! apart (see `anatomy_b` and `anatomy_a`). `tiled_threads2` is the tiled kernel split across
+//! two threads (`--threads 2`), timed as a caller stepping it sees it.
 use cellc_bench::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -119,7 +120,7 @@ macro_rules! config_a {
             128,
             16,
             naive(|v| v),
-            [],
+            [("tiled_threads2", two_threads::$name::tiled)],
             [
                 ("tiled_f16", half_weights::$name::tiled_f16, &|x: &[f32; 16], h: &[f32; 128], o: &mut [f32; 128]| f16
                     .step(x, h, o)),
@@ -144,7 +145,14 @@ fn steps(c: &mut Criterion) {
     config!(c, gru_h8_i4, 8, 4, gru("gru_h8_i4"), [("unrolled_fast", f::gru_h8_i4::unrolled)]);
     config!(c, gru_h12_i2, 12, 2, gru("gru_h12_i2"), [("unrolled_fast", f::gru_h12_i2::unrolled)]);
     config!(c, gru_h4_i2, 4, 2, gru("gru_h4_i2"), [("unrolled_fast", f::gru_h4_i2::unrolled)]);
-    config!(c, rnn_h128_i16, 128, 16, NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") });
+    config!(
+        c,
+        rnn_h128_i16,
+        128,
+        16,
+        NaiveRnn::<128, 16> { wt: weights("rnn_h128_i16") },
+        [("tiled_threads2", two_threads::rnn_h128_i16::tiled)]
+    );
     anatomy_b(c);
     anatomy_a(c);
 }
@@ -258,9 +266,10 @@ fn bench_lstm(c: &mut Criterion) {
     let step =
         |x: &[f32; I], h: &[f32; H], c: &[f32; H], o: &mut [f32; H], oc: &mut [f32; H]| naive.step(x, h, c, o, oc);
     let want = run(&step, 50);
-    let kernels: [(&str, Step); 5] = [
+    let kernels: [(&str, Step); 6] = [
         ("unrolled", lstm_h128_i16::unrolled),
         ("tiled", lstm_h128_i16::tiled),
+        ("tiled_threads2", two_threads::lstm_h128_i16::tiled),
         ("c_unrolled", lstm_h128_i16::c_unrolled),
         ("c_tiled", lstm_h128_i16::c_tiled),
         ("tiled_fast", fast_activations::lstm_h128_i16::tiled),

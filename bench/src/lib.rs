@@ -104,6 +104,32 @@ pub mod fast_activations {
     }
 }
 
+/// The kernels split across two threads (`--threads 2`): A, E, F's tiled ones and C's
+/// sequence.
+pub mod two_threads {
+    pub mod gru_h128_i16 {
+        generated_step!(gru_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
+    }
+    pub mod gru_lbr_h128_i16 {
+        generated_step!(gru_lbr_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
+    }
+    pub mod rnn_h128_i16 {
+        generated_step!(rnn_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
+    }
+    pub mod lstm_h128_i16 {
+        pub mod tiled_code {
+            include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_tiled_threads2.rs"));
+        }
+        use super::super::lstm_h128_i16::{H, I};
+        pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+            tiled_code::Cell.step(x, h, c, out, out_c)
+        }
+    }
+    pub mod gru_seq_h256_i256 {
+        include!(concat!(env!("OUT_DIR"), "/gru_seq_h256_i256_threads2.rs"));
+    }
+}
+
 /// Configuration A's kernels with 16-bit weights (beside its f32 ones in `gru_h128_i16`).
 pub mod half_weights {
     sixteen_bit!(gru_h128_i16, gru_lbr_h128_i16);

@@ -38,19 +38,30 @@ const STEAL_AFTER: Duration = Duration::from_micros(20);
 /// How long helpers spin for a job before sleeping, unless [`set_spin`] says otherwise.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(200);
 
-/// A vector the parts of one stage write, each its own chunk, and the later stages read
-/// whole: chunk `k` is `bounds[k] * unit .. bounds[k + 1] * unit` (see [`run`]).
+/// A vector the parts of some stages write, each its own chunk, and the later stages read
+/// whole. It is one or more *rows* of `unit * bounds[parts]` values (see [`run`]); row `r`
+/// is written during stage `first + r * every`, part `k` writing values
+/// `bounds[k] * unit .. bounds[k + 1] * unit` of it.
 #[derive(Debug)]
 pub struct Shared<'a> {
     data: &'a mut [f32],
     unit: usize,
-    stage: usize,
+    first: usize,
+    every: usize,
+    /// Whether `data` is one row ([`Shared::new`]).
+    once: bool,
 }
 
 impl<'a> Shared<'a> {
-    /// `data`, written during stage `stage` in chunks of `unit` values per bound.
+    /// `data`, one row written during stage `stage` in chunks of `unit` values per bound.
     pub fn new(data: &'a mut [f32], unit: usize, stage: usize) -> Self {
-        Shared { data, unit, stage }
+        Shared { data, unit, first: stage, every: 1, once: true }
+    }
+
+    /// `data` as rows, row `r` written during stage `first + r * every` in chunks of `unit`
+    /// values per bound: a sequence's states, one step every `every` stages.
+    pub fn rows(data: &'a mut [f32], unit: usize, first: usize, every: usize) -> Self {
+        Shared { data, unit, first, every, once: false }
     }
 }
 
@@ -64,10 +75,11 @@ pub struct Stage<'a, L> {
     pub index: usize,
     /// This part's element of the job's `locals`.
     pub local: &'a mut L,
-    /// For each [`Shared`] in the order given: this part's chunk if this stage writes it,
-    /// else empty.
+    /// For each [`Shared`] in the order given: this part's chunk of the row this stage
+    /// writes, or empty if it writes none.
     pub mine: [&'a mut [f32]; MAX_SHARED],
-    /// For each [`Shared`]: the whole vector if an earlier stage wrote it, else empty.
+    /// For each [`Shared`]: the rows earlier stages wrote, whole (empty if none), so the
+    /// last row written is at its end.
     pub done: [&'a [f32]; MAX_SHARED],
 }
 
@@ -77,9 +89,10 @@ pub struct Stage<'a, L> {
 /// # Panics
 ///
 /// If `bounds` is not a non-decreasing list from 0 of at most `MAX_PARTS + 1` values, if
-/// `locals` does not hold one value per part, if a [`Shared`]'s length is not its unit
-/// times the last bound, or if there are more than [`MAX_SHARED`] of them; and, after
-/// every part has run, if one of them panicked.
+/// `locals` does not hold one value per part, if a [`Shared`]'s length is not a whole
+/// number of rows (one row for [`Shared::new`]), if one writes every 0 stages, or if there
+/// are more than [`MAX_SHARED`] of them; and, after every part has run, if one of them
+/// panicked.
 pub fn run<L, F>(bounds: &[usize], stages: usize, locals: &mut [L], shared: &mut [Shared<'_>], f: F)
 where
     L: Send,
@@ -91,19 +104,28 @@ where
     assert_eq!(locals.len(), parts, "team::run: one local per part");
     assert!(shared.len() <= MAX_SHARED, "team::run: {} shared vectors, at most {MAX_SHARED}", shared.len());
     for s in shared.iter() {
-        let len = s.unit.checked_mul(bounds[parts]);
-        assert_eq!(Some(s.data.len()), len, "team::run: a shared vector's length is its unit times the last bound");
+        let row = s.unit.checked_mul(bounds[parts]).expect("team::run: a shared vector's row is too long");
+        let rows = if s.once { 1 } else { s.data.len().checked_div(row).unwrap_or(0) };
+        assert!(s.every > 0, "team::run: a shared vector written every 0 stages");
+        assert_eq!(
+            Some(s.data.len()),
+            rows.checked_mul(row),
+            "team::run: a shared vector's length is a whole number of rows"
+        );
     }
     let mut job = Job {
         f,
         locals: locals.as_mut_ptr(),
         bounds: [0; MAX_PARTS + 1],
-        shared: [Raw { ptr: core::ptr::null_mut(), len: 0, unit: 0, stage: usize::MAX }; MAX_SHARED],
+        shared: [Raw { ptr: core::ptr::NonNull::dangling().as_ptr(), rows: 0, row: 0, unit: 0, first: 0, every: 1 };
+            MAX_SHARED],
         panic: Mutex::new(None),
     };
     job.bounds[..=parts].copy_from_slice(bounds);
     for (raw, s) in job.shared.iter_mut().zip(shared.iter_mut()) {
-        *raw = Raw { ptr: s.data.as_mut_ptr(), len: s.data.len(), unit: s.unit, stage: s.stage };
+        let row = s.unit * bounds[parts];
+        let rows = if s.once { 1 } else { s.data.len().checked_div(row).unwrap_or(0) };
+        *raw = Raw { ptr: s.data.as_mut_ptr(), rows, row, unit: s.unit, first: s.first, every: s.every };
     }
     let team = team();
     match (parts > 1).then(|| team.acquire()).flatten() {
@@ -136,13 +158,25 @@ pub fn set_spin(d: Duration) {
     team().spin_ns.store(ns, Ordering::Relaxed);
 }
 
-/// A [`Shared`] as the job keeps it.
+/// A [`Shared`] as the job keeps it: `rows` rows of `row` values.
 #[derive(Clone, Copy)]
 struct Raw {
     ptr: *mut f32,
-    len: usize,
+    rows: usize,
+    row: usize,
     unit: usize,
-    stage: usize,
+    first: usize,
+    every: usize,
+}
+
+impl Raw {
+    /// The row stage `index` writes, if any, and how many rows earlier stages wrote.
+    fn at(&self, index: usize) -> (Option<usize>, usize) {
+        let Some(since) = index.checked_sub(self.first) else { return (None, 0) };
+        let (r, rem) = (since / self.every, since % self.every);
+        let written = if rem == 0 { r } else { r + 1 };
+        ((rem == 0 && r < self.rows).then_some(r), written.min(self.rows))
+    }
 }
 
 /// A job on the caller's stack: what every part needs. Reached by helpers through the
@@ -162,29 +196,32 @@ impl<L, F: Fn(Stage<'_, L>) + Sync> Job<L, F> {
     ///
     /// Sound only when no other thread runs the same part of the same stage, every part of
     /// the earlier stages has finished (and its writes are visible), and no part of a
-    /// later stage has started: what the claims and the `done` count of `Held::run`, or
+    /// later stage has started: what the claims and the `done` words of `Held::run`, or
     /// the order of the caller's loop, ensure.
     fn part(&self, part: usize, index: usize) {
         let (lo, hi) = (self.bounds[part], self.bounds[part + 1]);
         let mut mine: [&mut [f32]; MAX_SHARED] = Default::default();
         let mut done: [&[f32]; MAX_SHARED] = Default::default();
         for ((m, d), raw) in mine.iter_mut().zip(&mut done).zip(&self.shared) {
-            if raw.stage == index {
-                // SAFETY: `run` checked that `len == unit * bounds[parts]`, so the chunk
-                // lies within the vector; chunks of different parts are disjoint, and in
-                // this stage no part reads the vector whole (`done` gives it only to later
-                // stages), so this is the only reference to these values.
+            let (writes, written) = raw.at(index);
+            if let Some(r) = writes {
+                // SAFETY: `run` checked that the vector holds `rows` rows of
+                // `row == unit * bounds[parts]` values and `r < rows`, so the chunk lies
+                // within it; chunks of different parts are disjoint, and this row lies past
+                // the rows `done` gives out (`written <= r`), so this is the only
+                // reference to these values.
                 #[allow(unsafe_code)]
-                let chunk =
-                    unsafe { core::slice::from_raw_parts_mut(raw.ptr.add(lo * raw.unit), (hi - lo) * raw.unit) };
+                let chunk = unsafe {
+                    core::slice::from_raw_parts_mut(raw.ptr.add(r * raw.row + lo * raw.unit), (hi - lo) * raw.unit)
+                };
                 *m = chunk;
-            } else if raw.stage < index {
-                // SAFETY: written in an earlier stage, which has finished; no part writes
-                // it any more, so shared references to all of it are sound.
-                #[allow(unsafe_code)]
-                let whole = unsafe { core::slice::from_raw_parts(raw.ptr, raw.len) };
-                *d = whole;
             }
+            // SAFETY: rows `..written` were written in earlier stages, which have finished;
+            // no part writes them any more (each row is written in one stage), so shared
+            // references to them are sound.
+            #[allow(unsafe_code)]
+            let before = unsafe { core::slice::from_raw_parts(raw.ptr, written * raw.row) };
+            *d = before;
         }
         // SAFETY: `locals` holds one value per part (checked by `run`) and only the thread
         // running this part, of whatever stage, touches element `part` meanwhile.
@@ -221,7 +258,6 @@ struct Line<T>(T);
 struct Post {
     epoch: AtomicU64,
     first_stage: AtomicU64,
-    done_base: AtomicU64,
     stages: AtomicUsize,
     parts: AtomicUsize,
     job: AtomicPtr<()>,
@@ -235,8 +271,10 @@ struct Team {
     post: Post,
     /// For each part, one more than the last global stage number it was claimed for.
     claims: [Line<AtomicU64>; MAX_PARTS],
-    /// Parts finished, over all jobs.
-    done: Line<AtomicU64>,
+    /// For each part, one more than the last global stage it was finished for: a stage's
+    /// barrier reads the others' lines, each written by one thread, rather than one count
+    /// every thread writes.
+    done: [Line<AtomicU64>; MAX_PARTS],
     /// The next job's first global stage number; only the holder touches it.
     next_stage: UnsafeCell<u64>,
     /// Helpers started, and those asleep.
@@ -259,7 +297,7 @@ fn team() -> &'static Team {
         busy: AtomicBool::new(false),
         post: Post::default(),
         claims: Default::default(),
-        done: Line::default(),
+        done: Default::default(),
         next_stage: UnsafeCell::new(0),
         helpers: Mutex::new(Vec::new()),
         started: AtomicUsize::new(0),
@@ -273,7 +311,6 @@ fn team() -> &'static Team {
 #[derive(Clone, Copy)]
 struct Posted {
     first_stage: u64,
-    done_base: u64,
     stages: usize,
     parts: usize,
     job: *const (),
@@ -327,7 +364,6 @@ impl Team {
     fn read(&self, epoch: u64) -> Option<Posted> {
         let p = Posted {
             first_stage: self.post.first_stage.load(Ordering::Relaxed),
-            done_base: self.post.done_base.load(Ordering::Relaxed),
             stages: self.post.stages.load(Ordering::Relaxed),
             parts: self.post.parts.load(Ordering::Relaxed),
             job: self.post.job.load(Ordering::Relaxed),
@@ -406,20 +442,19 @@ impl Team {
     fn take_part(&self, me: usize, epoch: u64, p: Posted) {
         let current = || self.post.epoch.load(Ordering::Relaxed) == epoch;
         for index in 0..p.stages {
-            let opened = p.done_base + (index * p.parts) as u64;
+            let g = p.first_stage + index as u64;
             // The job was posted once every part of the jobs before it was done.
             if index > 0 {
-                wait_until(|| self.done.0.load(Ordering::Acquire) >= opened || !current());
+                wait_until(|| self.finished(g - 1, p.parts) || !current());
             }
             if !current() {
                 return;
             }
-            let g = p.first_stage + index as u64;
-            self.stage(me, g, (opened, p.parts), false, current, |k| {
+            self.stage(me, g, p.parts, false, current, |k| {
                 // SAFETY: `stage` calls this only for a part it has claimed, so the job is
                 // still running (it ends only when every part of every stage is done, this
                 // one included), `call` is its own function, and no other thread runs this
-                // part of this stage; `done` reached `opened`, so every earlier stage is done.
+                // part of this stage; stage `g - 1` is finished, so every earlier one is.
                 #[allow(unsafe_code)]
                 unsafe {
                     let call: unsafe fn(*const (), usize, usize) = core::mem::transmute(p.call);
@@ -429,33 +464,28 @@ impl Team {
         }
     }
 
-    /// Thread `me`'s share of global stage `g`, whose parts are counted done from `opened`
-    /// on: its own part, then the wait for the others' parts, claiming and running (through
+    /// Whether every part `0..parts` of global stage `g` is done.
+    fn finished(&self, g: u64, parts: usize) -> bool {
+        self.done[..parts].iter().all(|d| d.0.load(Ordering::Acquire) > g)
+    }
+
+    /// Thread `me`'s share of global stage `g` of `parts` parts: its own part, then the wait for the others' parts, claiming and running (through
     /// `run`) those nobody has claimed after [`STEAL_AFTER`], or at once when `steal`. Returns
     /// when the stage is done or `current()` turns false.
     ///
     /// Claiming another thread's part costs that thread a cache-line transfer on its next
     /// claim, so a thread leaves the others' parts to them while they are likely awake.
-    fn stage(
-        &self,
-        me: usize,
-        g: u64,
-        (opened, parts): (u64, usize),
-        steal: bool,
-        current: impl Fn() -> bool,
-        run: impl Fn(usize),
-    ) {
+    fn stage(&self, me: usize, g: u64, parts: usize, steal: bool, current: impl Fn() -> bool, run: impl Fn(usize)) {
         let take = |k: usize| {
             if self.claim(k, g) {
                 run(k);
-                self.done.0.fetch_add(1, Ordering::Release);
+                self.done[k].0.store(g + 1, Ordering::Release);
             }
         };
         if me < parts {
             take(me);
         }
-        let closed = opened + parts as u64;
-        let finished = || self.done.0.load(Ordering::Acquire) >= closed || !current();
+        let finished = || self.finished(g, parts) || !current();
         if !steal {
             let start = Instant::now();
             let mut n = 0u32;
@@ -490,12 +520,10 @@ impl Held {
         let first = unsafe { &mut *t.next_stage.get() };
         let first_stage = *first;
         *first += stages as u64;
-        let done_base = t.done.0.load(Ordering::Acquire);
         let epoch = t.post.epoch.load(Ordering::Relaxed);
         t.post.epoch.store(epoch + 1, Ordering::Relaxed);
         core::sync::atomic::fence(Ordering::Release);
         t.post.first_stage.store(first_stage, Ordering::Relaxed);
-        t.post.done_base.store(done_base, Ordering::Relaxed);
         t.post.stages.store(stages, Ordering::Relaxed);
         t.post.parts.store(parts, Ordering::Relaxed);
         t.post.job.store((job as *const Job<L, F>).cast_mut().cast(), Ordering::Relaxed);
@@ -513,9 +541,8 @@ impl Held {
         let steal = asleep || t.started.load(Ordering::Relaxed) < parts - 1;
         IN_PART.with(|p| p.set(true));
         for index in 0..stages {
-            let opened = done_base + (index * parts) as u64;
             let g = first_stage + index as u64;
-            t.stage(0, g, (opened, parts), steal, || true, |k| job.part(k, index));
+            t.stage(0, g, parts, steal, || true, |k| job.part(k, index));
         }
         IN_PART.with(|p| p.set(false));
     }
@@ -578,6 +605,56 @@ mod tests {
             }
         }
         assert!(ON_HELPER.load(Ordering::Relaxed) > 0, "some parts ran on helpers");
+    }
+
+    /// `steps` steps of a two-stage recurrence over `n` units in `parts` parts, one job:
+    /// stage 2t writes row t of `a` (`a[j] = Σ previous state + j`), stage 2t + 1 writes row
+    /// t of `s` (`s[j] = a[j] · 0.5 − Σa / n`), the state being the last row of `s` (or `init`).
+    fn sequence(parts: usize, n: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
+        let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts).collect();
+        let (mut a, mut s) = (vec![0.0; n * steps], vec![0.0; n * steps]);
+        let init: Vec<f32> = (0..n).map(|j| j as f32 * 0.01).collect();
+        let lo = |k: usize| bounds[k];
+        let mut shared = [Shared::rows(&mut a, 1, 0, 2), Shared::rows(&mut s, 1, 1, 2)];
+        run(&bounds, 2 * steps, &mut vec![(); parts], &mut shared, |st| {
+            let t = st.index / 2;
+            let [mine_a, mine_s, ..] = st.mine;
+            let [da, ds, ..] = st.done;
+            if st.index % 2 == 0 {
+                assert_eq!((da.len(), ds.len()), (t * n, t * n), "rows written before stage {}", st.index);
+                let state = if t == 0 { &init[..] } else { &ds[(t - 1) * n..] };
+                let sum: f32 = state.iter().sum();
+                for (j, v) in mine_a.iter_mut().enumerate() {
+                    *v = sum + (lo(st.part) + j) as f32;
+                }
+                assert!(mine_s.is_empty(), "stage {} writes no row of s", st.index);
+            } else {
+                assert_eq!((da.len(), ds.len()), ((t + 1) * n, t * n), "rows written before stage {}", st.index);
+                let row = &da[t * n..];
+                let sum: f32 = row.iter().sum();
+                for (j, v) in mine_s.iter_mut().enumerate() {
+                    *v = row[lo(st.part) + j] * 0.5 - sum / n as f32;
+                }
+                assert!(mine_a.is_empty(), "stage {} writes no row of a", st.index);
+            }
+        });
+        (a, s)
+    }
+
+    #[test]
+    fn rows_give_each_stage_its_row_and_the_rows_before() {
+        let alone = sequence(1, 19, 7);
+        assert!(alone.1.iter().all(|v| v.is_finite()) && alone.1.iter().any(|&v| v != 0.0));
+        for parts in [2, 3] {
+            for _ in 0..500 {
+                assert_eq!(sequence(parts, 19, 7), alone, "{parts} parts");
+            }
+        }
+        let mut v = vec![0.0f32; 6];
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            run(&[0, 2, 4], 1, &mut [(), ()], &mut [Shared::rows(&mut v, 1, 0, 1)], |_| {})
+        }));
+        assert!(caught.is_err(), "6 values are not a whole number of 4-value rows");
     }
 
     #[test]

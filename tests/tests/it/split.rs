@@ -94,10 +94,152 @@ fn split_steps_compute_what_one_thread_computes() {
             "    let one = runs::<c{c}t1::Model>();\n    assert_eq!(one, runs::<c{c}t2::Model>(), \"{case}, 2 threads\");\n    assert_eq!(one, runs::<c{c}t3::Model>(), \"{case}, 3 threads\");\n"
         ));
     }
+    run_checks("split", files, main, &checks);
+}
+
+/// What every declared case's module holds beside the cell: deterministic values.
+const VALUES: &str = "
+fn values(n: usize, seed: usize) -> Vec<f32> {
+    (0..n).map(|k| (((k * 7 + seed * 13) % 23) as f32 - 11.0) * 0.02).collect()
+}
+fn steps() -> [[f32; 8]; 21] {
+    let v = values(8 * 21, 4);
+    core::array::from_fn(|t| core::array::from_fn(|j| v[t * 8 + j]))
+}
+";
+
+/// A sequence of 21 steps (input 8, hidden `H`, `D` directions) run for three row lengths:
+/// every output, flattened.
+const SEQUENCE: &str = "
+pub fn outputs() -> Vec<f32> {
+    let cell = Cell::new(&values(W, 1), &values(R, 2), &values(B, 3)).expect(\"lengths\");
+    let mut all = Vec::new();
+    for len in [21, 13, 8] {
+        let (mut y, mut ho, mut co) = ([[[0.0f32; H]; 21]; D], [[0.0f32; H]; D], [[0.0f32; H]; D]);
+        let (h0, c0) = ([[0.1f32; H]; D], [[-0.2f32; H]; D]);
+        RUN;
+        all.extend(y.iter().flatten().flatten().chain(ho.iter().flatten()).chain(co.iter().flatten()));
+    }
+    all
+}
+";
+
+/// A cell fed 21 steps in pieces of 5, 1, 8 and 7: every state, flattened.
+const FEED: &str = "
+pub fn outputs() -> Vec<f32> {
+    let cell = Cell::new(&values(W, 1), &values(R, 2), &values(B, 3)).expect(\"lengths\");
+    let xs = steps();
+    let (mut h, mut c, mut ys) = ([0.1f32; H], [-0.2f32; H], [[0.0f32; H]; 21]);
+    let mut t = 0;
+    for n in [5, 1, 8, 7] {
+        FEED;
+        t += n;
+    }
+    let _ = &mut c;
+    ys.iter().flatten().chain(&h).chain(&c).copied().collect()
+}
+";
+
+/// A declared cell: its kind and keys (besides the sizes and `threads`), hidden size,
+/// directions, the lengths of `W`, `R` and `B`, and the code that runs it: `template`
+/// ([`SEQUENCE`] or [`FEED`]) with `call` in it.
+struct Declared {
+    op: cellc::ir::raw::CellOp,
+    keys: &'static str,
+    h: usize,
+    d: usize,
+    wrb: [usize; 3],
+    template: &'static str,
+    call: &'static str,
+}
+
+/// Sequences in every direction and streams fed in pieces, each cell large enough to split:
+/// a block of steps runs as one job, one step after another in its stages, and gives what
+/// one thread gives, to the bit, for whole blocks, a partial block, and rows shorter than
+/// the sequence.
+#[test]
+fn split_sequences_and_feeds_compute_what_one_thread_computes() {
+    use cellc::ir::raw::CellOp;
+    let gru_run = "cell.run(&steps(), &h0, len, &mut y, &mut ho)";
+    let lstm_run = "cell.run(&steps(), &h0, &c0, len, &mut y, &mut ho, &mut co)";
+    let feed = "cell.feed(&mut h, &xs[t..t + n], &mut ys[t..t + n])";
+    let lstm_feed = "cell.feed(&mut h, &mut c, &xs[t..t + n], &mut ys[t..t + n])";
+    let cases = [
+        Declared {
+            op: CellOp::Gru,
+            keys: "steps = 21, direction = bidirectional",
+            h: 64,
+            d: 2,
+            wrb: [2 * 192 * 8, 2 * 192 * 64, 2 * 192],
+            template: SEQUENCE,
+            call: gru_run,
+        },
+        Declared {
+            op: CellOp::Gru,
+            keys: "steps = 21, direction = reverse, linear_before_reset = true",
+            h: 64,
+            d: 1,
+            wrb: [192 * 8, 192 * 64, 256],
+            template: SEQUENCE,
+            call: gru_run,
+        },
+        Declared {
+            op: CellOp::Lstm,
+            keys: "steps = 21, direction = bidirectional, clip = 0.7",
+            h: 64,
+            d: 2,
+            wrb: [2 * 256 * 8, 2 * 256 * 64, 2 * 256],
+            template: SEQUENCE,
+            call: lstm_run,
+        },
+        Declared {
+            op: CellOp::Rnn,
+            keys: "steps = 21, direction = reverse, activations = [relu]",
+            h: 96,
+            d: 1,
+            wrb: [96 * 8, 96 * 96, 96],
+            template: SEQUENCE,
+            call: gru_run,
+        },
+        Declared { op: CellOp::Gru, keys: "", h: 64, d: 1, wrb: [192 * 8, 192 * 64, 192], template: FEED, call: feed },
+        Declared {
+            op: CellOp::Lstm,
+            keys: "",
+            h: 64,
+            d: 1,
+            wrb: [256 * 8, 256 * 64, 256],
+            template: FEED,
+            call: lstm_feed,
+        },
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (mut main, mut checks, mut files) = (String::new(), String::new(), Vec::new());
+    for (c, Declared { op, keys, h, d, wrb: [w, r, b], template, call }) in cases.iter().enumerate() {
+        for threads in THREADS {
+            let decl = format!("pub struct Cell<input_size = 8, hidden_size = {h}, {keys}, threads = {threads}>;");
+            let tokens: proc_macro2::TokenStream = decl.replace(", ,", ",").parse().expect("tokens");
+            let (file, _) = cellc::expand::declaration(*op, tokens, root).unwrap_or_else(|e| panic!("{decl}: {e}"));
+            let code = prettyplease::unparse(&file);
+            assert_eq!(code.contains("team::run"), threads > 1, "{decl}");
+            let body = template.replace("RUN", call).replace("FEED", call);
+            let body = format!(
+                "const H: usize = {h};\nconst D: usize = {d};\nconst W: usize = {w};\nconst R: usize = {r};\nconst B: usize = {b};\n{VALUES}{body}"
+            );
+            files.push((format!("s{c}t{threads}.rs"), format!("{code}\n{body}")));
+            main.push_str(&format!("#[allow(dead_code, unused_mut, unused_variables)]\nmod s{c}t{threads} {{ include!(\"s{c}t{threads}.rs\"); }}\n"));
+        }
+        checks.push_str(&format!(
+            "    let one = s{c}t1::outputs();\n    assert!(one.iter().any(|v| *v != 0.0), \"case {c} computes\");\n    assert_eq!(one, s{c}t2::outputs(), \"case {c}, 2 threads\");\n    assert_eq!(one, s{c}t3::outputs(), \"case {c}, 3 threads\");\n"
+        ));
+    }
+    run_checks("split_seq", files, main, &checks);
+}
+
+/// Builds the program of `files` and `main` whose `main` runs `checks`, and runs it.
+fn run_checks(name: &str, mut files: Vec<(String, String)>, mut main: String, checks: &str) {
     main.push_str(&format!("fn main() {{\n{checks}}}\n"));
     files.push(("main.rs".into(), main));
-    let scratch = Scratch::new("split");
-    let exe = scratch.build_program(&files).unwrap_or_else(|e| panic!("{e}"));
+    let exe = Scratch::new(name).build_program(&files).unwrap_or_else(|e| panic!("{e}"));
     let out = std::process::Command::new(&exe).output().expect("runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

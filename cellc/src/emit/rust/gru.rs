@@ -64,7 +64,7 @@ pub(super) fn lbr(ctx: &Ctx<'_>, span: Span) -> TokenStream {
         for t in #range {
             let ah = &ah[#at];
             for s in 0..S {
-                let ax = &p[s][t];
+                let ax = &p[s][#at];
                 #rows
                 for l in 0..#lanes {
                     let j = #j;
@@ -104,7 +104,7 @@ pub(super) fn first(ctx: &Ctx<'_>, span: Span) -> TokenStream {
         for t in #range {
             let ah = &ah[#at];
             for s in 0..S {
-                let ax = &p[s][t];
+                let ax = &p[s][#at];
                 let (ah, h, z, xn, rh) = (&ah[s], &h[s], &mut z[s], &mut xn[s], &mut rh[s]);
                 for l in 0..#lanes {
                     let j = #j;

@@ -21,36 +21,10 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // Each direction projects its inputs B steps at a time (one pass over W for the block;
     // B from `Level::feed_block`), then runs the recurrence over the block in its own order.
     let runs = dirs.iter().enumerate().map(|(d, (f, kty))| {
-        let (state, next, step, keep) = if lstm {
-            (
-                quote! { let (mut h, mut c) = (h0[#d], c0[#d]); },
-                quote! { let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]); },
-                quote! { self.#f.step_projected(isa, &p[s], &h, &c, &mut next, &mut next_c); },
-                quote! { (h, c) = (next, next_c); },
-            )
+        let (state, states) = if lstm {
+            (quote! { let (mut h, mut c) = (h0[#d], c0[#d]); }, quote! { &mut h, &mut c })
         } else {
-            (
-                quote! { let mut h = h0[#d]; },
-                quote! { let mut next = [0.0f32; #h]; },
-                quote! { self.#f.step_projected(isa, &p[s], &h, &mut next); },
-                quote! { h = next; },
-            )
-        };
-        let project = quote! {
-            match x[t0..].first_chunk::<B>() {
-                Some(xs) if n == B => self.#f.project_rows(isa, xs, &mut p),
-                _ => {
-                    for s in 0..n {
-                        self.#f.project(isa, &x[t0 + s], &mut p[s]);
-                    }
-                }
-            }
-        };
-        let inner = quote! {
-            #next
-            #step
-            y[#d][t0 + s] = next;
-            #keep
+            (quote! { let mut h = h0[#d]; }, quote! { &mut h })
         };
         // Forward is the kernel's own `feed`; reverse walks blocks from the row's end.
         let walk = if q.direction.reversed(d) {
@@ -60,10 +34,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 while t1 > 0 {
                     let n = t1.min(B);
                     let t0 = t1 - n;
-                    #project
-                    for s in (0..n).rev() {
-                        #inner
-                    }
+                    self.#f.feed_block::<B, I>(isa, &x[t0..t1], &mut p, true, #states, &mut y[#d][t0..t1]);
                     t1 = t0;
                 }
             }

@@ -1,8 +1,11 @@
-//! A step split across threads (`--threads N`): `step_projected` runs as a job of
-//! `cellc_runtime::team`, each part computing the state rows of its own tiles from its own
-//! panels, so that each core reads its share of the weights from its own cache. RNN, LSTM
-//! and GRU with `linear_before_reset` take one stage; GRU takes two, since its candidate
-//! needs all of `r ⊙ h`, which the parts of the first stage write a chunk each.
+//! Steps split across threads (`--threads N`): `step`, `step_projected` and each block of
+//! steps a `feed` or a sequence runs are jobs of `cellc_runtime::team`, each part computing
+//! the state rows of its own tiles from its own panels, so that each core reads its share
+//! of the weights from its own cache. Parts project their own tiles' inputs too (all but
+//! `step_projected`, which is given the projection), so no core waits for another's. RNN,
+//! LSTM and GRU with `linear_before_reset` take one stage a step; GRU takes two, since its
+//! candidate needs all of `r ⊙ h`, which the parts of the first stage write a chunk each. A
+//! block of steps is one job, a stage boundary between steps, rather than a job a step.
 use super::cell::{Ctx, Span};
 use super::{gru, lstm, rnn};
 use crate::ir::CellKind;
@@ -85,124 +88,353 @@ fn bounds(ctx: &Ctx<'_>, spans: &[Span]) -> TokenStream {
     quote! { &[#(#b),*] }
 }
 
-/// `step_projected`'s body and the parts' methods, for a cell split into `spans`.
-pub(super) fn step(ctx: &Ctx<'_>, spans: &[Span]) -> (TokenStream, TokenStream) {
-    let (h, width, tiles) = (ctx.cell.spec.hidden, ctx.width, ctx.tiles());
-    let parts = spans.len();
-    let bounds = bounds(ctx, spans);
-    let (out, out_c) = (format_ident!("out"), format_ident!("out_c"));
-    let lstm = ctx.cell.spec.kind.has_cell_state();
-    let two_pass = matches!(ctx.cell.spec.kind, CellKind::Gru { .. }) && !gru::one_pass(ctx);
-    let name = |stage: &str, k: usize| format_ident!("{stage}_part{k}");
-    let mut methods = TokenStream::new();
-    if !two_pass {
-        for (k, span) in spans.iter().enumerate() {
-            let n = rows(ctx, *span).1;
+/// Where a part's step finds its projection.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The caller's `p`, every tile's (`step_projected`).
+    Given,
+    /// `x`, which the part projects for its own tiles first (`step`).
+    Input,
+    /// The part's local block of projections, row `i` (`feed_block`), computed at the
+    /// block's first step.
+    Block,
+}
+
+/// A split cell's parts: their methods, and how the closure of a job calls them.
+struct Parts<'a> {
+    ctx: &'a Ctx<'a>,
+    spans: &'a [Span],
+    /// Most tiles of one part.
+    most: usize,
+    two_pass: bool,
+}
+
+impl Parts<'_> {
+    fn name(stage: &str, k: usize) -> Ident {
+        format_ident!("{stage}_part{k}")
+    }
+
+    /// Every part's methods: its step (two for GRU without `linear_before_reset`) and its
+    /// projection.
+    fn methods(&self) -> TokenStream {
+        let ctx = self.ctx;
+        let (h, width, i) = (ctx.cell.spec.hidden, ctx.width, ctx.cell.spec.input);
+        let (out, out_c, rh) = (format_ident!("out"), format_ident!("out_c"), format_ident!("rh"));
+        let most = self.most;
+        let mut methods = TokenStream::new();
+        for (k, span) in self.spans.iter().enumerate() {
+            let (n, tk) = (rows(ctx, *span).1, span.len());
+            let p = quote! {
+                let Some(p) = p.first_chunk::<#tk>() else { return };
+                let (p, h) = (::core::array::from_ref(p), ::core::array::from_ref(h));
+            };
             let (o, oc) = (chunk(&out, n, true), chunk(&out_c, n, true));
+            let (project, project_rows) = (Self::name("project", k), Self::name("project_rows", k));
+            let body = ctx.project_span(*span);
+            methods.extend(quote! {
+                #[inline(always)]
+                fn #project_rows<const S: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #most]; S]) {
+                    #body
+                }
+                /// This part's tiles of the projections of `xs` (at most `B` rows).
+                #[inline(always)]
+                fn #project<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #most]; B]) {
+                    match xs.first_chunk::<B>() {
+                        Some(x) => self.#project_rows::<B, I>(isa, x, p),
+                        None => {
+                            for (x, p) in xs.iter().zip(p.iter_mut()) {
+                                self.#project_rows::<1, I>(isa, ::core::array::from_ref(x), ::core::array::from_mut(p));
+                            }
+                        }
+                    }
+                }
+            });
+            if self.two_pass {
+                let t = ctx.tile;
+                let tiles = ctx.tiles();
+                let (r, all) = (chunk(&rh, n, true), chunk(&rh, h, false));
+                methods.extend(method(
+                    &Self::name("first", k),
+                    quote! { p: &[[f32; #width]], h: &[f32; #h], z: &mut [[f32; #t]; #tiles], xn: &mut [[f32; #t]; #tiles], rh: &mut [f32] },
+                    quote! {
+                        #p
+                        let (z, xn) = (::core::array::from_mut(z), ::core::array::from_mut(xn));
+                        #r
+                    },
+                    gru::first(ctx, *span),
+                ));
+                methods.extend(method(
+                    &Self::name("second", k),
+                    quote! { h: &[f32; #h], z: &[[f32; #t]; #tiles], xn: &[[f32; #t]; #tiles], rh: &[f32], out: &mut [f32] },
+                    quote! {
+                        let (h, z, xn) = (::core::array::from_ref(h), ::core::array::from_ref(z), ::core::array::from_ref(xn));
+                        #all
+                        #o
+                    },
+                    gru::second(ctx, *span, quote!(rh)),
+                ));
+                continue;
+            }
             let (args, views, body) = match ctx.cell.spec.kind {
                 CellKind::Lstm => (
-                    quote! { p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32], out_c: &mut [f32] },
+                    quote! { p: &[[f32; #width]], h: &[f32; #h], c: &[f32; #h], out: &mut [f32], out_c: &mut [f32] },
                     quote! {
-                        let (p, h, c) = (::core::array::from_ref(p), ::core::array::from_ref(h), ::core::array::from_ref(c));
+                        #p
+                        let c = ::core::array::from_ref(c);
                         #o
                         #oc
                     },
                     lstm::kernel(ctx, *span),
                 ),
-                CellKind::Rnn | CellKind::Gru { .. } => (
-                    quote! { p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32] },
-                    quote! {
-                        let (p, h) = (::core::array::from_ref(p), ::core::array::from_ref(h));
-                        #o
-                    },
-                    match ctx.cell.spec.kind {
-                        CellKind::Rnn => rnn::kernel(ctx, *span),
-                        _ => gru::lbr(ctx, *span),
-                    },
+                CellKind::Rnn => (
+                    quote! { p: &[[f32; #width]], h: &[f32; #h], out: &mut [f32] },
+                    quote! { #p #o },
+                    rnn::kernel(ctx, *span),
+                ),
+                CellKind::Gru { .. } => (
+                    quote! { p: &[[f32; #width]], h: &[f32; #h], out: &mut [f32] },
+                    quote! { #p #o },
+                    gru::lbr(ctx, *span),
                 ),
             };
-            methods.extend(method(&name("step", k), args, views, body));
+            methods.extend(method(&Self::name("step", k), args, views, body));
         }
-        let (shared, bind, call) = if lstm {
-            (
-                quote! { [Shared::new(out, 1, 0), Shared::new(out_c, 1, 0)] },
-                quote! { let [out, out_c, ..] = s.mine; },
-                quote! { (isa, p, h, c, out, out_c) },
-            )
-        } else {
-            (quote! { [Shared::new(out, 1, 0)] }, quote! { let [out, ..] = s.mine; }, quote! { (isa, p, h, out) })
+        methods
+    }
+
+    /// The `match` over the part (and, with two stages, over `half`, the stage of the step)
+    /// that a job's closure runs, its step's projection coming from `source`.
+    fn dispatch(&self, source: Source) -> TokenStream {
+        let width = self.ctx.width;
+        let most = self.most;
+        // Part k's projection, and what computes it first.
+        let input = |k: usize| -> (TokenStream, TokenStream) {
+            let lo = self.spans[k].lo;
+            match source {
+                Source::Given => (quote! { &p[#lo..] }, quote! {}),
+                Source::Input => {
+                    let m = Self::name("project", k);
+                    (
+                        quote! { &p[0] },
+                        quote! {
+                            let mut p = [[[0.0f32; #width]; #most]; 1];
+                            self.#m::<1, I>(isa, ::core::slice::from_ref(x), &mut p);
+                        },
+                    )
+                }
+                Source::Block => {
+                    let m = Self::name("project", k);
+                    (
+                        quote! { &p[i] },
+                        quote! {
+                            if first {
+                                self.#m::<B, I>(isa, xs, p);
+                            }
+                        },
+                    )
+                }
+            }
         };
-        let arms = arms(
-            parts,
-            |p| p,
+        let n = self.spans.len();
+        if !self.two_pass {
+            let call = if self.ctx.cell.spec.kind.has_cell_state() {
+                quote! { (isa, p, h, c, out, out_c) }
+            } else {
+                quote! { (isa, p, h, out) }
+            };
+            let arms = arms(
+                n,
+                |p| p,
+                |k| {
+                    let (m, (p, before)) = (Self::name("step", k), input(k));
+                    quote! {{
+                        #before
+                        let p = #p;
+                        self.#m #call
+                    }}
+                },
+            );
+            return quote! { match s.part { #arms } };
+        }
+        let first = arms(
+            n,
+            |p| quote! { (0, #p) },
             |k| {
-                let m = name("step", k);
-                quote! { self.#m #call }
+                let (m, (p, before)) = (Self::name("first", k), input(k));
+                quote! {{
+                    #before
+                    let p = #p;
+                    self.#m(isa, p, h, z, xn, rh)
+                }}
             },
         );
-        let body = quote! {
-            use ::cellc_runtime::team::Shared;
-            ::cellc_runtime::team::run(#bounds, 1, &mut [(); #parts], &mut #shared, |s| {
-                #bind
-                isa.within(#[inline(always)] || match s.part { #arms })
-            });
-        };
-        return (body, methods);
-    }
-    let t = ctx.tile;
-    let rh = format_ident!("rh");
-    for (k, span) in spans.iter().enumerate() {
-        let n = rows(ctx, *span).1;
-        let (r, o, all) = (chunk(&rh, n, true), chunk(&out, n, true), chunk(&rh, h, false));
-        methods.extend(method(
-            &name("first", k),
-            quote! { p: &[[f32; #width]; #tiles], h: &[f32; #h], z: &mut [[f32; #t]; #tiles], xn: &mut [[f32; #t]; #tiles], rh: &mut [f32] },
-            quote! {
-                let (p, h) = (::core::array::from_ref(p), ::core::array::from_ref(h));
-                let (z, xn) = (::core::array::from_mut(z), ::core::array::from_mut(xn));
-                #r
+        let second = arms(
+            n,
+            |p| quote! { (_, #p) },
+            |k| {
+                let m = Self::name("second", k);
+                quote! { self.#m(isa, h, z, xn, all, out) }
             },
-            gru::first(ctx, *span),
-        ));
-        methods.extend(method(
-            &name("second", k),
-            quote! { h: &[f32; #h], z: &[[f32; #t]; #tiles], xn: &[[f32; #t]; #tiles], rh: &[f32], out: &mut [f32] },
-            quote! {
-                let (h, z, xn) = (::core::array::from_ref(h), ::core::array::from_ref(z), ::core::array::from_ref(xn));
-                #all
-                #o
-            },
-            gru::second(ctx, *span, quote!(rh)),
-        ));
+        );
+        quote! { match (half, s.part) { #first #second } }
     }
-    let first = arms(
-        parts,
-        |p| quote! { (0, #p) },
-        |k| {
-            let m = name("first", k);
-            quote! { self.#m(isa, p, h, z, xn, rh) }
-        },
-    );
-    let second = arms(
-        parts,
-        |p| quote! { (_, #p) },
-        |k| {
-            let m = name("second", k);
-            quote! { self.#m(isa, h, z, xn, all, out) }
-        },
-    );
-    let body = quote! {
-        use ::cellc_runtime::team::Shared;
-        // Each part's z and input part of the candidate, from the first stage to the second.
-        let mut locals = [([[0.0f32; #t]; #tiles], [[0.0f32; #t]; #tiles]); #parts];
-        let mut rh = [0.0f32; #h];
-        let mut shared = [Shared::new(&mut rh, 1, 0), Shared::new(out, 1, 1)];
-        ::cellc_runtime::team::run(#bounds, 2, &mut locals, &mut shared, |s| {
-            let (z, xn) = (&mut s.local.0, &mut s.local.1);
-            let [rh, out, ..] = s.mine;
-            let [all, ..] = s.done;
-            isa.within(#[inline(always)] || match (s.index, s.part) { #first #second })
-        });
+}
+
+/// A split cell's `step_projected`, `step_at` and `feed_block` bodies, and its parts'
+/// methods.
+pub(super) struct Split {
+    pub(super) projected: TokenStream,
+    pub(super) step: TokenStream,
+    pub(super) feed: TokenStream,
+    pub(super) methods: TokenStream,
+}
+
+/// The bodies and methods of a cell split into `spans`.
+pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
+    let (h, tiles, t, width) = (ctx.cell.spec.hidden, ctx.tiles(), ctx.tile, ctx.width);
+    let n = spans.len();
+    let bounds = bounds(ctx, spans);
+    let most = spans.iter().map(Span::len).max().unwrap_or(0);
+    let two_pass = matches!(ctx.cell.spec.kind, CellKind::Gru { .. }) && !gru::one_pass(ctx);
+    let parts = Parts { ctx, spans, most, two_pass };
+    let methods = parts.methods();
+    let lstm = ctx.cell.spec.kind.has_cell_state();
+    let within = |source| {
+        let d = parts.dispatch(source);
+        quote! { isa.within(#[inline(always)] || #d) }
     };
-    (body, methods)
+    let block = quote! { [[[0.0f32; #width]; #most]; B] };
+    if two_pass {
+        // Each part's z and input part of the candidate, from a step's first stage to its second.
+        let zx = quote! { ([[0.0f32; #t]; #tiles], [[0.0f32; #t]; #tiles]) };
+        let one = |source| {
+            let within = within(source);
+            quote! {
+                use ::cellc_runtime::team::Shared;
+                let mut locals = [#zx; #n];
+                let mut rh = [0.0f32; #h];
+                let mut shared = [Shared::new(&mut rh, 1, 0), Shared::new(out, 1, 1)];
+                ::cellc_runtime::team::run(#bounds, 2, &mut locals, &mut shared, move |s| {
+                    let (z, xn) = (&mut s.local.0, &mut s.local.1);
+                    let [rh, out, ..] = s.mine;
+                    let [all, ..] = s.done;
+                    let half = s.index;
+                    #within
+                });
+            }
+        };
+        let within = within(Source::Block);
+        let feed = feed(
+            ctx,
+            quote! {
+                let mut locals = [(#block, [[0.0f32; #t]; #tiles], [[0.0f32; #t]; #tiles]); #n];
+                let mut rhs = [[0.0f32; #h]; B];
+                let mut shared = [Shared::rows(rhs[..m].as_flattened_mut(), 1, 0, 2), Shared::rows(rows.as_flattened_mut(), 1, 1, 2)];
+                ::cellc_runtime::team::run(#bounds, 2 * m, &mut locals, &mut shared, move |s| {
+                    let (p, z, xn) = (&mut s.local.0, &mut s.local.1, &mut s.local.2);
+                    let [rh, out, ..] = s.mine;
+                    let [rhs, hs, ..] = s.done;
+                    // Step `s.index / 2`: the state is the last row written, the second
+                    // stage's `r ⊙ h` the row its first stage wrote.
+                    let (half, first) = (s.index % 2, s.index == 0);
+                    let h = hs.last_chunk::<#h>().unwrap_or(h0);
+                    let all = rhs.last_chunk::<#h>().map_or(&[][..], |r| &r[..]);
+                    let i = if rev { m - 1 - s.index / 2 } else { s.index / 2 };
+                    #within
+                });
+            },
+        );
+        return Split { projected: one(Source::Given), step: one(Source::Input), feed, methods };
+    }
+    let (shared, bind) = if lstm {
+        (quote! { [Shared::new(out, 1, 0), Shared::new(out_c, 1, 0)] }, quote! { let [out, out_c, ..] = s.mine; })
+    } else {
+        (quote! { [Shared::new(out, 1, 0)] }, quote! { let [out, ..] = s.mine; })
+    };
+    let one = |source| {
+        let within = within(source);
+        quote! {
+            use ::cellc_runtime::team::Shared;
+            ::cellc_runtime::team::run(#bounds, 1, &mut [(); #n], &mut #shared, move |s| {
+                #bind
+                #within
+            });
+        }
+    };
+    let (shared, states) = if lstm {
+        (
+            quote! { [Shared::rows(rows.as_flattened_mut(), 1, 0, 1), Shared::rows(cs[..m].as_flattened_mut(), 1, 0, 1)] },
+            quote! {
+                let [hs, cs, ..] = s.done;
+                let (h, c) = (hs.last_chunk::<#h>().unwrap_or(h0), cs.last_chunk::<#h>().unwrap_or(c0));
+            },
+        )
+    } else {
+        (
+            quote! { [Shared::rows(rows.as_flattened_mut(), 1, 0, 1)] },
+            quote! {
+                let [hs, ..] = s.done;
+                let h = hs.last_chunk::<#h>().unwrap_or(h0);
+            },
+        )
+    };
+    let within = within(Source::Block);
+    let feed = feed(
+        ctx,
+        quote! {
+            let mut locals = [#block; #n];
+            ::cellc_runtime::team::run(#bounds, m, &mut locals, &mut #shared, move |s| {
+                let p = &mut *s.local;
+                #bind
+                // Step `s.index`, from the last state written.
+                #states
+                let first = s.index == 0;
+                let i = if rev { m - 1 - s.index } else { s.index };
+                #within
+            });
+        },
+    );
+    Split { projected: one(Source::Given), step: one(Source::Input), feed, methods }
+}
+
+/// `feed_block`'s body around `job`, which runs the `m` steps of `xs` as one job, writing
+/// step `i`'s state to `rows[i]` (and an LSTM's cell state to `cs[i]`) from `h0` (and `c0`).
+/// The parts project their own tiles of the inputs, so `p` is not used.
+fn feed(ctx: &Ctx<'_>, job: TokenStream) -> TokenStream {
+    let h = ctx.cell.spec.hidden;
+    let (cell_in, cell_out) = if ctx.cell.spec.kind.has_cell_state() {
+        (
+            quote! {
+                let c0 = *c;
+                let c0 = &c0;
+                let mut cs = [[0.0f32; #h]; B];
+            },
+            quote! { *c = cs[m - 1]; },
+        )
+    } else {
+        (quote! {}, quote! {})
+    };
+    quote! {
+        use ::cellc_runtime::team::Shared;
+        let _ = p;
+        let m = xs.len().min(ys.len()).min(B);
+        if m == 0 {
+            return;
+        }
+        let xs = &xs[..m];
+        let h0 = *h;
+        let h0 = &h0;
+        #cell_in
+        // Steps in the job's order: backwards in time when `rev`, so through a buffer.
+        let mut back = [[0.0f32; #h]; B];
+        let rows = if rev { &mut back[..m] } else { &mut ys[..m] };
+        #job
+        *h = rows[m - 1];
+        #cell_out
+        if rev {
+            for (y, r) in ys[..m].iter_mut().rev().zip(&back[..m]) {
+                *y = *r;
+            }
+        }
+    }
 }
