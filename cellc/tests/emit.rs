@@ -204,19 +204,30 @@ fn emit_split(case: &str, threads: usize) -> Result<String, String> {
     emit_with(case, &Options { threads, weights_mode: Runtime, name: Some("Net".into()), ..Options::default() })
 }
 
-// A GRU with H = 128 in two parts: two stages, the second reading all of r ⊙ h.
+// A GRU with H = 128 in two parts: blocks of steps as jobs of two stages a step, the second
+// reading all of r ⊙ h; lone steps stay on one thread.
 #[test]
 fn gru_split_in_two() {
     insta::assert_snapshot!(emit_split("gru_lbr_off", 2).expect("fixture emits"));
 }
 
+// An LSTM with H = 128 (256 KiB of f32 weights) in two parts: lone steps are jobs too, each
+// part projecting its own tiles' inputs (`step`) or taking them from the caller's
+// (`step_projected`).
+#[test]
+fn lstm_split_in_two() {
+    insta::assert_snapshot!(emit_split("lstm_f16_weights", 2).expect("fixture emits"));
+}
+
 #[test]
 fn only_large_tiled_cells_are_split() {
-    let split =
-        |case, threads| emit_split(case, threads).expect("fixture emits").contains("::cellc_runtime::team::run");
-    assert!(split("rnn_clip", 2));
-    assert!(!split("rnn_clip", 1), "one thread");
-    assert!(!split("gru_h1_i1", 2), "a cell of one tile");
+    // Jobs: `feed_block`'s, and `step_at`'s and `step_projected`'s when a lone step gains.
+    let jobs =
+        |case, threads| emit_split(case, threads).expect("fixture emits").matches("::cellc_runtime::team::run").count();
+    assert_eq!(jobs("rnn_clip", 2), 1, "an RNN with H = 128: blocks of steps only");
+    assert_eq!(jobs("lstm_f16_weights", 2), 3, "an LSTM with H = 128, 128 KiB: lone steps too");
+    assert_eq!(jobs("rnn_clip", 1), 0, "one thread");
+    assert_eq!(jobs("gru_h1_i1", 2), 0, "a cell of one tile");
     let unrolled =
         Options { threads: cellc::Threads::new(2).expect("valid"), strategy: Strategy::Unrolled, ..Options::default() };
     assert!(!emit_with("rnn_clip", &unrolled).expect("emits").contains("team::run"), "an unrolled cell");

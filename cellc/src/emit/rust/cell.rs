@@ -444,7 +444,7 @@ impl Ctx<'_> {
         });
         // Values in `n` rows of the state.
         let nh = super::exprs::times(quote! { n }, h);
-        let split = if self.spans.is_empty() {
+        let single = {
             let body = if lstm {
                 quote! { self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c)); }
             } else {
@@ -495,8 +495,18 @@ impl Ctx<'_> {
                 },
                 methods: quote! {},
             }
-        } else {
+        };
+        let split = if self.spans.is_empty() {
+            single
+        } else if super::split::splits_lone_step(self) {
             super::split::split(self, &self.spans)
+        } else {
+            // Only blocks of steps gain from the split: a lone step runs on the caller.
+            super::split::Split {
+                projected: single.projected,
+                step: single.step,
+                ..super::split::split(self, &self.spans)
+            }
         };
         let super::split::Split { projected, step: stepped, feed: fed, methods: parts } = split;
         let fed_doc = quote! {

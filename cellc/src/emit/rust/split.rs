@@ -13,17 +13,41 @@ use crate::options::Strategy;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// Bytes of recurrent weights below which a step stays on one thread: a split step costs
-/// a few cache-line transfers between cores, more than it saves on a step this small.
-const MIN_SPLIT_BYTES: usize = 32 << 10;
+/// Bytes of recurrent weights below which even a block of steps (`feed`, sequences) stays
+/// on one thread: split, each step costs a barrier, a few cache-line transfers between
+/// cores. Measured on AMD Zen 4, two threads, `feed`: an RNN with H = 128 (64 KiB) gains
+/// 1.12–1.17×.
+const MIN_SPLIT_BYTES: usize = 64 << 10;
+
+/// Bytes of recurrent weights per stage below which a lone step (`step`, `step_projected`)
+/// stays on one thread: a job of one step also costs its posting and the helpers' start.
+/// Measured on AMD Zen 4, two threads against one, in one run: RNN H = 128 (64 KiB a
+/// stage) 0.72×, GRU H = 128 (two stages of 96 KiB) 1.03×, the same with
+/// `linear_before_reset` (one of 192 KiB) 1.44×, LSTM H = 128 (256 KiB) 1.33×.
+const MIN_STEP_BYTES_PER_STAGE: usize = 128 << 10;
+
+/// Bytes of the cell's recurrent weights.
+fn recurrent_bytes(ctx: &Ctx<'_>) -> usize {
+    let (h, gates) = (ctx.cell.spec.hidden, ctx.cell.spec.kind.gates());
+    h.saturating_mul(h).saturating_mul(gates).saturating_mul(ctx.store.bytes())
+}
+
+/// Whether the cell's step takes two stages (GRU without `linear_before_reset`).
+fn two_pass(ctx: &Ctx<'_>) -> bool {
+    matches!(ctx.cell.spec.kind, CellKind::Gru { .. }) && !gru::one_pass(ctx)
+}
+
+/// Whether a lone step of a split cell is split too, or only its blocks of steps are.
+pub(super) fn splits_lone_step(ctx: &Ctx<'_>) -> bool {
+    let stages = if two_pass(ctx) { 2 } else { 1 };
+    recurrent_bytes(ctx) / stages >= MIN_STEP_BYTES_PER_STAGE
+}
 
 /// The parts of a step split across `threads` threads: none when the cell is unrolled, has
 /// one tile, or reads too few weights a step to gain.
 pub(super) fn spans(ctx: &Ctx<'_>, threads: usize) -> Vec<Span> {
-    let (h, tiles) = (ctx.cell.spec.hidden, ctx.tiles());
-    let gates = ctx.cell.spec.kind.gates();
-    let bytes = h.saturating_mul(h).saturating_mul(gates).saturating_mul(ctx.store.bytes());
-    if threads < 2 || tiles < 2 || ctx.strategy == Strategy::Unrolled || bytes < MIN_SPLIT_BYTES {
+    let tiles = ctx.tiles();
+    if threads < 2 || tiles < 2 || ctx.strategy == Strategy::Unrolled || recurrent_bytes(ctx) < MIN_SPLIT_BYTES {
         return Vec::new();
     }
     let parts = threads.min(tiles);
@@ -295,7 +319,7 @@ pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
     let n = spans.len();
     let bounds = bounds(ctx, spans);
     let most = spans.iter().map(Span::len).max().unwrap_or(0);
-    let two_pass = matches!(ctx.cell.spec.kind, CellKind::Gru { .. }) && !gru::one_pass(ctx);
+    let two_pass = two_pass(ctx);
     let parts = Parts { ctx, spans, most, two_pass };
     let methods = parts.methods();
     let lstm = ctx.cell.spec.kind.has_cell_state();
