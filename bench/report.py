@@ -96,6 +96,15 @@ def floors(crit_root):
     return out
 
 
+def team_costs(crit_root):
+    """What a split step's synchronisation costs with nothing to compute (the `team` group):
+    a job of one stage in two parts, and a barrier between two stages; None when not run."""
+    job, many = criterion(crit_root, "team", "job"), criterion(crit_root, "team", "stages_64")
+    if job is None or many is None:
+        return None
+    return {"job_ns": job["median_ns"], "barrier_ns": (many["median_ns"] - job["median_ns"]) / 63}
+
+
 def floor_ns(weight_bytes, fl):
     """The least time reading `weight_bytes` takes: at the read rate of the smallest cache
     level that holds them (memory past the last), and which level that is."""
@@ -158,7 +167,7 @@ def best_cellc(row, bench_filter=lambda b: True):
     return min(cands, key=lambda e: e["median_ns"]) if cands else None
 
 
-def threads_table(rows, targets):
+def threads_table(rows, targets, team=None):
     """Each kernel split across two threads (`--threads 2`) beside the same kernel on one: the
     gain, and what the split costs a step over half the one-thread time (the helper's wake-up,
     the barriers, the state's trips between cores, an uneven split)."""
@@ -176,12 +185,19 @@ def threads_table(rows, targets):
                 )
     if not lines:
         return []
+    sync = ""
+    if team:
+        sync = (
+            f" With nothing to compute (`cargo bench -p cellc-bench --bench machine -- team`), a job of one stage "
+            f"in two parts costs the caller {fmt_ns(team['job_ns'])}, and a barrier between two stages "
+            f"{fmt_ns(team['barrier_ns'])}."
+        )
     return [
         "#### Two threads (`--threads 2`)",
         "",
         "The same kernel on one thread and split across two, in the same run; the split's cost is the "
         "two-thread time less half the one-thread time. The target column says whether two threads meet "
-        "the (one-thread) target.",
+        "the (one-thread) target." + sync,
         "",
         "| id | kernel | 1 thread | 2 threads | gain | split's cost a step | target met with 2 |",
         "|---|---|---|---|---|---|---|",
@@ -298,7 +314,7 @@ def markdown(rows, ov, meta, family, cost=None, fl=None):
                     f"{met} | {floor_cell(row, '16-bit', h['median_ns'])} | — | — | — |"
                 )
     out.append("")
-    out.extend(threads_table(rows, targets))
+    out.extend(threads_table(rows, targets, (fl or {}).get("team")))
     for row in rows:
         if not row["entries"]:
             continue
@@ -461,6 +477,8 @@ def main():
         "cpu": cpu,
     }
     fl = floors(crit_root)
+    if fl is not None:
+        fl["team"] = team_costs(crit_root)
     rows = collect(crit_root, ov, fl)
     perf.mkdir(parents=True, exist_ok=True)
     results = {"meta": meta, "openvino": ov, "floors": fl, "configs": rows, "cost": cost}

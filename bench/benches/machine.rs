@@ -2,7 +2,8 @@
 //! `fma_zmm`/`fma_ymm` (each iteration [`FMA_ITERS`] rounds of the FMA loop) and `read_l1`,
 //! `read_l2`, … `read_memory` (each iteration one pass over a buffer of half that cache
 //! level). `bench/report.py` turns them into GFLOP/s and GB/s; the sizes it needs are in
-//! `target/criterion/machine/sizes.json`.
+//! `target/criterion/machine/sizes.json`. The group `team` times the threads of a split
+//! step with nothing to compute (see [`team`]).
 use cellc_bench::machine::{Width, cache_sizes, fma_loop, read_sizes, read_sum};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -40,5 +41,24 @@ fn machine(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, machine);
+/// What `cellc_runtime::team` costs a split step, with nothing to compute: `job` is a job of
+/// one stage in two parts (posting it, the helper taking its part, the caller seeing it
+/// done), `stages_64` one job of 64 stages (each boundary a barrier both threads wait at), so
+/// that `(stages_64 − job) / 63` is a barrier's cost.
+fn team(c: &mut Criterion) {
+    use cellc_runtime::team::run;
+    let mut g = c.benchmark_group("team");
+    for (name, stages) in [("job", 1), ("stages_64", 64)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                run(&[0, 1, 2], black_box(stages), &mut [(), ()], &mut [], |s| {
+                    black_box(s.part);
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, machine, team);
 criterion_main!(benches);
