@@ -80,6 +80,20 @@ macro_rules! fast {
     )*};
 }
 
+/// Configuration F's generated file `$file` as the module `tiled_code`, and `tiled`, a
+/// function stepping its cell (for modules two levels below the crate's root).
+macro_rules! lstm_tiled {
+    ($file:literal) => {
+        pub mod tiled_code {
+            include!(concat!(env!("OUT_DIR"), $file));
+        }
+        use super::super::lstm_h128_i16::{H, I};
+        pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
+            tiled_code::Cell.step(x, h, c, out, out_c)
+        }
+    };
+}
+
 /// Each configuration's kernels with fast activations (`cellc_runtime::act::fast`).
 pub mod fast_activations {
     fast! {
@@ -94,13 +108,7 @@ pub mod fast_activations {
 
     /// Configuration F's tiled kernel with fast activations.
     pub mod lstm_h128_i16 {
-        pub mod tiled_code {
-            include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_tiled_fast.rs"));
-        }
-        use super::super::lstm_h128_i16::{H, I};
-        pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
-            tiled_code::Cell.step(x, h, c, out, out_c)
-        }
+        lstm_tiled!("/lstm_h128_i16_tiled_fast.rs");
     }
 }
 
@@ -117,13 +125,7 @@ pub mod two_threads {
         generated_step!(rnn_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
     }
     pub mod lstm_h128_i16 {
-        pub mod tiled_code {
-            include!(concat!(env!("OUT_DIR"), "/lstm_h128_i16_tiled_threads2.rs"));
-        }
-        use super::super::lstm_h128_i16::{H, I};
-        pub fn tiled(x: &[f32; I], h: &[f32; H], c: &[f32; H], out: &mut [f32; H], out_c: &mut [f32; H]) {
-            tiled_code::Cell.step(x, h, c, out, out_c)
-        }
+        lstm_tiled!("/lstm_h128_i16_tiled_threads2.rs");
     }
     pub mod gru_seq_h256_i256 {
         include!(concat!(env!("OUT_DIR"), "/gru_seq_h256_i256_threads2.rs"));

@@ -15,15 +15,15 @@ use quote::{format_ident, quote};
 
 /// Bytes of recurrent weights below which even a block of steps (`feed`, sequences) stays
 /// on one thread: split, each step costs a barrier, a few cache-line transfers between
-/// cores. Measured on AMD Zen 4, two threads, `feed`: an RNN with H = 128 (64 KiB) gains
-/// 1.12–1.17×.
+/// cores. Measured on AMD Zen 4, two threads against one, `feed` over 64 steps, one
+/// program, four runs: an RNN with H = 128 (64 KiB) 1.02–1.17×.
 const MIN_SPLIT_BYTES: usize = 64 << 10;
 
 /// Bytes of recurrent weights per stage below which a lone step (`step`, `step_projected`)
 /// stays on one thread: a job of one step also costs its posting and the helpers' start.
-/// Measured on AMD Zen 4, two threads against one, in one run: RNN H = 128 (64 KiB a
-/// stage) 0.72×, GRU H = 128 (two stages of 96 KiB) 1.03×, the same with
-/// `linear_before_reset` (one of 192 KiB) 1.44×, LSTM H = 128 (256 KiB) 1.33×.
+/// Measured on AMD Zen 4, two threads against one, in one run of `bench/run.sh` (medians):
+/// RNN H = 128 (64 KiB a stage) 0.89×, GRU H = 128 (two stages of 96 KiB) 1.03×, the same
+/// with `linear_before_reset` (one of 192 KiB) 1.52×, LSTM H = 128 (256 KiB) 1.30×.
 const MIN_STEP_BYTES_PER_STAGE: usize = 128 << 10;
 
 /// Bytes of the cell's recurrent weights.
@@ -210,15 +210,13 @@ impl Parts<'_> {
                     },
                     lstm::kernel(ctx, *span),
                 ),
-                CellKind::Rnn => (
+                CellKind::Rnn | CellKind::Gru { .. } => (
                     quote! { p: &[[f32; #width]], h: &[f32; #h], out: &mut [f32] },
                     quote! { #p #o },
-                    rnn::kernel(ctx, *span),
-                ),
-                CellKind::Gru { .. } => (
-                    quote! { p: &[[f32; #width]], h: &[f32; #h], out: &mut [f32] },
-                    quote! { #p #o },
-                    gru::lbr(ctx, *span),
+                    match ctx.cell.spec.kind {
+                        CellKind::Rnn => rnn::kernel(ctx, *span),
+                        _ => gru::lbr(ctx, *span),
+                    },
                 ),
             };
             methods.extend(method(&Self::name("step", k), args, views, body));
