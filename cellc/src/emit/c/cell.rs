@@ -229,30 +229,46 @@ impl Kern<'_> {
 
     /// The kernel of the cells whose gates all read `h` directly (RNN, LSTM): one
     /// accumulator `a` per tile, the projection plus `R·h`, then `lane` for each row `j`.
-    /// Narrow tiles are taken [`Kern::interleave`] at a time.
     pub(super) fn single_accumulator(&self, c: &mut Code, lane: &[String]) {
-        let (h, w, tiles) = (self.cell.spec.hidden, self.width, self.tiles());
-        let g = self.interleave();
+        let w = self.width;
+        let init = |t: &str| format!("p[{t} * {w} + l]");
+        self.tile_products(c, ("r", &self.recurrent[0], w), &init, "h", lane);
+    }
+
+    /// For each tile `t`, the accumulator `a` of `w` lanes, lane `l` starting at `init(t)`
+    /// (a C expression of `l` and the tile), plus the product of the tile's panel of `slot`
+    /// (bound to `name`) and the vector `v`; then `lane` for each row `j` of the tile.
+    /// Narrow tiles are taken [`Kern::interleave`] at a time.
+    pub(super) fn tile_products(
+        &self,
+        c: &mut Code,
+        (name, slot, w): (&str, &Slot, usize),
+        init: &dyn Fn(&str) -> String,
+        v: &str,
+        lane: &[String],
+    ) {
+        let (h, tiles) = (self.cell.spec.hidden, self.tiles());
+        let g = self.interleave(w);
         if g == 1 {
             c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
-            self.bind(c, "r", &self.recurrent[0]);
-            self.accumulate(c, ("a", w, &format!("p[t * {w} + l]")), "r", h, "h");
+            self.bind(c, name, slot);
+            self.accumulate(c, ("a", w, &init("t")), name, h, v);
             self.open_lanes(c);
         } else {
             c.open(format!("for (size_t t0 = 0; t0 < {tiles}; t0 += {g})"));
             for i in 0..g {
-                self.bind_at(c, &format!("r{i}"), &self.recurrent[0], &format!("(t0 + {i})"));
+                self.bind_at(c, &format!("{name}{i}"), slot, &format!("(t0 + {i})"));
             }
             c.line(format!("float acc[{g}][{w}];"));
             c.open(format!("for (size_t l = 0; l < {w}; ++l)"));
             for i in 0..g {
-                c.line(format!("acc[{i}][l] = p[(t0 + {i}) * {w} + l];"));
+                c.line(format!("acc[{i}][l] = {};", init(&format!("(t0 + {i})"))));
             }
             c.close("");
             c.open(format!("for (size_t k = 0; k < {h}; ++k)"));
-            c.line("const float vk = h[k];");
+            c.line(format!("const float vk = {v}[k];"));
             for i in 0..g {
-                self.lanes_acc(c, &format!("acc[{i}]"), &format!("r{i}"), "k", w, "vk");
+                self.lanes_acc(c, &format!("acc[{i}]"), &format!("{name}{i}"), "k", w, "vk");
             }
             c.close("");
             c.open(format!("for (size_t g = 0; g < {g}; ++g)"));
@@ -270,13 +286,14 @@ impl Kern<'_> {
         }
     }
 
-    /// Tiles whose products a tiled step computes side by side: a narrow tile (one AVX-512
-    /// register or less) alone is one chain of dependent multiply–adds, which leaves the FMA
-    /// units idle; 4 of them keep enough sums in flight (as the Rust kernels do). 1 for the
-    /// unrolled strategy, wider tiles, or a tile count 4 and 2 do not divide.
-    fn interleave(&self) -> usize {
+    /// Tiles whose products of `width` lanes a tiled step computes side by side: a narrow
+    /// tile (one AVX-512 register or less) alone is one chain of dependent multiply–adds,
+    /// which leaves the FMA units idle; 4 of them keep enough sums in flight (as the Rust
+    /// kernels do). 1 for the unrolled strategy, wider tiles, or a tile count 4 and 2 do not
+    /// divide.
+    fn interleave(&self, width: usize) -> usize {
         let tiles = self.tiles();
-        if self.strategy == Strategy::Unrolled || self.width > ROLLED_LANES {
+        if self.strategy == Strategy::Unrolled || width > ROLLED_LANES {
             return 1;
         }
         [4, 2].into_iter().find(|g| tiles.is_multiple_of(*g)).unwrap_or(1)
