@@ -229,6 +229,14 @@ fn only_large_tiled_cells_are_split() {
     assert_eq!(jobs("lstm_f16_weights", 2), 3, "an LSTM with H = 128, 128 KiB: lone steps too");
     assert_eq!(jobs("rnn_clip", 1), 0, "one thread");
     assert_eq!(jobs("gru_h1_i1", 2), 0, "a cell of one tile");
+    assert_eq!(jobs("gru_lbr_off", 2), 1, "a GRU with H = 128 in two stages of 96 KiB: blocks of steps only");
+    let f16 = Options {
+        threads: cellc::Threads::new(2).expect("valid"),
+        weight_type: cellc::WeightType::F16,
+        ..Options::default()
+    };
+    let f16_jobs = emit_with("gru_lbr_off", &f16).expect("emits").matches("::cellc_runtime::team::run").count();
+    assert_eq!(f16_jobs, 0, "the same GRU with 16-bit weights: two stages of 48 KiB stay on one thread");
     let unrolled =
         Options { threads: cellc::Threads::new(2).expect("valid"), strategy: Strategy::Unrolled, ..Options::default() };
     assert!(!emit_with("rnn_clip", &unrolled).expect("emits").contains("team::run"), "an unrolled cell");

@@ -201,11 +201,11 @@ fn split_sequences_and_feeds_compute_what_one_thread_computes() {
     let lstm_feed = "cell.feed(&mut h, &mut c, &xs[t..t + n], &mut ys[t..t + n])";
     let gru_step = "cell.step(&x, &h, &mut next)";
     let cases = [
-        declared(CellOp::Gru, "steps = 21, direction = bidirectional", 96, 2, SEQUENCE, gru_run),
+        declared(CellOp::Gru, "steps = 21, direction = bidirectional", 112, 2, SEQUENCE, gru_run),
         declared(CellOp::Gru, "steps = 21, direction = reverse, linear_before_reset = true", 96, 1, SEQUENCE, gru_run),
         declared(CellOp::Lstm, "steps = 21, direction = bidirectional, clip = 0.7", 64, 2, SEQUENCE, lstm_run),
         declared(CellOp::Rnn, "steps = 21, direction = reverse, activations = [relu]", 128, 1, SEQUENCE, gru_run),
-        declared(CellOp::Gru, "", 96, 1, FEED, feed),
+        declared(CellOp::Gru, "", 112, 1, FEED, feed),
         declared(CellOp::Lstm, "", 64, 1, FEED, lstm_feed),
         // Large enough that a lone step is split too, in two stages.
         declared(CellOp::Gru, "", 160, 1, STEP, gru_step),

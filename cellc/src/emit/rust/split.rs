@@ -13,10 +13,13 @@ use crate::options::Strategy;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// Bytes of recurrent weights below which even a block of steps (`feed`, sequences) stays
-/// on one thread: split, each step costs a barrier, a few cache-line transfers between
-/// cores. Measured on AMD Zen 4, two threads against one, `feed` over 64 steps, one
-/// program, four runs: an RNN with H = 128 (64 KiB) 1.02–1.17×.
+/// Bytes of recurrent weights per stage below which even a block of steps (`feed`,
+/// sequences) stays on one thread: split, each stage costs a barrier, a few cache-line
+/// transfers between cores. Measured on AMD Zen 4, two threads against one, `feed` over 64
+/// steps, one program, medians of 21 interleaved rounds: an RNN with H = 128 (64 KiB, one
+/// stage) 1.02–1.17× over four runs; GRUs with H = 128 and 16-bit weights, the two-stage
+/// one (48 KiB a stage) 0.88–0.97×, the one-stage one (`linear_before_reset`, 96 KiB)
+/// 1.20–1.34× over two runs.
 const MIN_SPLIT_BYTES: usize = 64 << 10;
 
 /// Bytes of recurrent weights per stage below which a lone step (`step`, `step_projected`)
@@ -37,17 +40,22 @@ fn two_pass(ctx: &Ctx<'_>) -> bool {
     matches!(ctx.cell.spec.kind, CellKind::Gru { .. }) && !gru::one_pass(ctx)
 }
 
+/// Bytes of the cell's recurrent weights a stage of its step reads, on average.
+fn bytes_per_stage(ctx: &Ctx<'_>) -> usize {
+    let stages = if two_pass(ctx) { 2 } else { 1 };
+    recurrent_bytes(ctx) / stages
+}
+
 /// Whether a lone step of a split cell is split too, or only its blocks of steps are.
 pub(super) fn splits_lone_step(ctx: &Ctx<'_>) -> bool {
-    let stages = if two_pass(ctx) { 2 } else { 1 };
-    recurrent_bytes(ctx) / stages >= MIN_STEP_BYTES_PER_STAGE
+    bytes_per_stage(ctx) >= MIN_STEP_BYTES_PER_STAGE
 }
 
 /// The parts of a step split across `threads` threads: none when the cell is unrolled, has
 /// one tile, or reads too few weights a step to gain.
 pub(super) fn spans(ctx: &Ctx<'_>, threads: usize) -> Vec<Span> {
     let tiles = ctx.tiles();
-    if threads < 2 || tiles < 2 || ctx.strategy == Strategy::Unrolled || recurrent_bytes(ctx) < MIN_SPLIT_BYTES {
+    if threads < 2 || tiles < 2 || ctx.strategy == Strategy::Unrolled || bytes_per_stage(ctx) < MIN_SPLIT_BYTES {
         return Vec::new();
     }
     let parts = threads.min(tiles);
