@@ -68,7 +68,7 @@ fn activation() -> impl Strategy<Value = Activation> {
 
 fn config() -> impl Strategy<Value = Config> {
     (
-        (0..4u8, 1usize..=64, 1usize..=64, 1usize..=11, any::<bool>()),
+        (0..4u8, 1usize..=96, 1usize..=64, 1usize..=11, any::<bool>()),
         (proptest::collection::vec(activation(), 3), proptest::option::of(0.1f32..3.0)),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<u64>(), 0..4u8, 0..4usize),
         proptest::option::of((

@@ -238,65 +238,102 @@ impl Kern<'_> {
     /// For each tile `t`, the accumulator `a` of `w` lanes, lane `l` starting at `init(t)`
     /// (a C expression of `l` and the tile), plus the product of the tile's panel of `slot`
     /// (bound to `name`) and the vector `v`; then `lane` for each row `j` of the tile.
-    /// Narrow tiles are taken [`Kern::interleave`] at a time.
+    /// Narrow tiles are taken [`Kern::interleave`] at a time, and the tiles left over after
+    /// the last whole group side by side too.
     pub(super) fn tile_products(
         &self,
         c: &mut Code,
-        (name, slot, w): (&str, &Slot, usize),
+        product: (&str, &Slot, usize),
         init: &dyn Fn(&str) -> String,
         v: &str,
         lane: &[String],
     ) {
-        let (h, tiles) = (self.cell.spec.hidden, self.tiles());
-        let g = self.interleave(w);
+        let tiles = self.tiles();
+        let g = self.interleave(product.2);
+        let whole = tiles / g * g;
         if g == 1 {
-            c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
-            self.bind(c, name, slot);
-            self.accumulate(c, ("a", w, &init("t")), name, h, v);
-            self.open_lanes(c);
-        } else {
-            c.open(format!("for (size_t t0 = 0; t0 < {tiles}; t0 += {g})"));
-            for i in 0..g {
-                self.bind_at(c, &format!("{name}{i}"), slot, &format!("(t0 + {i})"));
-            }
-            c.line(format!("float acc[{g}][{w}];"));
-            c.open(format!("for (size_t l = 0; l < {w}; ++l)"));
-            for i in 0..g {
-                c.line(format!("acc[{i}][l] = {};", init(&format!("(t0 + {i})"))));
-            }
-            c.close("");
-            c.open(format!("for (size_t k = 0; k < {h}; ++k)"));
-            c.line(format!("const float vk = {v}[k];"));
-            for i in 0..g {
-                self.lanes_acc(c, &format!("acc[{i}]"), &format!("{name}{i}"), "k", w, "vk");
-            }
-            c.close("");
-            c.open(format!("for (size_t g = 0; g < {g}; ++g)"));
-            c.line("const size_t t = t0 + g;");
-            c.line("const float *a = acc[g];");
-            self.open_lanes(c);
+            self.tiles_one_at_a_time(c, product, (0, tiles), init, v, lane);
+            return;
         }
+        if whole > 0 {
+            self.tiles_side_by_side(c, product, (0, whole, g), init, v, lane);
+        }
+        match tiles - whole {
+            0 => {}
+            1 => self.tiles_one_at_a_time(c, product, (whole, tiles), init, v, lane),
+            rest => self.tiles_side_by_side(c, product, (whole, tiles, rest), init, v, lane),
+        }
+    }
+
+    /// [`Kern::tile_products`] for the tiles `from..to`, one product at a time.
+    fn tiles_one_at_a_time(
+        &self,
+        c: &mut Code,
+        (name, slot, w): (&str, &Slot, usize),
+        (from, to): (usize, usize),
+        init: &dyn Fn(&str) -> String,
+        v: &str,
+        lane: &[String],
+    ) {
+        c.open(format!("for (size_t t = {from}; t < {to}; ++t)"));
+        self.bind(c, name, slot);
+        self.accumulate(c, ("a", w, &init("t")), name, self.cell.spec.hidden, v);
+        self.open_lanes(c);
         for s in lane {
             c.line(s);
         }
         c.close("");
         c.close("");
-        if g > 1 {
-            c.close("");
+    }
+
+    /// [`Kern::tile_products`] for the tiles `from..to`, `g` products side by side: each
+    /// element of `v` loaded once for `g` independent chains of multiply–adds.
+    fn tiles_side_by_side(
+        &self,
+        c: &mut Code,
+        (name, slot, w): (&str, &Slot, usize),
+        (from, to, g): (usize, usize, usize),
+        init: &dyn Fn(&str) -> String,
+        v: &str,
+        lane: &[String],
+    ) {
+        c.open(format!("for (size_t t0 = {from}; t0 < {to}; t0 += {g})"));
+        for i in 0..g {
+            self.bind_at(c, &format!("{name}{i}"), slot, &format!("(t0 + {i})"));
         }
+        c.line(format!("float acc[{g}][{w}];"));
+        c.open(format!("for (size_t l = 0; l < {w}; ++l)"));
+        for i in 0..g {
+            c.line(format!("acc[{i}][l] = {};", init(&format!("(t0 + {i})"))));
+        }
+        c.close("");
+        c.open(format!("for (size_t k = 0; k < {}; ++k)", self.cell.spec.hidden));
+        c.line(format!("const float vk = {v}[k];"));
+        for i in 0..g {
+            self.lanes_acc(c, &format!("acc[{i}]"), &format!("{name}{i}"), "k", w, "vk");
+        }
+        c.close("");
+        c.open(format!("for (size_t g = 0; g < {g}; ++g)"));
+        c.line("const size_t t = t0 + g;");
+        c.line("const float *a = acc[g];");
+        self.open_lanes(c);
+        for s in lane {
+            c.line(s);
+        }
+        c.close("");
+        c.close("");
+        c.close("");
     }
 
     /// Tiles whose products of `width` lanes a tiled step computes side by side: a narrow
     /// tile (one AVX-512 register or less) alone is one chain of dependent multiply–adds,
     /// which leaves the FMA units idle; 4 of them keep enough sums in flight (as the Rust
-    /// kernels do). 1 for the unrolled strategy, wider tiles, or a tile count 4 and 2 do not
-    /// divide.
+    /// kernels do). 1 for the unrolled strategy, wider tiles, or a cell of one tile.
     fn interleave(&self, width: usize) -> usize {
-        let tiles = self.tiles();
-        if self.strategy == Strategy::Unrolled || width > ROLLED_LANES {
+        if self.strategy == Strategy::Unrolled || width > ROLLED_LANES || self.tiles() < 2 {
             return 1;
         }
-        [4, 2].into_iter().find(|g| tiles.is_multiple_of(*g)).unwrap_or(1)
+        4
     }
 
     /// The weight tables of the embedded slots, aligned, eight values a line.
