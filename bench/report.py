@@ -197,7 +197,8 @@ def threads_table(rows, targets, team=None):
         "",
         "The same kernel on one thread and split across two, in the same run; the split's cost is the "
         "two-thread time less half the one-thread time. The target column says whether two threads meet "
-        "the (one-thread) target." + sync,
+        "the (one-thread) target. A's and E's lone steps are not split (each stage of them reads less than "
+        "128 KiB of weights, below which a split measured no faster), so they have no row here." + sync,
         "",
         "| id | kernel | 1 thread | 2 threads | gain | split's cost a step | target met with 2 |",
         "|---|---|---|---|---|---|---|",

@@ -112,17 +112,12 @@ pub mod fast_activations {
     }
 }
 
-/// The kernels split across two threads (`--threads 2`): A, E, F's tiled ones and C's
-/// sequence.
+/// The kernels split across two threads (`--threads 2`): the tiled ones of A lbr and F,
+/// whose lone steps split (A's and E's read too few weights a stage and stay on one thread),
+/// and C's sequence.
 pub mod two_threads {
-    pub mod gru_h128_i16 {
-        generated_step!(gru_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
-    }
     pub mod gru_lbr_h128_i16 {
         generated_step!(gru_lbr_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
-    }
-    pub mod rnn_h128_i16 {
-        generated_step!(rnn_h128_i16, tiled, tiled_code, "_tiled_threads2.rs");
     }
     pub mod lstm_h128_i16 {
         lstm_tiled!("/lstm_h128_i16_tiled_threads2.rs");
