@@ -32,6 +32,9 @@ pub(super) struct Kern<'a> {
     /// The file's prefix, lower and upper case.
     pub(super) prefix: String,
     pub(super) upper: String,
+    /// Set once a product fuses its multiply–adds (see [`Kern::split`]): the file then needs
+    /// the `fma` helper.
+    pub(super) fused: std::cell::Cell<bool>,
 }
 
 impl<'a> std::ops::Deref for Kern<'a> {
@@ -84,10 +87,31 @@ impl Kern<'_> {
     /// Statements `acc[l] += <lane l of row k of panel> * vk` for the lanes `l` of a row of
     /// `width` lanes, `k` (an expression) a row of `panel`: one loop over f32 lanes, or the
     /// loops that convert 16-bit ones (for bfloat16 pairs, the low halves then the high).
-    /// Written as `acc[l] = fmaf(…)` where the target has FMA, the step was not faster
-    /// overall (AMD Zen 4, GCC 12, one program: GRU H=128 2.50 → 2.70 µs, H=16 85 → 81 ns).
+    /// [`Kern::lanes_fma`] fuses them.
     fn lanes_acc(&self, c: &mut Code, acc: &str, panel: &str, k: &str, width: usize, vk: &str) {
+        self.lanes_update(c, (acc, panel, k), width, vk, false);
+    }
+
+    /// [`Kern::lanes_acc`] as `acc[l] = fma(w, vk, acc[l])`, rounded once where the target
+    /// has FMA: for the narrow products, whose chains of dependent sums bound a step. Fusing
+    /// every product was not faster overall (AMD Zen 4, GCC 12, one program: GRU H=128 2.50 →
+    /// 2.70 µs, H=16 85 → 81 ns); fusing the narrow ones only, a GRU with H=16 took 0.94–0.95×
+    /// the time (85.5 → 80.9 ns, three runs).
+    fn lanes_fma(&self, c: &mut Code, acc: &str, panel: &str, k: &str, width: usize, vk: &str) {
+        self.fused.set(true);
+        self.lanes_update(c, (acc, panel, k), width, vk, true);
+    }
+
+    fn lanes_update(&self, c: &mut Code, (acc, panel, k): (&str, &str, &str), width: usize, vk: &str, fused: bool) {
         let (p, rolled) = (&self.prefix, rolled(&self.upper, width));
+        // `acc[i] += w * vk`, or fused.
+        let update = |i: &str, w: String| {
+            if fused {
+                format!("{acc}[{i}] = {p}_fma({w}, {vk}, {acc}[{i}]);")
+            } else {
+                format!("{acc}[{i}] += {w} * {vk};")
+            }
+        };
         // A constant row is folded: `l`, `48 + l`; a variable one stays `k * 48 + l`.
         let at = |row: usize| match k.parse::<usize>() {
             Ok(0) => "l".to_owned(),
@@ -96,23 +120,25 @@ impl Kern<'_> {
         };
         match self.store {
             Store::F32 => c.line(format!(
-                "{rolled}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {panel}[{}] * {vk};",
-                at(width)
+                "{rolled}for (size_t l = 0; l < {width}; ++l) {}",
+                update("l", format!("{panel}[{}]", at(width)))
             )),
             Store::F16 => c.line(format!(
-                "{rolled}for (size_t l = 0; l < {width}; ++l) {acc}[l] += {p}_f16({panel}[{}]) * {vk};",
-                at(width)
+                "{rolled}for (size_t l = 0; l < {width}; ++l) {}",
+                update("l", format!("{p}_f16({panel}[{}])", at(width)))
             )),
             Store::Bf16 => {
                 let words = cellc_pack::bf16_words(width);
                 let w = at(words);
                 c.line(format!(
-                    "{rolled}for (size_t l = 0; l < {words}; ++l) {acc}[l] += {p}_bf16_lo({panel}[{w}]) * {vk};"
+                    "{rolled}for (size_t l = 0; l < {words}; ++l) {}",
+                    update("l", format!("{p}_bf16_lo({panel}[{w}])"))
                 ));
                 let hi = width - words;
                 if hi > 0 {
                     c.line(format!(
-                        "{rolled}for (size_t l = 0; l < {hi}; ++l) {acc}[{words} + l] += {p}_bf16_hi({panel}[{w}]) * {vk};"
+                        "{rolled}for (size_t l = 0; l < {hi}; ++l) {}",
+                        update(&format!("{words} + l"), format!("{p}_bf16_hi({panel}[{w}])"))
                     ));
                 }
             }
@@ -184,12 +210,12 @@ impl Kern<'_> {
         for (i, a) in parts.iter().enumerate() {
             let k = if i == 0 { "k".to_owned() } else { format!("(k + {i})") };
             let vk = if i == 0 { format!("{v}[k]") } else { format!("{v}[k + {i}]") };
-            self.lanes_acc(c, a, panel, &k, width, &vk);
+            self.lanes_fma(c, a, panel, &k, width, &vk);
         }
         c.close("");
         // The columns past the last whole group: one to each partial sum, in order.
         for (k, a) in (whole..cols).zip(&parts) {
-            self.lanes_acc(c, a, panel, &k.to_string(), width, &format!("{v}[{k}]"));
+            self.lanes_fma(c, a, panel, &k.to_string(), width, &format!("{v}[{k}]"));
         }
         let sum = parts.join("[l] + ");
         c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {sum}[l];"));

@@ -55,6 +55,11 @@ impl Helpers {
         }
     }
 
+    /// The `fma` helper: `a * b + c`, rounded once where the target has FMA.
+    pub(super) fn fma(&mut self) {
+        self.used.insert("fma");
+    }
+
     /// `e^v` as a C expression.
     pub(super) fn exp(&mut self, prefix: &str, v: &str) -> String {
         self.used.extend(["fma", "exp"]);

@@ -159,6 +159,7 @@ impl Emitter {
             n,
             prefix: self.names.prefix().to_owned(),
             upper: self.names.upper(),
+            fused: std::cell::Cell::new(false),
         };
         k.declare(&mut self.hd, &format!("{doc} Kernel: {}.", k.strategy.name()));
         k.tables(&mut self.tables);
@@ -168,6 +169,9 @@ impl Emitter {
             CellKind::Lstm => lstm::step_projected,
         };
         k.define(&mut self.body, &mut self.helpers, body);
+        if k.fused.get() {
+            self.helpers.fma();
+        }
     }
 
     fn finish(self, m: &Model, header: &str) -> CFiles {
