@@ -374,18 +374,38 @@ fn tiles_interleaved<
     let (groups, rest) = acc.as_chunks_mut::<G>();
     let (panel_groups, panel_rest) = panels.as_chunks::<G>();
     for (ag, pg) in groups.iter_mut().zip(panel_groups) {
-        let mut a: [[f32; W]; G] = core::array::from_fn(|g| ag[g][0]);
-        for (k, &vk) in v.iter().enumerate() {
-            for (a, panel) in a.iter_mut().zip(pg) {
-                panel[k].axpy(isa, a, vk);
-            }
-        }
-        for (ag, a) in ag.iter_mut().zip(&a) {
-            ag[0] = *a;
-        }
+        tiles_side_by_side(ag, pg, v, isa);
+    }
+    // The tiles left after the last whole group, side by side too (an RNN step, H=112, 7
+    // tiles of 16 lanes: 0.86× the time with its last 3 tiles one at a time, in the C).
+    if let (Ok(ag), Ok(pg)) = (<&mut [_; 3]>::try_from(&mut *rest), <&[_; 3]>::try_from(panel_rest)) {
+        return tiles_side_by_side(ag, pg, v, isa);
+    }
+    if let (Ok(ag), Ok(pg)) = (<&mut [_; 2]>::try_from(&mut *rest), <&[_; 2]>::try_from(panel_rest)) {
+        return tiles_side_by_side(ag, pg, v, isa);
     }
     for (a, panel) in rest.iter_mut().zip(panel_rest) {
         panel_acc(&mut a[0], panel, v, isa);
+    }
+}
+
+/// The products of `G` tiles for one row, their multiply–adds interleaved: each lane sums
+/// in the order of [`panel_acc`].
+#[inline(always)]
+fn tiles_side_by_side<const K: usize, const W: usize, const S: usize, const G: usize, P: Row<W>, I: Isa>(
+    ag: &mut [[[f32; W]; S]; G],
+    pg: &[[P; K]; G],
+    v: &[f32; K],
+    isa: I,
+) {
+    let mut a: [[f32; W]; G] = core::array::from_fn(|g| ag[g][0]);
+    for (k, &vk) in v.iter().enumerate() {
+        for (a, panel) in a.iter_mut().zip(pg) {
+            panel[k].axpy(isa, a, vk);
+        }
+    }
+    for (ag, a) in ag.iter_mut().zip(&a) {
+        ag[0] = *a;
     }
 }
 
@@ -464,6 +484,40 @@ mod tests {
         }
         panel_acc_rows(&mut acc, &panel, &v, Portable);
         assert_eq!(acc, want);
+    }
+
+    /// A lone row's product over `T` tiles of `W` lanes, each tile's lane for lane the
+    /// bits of [`panel_acc`] on it, at the portable level and the one `dispatch!` picks (the
+    /// CI forces each): the tiles in whole groups and the ones left after them alike.
+    fn tiles_are_panel_acc_per_tile<const T: usize, const W: usize>() {
+        tiles_at::<T, W, _>(Portable);
+        crate::dispatch!(|_L, isa| tiles_at::<T, W, _>(isa));
+    }
+
+    fn tiles_at<const T: usize, const W: usize, I: Isa>(isa: I) {
+        const K: usize = 9;
+        let panels: [[[f32; W]; K]; T] = core::array::from_fn(|t| {
+            core::array::from_fn(|k| core::array::from_fn(|l| ((t * 31 + k * 7 + l * 3) % 17) as f32 * 0.173 - 1.4))
+        });
+        let v: [[f32; K]; 1] = [core::array::from_fn(|k| 0.61 - k as f32 * 0.29)];
+        let acc0: [[[f32; W]; 1]; T] = core::array::from_fn(|t| [core::array::from_fn(|l| (t + l) as f32 * 0.01)]);
+        let mut want = acc0;
+        for (a, panel) in want.iter_mut().zip(&panels) {
+            panel_acc(&mut a[0], panel, &v[0], isa);
+        }
+        let mut got = acc0;
+        tiles_acc_rows(&mut got, &panels, &v, Block::<1, 16>, isa);
+        assert_eq!(got, want, "{T} tiles of {W} lanes");
+    }
+
+    #[test]
+    fn tiles_side_by_side_keep_each_lanes_sum() {
+        // Groups of 4 tiles of 16 lanes, then 1, 2 or 3 left; groups of 2 of 32 lanes, then 1.
+        tiles_are_panel_acc_per_tile::<5, 16>();
+        tiles_are_panel_acc_per_tile::<6, 16>();
+        tiles_are_panel_acc_per_tile::<7, 16>();
+        tiles_are_panel_acc_per_tile::<8, 16>();
+        tiles_are_panel_acc_per_tile::<5, 32>();
     }
 
     #[test]
