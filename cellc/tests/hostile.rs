@@ -310,3 +310,64 @@ fn a_parameter_without_an_output_port_is_refused() {
     let bad = format!("{}{}", &xml[..from], &xml[to..]);
     refused(&bad, bin, &["H", "0 output ports; expected one"]);
 }
+
+fn model(name: &str) -> (String, Vec<u8>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(name);
+    let xml = std::fs::read_to_string(dir.join("model.xml")).expect("model xml");
+    let bin = std::fs::read(dir.join("model.bin")).expect("model bin");
+    (xml, bin)
+}
+
+#[test]
+fn gather_batch_dims_outside_what_opset_8_allows_are_refused_by_name() {
+    // ov_gather_batch_dims computes batch_dims 1 and -1 (checked against OpenVINO by the
+    // conformance runner); OpenVINO refuses a batch_dims past the axis or the indices' rank.
+    let (xml, bin) = model("ov_gather_batch_dims");
+    let gather = |id: &str, bd: &str| {
+        let at = xml.find(&format!(r#"<layer id="{id}" name="Gather"#)).expect("the fixture's Gather");
+        let (head, tail) = xml.split_at(at);
+        let bad = format!("{head}{}", tail.replacen(r#"batch_dims="1""#, &format!(r#"batch_dims="{bd}""#), 1));
+        assert_ne!(bad, xml);
+        bad
+    };
+    refused(&gather("12", "2"), bin.clone(), &["Gather_5", "batch_dims 2 is greater than the axis 1"]);
+    refused(&gather("12", "3"), bin.clone(), &["Gather_5", "batch_dims 3 is out of range", "rank 2"]);
+    refused(&gather("12", "-3"), bin.clone(), &["Gather_5", "batch_dims -3 is out of range"]);
+    refused(&gather("4", "2"), bin, &["Gather_11", "batch dimension 1 has 5 values in the data and 2 in the indices"]);
+}
+
+/// gru_dynamic_batch with a Parameter `P` of `shape` (its port declaring `port`) passed to a
+/// Result beside the cell.
+fn beside_dynamic_gru(shape: &str, port: &[u64]) -> (String, Vec<u8>) {
+    let (xml, bin) = fixture("gru_dynamic_batch");
+    let dims: String = port.iter().map(|n| format!("<dim>{n}</dim>")).collect();
+    let layers = format!(
+        r#"<layer id="7" name="P" type="Parameter" version="opset1"><data shape="{shape}" element_type="f32"/><output><port id="0" precision="FP32">{dims}</port></output></layer>
+<layer id="8" name="PR" type="Result" version="opset1"><input><port id="0" precision="FP32">{dims}</port></input></layer>
+</layers>"#
+    );
+    let xml = xml.replacen("</layers>", &layers, 1).replacen(
+        "</edges>",
+        r#"<edge from-layer="7" from-port="0" to-layer="8" to-port="0"/></edges>"#,
+        1,
+    );
+    (xml, bin)
+}
+
+#[test]
+fn a_parameter_whose_shape_and_port_disagree_is_refused() {
+    let (xml, bin) = beside_dynamic_gru("?,4", &[0, 4]);
+    refused(&xml, bin, &["\"P\"", "`shape` is [?,4] but the output port declares [0,4]"]);
+    let (xml, bin) = beside_dynamic_gru("2,4", &[3, 4]);
+    refused(&xml, bin, &["\"P\"", "`shape` is [2,4] but the output port declares [3,4]"]);
+    let (xml, bin) = beside_dynamic_gru("3,4", &[3, 4]);
+    compile(&xml, bin).expect("a Parameter whose shape and port agree");
+}
+
+#[test]
+fn a_tensor_without_values_is_refused_not_indexed_past() {
+    // Generated code indexed one value past an empty input.
+    let (xml, bin) = beside_dynamic_gru("0,4", &[0, 4]);
+    let msg = refused(&xml, bin, &["\"P\"", "shape [0, 4], which holds no value"]);
+    assert_eq!(msg.matches("error:").count(), 1, "one error, not one per reader:\n{msg}");
+}

@@ -485,6 +485,49 @@ def strided_glue(out):
     print(f"ov_strided_glue: {', '.join(case['ir_ops'])}")
 
 
+def openvino_case(out, name, model, feeds, note):
+    """Writes an IR built with OpenVINO's opset API as a case, with OpenVINO's outputs (f32
+    hint) on the saved IR as the expected values."""
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    want = openvino_outputs(d / "model.xml", feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "openvino", "tolerance": 1e-5, "ulps": ULPS, "note": note}
+    for k, (n, v) in enumerate(feeds.items()):
+        v.tofile(d / f"in_{k}.f32")
+        case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
+    for k, (o, v) in enumerate(zip(model.outputs, want)):
+        np.asarray(v, np.float32).tofile(d / f"out_{k}.f32")
+        case["outputs"].append({"name": o.get_any_name(), "shape": list(v.shape), "file": f"out_{k}.f32"})
+    case["ir_ops"] = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: {', '.join(case['ir_ops'])}")
+
+
+def gather_batch_dims(out):
+    """Gather-8 with batch_dims: each row of the batch dimensions takes its own indices
+    (negative ones among them), over 2-D and 3-D data, the axis just past the batch
+    dimensions and one further; batch_dims counted from the end of the indices too."""
+    import openvino.opset8 as ops
+
+    rng = np.random.default_rng(8)
+    x2 = ops.parameter([3, 6], np.float32, name="x2")
+    x3 = ops.parameter([3, 5, 4], np.float32, name="x3")
+    i64 = lambda v: ops.constant(np.asarray(v, np.int64))
+    a = ops.gather(x2, i64([[0, 5, -1, 2], [1, 1, 3, -6], [4, 0, 2, 5]]), i64(1), 1)
+    b = ops.gather(x3, i64([[4, 0], [-2, 1], [3, 3]]), i64(1), -1)
+    c = ops.gather(x3, i64([[[1], [3]], [[0], [2]], [[-1], [0]]]), i64(2), 1)
+    outs = []
+    for node, name in [(a, "rows_2d"), (b, "axis_1"), (c, "axis_2")]:
+        r = ops.relu(node)
+        r.output(0).get_tensor().set_names({name})
+        outs.append(r)
+    model = ov.Model(outs, [x2, x3], "gather_batch_dims")
+    feeds = {"x2": rng.uniform(-1, 1, (3, 6)).astype(np.float32), "x3": rng.uniform(-1, 1, (3, 5, 4)).astype(np.float32)}
+    openvino_case(out, "ov_gather_batch_dims", model, feeds, gather_batch_dims.__doc__)
+
+
 SILERO = "silero-vad==6.2.3"
 SILERO_CORE_IN = "F0::If_0_then_branch__Inline_0__/encoder/3/activation/Relu_output_0"
 SILERO_CORE_OUT = "F0::If_0_then_branch__Inline_0__/decoder/decoder/1/Relu_output_0"
@@ -578,6 +621,7 @@ def main():
         ("ov_gru_stateful", stateful),
         ("ov_lstm_low_latency", low_latency),
         ("ov_strided_glue", strided_glue),
+        ("ov_gather_batch_dims", gather_batch_dims),
         ("silero_vad_core", silero),
     ]
     for name, write in extra:

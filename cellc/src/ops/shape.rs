@@ -286,37 +286,65 @@ fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, String> {
     Ok(Fact { elem, shape: Some(out), value })
 }
 
+/// `Gather`'s `batch_dims` as a dimension count: negative counts from the end of the
+/// indices' shape; it may not pass the indices' rank nor the axis (OpenVINO refuses both).
+pub(crate) fn gather_batch_dims(batch_dims: i64, indices_rank: usize, ax: usize) -> Result<usize, String> {
+    let r = i64::try_from(indices_rank).map_err(|_| "rank too large".to_owned())?;
+    let b = if batch_dims < 0 { batch_dims.saturating_add(r) } else { batch_dims };
+    if !(0..=r).contains(&b) {
+        return Err(format!(
+            "batch_dims {batch_dims} is out of range for indices of rank {indices_rank}; expected {} to {indices_rank}",
+            -r
+        ));
+    }
+    let b = b as usize;
+    if b > ax {
+        return Err(format!("batch_dims {batch_dims} is greater than the axis {ax}; expected at most {ax}"));
+    }
+    Ok(b)
+}
+
 fn gather(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], batch_dims: i64) -> Result<Fact, String> {
     let indices = input(ins, 1, "indices")?;
     let ishape = input_shape(ins, 1, "indices")?;
     let ax = known_ints(input(ins, 2, "axis")?.value.as_ref(), "the axis (input 2)")?;
     let [ax] = ax[..] else { return Err("the axis (input 2) must be one number".to_owned()) };
     let ax = axis(ax, shape.len())?;
-    let b = axis(batch_dims, ishape.len().max(1)).unwrap_or(0);
-    if b > ax {
-        return Err(format!("batch_dims {batch_dims} is greater than the axis {ax}"));
+    let b = gather_batch_dims(batch_dims, ishape.len(), ax)?;
+    for k in 0..b {
+        if shape[k].equals(ishape[k]) == Some(false) {
+            return Err(format!(
+                "batch dimension {k} has {} values in the data and {} in the indices; with batch_dims {batch_dims} they must be equal",
+                shape[k], ishape[k]
+            ));
+        }
     }
     let mut out: Vec<Sym> = shape[..ax].to_vec();
     out.extend_from_slice(&ishape[b..]);
     out.extend_from_slice(&shape[ax + 1..]);
     let value = (|| {
-        if b != 0 {
-            return None;
-        }
         let v = data.value.as_ref()?;
         let dim = shape[ax].value()?;
         let idx = indices.value.as_ref()?.known_ints()?;
         let ext = extents(shape)?;
-        let (outer, inner): (usize, usize) = (ext[..ax].iter().product(), ext[ax + 1..].iter().product());
+        // Per batch entry: `outer` blocks of `dim` slices of `inner` values, and `n` indices.
+        let batches: usize = ext[..b].iter().product();
+        let (outer, inner): (usize, usize) = (ext[b..ax].iter().product(), ext[ax + 1..].iter().product());
+        let n = idx.len().checked_div(batches)?;
+        if n * batches != idx.len() {
+            return None;
+        }
         let mut map = Vec::new();
-        for o in 0..outer {
-            for &i in &idx {
-                let i = if i < 0 { i + dim } else { i };
-                if !(0..dim).contains(&i) {
-                    return None;
+        for bb in 0..batches {
+            for o in 0..outer {
+                for &i in &idx[bb * n..(bb + 1) * n] {
+                    let i = if i < 0 { i + dim } else { i };
+                    if !(0..dim).contains(&i) {
+                        return None;
+                    }
+                    let base = ((bb * outer + o) * ext[ax] + i as usize) * inner;
+                    map.extend(base..base + inner);
                 }
-                let base = (o * ext[ax] + i as usize) * inner;
-                map.extend(base..base + inner);
             }
         }
         (map.len() == count(&extents(&out)?)).then(|| v.pick(&map))

@@ -40,6 +40,7 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
     // Every unsupported op and every dimension to pin are reported, and then what the
     // planner finds in the rest of the graph (it skips what reads an unsupported op).
     c.unsupported(&order);
+    c.empty(&order);
     let Some((mode, also)) = c.mode(&order) else { return Err(c.finish()) };
     let mut p = Planner::new(g, mode, also);
     p.params(&mut c);
@@ -102,6 +103,29 @@ impl Checker<'_> {
                 self.tainted[id] = true;
             }
             self.tainted[id] |= upstream;
+        }
+    }
+
+    /// Reports every tensor computed at run time that holds no value (a dimension of 0):
+    /// generated code would index past it.
+    fn empty(&mut self, order: &[NodeId]) {
+        for &id in order {
+            let g = self.g;
+            if self.tainted[id] || g.nodes[id].inputs.iter().flatten().any(|&t| self.tainted[g_producer(g, t)]) {
+                self.tainted[id] = true;
+                continue;
+            }
+            let empty = g.nodes[id].outputs.iter().map(|&t| &g.tensors[t].fact).find(|f| {
+                f.value.is_none() && f.shape.as_ref().is_some_and(|s| s.iter().any(|d| d.value() == Some(0)))
+            });
+            if let Some(f) = empty {
+                let msg = format!(
+                    "makes a tensor of shape {}, which holds no value; cellc compiles tensors of at least one value",
+                    dims_text(f.shape.as_deref().unwrap_or_default())
+                );
+                self.err(id, None, msg);
+                self.tainted[id] = true;
+            }
         }
     }
 

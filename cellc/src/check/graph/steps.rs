@@ -102,7 +102,7 @@ impl Planner<'_> {
             Op::Concat { axis: a } => self.concat(c, id, &ins, *a, outs[0]),
             Op::Slice => self.slice(c, id, &ins, outs[0]),
             Op::StridedSlice(_) => self.strided_slice(c, id, op, &ins, outs[0]),
-            Op::Gather { .. } => self.gather(c, id, &ins, outs[0]),
+            Op::Gather { batch_dims } => self.gather(c, id, *batch_dims, &ins, outs[0]),
             Op::Split { .. } | Op::VariadicSplit => self.split(c, id, &ins, &outs),
             Op::Broadcast { .. } => {
                 let Some((_, xo, xd)) = x else { return };
@@ -372,14 +372,25 @@ impl Planner<'_> {
         }
     }
 
-    fn gather(&mut self, c: &mut Checker<'_>, id: NodeId, ins: &[(TensorId, Operand, Vec<usize>)], y: TensorId) {
+    fn gather(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        batch_dims: i64,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        y: TensorId,
+    ) {
         let Some((xt, xo, xd)) = ins.first().cloned() else { return };
         let (Some(idx), Some(a)) = (self.consts(id, 1), self.consts(id, 2)) else {
             c.err(id, None, "gathers at indices known only at run time; cellc compiles a Gather of constant indices");
             return;
         };
         let Some(a) = a.first().and_then(|&a| axis(a, xd.len()).ok()) else { return };
-        if !self.keeps_rows(c, id, xt, a, "a gather") {
+        let Some(irank) = self.g.input_fact(id, 1).and_then(|f| f.shape.as_ref()).map(Vec::len) else { return };
+        let Ok(b) = crate::ops::shape::gather_batch_dims(batch_dims, irank, a) else { return };
+        if !self.keeps_rows(c, id, xt, a, "a gather")
+            || (0..b).any(|k| !self.keeps_rows(c, id, xt, k, "a gather's batch"))
+        {
             return;
         }
         let dim = xd[a] as i64;
@@ -390,14 +401,18 @@ impl Planner<'_> {
             return;
         }
         let Some(yo) = self.place(y) else { return };
-        let xs = strides(&xd);
-        let (outer, inner): (usize, usize) = (xd[..a].iter().product(), xd[a + 1..].iter().product());
-        let n = idx.len();
-        for (j, &i) in idx.iter().enumerate() {
+        // Per entry of the batch dimensions: `outer` blocks of `xd[a]` slices of `inner`
+        // values in x, and `n` of the indices, each taking one slice of every block.
+        let batches: usize = xd[..b].iter().product();
+        let (outer, inner): (usize, usize) = (xd[b..a].iter().product(), xd[a + 1..].iter().product());
+        let n = idx.len() / batches.max(1);
+        let (x_batch, y_batch) = (outer * xd[a] * inner, outer * n * inner);
+        for (k, &i) in idx.iter().enumerate() {
+            let (bb, j) = (k / n.max(1), k % n.max(1));
             let i = if i < 0 { i + dim } else { i } as usize;
-            // For each outer index: `inner` values from x at i, into y at j.
-            let axes = vec![[outer, xs[a] * xd[a], n * inner], [inner, 1, 1]];
-            self.steps.push(Step::Copy(Copy::new(shifted(xo, i * inner), shifted(yo, j * inner), axes)));
+            let axes = vec![[outer, xd[a] * inner, n * inner], [inner, 1, 1]];
+            let (from, to) = (bb * x_batch + i * inner, bb * y_batch + j * inner);
+            self.steps.push(Step::Copy(Copy::new(shifted(xo, from), shifted(yo, to), axes)));
         }
     }
 

@@ -28,15 +28,17 @@ fn span(counts: &[usize], strides: &[usize]) -> usize {
 }
 
 pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
-    let counts: Vec<usize> = c.axes.iter().map(|a| a[0]).collect();
-    let ss: Vec<usize> = c.axes.iter().map(|a| a[1]).collect();
-    let ds: Vec<usize> = c.axes.iter().map(|a| a[2]).collect();
+    // Axes of one element (a scalar's) take no loop.
+    let axes: Vec<[usize; 3]> = c.axes.iter().copied().filter(|a| a[0] != 1).collect();
+    let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
+    let ss: Vec<usize> = axes.iter().map(|a| a[1]).collect();
+    let ds: Vec<usize> = axes.iter().map(|a| a[2]).collect();
     // A contiguous innermost axis is copied as a block.
-    let block = match c.axes.last() {
+    let block = match axes.last() {
         Some(&[n, 1, 1]) => n,
         _ => 1,
     };
-    let outer = if block > 1 { c.axes.len() - 1 } else { c.axes.len() };
+    let outer = if block > 1 { axes.len() - 1 } else { axes.len() };
     let (sl, dl) = (span(&counts, &ss), span(&counts, &ds));
     let src = f.slice(&c.src, 0, sl, false);
     let dst = f.slice(&c.dst, 0, dl, true);

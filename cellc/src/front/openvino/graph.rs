@@ -76,9 +76,19 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
         "Parameter" => {
             let elem = attrs.elem("element_type", Some(Elem::F32));
             let port = l.outputs.first();
-            let shape = match (port, l.attr("shape")) {
+            let declared = l.attr("shape").map(|s| shape_attr(file, l, s, diags));
+            let shape = match (port, declared) {
+                (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() && p.dims != d => {
+                    let msg = format!(
+                        "`shape` is {} but the output port declares {}; expected the two to agree",
+                        show_dims(&d),
+                        show_dims(&p.dims)
+                    );
+                    diags.push(Diag::new(file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
+                    p.dims.clone()
+                }
                 (Some(p), _) if !p.dims.is_empty() => p.dims.clone(),
-                (_, Some(s)) => shape_attr(file, l, s, diags),
+                (_, Some(d)) => d,
                 _ => Vec::new(),
             };
             Op::Parameter { elem, shape }
@@ -147,6 +157,18 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
         _ => {}
     }
     id
+}
+
+/// Dimensions as the IR writes them (`?` for a dynamic one).
+fn show_dims(dims: &[raw::Dim]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| match d {
+            raw::Dim::Static(n) => n.to_string(),
+            raw::Dim::Dynamic => "?".to_owned(),
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
 }
 
 fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<raw::Dim> {
