@@ -371,3 +371,47 @@ fn a_tensor_without_values_is_refused_not_indexed_past() {
     let msg = refused(&xml, bin, &["\"P\"", "shape [0, 4], which holds no value"]);
     assert_eq!(msg.matches("error:").count(), 1, "one error, not one per reader:\n{msg}");
 }
+
+#[test]
+fn variables_that_would_not_carry_a_state_are_refused() {
+    let (xml, bin) = model("ov_gru_stateful");
+    let assign = r#"<data variable_id="h0h_n" />"#;
+    assert!(xml.contains(assign), "the fixture's Assign");
+    // An Assign that no ReadValue reads would store a state nobody reads.
+    let bad = xml.replacen(assign, r#"<data variable_id="h0h_x" />"#, 1);
+    refused(&bad, bin.clone(), &["Assign_130", "\"h0h_x\", which no ReadValue reads"]);
+    // Two Assigns to one variable: which one is kept would be a guess.
+    let at = xml.find(r#"<layer id="20" name="Assign_130""#).expect("the Assign layer");
+    let end = at + xml[at..].find("</layer>").expect("its end") + "</layer>".len();
+    let twin = xml[at..end].replace(r#"id="20" name="Assign_130""#, r#"id="99" name="Assign_twin""#);
+    let bad = format!("{}\n{twin}{}", &xml[..end], &xml[end..]).replacen(
+        "</edges>",
+        r#"<edge from-layer="17" from-port="2" to-layer="99" to-port="0" /></edges>"#,
+        1,
+    );
+    refused(&bad, bin.clone(), &["Assign_twin", "a second time", "Assign_130"]);
+    // The declared shape and type of the variable must be what is stored in it.
+    let decl = r#"variable_type="f32" variable_shape="1,2,16""#;
+    assert!(xml.contains(decl), "the fixture's ReadValue");
+    let bad = xml.replacen(decl, r#"variable_type="f32" variable_shape="1,2,8""#, 1);
+    refused(
+        &bad,
+        bin.clone(),
+        &["Assign_130", "`variable_shape` is [1, 2, 8] but the value assigned has shape [1, 2, 16]"],
+    );
+    let bad = xml.replacen(decl, r#"variable_type="f16" variable_shape="1,2,16""#, 1);
+    refused(&bad, bin, &["Assign_130", "`variable_type` is f16 but the value assigned is f32"]);
+}
+
+#[test]
+fn a_variable_whose_initial_value_is_not_its_declared_shape_is_refused() {
+    let (xml, bin) = model("ov_lstm_low_latency");
+    let decl = r#"<data variable_id="LSTMSequence_111168/variable_1" variable_type="f32" variable_shape="2,1,16" />"#;
+    assert!(xml.contains(decl), "the fixture's ReadValue");
+    let bad = xml.replacen(decl, &decl.replace("2,1,16", "2,1,?,16"), 1);
+    refused(
+        &bad,
+        bin,
+        &["ReadValue_271", "`variable_shape` is [2, 1, ?, 16] but its initial value (input 0) has shape"],
+    );
+}

@@ -209,7 +209,10 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
-            Some(init) => vec![Fact { value: None, ..init.clone() }],
+            Some(init) => {
+                variable_agrees(shape.as_deref(), *elem, init, "its initial value (input 0)")?;
+                vec![Fact { value: None, ..init.clone() }]
+            }
             None => {
                 let dims = shape.as_ref().ok_or("without an initial value, `variable_shape` is required")?;
                 let dims: Vec<crate::graph::Sym> = dims
@@ -228,6 +231,38 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         return Err(format!("the op gives {} outputs; the layer declares {outputs}", facts.len()));
     }
     Ok(facts)
+}
+
+/// Checks a value against a variable's declared `variable_shape` and `variable_type`
+/// (either may be absent, and a dynamic dimension takes any size).
+pub(crate) fn variable_agrees(
+    shape: Option<&[raw::Dim]>,
+    elem: Option<Elem>,
+    v: &Fact,
+    what: &str,
+) -> Result<(), String> {
+    if let Some(e) = elem
+        && e != v.elem
+    {
+        return Err(format!("`variable_type` is {} but {what} is {}", e.name(), v.elem.name()));
+    }
+    let (Some(dims), Some(got)) = (shape, v.shape.as_deref()) else { return Ok(()) };
+    let differs = dims.len() != got.len()
+        || dims.iter().zip(got).any(|(d, g)| match (d, g.value()) {
+            (raw::Dim::Static(n), Some(v)) => i64::try_from(*n).ok() != Some(v),
+            _ => false,
+        });
+    if differs {
+        let decl: Vec<String> = dims
+            .iter()
+            .map(|d| match d {
+                raw::Dim::Static(n) => n.to_string(),
+                raw::Dim::Dynamic => "?".to_owned(),
+            })
+            .collect();
+        return Err(format!("`variable_shape` is [{}] but {what} has shape {}", decl.join(", "), tensor::show(got)));
+    }
+    Ok(())
 }
 
 /// The input `i`, or an error naming it.

@@ -41,6 +41,7 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
     // planner finds in the rest of the graph (it skips what reads an unsupported op).
     c.unsupported(&order);
     c.empty(&order);
+    c.variables(&order);
     let Some((mode, also)) = c.mode(&order) else { return Err(c.finish()) };
     let mut p = Planner::new(g, mode, also);
     p.params(&mut c);
@@ -129,6 +130,67 @@ impl Checker<'_> {
         }
     }
 
+    /// Reports variables that would not carry a state as written: an `Assign` that no
+    /// `ReadValue` reads, two `Assign`s to one variable, and a stored value whose shape or
+    /// type is not the variable's (OpenVINO refuses each).
+    fn variables(&mut self, order: &[NodeId]) {
+        let g = self.g;
+        let mut assigned: Vec<(&str, NodeId)> = Vec::new();
+        for &id in order {
+            let Op::Assign { variable } = &g.nodes[id].op else { continue };
+            let reads: Vec<NodeId> = order
+                .iter()
+                .copied()
+                .filter(|&r| matches!(&g.nodes[r].op, Op::ReadValue { variable: v, .. } if v == variable))
+                .collect();
+            if let Some(&(_, first)) = assigned.iter().find(|(v, _)| v == variable) {
+                let msg = format!(
+                    "assigns variable {} a second time (layer {} assigns it too); expected one Assign per variable",
+                    shown(variable),
+                    shown(&g.nodes[first].origin.name)
+                );
+                self.err(id, None, msg);
+                continue;
+            }
+            assigned.push((variable, id));
+            let Some(&r) = reads.first() else {
+                let msg = format!(
+                    "assigns variable {}, which no ReadValue reads; expected a ReadValue with the same variable_id",
+                    shown(variable)
+                );
+                self.err(id, None, msg);
+                continue;
+            };
+            let (Some(value), Op::ReadValue { shape, elem, .. }) = (g.input_fact(id, 0), &g.nodes[r].op) else {
+                continue;
+            };
+            let read = g.nodes[r].outputs.first().map(|&t| &g.tensors[t].fact);
+            let check =
+                crate::ops::variable_agrees(shape.as_deref(), *elem, value, "the value assigned").and_then(|()| {
+                    match read {
+                        Some(read)
+                            if read.elem != value.elem
+                                || shapes_differ(read.shape.as_deref(), value.shape.as_deref()) =>
+                        {
+                            Err(format!(
+                                "the ReadValue gives {} of shape {} but the value assigned is {} of shape {}",
+                                read.elem.name(),
+                                dims_text(read.shape.as_deref().unwrap_or_default()),
+                                value.elem.name(),
+                                dims_text(value.shape.as_deref().unwrap_or_default())
+                            ))
+                        }
+                        _ => Ok(()),
+                    }
+                });
+            if let Err(why) = check {
+                let msg =
+                    format!("variable {} (read by layer {}): {why}", shown(variable), shown(&g.nodes[r].origin.name));
+                self.err(id, None, msg);
+            }
+        }
+    }
+
     /// The run's mode: the batch symbol, if a dimension is dynamic, and the other symbols
     /// taken as the batch too (the first dimension of a Parameter that no op relates to
     /// the batch: every call has one batch); every other dynamic dimension reported as one
@@ -194,6 +256,12 @@ impl Checker<'_> {
         }
         if ok { chosen.map(|s| (Mode::Rows(s), also)) } else { None }
     }
+}
+
+/// Whether two shapes differ in rank or in a dimension known in both.
+fn shapes_differ(a: Option<&[Sym]>, b: Option<&[Sym]>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else { return false };
+    a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.equals(*y) == Some(false))
 }
 
 fn g_producer(g: &Graph, t: TensorId) -> NodeId {
