@@ -415,3 +415,60 @@ fn a_variable_whose_initial_value_is_not_its_declared_shape_is_refused() {
         &["ReadValue_271", "`variable_shape` is [2, 1, ?, 16] but its initial value (input 0) has shape"],
     );
 }
+
+/// An i64 constant of `values` stored at `offset` of `bin`.
+fn int_constant(id: u64, values: &[i64], bin: &mut Vec<u8>) -> String {
+    let offset = bin.len();
+    bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    format!(
+        r#"<layer id="{id}" name="c{id}" type="Const" version="opset1"><data element_type="i64" shape="{}" offset="{offset}" size="{}"/><output><port id="0" precision="I64"><dim>{}</dim></port></output></layer>
+"#,
+        values.len(),
+        values.len() * 8,
+        values.len()
+    )
+}
+
+/// `X [dims] → op(X, i64 constant) → ReLU → Result`, the op's output port left undeclared.
+fn through(dims: &[u64], op: &str, version: &str, data: &str, arg: &[i64]) -> (String, Vec<u8>) {
+    let mut bin = Vec::new();
+    let mut layers = parameter(0, "X", dims);
+    layers += &int_constant(1, arg, &mut bin);
+    layers += &format!(
+        r#"<layer id="2" name="big" type="{op}" version="{version}">{data}<input>{}<port id="1" precision="I64"><dim>{}</dim></port></input><output><port id="2" precision="FP32"/></output></layer>
+<layer id="3" name="act" type="ReLU" version="opset1"><input><port id="0" precision="FP32"/></input><output><port id="1" precision="FP32"/></output></layer>
+<layer id="4" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"/></input></layer>
+"#,
+        port(0, dims),
+        arg.len()
+    );
+    (net(&layers, &[(0, 0, 2, 0), (1, 0, 2, 1), (2, 2, 3, 0), (3, 1, 4, 0)]), bin)
+}
+
+#[test]
+fn a_tensor_past_the_limits_inside_the_graph_is_refused_where_it_is_made() {
+    // Neither a Result nor a Parameter: the op that makes it is named, and nothing of its
+    // size is planned (this ended in an internal error).
+    let (xml, bin) = through(&[1, 4], "Tile", "opset1", "", &[1 << 20, 1 << 10]);
+    refused(&xml, bin, &["\"big\" (Tile)", "[1048576, 4096], more than 268435456 values"]);
+    let (xml, bin) = through(&[1, 4], "Broadcast", "opset3", r#"<data mode="numpy"/>"#, &[1 << 16, 1 << 14, 4]);
+    refused(&xml, bin, &["\"big\" (Broadcast)", "more than 268435456 values"]);
+    // A ninth dimension.
+    let (xml, bin) =
+        through(&[2, 4], "Reshape", "opset1", r#"<data special_zero="false"/>"#, &[1, 1, 1, 1, 1, 1, 1, 2, 4]);
+    refused(&xml, bin, &["\"big\" (Reshape)", "9 dimensions", "at most 8"]);
+}
+
+#[test]
+fn a_parameter_or_constant_past_the_limits_is_refused_by_name() {
+    let dims = [1, 1, 1, 1, 1, 1, 1, 1, 2];
+    let layers = parameter(0, "X", &dims) + &result(1, &dims);
+    refused(&net(&layers, &[(0, 0, 1, 0)]), Vec::new(), &["\"X\"", "9 dimensions"]);
+    let layers = constant(0, "K", &dims, 0)
+        + &parameter(1, "X", &dims)
+        + r#"<layer id="2" name="sum" type="Add" version="opset1"><input><port id="0" precision="FP32"/><port id="1" precision="FP32"/></input><output><port id="2" precision="FP32"/></output></layer>
+"# + &result(3, &dims);
+    let xml = net(&layers, &[(0, 0, 2, 0), (1, 0, 2, 1), (2, 2, 3, 0)]);
+    let msg = refused(&xml, vec![0; 8], &["9 dimensions"]);
+    assert!(msg.contains("\"K\"") || msg.contains("\"X\""), "{msg}");
+}

@@ -12,6 +12,7 @@ pub(crate) mod tensor;
 
 use crate::graph::{Elem, Fact};
 use crate::ir::raw;
+use crate::limits::{MAX_RANK, MAX_TENSOR_ELEMENTS};
 
 pub use cells::CellAttrs;
 pub use elementwise::{Binary, Compare, Parametric, Unary};
@@ -230,7 +231,30 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
     if facts.len() != outputs {
         return Err(format!("the op gives {} outputs; the layer declares {outputs}", facts.len()));
     }
+    for f in &facts {
+        within_limits(f.shape.as_deref().unwrap_or_default())?;
+    }
     Ok(facts)
+}
+
+/// Refuses a shape past [`MAX_RANK`] dimensions or [`MAX_TENSOR_ELEMENTS`] values (a
+/// dynamic dimension counted as 1), so that nothing of that size is planned or allocated.
+pub fn within_limits(shape: &[crate::graph::Sym]) -> Result<(), String> {
+    if shape.len() > MAX_RANK {
+        return Err(format!(
+            "gives a tensor of {} dimensions ({}); cellc takes tensors of at most {MAX_RANK}",
+            shape.len(),
+            tensor::show(shape)
+        ));
+    }
+    let n = crate::limits::product(shape.iter().map(|d| d.value().map_or(1, |v| u64::try_from(v).unwrap_or(u64::MAX))));
+    if n.is_none_or(|n| n > MAX_TENSOR_ELEMENTS) {
+        return Err(format!(
+            "gives a tensor of shape {}, more than {MAX_TENSOR_ELEMENTS} values; cellc takes tensors of at most {MAX_TENSOR_ELEMENTS}",
+            tensor::show(shape)
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a value against a variable's declared `variable_shape` and `variable_type`

@@ -30,7 +30,8 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
         let mut inlined = false;
         for id in order {
             match &g.nodes[id].op {
-                Op::Parameter { .. } | Op::Result => {}
+                Op::Result => {}
+                Op::Parameter { .. } => limits(g, &mut diags, &mut reported, id),
                 // An op cellc does not know keeps the shapes its ports declare, when they are
                 // static, so what only depends on them (a ShapeOf) still folds.
                 Op::Unknown => declared_shapes(g, id),
@@ -38,6 +39,7 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                     if let Some(src) = src.clone() {
                         load(g, &mut diags, &mut reported, id, &src);
                     }
+                    limits(g, &mut diags, &mut reported, id);
                 }
                 Op::If => {
                     inlined |= if_node(g, id);
@@ -55,6 +57,14 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
     }
     g.prune();
     diags
+}
+
+/// Reports a Parameter or a constant past the limits of one tensor.
+fn limits(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId) {
+    let Some(&t) = g.nodes[id].outputs.first() else { return };
+    if let Err(msg) = ops::within_limits(g.tensors[t].fact.shape.as_deref().unwrap_or_default()) {
+        report(g, diags, reported, id, msg);
+    }
 }
 
 fn declared_shapes(g: &mut Graph, id: NodeId) {
