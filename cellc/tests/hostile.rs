@@ -472,3 +472,28 @@ fn a_parameter_or_constant_past_the_limits_is_refused_by_name() {
     let msg = refused(&xml, vec![0; 8], &["9 dimensions"]);
     assert!(msg.contains("\"K\"") || msg.contains("\"X\""), "{msg}");
 }
+
+#[test]
+fn versions_and_attributes_cellc_does_not_implement_are_refused_by_name() {
+    let (xml, bin) = fixture("gru_clip");
+    let layer = r#"name="gru_clip" type="GRUCell" version="opset3""#;
+    assert!(xml.contains(layer) && xml.contains(r#" clip="0.5""#), "the fixture's GRUCell");
+    // A misspelt clip compiled with no clip at all.
+    let bad = xml.replacen(r#" clip="0.5""#, r#" clipp="0.5""#, 1);
+    refused(
+        &bad,
+        bin.clone(),
+        &["\"gru_clip\" (GRUCell)", "`clipp` is not an attribute cellc implements for GRUCell opset3", "clip"],
+    );
+    let bad = xml.replacen(layer, r#"name="gru_clip" type="GRUCell" version="opset99""#, 1);
+    refused(
+        &bad,
+        bin.clone(),
+        &["\"gru_clip\" (GRUCell)", "version \"opset99\" is not one cellc implements", "opset3"],
+    );
+    let bad = xml.replacen(layer, r#"name="gru_clip" type="GRUCell""#, 1);
+    refused(&bad, bin.clone(), &["\"gru_clip\" (GRUCell)", "no `version` attribute"]);
+    // Every op of the graph is held to its table: an attribute of a Parameter too.
+    let bad = xml.replacen(r#"element_type="f32""#, r#"element_type="f32" layout="NC""#, 1);
+    refused(&bad, bin, &["(Parameter)", "`layout` is not an attribute cellc implements for Parameter opset1"]);
+}

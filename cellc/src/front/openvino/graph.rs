@@ -71,6 +71,7 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
 }
 
 fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> NodeId {
+    super::known::check(file, l, diags);
     let mut attrs = Attrs { file, layer: l, diags };
     let op = match l.op.as_str() {
         "Parameter" => {

@@ -1,6 +1,7 @@
 //! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml, the graph lowered to
 //! the raw ir, and of the `.bin` weights file the byte ranges its constants name.
 mod graph;
+mod known;
 mod lower;
 mod ops;
 pub(crate) mod weights;

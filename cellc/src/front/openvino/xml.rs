@@ -22,6 +22,9 @@ pub(super) struct Layer {
     pub(super) id: u64,
     pub(super) name: String,
     pub(super) op: String,
+    /// The `version` attribute (the opset the op's version comes from).
+    pub(super) version: Option<String>,
+    pub(super) version_pos: Option<Pos>,
     pub(super) pos: Option<Pos>,
     pub(super) data: Vec<(String, String)>,
     pub(super) data_pos: Option<Pos>,
@@ -219,8 +222,11 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
                             p.err(pos, "<layer> has no `type` attribute");
                         }
                         let name = str_attr(&attrs, "name").unwrap_or_default();
+                        let version = str_attr(&attrs, "version");
+                        let version_pos = p.attr_pos(start, "version");
                         if let Some(net) = nets.last_mut() {
-                            net.layers.push(Layer { id, name, op, pos: Some(pos), ..Layer::default() });
+                            let l = Layer { id, name, op, version, version_pos, pos: Some(pos), ..Layer::default() };
+                            net.layers.push(l);
                         }
                     }
                     (Some("layer"), "data") => {
