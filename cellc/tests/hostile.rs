@@ -497,3 +497,37 @@ fn versions_and_attributes_cellc_does_not_implement_are_refused_by_name() {
     let bad = xml.replacen(r#"element_type="f32""#, r#"element_type="f32" layout="NC""#, 1);
     refused(&bad, bin, &["(Parameter)", "`layout` is not an attribute cellc implements for Parameter opset1"]);
 }
+
+/// `X [1, 4] + (Reshape's target: a folded `a op b` on i64 constants)`, ending in a Result.
+fn int_arith(op: &str, a: i64, b: i64) -> (String, Vec<u8>) {
+    let mut bin = Vec::new();
+    let mut layers = parameter(0, "X", &[1, 4]);
+    layers += &int_constant(1, &[a], &mut bin);
+    layers += &int_constant(2, &[b], &mut bin);
+    layers += &format!(
+        r#"<layer id="3" name="arith" type="{op}" version="opset1"><input><port id="0" precision="I64"><dim>1</dim></port><port id="1" precision="I64"><dim>1</dim></port></input><output><port id="2" precision="I64"><dim>1</dim></port></output></layer>
+<layer id="4" name="shape" type="Concat" version="opset1"><data axis="0"/><input><port id="0" precision="I64"><dim>1</dim></port><port id="1" precision="I64"><dim>1</dim></port></input><output><port id="2" precision="I64"><dim>2</dim></port></output></layer>
+<layer id="5" name="r" type="Reshape" version="opset1"><data special_zero="false"/><input>{}<port id="1" precision="I64"><dim>2</dim></port></input><output><port id="2" precision="FP32"/></output></layer>
+<layer id="6" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"/></input></layer>
+"#,
+        port(0, &[1, 4])
+    );
+    let edges = [(1, 0, 3, 0), (2, 0, 3, 1), (3, 2, 4, 0), (2, 0, 4, 1), (0, 0, 5, 0), (4, 2, 5, 1), (5, 2, 6, 0)];
+    (net(&layers, &edges), bin)
+}
+
+#[test]
+fn invalid_attributes_and_impossible_constants_are_refused_as_what_they_are() {
+    let (xml, bin) = int_arith("Divide", 4, 1);
+    compile(&xml, bin).expect("4 / 1 folds to the shape [4, 1]");
+    let (xml, bin) = int_arith("Divide", 4, 0);
+    let msg = refused(&xml, bin, &["\"arith\" (Divide)", "divides 4 by zero in constant i64 values"]);
+    assert!(!msg.contains("at run time"), "{msg}");
+    let (xml, bin) = int_arith("Multiply", i64::MAX, 2);
+    refused(&xml, bin, &["\"arith\" (Multiply)", "overflows on 9223372036854775807 and 2"]);
+    // Clamp with min > max (OpenVINO refuses it).
+    let layers = parameter(0, "X", &[1, 4])
+        + r#"<layer id="1" name="cl" type="Clamp" version="opset1"><data min="2" max="1"/><input><port id="0" precision="FP32"/></input><output><port id="1" precision="FP32"/></output></layer>
+"# + &result(2, &[1, 4]);
+    refused(&net(&layers, &[(0, 0, 1, 0), (1, 1, 2, 0)]), Vec::new(), &["\"cl\" (Clamp)", "`min` is 2 and `max` 1"]);
+}

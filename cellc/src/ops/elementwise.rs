@@ -349,6 +349,11 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                     _ => return None,
                 })
             });
+            if value.is_none()
+                && let Some(why) = int_fault(*f, a, b, sa, &sb, &out)
+            {
+                return Err(why);
+            }
             Ok(vec![Fact { elem: a.elem, shape: Some(out), value }])
         }
         Op::Compare(c) => {
@@ -396,6 +401,27 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
         }
         _ => Err(format!("{} is not elementwise", show(sa))),
     }
+}
+
+/// Why a binary op on constant whole numbers has no value: a division by zero or a result
+/// outside i64 (no run time could compute it either).
+fn int_fault(f: Binary, a: &Fact, b: &Fact, sa: &[Sym], sb: &[Sym], out: &[Sym]) -> Option<String> {
+    let (Data::Int(x), Data::Int(y)) = (a.value.as_ref()?, b.value.as_ref()?) else { return None };
+    let ext = extents(out)?;
+    let (ma, mb) = (broadcast_map(&extents(sa)?, &ext), broadcast_map(&extents(sb)?, &ext));
+    for (&i, &j) in ma.iter().zip(&mb) {
+        let (Some(p), Some(q)) = (x[i].value(), y[j].value()) else { continue };
+        if f.apply_sym(Sym::known(p), Sym::known(q)).is_some() {
+            continue;
+        }
+        return Some(match f {
+            Binary::Divide { .. } if q == 0 => {
+                format!("divides {p} by zero in constant {} values; cellc refuses a division by zero", a.elem.name())
+            }
+            _ => format!("overflows on {p} and {q} in constant {} values; cellc refuses it", a.elem.name()),
+        });
+    }
+    None
 }
 
 fn wrap(elem: Elem, s: Sym) -> Option<Sym> {

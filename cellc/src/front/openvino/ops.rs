@@ -290,7 +290,14 @@ impl Attrs<'_> {
             "Negative" => Unary::Negative,
             "Floor" => Unary::Floor,
             "Ceiling" => Unary::Ceiling,
-            "Clamp" => Unary::Clamp { min: self.float("min", None), max: self.float("max", None) },
+            "Clamp" => {
+                let (min, max) = (self.float("min", None), self.float("max", None));
+                if min > max {
+                    let msg = format!("`min` is {min} and `max` {max}; expected min <= max");
+                    self.err(self.layer.attr_pos("min"), msg);
+                }
+                Unary::Clamp { min, max }
+            }
             "Elu" => Unary::Elu { alpha: self.float("alpha", None) },
             "SoftPlus" => Unary::SoftPlus,
             "SoftSign" => Unary::SoftSign,
