@@ -48,6 +48,25 @@ def gru(h, i):
     return xml, b"".join(blobs), sum(len(b) for b in blobs) // 4
 
 
+def folding(tiles, n):
+    """model.xml and model.bin of `tiles` constants of `n` values (a Tile of one value each,
+    folded at compile time) each added to a Parameter: past the folding budget when
+    tiles * n is."""
+    layers = [f'<layer id="0" name="X" type="Parameter" version="opset1"><data shape="{n}" element_type="f32"/><output>{port(0, [n])}</output></layer>',
+              '<layer id="1" name="one" type="Const" version="opset1"><data element_type="f32" shape="1" offset="0" size="4"/><output>' + port(0, [1]) + '</output></layer>',
+              '<layer id="2" name="reps" type="Const" version="opset1"><data element_type="i64" shape="1" offset="4" size="8"/><output><port id="0" precision="I64"><dim>1</dim></port></output></layer>']
+    edges = []
+    for k in range(tiles):
+        t, a, r = 10 + 3 * k, 11 + 3 * k, 12 + 3 * k
+        layers.append(f'<layer id="{t}" name="tile{k}" type="Tile" version="opset1"><input>{port(0, [1])}<port id="1" precision="I64"><dim>1</dim></port></input><output>{port(2, [n])}</output></layer>')
+        layers.append(f'<layer id="{a}" name="add{k}" type="Add" version="opset1"><input>{port(0, [n])}{port(1, [n])}</input><output>{port(2, [n])}</output></layer>')
+        layers.append(f'<layer id="{r}" name="out{k}" type="Result" version="opset1"><input>{port(0, [n])}</input></layer>')
+        edges += [(1, 0, t, 0), (2, 0, t, 1), (0, 0, a, 0), (t, 2, a, 1), (a, 2, r, 0)]
+    e = "".join(f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>\n' for a, b, c, d in edges)
+    xml = f'<?xml version="1.0"?>\n<net name="fold" version="11">\n<layers>\n' + "\n".join(layers) + f"\n</layers>\n<edges>\n{e}</edges>\n</net>\n"
+    return xml, array.array("f", [0.5]).tobytes() + array.array("q", [n]).tobytes()
+
+
 def run(args):
     """Wall time, peak RSS (MiB) and exit code of `args`, and its stderr. Each run is measured
     from a fresh Python process, whose children's peak is this run's alone."""
@@ -87,6 +106,15 @@ def main():
         assert code == 0, err
         size = (d / "big.rs").stat().st_size
         print(f"| GRU 2048, 736, `--weights-mode runtime` | {n:,} | rust | {wall:.2f} s | {rss:.0f} MiB | {size / 2**10:.0f} KiB | |")
+        # Constants folded past the budget (cellc::limits::MAX_FOLDED_TOTAL, 2^26 values):
+        # nine of 2^23 values; the ninth is refused before it is computed.
+        xml, bin_ = folding(9, 1 << 23)
+        (d / "fold.xml").write_text(xml)
+        (d / "fold.bin").write_bytes(bin_)
+        wall, rss, code, err = run([CELLC, str(d / "fold.xml"), "-o", str(d / "fold.rs")])
+        assert code == 1 and "past 67108864 values" in err and "tile8" in err and not (d / "fold.rs").exists(), (code, err)
+        assert err.count("error:") == 1, err
+        print(f"| 9 folded constants of 2^23 values | | rust | refused in {wall:.2f} s | {rss:.0f} MiB | | |")
 
 
 if __name__ == "__main__":

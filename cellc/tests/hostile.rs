@@ -531,3 +531,19 @@ fn invalid_attributes_and_impossible_constants_are_refused_as_what_they_are() {
 "# + &result(2, &[1, 4]);
     refused(&net(&layers, &[(0, 0, 1, 0), (1, 1, 2, 0)]), Vec::new(), &["\"cl\" (Clamp)", "`min` is 2 and `max` 1"]);
 }
+
+#[test]
+fn a_softmax_of_a_constant_holding_inf_or_nan_is_refused() {
+    // OpenVINO's CPU plugin gives 0 where the formula gives NaN: a constant input is known
+    // at compile time, so cellc says so rather than fold either.
+    for bad in [f32::INFINITY, f32::NAN] {
+        let layers = constant(0, "K", &[1, 4], 0)
+            + &parameter(1, "X", &[1, 4])
+            + r#"<layer id="2" name="sm" type="SoftMax" version="opset8"><data axis="1"/><input><port id="0" precision="FP32"/></input><output><port id="1" precision="FP32"/></output></layer>
+<layer id="3" name="sum" type="Add" version="opset1"><input><port id="0" precision="FP32"/><port id="1" precision="FP32"/></input><output><port id="2" precision="FP32"/></output></layer>
+"# + &result(4, &[1, 4]);
+        let xml = net(&layers, &[(0, 0, 2, 0), (2, 1, 3, 0), (1, 0, 3, 1), (3, 2, 4, 0)]);
+        let bin: Vec<u8> = [1.0, bad, 0.5, 2.0].iter().flat_map(|v: &f32| v.to_le_bytes()).collect();
+        refused(&xml, bin, &["\"sm\" (SoftMax)", "holds +inf or NaN"]);
+    }
+}

@@ -528,6 +528,27 @@ def gather_batch_dims(out):
     openvino_case(out, "ov_gather_batch_dims", model, feeds, gather_batch_dims.__doc__)
 
 
+def empty_reductions(out):
+    """Each reduction over an axis of no values, of a constant (folded at compile time):
+    OpenVINO gives 0 for the sum, mean and L2 norm, 1 for the product, the lowest f32 for
+    the maximum and +inf for the minimum; each is added to a Parameter."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(13)
+    empty = ops.constant(np.zeros((2, 0, 3), np.float32))
+    p = ops.parameter([2, 3], np.float32, name="p")
+    axis = ops.constant(np.array([1], np.int64))
+    outs = []
+    for name, f in [("sum", ops.reduce_sum), ("mean", ops.reduce_mean), ("prod", ops.reduce_prod),
+                    ("max", ops.reduce_max), ("min", ops.reduce_min), ("l2", ops.reduce_l2)]:
+        r = ops.add(f(empty, axis, False), p)
+        r.output(0).get_tensor().set_names({name})
+        outs.append(r)
+    model = ov.Model(outs, [p], "empty_reductions")
+    feeds = {"p": rng.uniform(-1, 1, (2, 3)).astype(np.float32)}
+    openvino_case(out, "ov_empty_reductions", model, feeds, empty_reductions.__doc__)
+
+
 SILERO = "silero-vad==6.2.3"
 SILERO_CORE_IN = "F0::If_0_then_branch__Inline_0__/encoder/3/activation/Relu_output_0"
 SILERO_CORE_OUT = "F0::If_0_then_branch__Inline_0__/decoder/decoder/1/Relu_output_0"
@@ -622,6 +643,7 @@ def main():
         ("ov_lstm_low_latency", low_latency),
         ("ov_strided_glue", strided_glue),
         ("ov_gather_batch_dims", gather_batch_dims),
+        ("ov_empty_reductions", empty_reductions),
         ("silero_vad_core", silero),
     ]
     for name, write in extra:

@@ -45,6 +45,10 @@ pub fn max_abs_err(got: &[f32], want: &[f64]) -> f64 {
     got.iter()
         .zip(want)
         .map(|(&g, &w)| {
+            // Equal values (infinities of one sign too) are no error.
+            if f64::from(g) == w {
+                return 0.0;
+            }
             let d = (g as f64 - w).abs();
             if d.is_nan() { f64::INFINITY } else { d }
         })
@@ -71,12 +75,12 @@ pub fn tolerance_used(got: &[f32], want: &[f64], abs: f64, ulps: f64) -> f64 {
     got.iter()
         .zip(want)
         .map(|(&g, &w)| {
-            if g.is_nan() && w.is_nan() {
+            if (g.is_nan() && w.is_nan()) || f64::from(g) == w {
                 return 0.0;
             }
             let d = (g as f64 - w).abs();
             let allowed = abs.max(ulps * ulp(w));
-            if d.is_nan() {
+            if !d.is_finite() {
                 f64::INFINITY
             } else if d == 0.0 {
                 0.0
@@ -90,6 +94,15 @@ pub fn tolerance_used(got: &[f32], want: &[f64], abs: f64, ulps: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_infinities_are_no_error_and_others_are_infinite() {
+        let inf = f64::INFINITY;
+        assert_eq!(max_abs_err(&[f32::INFINITY, f32::NEG_INFINITY], &[inf, -inf]), 0.0);
+        assert_eq!(tolerance_used(&[f32::INFINITY], &[inf], 1e-5, 8.0), 0.0);
+        assert_eq!(max_abs_err(&[f32::INFINITY], &[-inf]), inf);
+        assert_eq!(tolerance_used(&[f32::MAX], &[inf], 1e-5, 8.0), inf);
+    }
 
     #[test]
     fn the_tolerance_is_absolute_or_in_ulps_whichever_is_larger() {

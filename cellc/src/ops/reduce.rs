@@ -21,12 +21,16 @@ pub enum ReduceKind {
 }
 
 impl ReduceKind {
-    /// Reduces values in f64.
+    /// Reduces values in f64. Over no values it gives what OpenVINO gives: 0 for the sum,
+    /// the mean and the L2 norm, 1 for the product, the lowest f32 for the maximum and
+    /// +inf for the minimum.
     pub fn apply(self, xs: &[f64]) -> f64 {
         match self {
             ReduceKind::Sum => xs.iter().sum(),
+            ReduceKind::Mean if xs.is_empty() => 0.0,
             ReduceKind::Mean => xs.iter().sum::<f64>() / xs.len() as f64,
             ReduceKind::Prod => xs.iter().product(),
+            ReduceKind::Max if xs.is_empty() => f64::from(f32::MIN),
             ReduceKind::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             ReduceKind::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
             ReduceKind::L2 => xs.iter().map(|x| x * x).sum::<f64>().sqrt(),
@@ -54,6 +58,13 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                 let v = x.value.as_ref()?.floats()?;
                 let ext = extents(shape)?;
                 shape[ax].size()?;
+                // OpenVINO's CPU plugin and the formula part ways on +inf and NaN.
+                if v.iter().any(|x| x.is_nan() || *x == f64::INFINITY) {
+                    return Some(Err(
+                        "its input, known at compile time, holds +inf or NaN, where OpenVINO's CPU plugin does not follow the softmax formula; cellc refuses it"
+                            .to_owned(),
+                    ));
+                }
                 let groups = along(&ext, &[ax]);
                 let mut out = vec![0.0; v.len()];
                 for g in groups {
@@ -62,8 +73,9 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                         out[i] = x.elem.round(y);
                     }
                 }
-                Some(Data::Float(out))
-            })();
+                Some(Ok(Data::Float(out)))
+            })()
+            .transpose()?;
             Ok(vec![Fact { elem: x.elem, shape: Some(shape.to_vec()), value }])
         }
         Op::Reduce { kind, keep_dims } => {

@@ -48,6 +48,10 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                 op => {
                     let op = op.clone();
                     infer_node(g, &mut diags, &mut reported, id, &op, &mut budget);
+                    if budget.said {
+                        // Past the budget nothing more is folded, and the model is refused.
+                        return diags;
+                    }
                 }
             }
         }
@@ -177,6 +181,16 @@ fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, m
     diags.push(Diag::new(&g.file, o.pos, msg).in_layer(&o.name, &o.op));
 }
 
+/// A fact as far as it can decide an output's shape: the values of whole numbers in short
+/// lists (shapes, axes, repeats) kept, the rest dropped.
+fn shape_deciding(f: &Fact) -> Fact {
+    let keep = matches!(&f.value, Some(Data::Int(v)) if v.len() <= SHAPE_VALUES);
+    Fact { value: if keep { f.value.clone() } else { None }, ..f.clone() }
+}
+
+/// The longest list of whole numbers taken to decide a shape.
+const SHAPE_VALUES: usize = 4096;
+
 /// What constant folding may still compute, in values.
 struct Budget {
     left: u64,
@@ -190,28 +204,39 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
     if ins.iter().flatten().any(|f| f.shape.is_none()) {
         return;
     }
-    let mut facts = match ops::infer(op, &ins, node.outputs.len()) {
+    // Values already folded in an earlier pass are not counted again.
+    let before: u64 =
+        node.outputs.iter().filter_map(|&t| g.tensors[t].fact.value.as_ref()).map(|v| v.len() as u64).sum();
+    // What folding would make is known from the shapes before anything is computed: the
+    // rule is first run without the values that cannot decide a shape (floats, long lists).
+    let probe: Vec<Option<Fact>> = ins.iter().map(|f| f.map(shape_deciding)).collect();
+    let probe: Vec<Option<&Fact>> = probe.iter().map(Option::as_ref).collect();
+    // A rule that needs more than the probe holds is judged by what it makes below.
+    let would: u64 = ops::infer(op, &probe, node.outputs.len()).map_or(0, |facts| {
+        facts.iter().map(|f| f.shape.as_deref().and_then(crate::graph::known_len).unwrap_or(0) as u64).sum()
+    });
+    let inputs_known = ins.iter().flatten().all(|f| f.value.is_some()) && !ins.is_empty();
+    let over = |n: u64, left: u64| n > before && n - before > left;
+    let past = |g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], budget: &mut Budget| {
+        budget.said = true;
+        let msg = format!(
+            "folding this layer's constant output would take constant folding past {} values in all; cellc refuses a model whose constants need more",
+            crate::limits::MAX_FOLDED_TOTAL
+        );
+        report(g, diags, reported, id, msg);
+    };
+    if inputs_known && over(would, budget.left) {
+        return past(g, diags, reported, budget);
+    }
+    let facts = match ops::infer(op, &ins, node.outputs.len()) {
         Ok(f) => f,
         Err(msg) => return report(g, diags, reported, id, msg),
     };
-    // Values already folded in an earlier pass are not counted again.
-    let before: u64 =
-        g.nodes[id].outputs.iter().filter_map(|&t| g.tensors[t].fact.value.as_ref()).map(|v| v.len() as u64).sum();
     let made: u64 = facts.iter().filter_map(|f| f.value.as_ref()).map(|v| v.len() as u64).sum();
-    if made > before && made - before > budget.left {
-        for f in &mut facts {
-            f.value = None;
-        }
-        if !std::mem::replace(&mut budget.said, true) {
-            let msg = format!(
-                "constant folding would hold more than {} values; cellc leaves this and later constants to run time",
-                crate::limits::MAX_FOLDED_TOTAL
-            );
-            report(g, diags, reported, id, msg);
-        }
-    } else {
-        budget.left -= made.saturating_sub(before);
+    if over(made, budget.left) {
+        return past(g, diags, reported, budget);
     }
+    budget.left -= made.saturating_sub(before);
     let stored = stored(g, id, op);
     let outputs = g.nodes[id].outputs.clone();
     for (t, f) in outputs.into_iter().zip(facts) {
@@ -297,6 +322,13 @@ fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)
     let count = crate::limits::product(src.shape.iter().copied())
         .ok_or(("size", format!("shape {:?} has more elements than cellc can count", src.shape)))?;
     let want = count.checked_mul(src.elem.size());
+    // OpenVINO's serializer gives a constant of no values one byte, which holds nothing.
+    if count == 0 && src.size <= 1 {
+        return Ok(match src.elem.is_float() {
+            true => Data::Float(Vec::new()),
+            false => Data::Int(Vec::new()),
+        });
+    }
     if want != Some(src.size) {
         let want = want.map_or_else(|| "more than 2^64".to_owned(), |w| w.to_string());
         let elem = src.elem.name();
