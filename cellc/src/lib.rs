@@ -45,8 +45,12 @@ pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics
 /// Reads an OpenVINO IR model as a graph and applies what `opts` says of its graph: the
 /// cut (`--inputs`/`--outputs`), the pinned shapes and the states. No pass has run yet.
 pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnostics> {
-    let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
     let file = model.display().to_string();
+    let repeated = opts.repeated();
+    if !repeated.is_empty() {
+        return Err(Diagnostics(repeated.into_iter().map(|m| Diag::new(&file, None, m)).collect()));
+    }
+    let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
         let diags = passes::cut(&mut g, &opts.cut_inputs, &opts.cut_outputs);
         if !diags.is_empty() {

@@ -285,9 +285,68 @@ pub struct Options {
     pub states: Vec<(String, String)>,
 }
 
+impl Options {
+    /// What the options name twice: a Parameter given two shapes, a Parameter or a Result in
+    /// two states, a cut tensor listed twice. Each message names the flag and both values.
+    pub fn repeated(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let shape = |s: &InputShape| {
+            let d: Vec<String> = s.dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |n| n.to_string())).collect();
+            format!("{}=[{}]", s.name, d.join(","))
+        };
+        for (k, s) in self.input_shapes.iter().enumerate() {
+            if let Some(first) = self.input_shapes[..k].iter().find(|f| f.name == s.name) {
+                out.push(format!(
+                    "--input {:?} is given twice ({} and {}); give each Parameter's shape once",
+                    s.name,
+                    shape(first),
+                    shape(s)
+                ));
+            }
+        }
+        for (k, (i, o)) in self.states.iter().enumerate() {
+            let earlier = &self.states[..k];
+            if let Some((fi, fo)) = earlier.iter().find(|(fi, _)| fi == i) {
+                out.push(format!(
+                    "--state: Parameter {i:?} is given twice ({fi}={fo} and {i}={o}); a Parameter carries one state"
+                ));
+            } else if let Some((fi, fo)) = earlier.iter().find(|(_, fo)| fo == o) {
+                out.push(format!(
+                    "--state: Result {o:?} is given twice ({fi}={fo} and {i}={o}); a Result stores one state"
+                ));
+            }
+        }
+        for (flag, names) in [("--inputs", &self.cut_inputs), ("--outputs", &self.cut_outputs)] {
+            for (k, n) in names.iter().enumerate() {
+                if names[..k].contains(n) {
+                    out.push(format!("{flag} names {n:?} twice; name each tensor once"));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_flags_are_named_with_both_values() {
+        let opts = Options {
+            input_shapes: vec![InputShape::parse("x=[1,2]").expect("x"), InputShape::parse("x=[1,?]").expect("x")],
+            states: vec![("h".into(), "a".into()), ("h".into(), "b".into()), ("g".into(), "a".into())],
+            cut_outputs: vec!["y".into(), "y".into()],
+            ..Options::default()
+        };
+        let r = opts.repeated();
+        assert_eq!(r.len(), 4, "{r:?}");
+        assert!(r[0].contains("--input \"x\" is given twice (x=[1,2] and x=[1,?])"), "{}", r[0]);
+        assert!(r[1].contains("Parameter \"h\" is given twice (h=a and h=b)"), "{}", r[1]);
+        assert!(r[2].contains("Result \"a\" is given twice (h=a and g=a)"), "{}", r[2]);
+        assert!(r[3].contains("--outputs names \"y\" twice"), "{}", r[3]);
+        assert!(Options::default().repeated().is_empty());
+    }
 
     #[test]
     fn names_parse_back() {

@@ -387,3 +387,17 @@ fn one_run_names_every_unsupported_op() {
     let headlines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:") || l.starts_with("cellc:")).collect();
     insta::assert_snapshot!(headlines.join("\n"));
 }
+
+#[test]
+fn a_flag_given_twice_is_named_with_both_values() {
+    let m = Model::xml(|x| x);
+    for (args, want) in [
+        (&["--input", "X=[1,8]", "--input", "X=[2,8]"][..], "--input \"X\" is given twice (X=[1,8] and X=[2,8])"),
+        (&["--state", "H=a", "--state", "H=b"][..], "--state: Parameter \"H\" is given twice (H=a and H=b)"),
+    ] {
+        let out = m.cellc(&[&["model.xml", "-o", "out.rs"][..], args].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(want), "{args:?}:\n{stderr}");
+        assert!(!m.dir.path().join("out.rs").exists());
+    }
+}

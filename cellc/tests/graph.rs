@@ -236,5 +236,6 @@ fn a_state_pair_becomes_a_variable() {
         assert!(err < 1e-5, "max error {err}");
     }
     let bad = cellc::Options { states: vec![("h0".into(), "nowhere".into())], ..opts };
-    assert!(cellc::load_graph(&plain, &bad).expect_err("no such Result").to_string().contains("no Result \"nowhere\""));
+    let msg = cellc::load_graph(&plain, &bad).expect_err("no such Result").to_string();
+    assert!(msg.contains("--state h0=nowhere: the model has no such Result; its Results are"), "{msg}");
 }

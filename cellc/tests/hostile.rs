@@ -547,3 +547,27 @@ fn a_softmax_of_a_constant_holding_inf_or_nan_is_refused() {
         refused(&xml, bin, &["\"sm\" (SoftMax)", "holds +inf or NaN"]);
     }
 }
+
+#[test]
+fn a_flag_that_names_two_parameters_is_refused_naming_both() {
+    // Two Parameters whose tensors are both called "x": --input x cannot tell them apart;
+    // each layer's own name can.
+    let two = |l0: &str, l1: &str| {
+        format!(
+            r#"<layer id="0" name="{l0}" type="Parameter" version="opset1"><data shape="1,4" element_type="f32"/><output><port id="0" precision="FP32" names="x"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="1" name="{l1}" type="Parameter" version="opset1"><data shape="1,4" element_type="f32"/><output><port id="0" precision="FP32" names="x"><dim>1</dim><dim>4</dim></port></output></layer>
+"#
+        ) + &result(2, &[1, 4])
+            + &result(3, &[1, 4])
+    };
+    let edges = [(0, 0, 2, 0), (1, 0, 3, 0)];
+    let g =
+        parse_graph("model.xml", &net(&two("a", "b"), &edges), Weights::whole("model.bin", Vec::new())).expect("reads");
+    let err = g.param_named("x", "--input \"x\"").expect_err("ambiguous");
+    assert!(err.contains("2 Parameters are called so (layers \"a\" and \"b\"); name one by its layer"), "{err}");
+    assert_eq!(g.param_named("b", "--input \"b\""), Ok(1));
+    let g =
+        parse_graph("model.xml", &net(&two("a", "a"), &edges), Weights::whole("model.bin", Vec::new())).expect("reads");
+    let err = g.param_named("a", "--state a=y").expect_err("ambiguous");
+    assert!(err.contains("2 Parameter layers are called so"), "{err}");
+}

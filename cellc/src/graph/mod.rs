@@ -434,23 +434,7 @@ impl Graph {
     /// Fixes dimensions of a Parameter (named by its tensor or its layer) before folding;
     /// `None` keeps a dimension. A dimension the model fixes can only be given its own size.
     pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), String> {
-        let found = self.params.iter().copied().find(|&p| {
-            self.nodes[p].origin.name == name || self.tensors[self.nodes[p].outputs[0]].names.iter().any(|n| n == name)
-        });
-        let Some(p) = found else {
-            let names: Vec<String> = self
-                .params
-                .iter()
-                .map(|&p| {
-                    let t = &self.tensors[self.nodes[p].outputs[0]];
-                    format!("{:?}", t.names.first().unwrap_or(&self.nodes[p].origin.name))
-                })
-                .collect();
-            return Err(format!(
-                "--input {name:?}: the model has no such Parameter; its Parameters are {}",
-                names.join(", ")
-            ));
-        };
+        let p = self.params[self.param_named(name, &format!("--input {name:?}"))?];
         let t = self.nodes[p].outputs[0];
         let Some(shape) = self.tensors[t].fact.shape.clone() else { return Ok(()) };
         if shape.len() != dims.len() {
@@ -476,6 +460,77 @@ impl Graph {
         }
         self.tensors[t].fact.shape = Some(out);
         Ok(())
+    }
+
+    /// The position in [`Graph::params`] of the Parameter called `name`: the one whose layer
+    /// has that name, else the one whose tensor has it. `flag` opens the message when no
+    /// Parameter, or more than one, answers to it.
+    pub fn param_named(&self, name: &str, flag: &str) -> Result<usize, String> {
+        let tensor = |k: usize| &self.tensors[self.nodes[self.params[k]].outputs[0]];
+        let by_layer: Vec<usize> =
+            (0..self.params.len()).filter(|&k| self.nodes[self.params[k]].origin.name == name).collect();
+        let by_tensor: Vec<usize> =
+            (0..self.params.len()).filter(|&k| tensor(k).names.iter().any(|n| n == name)).collect();
+        let shown =
+            |k: usize| format!("{:?}", tensor(k).names.first().unwrap_or(&self.nodes[self.params[k]].origin.name));
+        let layers = |ks: &[usize]| {
+            ks.iter().map(|&k| format!("{:?}", self.nodes[self.params[k]].origin.name)).collect::<Vec<_>>()
+        };
+        match (by_layer.as_slice(), by_tensor.as_slice()) {
+            ([k], _) | ([], [k]) => Ok(*k),
+            ([], []) => {
+                let names: Vec<String> = (0..self.params.len()).map(shown).collect();
+                Err(format!("{flag}: the model has no such Parameter; its Parameters are {}", names.join(", ")))
+            }
+            ([], ks) => Err(format!(
+                "{flag}: {} Parameters are called so (layers {}); name one by its layer",
+                ks.len(),
+                layers(ks).join(" and ")
+            )),
+            (ks, _) => Err(format!(
+                "{flag}: {} Parameter layers are called so; cellc cannot tell them apart: rename one in the model",
+                ks.len()
+            )),
+        }
+    }
+
+    /// The position in [`Graph::results`] of the Result called `name`: the one the model
+    /// names so, else the one whose layer has that name (see [`Graph::param_named`]).
+    pub fn result_named(&self, name: &str, flag: &str) -> Result<usize, String> {
+        let n = self.results.len();
+        let given: Vec<usize> =
+            (0..n).filter(|&k| self.result_names.get(k).cloned().flatten().as_deref() == Some(name)).collect();
+        let by_layer: Vec<usize> = (0..n).filter(|&k| self.nodes[self.results[k]].origin.name == name).collect();
+        let shown = |k: usize| {
+            format!(
+                "{:?}",
+                self.result_names
+                    .get(k)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| self.nodes[self.results[k]].origin.name.clone())
+            )
+        };
+        match (given.as_slice(), by_layer.as_slice()) {
+            ([k], _) | ([], [k]) => Ok(*k),
+            ([], []) => {
+                let names: Vec<String> = (0..n).map(shown).collect();
+                Err(format!("{flag}: the model has no such Result; its Results are {}", names.join(", ")))
+            }
+            (ks, _) if ks.len() > 1 => {
+                let layers: Vec<String> =
+                    ks.iter().map(|&k| format!("{:?}", self.nodes[self.results[k]].origin.name)).collect();
+                Err(format!(
+                    "{flag}: {} Results are called so (layers {}); name one by its layer",
+                    ks.len(),
+                    layers.join(" and ")
+                ))
+            }
+            _ => Err(format!(
+                "{flag}: {} Result layers are called so; cellc cannot tell them apart: rename one in the model",
+                by_layer.len()
+            )),
+        }
     }
 
     /// Marks dead every node no Result depends on.

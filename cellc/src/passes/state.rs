@@ -8,32 +8,17 @@ use crate::graph::{Graph, NodeId};
 use crate::ir::raw::{Dim, Origin};
 use crate::ops::Op;
 
-/// The Parameter called `name` (its tensor's or its layer's name).
-fn param(g: &Graph, name: &str) -> Option<usize> {
-    g.params.iter().position(|&p| {
-        g.nodes[p].origin.name == name || g.tensors[g.nodes[p].outputs[0]].names.iter().any(|n| n == name)
-    })
-}
-
-/// The Result called `name` (its name as the model gives it, or its layer's).
-fn result(g: &Graph, name: &str) -> Option<usize> {
-    (0..g.results.len()).find(|&k| {
-        g.result_names.get(k).cloned().flatten().as_deref() == Some(name) || g.nodes[g.results[k]].origin.name == name
-    })
-}
-
 /// Turns each `(Parameter, Result)` pair into a variable.
 pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
     let mut diags = Vec::new();
     for (input, output) in pairs {
-        let (Some(pi), Some(ri)) = (param(g, input), result(g, output)) else {
-            let what = if param(g, input).is_none() {
-                format!("no Parameter {input:?}")
-            } else {
-                format!("no Result {output:?}")
-            };
-            diags.push(Diag::new(&g.file, None, format!("--state {input}={output}: the model has {what}")));
-            continue;
+        let flag = format!("--state {input}={output}");
+        let (pi, ri) = match (g.param_named(input, &flag), g.result_named(output, &flag)) {
+            (Ok(pi), Ok(ri)) => (pi, ri),
+            (p, r) => {
+                diags.extend([p.err(), r.err()].into_iter().flatten().map(|m| Diag::new(&g.file, None, m)));
+                continue;
+            }
         };
         let (p, r) = (g.params[pi], g.results[ri]);
         let pt = g.nodes[p].outputs[0];
