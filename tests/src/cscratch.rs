@@ -148,6 +148,20 @@ pub fn compiler() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".into())
 }
 
+/// Whether the C the suite builds fuses multiply-adds: the compiler, with [`STRICT`] and
+/// `CELLC_SCRATCH_CFLAGS`, defines `__FP_FAST_FMAF` (so `<math.h>` defines `FP_FAST_FMAF`,
+/// which the generated C fuses under). `None` when the compiler cannot be asked.
+pub fn fuses() -> Option<bool> {
+    let out = Command::new(compiler())
+        .args(STRICT)
+        .args(extra_flags())
+        .args(["-dM", "-E", "-x", "c", "-"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).contains("__FP_FAST_FMAF "))
+}
+
 /// The extra flags of `CELLC_SCRATCH_CFLAGS`, split at spaces.
 fn extra_flags() -> Vec<String> {
     std::env::var("CELLC_SCRATCH_CFLAGS").unwrap_or_default().split_whitespace().map(str::to_owned).collect()

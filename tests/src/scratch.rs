@@ -113,7 +113,9 @@ fn main() {
     }
     let mut failed = false;
     for pair in args.chunks(2) {
-        let r = dispatch(pair[0].parse().unwrap_or(usize::MAX), &pair[1]);
+        // A model that panics fails its own job, not the ones after it.
+        let r = std::panic::catch_unwind(|| dispatch(pair[0].parse().unwrap_or(usize::MAX), &pair[1]))
+            .unwrap_or_else(|_| Err("the generated code panicked".into()));
         if let Err(e) = r {
             eprintln!("job {}: {e}", pair[1]);
             failed = true;
@@ -246,7 +248,7 @@ impl Scratch {
         }
         let jobs_dir = self.dir.join("jobs");
         std::fs::create_dir_all(&jobs_dir).map_err(|e| e.to_string())?;
-        let mut args = Vec::new();
+        let mut args: Vec<[String; 2]> = Vec::new();
         for (k, job) in jobs.iter().enumerate() {
             let mut text = String::new();
             for i in &job.inputs {
@@ -258,11 +260,27 @@ impl Scratch {
             }
             let path = jobs_dir.join(format!("job{k}.txt"));
             std::fs::write(&path, text).map_err(|e| e.to_string())?;
-            args.push(job.module.to_string());
-            args.push(path.display().to_string());
+            args.push([job.module.to_string(), path.display().to_string()]);
         }
-        let out = cmd.args(&args).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-        if out.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&out.stderr).into_owned()) }
+        let out = cmd.args(args.iter().flatten()).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let mut err = String::from_utf8_lossy(&out.stderr).into_owned();
+        // A job that crashed the process (a C model under a sanitizer) took the jobs after
+        // it along: each job left without its outputs runs again on its own.
+        let missing = jobs.iter().zip(&args).filter(|(j, _)| j.outputs.iter().any(|(o, _)| !o.exists()));
+        for (_, pair) in missing {
+            let mut one = command(exe);
+            if let Some(level) = level {
+                one.env("CELLC_SIMD", level);
+            }
+            let out = one.args(pair).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+            if !out.status.success() {
+                let _ = write!(err, "{}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+        Err(err)
     }
 
     /// The scratch crate's directory.

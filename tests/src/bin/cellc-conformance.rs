@@ -3,8 +3,13 @@
 //! [--fast-activations] DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
 //! with the system's compiler and strict flags) for real, runs it on the case's inputs and
 //! compares with the expected outputs; the reference interpreter is checked against the same
-//! expectations. With both languages, the Rust and C outputs of each case must also agree
-//! to within [`RUST_VS_C`]. With `--weights-mode runtime` the models' constant weights
+//! expectations. With both languages, the Rust and C outputs of each case must also be
+//! within the case's tolerance of each other; each line says whether they are bit-identical
+//! and whether both fuse multiply-adds alike (the C fuses where its compiler defines
+//! `FP_FAST_FMAF`, the Rust at a level with FMA): a fused and an unfused build of one deep
+//! model differ by ULPs, and so do the two back-ends' products, which sum in different
+//! orders. A case on which cellc, the reference or the generated code panics fails
+//! alone, and the others are still reported. With `--weights-mode runtime` the models' constant weights
 //! become Parameters, given the constants' values at run time. With `--simd-level`, the
 //! Rust runs once at each level given (`portable`, `avx2`, `avx512`; a level the CPU lacks is skipped, with a line saying so),
 //! and the outputs of the levels with FMA (`avx2`, `avx512`) must be bit-identical to each
@@ -14,7 +19,9 @@
 //! ([`cellc_conformance::stored_as`]), and the lines show how far the rounding moved them from OpenVINO's.
 //! With `--fast-activations` the models use `cellc_runtime::act::fast`, and must still be
 //! within each case's tolerance of OpenVINO's outputs. One line per case, language,
-//! strategy (and level); exit status 1 if any fails.
+//! strategy (and level); exit status 1 if any fails. With `--sample PERCENT`, only that
+//! share of the cases runs, drawn by a seed (`--seed N`, else a fresh one) that the first line
+//! prints, so that a failing draw reproduces with one command.
 use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::scratch::{Job, Scratch};
@@ -22,10 +29,49 @@ use cellc_conformance::{max_abs_err, tolerance_used};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Largest difference allowed between the Rust and the C outputs of one case: both compute
-/// the same operations in the same order, and differ only where a C compiler contracts
-/// products and sums into fused operations, or the Rust runs at a level with FMA.
-const RUST_VS_C: f64 = 1e-6;
+/// A seed no earlier run used: the clock's nanoseconds and the process id.
+fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    t ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// A number drawn from `seed` and a case's name (FNV-1a through a SplitMix64 finish).
+fn draw(seed: u64, name: &str) -> u64 {
+    let mut h =
+        name.bytes().fold(0xcbf2_9ce4_8422_2325_u64 ^ seed, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// What cellc (or its reference) did when it panicked on a case, as a problem of that case.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| p.downcast_ref::<String>().cloned());
+        format!("{what} panicked: {}", msg.unwrap_or_default())
+    })
+}
+
+/// Whether the generated Rust fuses multiply-adds at `level` (or, with none, at the level
+/// it runs at here: the best the CPU has, capped by `CELLC_SIMD`; with every level when it
+/// is built for this CPU).
+fn rust_fuses(level: Option<&str>) -> bool {
+    use cellc_runtime::simd::{Level, cpu_level, level as run_level};
+    let native = std::env::var("CELLC_SCRATCH_RUSTFLAGS").is_ok_and(|f| f.contains("target-cpu=native"));
+    match level.and_then(Level::parse) {
+        _ if native => cpu_level() > Level::Portable,
+        Some(l) => l > Level::Portable,
+        None => run_level() > Level::Portable,
+    }
+}
+
+/// Whether two runs gave the same bits (NaNs of any payload count as equal).
+fn same_bits(a: &[Vec<f32>], b: &[Vec<f32>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        })
+}
 
 #[derive(Clone)]
 struct Entry {
@@ -50,7 +96,7 @@ struct Entry {
 
 const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
                      [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... \
-                     [--weight-type auto|f32|f16|bf16] [--fast-activations] DIR...";
+                     [--weight-type auto|f32|f16|bf16] [--fast-activations] [--sample PERCENT [--seed N]] DIR...";
 
 struct Args {
     languages: Vec<Language>,
@@ -60,6 +106,8 @@ struct Args {
     simd: Simd,
     weight_type: WeightType,
     fast_activations: bool,
+    /// The share of the cases run (percent), and the seed that draws them.
+    sample: Option<(u64, Option<u64>)>,
     dirs: Vec<PathBuf>,
 }
 
@@ -72,6 +120,7 @@ fn parse_args() -> Result<Args, String> {
     let mut simd = Simd::Dispatch;
     let mut weight_type = WeightType::Auto;
     let mut fast_activations = false;
+    let (mut percent, mut seed) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -108,6 +157,11 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or("--weight-type takes auto, f32, f16 or bf16")?;
             }
             "--fast-activations" => fast_activations = true,
+            "--sample" => {
+                let p = args.next().and_then(|p| p.parse::<u64>().ok()).filter(|p| (1..=100).contains(p));
+                percent = Some(p.ok_or("--sample takes a percentage, 1 to 100")?);
+            }
+            "--seed" => seed = Some(args.next().and_then(|s| s.parse::<u64>().ok()).ok_or("--seed takes a number")?),
             "-h" | "--help" => return Err(USAGE.into()),
             _ => dirs.push(PathBuf::from(a)),
         }
@@ -121,7 +175,8 @@ fn parse_args() -> Result<Args, String> {
     if languages.is_empty() {
         languages.push(Language::Rust);
     }
-    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, fast_activations, dirs })
+    let sample = percent.map(|p| (p, seed));
+    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, fast_activations, sample, dirs })
 }
 
 /// The largest cell (`H·(H+I)`) the suite builds with the unrolled kernel.
@@ -139,7 +194,8 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<bool, String> {
-    let Args { languages, strategies, weights_mode, levels, simd, weight_type, fast_activations, dirs } = parse_args()?;
+    let Args { languages, strategies, weights_mode, levels, simd, weight_type, fast_activations, sample, dirs } =
+        parse_args()?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut cases = Vec::new();
     for d in &dirs {
@@ -149,6 +205,15 @@ fn run() -> Result<bool, String> {
     }
     if cases.is_empty() {
         return Err("no case directories (with case.json) found".into());
+    }
+    if let Some((percent, seed)) = sample {
+        let seed = seed.unwrap_or_else(fresh_seed);
+        let all = cases.len();
+        cases.retain(|c| draw(seed, &c.name) % 100 < percent);
+        println!(
+            "sample: {} of {all} cases ({percent}%), seed {seed}: the same draw again with --sample {percent} --seed {seed}",
+            cases.len()
+        );
     }
     let mut entries = Vec::new();
     let mut sources = Vec::new();
@@ -187,7 +252,9 @@ fn run() -> Result<bool, String> {
                 cut_outputs: e.case.cut.1.clone(),
                 ..Options::default()
             };
-            match cellc::load_graph(&e.case.model, &opts) {
+            match guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
+                .and_then(|r| r.map_err(|d| d.to_string()))
+            {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 // The unrolled kernel is for tiny cells: past this size its code takes minutes
                 // to build and is never what `auto` picks.
@@ -210,7 +277,10 @@ fn run() -> Result<bool, String> {
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
                     let rounded = cellc_conformance::stored_as(&model, &inputs, weight_type);
                     let (ref_model, ref_inputs) = rounded.as_ref().map_or((&model, &inputs), |(m, i)| (m, i));
-                    match cellc::reference::run(ref_model, ref_inputs) {
+                    let reference =
+                        guarded("the reference interpreter", || cellc::reference::run(ref_model, ref_inputs))
+                            .and_then(|r| r.map_err(|e| e.to_string()));
+                    match reference {
                         Ok(outs) => {
                             if rounded.is_some() {
                                 e.rounded = true;
@@ -234,14 +304,20 @@ fn run() -> Result<bool, String> {
                         }
                     }
                     let emitted = match language {
-                        Language::Rust => cellc::emit::rust::emit(&model, &opts).map(|src| {
-                            e.module = Some(sources.len());
-                            sources.push(src);
-                        }),
-                        Language::C => cellc::emit::c::emit(&model, &opts, &format!("{name}.h")).map(|files| {
-                            e.module = Some(c_sources.len());
-                            c_sources.push(files);
-                        }),
+                        Language::Rust => guarded("the Rust emitter", || cellc::emit::rust::emit(&model, &opts))
+                            .and_then(|r| r.map_err(|d| d.to_string()))
+                            .map(|src| {
+                                e.module = Some(sources.len());
+                                sources.push(src);
+                            }),
+                        Language::C => {
+                            guarded("the C emitter", || cellc::emit::c::emit(&model, &opts, &format!("{name}.h")))
+                                .and_then(|r| r.map_err(|d| d.to_string()))
+                                .map(|files| {
+                                    e.module = Some(c_sources.len());
+                                    c_sources.push(files);
+                                })
+                        }
                     };
                     if let Err(d) = emitted {
                         e.problem = Some(format!("does not compile: {d}"));
@@ -301,7 +377,8 @@ fn run() -> Result<bool, String> {
             }
         }
     }
-    report(&entries, weights_mode, &out_dir)
+    let c_fuses = if languages.contains(&Language::C) { cellc_conformance::cscratch::fuses() } else { None };
+    report(&entries, weights_mode, &out_dir, c_fuses)
 }
 
 /// The jobs of the entries in `language` (at `level`), each writing its outputs into `out_dir`.
@@ -341,7 +418,7 @@ fn outputs(e: &Entry, k: usize, out_dir: &Path) -> Result<Vec<Vec<f32>>, String>
 }
 
 /// Prints one line per entry and the summary; whether all passed.
-fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Result<bool, String> {
+fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path, c_fuses: Option<bool>) -> Result<bool, String> {
     let (mut passed, mut failed) = (0, 0);
     // C is compared with the Rust run at the first level given (or the only run).
     let rust_level = entries.iter().find(|f| f.language == Language::Rust).and_then(|f| f.level.clone());
@@ -378,12 +455,17 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
                 && t.strategy == e.strategy
                 && t.case.name == e.case.name
         });
+        // The C and the Rust answer to the case's tolerance of each other too.
         let versus = match (&got, twin) {
             (Ok(got), Some((j, t))) => outputs(t, j, out_dir).ok().map(|rust| {
-                rust.iter()
-                    .zip(got)
-                    .map(|(r, c)| max_abs_err(c, &r.iter().map(|&v| v as f64).collect::<Vec<_>>()))
-                    .fold(0.0, f64::max)
+                let (mut diff, mut used) = (0.0f64, 0.0f64);
+                for (r, c) in rust.iter().zip(got) {
+                    let r: Vec<f64> = r.iter().map(|&v| v as f64).collect();
+                    diff = diff.max(max_abs_err(c, &r));
+                    used = used.max(tolerance_used(c, &r, e.case.tolerance, e.case.ulps));
+                }
+                let alike = c_fuses.map(|c| c == rust_fuses(t.level.as_deref()));
+                (diff, used, alike, same_bits(&rust, got))
             }),
             _ => None,
         };
@@ -402,7 +484,7 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
             && errs.len() == e.expected.len()
             && used <= 1.0
             && (rounded || e.reference_used <= 1.0)
-            && versus.is_none_or(|v| v <= RUST_VS_C)
+            && versus.is_none_or(|(_, used, _, _)| used <= 1.0)
             && same_as_first != Some(false);
         let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.2e}")).collect::<Vec<_>>().join(" ");
         match &got {
@@ -423,7 +505,15 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
                 } else {
                     String::new()
                 },
-                versus.map_or_else(String::new, |v| format!("; |rust - c| {v:.2e} (at most {RUST_VS_C:.0e})")),
+                versus.map_or_else(String::new, |(v, used, alike, same)| {
+                    let fuse = match alike {
+                        Some(true) => "both fuse multiply-adds alike",
+                        Some(false) => "one fuses multiply-adds, the other not",
+                        None => "whether the C fuses is not known",
+                    };
+                    let bits = if same { "bit-identical" } else { "not bit-identical" };
+                    format!("; |rust - c| {v:.2e} ({:.0}% of the tolerance; {bits}; {fuse})", used * 100.0)
+                }),
                 match same_as_first {
                     Some(true) => "; bit-identical to the first level with the same rounding",
                     Some(false) => "; DIFFERS from the first level with the same rounding",
@@ -435,4 +525,24 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path) -> Resul
     }
     println!("conformance: {passed} passed, {failed} failed");
     Ok(failed == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_the_case_s_problem() {
+        assert_eq!(guarded("cellc", || 7), Ok(7));
+        let err = guarded("cellc", || -> u8 { panic!("boom {}", 1) }).expect_err("panicked");
+        assert_eq!(err, "cellc panicked: boom 1");
+    }
+
+    #[test]
+    fn draws_depend_on_the_seed_and_the_name() {
+        assert_eq!(draw(7, "gru_clip"), draw(7, "gru_clip"));
+        assert_ne!(draw(7, "gru_clip"), draw(8, "gru_clip"));
+        let kept = (0..1000).filter(|k| draw(42, &format!("case{k}")) % 100 < 30).count();
+        assert!((240..360).contains(&kept), "{kept} of 1000 at 30%");
+    }
 }
