@@ -4,9 +4,10 @@
 //! steps in every direction with random lengths), compiled to Rust and to C, built for real
 //! and run, against the f64 reference interpreter (on the weights rounded as stored).
 //!
-//! The configurations are drawn with proptest from a fixed seed; all of them are built as
-//! one scratch crate, since compiling each alone would take minutes. A failure prints the
-//! configuration. `cargo test` draws the first 4 of them; `CELLC_PROPERTY_CASES=N` draws
+//! The configurations are drawn with proptest from a fixed seed, or from
+//! `CELLC_PROPERTY_SEED` (a number, printed; `.ci/run` draws a fresh one each run); all of
+//! them are built as one scratch crate, since compiling each alone would take minutes. A
+//! failure prints the configuration. `cargo test` draws the first 4 of them; `CELLC_PROPERTY_CASES=N` draws
 //! the first N (`.ci/run` takes 40, whose build takes minutes).
 use cellc::ir::wire::{CellIo, Value, Wired};
 use cellc::ir::{
@@ -263,7 +264,18 @@ impl ::cellc_runtime::Model for Model {{
 
 #[test]
 fn generated_code_matches_the_reference_interpreter() {
-    let mut runner = TestRunner::deterministic();
+    let mut runner = match std::env::var("CELLC_PROPERTY_SEED").ok().and_then(|s| s.trim().parse::<u64>().ok()) {
+        Some(seed) => {
+            println!(
+                "configurations drawn from seed {seed}: again with CELLC_PROPERTY_SEED={seed} CELLC_PROPERTY_CASES={}",
+                cases()
+            );
+            let bytes: Vec<u8> = (0..4u64).flat_map(|k| seed.rotate_left(16 * k as u32).to_le_bytes()).collect();
+            let rng = proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes);
+            TestRunner::new_with_rng(proptest::test_runner::Config::default(), rng)
+        }
+        None => TestRunner::deterministic(),
+    };
     let strategy = config();
     let configs: Vec<Config> =
         (0..cases()).map(|_| strategy.new_tree(&mut runner).expect("a configuration").current()).collect();
