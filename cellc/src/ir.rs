@@ -4,6 +4,7 @@
 //! either decoded to f32 or bound to a runtime Parameter.
 pub mod raw;
 pub mod steps;
+pub mod verify;
 pub mod wire;
 
 pub use steps::{CellStep, DenseStep, Home, Operand, State, Step};

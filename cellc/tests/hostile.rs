@@ -361,7 +361,15 @@ fn a_parameter_whose_shape_and_port_disagree_is_refused() {
     let (xml, bin) = beside_dynamic_gru("2,4", &[3, 4]);
     refused(&xml, bin, &["\"P\"", "`shape` is [2,4] but the output port declares [3,4]"]);
     let (xml, bin) = beside_dynamic_gru("3,4", &[3, 4]);
-    compile(&xml, bin).expect("a Parameter whose shape and port agree");
+    compile(&xml, bin.clone()).expect("a Parameter whose shape and port agree");
+    // Beside the dynamic batch, the static Parameter is the same for every row: it was read
+    // and written one row's length further for each row (out of bounds from row 1 on).
+    let m = cellc::model_of(parse_graph("model.xml", &xml, Weights::whole("model.bin", bin)).expect("reads"))
+        .expect("compiles");
+    m.verify(&[]).expect("every operand inside its home");
+    let p: Vec<f64> = (0..12).map(f64::from).collect();
+    let out = cellc::reference::run(&m, &[vec![0.5; 3 * 8], vec![0.0; 3 * 16], p.clone()]).expect("runs 3 rows");
+    assert_eq!(out[1], p);
 }
 
 #[test]

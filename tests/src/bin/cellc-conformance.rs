@@ -252,9 +252,13 @@ fn run() -> Result<bool, String> {
                 cut_outputs: e.case.cut.1.clone(),
                 ..Options::default()
             };
-            match guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
+            // Every plan is checked against itself too (a release build of cellc does not).
+            let loaded = guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
                 .and_then(|r| r.map_err(|d| d.to_string()))
-            {
+                .and_then(|m| {
+                    m.verify(&[]).map(|()| m).map_err(|p| format!("the plan fails its check: {}", p.join("; ")))
+                });
+            match loaded {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
                 // The unrolled kernel is for tiny cells: past this size its code takes minutes
                 // to build and is never what `auto` picks.

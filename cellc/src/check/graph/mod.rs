@@ -58,7 +58,18 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
     if !c.diags.is_empty() {
         return Err(c.finish());
     }
-    Ok(p.finish())
+    let (model, trace) = p.finish();
+    // In debug and test builds (and the fuzzer's) every plan is checked against itself.
+    if cfg!(debug_assertions)
+        && let Err(problems) = model.verify(&trace)
+    {
+        let msg = format!(
+            "internal error: the planned model fails its own check ({}); please report it",
+            problems.join("; ")
+        );
+        return Err(Diagnostics(vec![Diag::new(&g.file, None, msg)]));
+    }
+    Ok(model)
 }
 
 /// Collects diagnostics.

@@ -41,8 +41,12 @@ pub(super) struct Planner<'g> {
     pub(super) too_many_cells: bool,
     /// The variables of a stateful model.
     pub(super) states: Vec<ir::State>,
-    /// The values stored into variables at the end of a run.
-    pub(super) assigns: Vec<(usize, Operand)>,
+    /// The values stored into variables at the end of a run (with their value's number).
+    pub(super) assigns: Vec<(usize, Operand, Option<usize>)>,
+    /// The number of the value (storage) each tensor was placed in, kept after release.
+    ids: Vec<Option<usize>>,
+    /// What each node's steps read and wrote, for [`ir::Model::verify`].
+    pub(super) trace: Vec<ir::verify::Touch>,
 }
 
 impl<'g> Planner<'g> {
@@ -78,6 +82,8 @@ impl<'g> Planner<'g> {
             too_many_cells: false,
             states: Vec::new(),
             assigns: Vec::new(),
+            ids: vec![None; n],
+            trace: Vec::new(),
         };
         p.preferences();
         p
@@ -188,10 +194,7 @@ impl<'g> Planner<'g> {
                 }
                 continue;
             };
-            let src = match self.mode {
-                Mode::Whole => Operand::whole(Home::Param(index), len),
-                Mode::Rows(_) => Operand::rows(Home::Param(index), len),
-            };
+            let src = self.io(&shape, Home::Param(index), len);
             match self.split_row(&shape) {
                 // The batch is not the first dimension: each row is gathered first.
                 Some((outer, inner)) if outer > 1 => {
@@ -199,10 +202,22 @@ impl<'g> Planner<'g> {
                     if let Some(dst) = dst {
                         let src = Operand::whole(Home::Param(index), 0);
                         self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: true }));
+                        let k = self.steps.len();
+                        let writes = self.ids[t].map(|v| (v, dst)).into_iter().collect();
+                        self.trace.push(ir::verify::Touch { steps: (k - 1, k), reads: Vec::new(), writes });
                     }
                 }
                 _ => self.homes[t] = Some(src),
             }
+        }
+    }
+
+    /// A Parameter or Result of `shape` as an operand: a row of it for each row of a run in
+    /// rows mode when it has the batch, else the whole of it (the same for every row).
+    fn io(&self, shape: &[Sym], home: Home, len: usize) -> Operand {
+        match self.mode {
+            Mode::Rows(_) if self.batch_axis(shape).is_some() => Operand::rows(home, len),
+            _ => Operand::whole(home, len),
         }
     }
 
@@ -298,10 +313,7 @@ impl<'g> Planner<'g> {
         let home = match self.prefer[t] {
             Some(k) if !self.taken[k] && first_axis && self.output_len(k) == Some(len) => {
                 self.taken[k] = true;
-                match self.mode {
-                    Mode::Whole => Operand::whole(Home::Output(k), len),
-                    Mode::Rows(_) => Operand::rows(Home::Output(k), len),
-                }
+                self.io(shape, Home::Output(k), len)
             }
             _ => {
                 let s = self.slot(len);
@@ -311,6 +323,7 @@ impl<'g> Planner<'g> {
         self.homes[t] = Some(home);
         self.users.push(1);
         self.storage[t] = Some(self.users.len() - 1);
+        self.ids[t] = self.storage[t];
         Some(home)
     }
 
@@ -341,6 +354,7 @@ impl<'g> Planner<'g> {
     pub(super) fn alias(&mut self, x: TensorId, y: TensorId) {
         self.homes[y] = self.homes[x];
         self.storage[y] = self.storage[x];
+        self.ids[y] = self.ids[x];
         if let Some(s) = self.storage[y] {
             self.users[s] += 1;
         }
@@ -360,6 +374,25 @@ impl<'g> Planner<'g> {
                 self.release(t);
             }
         }
+    }
+
+    /// Records what the steps of node `id` from `first` on read and wrote.
+    pub(super) fn touched(&mut self, id: NodeId, first: usize) {
+        if self.steps.len() == first {
+            return;
+        }
+        let node = &self.g.nodes[id];
+        let placed = |t: &TensorId| Some((self.ids[*t]?, self.homes[*t]?));
+        let reads = node.inputs.iter().flatten().filter_map(placed).collect();
+        let writes = node.outputs.iter().filter_map(placed).collect();
+        self.trace.push(ir::verify::Touch { steps: (first, self.steps.len()), reads, writes });
+    }
+
+    /// Records that the step just pushed read tensor `t`.
+    fn read_by_last(&mut self, t: TensorId) {
+        let read = self.ids[t].zip(self.homes[t]);
+        let k = self.steps.len();
+        self.trace.push(ir::verify::Touch { steps: (k - 1, k), reads: read.into_iter().collect(), writes: Vec::new() });
     }
 
     fn release(&mut self, t: TensorId) {
@@ -407,14 +440,13 @@ impl<'g> Planner<'g> {
             {
                 let dst = Operand::whole(Home::Output(k), 0);
                 self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: false }));
+                self.read_by_last(t);
                 continue;
             }
             let len = src.len;
-            let dst = match self.mode {
-                Mode::Whole => Operand::whole(Home::Output(k), len),
-                Mode::Rows(_) => Operand::rows(Home::Output(k), len),
-            };
+            let dst = self.io(&shape, Home::Output(k), len);
             self.steps.push(Step::Copy(ir::steps::Copy { src, dst, axes: vec![[len, 1, 1]] }));
+            self.read_by_last(t);
         }
     }
 
@@ -496,17 +528,19 @@ impl<'g> Planner<'g> {
         let Some(x) = input_tensor(self.g, id, 0) else { return };
         let Some(src) = self.operand(x) else { return };
         let Some(k) = self.variable(c, id, name, src.len) else { return };
-        self.assigns.push((k, src));
+        self.assigns.push((k, src, self.ids[x]));
     }
 
     /// The validated model.
-    pub(super) fn finish(self) -> ir::Model {
-        let mut steps = self.steps;
-        for (k, src) in self.assigns {
+    pub(super) fn finish(self) -> (ir::Model, Vec<ir::verify::Touch>) {
+        let (mut steps, mut trace) = (self.steps, self.trace);
+        for (k, src, id) in self.assigns {
             let dst = Operand::whole(Home::State(k), src.len);
             steps.push(Step::Copy(ir::steps::Copy::new(src, dst, vec![[src.len, 1, 1]])));
+            let reads = id.map(|v| (v, src)).into_iter().collect();
+            trace.push(ir::verify::Touch { steps: (steps.len() - 1, steps.len()), reads, writes: Vec::new() });
         }
-        ir::Model {
+        let model = ir::Model {
             file: self.g.file.clone(),
             name: self.g.name.clone(),
             batch: batch_of(self.mode),
@@ -518,6 +552,7 @@ impl<'g> Planner<'g> {
             slots: self.slots,
             steps,
             states: self.states,
-        }
+        };
+        (model, trace)
     }
 }

@@ -26,6 +26,16 @@ fn shifted(o: Operand, by: usize) -> Operand {
 impl Planner<'_> {
     /// Plans node `id`.
     pub(super) fn node(&mut self, c: &mut Checker<'_>, id: NodeId) {
+        let first = self.steps.len();
+        self.plan_node(c, id);
+        self.touched(id, first);
+        // An Assign's input stays where it is until the end of the run, when it is stored.
+        if !matches!(self.g.nodes[id].op, Op::Assign { .. }) {
+            self.done(id);
+        }
+    }
+
+    fn plan_node(&mut self, c: &mut Checker<'_>, id: NodeId) {
         let node = &self.g.nodes[id];
         let constant = !node.outputs.is_empty() && node.outputs.iter().all(|&t| self.g.tensors[t].fact.value.is_some());
         match &node.op {
@@ -42,8 +52,6 @@ impl Planner<'_> {
             Op::Assign { variable } => {
                 let v = variable.clone();
                 self.assign(c, id, &v);
-                // Its input stays where it is until the end of the run.
-                return;
             }
             _ if self.is_alias(id) => {
                 if let (Some(x), Some(&y)) = (input_tensor(self.g, id, 0), node.outputs.first())
@@ -57,7 +65,6 @@ impl Planner<'_> {
                 self.op(c, id, &op);
             }
         }
-        self.done(id);
     }
 
     /// The batch axis of a tensor's shape, in rows mode.

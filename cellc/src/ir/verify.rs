@@ -1,0 +1,282 @@
+//! A check of a planned model against itself, independent of how it was planned: every
+//! value a step touches lies inside its operand and every operand inside its home, for
+//! every row a run loops over; no step reads a value another one has overwritten in the
+//! meantime; each step's sizes agree with its cell or dense layer. The planner's bugs would
+//! otherwise reach users as a panic or an out-of-bounds read in their program.
+use super::steps::{CellStep, Copy, DenseStep, Map, MatMul, Reduce, RowCopy, Softmax};
+use super::{Batch, Dim, Home, Lengths, Model, Operand, Step};
+
+/// What the steps of one node of the graph read and wrote, as the planner placed them: the
+/// values (by the planner's number for the storage they share) and where they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Touch {
+    /// The steps, `first..end` of [`Model::steps`].
+    pub steps: (usize, usize),
+    /// The values read.
+    pub reads: Vec<(usize, Operand)>,
+    /// The values written.
+    pub writes: Vec<(usize, Operand)>,
+}
+
+/// How many values from an operand's start a nest of `(count, stride)` axes touches: 0
+/// when an axis is empty.
+fn span(axes: impl IntoIterator<Item = (usize, usize)>) -> usize {
+    let mut reach = 0usize;
+    for (count, stride) in axes {
+        if count == 0 {
+            return 0;
+        }
+        reach = reach.saturating_add((count - 1).saturating_mul(stride));
+    }
+    reach.saturating_add(1)
+}
+
+/// Values of a tensor of `shape` for `rows` rows.
+fn total(shape: &[Dim], rows: usize) -> usize {
+    shape.iter().map(|d| if let Dim::Static(n) = d { *n } else { rows }).product()
+}
+
+impl Model {
+    /// The values home `h` holds when a run covers `rows` rows.
+    fn home_len(&self, h: Home, rows: usize) -> Option<usize> {
+        Some(match h {
+            Home::Param(i) => total(&self.params.get(i)?.shape, rows),
+            Home::Output(k) => total(&self.outputs.get(k)?.shape, rows),
+            Home::Slot(s) => *self.slots.get(s)?,
+            Home::Const(k) => self.consts.get(k)?.len(),
+            Home::State(k) => self.states.get(k)?.len,
+        })
+    }
+
+    /// The operands a step touches, each with how many values from its start it reaches for
+    /// one row, and whether it is addressed as a whole tensor (row `n` addressed by the step).
+    fn reach(&self, step: &Step, batch: usize) -> Result<Vec<(Operand, usize, bool)>, String> {
+        let axes3 = |a: &[[usize; 3]], k: usize| span(a.iter().map(|x| (x[0], x[k])));
+        Ok(match step {
+            Step::Copy(Copy { src, dst, axes }) => vec![(*src, axes3(axes, 1), false), (*dst, axes3(axes, 2), false)],
+            Step::Map(Map { dst, args, axes, .. }) => {
+                let at = |k: usize| span(axes.iter().map(|x| (x[0], x.get(k).copied().unwrap_or(0))));
+                let mut out = vec![(*dst, at(1), false)];
+                out.extend(args.iter().enumerate().map(|(k, a)| (*a, at(k + 2), false)));
+                out
+            }
+            Step::MatMul(m) => matmul(m),
+            Step::Dense(d) => {
+                let dense = self.denses.get(d.dense).ok_or("a dense layer that does not exist")?;
+                let DenseStep { x, dst, rows, .. } = d;
+                vec![(*x, rows * dense.k, false), (*dst, rows * dense.n, false)]
+            }
+            Step::Softmax(Softmax { src, dst, outer, len, stride, .. }) => {
+                let s = span(outer.iter().map(|a| (a[0], a[1])).chain([(*len, *stride)]));
+                vec![(*src, s, false), (*dst, s, false)]
+            }
+            Step::Reduce(Reduce { src, dst, outer, inner, .. }) => vec![
+                (*src, span(outer.iter().map(|a| (a[0], a[1])).chain(inner.iter().map(|a| (a[0], a[1])))), false),
+                (*dst, span(outer.iter().map(|a| (a[0], a[2]))), false),
+            ],
+            Step::Rows(RowCopy { src, dst, outer, inner, into_row }) => {
+                let (whole, row) = (outer * batch * inner, outer * inner);
+                if *into_row {
+                    vec![(*src, whole, true), (*dst, row, false)]
+                } else {
+                    vec![(*src, row, false), (*dst, whole, true)]
+                }
+            }
+            Step::Init(i) => {
+                let len = self.states.get(i.state).ok_or("a variable that does not exist")?.len;
+                vec![(i.src, len, false), (Operand::whole(Home::State(i.state), len), len, false)]
+            }
+            Step::Cell(c) => self.cell_reach(c, batch)?,
+        })
+    }
+
+    fn cell_reach(&self, s: &CellStep, batch: usize) -> Result<Vec<(Operand, usize, bool)>, String> {
+        let cell = self.cells.get(s.cell).ok_or("a cell that does not exist")?;
+        let (sp, rows) = (&cell.spec, s.rows);
+        let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
+        let steps = cell.seq.as_ref().map_or(1, |q| q.steps);
+        let state = rows * dirs * sp.hidden;
+        let mut out = vec![(s.x, rows * steps * sp.input, false), (s.h, state, false)];
+        out.extend(s.c.iter().map(|c| (*c, state, false)));
+        let lens: &[usize] = match cell.seq {
+            Some(_) => &[rows * dirs * steps * sp.hidden, state, state],
+            None => &[state, state],
+        };
+        if s.out.len() > lens.len() || (s.c.is_some() != (sp.kind == super::CellKind::Lstm)) {
+            return Err(format!("cell {} has {} outputs and the wrong states for its kind", cell.name, s.out.len()));
+        }
+        out.extend(s.out.iter().zip(lens).map(|(o, &l)| (*o, l, false)));
+        if let Some(Lengths::Const(v)) = cell.seq.as_ref().map(|q| &q.lengths)
+            && v.len() != 1
+            && v.len() < batch * rows
+        {
+            return Err(format!("cell {} has {} sequence lengths for {} rows", cell.name, v.len(), batch * rows));
+        }
+        Ok(out)
+    }
+
+    /// Checks the model as described in the module's doc; every problem, each naming the
+    /// step. `trace` is what the planner says each node's steps read and wrote (empty: the
+    /// values are not checked).
+    pub fn verify(&self, trace: &[Touch]) -> Result<(), Vec<String>> {
+        let mut problems = Vec::new();
+        let batches: &[usize] = match self.batch {
+            Batch::Static(n) => &[n],
+            Batch::Dynamic => &[1, 3],
+        };
+        for &batch in batches {
+            for (k, step) in self.steps.iter().enumerate() {
+                match self.reach(step, batch) {
+                    Ok(ops) => self.inside(k, step, batch, &ops, &mut problems),
+                    Err(e) => problems.push(format!("step {k}: {e}")),
+                }
+            }
+        }
+        self.values(trace, &mut problems);
+        problems.sort();
+        problems.dedup();
+        if problems.is_empty() { Ok(()) } else { Err(problems) }
+    }
+
+    fn inside(&self, k: usize, step: &Step, batch: usize, ops: &[(Operand, usize, bool)], out: &mut Vec<String>) {
+        let kind = step_name(step);
+        for &(o, reach, whole) in ops {
+            let Some(home) = self.home_len(o.home, batch) else {
+                out.push(format!("step {k} ({kind}): {:?} does not exist", o.home));
+                continue;
+            };
+            if reach > o.len && !whole {
+                out.push(format!("step {k} ({kind}): touches {reach} values of an operand of {} ({o:?})", o.len));
+            }
+            // A whole-tensor operand is addressed from its start whatever the row.
+            let rows = if whole { 1 } else { batch };
+            let end = o.offset.saturating_add((rows - 1).saturating_mul(o.row_stride)).saturating_add(reach);
+            if end > home {
+                out.push(format!(
+                    "step {k} ({kind}): reaches value {end} of {:?}, which holds {home} for {batch} rows ({o:?})",
+                    o.home
+                ));
+            }
+        }
+    }
+
+    /// Replays which value each slot and output holds: a value read must be the one last
+    /// written where it lives.
+    fn values(&self, trace: &[Touch], out: &mut Vec<String>) {
+        let tracked = |h: Home| matches!(h, Home::Slot(_) | Home::Output(_));
+        let mut tags: std::collections::BTreeMap<Home, Vec<Option<usize>>> = std::collections::BTreeMap::new();
+        for t in trace {
+            for &(v, o) in t.reads.iter().filter(|(_, o)| tracked(o.home)) {
+                let region = tags.get(&o.home).and_then(|h| h.get(o.offset..o.offset + o.len));
+                let wrong = match region {
+                    None => Some(None),
+                    Some(r) => r.iter().find(|&&x| x != Some(v)).copied(),
+                };
+                if let Some(w) = wrong {
+                    out.push(format!(
+                        "steps {}..{} read value {v} in {:?}, where {} is",
+                        t.steps.0,
+                        t.steps.1,
+                        o.home,
+                        w.map_or_else(|| "nothing yet".to_owned(), |w| format!("value {w}"))
+                    ));
+                }
+            }
+            for &(v, o) in t.writes.iter().filter(|(_, o)| tracked(o.home)) {
+                let len = self.home_len(o.home, 1).unwrap_or(0).max(o.offset + o.len);
+                let held = tags.entry(o.home).or_insert_with(|| vec![None; len]);
+                if held.len() < o.offset + o.len {
+                    held.resize(o.offset + o.len, None);
+                }
+                held[o.offset..o.offset + o.len].fill(Some(v));
+            }
+        }
+    }
+}
+
+fn matmul(m: &MatMul) -> Vec<(Operand, usize, bool)> {
+    let batch = |k: usize| m.batch.iter().map(move |a| (a[0], a[k]));
+    if m.m == 0 || m.n == 0 || m.k == 0 {
+        return vec![(m.a, 0, false), (m.b, 0, false), (m.dst, 0, false)];
+    }
+    vec![
+        (m.a, span(batch(1).chain([(m.m, m.a_strides[0]), (m.k, m.a_strides[1])])), false),
+        (m.b, span(batch(2).chain([(m.k, m.b_strides[0]), (m.n, m.b_strides[1])])), false),
+        (m.dst, span(batch(3).chain([(m.m, m.dst_row), (m.n, 1)])), false),
+    ]
+}
+
+fn step_name(s: &Step) -> &'static str {
+    match s {
+        Step::Cell(_) => "cell",
+        Step::Copy(_) => "copy",
+        Step::Map(_) => "map",
+        Step::MatMul(_) => "matmul",
+        Step::Dense(_) => "dense",
+        Step::Softmax(_) => "softmax",
+        Step::Reduce(_) => "reduce",
+        Step::Rows(_) => "rows",
+        Step::Init(_) => "init",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Output, Param, ParamRole};
+
+    /// `x [4]` copied into slot 0, then into the output: the plan of an identity.
+    fn identity() -> Model {
+        let (x, s, y) =
+            (Operand::whole(Home::Param(0), 4), Operand::whole(Home::Slot(0), 4), Operand::whole(Home::Output(0), 4));
+        let copy = |src, dst| Step::Copy(Copy::new(src, dst, vec![[4, 1, 1]]));
+        Model {
+            file: "m.xml".into(),
+            name: "m".into(),
+            batch: Batch::Static(1),
+            params: vec![Param { name: "x".into(), shape: vec![Dim::Static(4)], role: ParamRole::Data }],
+            cells: Vec::new(),
+            outputs: vec![Output { name: "y".into(), shape: vec![Dim::Static(4)] }],
+            denses: Vec::new(),
+            consts: Vec::new(),
+            slots: vec![4],
+            steps: vec![copy(x, s), copy(s, y)],
+            states: Vec::new(),
+        }
+    }
+
+    fn touch(k: usize, reads: &[(usize, Operand)], writes: &[(usize, Operand)]) -> Touch {
+        Touch { steps: (k, k + 1), reads: reads.to_vec(), writes: writes.to_vec() }
+    }
+
+    #[test]
+    fn operands_past_their_homes_are_found() {
+        let m = identity();
+        assert_eq!(m.verify(&[]), Ok(()));
+        let mut short = m.clone();
+        short.slots[0] = 3;
+        let err = short.verify(&[]).expect_err("slot too short").join("\n");
+        assert!(err.contains("reaches value 4 of Slot(0), which holds 3"), "{err}");
+        let mut rows = m;
+        rows.batch = Batch::Dynamic;
+        rows.params[0].shape = vec![Dim::Batch, Dim::Static(4)];
+        // Read as one row's length further for each row, a whole static slot overflows.
+        if let Step::Copy(c) = &mut rows.steps[1] {
+            c.src.row_stride = 4;
+        }
+        let err = rows.verify(&[]).expect_err("rows past the slot").join("\n");
+        assert!(err.contains("reaches value 12 of Slot(0), which holds 4 for 3 rows"), "{err}");
+    }
+
+    #[test]
+    fn a_value_overwritten_before_it_is_read_is_found() {
+        let m = identity();
+        let s = Operand::whole(Home::Slot(0), 4);
+        assert_eq!(m.verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[])]), Ok(()));
+        let clobbered = [touch(0, &[], &[(7, s)]), touch(0, &[], &[(8, s)]), touch(1, &[(7, s)], &[])];
+        let err = m.verify(&clobbered).expect_err("clobbered").join("\n");
+        assert!(err.contains("read value 7 in Slot(0), where value 8 is"), "{err}");
+        let unwritten = m.verify(&[touch(1, &[(7, s)], &[])]).expect_err("never written").join("\n");
+        assert!(unwritten.contains("where nothing yet is"), "{unwritten}");
+    }
+}
