@@ -1,7 +1,10 @@
 //! Accepted models, built and run for real: their Rust in one scratch crate (warnings
-//! denied) and their C with the strict flags, each run once on zero inputs, so generated
-//! code that does not compile, warns, panics or reads out of bounds (with the C built
-//! under the sanitizers when `CELLC_SCRATCH_CFLAGS` asks for them) is found.
+//! denied) and their C with the strict flags, each run once on small random inputs (every
+//! sequence empty: its lengths 0), so generated code that does not compile, warns, panics
+//! or reads out of bounds (with the C built under the sanitizers when
+//! `CELLC_SCRATCH_CFLAGS` asks for them) is found; and their outputs compared with the
+//! reference interpreter's on the same inputs, so code that runs but computes something
+//! else is found too.
 use cellc::front::openvino::parse_graph;
 use cellc::ir::raw::Weights;
 use cellc::ir::{Batch, Dim, ParamRole};
@@ -20,18 +23,42 @@ fn elements(shape: &[Dim], batch: usize) -> usize {
     shape.iter().map(|d| if let Dim::Static(n) = d { *n } else { batch }).product()
 }
 
-/// A job running module `k` of language `lang` on zero inputs (lengths 0: every row empty)
-/// into `dir`.
-fn job(k: usize, m: &cellc::ir::Model, dir: &Path, lang: &str) -> Result<Job, String> {
-    let batch = match m.batch {
+/// The rows a job runs.
+fn batch(m: &cellc::ir::Model) -> usize {
+    match m.batch {
         Batch::Static(n) => n,
         Batch::Dynamic => 3,
-    };
+    }
+}
+
+/// The inputs of model `m` (its own Parameters): values in [-1, 1) drawn from `seed`,
+/// sequence lengths 0.
+fn inputs(m: &cellc::ir::Model, seed: u64) -> Vec<Vec<f64>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let b = batch(m);
+    m.params
+        .iter()
+        .map(|p| {
+            let n = elements(&p.shape, b);
+            if p.role == ParamRole::Lengths { vec![0.0; n] } else { (0..n).map(|_| rng.f64() * 2.0 - 1.0).collect() }
+        })
+        .collect()
+}
+
+/// A job running module `k` of language `lang` on `values` (the emitted model's inputs,
+/// weights given at run time included) into `dir`.
+fn job(k: usize, m: &cellc::ir::Model, values: &[Vec<f64>], dir: &Path, lang: &str) -> Result<Job, String> {
+    let batch = batch(m);
     let mut inputs = Vec::new();
-    for (i, p) in m.params.iter().enumerate() {
+    for (i, (p, v)) in m.params.iter().zip(values).enumerate() {
         let ext = if p.role == ParamRole::Lengths { "i32" } else { "f32" };
         let path = dir.join(format!("{lang}{k}_in{i}.{ext}"));
-        std::fs::write(&path, vec![0u8; 4 * elements(&p.shape, batch)]).map_err(|e| e.to_string())?;
+        let bytes: Vec<u8> = if p.role == ParamRole::Lengths {
+            v.iter().flat_map(|&x| (x as i32).to_le_bytes()).collect()
+        } else {
+            v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
+        };
+        std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
         inputs.push(path);
     }
     let outputs = m
@@ -60,34 +87,78 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
     let _ = std::fs::remove_dir_all(out);
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let (mut rust, mut rust_jobs, mut c, mut c_jobs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // What each job's outputs must be: the reference interpreter's on the same inputs.
+    let (mut rust_want, mut c_want) = (Vec::new(), Vec::new());
     for (n, (xml, bin)) in models.iter().enumerate() {
         let m = model(xml, bin)?;
+        let data = inputs(&m, n as u64);
         // Every other model with its weights given at run time, in each storage type.
         let weights_mode = if n % 2 == 1 { WeightsMode::Runtime } else { WeightsMode::Embedded };
         let weight_type = [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16][n / 2 % 4];
         let opts = Options { name: Some("Model".into()), weights_mode, weight_type, ..Options::default() };
         // Weights given at run time are Parameters of the model as it is emitted.
-        let emitted = if weights_mode == WeightsMode::Runtime { m.with_runtime_weights().0 } else { m.clone() };
+        let (emitted, values) = if weights_mode == WeightsMode::Runtime {
+            let (e, weights) = m.with_runtime_weights();
+            let w = weights.iter().map(|v| v.iter().map(|&x| f64::from(x)).collect());
+            (e, data.iter().cloned().chain(w).collect::<Vec<_>>())
+        } else {
+            (m.clone(), data.clone())
+        };
+        let (reference, ref_inputs) = cellc_conformance::stored_as(&m, &data, weight_type).unwrap_or((m.clone(), data));
+        let want = cellc::reference::run(&reference, &ref_inputs).map_err(|e| format!("the reference refused: {e}"))?;
         if let Ok(r) = cellc::emit::rust::emit(&m, &opts) {
             keep(out, "rs", rust.len(), xml, bin)?;
-            rust_jobs.push(job(rust.len(), &emitted, &dir, "rs")?);
+            rust_jobs.push(job(rust.len(), &emitted, &values, &dir, "rs")?);
+            rust_want.push(want.clone());
             rust.push(r);
         }
         let k = c.len();
         let copts = Options { language: Language::C, name: Some(format!("m{k}")), ..opts };
         if let Ok(cf) = cellc::emit::c::emit(&m, &copts, &format!("m{k}.h")) {
             keep(out, "c", k, xml, bin)?;
-            c_jobs.push(job(k, &emitted, &dir, "c")?);
+            c_jobs.push(job(k, &emitted, &values, &dir, "c")?);
+            c_want.push(want);
             c.push(cf);
         }
     }
     if !rust.is_empty() {
         let exe = scratch.build(&rust).map_err(|e| format!("the generated Rust does not build:\n{e}"))?;
-        scratch.run(&exe, &rust_jobs).map_err(|e| format!("the generated Rust failed on zero inputs:\n{e}"))?;
+        scratch.run(&exe, &rust_jobs).map_err(|e| format!("the generated Rust failed:\n{e}"))?;
+        agree("rs", &rust_jobs, &rust_want)?;
     }
     if !c.is_empty() {
         let exe = scratch.build_c(&c).map_err(|e| format!("the generated C does not build:\n{e}"))?;
-        scratch.run(&exe, &c_jobs).map_err(|e| format!("the generated C failed on zero inputs:\n{e}"))?;
+        scratch.run(&exe, &c_jobs).map_err(|e| format!("the generated C failed:\n{e}"))?;
+        agree("c", &c_jobs, &c_want)?;
+    }
+    Ok(())
+}
+
+/// Whether a generated output value is the reference's: within 1e-3 of it, relative to its
+/// size past 1 (the reference computes cells in f64, and a mutant's weights may be large);
+/// NaN for NaN. A reference value past f32's range is not compared: f32 code overflows there.
+fn close(got: f32, want: f64) -> bool {
+    let g = f64::from(got);
+    want.is_nan() && got.is_nan() || g == want || want.abs() > 1e30 || (g - want).abs() <= 1e-3 * want.abs().max(1.0)
+}
+
+/// Compares each job's outputs with the reference's; names the first module that differs.
+fn agree(lang: &str, jobs: &[Job], want: &[Vec<Vec<f64>>]) -> Result<(), String> {
+    for (job, want) in jobs.iter().zip(want) {
+        for ((path, _), w) in job.outputs.iter().zip(want) {
+            let got = cellc_conformance::case::read_data(path)?;
+            let bad = got.iter().zip(w).position(|(&g, &w)| !close(g, w));
+            if got.len() != w.len() || bad.is_some() {
+                let at = bad.unwrap_or(0);
+                return Err(format!(
+                    "module {lang}{} computes {:?} at value {at} of {}, where the reference interpreter gives {:?}",
+                    job.module,
+                    got.get(at),
+                    path.display(),
+                    w.get(at)
+                ));
+            }
+        }
     }
     Ok(())
 }

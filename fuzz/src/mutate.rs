@@ -1,7 +1,10 @@
 //! Mutations of a model that keep most of its structure, so most mutants get past the XML
 //! reader and reach the checks and the emitters: an attribute or a dimension replaced by an
 //! edge value, a layer or edge duplicated, dropped or spliced in from another model, ports
-//! rewired, raw bytes cut or copied, and the weights file cut, grown or overwritten.
+//! rewired, raw bytes cut or copied, and the weights file cut, grown or overwritten; and
+//! mutations that know the graph: a layer's version, an attribute cellc does not know, the
+//! values the whole-model ops read (axes, `batch_dims`, masks, variable ids, the shapes of
+//! constants).
 
 /// Values at the edges of what cellc accepts, or past them.
 const VALUES: &[&str] = &[
@@ -88,6 +91,104 @@ const VALUES: &[&str] = &[
     "Result",
 ];
 
+/// Values of the attributes the graph's ops read: versions, masks, axes, variable ids.
+const GRAPH_VALUES: &[&str] = &[
+    "opset1",
+    "opset3",
+    "opset4",
+    "opset5",
+    "opset6",
+    "opset7",
+    "opset8",
+    "opset15",
+    "opset99",
+    "extension",
+    "0,1",
+    "1,0,1",
+    "1,1,1,1",
+    "0,0,0,0,0,0,0,0,0",
+    "-1",
+    "-2",
+    "-3",
+    "2",
+    "3",
+    "9",
+    "h0h_x",
+    "v",
+    "numpy",
+    "bidirectional",
+    "explicit",
+    "pdpd",
+    "true",
+    "0",
+    "2,0",
+    "1,1,1,1,1,1,1,1,2",
+    "65536,65536",
+];
+
+/// Keys the graph's ops read, and keys nobody reads.
+const GRAPH_KEYS: &[&str] = &[
+    "batch_dims",
+    "axis",
+    "begin_mask",
+    "end_mask",
+    "shrink_axis_mask",
+    "new_axis_mask",
+    "ellipsis_mask",
+    "variable_id",
+    "variable_shape",
+    "variable_type",
+    "special_zero",
+    "keep_dims",
+    "mode",
+    "min",
+    "max",
+    "clipp",
+    "layout",
+    "zzz",
+];
+
+/// A mutation that knows the graph: a layer's version replaced, an attribute added to a
+/// `<data>` (known to another op, or to none), or a value the graph's ops read replaced.
+fn graph(rng: &mut fastrand::Rng, t: &str) -> String {
+    match rng.u8(..3) {
+        0 => {
+            let versions: Vec<(usize, usize)> = spans(t, "version=\"", "\"")
+                .into_iter()
+                .filter(|&(a, _)| t[..a].rfind('<').is_some_and(|lt| t[lt..].starts_with("<layer")))
+                .map(|(a, b)| (a + 9, b - 1))
+                .collect();
+            match pick(rng, &versions) {
+                Some((a, b)) => splice(t, a, b, pick(rng, GRAPH_VALUES).unwrap_or("opset99")),
+                None => t.to_owned(),
+            }
+        }
+        1 => {
+            let datas: Vec<(usize, usize)> = spans(t, "<data", " ").into_iter().collect();
+            match pick(rng, &datas) {
+                Some((_, b)) => {
+                    let key = pick(rng, GRAPH_KEYS).unwrap_or("zzz");
+                    let v = pick(rng, GRAPH_VALUES).unwrap_or("1");
+                    splice(t, b, b, &format!("{key}=\"{v}\" "))
+                }
+                None => t.to_owned(),
+            }
+        }
+        _ => {
+            let read: Vec<(usize, usize)> = values(t)
+                .into_iter()
+                .filter(|&(a, _)| {
+                    GRAPH_KEYS.iter().any(|k| t[..a].ends_with(&format!(" {k}=\""))) || t[..a].ends_with(" shape=\"")
+                })
+                .collect();
+            match pick(rng, &read) {
+                Some((a, b)) => splice(t, a, b, pick(rng, GRAPH_VALUES).unwrap_or("0")),
+                None => t.to_owned(),
+            }
+        }
+    }
+}
+
 /// Byte ranges of every match of `open` … `close` in `text` (both included).
 fn spans(text: &str, open: &str, close: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -150,7 +251,8 @@ fn splice(s: &str, a: usize, b: usize, new: &str) -> String {
 pub(crate) fn xml(rng: &mut fastrand::Rng, text: &str, other: &str) -> String {
     let mut t = text.to_owned();
     for _ in 0..rng.usize(1..=4) {
-        t = match rng.u8(..10) {
+        t = match rng.u8(..12) {
+            10 | 11 => graph(rng, &t),
             0..=3 => {
                 // Half the time a value that decides semantics: a `<data>` attribute or a `<dim>`.
                 let all = values(&t);
