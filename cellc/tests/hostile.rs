@@ -357,9 +357,9 @@ fn beside_dynamic_gru(shape: &str, port: &[u64]) -> (String, Vec<u8>) {
 #[test]
 fn a_parameter_whose_shape_and_port_disagree_is_refused() {
     let (xml, bin) = beside_dynamic_gru("?,4", &[0, 4]);
-    refused(&xml, bin, &["\"P\"", "`shape` is [?,4] but the output port declares [0,4]"]);
+    refused(&xml, bin, &["\"P\"", "`shape` is [?, 4] but the output port declares [0, 4]"]);
     let (xml, bin) = beside_dynamic_gru("2,4", &[3, 4]);
-    refused(&xml, bin, &["\"P\"", "`shape` is [2,4] but the output port declares [3,4]"]);
+    refused(&xml, bin, &["\"P\"", "`shape` is [2, 4] but the output port declares [3, 4]"]);
     let (xml, bin) = beside_dynamic_gru("3,4", &[3, 4]);
     compile(&xml, bin.clone()).expect("a Parameter whose shape and port agree");
     // Beside the dynamic batch, the static Parameter is the same for every row: it was read

@@ -1,7 +1,7 @@
 //! The checks of a cell's weights and constant sequence lengths: where a constant's bytes
 //! are in the weights file, their element types and `Convert` chain, decoding, and weights
 //! in another tool's layout brought to the kernels'.
-use super::{Checker, fmt_dims, input_label};
+use super::{Checker, input_label};
 use crate::ir::raw::{self, Source};
 use crate::ir::{CellKind, ElemType, Lengths, ParamRole, WeightSrc};
 use crate::limits::MAX_CONSTANT_BYTES;
@@ -79,8 +79,8 @@ impl<'a> Checker<'a> {
                         "{} is Parameter {:?} of shape {}; expected the static shape {}",
                         input_label(c, port),
                         self.m.params[p].origin.name,
-                        fmt_dims(got),
-                        fmt_dims(want)
+                        raw::show_dims(got),
+                        raw::show_dims(want)
                     );
                     self.err(c.inputs[port].pos, &c.origin, msg);
                     return None;
@@ -94,9 +94,9 @@ impl<'a> Checker<'a> {
                     let msg = format!(
                         "{} is declared {} but constant {:?} has shape {}",
                         input_label(c, port),
-                        fmt_dims(&c.inputs[port].dims),
+                        raw::show_dims(&c.inputs[port].dims),
                         k.origin.name,
-                        fmt_dims(&want)
+                        raw::show_dims(&want)
                     );
                     self.err(c.inputs[port].pos, &c.origin, msg);
                     return None;

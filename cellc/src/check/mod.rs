@@ -144,17 +144,6 @@ pub(crate) fn resolve_clip(clip: f32) -> Result<Option<f32>, String> {
     }
 }
 
-fn fmt_dims(d: &[raw::Dim]) -> String {
-    let parts: Vec<String> = d
-        .iter()
-        .map(|d| match d {
-            raw::Dim::Static(n) => n.to_string(),
-            raw::Dim::Dynamic => "?".to_owned(),
-        })
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
 impl<'a> Checker<'a> {
     /// The model's batch, from the first cell or Result that fixes it.
     fn batch(&mut self) -> Batch {
@@ -266,7 +255,7 @@ impl<'a> Checker<'a> {
         if p.shape.len() > MAX_RANK || elements.is_none_or(|n| n > MAX_TENSOR_ELEMENTS) {
             let msg = format!(
                 "shape {} is too large; cellc takes tensors of at most {MAX_RANK} dimensions and {MAX_TENSOR_ELEMENTS} elements",
-                fmt_dims(&p.shape)
+                raw::show_dims(&p.shape)
             );
             self.err(None, &p.origin, msg);
             return None;
@@ -280,7 +269,7 @@ impl<'a> Checker<'a> {
                 raw::Dim::Static(n) => Dim::Static(*n as usize),
                 raw::Dim::Dynamic if k == 0 && role != ParamRole::Weights => Dim::Batch,
                 raw::Dim::Dynamic => {
-                    self.err(None, &p.origin, format!("shape {} has a dynamic dimension at position {k}; only the batch (first) dimension of data may be dynamic", fmt_dims(&p.shape)));
+                    self.err(None, &p.origin, format!("shape {} has a dynamic dimension at position {k}; only the batch (first) dimension of data may be dynamic", raw::show_dims(&p.shape)));
                     return None;
                 }
             });
@@ -406,7 +395,7 @@ impl<'a> Checker<'a> {
                 } else {
                     format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
                 };
-                self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected {want}", fmt_dims(d)));
+                self.err(c.inputs[0].pos, o, format!("input 0 (X) has shape {}; expected {want}", raw::show_dims(d)));
                 (None, None)
             }
         };
@@ -417,8 +406,8 @@ impl<'a> Checker<'a> {
             let matches = got.len() == want.len()
                 && got.iter().zip(want).all(|(a, b)| a == b || *b == raw::Dim::Dynamic && port < wp);
             if !matches {
-                let want = fmt_dims(want).replacen("[?", "[batch", 1);
-                let msg = format!("{} has shape {}; expected {want}", input_label(c, port), fmt_dims(got));
+                let want = raw::show_dims(want).replacen("[?", "[batch", 1);
+                let msg = format!("{} has shape {}; expected {want}", input_label(c, port), raw::show_dims(got));
                 this.err(c.inputs[port].pos, o, msg);
             }
             matches
@@ -461,8 +450,8 @@ impl<'a> Checker<'a> {
             if !matches {
                 let msg = format!(
                     "output {k} has shape {}; expected {}",
-                    fmt_dims(dims),
-                    fmt_dims(&want).replacen("[?", "[batch", 1)
+                    raw::show_dims(dims),
+                    raw::show_dims(&want).replacen("[?", "[batch", 1)
                 );
                 self.err(c.output_pos.get(k).copied().flatten(), o, msg);
                 ok = false;
@@ -564,8 +553,11 @@ impl<'a> Checker<'a> {
             }
         };
         if *declared != c.inputs[port].dims {
-            let msg =
-                format!("{label} is declared {} but {what} {}", fmt_dims(&c.inputs[port].dims), fmt_dims(declared));
+            let msg = format!(
+                "{label} is declared {} but {what} {}",
+                raw::show_dims(&c.inputs[port].dims),
+                raw::show_dims(declared)
+            );
             self.err(c.inputs[port].pos, &c.origin, msg);
             return None;
         }

@@ -23,6 +23,18 @@ pub enum Dim {
     Dynamic,
 }
 
+/// Declared dimensions as messages show them: `[1, ?, 16]`.
+pub fn show_dims(dims: &[Dim]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| match d {
+            Dim::Static(n) => n.to_string(),
+            Dim::Dynamic => "?".to_owned(),
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
 /// A Parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {

@@ -277,14 +277,7 @@ pub(crate) fn variable_agrees(
             _ => false,
         });
     if differs {
-        let decl: Vec<String> = dims
-            .iter()
-            .map(|d| match d {
-                raw::Dim::Static(n) => n.to_string(),
-                raw::Dim::Dynamic => "?".to_owned(),
-            })
-            .collect();
-        return Err(format!("`variable_shape` is [{}] but {what} has shape {}", decl.join(", "), tensor::show(got)));
+        return Err(format!("`variable_shape` is {} but {what} has shape {}", raw::show_dims(dims), tensor::show(got)));
     }
     Ok(())
 }

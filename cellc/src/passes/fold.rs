@@ -277,16 +277,9 @@ fn contradiction(declared: &[crate::ir::raw::Dim], inferred: Option<&[Sym]>) -> 
             _ => false,
         });
     differs.then(|| {
-        let decl: Vec<String> = declared
-            .iter()
-            .map(|d| match d {
-                Dim::Static(n) => n.to_string(),
-                Dim::Dynamic => "?".to_owned(),
-            })
-            .collect();
         format!(
-            "an output port is declared [{}], but the op gives {} for these inputs",
-            decl.join(", "),
+            "an output port is declared {}, but the op gives {} for these inputs",
+            crate::ir::raw::show_dims(declared),
             crate::ops::tensor::show(inferred)
         )
     })

@@ -82,8 +82,8 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
                 (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() && p.dims != d => {
                     let msg = format!(
                         "`shape` is {} but the output port declares {}; expected the two to agree",
-                        show_dims(&d),
-                        show_dims(&p.dims)
+                        raw::show_dims(&d),
+                        raw::show_dims(&p.dims)
                     );
                     diags.push(Diag::new(file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
                     p.dims.clone()
@@ -158,18 +158,6 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
         _ => {}
     }
     id
-}
-
-/// Dimensions as the IR writes them (`?` for a dynamic one).
-fn show_dims(dims: &[raw::Dim]) -> String {
-    let parts: Vec<String> = dims
-        .iter()
-        .map(|d| match d {
-            raw::Dim::Static(n) => n.to_string(),
-            raw::Dim::Dynamic => "?".to_owned(),
-        })
-        .collect();
-    format!("[{}]", parts.join(","))
 }
 
 fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<raw::Dim> {
