@@ -105,7 +105,17 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
             (m.clone(), data.clone())
         };
         let (reference, ref_inputs) = cellc_conformance::stored_as(&m, &data, weight_type).unwrap_or((m.clone(), data));
-        let want = cellc::reference::run(&reference, &ref_inputs).map_err(|e| format!("the reference refused: {e}"))?;
+        let run =
+            |i: &[Vec<f64>]| cellc::reference::run(&reference, i).map_err(|e| format!("the reference refused: {e}"));
+        let exact = run(&ref_inputs)?;
+        // With each input moved by one rounding: f32 code cannot be asked to be closer to the
+        // exact result than some multiple of how far that moves it.
+        let nudged = run(&nudge(&m, &ref_inputs))?;
+        let want: Vec<Vec<(f64, f64)>> = exact
+            .iter()
+            .zip(&nudged)
+            .map(|(e, n)| e.iter().zip(n).map(|(&a, &b)| (a, moved(a, b))).collect())
+            .collect();
         if let Ok(r) = cellc::emit::rust::emit(&m, &opts) {
             keep(out, "rs", rust.len(), xml, bin)?;
             rust_jobs.push(job(rust.len(), &emitted, &values, &dir, "rs")?);
@@ -134,16 +144,44 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
     Ok(())
 }
 
-/// Whether a generated output value is the reference's: within 1e-3 of it, relative to its
-/// size past 1 (the reference computes cells in f64, and a mutant's weights may be large);
-/// NaN for NaN. A reference value past f32's range is not compared: f32 code overflows there.
-fn close(got: f32, want: f64) -> bool {
+/// How far `b` is from `a`: 0 when equal (two NaNs too), infinite when only one is NaN.
+fn moved(a: f64, b: f64) -> f64 {
+    if a == b || a.is_nan() && b.is_nan() {
+        return 0.0;
+    }
+    let d = (a - b).abs();
+    if d.is_nan() { f64::INFINITY } else { d }
+}
+
+/// The inputs of `m` each moved by one f32 rounding (up and down in turn); sequence lengths
+/// as they are.
+fn nudge(m: &cellc::ir::Model, inputs: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let ulp = f64::from(f32::EPSILON) / 2.0;
+    inputs
+        .iter()
+        .zip(&m.params)
+        .map(|(v, p)| {
+            let keep = p.role == ParamRole::Lengths;
+            v.iter().enumerate().map(|(j, &x)| if keep { x } else { x * (1.0 + ulp * [1.0, -1.0][j % 2]) }).collect()
+        })
+        .collect()
+}
+
+/// Whether a generated output value is the reference's `want` (with how far one rounding of
+/// the inputs moves it): within 1e-3 of it relative to its size past 1, plus 64 such moves
+/// (the reference computes cells in f64, and a mutant's weights may be large or amplify
+/// errors step after step); NaN for NaN. A reference value past f32's range is not
+/// compared: f32 code overflows there.
+fn close(got: f32, (want, moved): (f64, f64)) -> bool {
     let g = f64::from(got);
-    want.is_nan() && got.is_nan() || g == want || want.abs() > 1e30 || (g - want).abs() <= 1e-3 * want.abs().max(1.0)
+    want.is_nan() && got.is_nan()
+        || g == want
+        || want.abs() > 1e30
+        || (g - want).abs() <= 1e-3 * want.abs().max(1.0) + 64.0 * moved
 }
 
 /// Compares each job's outputs with the reference's; names the first module that differs.
-fn agree(lang: &str, jobs: &[Job], want: &[Vec<Vec<f64>>]) -> Result<(), String> {
+fn agree(lang: &str, jobs: &[Job], want: &[Vec<Vec<(f64, f64)>>]) -> Result<(), String> {
     for (job, want) in jobs.iter().zip(want) {
         for ((path, _), w) in job.outputs.iter().zip(want) {
             let got = cellc_conformance::case::read_data(path)?;
@@ -155,7 +193,7 @@ fn agree(lang: &str, jobs: &[Job], want: &[Vec<Vec<f64>>]) -> Result<(), String>
                     job.module,
                     got.get(at),
                     path.display(),
-                    w.get(at)
+                    w.get(at).map(|p| p.0)
                 ));
             }
         }
