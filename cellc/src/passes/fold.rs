@@ -185,7 +185,7 @@ fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, m
 /// lists (shapes, axes, repeats) kept, the rest dropped.
 fn shape_deciding(f: &Fact) -> Fact {
     let keep = matches!(&f.value, Some(Data::Int(v)) if v.len() <= SHAPE_VALUES);
-    Fact { value: if keep { f.value.clone() } else { None }, ..f.clone() }
+    Fact { elem: f.elem, shape: f.shape.clone(), value: if keep { f.value.clone() } else { None } }
 }
 
 /// The longest list of whole numbers taken to decide a shape.
@@ -207,15 +207,19 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
     // Values already folded in an earlier pass are not counted again.
     let before: u64 =
         node.outputs.iter().filter_map(|&t| g.tensors[t].fact.value.as_ref()).map(|v| v.len() as u64).sum();
+    let inputs_known = ins.iter().flatten().all(|f| f.value.is_some()) && !ins.is_empty();
     // What folding would make is known from the shapes before anything is computed: the
     // rule is first run without the values that cannot decide a shape (floats, long lists).
-    let probe: Vec<Option<Fact>> = ins.iter().map(|f| f.map(shape_deciding)).collect();
-    let probe: Vec<Option<&Fact>> = probe.iter().map(Option::as_ref).collect();
     // A rule that needs more than the probe holds is judged by what it makes below.
-    let would: u64 = ops::infer(op, &probe, node.outputs.len()).map_or(0, |facts| {
-        facts.iter().map(|f| f.shape.as_deref().and_then(crate::graph::known_len).unwrap_or(0) as u64).sum()
-    });
-    let inputs_known = ins.iter().flatten().all(|f| f.value.is_some()) && !ins.is_empty();
+    let would: u64 = if inputs_known {
+        let probe: Vec<Option<Fact>> = ins.iter().map(|f| f.map(shape_deciding)).collect();
+        let probe: Vec<Option<&Fact>> = probe.iter().map(Option::as_ref).collect();
+        ops::infer(op, &probe, node.outputs.len()).map_or(0, |facts| {
+            facts.iter().map(|f| f.shape.as_deref().and_then(crate::graph::known_len).unwrap_or(0) as u64).sum()
+        })
+    } else {
+        0
+    };
     let over = |n: u64, left: u64| n > before && n - before > left;
     let past = |g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], budget: &mut Budget| {
         budget.said = true;
@@ -225,7 +229,7 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
         );
         report(g, diags, reported, id, msg);
     };
-    if inputs_known && over(would, budget.left) {
+    if over(would, budget.left) {
         return past(g, diags, reported, budget);
     }
     let facts = match ops::infer(op, &ins, node.outputs.len()) {
