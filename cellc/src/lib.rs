@@ -86,6 +86,7 @@ pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
 pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     let diags = passes::fold(g);
     passes::simplify(g);
+    passes::lower(g);
     passes::fuse(g);
     diags
 }

@@ -88,6 +88,13 @@ pub const MAX_BACKWARD_COPIES: usize = 1024;
 /// Elementwise functions the fuse pass joins into one loop.
 pub const MAX_CHAIN: usize = 32;
 
+/// Values of one entry of a gather table (the windows of a convolution, a padded tensor):
+/// the table is baked into the generated code.
+pub const MAX_PICK_TABLE: u64 = 1 << 22;
+
+/// Spatial axes of a convolution.
+pub const MAX_SPATIAL_RANK: usize = 3;
+
 #[cfg(test)]
 mod tests {
     use super::*;

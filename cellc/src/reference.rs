@@ -1,7 +1,7 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Pick, Reduce, RowCopy, Softmax};
 use crate::ir::{Activation, Batch, Cell, CellKind, Dense, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
 
 /// Values of a tensor of `shape` for `batch` rows.
@@ -134,6 +134,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::Softmax(sm) => softmax(&mut homes, sm, n),
                 Step::Reduce(r) => reduce(&mut homes, r, n),
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
+                Step::Pick(p) => pick(&mut homes, p, n),
                 Step::Init(i) => {
                     if homes.states.fresh {
                         let v = homes.read(&i.src, n, 0, m.states[i.state].len);
@@ -158,6 +159,15 @@ fn rows(h: &mut Homes<'_>, r: &RowCopy, n: usize, batch: usize) {
             // Both operands are whole tensors: row n is addressed here, not by the operand.
             let v = h.get(&r.src, 0, s + j);
             h.set(&r.dst, 0, d + j, v);
+        }
+    }
+}
+
+fn pick(h: &mut Homes<'_>, p: &Pick, n: usize) {
+    for e in 0..p.entries {
+        for (i, &at) in p.table.iter().enumerate() {
+            let v = if at == Pick::NONE { f64::from(p.fill) } else { h.get(&p.src, n, e * p.src_stride + at as usize) };
+            h.set(&p.dst, n, e * p.dst_stride + i, v);
         }
     }
 }

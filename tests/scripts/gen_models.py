@@ -629,6 +629,131 @@ def silero(out):
     print(f"silero_vad_core: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
 
 
+def convolutions(out):
+    """Convolution and GroupConvolution (1-D and 2-D; strides, dilations, explicit pads and
+    every auto_pad; grouped and depthwise), each with a channel bias and an activation or
+    none, and Pad in its four modes (negative pads crop): the windows, the products and the
+    padding, against OpenVINO."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(7)
+    x1 = ops.parameter([2, 6, 17], np.float32, name="x1")
+    x2 = ops.parameter([1, 4, 7, 9], np.float32, name="x2")
+    w = lambda *s: ops.constant(rng.uniform(-0.5, 0.5, s).astype(np.float32))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    named(ops.convolution(x1, w(5, 6, 3), [1], [1], [1], [1]), "c1_same_size")
+    c = ops.convolution(x1, w(8, 6, 4), [2], [2], [1], [2])
+    named(ops.relu(ops.add(c, w(1, 8, 1))), "c1_stride_dil_bias_relu")
+    for pad in ["same_upper", "same_lower", "valid"]:
+        named(ops.convolution(x1, w(3, 6, 4), [3], [0], [0], [1], auto_pad=pad), f"c1_{pad}")
+    named(ops.convolution(x1, w(7, 6, 1), [1], [0], [0], [1]), "c1_pointwise")
+    named(ops.group_convolution(x1, w(3, 4, 2, 3), [1], [1], [1], [1]), "g1_groups")
+    named(ops.sigmoid(ops.add(ops.group_convolution(x1, w(6, 1, 1, 5), [1], [2], [2], [2]), w(6, 1))), "g1_depthwise")
+    named(ops.convolution(x2, w(3, 4, 3, 2), [2, 1], [1, 0], [0, 1], [1, 2]), "c2")
+    named(ops.group_convolution(x2, w(4, 2, 1, 3, 3), [1, 2], [1, 1], [1, 1], [1, 1], auto_pad="same_upper"), "g2_depthwise_mult")
+    for mode in ["constant", "edge", "reflect", "symmetric"]:
+        begin = ops.constant(np.array([0, 1, 3], np.int64))
+        end = ops.constant(np.array([0, -1, 2], np.int64))
+        value = ops.constant(np.array(0.25, np.float32)) if mode == "constant" else None
+        named(ops.pad(x1, begin, end, mode, value), f"pad_{mode}")
+    named(ops.pad(x2, ops.constant(np.array([0, 0, 2, 1], np.int64)), ops.constant(np.array([0, 0, 1, 3], np.int64)), "reflect"), "pad2_reflect")
+    model = ov.Model(outs, [x1, x2], "convolutions")
+    feeds = {"x1": rng.uniform(-1, 1, (2, 6, 17)).astype(np.float32), "x2": rng.uniform(-1, 1, (1, 4, 7, 9)).astype(np.float32)}
+    openvino_case(out, "ov_convolutions", model, feeds, convolutions.__doc__)
+
+
+SILERO_WHOLE = [
+    ("silero_vad", "silero_vad_openvino_16k.onnx", [], 1),
+    ("silero_vad_sequence", "silero_vad_16k_sequence.onnx", ["input=[8,576]"], 8),
+]
+
+
+def silero_whole(out):
+    """The real voice-activity model silero-vad (MIT, from its PyPI wheel) whole, as
+    OpenVINO converts the two ONNX files of the wheel it can convert (the others fail in
+    its ONNX front end): the 16 kHz streaming model (a frame of 576 samples and the LSTM
+    state in, the speech probability and the state out) and the sequence model (frames
+    through one LSTM run, steps pinned). Expected values: onnxruntime on the ONNX file for
+    the f32 IR, OpenVINO (f32 hint) on the f16-compressed IR."""
+    import subprocess, tempfile, zipfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", SILERO, "-d", tmp], check=True, capture_output=True)
+        (wheel,) = Path(tmp).glob("silero_vad-*.whl")
+        for name, file, pin, frames in SILERO_WHOLE:
+            d = out / name
+            shutil.rmtree(d, ignore_errors=True)
+            (d / "f32").mkdir(parents=True)
+            (d / "f16").mkdir()
+            onnx_path = Path(tmp) / file
+            with zipfile.ZipFile(wheel) as z:
+                onnx_path.write_bytes(z.read("silero_vad/data/" + file))
+                licence = next(n for n in z.namelist() if n.endswith("LICENSE"))
+                (d / "LICENSE").write_bytes(z.read(licence))
+            ir = ov.convert_model(str(onnx_path))
+            ov.save_model(ir, d / "model.xml")
+            ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
+            rng = np.random.default_rng(16000 + frames)
+            feeds = {}
+            for p in ir.inputs:
+                shape = [frames if dim.is_dynamic else dim.get_length() for dim in p.get_partial_shape()]
+                feeds[p.get_any_name()] = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+            session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+            want = session.run(None, feeds)
+            names = [o.name for o in session.get_outputs()]
+            ov32 = openvino_outputs(d / "f32" / "model.xml", feeds)
+            ov16 = openvino_outputs(d / "model.xml", feeds)
+            agree = max(float(np.max(np.abs(a - b))) for a, b in zip(ov32, want))
+            if agree > AGREE:
+                sys.exit(f"{name}: OpenVINO and onnxruntime differ by {agree}")
+            case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (f32 IR), openvino-cpu-f32 (f16 IR)",
+                    "tolerance": 1e-5, "ulps": ULPS, "pin": pin,
+                    "source": f"{SILERO} (silero_vad/data/{file})",
+                    "openvino_onnxruntime_max_abs_diff": agree}
+            for k, (n, v) in enumerate(feeds.items()):
+                v.tofile(d / f"in_{k}.f32")
+                case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
+            for k, (n, a, b) in enumerate(zip(names, want, ov16)):
+                np.asarray(a, np.float32).tofile(d / f"out_{k}.f32")
+                np.asarray(b, np.float32).tofile(d / "f16" / f"out_{k}.f32")
+                case["outputs"].append({"name": n, "shape": list(np.shape(a)), "file": f"out_{k}.f32"})
+            case["ir_ops"] = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
+            (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+            print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
+
+
+def refused(out):
+    """A model cellc refuses, for `cellc inspect`'s description of what it cannot compile
+    and the cut it advises: a spectral front end (RDFT, which cellc does not compile) before
+    an LSTM and a dense head. Written to `tests/refused/`, beside the cases, since no run
+    of it is expected."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(9)
+    d = out.parent / "refused" / "spectral_lstm"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    x = ops.parameter([1, 8, 32], np.float32, name="audio")
+    h0 = ops.parameter([1, 1, 16], np.float32, name="h0")
+    c0 = ops.parameter([1, 1, 16], np.float32, name="c0")
+    spec = ops.rdft(x, ops.constant(np.array([2], np.int64)))
+    feats = ops.reshape(spec, ops.constant(np.array([1, 8, 34], np.int64)), False)
+    w = lambda *s: ops.constant(rng.uniform(-0.3, 0.3, s).astype(np.float32))
+    lens = ops.constant(np.array([8], np.int32))
+    lstm = ops.lstm_sequence(feats, h0, c0, lens, w(1, 64, 34), w(1, 64, 16), w(1, 64), 16, "forward")
+    y = ops.squeeze(lstm.output(0), ops.constant(np.array([1], np.int64)))
+    head = ops.sigmoid(ops.matmul(y, w(16, 1), False, False))
+    head.output(0).get_tensor().set_names({"speech"})
+    model = ov.Model([head], [x, h0, c0], "spectral_lstm")
+    ov.save_model(model, d / "model.xml", compress_to_fp16=False)
+    print("refused/spectral_lstm: written")
+
+
 def main():
     out = Path(sys.argv[1])
     only = set(sys.argv[2:])
@@ -645,6 +770,9 @@ def main():
         ("ov_gather_batch_dims", gather_batch_dims),
         ("ov_empty_reductions", empty_reductions),
         ("silero_vad_core", silero),
+        ("ov_convolutions", convolutions),
+        ("silero_vad", silero_whole),
+        ("spectral_lstm", refused),
     ]
     for name, write in extra:
         if not only or name in only:

@@ -255,7 +255,8 @@ fn source(m: &Model, mut home: Home) -> String {
             }),
             Step::Copy(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
             Step::Rows(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
-            Step::Init(_) | Step::Copy(_) | Step::Rows(_) => None,
+            Step::Pick(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
+            Step::Init(_) | Step::Copy(_) | Step::Rows(_) | Step::Pick(_) => None,
             s if dst(s) == Some(home) => Some(Writer::Computed(what(m, s))),
             _ => None,
         });
@@ -278,7 +279,7 @@ fn dst(s: &Step) -> Option<Home> {
         Step::Dense(x) => Some(x.dst.home),
         Step::Softmax(x) => Some(x.dst.home),
         Step::Reduce(x) => Some(x.dst.home),
-        Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) => None,
+        Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) | Step::Pick(_) => None,
     }
 }
 
@@ -289,6 +290,7 @@ fn what(m: &Model, s: &Step) -> String {
         Step::Cell(c) => format!("cell {:?}", m.cells[c.cell].name),
         Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
         Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
+        Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
         Step::Init(i) => format!("the first value of variable {:?}", m.states[i.state].name),
         Step::Map(x) => {
             let fs: Vec<String> = x.f.instrs.iter().map(|i| fn_name(i.f)).collect();

@@ -210,6 +210,42 @@ pub struct Reduce {
     pub inner: Vec<[usize; 2]>,
 }
 
+/// A gather by a constant table: for each of `entries` entries,
+/// `dst[e·dst_stride + i] = src[e·src_stride + table[i]]`, or `fill` where the table holds
+/// [`Pick::NONE`] (the windows of a convolution, a padded tensor).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// Source.
+    pub src: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// The table: one source index per destination value of an entry.
+    pub table: Vec<u32>,
+    /// Entries.
+    pub entries: usize,
+    /// Distance between the source's entries.
+    pub src_stride: usize,
+    /// Distance between the destination's entries.
+    pub dst_stride: usize,
+    /// The value of a [`Pick::NONE`] entry.
+    pub fill: f32,
+}
+
+impl Pick {
+    /// A table entry that takes `fill`.
+    pub const NONE: u32 = u32::MAX;
+
+    /// The values of the source an entry reads (1 past the largest index).
+    pub fn src_reach(&self) -> usize {
+        self.table.iter().filter(|&&i| i != Self::NONE).map(|&i| i as usize + 1).max().unwrap_or(0)
+    }
+
+    /// Whether some value takes `fill`.
+    pub fn fills(&self) -> bool {
+        self.table.contains(&Self::NONE)
+    }
+}
+
 /// Moves row `n` of a batched Parameter into a row buffer, or a row buffer into row `n` of
 /// a batched Result, when the batch is not the tensor's first dimension: the row is `outer`
 /// runs of `inner` values, `batch·inner` apart in the whole tensor.
@@ -248,4 +284,6 @@ pub enum Step {
     Rows(RowCopy),
     /// A variable's initial value.
     Init(Init),
+    /// A gather by a constant table.
+    Pick(Pick),
 }

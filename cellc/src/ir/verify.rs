@@ -87,6 +87,16 @@ impl Model {
                 vec![(i.src, len, false), (Operand::whole(Home::State(i.state), len), len, false)]
             }
             Step::Cell(c) => self.cell_reach(c, batch)?,
+            Step::Pick(p) => {
+                let each = |n: usize, stride: usize| match p.entries {
+                    0 => 0,
+                    e => (e - 1).saturating_mul(stride).saturating_add(n),
+                };
+                vec![
+                    (p.src, each(p.src_reach(), p.src_stride), false),
+                    (p.dst, each(p.table.len(), p.dst_stride), false),
+                ]
+            }
         })
     }
 
@@ -217,6 +227,7 @@ fn step_name(s: &Step) -> &'static str {
         Step::Reduce(_) => "reduce",
         Step::Rows(_) => "rows",
         Step::Init(_) => "init",
+        Step::Pick(_) => "pick",
     }
 }
 

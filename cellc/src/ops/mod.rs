@@ -3,6 +3,7 @@
 //! compute whatever is known at compile time. [`infer`] is the one entry point.
 pub mod cells;
 pub mod chain;
+pub mod conv;
 pub mod elementwise;
 pub mod linear;
 pub mod reduce;
@@ -119,6 +120,12 @@ pub enum Op {
         /// The activation applied after the bias.
         act: Option<Unary>,
     },
+    /// `Convolution` or `GroupConvolution`.
+    Conv(Box<conv::ConvAttrs>),
+    /// `Pad` (pads as inputs 1 and 2, the pad value as input 3).
+    Pad(conv::PadMode),
+    /// A gather by a constant table, which passes make of windows and padding.
+    Pick(Box<conv::Pick>),
     /// `SoftMax` or `LogSoftmax`.
     Softmax {
         /// The axis.
@@ -176,6 +183,8 @@ impl Op {
                 | Op::VariadicSplit
                 | Op::Broadcast { .. }
                 | Op::Tile
+                | Op::Pad(_)
+                | Op::Pick(_)
         )
     }
 }
@@ -208,6 +217,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Chain(_) => chain::infer(op, ins)?,
         Op::MatMul { .. } | Op::Dense { .. } => linear::infer(op, ins)?,
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
+        Op::Conv(_) | Op::Pad(_) | Op::Pick(_) => conv::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {

@@ -140,7 +140,7 @@ fn remap(a: Arg, input: impl Fn(usize) -> Arg, shift: usize) -> Arg {
 }
 
 /// For each tensor, the live nodes that read it.
-fn readers(g: &Graph) -> Vec<Vec<NodeId>> {
+pub(super) fn readers(g: &Graph) -> Vec<Vec<NodeId>> {
     let mut r = vec![Vec::new(); g.tensors.len()];
     for (id, n) in g.nodes.iter().enumerate().filter(|(_, n)| !n.dead) {
         for t in n.inputs.iter().flatten() {

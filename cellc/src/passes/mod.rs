@@ -1,14 +1,16 @@
 //! Compile-time passes over the [`crate::graph::Graph`], each a function of the graph in
 //! its own module: [`cut()`] (`--inputs`/`--outputs`), [`fold()`] (shape inference and
-//! constant folding), [`simplify()`], [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
+//! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
 pub mod cut;
 pub mod fold;
 pub mod fuse;
+pub mod lower;
 pub mod simplify;
 pub mod state;
 
 pub use cut::cut;
 pub use fold::fold;
 pub use fuse::fuse;
+pub use lower::lower;
 pub use simplify::simplify;
 pub use state::make_stateful;

@@ -150,6 +150,16 @@ impl Planner<'_> {
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
             Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
+            Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
+            Op::Conv(_) | Op::Pad(_) => {
+                let what = if matches!(op, Op::Conv(_)) {
+                    "weights (input 1) known at compile time"
+                } else {
+                    "pads (inputs 1 and 2) and a pad value (input 3) known at compile time"
+                };
+                let msg = format!("cellc compiles {} layers with {what}", self.g.nodes[id].origin.op);
+                c.err(id, None, msg);
+            }
             Op::Softmax { axis: a, log } => {
                 let Some((xt, xo, xd)) = x else { return };
                 let Ok(ax) = axis(*a, xd.len()) else { return };
@@ -191,6 +201,7 @@ impl Planner<'_> {
             | Op::Tile
             | Op::Softmax { .. }
             | Op::Reduce { .. }
+            | Op::Pick(_)
             | Op::Dense { .. } => 1,
             _ => self.g.nodes[id].inputs.len(),
         };
@@ -517,6 +528,40 @@ impl Planner<'_> {
 impl Planner<'_> {
     /// A dense layer: its weights (and bias) read from the graph's constants into the
     /// model's [`crate::ir::Dense`], which the kernels pack; the rows of `x` in order.
+    /// A gather by a table, once per entry along the kept axis.
+    fn pick(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        p: &crate::ops::conv::Pick,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        y: TensorId,
+    ) {
+        let [(xt, xo, xd)] = ins else { return };
+        if let Some(ax) = self.axis_of_batch(*xt)
+            && !(p.lead == 1 && ax == 0)
+            && !self.keeps_rows(c, id, *xt, ax, "a gather")
+        {
+            return;
+        }
+        let entries = if p.lead == 1 { xd.first().copied().unwrap_or(1) } else { 1 };
+        if entries.checked_mul(p.entry) != Some(xd.iter().product()) {
+            let msg = format!("internal error: a table over entries of {} values reads {xd:?}", p.entry);
+            c.err(id, None, msg);
+            return;
+        }
+        let Some(dst) = self.place(y) else { return };
+        self.steps.push(Step::Pick(crate::ir::steps::Pick {
+            src: *xo,
+            dst,
+            table: p.table.clone(),
+            entries,
+            src_stride: p.entry,
+            dst_stride: p.table.len(),
+            fill: p.fill as f32,
+        }));
+    }
+
     fn dense(
         &mut self,
         c: &mut Checker<'_>,

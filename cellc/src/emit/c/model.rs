@@ -265,6 +265,7 @@ impl ModelEmitter<'_> {
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Reduce(s) => self.reduce_step(c, s),
                     Step::Rows(s) => self.rows_step(c, s),
+                    Step::Pick(s) => self.pick_step(c, s),
                     Step::Init(s) => {
                         let len = m.states[s.state].len;
                         c.line(format!("const float *const src = {};", self.ptr(&s.src)));

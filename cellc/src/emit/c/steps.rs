@@ -4,7 +4,7 @@
 use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 
@@ -70,6 +70,27 @@ impl ModelEmitter<'_> {
         let di = index(&s.axes.iter().map(|a| a[2]).collect::<Vec<_>>());
         c.line(format!("dst[{di}] = src[{si}];"));
         Self::close_nest(c, opened);
+    }
+
+    /// A gather by a table baked in as a static array.
+    pub(super) fn pick_step(&self, c: &mut Code, s: &Pick) {
+        let n = s.table.len();
+        c.open(format!("static const uint32_t table[{n}] ="));
+        for chunk in s.table.chunks(16) {
+            let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();
+            c.line(format!("{},", vals.join(", ")));
+        }
+        c.close(";");
+        self.bind(c, "src", &s.src, false);
+        self.bind(c, "dst", &s.dst, true);
+        let take = if s.fills() {
+            format!("table[i] == UINT32_MAX ? {} : src[e * {} + table[i]]", float(s.fill), s.src_stride)
+        } else {
+            format!("src[e * {} + table[i]]", s.src_stride)
+        };
+        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+        c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {take};", s.dst_stride));
+        c.close("");
     }
 
     pub(super) fn map_step(&self, c: &mut Code, s: &Map, helpers: &mut Helpers) {

@@ -4,7 +4,7 @@
 //! checked.
 use super::CellItem;
 use super::names::{Names, field_name, ident};
-use super::steps::{copy_step, map_step, matmul_step, reduce_step, rows_step, softmax_step};
+use super::steps::{copy_step, map_step, matmul_step, pick_step, reduce_step, rows_step, softmax_step};
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
 use proc_macro2::TokenStream;
@@ -189,6 +189,7 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),
             Step::Rows(r) => rows_step(r, &fields),
+            Step::Pick(p) => pick_step(p, &fields),
             Step::Init(i) => {
                 let (state, started) = (&fields.states[i.state], &fields.started);
                 let len = m.states[i.state].len;
@@ -279,6 +280,7 @@ fn uses_row(m: &Model) -> bool {
         Step::Reduce(r) => moves(&r.src) || moves(&r.dst),
         Step::Rows(_) => true,
         Step::Init(i) => moves(&i.src),
+        Step::Pick(p) => moves(&p.src) || moves(&p.dst),
     })
 }
 

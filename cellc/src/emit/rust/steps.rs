@@ -1,7 +1,7 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
 //! products, softmaxes and row gathers, as loops over indices fixed at compile time.
 use super::model::Fields;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::TokenStream;
@@ -50,6 +50,35 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     };
     let loops = nest(&counts[..outer], body);
     quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+/// A gather by a table baked in as a static: each value of an entry is the source value
+/// the table names, or the fill value.
+pub(super) fn pick_step(p: &Pick, f: &Fields) -> TokenStream {
+    let (n, reach) = (p.table.len(), p.src_reach());
+    let table = p.table.iter().map(|&i| proc_macro2::Literal::u32_unsuffixed(i));
+    let last = p.entries.saturating_sub(1);
+    let src = f.slice(&p.src, 0, last * p.src_stride + reach, false);
+    let dst = f.slice(&p.dst, 0, last * p.dst_stride + n, true);
+    let take = if p.fills() {
+        let fill = super::lit::f32_tokens(p.fill);
+        quote! { *d = if i == u32::MAX { #fill } else { src[i as usize] }; }
+    } else {
+        quote! { *d = src[i as usize]; }
+    };
+    let (ss, ds) = (p.src_stride, p.dst_stride);
+    let body = if p.entries == 1 {
+        quote! { for (d, &i) in dst.iter_mut().zip(TABLE.iter()) { #take } }
+    } else {
+        let entries = p.entries;
+        quote! {
+            for e in 0..#entries {
+                let src = &src[e * #ss..];
+                for (d, &i) in dst[e * #ds..e * #ds + #n].iter_mut().zip(TABLE.iter()) { #take }
+            }
+        }
+    };
+    quote! { { static TABLE: [u32; #n] = [#(#table),*]; let src = #src; let dst = #dst; #body } }
 }
 
 /// The f32 expression of an elementwise function of `args`, computed at the vector level
@@ -340,18 +369,19 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
         ReduceKind::Min => (quote! { f32::INFINITY }, quote! { if v < acc { acc = v; } }, quote! { acc }),
         ReduceKind::L2 => (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::math::sqrt(acc) }),
     };
-    let loops = |p: &str, counts: &[usize], body: TokenStream| {
+    // An index no stride reads (an axis of one value, or broadcast) is not named.
+    let loops = |p: &str, counts: &[usize], used: &dyn Fn(usize) -> bool, body: TokenStream| {
         counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
-            let i = format_ident!("{}{}", p, k);
+            let i = if used(k) { format_ident!("{}{}", p, k) } else { format_ident!("_") };
             quote! { for #i in 0..#c { #inner } }
         })
     };
-    let inner = loops("i", &ic, quote! { let v = src[#at]; #step });
+    let inner = loops("i", &ic, &|k| is[k] != 0, quote! { let v = src[#at]; #step });
     let body = quote! {
         let mut acc: f32 = #init;
         #inner
         dst[#di] = #fin;
     };
-    let outer = loops("o", &oc, body);
+    let outer = loops("o", &oc, &|k| os[k] != 0 || od[k] != 0, body);
     quote! { { let src = #src; let dst = #dst; #outer } }
 }

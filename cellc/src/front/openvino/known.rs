@@ -36,6 +36,12 @@ const TABLE: &[Entry] = &[
     (&["Broadcast"], &["opset1", "opset3"], &["mode"]),
     (&["Select"], &["opset1"], BROADCAST),
     (&["MatMul"], &["opset1"], &["transpose_a", "transpose_b"]),
+    (
+        &["Convolution", "GroupConvolution"],
+        &["opset1"],
+        &["strides", "dilations", "pads_begin", "pads_end", "auto_pad"],
+    ),
+    (&["Pad"], &["opset1", "opset12"], &["pad_mode"]),
     (&["SoftMax", "Softmax"], &["opset1", "opset8"], &["axis"]),
     (&["LogSoftmax"], &["opset5"], &["axis"]),
     (&["If"], &["opset8"], &[]),

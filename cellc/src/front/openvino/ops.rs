@@ -4,6 +4,7 @@ use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
 use crate::ir::raw::CellOp;
+use crate::ops::conv::{AutoPad, ConvAttrs, PadMode};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
 
@@ -97,19 +98,59 @@ impl Attrs<'_> {
         out
     }
 
-    fn floats(&mut self, key: &str) -> Vec<f32> {
+    /// A required list of whole numbers separated by commas (empty when written empty).
+    fn int_list(&mut self, key: &str) -> Vec<i64> {
+        if self.layer.attr(key).is_none() {
+            self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+        }
+        self.list(key, "whole numbers")
+    }
+
+    /// A list of values separated by commas (empty when absent), each bad one reported.
+    fn list<T: std::str::FromStr>(&mut self, key: &str, what: &str) -> Vec<T> {
         let Some(s) = self.layer.attr(key) else { return Vec::new() };
         let mut out = Vec::new();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.parse::<f32>() {
+            match part.parse::<T>() {
                 Ok(v) => out.push(v),
                 Err(_) => {
                     let pos = self.layer.attr_pos(key);
-                    self.err(pos, format!("`{key}` holds {part:?}; expected numbers separated by commas"));
+                    self.err(pos, format!("`{key}` holds {part:?}; expected {what} separated by commas"));
                 }
             }
         }
         out
+    }
+
+    /// A convolution's attributes.
+    fn conv(&mut self, grouped: bool) -> Op {
+        let auto_pad = match self.layer.attr("auto_pad").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("explicit" | "notset") => AutoPad::Explicit,
+            Some("same_upper") => AutoPad::SameUpper,
+            Some("same_lower") => AutoPad::SameLower,
+            Some("valid") => AutoPad::Valid,
+            Some(m) => {
+                let msg = format!("`auto_pad` is {m:?}; expected explicit, same_upper, same_lower or valid");
+                self.err(self.layer.attr_pos("auto_pad"), msg);
+                AutoPad::Explicit
+            }
+        };
+        // Without explicit padding the pads need not be written.
+        let pads = |s: &mut Self, key: &str| {
+            if auto_pad != AutoPad::Explicit && s.layer.attr(key).is_none() { Vec::new() } else { s.int_list(key) }
+        };
+        Op::Conv(Box::new(ConvAttrs {
+            strides: self.int_list("strides"),
+            dilations: self.int_list("dilations"),
+            pads_begin: pads(self, "pads_begin"),
+            pads_end: pads(self, "pads_end"),
+            auto_pad,
+            grouped,
+        }))
+    }
+
+    fn floats(&mut self, key: &str) -> Vec<f32> {
+        self.list(key, "numbers")
     }
 
     pub(super) fn elem(&mut self, key: &str, default: Option<Elem>) -> Elem {
@@ -237,6 +278,19 @@ impl Attrs<'_> {
             "MatMul" => Op::MatMul { ta: self.bool("transpose_a", false), tb: self.bool("transpose_b", false) },
             "SoftMax" | "Softmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: false },
             "LogSoftmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: true },
+            "Convolution" => self.conv(false),
+            "GroupConvolution" => self.conv(true),
+            "Pad" => match self.layer.attr("pad_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
+                None | Some("constant") => Op::Pad(PadMode::Constant),
+                Some("edge") => Op::Pad(PadMode::Edge),
+                Some("reflect") => Op::Pad(PadMode::Reflect),
+                Some("symmetric") => Op::Pad(PadMode::Symmetric),
+                Some(m) => {
+                    let msg = format!("`pad_mode` is {m:?}; expected constant, edge, reflect or symmetric");
+                    self.err(self.layer.attr_pos("pad_mode"), msg);
+                    Op::Unknown
+                }
+            },
             "If" => Op::If,
             "ReadValue" => Op::ReadValue {
                 variable: self.variable(),

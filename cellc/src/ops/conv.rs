@@ -1,0 +1,543 @@
+//! Windows over spatial axes: `Convolution` and `GroupConvolution` (opset 1), `Pad`
+//! (opset 1 and 12), and [`Pick`], the gather by a constant table both lower to. A
+//! convolution's semantics are computed here directly (for folding, and as the check of
+//! its lowering); the lowering itself lives in `passes::lower`.
+use super::tensor::{count, extents, known_ints, show, strides, unflatten};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Fact, Sym};
+use crate::limits::{MAX_PICK_TABLE, MAX_SPATIAL_RANK};
+
+/// `auto_pad` of a convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoPad {
+    /// `explicit` (or `notset`): `pads_begin` and `pads_end` as written.
+    Explicit,
+    /// `same_upper`: the output has `ceil(L / stride)` positions, the odd pad at the end.
+    SameUpper,
+    /// `same_lower`: the same, the odd pad at the beginning.
+    SameLower,
+    /// `valid`: no padding.
+    Valid,
+}
+
+/// The attributes of a `Convolution` or `GroupConvolution`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvAttrs {
+    /// `strides`, one per spatial axis.
+    pub strides: Vec<i64>,
+    /// `dilations`, one per spatial axis.
+    pub dilations: Vec<i64>,
+    /// `pads_begin`.
+    pub pads_begin: Vec<i64>,
+    /// `pads_end`.
+    pub pads_end: Vec<i64>,
+    /// `auto_pad`.
+    pub auto_pad: AutoPad,
+    /// `GroupConvolution`: the weights are `[G, C_out/G, C_in/G, K…]`.
+    pub grouped: bool,
+}
+
+/// A convolution with every size known: what its lowering and its evaluation need.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvGeometry {
+    /// Groups (1 for a plain convolution).
+    pub groups: usize,
+    /// Input channels of a group.
+    pub ci: usize,
+    /// Output channels of a group.
+    pub co: usize,
+    /// Input spatial sizes.
+    pub input: Vec<usize>,
+    /// Kernel sizes.
+    pub kernel: Vec<usize>,
+    /// Output spatial sizes.
+    pub output: Vec<usize>,
+    /// Strides.
+    pub strides: Vec<usize>,
+    /// Dilations.
+    pub dilations: Vec<usize>,
+    /// Padding before each spatial axis, as resolved from `auto_pad`.
+    pub pads_begin: Vec<usize>,
+}
+
+/// A whole number from an attribute list as a positive size.
+fn positive(v: &[i64], what: &str) -> Result<Vec<usize>, String> {
+    v.iter()
+        .map(|&x| {
+            usize::try_from(x).ok().filter(|&x| x > 0).ok_or_else(|| format!("`{what}` holds {x}; expected positive"))
+        })
+        .collect()
+}
+
+/// A known dimension, or an error saying which one must be pinned.
+fn known(d: Sym, what: &str) -> Result<usize, String> {
+    d.value()
+        .and_then(|v| usize::try_from(v).ok())
+        .ok_or_else(|| format!("{what} ({d}) must be known at compile time; pin it with --input"))
+}
+
+impl ConvAttrs {
+    /// The geometry of the convolution of data of shape `xs` by weights of shape `ws`.
+    pub fn geometry(&self, xs: &[Sym], ws: &[Sym]) -> Result<ConvGeometry, String> {
+        let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_SPATIAL_RANK).contains(r)).ok_or_else(|| {
+            format!(
+                "the data has shape {}; expected [N, C, spatial…] with 1 to {MAX_SPATIAL_RANK} spatial axes",
+                show(xs)
+            )
+        })?;
+        let wr = if self.grouped { r + 3 } else { r + 2 };
+        if ws.len() != wr {
+            let form = if self.grouped { "[G, C_out/G, C_in/G, K…]" } else { "[C_out, C_in, K…]" };
+            return Err(format!("the weights have shape {}; expected {form} with {r} kernel axes", show(ws)));
+        }
+        let w: Vec<usize> = ws.iter().map(|&d| known(d, "a weights dimension")).collect::<Result<_, _>>()?;
+        let (groups, co, ci) = if self.grouped { (w[0], w[1], w[2]) } else { (1, w[0], w[1]) };
+        let channels = known(xs[1], "the input channels")?;
+        if groups.checked_mul(ci) != Some(channels) || groups == 0 || co == 0 {
+            return Err(format!(
+                "the data has {channels} channels but the weights {} take {} groups of {ci}",
+                show(ws),
+                groups
+            ));
+        }
+        for (what, v) in [
+            ("strides", &self.strides),
+            ("dilations", &self.dilations),
+            ("pads_begin", &self.pads_begin),
+            ("pads_end", &self.pads_end),
+        ] {
+            let explicit_pad = what.starts_with("pads") && self.auto_pad != AutoPad::Explicit;
+            if v.len() != r && !(explicit_pad && v.is_empty()) {
+                return Err(format!("`{what}` has {} values for {r} spatial axes", v.len()));
+            }
+        }
+        let strides = positive(&self.strides, "strides")?;
+        let dilations = positive(&self.dilations, "dilations")?;
+        let kernel = w[w.len() - r..].to_vec();
+        let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
+        let (mut pads_begin, mut output) = (Vec::with_capacity(r), Vec::with_capacity(r));
+        for a in 0..r {
+            let reach =
+                (kernel[a] - 1).checked_mul(dilations[a]).and_then(|x| x.checked_add(1)).ok_or("kernel too large")?;
+            let (pb, pe) = match self.auto_pad {
+                AutoPad::Valid => (0, 0),
+                AutoPad::Explicit => {
+                    let (b, e) = (self.pads_begin[a], self.pads_end[a]);
+                    let as_size = |p: i64, what: &str| {
+                        usize::try_from(p).map_err(|_| format!("`{what}` holds {p}; expected 0 or more"))
+                    };
+                    (as_size(b, "pads_begin")?, as_size(e, "pads_end")?)
+                }
+                AutoPad::SameUpper | AutoPad::SameLower => {
+                    let out = input[a].div_ceil(strides[a]);
+                    let total = ((out.max(1) - 1) * strides[a] + reach).saturating_sub(input[a]);
+                    let small = total / 2;
+                    if self.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
+                }
+            };
+            let padded = input[a].checked_add(pb).and_then(|x| x.checked_add(pe)).ok_or("padding too large")?;
+            if padded < reach {
+                return Err(format!(
+                    "spatial axis {a} has {} values with padding, fewer than the kernel's reach of {reach}",
+                    padded
+                ));
+            }
+            pads_begin.push(pb);
+            output.push((padded - reach) / strides[a] + 1);
+        }
+        Ok(ConvGeometry { groups, ci, co, input, kernel, output, strides, dilations, pads_begin })
+    }
+}
+
+impl ConvGeometry {
+    /// The input position tap `k` of output position `o` reads along axis `a`, if inside.
+    fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
+        let at = (o * self.strides[a] + k * self.dilations[a]).checked_sub(self.pads_begin[a])?;
+        (at < self.input[a]).then_some(at)
+    }
+
+    /// The table of the windows one batch entry's product reads: for each group, each
+    /// output position and each (input channel, tap) of the group, the index of the value in
+    /// the entry's `[C_in, spatial…]` data, or [`Pick::NONE`] for padding.
+    pub fn windows(&self) -> Vec<u32> {
+        let (r, taps, positions) = (self.input.len(), count(&self.kernel), count(&self.output));
+        let in_strides = strides(&self.input);
+        let plane = count(&self.input);
+        let mut table = Vec::with_capacity(self.groups * positions * self.ci * taps);
+        let (mut o_idx, mut k_idx) = (vec![0; r], vec![0; r]);
+        for g in 0..self.groups {
+            for o in 0..positions {
+                unflatten(o, &self.output, &mut o_idx);
+                for c in 0..self.ci {
+                    for k in 0..taps {
+                        unflatten(k, &self.kernel, &mut k_idx);
+                        let at: Option<usize> =
+                            (0..r).map(|a| Some(self.source(a, o_idx[a], k_idx[a])? * in_strides[a])).sum();
+                        table.push(at.map_or(Pick::NONE, |at| ((g * self.ci + c) * plane + at) as u32));
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    /// The convolution of one batch entry's `[C_in, spatial…]` values by weights laid out
+    /// as `[G, C_out/G, C_in/G, K…]`, computed position by position.
+    fn eval(&self, x: &[f64], w: &[f64]) -> Vec<f64> {
+        let (r, taps, positions) = (self.input.len(), count(&self.kernel), count(&self.output));
+        let in_strides = strides(&self.input);
+        let plane = count(&self.input);
+        let mut out = vec![0.0; self.groups * self.co * positions];
+        let (mut o_idx, mut k_idx) = (vec![0; r], vec![0; r]);
+        for g in 0..self.groups {
+            for co in 0..self.co {
+                for o in 0..positions {
+                    unflatten(o, &self.output, &mut o_idx);
+                    let mut acc = 0.0;
+                    for c in 0..self.ci {
+                        for k in 0..taps {
+                            unflatten(k, &self.kernel, &mut k_idx);
+                            let mut at = 0;
+                            let inside = (0..r).all(|a| match self.source(a, o_idx[a], k_idx[a]) {
+                                Some(i) => {
+                                    at += i * in_strides[a];
+                                    true
+                                }
+                                None => false,
+                            });
+                            if inside {
+                                acc += x[(g * self.ci + c) * plane + at]
+                                    * w[((g * self.co + co) * self.ci + c) * taps + k];
+                            }
+                        }
+                    }
+                    out[(g * self.co + co) * positions + o] = acc;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `Pad`'s `pad_mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    /// The pad value (input 3, 0 without it).
+    Constant,
+    /// The nearest edge value.
+    Edge,
+    /// Mirrored without the edge value.
+    Reflect,
+    /// Mirrored with the edge value.
+    Symmetric,
+}
+
+impl PadMode {
+    /// The name OpenVINO writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Edge => "edge",
+            PadMode::Reflect => "reflect",
+            PadMode::Symmetric => "symmetric",
+        }
+    }
+
+    /// For each output position of an axis of `len` values padded by `begin` and `end`
+    /// (negative: cropped), the input position it takes, or `None` for the pad value.
+    pub fn axis_map(self, len: usize, begin: i64, end: i64) -> Result<Vec<Option<usize>>, String> {
+        let n = i64::try_from(len).map_err(|_| "axis too long")?;
+        let out = n.checked_add(begin).and_then(|x| x.checked_add(end)).filter(|&x| x >= 0);
+        let out = out.ok_or_else(|| format!("padding {begin} and {end} leaves fewer than 0 of {len} values"))?;
+        // Mirrored modes read at most the axis once over (OpenVINO's limits).
+        let most = match self {
+            PadMode::Reflect => n - 1,
+            PadMode::Symmetric => n,
+            PadMode::Constant | PadMode::Edge => i64::MAX,
+        };
+        if begin > most || end > most || (n == 0 && (begin > 0 || end > 0) && self != PadMode::Constant) {
+            return Err(format!(
+                "{} padding of {begin} and {end} on an axis of {len} values; expected at most {most} on each side",
+                self.name()
+            ));
+        }
+        Ok((0..out)
+            .map(|i| {
+                let j = i - begin;
+                let k = if (0..n).contains(&j) {
+                    j
+                } else {
+                    match self {
+                        PadMode::Constant => return None,
+                        PadMode::Edge => j.clamp(0, n - 1),
+                        PadMode::Reflect if j < 0 => -j,
+                        PadMode::Reflect => 2 * (n - 1) - j,
+                        PadMode::Symmetric if j < 0 => -j - 1,
+                        PadMode::Symmetric => 2 * n - 1 - j,
+                    }
+                };
+                Some(k as usize)
+            })
+            .collect())
+    }
+}
+
+/// A gather by a constant table (what windows and padding lower to): the output keeps the
+/// first `lead` axes of the input (0 or 1) and, for each entry along them, takes value
+/// `table[i]` of the entry's input values for its `i`-th value, or `fill` for
+/// [`Pick::NONE`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// Leading axes kept (0 or 1).
+    pub lead: usize,
+    /// The output's other dimensions.
+    pub shape: Vec<usize>,
+    /// Values of an input entry.
+    pub entry: usize,
+    /// For each value of an output entry, the input value it takes.
+    pub table: Vec<u32>,
+    /// The value for [`Pick::NONE`].
+    pub fill: f64,
+}
+
+impl Pick {
+    /// A table entry that takes `fill`.
+    pub const NONE: u32 = u32::MAX;
+}
+
+/// The table of a `Pad` of a tensor of `ext` by `begin` and `end` per axis, with the output
+/// extents.
+pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Result<(Vec<u32>, Vec<usize>), String> {
+    let maps: Vec<Vec<Option<usize>>> =
+        (0..ext.len()).map(|a| mode.axis_map(ext[a], begin[a], end[a])).collect::<Result<_, _>>()?;
+    let out: Vec<usize> = maps.iter().map(Vec::len).collect();
+    let n = crate::limits::product(out.iter().map(|&d| d as u64)).filter(|&n| n <= MAX_PICK_TABLE);
+    let n = n.ok_or_else(|| format!("the padded tensor has more than {MAX_PICK_TABLE} values"))? as usize;
+    let st = strides(ext);
+    let mut idx = vec![0; ext.len()];
+    let table = (0..n)
+        .map(|i| {
+            unflatten(i, &out, &mut idx);
+            let at: Option<usize> = (0..ext.len()).map(|a| Some(maps[a][idx[a]]? * st[a])).sum();
+            at.map_or(Pick::NONE, |v| v as u32)
+        })
+        .collect();
+    Ok((table, out))
+}
+
+/// The pads of a `Pad` as `rank` numbers each.
+fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), String> {
+    let get = |i: usize, what: &str| -> Result<Vec<i64>, String> {
+        let v = known_ints(input(ins, i, what)?.value.as_ref(), what)?;
+        if v.len() != rank {
+            return Err(format!("{what} has {} values for data of rank {rank}", v.len()));
+        }
+        Ok(v)
+    };
+    Ok((get(1, "pads_begin (input 1)")?, get(2, "pads_end (input 2)")?))
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let data = input(ins, 0, "data")?;
+    let xs = input_shape(ins, 0, "data")?;
+    match op {
+        Op::Conv(a) => {
+            let (wf, ws) = (input(ins, 1, "weights")?, input_shape(ins, 1, "weights")?);
+            if data.elem != wf.elem || !data.elem.is_float() {
+                return Err(format!(
+                    "its inputs are {} and {}; expected one float type",
+                    data.elem.name(),
+                    wf.elem.name()
+                ));
+            }
+            let geo = a.geometry(xs, ws)?;
+            let mut out = vec![xs[0], Sym::known((geo.groups * geo.co) as i64)];
+            out.extend(geo.output.iter().map(|&d| Sym::known(d as i64)));
+            let value = (|| {
+                let (x, w) = (data.value.as_ref()?.floats()?, wf.value.as_ref()?.floats()?);
+                let n = extents(xs)?[0];
+                let per = x.len() / n.max(1);
+                let v: Vec<f64> =
+                    x.chunks(per.max(1)).take(n).flat_map(|e| geo.eval(e, &w)).map(|v| data.elem.round(v)).collect();
+                Some(Data::Float(v))
+            })();
+            Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
+        }
+        Op::Pad(mode) => {
+            let (begin, end) = pads(ins, xs.len())?;
+            let fill = match ins.get(3).copied().flatten() {
+                Some(f) if *mode == PadMode::Constant => {
+                    if f.elem != data.elem {
+                        return Err(format!("the pad value is {} for {} data", f.elem.name(), data.elem.name()));
+                    }
+                    Some(f.value.as_ref().and_then(Data::floats).filter(|v| v.len() == 1))
+                }
+                _ => None,
+            };
+            let mut out = Vec::with_capacity(xs.len());
+            for (a, &d) in xs.iter().enumerate() {
+                out.push(match d.value() {
+                    Some(_) => d.checked_add(Sym::known(begin[a] + end[a])).ok_or("the padded size overflows")?,
+                    None if begin[a] == 0 && end[a] == 0 => d,
+                    None => return Err(format!("padding dynamic dimension {a} ({d}); pin it with --input")),
+                });
+            }
+            let value = (|| {
+                let v = data.value.as_ref()?.floats()?;
+                let ext = extents(xs)?;
+                if xs.iter().any(|d| !d.is_known()) {
+                    return None;
+                }
+                let (table, _) = pad_table(*mode, &ext, &begin, &end).ok()?;
+                let fill = fill.map_or(Some(0.0), |f| f.map(|f| f[0]))?;
+                Some(Data::Float(table.iter().map(|&i| if i == Pick::NONE { fill } else { v[i as usize] }).collect()))
+            })();
+            // The mode's limits are checked even when nothing is known of the values.
+            if xs.iter().all(|d| d.is_known()) {
+                let ext: Vec<usize> = xs.iter().map(|d| d.c as usize).collect();
+                pad_table(*mode, &ext, &begin, &end)?;
+            }
+            Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
+        }
+        Op::Pick(p) => {
+            let lead = xs.get(..p.lead).ok_or("the data has fewer axes than the table keeps")?;
+            let per = super::super::graph::known_len(&xs[p.lead..]).ok_or("the table's entry size is not known")?;
+            if per != p.entry || p.table.iter().any(|&i| i != Pick::NONE && i as usize >= per) {
+                return Err(format!("the table reads {} values; the data's entries have {per}", p.entry));
+            }
+            let mut out = lead.to_vec();
+            out.extend(p.shape.iter().map(|&d| Sym::known(d as i64)));
+            let value = (|| {
+                let v = data.value.as_ref()?.floats()?;
+                let entries = v.len() / per.max(1);
+                let vals = (0..entries)
+                    .flat_map(|e| p.table.iter().map(move |&i| (e, i)))
+                    .map(|(e, i)| if i == Pick::NONE { p.fill } else { v[e * per + i as usize] })
+                    .collect();
+                Some(Data::Float(vals))
+            })();
+            Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
+        }
+        _ => Err("not a window op".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator of values in [-1, 1).
+    fn values(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn attrs(r: usize, s: i64, d: i64, pads: (i64, i64), auto_pad: AutoPad, grouped: bool) -> ConvAttrs {
+        ConvAttrs {
+            strides: vec![s; r],
+            dilations: vec![d; r],
+            pads_begin: vec![pads.0; r],
+            pads_end: vec![pads.1; r],
+            auto_pad,
+            grouped,
+        }
+    }
+
+    #[test]
+    fn the_windows_table_and_a_product_compute_the_convolution() {
+        let k = |v: &[usize]| v.iter().map(|&d| Sym::known(d as i64)).collect::<Vec<_>>();
+        let configs = [
+            (attrs(1, 1, 1, (1, 1), AutoPad::Explicit, false), k(&[1, 3, 9]), k(&[4, 3, 3])),
+            (attrs(1, 2, 3, (0, 2), AutoPad::Explicit, false), k(&[1, 2, 11]), k(&[2, 2, 2])),
+            (attrs(1, 3, 1, (0, 0), AutoPad::SameLower, false), k(&[1, 2, 10]), k(&[3, 2, 4])),
+            (attrs(2, 2, 1, (1, 0), AutoPad::Explicit, true), k(&[1, 4, 5, 6]), k(&[2, 3, 2, 2, 3])),
+            (attrs(2, 1, 2, (0, 0), AutoPad::SameUpper, true), k(&[1, 3, 4, 4]), k(&[3, 1, 1, 3, 3])),
+        ];
+        for (seed, (a, xs, ws)) in configs.into_iter().enumerate() {
+            let g = a.geometry(&xs, &ws).expect("valid");
+            let (x, w) = (values(known_len_of(&xs), seed as u64), values(known_len_of(&ws), 100 + seed as u64));
+            let want = g.eval(&x, &w);
+            // The lowering: gather the windows, then multiply each group's by its weights.
+            let table = g.windows();
+            let (taps, positions) = (count(&g.kernel), count(&g.output));
+            let kk = g.ci * taps;
+            for gi in 0..g.groups {
+                for o in 0..positions {
+                    for co in 0..g.co {
+                        let got: f64 = (0..kk)
+                            .map(|q| {
+                                let at = table[(gi * positions + o) * kk + q];
+                                let v = if at == Pick::NONE { 0.0 } else { x[at as usize] };
+                                v * w[(gi * g.co + co) * kk + q]
+                            })
+                            .sum();
+                        let exp = want[(gi * g.co + co) * positions + o];
+                        assert!((got - exp).abs() < 1e-12, "config {seed}: {got} vs {exp}");
+                    }
+                }
+            }
+        }
+    }
+
+    fn known_len_of(s: &[Sym]) -> usize {
+        crate::graph::known_len(s).expect("known")
+    }
+
+    #[test]
+    fn same_padding_keeps_ceil_of_length_over_stride() {
+        let k = |v: &[i64]| v.iter().map(|&d| Sym::known(d)).collect::<Vec<_>>();
+        for (l, s, kern) in [(10, 3, 4), (9, 2, 3), (7, 1, 5), (5, 4, 2)] {
+            for ap in [AutoPad::SameUpper, AutoPad::SameLower] {
+                let g = attrs(1, s, 1, (0, 0), ap, false).geometry(&k(&[1, 1, l]), &k(&[1, 1, kern])).expect("valid");
+                assert_eq!(g.output[0] as i64, (l + s - 1) / s, "L {l}, stride {s}, kernel {kern}, {ap:?}");
+            }
+        }
+        let bad = attrs(1, 1, 1, (0, 0), AutoPad::Valid, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 3]));
+        assert!(bad.is_err_and(|e| e.contains("kernel's reach")));
+        let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]));
+        assert!(groups.is_err_and(|e| e.contains("5 channels")));
+    }
+
+    #[test]
+    fn pad_modes_mirror_as_their_definitions_say() {
+        // Each mode read back through its definition: the value at output i is the input at
+        // the position the mode maps i - begin to.
+        for mode in [PadMode::Constant, PadMode::Edge, PadMode::Reflect, PadMode::Symmetric] {
+            let map = mode.axis_map(4, 3, 2).expect("within limits");
+            assert_eq!(map.len(), 9);
+            for (i, m) in map.iter().enumerate() {
+                let j = i as i64 - 3;
+                if (0..4).contains(&j) {
+                    assert_eq!(*m, Some(j as usize));
+                } else if mode == PadMode::Constant {
+                    assert_eq!(*m, None);
+                } else {
+                    let k = m.expect("a value") as i64;
+                    // Edge repeats the end; reflect is symmetric about the end value;
+                    // symmetric about the edge between the end value and the padding.
+                    let mirror = match mode {
+                        PadMode::Edge => j.clamp(0, 3),
+                        PadMode::Reflect => 3 - (3 - j.abs()).abs(),
+                        _ => {
+                            if j < 0 {
+                                -j - 1
+                            } else {
+                                7 - j
+                            }
+                        }
+                    };
+                    assert_eq!(k, mirror, "{mode:?} at {i}");
+                }
+            }
+        }
+        assert!(PadMode::Reflect.axis_map(3, 3, 0).is_err());
+        assert!(PadMode::Symmetric.axis_map(3, 3, 0).is_ok());
+        assert_eq!(PadMode::Constant.axis_map(5, -2, -1).expect("crops"), [Some(2), Some(3)]);
+        assert!(PadMode::Constant.axis_map(2, -2, -1).is_err());
+    }
+}

@@ -1,0 +1,256 @@
+//! Lowering of the window ops onto the kernels the planner has: a convolution by constant
+//! weights becomes a [`Pick`] of its windows (padding included) and a matrix product by the
+//! weights as a `[C_out, C_in·K]` matrix, which the fuse pass makes a dense layer over
+//! weights packed at compile time, with the channel bias and activation that follow the
+//! convolution moved onto it; then a transpose back to channels first. A `Pad` becomes a
+//! [`Pick`]. Runs after folding, so what is constant has been computed already.
+use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
+use crate::ops::conv::{ConvAttrs, PadMode, Pick, pad_table};
+use crate::ops::{Binary, Op};
+
+/// Lowers the convolutions and pads of `g` in place. A node left as it is (weights known
+/// only at run time) is reported by the checker.
+pub fn lower(g: &mut Graph) {
+    let (order, _) = g.topo_order();
+    let readers = super::fuse::readers(g);
+    for id in order {
+        if g.nodes[id].dead || g.nodes[id].outputs.iter().any(|&t| g.tensors[t].fact.value.is_some()) {
+            continue;
+        }
+        match g.nodes[id].op.clone() {
+            Op::Conv(a) => conv(g, id, &a, &readers),
+            Op::Pad(mode) => pad(g, id, mode),
+            _ => {}
+        }
+    }
+    g.prune();
+}
+
+/// Adds a node of one output computed by `op` from `inputs`, with its fact inferred.
+fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Option<TensorId> {
+    let fact = {
+        let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
+        crate::ops::infer(&op, &facts, 1).ok()?.remove(0)
+    };
+    let origin = g.nodes[like].origin.clone();
+    let id = g.add(op, origin, inputs.iter().map(|&t| Some(t)).collect(), 1);
+    let t = g.nodes[id].outputs[0];
+    g.tensors[t].fact = fact;
+    Some(t)
+}
+
+/// Adds a constant.
+fn constant(g: &mut Graph, like: NodeId, elem: Elem, shape: &[usize], value: Data) -> TensorId {
+    let origin = g.nodes[like].origin.clone();
+    let id = g.add(Op::Const { src: None }, origin, Vec::new(), 1);
+    let t = g.nodes[id].outputs[0];
+    let shape = shape.iter().map(|&d| Sym::known(d as i64)).collect();
+    g.tensors[t].fact = Fact::constant(elem, shape, value);
+    t
+}
+
+/// Makes `new` the tensor `old` was: its readers, names and Results move to it; the nodes
+/// `gone` are dead.
+fn replace(g: &mut Graph, old: TensorId, new: TensorId, gone: &[NodeId]) {
+    let producer = g.tensors[new].producer;
+    g.tensors[new] = crate::graph::Tensor { producer, fact: g.tensors[new].fact.clone(), ..g.tensors[old].clone() };
+    g.replace_uses(old, new);
+    for &n in gone {
+        g.nodes[n].dead = true;
+    }
+}
+
+fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
+    let node = &g.nodes[id];
+    let (Some(Some(x)), Some(Some(w)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
+    else {
+        return;
+    };
+    let (x, w) = (*x, *w);
+    let (fx, fw) = (&g.tensors[x].fact, &g.tensors[w].fact);
+    let (Some(xs), Some(ws), Some(wv)) = (fx.shape.clone(), fw.shape.clone(), fw.value.as_ref().and_then(Data::floats))
+    else {
+        return;
+    };
+    let Ok(geo) = a.geometry(&xs, &ws) else { return };
+    let elem = fx.elem;
+    let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
+    let k = geo.ci * taps;
+    let entry = groups * geo.ci * geo.input.iter().product::<usize>();
+    let table_len = crate::limits::product([groups as u64, positions as u64, k as u64]);
+    if table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
+        return;
+    }
+    let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
+    let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
+    let Some(cols) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+    let wshape = if groups == 1 { vec![geo.co, k] } else { vec![groups, geo.co, k] };
+    let wt = constant(g, id, elem, &wshape, Data::Float(wv));
+    g.tensors[wt].stored = g.tensors[w].stored;
+    let Some(mut prod) = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt]) else { return };
+    let mut gone = vec![id];
+    let mut last = y;
+    // The channel bias and the activation after it, when only they read the values.
+    if groups == 1
+        && let Some((add_node, bias, out)) = channel_bias(g, readers, y, geo.co)
+    {
+        let b = constant(g, add_node, elem, &[geo.co], Data::Float(bias));
+        let Some(t) = add(g, add_node, Op::Binary(Binary::Add), &[prod, b]) else { return };
+        (prod, last) = (t, out);
+        gone.push(add_node);
+        if let Some(r) = only_reader(g, readers, out)
+            && let Op::Unary(u) = g.nodes[r].op
+            && let Some(&out) = g.nodes[r].outputs.first()
+        {
+            let Some(t) = add(g, r, Op::Unary(u), &[prod]) else { return };
+            (prod, last) = (t, out);
+            gone.push(r);
+        }
+    }
+    let perm: Vec<i64> = if groups == 1 { vec![0, 2, 1] } else { vec![0, 1, 3, 2] };
+    let p = constant(g, id, Elem::I64, &[perm.len()], Data::Int(perm.into_iter().map(Sym::known).collect()));
+    let Some(mut out) = add(g, id, Op::Transpose, &[prod, p]) else { return };
+    if groups > 1 || geo.output.len() > 1 {
+        let dims: Vec<Sym> = [0, (groups * geo.co) as i64]
+            .into_iter()
+            .chain(geo.output.iter().map(|&d| d as i64))
+            .map(Sym::known)
+            .collect();
+        let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
+        let Some(t) = add(g, id, Op::Reshape { special_zero: true }, &[out, s]) else { return };
+        out = t;
+    }
+    if g.tensors[out].fact.shape != g.tensors[last].fact.shape {
+        return;
+    }
+    replace(g, last, out, &gone);
+}
+
+/// The node reading `t`, when it is the only one and reads it once.
+fn only_reader(g: &Graph, readers: &[Vec<NodeId>], t: TensorId) -> Option<NodeId> {
+    match readers[t][..] {
+        [r] if !g.nodes[r].dead && g.nodes[r].inputs.iter().flatten().filter(|&&x| x == t).count() == 1 => Some(r),
+        _ => None,
+    }
+}
+
+/// When `y` (`[N, C, spatial…]`) is read only by an `Add` of a constant holding one value
+/// per channel: that node, the `c` values and its output.
+fn channel_bias(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Option<(NodeId, Vec<f64>, TensorId)> {
+    let r = only_reader(g, readers, y)?;
+    if g.nodes[r].op != Op::Binary(Binary::Add) {
+        return None;
+    }
+    let b = g.nodes[r].inputs.iter().flatten().copied().find(|&t| t != y)?;
+    let out = *g.nodes[r].outputs.first()?;
+    let (fb, ys) = (&g.tensors[b].fact, g.tensors[y].fact.shape.as_deref()?);
+    let bs = fb.shape.as_deref()?;
+    // Aligned right against `y`: the channel axis is `rank - 1 - 1` from the end.
+    let at = bs.len().checked_sub(ys.len() - 1)?;
+    let per_channel = bs.iter().enumerate().all(|(k, d)| d.value() == Some(if k == at { c as i64 } else { 1 }));
+    if !per_channel || fb.elem != g.tensors[y].fact.elem || g.tensors[out].fact.shape.as_deref() != Some(ys) {
+        return None;
+    }
+    Some((r, fb.value.as_ref()?.floats()?, out))
+}
+
+fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {
+    let node = &g.nodes[id];
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let x = *x;
+    let value = |i: usize| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.known_ints());
+    let (Some(begin), Some(end)) = (value(1), value(2)) else { return };
+    let fill = match node.inputs.get(3).copied().flatten() {
+        Some(t) if mode == PadMode::Constant => match g.tensors[t].fact.value.as_ref().and_then(Data::floats) {
+            Some(v) if v.len() == 1 => v[0],
+            _ => return,
+        },
+        _ => 0.0,
+    };
+    let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
+    // The first axis (the batch) is kept when it is not padded, so that a dynamic batch runs.
+    let lead = usize::from(!xs.is_empty() && begin[0] == 0 && end[0] == 0);
+    let Some(ext) = xs[lead..].iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>() else {
+        return;
+    };
+    let Ok((table, shape)) = pad_table(mode, &ext, &begin[lead..], &end[lead..]) else { return };
+    let pick = Pick { lead, shape, entry: ext.iter().product(), table, fill };
+    let Some(out) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+    if g.tensors[out].fact.shape == g.tensors[y].fact.shape {
+        replace(g, y, out, &[id]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::raw::Origin;
+    use crate::ops::Unary;
+    use crate::ops::conv::AutoPad;
+
+    fn origin() -> Origin {
+        Origin { pos: None, name: "conv".into(), op: "Convolution".into() }
+    }
+
+    fn node(g: &mut Graph, op: Op, ins: &[TensorId], fact: Fact) -> TensorId {
+        let id = g.add(op, origin(), ins.iter().map(|&t| Some(t)).collect(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = fact;
+        t
+    }
+
+    fn apply(g: &mut Graph, op: Op, ins: &[TensorId]) -> TensorId {
+        let fact = {
+            let facts: Vec<Option<&Fact>> = ins.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
+            crate::ops::infer(&op, &facts, 1).expect("valid").remove(0)
+        };
+        node(g, op, ins, fact)
+    }
+
+    #[test]
+    fn a_convolution_its_bias_and_activation_become_a_gather_and_a_dense_layer() {
+        let k = |v: &[i64]| v.iter().map(|&d| Sym::known(d)).collect::<Vec<_>>();
+        let mut g = Graph::new("t.xml", "t");
+        let x = node(
+            &mut g,
+            Op::Parameter { elem: Elem::F32, shape: Vec::new() },
+            &[],
+            Fact::new(Elem::F32, vec![Sym::symbol(0), Sym::known(3), Sym::known(8)]),
+        );
+        g.params.push(g.tensors[x].producer.0);
+        let w = node(
+            &mut g,
+            Op::Const { src: None },
+            &[],
+            Fact::constant(Elem::F32, k(&[4, 3, 3]), Data::Float(vec![0.5; 36])),
+        );
+        let b = node(
+            &mut g,
+            Op::Const { src: None },
+            &[],
+            Fact::constant(Elem::F32, k(&[1, 4, 1]), Data::Float(vec![0.25; 4])),
+        );
+        let a = ConvAttrs {
+            strides: vec![1],
+            dilations: vec![1],
+            pads_begin: vec![1],
+            pads_end: vec![1],
+            auto_pad: AutoPad::Explicit,
+            grouped: false,
+        };
+        let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);
+        let y = apply(&mut g, Op::Binary(Binary::Add), &[c, b]);
+        let z = apply(&mut g, Op::Unary(Unary::Relu), &[y]);
+        let r = g.add(Op::Result, origin(), vec![Some(z)], 0);
+        g.results.push(r);
+        g.result_names.push(None);
+        lower(&mut g);
+        crate::passes::fuse(&mut g);
+        let live: Vec<&Op> = g.nodes.iter().filter(|n| !n.dead).map(|n| &n.op).collect();
+        assert!(live.iter().any(|o| matches!(o, Op::Pick(_))), "{live:?}");
+        assert!(live.iter().any(|o| **o == Op::Dense { tb: true, act: Some(Unary::Relu) }), "{live:?}");
+        assert!(!live.iter().any(|o| matches!(o, Op::Conv(_) | Op::Binary(_) | Op::Unary(_))), "{live:?}");
+        let out = g.nodes[r].inputs[0].expect("connected");
+        assert_eq!(g.tensors[out].fact.shape, Some(vec![Sym::symbol(0), Sym::known(4), Sym::known(8)]));
+    }
+}
