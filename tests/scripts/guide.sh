@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs docs/GUIDE.md as a user would: every command of its `sh` blocks, in order, in an empty
 # directory holding the guide's model (the ONNX file of tests/models/pt_gru_dynamic_h0) and
-# silero-vad's IR, with the release `cellc` and OpenVINO's `ovc` (installed from PyPI into
+# silero-vad's IR and a model cellc refuses, with the release `cellc` and OpenVINO's `ovc` (installed from PyPI into
 # target/guide-venv) on the PATH; then its Rust program, in a crate of its own depending on
 # cellc-runtime, with warnings denied. A command whose comment says "exits with 1" must fail
 # with 1; every other one must succeed.
@@ -20,8 +20,10 @@ export PATH="$root/target/release:$venv/bin:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root/tests/models/pt_gru_dynamic_h0/model.onnx" "$work/model.onnx"
-cp "$root/tests/models/silero_vad_core/model.xml" "$work/silero.xml"
-cp "$root/tests/models/silero_vad_core/model.bin" "$work/silero.bin"
+cp "$root/tests/models/silero_vad/model.xml" "$work/silero.xml"
+cp "$root/tests/models/silero_vad/model.bin" "$work/silero.bin"
+cp "$root/tests/refused/spectral_lstm/model.xml" "$work/spectral.xml"
+cp "$root/tests/refused/spectral_lstm/model.bin" "$work/spectral.bin"
 cd "$work"
 
 # The lines of the fenced blocks of one language, in order.

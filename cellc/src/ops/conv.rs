@@ -20,9 +20,9 @@ pub enum AutoPad {
     Valid,
 }
 
-/// The attributes of a `Convolution` or `GroupConvolution`.
+/// How a window moves over the spatial axes (convolutions and pools).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ConvAttrs {
+pub struct Window {
     /// `strides`, one per spatial axis.
     pub strides: Vec<i64>,
     /// `dilations`, one per spatial axis.
@@ -33,6 +33,15 @@ pub struct ConvAttrs {
     pub pads_end: Vec<i64>,
     /// `auto_pad`.
     pub auto_pad: AutoPad,
+    /// `rounding_type` ceil (pools): a last, partial window counts.
+    pub ceil: bool,
+}
+
+/// The attributes of a `Convolution` or `GroupConvolution`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvAttrs {
+    /// How the kernel moves.
+    pub window: Window,
     /// `GroupConvolution`: the weights are `[G, C_out/G, C_in/G, K…]`.
     pub grouped: bool,
 }
@@ -58,6 +67,8 @@ pub struct ConvGeometry {
     pub dilations: Vec<usize>,
     /// Padding before each spatial axis, as resolved from `auto_pad`.
     pub pads_begin: Vec<usize>,
+    /// Padding after each spatial axis.
+    pub pads_end: Vec<usize>,
 }
 
 /// A whole number from an attribute list as a positive size.
@@ -100,22 +111,38 @@ impl ConvAttrs {
                 groups
             ));
         }
+        let kernel = w[w.len() - r..].to_vec();
+        let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
+        self.window.geometry(input, kernel, (groups, ci, co))
+    }
+}
+
+impl Window {
+    /// The geometry of a window of `kernel` over `input`, for `(groups, C_in, C_out)`.
+    pub fn geometry(
+        &self,
+        input: Vec<usize>,
+        kernel: Vec<usize>,
+        (groups, ci, co): (usize, usize, usize),
+    ) -> Result<ConvGeometry, String> {
+        let r = input.len();
         for (what, v) in [
             ("strides", &self.strides),
             ("dilations", &self.dilations),
             ("pads_begin", &self.pads_begin),
             ("pads_end", &self.pads_end),
         ] {
-            let explicit_pad = what.starts_with("pads") && self.auto_pad != AutoPad::Explicit;
-            if v.len() != r && !(explicit_pad && v.is_empty()) {
+            let implied_pad = what.starts_with("pads") && self.auto_pad != AutoPad::Explicit;
+            if v.len() != r && !(implied_pad && v.is_empty()) {
                 return Err(format!("`{what}` has {} values for {r} spatial axes", v.len()));
             }
         }
         let strides = positive(&self.strides, "strides")?;
         let dilations = positive(&self.dilations, "dilations")?;
-        let kernel = w[w.len() - r..].to_vec();
-        let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
-        let (mut pads_begin, mut output) = (Vec::with_capacity(r), Vec::with_capacity(r));
+        if let Some(k) = kernel.iter().position(|&k| k == 0) {
+            return Err(format!("the kernel is empty along spatial axis {k}"));
+        }
+        let (mut pads_begin, mut pads_end, mut output) = (Vec::new(), Vec::new(), Vec::new());
         for a in 0..r {
             let reach =
                 (kernel[a] - 1).checked_mul(dilations[a]).and_then(|x| x.checked_add(1)).ok_or("kernel too large")?;
@@ -138,14 +165,17 @@ impl ConvAttrs {
             let padded = input[a].checked_add(pb).and_then(|x| x.checked_add(pe)).ok_or("padding too large")?;
             if padded < reach {
                 return Err(format!(
-                    "spatial axis {a} has {} values with padding, fewer than the kernel's reach of {reach}",
-                    padded
+                    "spatial axis {a} has {padded} values with padding, fewer than the kernel's reach of {reach}"
                 ));
             }
+            // Rounding up (opset 1 and 8's `ceil`) counts a last, partial window even when it
+            // starts in the padding after the data.
+            let out = if self.ceil { (padded - reach).div_ceil(strides[a]) } else { (padded - reach) / strides[a] } + 1;
             pads_begin.push(pb);
-            output.push((padded - reach) / strides[a] + 1);
+            pads_end.push(pe);
+            output.push(out);
         }
-        Ok(ConvGeometry { groups, ci, co, input, kernel, output, strides, dilations, pads_begin })
+        Ok(ConvGeometry { groups, ci, co, input, kernel, output, strides, dilations, pads_begin, pads_end })
     }
 }
 
@@ -438,14 +468,15 @@ mod tests {
     }
 
     fn attrs(r: usize, s: i64, d: i64, pads: (i64, i64), auto_pad: AutoPad, grouped: bool) -> ConvAttrs {
-        ConvAttrs {
+        let window = Window {
             strides: vec![s; r],
             dilations: vec![d; r],
             pads_begin: vec![pads.0; r],
             pads_end: vec![pads.1; r],
             auto_pad,
-            grouped,
-        }
+            ceil: false,
+        };
+        ConvAttrs { window, grouped }
     }
 
     #[test]

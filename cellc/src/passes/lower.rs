@@ -6,7 +6,8 @@
 //! [`Pick`]. Runs after folding, so what is constant has been computed already.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::conv::{ConvAttrs, PadMode, Pick, pad_table};
-use crate::ops::{Binary, Op};
+use crate::ops::pool::{PoolAttrs, PoolKind};
+use crate::ops::{Binary, Op, ReduceKind};
 
 /// Lowers the convolutions and pads of `g` in place. A node left as it is (weights known
 /// only at run time) is reported by the checker.
@@ -20,6 +21,7 @@ pub fn lower(g: &mut Graph) {
         match g.nodes[id].op.clone() {
             Op::Conv(a) => conv(g, id, &a, &readers),
             Op::Pad(mode) => pad(g, id, mode),
+            Op::Pool(a) => pool(g, id, &a, &readers),
             _ => {}
         }
     }
@@ -154,6 +156,47 @@ fn channel_bias(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Op
     Some((r, fb.value.as_ref()?.floats()?, out))
 }
 
+/// A pool: its windows gathered (`[N, C, positions…, taps]`), reduced over the taps, and
+/// for an average divided by each position's count. A `MaxPool` whose indices are read is
+/// left for the checker to refuse.
+fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) {
+    let node = &g.nodes[id];
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    if node.outputs.get(1).is_some_and(|&t| readers[t].iter().any(|&r| !g.nodes[r].dead)) {
+        return;
+    }
+    let x = *x;
+    let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
+    let Ok(geo) = a.geometry(&xs) else { return };
+    let taps: usize = geo.kernel.iter().product();
+    let table_len = crate::limits::product([geo.ci as u64, geo.output.iter().product::<usize>() as u64, taps as u64]);
+    if table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
+        return;
+    }
+    let mut shape = vec![geo.ci];
+    shape.extend(&geo.output);
+    shape.push(taps);
+    let (reduce, fill) = match a.kind {
+        // OpenVINO starts a maximum from the lowest float: a window of padding alone gives it.
+        PoolKind::Max => (ReduceKind::Max, f64::from(f32::MIN)),
+        PoolKind::Avg { .. } => (ReduceKind::Sum, 0.0),
+    };
+    let entry = geo.ci * geo.input.iter().product::<usize>();
+    let pick = Pick { lead: 1, shape, entry, table: geo.pool_windows(), fill };
+    let Some(windows) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+    let last = constant(g, id, Elem::I64, &[1], Data::Int(vec![Sym::known(-1)]));
+    let Some(mut out) = add(g, id, Op::Reduce { kind: reduce, keep_dims: false }, &[windows, last]) else { return };
+    if let PoolKind::Avg { exclude_pad } = a.kind {
+        let elem = g.tensors[x].fact.elem;
+        let counts = constant(g, id, elem, &geo.output, Data::Float(geo.divisors(exclude_pad)));
+        let Some(t) = add(g, id, Op::Binary(Binary::Divide { python: false }), &[out, counts]) else { return };
+        out = t;
+    }
+    if g.tensors[out].fact.shape == g.tensors[y].fact.shape {
+        replace(g, y, out, &[id]);
+    }
+}
+
 fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {
     let node = &g.nodes[id];
     let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
@@ -230,14 +273,15 @@ mod tests {
             &[],
             Fact::constant(Elem::F32, k(&[1, 4, 1]), Data::Float(vec![0.25; 4])),
         );
-        let a = ConvAttrs {
+        let window = crate::ops::conv::Window {
             strides: vec![1],
             dilations: vec![1],
             pads_begin: vec![1],
             pads_end: vec![1],
             auto_pad: AutoPad::Explicit,
-            grouped: false,
+            ceil: false,
         };
+        let a = ConvAttrs { window, grouped: false };
         let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);
         let y = apply(&mut g, Op::Binary(Binary::Add), &[c, b]);
         let z = apply(&mut g, Op::Unary(Unary::Relu), &[y]);

@@ -151,11 +151,11 @@ impl Planner<'_> {
             Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
-            Op::Conv(_) | Op::Pad(_) => {
-                let what = if matches!(op, Op::Conv(_)) {
-                    "weights (input 1) known at compile time"
-                } else {
-                    "pads (inputs 1 and 2) and a pad value (input 3) known at compile time"
+            Op::Conv(_) | Op::Pad(_) | Op::Pool(_) => {
+                let what = match op {
+                    Op::Conv(_) => "weights (input 1) known at compile time",
+                    Op::Pad(_) => "pads (inputs 1 and 2) and a pad value (input 3) known at compile time",
+                    _ => "indices (output 1) that nothing reads",
                 };
                 let msg = format!("cellc compiles {} layers with {what}", self.g.nodes[id].origin.op);
                 c.err(id, None, msg);

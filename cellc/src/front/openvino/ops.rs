@@ -4,7 +4,8 @@ use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
 use crate::ir::raw::CellOp;
-use crate::ops::conv::{AutoPad, ConvAttrs, PadMode};
+use crate::ops::conv::{AutoPad, ConvAttrs, PadMode, Window};
+use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
 
@@ -122,8 +123,9 @@ impl Attrs<'_> {
         out
     }
 
-    /// A convolution's attributes.
-    fn conv(&mut self, grouped: bool) -> Op {
+    /// How a convolution's or pool's window moves; `dilations` defaults to 1s where the
+    /// op has none.
+    fn window(&mut self, dilations: bool) -> Window {
         let auto_pad = match self.layer.attr("auto_pad").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("explicit" | "notset") => AutoPad::Explicit,
             Some("same_upper") => AutoPad::SameUpper,
@@ -135,18 +137,43 @@ impl Attrs<'_> {
                 AutoPad::Explicit
             }
         };
+        let ceil = match self.layer.attr("rounding_type").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("floor") => false,
+            Some("ceil") => true,
+            Some(m) => {
+                let msg = format!("`rounding_type` is {m:?}; cellc supports floor and ceil");
+                self.err(self.layer.attr_pos("rounding_type"), msg);
+                false
+            }
+        };
         // Without explicit padding the pads need not be written.
         let pads = |s: &mut Self, key: &str| {
             if auto_pad != AutoPad::Explicit && s.layer.attr(key).is_none() { Vec::new() } else { s.int_list(key) }
         };
-        Op::Conv(Box::new(ConvAttrs {
-            strides: self.int_list("strides"),
-            dilations: self.int_list("dilations"),
+        let strides = self.int_list("strides");
+        let dilations = if dilations || self.layer.attr("dilations").is_some() {
+            self.int_list("dilations")
+        } else {
+            vec![1; strides.len()]
+        };
+        Window {
+            strides,
+            dilations,
             pads_begin: pads(self, "pads_begin"),
             pads_end: pads(self, "pads_end"),
             auto_pad,
-            grouped,
-        }))
+            ceil,
+        }
+    }
+
+    /// A pool's attributes.
+    fn pool(&mut self, max: bool) -> Op {
+        let window = self.window(false);
+        let kernel = self.int_list("kernel");
+        let kind = if max { PoolKind::Max } else { PoolKind::Avg { exclude_pad: self.bool("exclude-pad", false) } };
+        let index_elem = self.elem("index_element_type", Some(Elem::I64));
+        let indices = max && self.layer.version.as_deref() != Some("opset1");
+        Op::Pool(Box::new(PoolAttrs { window, kernel, kind, indices, index_elem }))
     }
 
     fn floats(&mut self, key: &str) -> Vec<f32> {
@@ -278,8 +305,10 @@ impl Attrs<'_> {
             "MatMul" => Op::MatMul { ta: self.bool("transpose_a", false), tb: self.bool("transpose_b", false) },
             "SoftMax" | "Softmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: false },
             "LogSoftmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: true },
-            "Convolution" => self.conv(false),
-            "GroupConvolution" => self.conv(true),
+            "Convolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: false })),
+            "GroupConvolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: true })),
+            "MaxPool" => self.pool(true),
+            "AvgPool" => self.pool(false),
             "Pad" => match self.layer.attr("pad_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                 None | Some("constant") => Op::Pad(PadMode::Constant),
                 Some("edge") => Op::Pad(PadMode::Edge),
@@ -376,7 +405,8 @@ fn binary(t: &str) -> Option<Binary> {
         "Maximum" => Binary::Maximum,
         "Minimum" => Binary::Minimum,
         "SquaredDifference" => Binary::SquaredDifference,
-        "PRelu" => Binary::PRelu,
+        // OpenVINO writes `PReLU`; its opset names the op `PRelu`.
+        "PRelu" | "PReLU" => Binary::PRelu,
         "LogicalAnd" => Binary::LogicalAnd,
         "LogicalOr" => Binary::LogicalOr,
         "LogicalXor" => Binary::LogicalXor,
