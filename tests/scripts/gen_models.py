@@ -176,6 +176,33 @@ def pytorch_rnn(name, kind, inp, hidden, layers=1, bidirectional=False, with_h0=
     return name, g.model(), {"input": (batch, steps, inp), "h0": (layers * dirs, batch, hidden), "c0": (layers * dirs, batch, hidden)}
 
 
+def kws(name, layer_norm, batch=2, steps=9, seed=0):
+    """A keyword spotter as torch.onnx.export writes one: features [batch, steps, 40] ->
+    Conv1d(40, 32, 3, padding=1) + ReLU -> a 2-layer GRU -> the last step -> LayerNorm ->
+    Linear -> softmax over 12 classes. `layer_norm`: "onnx", opset 17's
+    LayerNormalization; "decomposed", ReduceMean, Sub, Pow, Sqrt, Div, Mul and Add as
+    exports before opset 17 write nn.LayerNorm. OpenVINO makes an MVN of either."""
+    g = Graph(seed)
+    x = g.input("feats", ["batch", "steps", 40])
+    t = g.node("Transpose", [x], perm=[0, 2, 1])
+    c = g.node("Conv", [t, g.weights((32, 40, 3), 0.15), g.weights((32,), 0.15)], pads=[1, 1], kernel_shape=[3])
+    t = g.node("Transpose", [g.node("Relu", [c])], perm=[2, 0, 1])
+    y, _, _ = recurrent(g, "GRU", t, 32, 48, 2, False, None, None, batch, True)
+    last = g.node("Gather", [y, g.const(np.array(-1, np.int64))], axis=0)
+    gamma, beta = g.weights((48,), 1.0), g.weights((48,), 0.5)
+    if layer_norm == "onnx":
+        n = g.node("LayerNormalization", [last, gamma, beta], axis=-1, epsilon=1e-5)
+    else:
+        mean = g.node("ReduceMean", [last], axes=[-1], keepdims=1)
+        d = g.node("Sub", [last, mean])
+        var = g.node("ReduceMean", [g.node("Pow", [d, g.const(np.array(2.0, np.float32))])], axes=[-1], keepdims=1)
+        std = g.node("Sqrt", [g.node("Add", [var, g.const(np.array(1e-5, np.float32))])])
+        n = g.node("Add", [g.node("Mul", [g.node("Div", [d, std]), gamma]), beta])
+    z = g.node("Gemm", [n, g.weights((12, 48), 48 ** -0.5), g.weights((12,), 0.1)], alpha=1.0, beta=1.0, transB=1)
+    g.output(g.node("Softmax", [z], axis=1), "output", ["batch", 12])
+    return name, g.model(), {"feats": (batch, steps, 40)}
+
+
 def frames(g, y, b_dim, s_dim, width):
     """Heads on every step's output, as PyTorch exports them on a [batch, steps, width]
     tensor: nn.Linear as MatMul + Add (a wide hidden layer with ReLU, then 40 classes and
@@ -237,6 +264,8 @@ CASES = [
     lambda: pytorch_rnn("pt_lstm_frame_heads_dynamic", "LSTM", 8, 24, head="frames", dynamic=True, batch=2, steps=6),
     lambda: pytorch_rnn("pt_gru_pool_dynamic", "GRU", 8, 16, bidirectional=True, head="pool", dynamic=True, batch=3, steps=6),
     lambda: pytorch_rnn("pt_lstm_3_layers", "LSTM", 6, 10, layers=3),
+    lambda: kws("pt_kws_conv_gru_layernorm", "onnx"),
+    lambda: kws("pt_kws_conv_gru_layernorm_decomposed", "decomposed", batch=3, steps=7),
 ]
 
 
@@ -678,6 +707,32 @@ def convolutions(out):
     openvino_case(out, "ov_convolutions", model, feeds, convolutions.__doc__)
 
 
+def norms(out):
+    """MVN (opset 6: several axes, eps inside and outside the root, without the variance),
+    NormalizeL2 (eps added and as a floor) and BatchNormInference, against OpenVINO."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(11)
+    x = ops.parameter([2, 5, 6], np.float32, name="x")
+    axes = lambda *a: ops.constant(np.array(a, np.int64))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    named(ops.mvn(x, axes(-1), True, 1e-5, "inside_sqrt"), "mvn_last_inside")
+    named(ops.mvn(x, axes(1, 2), True, 1e-3, "outside_sqrt"), "mvn_two_axes_outside")
+    named(ops.mvn(x, axes(1), False, 1e-5, "inside_sqrt"), "mvn_mean_only")
+    named(ops.normalize_l2(x, axes(-1), 1e-2, "add"), "l2_add")
+    named(ops.normalize_l2(x, axes(0, 2), 1e-1, "max"), "l2_max")
+    c = lambda lo, hi: ops.constant(rng.uniform(lo, hi, (5,)).astype(np.float32))
+    named(ops.batch_norm_inference(x, c(0.5, 2), c(-1, 1), c(-1, 1), c(0.1, 2), 1e-3), "batch_norm")
+    model = ov.Model(outs, [x], "norms")
+    feeds = {"x": rng.uniform(-1, 1, (2, 5, 6)).astype(np.float32)}
+    openvino_case(out, "ov_norms", model, feeds, norms.__doc__)
+
+
 SILERO_WHOLE = [
     ("silero_vad", "silero_vad_openvino_16k.onnx", [], 1),
     ("silero_vad_sequence", "silero_vad_16k_sequence.onnx", ["input=[8,576]"], 8),
@@ -830,6 +885,7 @@ def main():
         ("ov_empty_reductions", empty_reductions),
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
+        ("ov_norms", norms),
         ("silero_vad", silero_whole),
         ("aecmos", aecmos),
         ("spectral_lstm", refused),

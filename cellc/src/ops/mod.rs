@@ -6,6 +6,7 @@ pub mod chain;
 pub mod conv;
 pub mod elementwise;
 pub mod linear;
+pub mod norm;
 pub mod pool;
 pub mod reduce;
 pub mod shape;
@@ -123,6 +124,8 @@ pub enum Op {
     },
     /// `Convolution` or `GroupConvolution`.
     Conv(Box<conv::ConvAttrs>),
+    /// `MVN`, `NormalizeL2` or `BatchNormInference`.
+    Norm(norm::Norm),
     /// `MaxPool` or `AvgPool`.
     Pool(Box<pool::PoolAttrs>),
     /// `Pad` (pads as inputs 1 and 2, the pad value as input 3).
@@ -222,6 +225,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
         Op::Conv(_) | Op::Pad(_) | Op::Pick(_) => conv::infer(op, ins)?,
         Op::Pool(_) => pool::infer(op, ins)?,
+        Op::Norm(_) => norm::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {

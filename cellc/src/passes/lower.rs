@@ -6,6 +6,7 @@
 //! [`Pick`]. Runs after folding, so what is constant has been computed already.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::conv::{ConvAttrs, PadMode, Pick, pad_table};
+use crate::ops::norm::{EpsMode, Norm, batch_scale_shift};
 use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::{Binary, Op, ReduceKind};
 
@@ -22,6 +23,7 @@ pub fn lower(g: &mut Graph) {
             Op::Conv(a) => conv(g, id, &a, &readers),
             Op::Pad(mode) => pad(g, id, mode),
             Op::Pool(a) => pool(g, id, &a, &readers),
+            Op::Norm(n) => norm(g, id, n),
             _ => {}
         }
     }
@@ -195,6 +197,70 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) {
     if g.tensors[out].fact.shape == g.tensors[y].fact.shape {
         replace(g, y, out, &[id]);
     }
+}
+
+/// A normalisation as reductions and elementwise ops (which the fuse pass joins into
+/// chains): `MVN` and `NormalizeL2` over their axes; `BatchNormInference` as a per-channel
+/// scale and shift computed at compile time.
+fn norm(g: &mut Graph, id: NodeId, n: Norm) {
+    let node = &g.nodes[id];
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let x = *x;
+    let elem = g.tensors[x].fact.elem;
+    let Some(rank) = g.tensors[x].fact.shape.as_ref().map(Vec::len) else { return };
+    let scalar = |g: &mut Graph, v: f64| constant(g, id, elem, &[], Data::Float(vec![elem.round(v)]));
+    let bin = |g: &mut Graph, b: Binary, l: TensorId, r: TensorId| add(g, id, Op::Binary(b), &[l, r]);
+    let out = (|| match n {
+        Norm::Mvn(a) => {
+            let axes = node_input(g, id, 1)?;
+            let mean = add(g, id, Op::Reduce { kind: ReduceKind::Mean, keep_dims: true }, &[x, axes])?;
+            let d = bin(g, Binary::Subtract, x, mean)?;
+            if !a.normalize_variance {
+                return Some(d);
+            }
+            let sq = bin(g, Binary::Multiply, d, d)?;
+            let var = add(g, id, Op::Reduce { kind: ReduceKind::Mean, keep_dims: true }, &[sq, axes])?;
+            let eps = scalar(g, a.eps);
+            let s = if a.inside {
+                let v = bin(g, Binary::Add, var, eps)?;
+                add(g, id, Op::Unary(crate::ops::Unary::Sqrt), &[v])?
+            } else {
+                let r = add(g, id, Op::Unary(crate::ops::Unary::Sqrt), &[var])?;
+                bin(g, Binary::Add, r, eps)?
+            };
+            bin(g, Binary::Divide { python: false }, d, s)
+        }
+        Norm::L2 { eps, mode } => {
+            let axes = node_input(g, id, 1)?;
+            let sq = bin(g, Binary::Multiply, x, x)?;
+            let ss = add(g, id, Op::Reduce { kind: ReduceKind::Sum, keep_dims: true }, &[sq, axes])?;
+            let e = scalar(g, eps);
+            let t = bin(g, if mode == EpsMode::Max { Binary::Maximum } else { Binary::Add }, ss, e)?;
+            let s = add(g, id, Op::Unary(crate::ops::Unary::Sqrt), &[t])?;
+            bin(g, Binary::Divide { python: false }, x, s)
+        }
+        Norm::Batch { eps } => {
+            let p: Vec<Vec<f64>> =
+                (1..5).map(|i| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.floats())).collect::<Option<_>>()?;
+            let (scale, shift) = batch_scale_shift(eps, &p[0], &p[1], &p[2], &p[3]);
+            let mut shape = vec![scale.len()];
+            shape.resize(rank.checked_sub(1)?, 1);
+            let round = |v: Vec<f64>| Data::Float(v.into_iter().map(|x| elem.round(x)).collect());
+            let (sc, sh) = (constant(g, id, elem, &shape, round(scale)), constant(g, id, elem, &shape, round(shift)));
+            let m = bin(g, Binary::Multiply, x, sc)?;
+            bin(g, Binary::Add, m, sh)
+        }
+    })();
+    if let Some(out) = out
+        && g.tensors[out].fact.shape == g.tensors[y].fact.shape
+    {
+        replace(g, y, out, &[id]);
+    }
+}
+
+/// Input `i` of node `id`, when connected.
+fn node_input(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
+    g.nodes[id].inputs.get(i).copied().flatten()
 }
 
 fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {

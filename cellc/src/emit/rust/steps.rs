@@ -174,8 +174,10 @@ pub(super) fn bare(e: TokenStream) -> TokenStream {
 }
 
 pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
-    let counts: Vec<usize> = mp.axes.iter().map(|a| a[0]).collect();
-    let stride = |k: usize| -> Vec<usize> { mp.axes.iter().map(|a| a[k]).collect() };
+    // Axes of one element (a scalar's) take no loop.
+    let axes: Vec<&Vec<usize>> = mp.axes.iter().filter(|a| a[0] != 1).collect();
+    let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
+    let stride = |k: usize| -> Vec<usize> { axes.iter().map(|a| a[k]).collect() };
     let ds = stride(1);
     let dst = f.slice(&mp.dst, 0, span(&counts, &ds), true);
     let names: Vec<_> = (0..mp.args.len()).map(|k| format_ident!("a{}", k)).collect();

@@ -42,6 +42,9 @@ const TABLE: &[Entry] = &[
         &["strides", "dilations", "pads_begin", "pads_end", "auto_pad"],
     ),
     (&["Pad"], &["opset1", "opset12"], &["pad_mode"]),
+    (&["MVN"], &["opset6"], &["normalize_variance", "eps", "eps_mode"]),
+    (&["NormalizeL2"], &["opset1"], &["eps", "eps_mode"]),
+    (&["BatchNormInference"], &["opset5"], &["epsilon"]),
     (&["MaxPool"], &["opset1"], &["strides", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad"]),
     (
         &["MaxPool"],

@@ -5,6 +5,7 @@ use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
 use crate::ir::raw::CellOp;
 use crate::ops::conv::{AutoPad, ConvAttrs, PadMode, Window};
+use crate::ops::norm::{EpsMode, MvnAttrs, Norm};
 use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
@@ -308,6 +309,32 @@ impl Attrs<'_> {
             "Convolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: false })),
             "GroupConvolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: true })),
             "MaxPool" => self.pool(true),
+            "MVN" => {
+                let inside = match self.layer.attr("eps_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
+                    Some("inside_sqrt") => true,
+                    Some("outside_sqrt") => false,
+                    other => {
+                        let msg = format!("`eps_mode` is {other:?}; expected inside_sqrt or outside_sqrt");
+                        self.err(self.layer.attr_pos("eps_mode").or(self.layer.data_pos), msg);
+                        true
+                    }
+                };
+                let normalize_variance = self.bool("normalize_variance", true);
+                Op::Norm(Norm::Mvn(MvnAttrs { normalize_variance, eps: self.float("eps", None), inside }))
+            }
+            "NormalizeL2" => {
+                let mode = match self.layer.attr("eps_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
+                    Some("add") => EpsMode::Add,
+                    Some("max") => EpsMode::Max,
+                    other => {
+                        let msg = format!("`eps_mode` is {other:?}; expected add or max");
+                        self.err(self.layer.attr_pos("eps_mode").or(self.layer.data_pos), msg);
+                        EpsMode::Add
+                    }
+                };
+                Op::Norm(Norm::L2 { eps: self.float("eps", None), mode })
+            }
+            "BatchNormInference" => Op::Norm(Norm::Batch { eps: self.float("epsilon", None) }),
             "AvgPool" => self.pool(false),
             "Pad" => match self.layer.attr("pad_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                 None | Some("constant") => Op::Pad(PadMode::Constant),
