@@ -7,6 +7,7 @@ pub mod conv;
 pub mod elementwise;
 pub mod linear;
 pub mod norm;
+pub mod pad;
 pub mod pool;
 pub mod reduce;
 pub mod shape;
@@ -129,9 +130,9 @@ pub enum Op {
     /// `MaxPool` or `AvgPool`.
     Pool(Box<pool::PoolAttrs>),
     /// `Pad` (pads as inputs 1 and 2, the pad value as input 3).
-    Pad(conv::PadMode),
+    Pad(pad::PadMode),
     /// A gather by a constant table, which passes make of windows and padding.
-    Pick(Box<conv::Pick>),
+    Pick(Box<pad::Pick>),
     /// `SoftMax` or `LogSoftmax`.
     Softmax {
         /// The axis.
@@ -223,7 +224,8 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Chain(_) => chain::infer(op, ins)?,
         Op::MatMul { .. } | Op::Dense { .. } => linear::infer(op, ins)?,
         Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
-        Op::Conv(_) | Op::Pad(_) | Op::Pick(_) => conv::infer(op, ins)?,
+        Op::Conv(_) => conv::infer(op, ins)?,
+        Op::Pad(_) | Op::Pick(_) => pad::infer(op, ins)?,
         Op::Pool(_) => pool::infer(op, ins)?,
         Op::Norm(_) => norm::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,

@@ -1,7 +1,8 @@
 //! Pools over spatial axes: `MaxPool` (opset 1 and 8) and `AvgPool` (opset 1). A pool is
 //! a window over each channel alone; `passes::lower` gathers its windows with a
 //! [`super::conv::Pick`] and reduces them.
-use super::conv::{ConvGeometry, Pick, Window};
+use super::conv::{ConvGeometry, Window};
+use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::{Op, input, input_shape};
 use crate::graph::{Data, Elem, Fact, Sym};

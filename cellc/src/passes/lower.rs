@@ -5,8 +5,9 @@
 //! convolution moved onto it; then a transpose back to channels first. A `Pad` becomes a
 //! [`Pick`]. Runs after folding, so what is constant has been computed already.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
-use crate::ops::conv::{ConvAttrs, PadMode, Pick, pad_table};
+use crate::ops::conv::ConvAttrs;
 use crate::ops::norm::{EpsMode, Norm, batch_scale_shift};
+use crate::ops::pad::{PadMode, Pick, pad_table};
 use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::{Binary, Op, ReduceKind};
 

@@ -534,7 +534,7 @@ impl Planner<'_> {
         &mut self,
         c: &mut Checker<'_>,
         id: NodeId,
-        p: &crate::ops::conv::Pick,
+        p: &crate::ops::pad::Pick,
         ins: &[(TensorId, Operand, Vec<usize>)],
         y: TensorId,
     ) {
