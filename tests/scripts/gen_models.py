@@ -660,7 +660,8 @@ def silero(out):
 
 def convolutions(out):
     """Convolution and GroupConvolution (1-D and 2-D; strides, dilations, explicit pads and
-    every auto_pad; grouped and depthwise), each with a channel bias and an activation or
+    every auto_pad; grouped and depthwise) and their transposed forms (output_padding, an
+    output shape, same padding), each with a channel bias and an activation or
     none, Pad in its four modes (negative pads crop), MaxPool (opset 1 and 8) and AvgPool
     with and without the padding counted, rounding down and up: the windows, the products,
     the reductions and the padding, against OpenVINO."""
@@ -692,6 +693,13 @@ def convolutions(out):
         value = ops.constant(np.array(0.25, np.float32)) if mode == "constant" else None
         named(ops.pad(x1, begin, end, mode, value), f"pad_{mode}")
     named(ops.pad(x2, ops.constant(np.array([0, 0, 2, 1], np.int64)), ops.constant(np.array([0, 0, 1, 3], np.int64)), "reflect"), "pad2_reflect")
+    shape = lambda *v: ops.constant(np.array(v, np.int64))
+    named(ops.convolution_backprop_data(x1, w(6, 4, 3), [2], pads_begin=[1], pads_end=[0], dilations=[1], output_padding=[1]), "t1_stride_outpad")
+    named(ops.convolution_backprop_data(x1, w(6, 3, 4), [3], shape(50), dilations=[1], auto_pad="same_upper"), "t1_same_upper_shape")
+    named(ops.convolution_backprop_data(x1, w(6, 2, 3), [2], dilations=[2], auto_pad="same_lower"), "t1_same_lower")
+    named(ops.relu(ops.add(ops.group_convolution_backprop_data(x1, w(2, 3, 2, 4), [2], pads_begin=[1], pads_end=[2], dilations=[1]), w(1, 4, 1))), "g1_transposed_bias_relu")
+    named(ops.convolution_backprop_data(x2, w(4, 3, 2, 3), [2, 1], pads_begin=[0, 1], pads_end=[1, 0], dilations=[1, 2]), "t2")
+    named(ops.group_convolution_backprop_data(x2, w(4, 1, 1, 3, 3), [2, 2], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1], output_padding=[1, 0]), "g2_depthwise_transposed")
     import openvino.opset8 as o8
     import openvino.opset1 as o1
 

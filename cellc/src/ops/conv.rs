@@ -38,13 +38,18 @@ pub struct Window {
     pub ceil: bool,
 }
 
-/// The attributes of a `Convolution` or `GroupConvolution`.
+/// The attributes of a convolution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConvAttrs {
-    /// How the kernel moves.
+    /// How the kernel moves (over the output, for a transposed convolution).
     pub window: Window,
-    /// `GroupConvolution`: the weights are `[G, C_out/G, C_in/G, K…]`.
+    /// `GroupConvolution…`: the weights have a leading axis of groups.
     pub grouped: bool,
+    /// `…BackpropData` (transposed): the weights are `[C_in, C_out, K…]` (with groups
+    /// `[G, C_in/G, C_out/G, K…]`) and each input value spreads over the output.
+    pub transposed: bool,
+    /// `output_padding` (transposed only): values added after the end of each axis.
+    pub output_padding: Vec<i64>,
 }
 
 /// A convolution with every size known: what its lowering and its evaluation need.
@@ -70,6 +75,9 @@ pub struct ConvGeometry {
     pub pads_begin: Vec<usize>,
     /// Padding after each spatial axis.
     pub pads_end: Vec<usize>,
+    /// A transposed convolution: output position `o` takes input `i` through tap `k` where
+    /// `o = i·stride + k·dilation − pad`.
+    pub transposed: bool,
 }
 
 /// A whole number from an attribute list as a positive size.
@@ -89,8 +97,9 @@ fn known(d: Sym, what: &str) -> Result<usize, String> {
 }
 
 impl ConvAttrs {
-    /// The geometry of the convolution of data of shape `xs` by weights of shape `ws`.
-    pub fn geometry(&self, xs: &[Sym], ws: &[Sym]) -> Result<ConvGeometry, String> {
+    /// The geometry of the convolution of data of shape `xs` by weights of shape `ws` (and,
+    /// transposed, the output's spatial shape when input 2 gives it).
+    pub fn geometry(&self, xs: &[Sym], ws: &[Sym], out_shape: Option<&[i64]>) -> Result<ConvGeometry, String> {
         let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_SPATIAL_RANK).contains(r)).ok_or_else(|| {
             format!(
                 "the data has shape {}; expected [N, C, spatial…] with 1 to {MAX_SPATIAL_RANK} spatial axes",
@@ -99,11 +108,21 @@ impl ConvAttrs {
         })?;
         let wr = if self.grouped { r + 3 } else { r + 2 };
         if ws.len() != wr {
-            let form = if self.grouped { "[G, C_out/G, C_in/G, K…]" } else { "[C_out, C_in, K…]" };
+            let form = match (self.grouped, self.transposed) {
+                (true, false) => "[G, C_out/G, C_in/G, K…]",
+                (false, false) => "[C_out, C_in, K…]",
+                (true, true) => "[G, C_in/G, C_out/G, K…]",
+                (false, true) => "[C_in, C_out, K…]",
+            };
             return Err(format!("the weights have shape {}; expected {form} with {r} kernel axes", show(ws)));
         }
         let w: Vec<usize> = ws.iter().map(|&d| known(d, "a weights dimension")).collect::<Result<_, _>>()?;
-        let (groups, co, ci) = if self.grouped { (w[0], w[1], w[2]) } else { (1, w[0], w[1]) };
+        let (groups, co, ci) = match (self.grouped, self.transposed) {
+            (true, false) => (w[0], w[1], w[2]),
+            (false, false) => (1, w[0], w[1]),
+            (true, true) => (w[0], w[2], w[1]),
+            (false, true) => (1, w[1], w[0]),
+        };
         let channels = known(xs[1], "the input channels")?;
         if groups.checked_mul(ci) != Some(channels) || groups == 0 || co == 0 {
             return Err(format!(
@@ -114,7 +133,84 @@ impl ConvAttrs {
         }
         let kernel = w[w.len() - r..].to_vec();
         let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
+        if self.transposed {
+            return self.transposed_geometry(input, kernel, (groups, ci, co), out_shape);
+        }
+        if out_shape.is_some() || !self.output_padding.is_empty() {
+            return Err("only a transposed convolution takes an output shape or `output_padding`".to_owned());
+        }
         self.window.geometry(input, kernel, (groups, ci, co))
+    }
+
+    /// The geometry of a transposed convolution: each axis's output is
+    /// `stride·(L − 1) + dilation·(K − 1) + 1 + output_padding − pads`, where the pads are
+    /// as written (explicit), 0 (valid), or with same padding what gives the output shape of
+    /// input 2 (same_upper puts the odd one at the end, same_lower first; 0 without it, as
+    /// OpenVINO computes it).
+    fn transposed_geometry(
+        &self,
+        input: Vec<usize>,
+        kernel: Vec<usize>,
+        (groups, ci, co): (usize, usize, usize),
+        out_shape: Option<&[i64]>,
+    ) -> Result<ConvGeometry, String> {
+        let r = input.len();
+        let w = &self.window;
+        if w.ceil {
+            return Err("`rounding_type` is not an attribute of a convolution".to_owned());
+        }
+        let mut geo = w.geometry(input.clone(), vec![1; r], (groups, ci, co))?;
+        geo.kernel = kernel;
+        geo.transposed = true;
+        let op: Vec<usize> = match self.output_padding.len() {
+            0 => vec![0; r],
+            n if n == r => self
+                .output_padding
+                .iter()
+                .map(|&p| usize::try_from(p).map_err(|_| format!("`output_padding` holds {p}; expected 0 or more")))
+                .collect::<Result<_, _>>()?,
+            n => return Err(format!("`output_padding` has {n} values for {r} spatial axes")),
+        };
+        if let Some(o) = out_shape
+            && o.len() != r
+        {
+            return Err(format!("the output shape (input 2) has {} values for {r} spatial axes", o.len()));
+        }
+        for a in 0..r {
+            let full = (input[a] - 1)
+                .checked_mul(geo.strides[a])
+                .and_then(|x| x.checked_add((geo.kernel[a] - 1).checked_mul(geo.dilations[a])?))
+                .and_then(|x| x.checked_add(1 + op[a]))
+                .ok_or("the output is too large")?;
+            if op[a] >= geo.strides[a].max(geo.dilations[a]) {
+                return Err(format!("`output_padding` {} is not below the stride or the dilation", op[a]));
+            }
+            let wanted = out_shape.map(|o| o[a]);
+            let (pb, pe) = match (w.auto_pad, wanted) {
+                (AutoPad::SameUpper | AutoPad::SameLower, None) => (0, 0),
+                (AutoPad::SameUpper | AutoPad::SameLower, Some(want)) => {
+                    let total = usize::try_from(want)
+                        .ok()
+                        .and_then(|want| full.checked_sub(want))
+                        .ok_or_else(|| format!("the output of spatial axis {a} cannot be {want} (at most {full})"))?;
+                    let small = total / 2;
+                    if w.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
+                }
+                _ => (geo.pads_begin[a], geo.pads_end[a]),
+            };
+            let out = full.checked_sub(pb + pe).filter(|&o| o > 0).ok_or_else(|| {
+                format!("the padding of spatial axis {a} ({pb} and {pe}) leaves no output of its {full} values")
+            })?;
+            if let Some(want) = wanted
+                && want != out as i64
+            {
+                return Err(format!(
+                    "the output shape (input 2) asks for {want} values on spatial axis {a}; the pads give {out}"
+                ));
+            }
+            (geo.pads_begin[a], geo.pads_end[a], geo.output[a]) = (pb, pe, out);
+        }
+        Ok(geo)
     }
 }
 
@@ -176,15 +272,46 @@ impl Window {
             pads_end.push(pe);
             output.push(out);
         }
-        Ok(ConvGeometry { groups, ci, co, input, kernel, output, strides, dilations, pads_begin, pads_end })
+        Ok(ConvGeometry {
+            groups,
+            ci,
+            co,
+            input,
+            kernel,
+            output,
+            strides,
+            dilations,
+            pads_begin,
+            pads_end,
+            transposed: false,
+        })
     }
 }
 
 impl ConvGeometry {
     /// The input position tap `k` of output position `o` reads along axis `a`, if inside.
     fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
-        let at = (o * self.strides[a] + k * self.dilations[a]).checked_sub(self.pads_begin[a])?;
+        let at = if self.transposed {
+            let t = (o + self.pads_begin[a]).checked_sub(k * self.dilations[a])?;
+            if t % self.strides[a] != 0 {
+                return None;
+            }
+            t / self.strides[a]
+        } else {
+            (o * self.strides[a] + k * self.dilations[a]).checked_sub(self.pads_begin[a])?
+        };
         (at < self.input[a]).then_some(at)
+    }
+
+    /// Where the weight of group `g`, output channel `co`, input channel `c` and tap `k` is
+    /// stored (`[G, C_out/G, C_in/G, K…]`; transposed `[G, C_in/G, C_out/G, K…]`).
+    pub fn weight(&self, g: usize, co: usize, c: usize, k: usize) -> usize {
+        let taps = count(&self.kernel);
+        if self.transposed {
+            ((g * self.ci + c) * self.co + co) * taps + k
+        } else {
+            ((g * self.co + co) * self.ci + c) * taps + k
+        }
     }
 
     /// The table of the windows one batch entry's product reads: for each group, each
@@ -237,8 +364,7 @@ impl ConvGeometry {
                                 None => false,
                             });
                             if inside {
-                                acc += x[(g * self.ci + c) * plane + at]
-                                    * w[((g * self.co + co) * self.ci + c) * taps + k];
+                                acc += x[(g * self.ci + c) * plane + at] * w[self.weight(g, co, c, k)];
                             }
                         }
                     }
@@ -263,7 +389,11 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                     wf.elem.name()
                 ));
             }
-            let geo = a.geometry(xs, ws)?;
+            let out_shape = match ins.get(2).copied().flatten() {
+                Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape (input 2)")?),
+                None => None,
+            };
+            let geo = a.geometry(xs, ws, out_shape.as_deref())?;
             let mut out = vec![xs[0], Sym::known((geo.groups * geo.co) as i64)];
             out.extend(geo.output.iter().map(|&d| Sym::known(d as i64)));
             let value = (|| {
@@ -304,7 +434,13 @@ mod tests {
             auto_pad,
             ceil: false,
         };
-        ConvAttrs { window, grouped }
+        ConvAttrs { window, grouped, transposed: false, output_padding: Vec::new() }
+    }
+
+    fn transposed(mut a: ConvAttrs, output_padding: &[i64]) -> ConvAttrs {
+        a.transposed = true;
+        a.output_padding = output_padding.to_vec();
+        a
     }
 
     #[test]
@@ -316,9 +452,15 @@ mod tests {
             (attrs(1, 3, 1, (0, 0), AutoPad::SameLower, false), k(&[1, 2, 10]), k(&[3, 2, 4])),
             (attrs(2, 2, 1, (1, 0), AutoPad::Explicit, true), k(&[1, 4, 5, 6]), k(&[2, 3, 2, 2, 3])),
             (attrs(2, 1, 2, (0, 0), AutoPad::SameUpper, true), k(&[1, 3, 4, 4]), k(&[3, 1, 1, 3, 3])),
+            (transposed(attrs(1, 2, 1, (1, 0), AutoPad::Explicit, false), &[1]), k(&[1, 3, 5]), k(&[3, 2, 4])),
+            (
+                transposed(attrs(2, 3, 2, (0, 1), AutoPad::Explicit, true), &[2, 0]),
+                k(&[1, 4, 3, 2]),
+                k(&[2, 2, 3, 2, 2]),
+            ),
         ];
         for (seed, (a, xs, ws)) in configs.into_iter().enumerate() {
-            let g = a.geometry(&xs, &ws).expect("valid");
+            let g = a.geometry(&xs, &ws, None).expect("valid");
             let (x, w) = (values(known_len_of(&xs), seed as u64), values(known_len_of(&ws), 100 + seed as u64));
             let want = g.eval(&x, &w);
             // The lowering: gather the windows, then multiply each group's by its weights.
@@ -332,7 +474,7 @@ mod tests {
                             .map(|q| {
                                 let at = table[(gi * positions + o) * kk + q];
                                 let v = if at == Pick::NONE { 0.0 } else { x[at as usize] };
-                                v * w[(gi * g.co + co) * kk + q]
+                                v * w[g.weight(gi, co, q / taps, q % taps)]
                             })
                             .sum();
                         let exp = want[(gi * g.co + co) * positions + o];
@@ -352,13 +494,14 @@ mod tests {
         let k = |v: &[i64]| v.iter().map(|&d| Sym::known(d)).collect::<Vec<_>>();
         for (l, s, kern) in [(10, 3, 4), (9, 2, 3), (7, 1, 5), (5, 4, 2)] {
             for ap in [AutoPad::SameUpper, AutoPad::SameLower] {
-                let g = attrs(1, s, 1, (0, 0), ap, false).geometry(&k(&[1, 1, l]), &k(&[1, 1, kern])).expect("valid");
+                let g =
+                    attrs(1, s, 1, (0, 0), ap, false).geometry(&k(&[1, 1, l]), &k(&[1, 1, kern]), None).expect("valid");
                 assert_eq!(g.output[0] as i64, (l + s - 1) / s, "L {l}, stride {s}, kernel {kern}, {ap:?}");
             }
         }
-        let bad = attrs(1, 1, 1, (0, 0), AutoPad::Valid, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 3]));
+        let bad = attrs(1, 1, 1, (0, 0), AutoPad::Valid, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 3]), None);
         assert!(bad.is_err_and(|e| e.contains("kernel's reach")));
-        let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]));
+        let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]), None);
         assert!(groups.is_err_and(|e| e.contains("5 channels")));
     }
 }

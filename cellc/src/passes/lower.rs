@@ -77,7 +77,14 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     else {
         return;
     };
-    let Ok(geo) = a.geometry(&xs, &ws) else { return };
+    let out_shape = match node.inputs.get(2).copied().flatten() {
+        Some(t) => match g.tensors[t].fact.value.as_ref().and_then(Data::known_ints) {
+            Some(v) => Some(v),
+            None => return,
+        },
+        None => None,
+    };
+    let Ok(geo) = a.geometry(&xs, &ws, out_shape.as_deref()) else { return };
     let elem = fx.elem;
     let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
     let k = geo.ci * taps;
@@ -90,6 +97,15 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
     let Some(cols) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
     let wshape = if groups == 1 { vec![geo.co, k] } else { vec![groups, geo.co, k] };
+    // The weights as the product reads them: `[G, C_out/G, C_in/G·K]`.
+    let taps_of = |q: usize| (q / taps, q % taps);
+    let wv: Vec<f64> = (0..groups * geo.co * k)
+        .map(|i| {
+            let (gc, q) = (i / k, i % k);
+            let (c, tap) = taps_of(q);
+            wv[geo.weight(gc / geo.co, gc % geo.co, c, tap)]
+        })
+        .collect();
     let wt = constant(g, id, elem, &wshape, Data::Float(wv));
     g.tensors[wt].stored = g.tensors[w].stored;
     let Some(mut prod) = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt]) else { return };
@@ -348,7 +364,7 @@ mod tests {
             auto_pad: AutoPad::Explicit,
             ceil: false,
         };
-        let a = ConvAttrs { window, grouped: false };
+        let a = ConvAttrs { window, grouped: false, transposed: false, output_padding: Vec::new() };
         let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);
         let y = apply(&mut g, Op::Binary(Binary::Add), &[c, b]);
         let z = apply(&mut g, Op::Unary(Unary::Relu), &[y]);

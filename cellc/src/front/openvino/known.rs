@@ -41,6 +41,11 @@ const TABLE: &[Entry] = &[
         &["opset1"],
         &["strides", "dilations", "pads_begin", "pads_end", "auto_pad"],
     ),
+    (
+        &["ConvolutionBackpropData", "GroupConvolutionBackpropData"],
+        &["opset1"],
+        &["strides", "dilations", "pads_begin", "pads_end", "auto_pad", "output_padding"],
+    ),
     (&["Pad"], &["opset1", "opset12"], &["pad_mode"]),
     (&["MVN"], &["opset6"], &["normalize_variance", "eps", "eps_mode"]),
     (&["NormalizeL2"], &["opset1"], &["eps", "eps_mode"]),

@@ -168,6 +168,13 @@ impl Attrs<'_> {
         }
     }
 
+    /// A convolution's attributes.
+    fn conv(&mut self, grouped: bool, transposed: bool) -> Op {
+        let window = self.window(true);
+        let output_padding = if transposed { self.list("output_padding", "whole numbers") } else { Vec::new() };
+        Op::Conv(Box::new(ConvAttrs { window, grouped, transposed, output_padding }))
+    }
+
     /// A pool's attributes.
     fn pool(&mut self, max: bool) -> Op {
         let window = self.window(false);
@@ -307,8 +314,10 @@ impl Attrs<'_> {
             "MatMul" => Op::MatMul { ta: self.bool("transpose_a", false), tb: self.bool("transpose_b", false) },
             "SoftMax" | "Softmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: false },
             "LogSoftmax" => Op::Softmax { axis: self.int("axis", Some(1)), log: true },
-            "Convolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: false })),
-            "GroupConvolution" => Op::Conv(Box::new(ConvAttrs { window: self.window(true), grouped: true })),
+            "Convolution" => self.conv(false, false),
+            "GroupConvolution" => self.conv(true, false),
+            "ConvolutionBackpropData" => self.conv(false, true),
+            "GroupConvolutionBackpropData" => self.conv(true, true),
             "MaxPool" => self.pool(true),
             "MVN" => {
                 let inside = match self.layer.attr("eps_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
