@@ -88,6 +88,10 @@ fn run_cases(dirs: Vec<PathBuf>) {
     for dir in dirs {
         let case: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
+        // A streaming case (several frames, state carried) is the conformance runner's.
+        if case["frames"].as_u64().is_some_and(|f| f > 1) {
+            continue;
+        }
         let xml = if dir.join("f32/model.xml").exists() { dir.join("f32/model.xml") } else { dir.join("model.xml") };
         let pins = case["pin"]
             .as_array()

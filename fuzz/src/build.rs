@@ -66,7 +66,7 @@ fn job(k: usize, m: &cellc::ir::Model, values: &[Vec<f64>], dir: &Path, lang: &s
         .iter()
         .enumerate()
         .map(|(o, t)| (dir.join(format!("{lang}{k}_out{o}.f32")), elements(&t.shape, batch)));
-    Ok(Job { module: k, inputs, outputs: outputs.collect() })
+    Ok(Job::single(k, inputs, outputs.collect()))
 }
 
 /// Writes the model of module `k` of `lang` to `out` as `{lang}{k}.xml` and `.bin`, so a

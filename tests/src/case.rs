@@ -32,6 +32,13 @@ struct CaseJson {
     cut_inputs: Vec<String>,
     #[serde(default)]
     cut_outputs: Vec<String>,
+    /// Runs one after another on one model value (streaming): the inputs hold this many
+    /// frames of their shape (a carried one: its first value), the outputs every frame's.
+    #[serde(default)]
+    frames: Option<usize>,
+    /// `[output, input]` pairs: each run's output is the next run's input.
+    #[serde(default)]
+    carry: Vec<[usize; 2]>,
 }
 
 /// A loaded case.
@@ -55,6 +62,31 @@ pub struct Case {
     pub pins: Vec<cellc::InputShape>,
     /// Where the model is cut (`--inputs`, `--outputs`).
     pub cut: (Vec<String>, Vec<String>),
+    /// Runs one after another on one model value (1: a single run).
+    pub frames: usize,
+    /// `(output, input)`: each run's output is the next run's input.
+    pub carry: Vec<(usize, usize)>,
+}
+
+impl Case {
+    /// The inputs of frame `f`: each input's part for it, a carried input's value as given
+    /// (the first frame's; later frames take the carried output instead).
+    pub fn frame_inputs(&self, f: usize) -> Vec<Vec<f64>> {
+        self.inputs
+            .iter()
+            .enumerate()
+            .map(|(k, (_, v))| {
+                let per = if self.carried(k) { v.len() } else { v.len() / self.frames };
+                let at = if self.carried(k) { 0 } else { f * per };
+                v[at..at + per].iter().map(|&x| f64::from(x)).collect()
+            })
+            .collect()
+    }
+
+    /// Whether input `k` is carried from an output.
+    pub fn carried(&self, k: usize) -> bool {
+        self.carry.iter().any(|&(_, i)| i == k)
+    }
 }
 
 /// Reads a raw little-endian data file: `.f32` as float32, `.i32` as int32 (converted).
@@ -100,7 +132,7 @@ impl Case {
         for (e, values) in &mut f16.outputs {
             let file = dir.join("f16").join(&e.file);
             *values = read_data(&file)?;
-            if values.len() != e.shape.iter().product::<usize>() {
+            if values.len() != e.shape.iter().product::<usize>() * f16.frames {
                 return Err(format!("{}: {} values, but shape {:?}", file.display(), values.len(), e.shape));
             }
         }
@@ -112,12 +144,16 @@ impl Case {
         let json_path = dir.join("case.json");
         let text = std::fs::read_to_string(&json_path).map_err(|e| format!("{}: {e}", json_path.display()))?;
         let cj: CaseJson = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?;
-        let load = |entries: Vec<TensorEntry>| -> Result<Vec<(TensorEntry, Vec<f32>)>, String> {
+        let frames = cj.frames.unwrap_or(1).max(1);
+        let carried: Vec<usize> = cj.carry.iter().map(|c| c[1]).collect();
+        let load = |entries: Vec<TensorEntry>, inputs: bool| -> Result<Vec<(TensorEntry, Vec<f32>)>, String> {
             entries
                 .into_iter()
-                .map(|e| {
+                .enumerate()
+                .map(|(k, e)| {
                     let data = read_data(&dir.join(&e.file))?;
-                    let want: usize = e.shape.iter().product();
+                    let once = inputs && carried.contains(&k);
+                    let want: usize = e.shape.iter().product::<usize>() * if once { 1 } else { frames };
                     if data.len() != want {
                         return Err(format!("{}: {} values, but shape {:?} needs {want}", e.file, data.len(), e.shape));
                     }
@@ -128,8 +164,8 @@ impl Case {
         Ok(Case {
             name: dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
             dir: dir.to_path_buf(),
-            inputs: load(cj.inputs)?,
-            outputs: load(cj.outputs)?,
+            inputs: load(cj.inputs, true)?,
+            outputs: load(cj.outputs, false)?,
             tolerance: cj.tolerance.unwrap_or(1e-5),
             ulps: cj.ulps.unwrap_or(0.0),
             model: dir.join("model.xml"),
@@ -139,6 +175,8 @@ impl Case {
                 .map(|p| cellc::InputShape::parse(p).map_err(|e| format!("{}: pin: {e}", json_path.display())))
                 .collect::<Result<_, _>>()?,
             cut: (cj.cut_inputs, cj.cut_outputs),
+            frames,
+            carry: cj.carry.iter().map(|c| (c[0], c[1])).collect(),
         })
     }
 

@@ -70,14 +70,15 @@ static float *read_values(const char *path, size_t *len)
 static int run_job(const struct module *m, const char *job)
 {
     char line[4096];
-    const float *ins[64];
-    float *outs[64];
-    size_t in_lens[64], out_lens[64], ni = 0, no = 0, k, j;
+    const float *ins[64], *frame_ins[64];
+    float *outs[64], *frame_outs[64], *state[64];
+    size_t in_lens[64], out_lens[64], frame_in[64], frame_out[64], ni = 0, no = 0, k, j, f, frames = 1, nc = 0;
+    size_t carry_out[64], carry_in[64], whole = 64;
     char out_paths[64][1024];
-    int status;
-    FILE *f = fopen(job, "r");
-    if (!f) { fprintf(stderr, "job %s: cannot open\n", job); return 1; }
-    while (fgets(line, sizeof line, f)) {
+    int status, carried[64] = {0};
+    FILE *f_job = fopen(job, "r");
+    if (!f_job) { fprintf(stderr, "job %s: cannot open\n", job); return 1; }
+    while (fgets(line, sizeof line, f_job)) {
         line[strcspn(line, "\n")] = 0;
         if (strncmp(line, "in ", 3) == 0 && ni < 64) {
             ins[ni] = read_values(line + 3, &in_lens[ni]);
@@ -93,27 +94,63 @@ static int run_job(const struct module *m, const char *job)
             outs[no] = malloc(out_lens[no] * sizeof(float) + 1);
             for (j = 0; j < out_lens[no]; ++j) outs[no][j] = NAN;
             ++no;
+        } else if (strncmp(line, "frames ", 7) == 0) {
+            frames = (size_t)strtoul(line + 7, NULL, 10);
+        } else if (strncmp(line, "whole ", 6) == 0) {
+            whole = (size_t)strtoul(line + 6, NULL, 10);
+        } else if (strncmp(line, "carry ", 6) == 0 && nc < 64) {
+            char *end;
+            carry_out[nc] = (size_t)strtoul(line + 6, &end, 10);
+            carry_in[nc] = (size_t)strtoul(end, NULL, 10);
+            ++nc;
         }
     }
-    fclose(f);
-    /* Wrong counts and lengths must be refused before anything is written. */
-    if (ni > 0 && m->run(ins, in_lens, ni - 1, outs, out_lens, no) != m->err_input_count) {
-        fprintf(stderr, "job %s: accepted too few inputs\n", job);
-        return 1;
-    }
-    if (ni > 0 && in_lens[0] > 0) {
-        in_lens[0] -= 1;
-        status = m->run(ins, in_lens, ni, outs, out_lens, no);
-        in_lens[0] += 1;
-        if (status == 0) { fprintf(stderr, "job %s: accepted an input one element short\n", job); return 1; }
-    }
-    for (k = 0; k < no; ++k) {
-        for (j = 0; j < out_lens[k]; ++j) {
-            if (!isnan(outs[k][j])) { fprintf(stderr, "job %s: wrote outputs before refusing\n", job); return 1; }
+    fclose(f_job);
+    if (frames == 0) frames = 1;
+    for (k = 0; k < nc; ++k) if (carry_in[k] < 64) carried[carry_in[k]] = 1;
+    for (k = whole; k < ni && k < 64; ++k) carried[k] = 1;
+    /* Each frame reads its part of an input (the whole of a carried one, which later frames
+       take from the output carried into it) and writes its part of each output. */
+    for (k = 0; k < ni; ++k) {
+        frame_in[k] = carried[k] ? in_lens[k] : in_lens[k] / frames;
+        state[k] = NULL;
+        if (carried[k]) {
+            state[k] = malloc(in_lens[k] * sizeof(float) + 1);
+            memcpy(state[k], ins[k], in_lens[k] * sizeof(float));
         }
     }
-    status = m->run(ins, in_lens, ni, outs, out_lens, no);
-    if (status != 0) { fprintf(stderr, "job %s: %s\n", job, m->status_name(status)); return 1; }
+    for (k = 0; k < no; ++k) frame_out[k] = out_lens[k] / frames;
+    for (f = 0; f < frames; ++f) {
+        for (k = 0; k < ni; ++k) frame_ins[k] = carried[k] ? state[k] : ins[k] + f * frame_in[k];
+        for (k = 0; k < no; ++k) frame_outs[k] = outs[k] + f * frame_out[k];
+        if (f == 0) {
+            /* Wrong counts and lengths must be refused before anything is written. */
+            if (ni > 0 && m->run(frame_ins, frame_in, ni - 1, frame_outs, frame_out, no) != m->err_input_count) {
+                fprintf(stderr, "job %s: accepted too few inputs\n", job);
+                return 1;
+            }
+            if (ni > 0 && frame_in[0] > 0) {
+                frame_in[0] -= 1;
+                status = m->run(frame_ins, frame_in, ni, frame_outs, frame_out, no);
+                frame_in[0] += 1;
+                if (status == 0) { fprintf(stderr, "job %s: accepted an input one element short\n", job); return 1; }
+            }
+            for (k = 0; k < no; ++k) {
+                for (j = 0; j < out_lens[k]; ++j) {
+                    if (!isnan(outs[k][j])) { fprintf(stderr, "job %s: wrote outputs before refusing\n", job); return 1; }
+                }
+            }
+        }
+        status = m->run(frame_ins, frame_in, ni, frame_outs, frame_out, no);
+        if (status != 0) { fprintf(stderr, "job %s: %s\n", job, m->status_name(status)); return 1; }
+        for (k = 0; k < nc; ++k) {
+            if (carry_out[k] >= no || carry_in[k] >= ni || frame_out[carry_out[k]] != frame_in[carry_in[k]]) {
+                fprintf(stderr, "job %s: bad carry\n", job);
+                return 1;
+            }
+            memcpy(state[carry_in[k]], frame_outs[carry_out[k]], frame_out[carry_out[k]] * sizeof(float));
+        }
+    }
     for (k = 0; k < no; ++k) {
         FILE *o = fopen(out_paths[k], "wb");
         for (j = 0; o && j < out_lens[k]; ++j) {
@@ -126,7 +163,10 @@ static int run_job(const struct module *m, const char *job)
         }
         if (o) fclose(o);
     }
-    for (k = 0; k < ni; ++k) free((void *)ins[k]);
+    for (k = 0; k < ni; ++k) {
+        free((void *)ins[k]);
+        free(state[k]);
+    }
     for (k = 0; k < no; ++k) free(outs[k]);
     return 0;
 }

@@ -17,8 +17,22 @@ pub struct Job {
     pub module: usize,
     /// Input files, in Parameter order.
     pub inputs: Vec<PathBuf>,
-    /// Output files and lengths, in Result order.
+    /// Output files and lengths, in Result order (all frames').
     pub outputs: Vec<(PathBuf, usize)>,
+    /// Runs of the model, one after another on the same model value: each reads its part of
+    /// every input but the carried ones, and writes its part of every output.
+    pub frames: usize,
+    /// `(output, input)`: after each run, the output becomes the input of the next run.
+    pub carry: Vec<(usize, usize)>,
+    /// Inputs from this one on (weights given at run time) are read whole by every frame.
+    pub whole_from: usize,
+}
+
+impl Job {
+    /// One run of `module` on `inputs`, writing `outputs`.
+    pub fn single(module: usize, inputs: Vec<PathBuf>, outputs: Vec<(PathBuf, usize)>) -> Job {
+        Job { module, inputs, outputs, frames: 1, carry: Vec::new(), whole_from: 0 }
+    }
 }
 
 /// The target of `CELLC_SCRATCH_TARGET`, if set.
@@ -72,32 +86,55 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(job).map_err(|e| e.to_string())?;
     let mut inputs = Vec::new();
     let mut outputs: Vec<(String, Vec<f32>)> = Vec::new();
+    let (mut frames, mut carry, mut whole) = (1usize, Vec::new(), usize::MAX);
     for line in text.lines() {
         let parts: Vec<&str> = line.splitn(3, ' ').collect();
         match parts.as_slice() {
             ["in", path] => inputs.push(read(path)),
             ["out", len, path] => outputs.push((path.to_string(), vec![f32::NAN; len.parse().map_err(|_| "bad length")?])),
+            ["frames", n] => frames = n.parse().map_err(|_| "bad frame count")?,
+            ["whole", n] => whole = n.parse().map_err(|_| "bad input index")?,
+            ["carry", o, i] => carry.push((o.parse::<usize>().map_err(|_| "bad carry")?, i.parse::<usize>().map_err(|_| "bad carry")?)),
             _ => return Err(format!("bad job line {line:?}")),
         }
     }
-    let ins: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
-    let mut outs: Vec<&mut [f32]> = outputs.iter_mut().map(|(_, v)| v.as_mut_slice()).collect();
+    // Each frame reads its part of an input (the whole of a carried one, which later frames
+    // take from the output carried into it) and writes its part of each output.
+    let carried = |k: usize| k >= whole || carry.iter().any(|&(_, i)| i == k);
+    let in_len: Vec<usize> = inputs.iter().enumerate().map(|(k, v)| if carried(k) { v.len() } else { v.len() / frames }).collect();
+    let out_len: Vec<usize> = outputs.iter().map(|(_, v)| v.len() / frames).collect();
+    let mut state: Vec<Vec<f32>> = inputs.iter().enumerate().map(|(k, v)| if carried(k) { v.clone() } else { Vec::new() }).collect();
     let mut model = Box::new(M::default());
-    // Wrong counts and lengths must be refused before anything is written.
-    if model.run(&ins[..ins.len().saturating_sub(1)], &mut outs).is_ok() {
-        return Err("accepted too few inputs".into());
-    }
-    if let Some(first) = ins.first().filter(|v| !v.is_empty()) {
-        let mut short = ins.clone();
-        short[0] = &first[..first.len() - 1];
-        if model.run(&short, &mut outs).is_ok() {
-            return Err("accepted an input one element short".into());
+    for f in 0..frames {
+        let ins: Vec<&[f32]> = inputs
+            .iter()
+            .enumerate()
+            .map(|(k, v)| if carried(k) { state[k].as_slice() } else { &v[f * in_len[k]..(f + 1) * in_len[k]] })
+            .collect();
+        let mut outs: Vec<&mut [f32]> =
+            outputs.iter_mut().enumerate().map(|(k, (_, v))| &mut v[f * out_len[k]..(f + 1) * out_len[k]]).collect();
+        if f == 0 {
+            // Wrong counts and lengths must be refused before anything is written.
+            if model.run(&ins[..ins.len().saturating_sub(1)], &mut outs).is_ok() {
+                return Err("accepted too few inputs".into());
+            }
+            if let Some(first) = ins.first().filter(|v| !v.is_empty()) {
+                let mut short = ins.clone();
+                short[0] = &first[..first.len() - 1];
+                if model.run(&short, &mut outs).is_ok() {
+                    return Err("accepted an input one element short".into());
+                }
+            }
+            if outs.iter().any(|o| o.iter().any(|v| !v.is_nan())) {
+                return Err("wrote outputs before refusing bad arguments".into());
+            }
+        }
+        model.run(&ins, &mut outs).map_err(|e| e.to_string())?;
+        let next: Vec<(usize, Vec<f32>)> = carry.iter().map(|&(o, i)| (i, outs[o].to_vec())).collect();
+        for (i, v) in next {
+            state[i] = v;
         }
     }
-    if outs.iter().any(|o| o.iter().any(|v| !v.is_nan())) {
-        return Err("wrote outputs before refusing bad arguments".into());
-    }
-    model.run(&ins, &mut outs).map_err(|e| e.to_string())?;
     for (path, v) in &outputs {
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         std::fs::write(path, bytes).map_err(|e| e.to_string())?;
@@ -257,6 +294,15 @@ impl Scratch {
             for (o, len) in &job.outputs {
                 let _ = std::fs::remove_file(o);
                 let _ = writeln!(text, "out {len} {}", o.display());
+            }
+            if job.frames > 1 {
+                let _ = writeln!(text, "frames {}", job.frames);
+            }
+            for (o, i) in &job.carry {
+                let _ = writeln!(text, "carry {o} {i}");
+            }
+            if job.frames > 1 {
+                let _ = writeln!(text, "whole {}", job.whole_from);
             }
             let path = jobs_dir.join(format!("job{k}.txt"));
             std::fs::write(&path, text).map_err(|e| e.to_string())?;

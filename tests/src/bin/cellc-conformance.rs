@@ -280,10 +280,11 @@ fn run() -> Result<bool, String> {
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
                     let rounded = cellc_conformance::stored_as(&model, &inputs, weight_type);
-                    let (ref_model, ref_inputs) = rounded.as_ref().map_or((&model, &inputs), |(m, i)| (m, i));
-                    let reference =
-                        guarded("the reference interpreter", || cellc::reference::run(ref_model, ref_inputs))
-                            .and_then(|r| r.map_err(|e| e.to_string()));
+                    let ref_model = rounded.as_ref().map_or(&model, |(m, _)| m);
+                    let reference = guarded("the reference interpreter", || {
+                        frames(&e.case, ref_model, rounded.as_ref().map(|(_, i)| i.as_slice()))
+                    })
+                    .and_then(|r| r);
                     match reference {
                         Ok(outs) => {
                             if rounded.is_some() {
@@ -385,6 +386,30 @@ fn run() -> Result<bool, String> {
     report(&entries, weights_mode, &out_dir, c_fuses)
 }
 
+/// The reference interpreter's outputs on a case, frame after frame on one session (each
+/// output the frames' values in order), the carried outputs fed back. `rounded`: the
+/// inputs with weights given as Parameters rounded to a stored type (a single frame).
+fn frames(case: &Case, m: &cellc::ir::Model, rounded: Option<&[Vec<f64>]>) -> Result<Vec<Vec<f64>>, String> {
+    let mut session = cellc::reference::Session::new(m);
+    let mut outs: Vec<Vec<f64>> = vec![Vec::new(); case.outputs.len()];
+    let mut carried: Vec<(usize, Vec<f64>)> = Vec::new();
+    for f in 0..case.frames {
+        let mut ins = match rounded {
+            Some(r) if case.frames == 1 => r.to_vec(),
+            _ => case.frame_inputs(f),
+        };
+        for (i, v) in carried.drain(..) {
+            ins[i] = v;
+        }
+        let got = cellc::reference::run_session(m, &ins, &mut session).map_err(|e| e.to_string())?;
+        carried = case.carry.iter().map(|&(o, i)| (i, got[o].clone())).collect();
+        for (acc, o) in outs.iter_mut().zip(got) {
+            acc.extend(o);
+        }
+    }
+    Ok(outs)
+}
+
 /// The jobs of the entries in `language` (at `level`), each writing its outputs into `out_dir`.
 fn jobs(entries: &[Entry], language: Language, level: Option<&str>, out_dir: &Path) -> Vec<Job> {
     let mut jobs = Vec::new();
@@ -406,6 +431,9 @@ fn jobs(entries: &[Entry], language: Language, level: Option<&str>, out_dir: &Pa
                 .enumerate()
                 .map(|(o, (_, v))| (out_dir.join(format!("{k}_{o}.f32")), v.len()))
                 .collect(),
+            frames: e.case.frames,
+            carry: e.case.carry.clone(),
+            whole_from: e.case.inputs.len(),
         });
     }
     jobs

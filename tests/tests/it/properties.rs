@@ -343,7 +343,7 @@ fn generated_code_matches_the_reference_interpreter() {
                 })
                 .fold(0.0, f64::max),
         );
-        let mut job = Job { module: k, inputs: Vec::new(), outputs: Vec::new() };
+        let mut job = Job::single(k, Vec::new(), Vec::new());
         for (i, v) in inputs.iter().enumerate() {
             let p = data.join(format!("{k}_in{i}.f32"));
             write_f32(&p, v).expect("write input");

