@@ -6,7 +6,9 @@ the median of the rounds, go to a JSON file. The peers are called from Python: t
 a call to a model that does nothing is measured too (`python_call_floor_ns`).
 
 Usage: python bench/models.py OUT.json [--rounds N] [MODEL_DIR …]
-(run by bench/run.sh with the pinned onnxruntime and OpenVINO of bench/openvino/requirements.txt)
+(run by bench/run.sh with the pinned onnxruntime and OpenVINO of bench/openvino/requirements.txt);
+it also writes the whole-model section of docs/PERFORMANCE.md (between `models:begin` and
+`models:end`) when it timed the default models.
 """
 import json
 import os
@@ -121,7 +123,7 @@ def cellc_binaries(case_dir, work, cellc):
     pins = [a for p in case.get("pin", []) for a in ("--input", p)]
     crate = work / "rust"
     (crate / "src").mkdir(parents=True, exist_ok=True)
-    subprocess.run([cellc, str(xml), *pins, "--name", "net", "-o", str(crate / "src" / "net.rs")], check=True)
+    subprocess.run([cellc, str(xml), *pins, "--name", "Net", "-o", str(crate / "src" / "net.rs")], check=True)
     (crate / "src" / "main.rs").write_text(RUST_MAIN)
     runtime = ROOT / "runtime"
     (crate / "Cargo.toml").write_text(
@@ -221,9 +223,34 @@ def python_floor():
     sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     x = {"x": np.zeros(1, np.float32)}
     core = ov.Core()
-    compiled = core.compile_model(ov.convert_model(m), "CPU", {"INFERENCE_NUM_THREADS": 1})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "identity.onnx"
+        onnx.save(m, path)
+        compiled = core.compile_model(ov.convert_model(str(path)), "CPU", {"INFERENCE_NUM_THREADS": 1})
     request = compiled.create_infer_request()
     return {"onnxruntime": median_call(lambda: sess.run(None, x)), "openvino": median_call(lambda: request.infer(x))}
+
+
+def render(results):
+    """The whole-model section of docs/PERFORMANCE.md."""
+    rows = ["| model | cellc Rust | cellc C | onnxruntime | OpenVINO | cellc Rust / faster peer |", "|---|---|---|---|---|---|"]
+    for name, s in results["models"].items():
+        us = lambda k: f"{s[k]['median_ns'] / 1000:.1f} µs" if k in s else "—"
+        peer = min(s[k]["median_ns"] for k in ("onnxruntime", "openvino") if k in s)
+        rows.append(f"| `{name}` | {us('cellc Rust')} | {us('cellc C')} | {us('onnxruntime')} | {us('openvino')} | "
+                    f"{s['cellc Rust']['median_ns'] / peer:.2f} |")
+    floor = results["python_call_floor_ns"]
+    return "\n".join([
+        f"Measured {time.strftime('%Y-%m-%d')} on {results['cpu']} with `python3 bench/models.py` "
+        f"({results['rounds']} interleaved rounds of {results['calls_per_round']} calls, the median call of each, "
+        "then the median of the rounds; f32, one thread; the same inputs, those of each case):",
+        "",
+        *rows,
+        "",
+        f"The peers are called from Python: a call to a model that does nothing costs "
+        f"{floor['onnxruntime'] / 1000:.1f} µs in onnxruntime and {floor['openvino'] / 1000:.1f} µs in OpenVINO "
+        "on the same machine, included in their columns.",
+    ])
 
 
 def main():
@@ -261,6 +288,13 @@ def main():
             results["models"][name] = {k: {"median_ns": float(np.median(v)), "rounds_ns": v} for k, v in s.items()}
         results["python_call_floor_ns"] = python_floor()
     out.write_text(json.dumps(results, indent=1) + "\n")
+    if not args:
+        doc = ROOT / "docs" / "PERFORMANCE.md"
+        text = doc.read_text()
+        begin, end = "<!-- models:begin -->", "<!-- models:end -->"
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            doc.write_text(f"{head}{begin}\n{render(results)}\n{end}{rest.split(end, 1)[1]}")
     for name, s in results["models"].items():
         row = ", ".join(f"{k} {v['median_ns'] / 1000:.1f} µs" for k, v in s.items())
         print(f"{name}: {row}")
