@@ -741,6 +741,35 @@ def norms(out):
     openvino_case(out, "ov_norms", model, feeds, norms.__doc__)
 
 
+def einsums(out):
+    """Einsum (opset 7) as exporters write grouped and plain linear layers and other
+    products: a grouped linear layer (btgi,gih->btgh), a dense one (bti,ih->bth), a batched
+    product of two run-time tensors, an outer product, an implicit output, a transpose and
+    a sum of one operand, and an operand's own subscript summed out; against OpenVINO."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(13)
+    x = ops.parameter([2, 5, 3, 4], np.float32, name="x")
+    y = ops.parameter([2, 4, 6], np.float32, name="y")
+    w = lambda *s: ops.constant(rng.uniform(-0.5, 0.5, s).astype(np.float32))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    named(ops.einsum([x, w(3, 4, 7)], "btgi,gih->btgh"), "grouped_linear")
+    named(ops.einsum([y, w(6, 5)], "bti,ih->bth"), "dense")
+    named(ops.einsum([y, ops.reshape(x, ops.constant(np.array([2, 6, 10], np.int64)), False)], "bij,bjk->bik"), "batched")
+    named(ops.einsum([w(3), ops.reshape(y, ops.constant(np.array([48], np.int64)), False)], "i,j->ij"), "outer")
+    named(ops.einsum([y, w(6, 2)], "bij,jk"), "implicit")
+    named(ops.einsum([y], "bij->jb"), "transpose_sum")
+    named(ops.einsum([x, w(4, 2)], "btgi,ih->bh"), "summed_out")
+    model = ov.Model(outs, [x, y], "einsums")
+    feeds = {"x": rng.uniform(-1, 1, (2, 5, 3, 4)).astype(np.float32), "y": rng.uniform(-1, 1, (2, 4, 6)).astype(np.float32)}
+    openvino_case(out, "ov_einsums", model, feeds, einsums.__doc__)
+
+
 SILERO_WHOLE = [
     ("silero_vad", "silero_vad_openvino_16k.onnx", [], 1),
     ("silero_vad_sequence", "silero_vad_16k_sequence.onnx", ["input=[8,576]"], 8),
@@ -974,6 +1003,7 @@ def main():
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
         ("ov_norms", norms),
+        ("ov_einsums", einsums),
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),
         ("aecmos", aecmos),

@@ -4,6 +4,7 @@
 pub mod cells;
 pub mod chain;
 pub mod conv;
+pub mod einsum;
 pub mod elementwise;
 pub mod linear;
 pub mod norm;
@@ -125,6 +126,8 @@ pub enum Op {
     },
     /// `Convolution` or `GroupConvolution`.
     Conv(Box<conv::ConvAttrs>),
+    /// `Einsum` of one or two operands.
+    Einsum(Box<einsum::Equation>),
     /// `MVN`, `NormalizeL2` or `BatchNormInference`.
     Norm(norm::Norm),
     /// `MaxPool` or `AvgPool`.
@@ -228,6 +231,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Pad(_) | Op::Pick(_) => pad::infer(op, ins)?,
         Op::Pool(_) => pool::infer(op, ins)?,
         Op::Norm(_) => norm::infer(op, ins)?,
+        Op::Einsum(_) => einsum::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {

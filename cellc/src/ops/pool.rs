@@ -1,6 +1,6 @@
 //! Pools over spatial axes: `MaxPool` (opset 1 and 8) and `AvgPool` (opset 1). A pool is
 //! a window over each channel alone; `passes::lower` gathers its windows with a
-//! [`super::conv::Pick`] and reduces them.
+//! [`super::pad::Pick`] and reduces them.
 use super::conv::{ConvGeometry, Window};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};

@@ -25,6 +25,7 @@ pub fn lower(g: &mut Graph) {
             Op::Pad(mode) => pad(g, id, mode),
             Op::Pool(a) => pool(g, id, &a, &readers),
             Op::Norm(n) => norm(g, id, n),
+            Op::Einsum(eq) => einsum(g, id, &eq),
             _ => {}
         }
     }
@@ -272,6 +273,84 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) {
         && g.tensors[out].fact.shape == g.tensors[y].fact.shape
     {
         replace(g, y, out, &[id]);
+    }
+}
+
+/// Integers as a constant of one axis.
+fn ints(g: &mut Graph, id: NodeId, v: &[i64]) -> TensorId {
+    constant(g, id, Elem::I64, &[v.len()], Data::Int(v.iter().map(|&x| Sym::known(x)).collect()))
+}
+
+/// `t` (subscripts `have`) with the subscripts in `drop` summed out and the rest put in the
+/// order of `want`; returns the tensor and its subscripts.
+fn arrange(g: &mut Graph, id: NodeId, t: TensorId, have: &[char], drop: &[char], want: &[char]) -> Option<TensorId> {
+    let mut t = t;
+    let kept: Vec<char> = have.iter().copied().filter(|c| !drop.contains(c)).collect();
+    if kept.len() < have.len() {
+        let axes: Vec<i64> = (0..have.len()).filter(|&k| drop.contains(&have[k])).map(|k| k as i64).collect();
+        let a = ints(g, id, &axes);
+        t = add(g, id, Op::Reduce { kind: ReduceKind::Sum, keep_dims: false }, &[t, a])?;
+    }
+    let perm: Vec<i64> =
+        want.iter().map(|c| kept.iter().position(|k| k == c).map(|p| p as i64)).collect::<Option<_>>()?;
+    if perm.iter().enumerate().any(|(k, &p)| p != k as i64) {
+        let p = ints(g, id, &perm);
+        t = add(g, id, Op::Transpose, &[t, p])?;
+    }
+    Some(t)
+}
+
+/// An `Einsum` as sums, transposes, reshapes and one matrix product: the subscripts shared
+/// by both operands and the output are the product's batch, those shared by the operands
+/// alone its contraction; a subscript of one operand alone is summed out first.
+fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) {
+    let node = &g.nodes[id];
+    let Some(&y) = node.outputs.first() else { return };
+    let Some(ins) = node.inputs.iter().copied().collect::<Option<Vec<TensorId>>>() else { return };
+    let out = &eq.output;
+    let result = (|| {
+        if let ([a], [t]) = (&eq.inputs[..], &ins[..]) {
+            let drop: Vec<char> = a.iter().copied().filter(|c| !out.contains(c)).collect();
+            return arrange(g, id, *t, a, &drop, out);
+        }
+        let ([a, b], [ta, tb]) = (&eq.inputs[..], &ins[..]) else { return None };
+        let in_a = |c: &char| a.contains(c);
+        let in_b = |c: &char| b.contains(c);
+        let batch: Vec<char> = out.iter().copied().filter(|c| in_a(c) && in_b(c)).collect();
+        let contract: Vec<char> = a.iter().copied().filter(|c| in_b(c) && !out.contains(c)).collect();
+        let a_free: Vec<char> = out.iter().copied().filter(|c| in_a(c) && !in_b(c)).collect();
+        let b_free: Vec<char> = out.iter().copied().filter(|c| in_b(c) && !in_a(c)).collect();
+        let a_sum: Vec<char> = a.iter().copied().filter(|c| !in_b(c) && !out.contains(c)).collect();
+        let b_sum: Vec<char> = b.iter().copied().filter(|c| !in_a(c) && !out.contains(c)).collect();
+        let sizes = {
+            let shapes: Vec<&[Sym]> =
+                [*ta, *tb].iter().map(|&t| g.tensors[t].fact.shape.as_deref()).collect::<Option<_>>()?;
+            eq.sizes(&shapes).ok()?
+        };
+        let size = |c: &char| sizes.iter().find(|(l, _)| l == c).map(|(_, s)| *s);
+        let known = |cs: &[char]| cs.iter().try_fold(1i64, |acc, c| acc.checked_mul(size(c)?.value()?));
+        let (m, k, n) = (known(&a_free)?, known(&contract)?, known(&b_free)?);
+        let order_a: Vec<char> = [&batch[..], &a_free, &contract].concat();
+        let order_b: Vec<char> = [&batch[..], &contract, &b_free].concat();
+        let xa = arrange(g, id, *ta, a, &a_sum, &order_a)?;
+        let xb = arrange(g, id, *tb, b, &b_sum, &order_b)?;
+        // Batch axes kept by position (0 copies the dimension, a dynamic one included).
+        let lead: Vec<i64> = vec![0; batch.len()];
+        let sa = ints(g, id, &[&lead[..], &[m, k]].concat());
+        let sb = ints(g, id, &[&lead[..], &[k, n]].concat());
+        let ra = add(g, id, Op::Reshape { special_zero: true }, &[xa, sa])?;
+        let rb = add(g, id, Op::Reshape { special_zero: true }, &[xb, sb])?;
+        let p = add(g, id, Op::MatMul { ta: false, tb: false }, &[ra, rb])?;
+        let free: Vec<i64> = a_free.iter().chain(&b_free).map(|c| size(c)?.value()).collect::<Option<_>>()?;
+        let so = ints(g, id, &[&lead[..], &free].concat());
+        let r = add(g, id, Op::Reshape { special_zero: true }, &[p, so])?;
+        let have: Vec<char> = [&batch[..], &a_free, &b_free].concat();
+        arrange(g, id, r, &have, &[], out)
+    })();
+    if let Some(t) = result
+        && g.tensors[t].fact.shape == g.tensors[y].fact.shape
+    {
+        replace(g, y, t, &[id]);
     }
 }
 

@@ -47,6 +47,7 @@ const TABLE: &[Entry] = &[
         &["strides", "dilations", "pads_begin", "pads_end", "auto_pad", "output_padding"],
     ),
     (&["Pad"], &["opset1", "opset12"], &["pad_mode"]),
+    (&["Einsum"], &["opset7"], &["equation"]),
     (&["MVN"], &["opset6"], &["normalize_variance", "eps", "eps_mode"]),
     (&["NormalizeL2"], &["opset1"], &["eps", "eps_mode"]),
     (&["BatchNormInference"], &["opset5"], &["epsilon"]),

@@ -344,6 +344,17 @@ impl Attrs<'_> {
                 };
                 Op::Norm(Norm::L2 { eps: self.float("eps", None), mode })
             }
+            "Einsum" => match self.layer.attr("equation").map(crate::ops::einsum::Equation::parse) {
+                Some(Ok(eq)) => Op::Einsum(Box::new(eq)),
+                Some(Err(msg)) => {
+                    self.err(self.layer.attr_pos("equation"), msg);
+                    Op::Unknown
+                }
+                None => {
+                    self.err(self.layer.data_pos.or(self.layer.pos), "no `equation` attribute in <data>".to_owned());
+                    Op::Unknown
+                }
+            },
             "BatchNormInference" => Op::Norm(Norm::Batch { eps: self.float("epsilon", None) }),
             "AvgPool" => self.pool(false),
             "Pad" => match self.layer.attr("pad_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {

@@ -1,0 +1,179 @@
+//! `Einsum` (opset 7) of one or two operands, each letter of an operand naming one of its
+//! axes: what it computes here (shape rule and evaluation on constants), and the plan of
+//! transposes, reshapes, a sum and a matrix product `passes::lower` rewrites it into.
+use super::tensor::{count, extents, show, strides, unflatten};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Fact, Sym};
+
+/// A parsed equation: the letters of each operand and of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Equation {
+    /// The operands' subscripts.
+    pub inputs: Vec<Vec<char>>,
+    /// The output's subscripts.
+    pub output: Vec<char>,
+}
+
+impl Equation {
+    /// Parses `ab,bc->ac` (an implicit output, `ab,bc`, takes the letters used once, in
+    /// alphabetical order, as numpy does). Ellipses and letters repeated within one operand
+    /// (diagonals) are refused.
+    pub fn parse(s: &str) -> Result<Equation, String> {
+        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        if s.contains("...") {
+            return Err(format!("equation {s:?}: cellc does not compile ellipses (`...`) in Einsum yet"));
+        }
+        let (lhs, out) = match s.split_once("->") {
+            Some((l, r)) => (l.to_owned(), Some(r.to_owned())),
+            None => (s.clone(), None),
+        };
+        let inputs: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
+        if inputs.is_empty() || inputs.len() > 2 {
+            return Err(format!("equation {s:?} has {} operands; cellc compiles Einsum of one or two", inputs.len()));
+        }
+        let letters = |t: &[char]| -> Result<(), String> {
+            if let Some(c) = t.iter().find(|c| !c.is_ascii_alphabetic()) {
+                return Err(format!("equation {s:?}: {c:?} is not a subscript letter"));
+            }
+            if let Some(c) = t.iter().find(|&&c| t.iter().filter(|&&d| d == c).count() > 1) {
+                return Err(format!(
+                    "equation {s:?} repeats {c:?} within one term (a diagonal); cellc does not compile that"
+                ));
+            }
+            Ok(())
+        };
+        for t in &inputs {
+            letters(t)?;
+        }
+        let output: Vec<char> = match out {
+            Some(o) => o.chars().collect(),
+            None => {
+                let mut once: Vec<char> = inputs
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .filter(|c| inputs.iter().flatten().filter(|d| *d == c).count() == 1)
+                    .collect();
+                once.sort_unstable();
+                once
+            }
+        };
+        letters(&output)?;
+        if let Some(c) = output.iter().find(|c| !inputs.iter().flatten().any(|d| d == *c)) {
+            return Err(format!("equation {s:?}: output subscript {c:?} is not in any operand"));
+        }
+        Ok(Equation { inputs, output })
+    }
+
+    /// The size of each letter, from the operands' shapes; a letter's sizes must agree.
+    pub fn sizes(&self, shapes: &[&[Sym]]) -> Result<Vec<(char, Sym)>, String> {
+        let mut sizes: Vec<(char, Sym)> = Vec::new();
+        for (k, (t, s)) in self.inputs.iter().zip(shapes).enumerate() {
+            if t.len() != s.len() {
+                return Err(format!(
+                    "operand {k} has shape {} for subscripts {:?}",
+                    show(s),
+                    t.iter().collect::<String>()
+                ));
+            }
+            for (&c, &d) in t.iter().zip(s.iter()) {
+                match sizes.iter().find(|(l, _)| *l == c) {
+                    Some((_, e)) if e.equals(d) == Some(false) || (!e.is_known() && *e != d) => {
+                        return Err(format!("subscript {c:?} is {e} in one operand and {d} in another"));
+                    }
+                    Some(_) => {}
+                    None => sizes.push((c, d)),
+                }
+            }
+        }
+        Ok(sizes)
+    }
+}
+
+fn size_of(sizes: &[(char, Sym)], c: char) -> Sym {
+    sizes.iter().find(|(l, _)| *l == c).map_or(Sym::known(1), |(_, s)| *s)
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let Op::Einsum(eq) = op else { return Err("not an Einsum".to_owned()) };
+    if ins.len() != eq.inputs.len() {
+        return Err(format!("the equation has {} operands; the layer has {} inputs", eq.inputs.len(), ins.len()));
+    }
+    let facts: Vec<&Fact> = (0..ins.len()).map(|i| input(ins, i, "operand")).collect::<Result<_, _>>()?;
+    let shapes: Vec<&[Sym]> = (0..ins.len()).map(|i| input_shape(ins, i, "operand")).collect::<Result<_, _>>()?;
+    let elem = facts[0].elem;
+    if facts.iter().any(|f| f.elem != elem) || !elem.is_float() {
+        return Err("its operands must be of one float type".to_owned());
+    }
+    let sizes = eq.sizes(&shapes)?;
+    let out: Vec<Sym> = eq.output.iter().map(|&c| size_of(&sizes, c)).collect();
+    let value = (|| {
+        let vals: Vec<Vec<f64>> = facts.iter().map(|f| f.value.as_ref()?.floats()).collect::<Option<_>>()?;
+        let letters: Vec<char> = sizes.iter().map(|(c, _)| *c).collect();
+        let ext = extents(&sizes.iter().map(|(_, s)| *s).collect::<Vec<_>>())?;
+        if sizes.iter().any(|(_, s)| !s.is_known()) {
+            return None;
+        }
+        let oext: Vec<usize> =
+            eq.output.iter().map(|c| ext[letters.iter().position(|l| l == c).unwrap_or(0)]).collect();
+        let ost = strides(&oext);
+        let operand_strides: Vec<Vec<(usize, usize)>> = eq
+            .inputs
+            .iter()
+            .map(|t| {
+                let e: Vec<usize> = t.iter().map(|c| ext[letters.iter().position(|l| l == c).unwrap_or(0)]).collect();
+                let st = strides(&e);
+                t.iter().zip(st).map(|(c, s)| (letters.iter().position(|l| l == c).unwrap_or(0), s)).collect()
+            })
+            .collect();
+        let mut result = vec![0.0; count(&oext)];
+        let mut idx = vec![0; ext.len()];
+        for i in 0..count(&ext) {
+            unflatten(i, &ext, &mut idx);
+            let prod: f64 = vals
+                .iter()
+                .zip(&operand_strides)
+                .map(|(v, st)| v[st.iter().map(|&(l, s)| idx[l] * s).sum::<usize>()])
+                .product();
+            let at: usize = eq
+                .output
+                .iter()
+                .zip(&ost)
+                .map(|(c, s)| idx[letters.iter().position(|l| l == c).unwrap_or(0)] * s)
+                .sum();
+            result[at] += prod;
+        }
+        Some(Data::Float(result.into_iter().map(|v| elem.round(v)).collect()))
+    })();
+    Ok(vec![Fact { elem, shape: Some(out), value }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equations_parse_with_numpy_implicit_outputs_and_refuse_what_is_not_compiled() {
+        let e = Equation::parse("btgi, gih -> btgh").expect("parses");
+        assert_eq!(e.inputs, [vec!['b', 't', 'g', 'i'], vec!['g', 'i', 'h']]);
+        assert_eq!(e.output, ['b', 't', 'g', 'h']);
+        // Implicit: the letters used once, in alphabetical order.
+        assert_eq!(Equation::parse("kj,ji").expect("parses").output, ['i', 'k']);
+        assert!(Equation::parse("ii->i").is_err_and(|m| m.contains("diagonal")));
+        assert!(Equation::parse("...i,ij->...j").is_err_and(|m| m.contains("ellips")));
+        assert!(Equation::parse("ij,jk,kl->il").is_err_and(|m| m.contains("3 operands")));
+        assert!(Equation::parse("ij->ik").is_err_and(|m| m.contains("'k'")));
+    }
+
+    #[test]
+    fn a_folded_einsum_is_the_sum_of_products() {
+        use crate::graph::Elem;
+        let k = Sym::known;
+        let a = Fact::constant(Elem::F64, vec![k(2), k(3)], Data::Float((1..=6).map(f64::from).collect()));
+        let b = Fact::constant(Elem::F64, vec![k(3)], Data::Float(vec![1.0, 0.5, -1.0]));
+        let op = Op::Einsum(Box::new(Equation::parse("ij,j->i").expect("parses")));
+        let y = &crate::ops::infer(&op, &[Some(&a), Some(&b)], 1).expect("infers")[0];
+        // Row by row: 1 + 1 - 3 and 4 + 2.5 - 6.
+        assert_eq!(y.value, Some(Data::Float(vec![-1.0, 0.5])));
+    }
+}
