@@ -770,6 +770,34 @@ def einsums(out):
     openvino_case(out, "ov_einsums", model, feeds, einsums.__doc__)
 
 
+def scatters(out):
+    """ScatterUpdate (along an axis, indices of one and two axes) and ScatterNDUpdate
+    (values and slices, negative indices) with constant indices, on run-time data and updates, as streaming
+    models update their caches; against OpenVINO."""
+    import openvino.opset13 as ops
+    import openvino.opset15 as o15
+
+    rng = np.random.default_rng(17)
+    cache = ops.parameter([2, 6, 4], np.float32, name="cache")
+    frame = ops.parameter([2, 1, 4], np.float32, name="frame")
+    vals = ops.parameter([3, 4], np.float32, name="vals")
+    i = lambda v: ops.constant(np.array(v, np.int64))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    named(ops.scatter_update(cache, i([5]), frame, i(1)), "update_last")
+    named(ops.scatter_update(cache, i([[4, 0], [2, 3]]), ops.reshape(ops.concat([frame] * 4, 1), i([2, 2, 2, 4]), False), i(1)), "update_2d_indices")
+    named(ops.scatter_nd_update(cache, i([[1, 5], [0, -6], [1, 2]]), vals), "nd_rows")
+    named(o15.scatter_nd_update(cache, i([[1]]), ops.reshape(ops.concat([vals, vals], 0), i([1, 6, 4]), False)), "nd_slice_v15")
+    model = ov.Model(outs, [cache, frame, vals], "scatters")
+    feeds = {"cache": rng.uniform(-1, 1, (2, 6, 4)).astype(np.float32), "frame": rng.uniform(-1, 1, (2, 1, 4)).astype(np.float32),
+             "vals": rng.uniform(-1, 1, (3, 4)).astype(np.float32)}
+    openvino_case(out, "ov_scatters", model, feeds, scatters.__doc__)
+
+
 SILERO_WHOLE = [
     ("silero_vad", "silero_vad_openvino_16k.onnx", [], 1),
     ("silero_vad_sequence", "silero_vad_16k_sequence.onnx", ["input=[8,576]"], 8),
@@ -1004,6 +1032,7 @@ def main():
         ("ov_convolutions", convolutions),
         ("ov_norms", norms),
         ("ov_einsums", einsums),
+        ("ov_scatters", scatters),
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),
         ("aecmos", aecmos),

@@ -11,6 +11,7 @@ pub mod norm;
 pub mod pad;
 pub mod pool;
 pub mod reduce;
+pub mod scatter;
 pub mod shape;
 pub mod strided;
 pub(crate) mod tensor;
@@ -126,6 +127,8 @@ pub enum Op {
     },
     /// `Convolution` or `GroupConvolution`.
     Conv(Box<conv::ConvAttrs>),
+    /// `ScatterUpdate` or `ScatterNDUpdate` (indices known at compile time).
+    Scatter(scatter::Scatter),
     /// `Einsum` of one or two operands.
     Einsum(Box<einsum::Equation>),
     /// `MVN`, `NormalizeL2` or `BatchNormInference`.
@@ -232,6 +235,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Pool(_) => pool::infer(op, ins)?,
         Op::Norm(_) => norm::infer(op, ins)?,
         Op::Einsum(_) => einsum::infer(op, ins)?,
+        Op::Scatter(_) => scatter::infer(op, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {

@@ -26,6 +26,7 @@ pub fn lower(g: &mut Graph) {
             Op::Pool(a) => pool(g, id, &a, &readers),
             Op::Norm(n) => norm(g, id, n),
             Op::Einsum(eq) => einsum(g, id, &eq),
+            Op::Scatter(kind) => scatter(g, id, kind),
             _ => {}
         }
     }
@@ -351,6 +352,54 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) {
         && g.tensors[t].fact.shape == g.tensors[y].fact.shape
     {
         replace(g, y, t, &[id]);
+    }
+}
+
+/// A scatter by constant indices: the data and the updates, flattened and joined, then
+/// gathered by a table saying which of them each output value is.
+fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) {
+    let node = &g.nodes[id];
+    let Some(&y) = node.outputs.first() else { return };
+    let (Some(d), Some(u)) = (node_input(g, id, 0), node_input(g, id, 2)) else { return };
+    let from = {
+        let ins: Vec<Option<&Fact>> = (0..node.inputs.len()).map(|i| g.input_fact(id, i)).collect();
+        match crate::ops::scatter::sources(kind, &ins) {
+            Ok(f) => f,
+            Err(_) => return,
+        }
+    };
+    let Some(dims) = g.tensors[d]
+        .fact
+        .shape
+        .as_ref()
+        .and_then(|s| s.iter().map(|x| usize::try_from(x.value()?).ok()).collect::<Option<Vec<usize>>>())
+    else {
+        return;
+    };
+    let ld = from.len();
+    let Some(lu) = g.tensors[u].fact.known_len() else { return };
+    if (ld + lu) as u64 > crate::limits::MAX_PICK_TABLE {
+        return;
+    }
+    let out = (|| {
+        let flat = ints(g, id, &[-1]);
+        let fd = add(g, id, Op::Reshape { special_zero: false }, &[d, flat])?;
+        let fu = add(g, id, Op::Reshape { special_zero: false }, &[u, flat])?;
+        let both = add(g, id, Op::Concat { axis: 0 }, &[fd, fu])?;
+        let table = from
+            .iter()
+            .map(|f| match *f {
+                Ok(i) => i as u32,
+                Err(j) => (ld + j) as u32,
+            })
+            .collect();
+        let pick = Pick { lead: 0, shape: dims, entry: ld + lu, table, fill: 0.0 };
+        add(g, id, Op::Pick(Box::new(pick)), &[both])
+    })();
+    if let Some(out) = out
+        && g.tensors[out].fact.shape == g.tensors[y].fact.shape
+    {
+        replace(g, y, out, &[id]);
     }
 }
 

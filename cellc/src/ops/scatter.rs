@@ -1,0 +1,136 @@
+//! `ScatterUpdate` (opset 3) and `ScatterNDUpdate` (opset 3, and 15 without a reduction)
+//! with indices known at compile time: the data with some of its values (or slices)
+//! replaced by the updates, as streaming models write their caches. `passes::lower` makes
+//! a gather by a table of it over the data and the updates joined.
+use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
+use super::{Op, input, input_shape};
+use crate::graph::{Data, Fact, Sym};
+
+/// Which scatter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scatter {
+    /// `ScatterUpdate`: the indices pick positions along one axis (input 3).
+    Axis,
+    /// `ScatterNDUpdate`: each index row picks a value or a slice.
+    Nd,
+}
+
+/// For each value of the output, where it comes from: `Ok(i)` value `i` of the data,
+/// `Err(j)` value `j` of the updates (the last update of a position wins).
+pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize, usize>>, String> {
+    let ds = input_shape(ins, 0, "data")?;
+    let is = input_shape(ins, 1, "indices")?;
+    let us = input_shape(ins, 2, "updates")?;
+    let known = |s: &[Sym], what: &str| {
+        s.iter()
+            .map(|d| d.value().and_then(|v| usize::try_from(v).ok()))
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| format!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
+    };
+    let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
+    let idx = known_ints(input(ins, 1, "indices")?.value.as_ref(), "the indices (input 1)")?;
+    let mut from: Vec<Result<usize, usize>> = (0..count(&dext)).map(Ok).collect();
+    let dst = strides(&dext);
+    let norm = |i: i64, dim: usize| -> Result<usize, String> {
+        let n = dim as i64;
+        let j = if i < 0 { i + n } else { i };
+        usize::try_from(j)
+            .ok()
+            .filter(|&j| j < dim)
+            .ok_or_else(|| format!("index {i} is out of range for a dimension of {dim}"))
+    };
+    match kind {
+        Scatter::Axis => {
+            let a = known_ints(input(ins, 3, "axis")?.value.as_ref(), "the axis (input 3)")?;
+            let [a] = a[..] else { return Err("the axis (input 3) must be one number".to_owned()) };
+            let a = axis(a, dext.len())?;
+            // updates: data[..a] ++ indices ++ data[a+1..].
+            let want: Vec<usize> = [&dext[..a], &iext[..], &dext[a + 1..]].concat();
+            if uext != want {
+                return Err(format!("the updates have shape {}; expected {want:?}", show(us)));
+            }
+            let mut u_idx = vec![0; uext.len()];
+            for j in 0..count(&uext) {
+                unflatten(j, &uext, &mut u_idx);
+                let flat_i: usize = u_idx[a..a + iext.len()].iter().zip(strides(&iext)).map(|(x, s)| x * s).sum();
+                // OpenVINO's CPU plugin refuses negative indices here (ScatterNDUpdate counts
+                // them from the end).
+                let i = idx[flat_i];
+                if i < 0 {
+                    return Err(format!("index {i}: ScatterUpdate takes indices from 0 to {}", dext[a] - 1));
+                }
+                let pos = norm(i, dext[a])?;
+                let mut at = 0;
+                for (k, &s) in dst.iter().enumerate() {
+                    let x = if k < a {
+                        u_idx[k]
+                    } else if k == a {
+                        pos
+                    } else {
+                        u_idx[k - 1 + iext.len()]
+                    };
+                    at += x * s;
+                }
+                from[at] = Err(j);
+            }
+        }
+        Scatter::Nd => {
+            let depth = *iext.last().ok_or("the indices have no axes")?;
+            if depth == 0 || depth > dext.len() {
+                return Err(format!("index rows of {depth} values for data of rank {}", dext.len()));
+            }
+            let rows = count(&iext[..iext.len() - 1]);
+            let slice: usize = count(&dext[depth..]);
+            let want: Vec<usize> = [&iext[..iext.len() - 1], &dext[depth..]].concat();
+            if uext != want {
+                return Err(format!("the updates have shape {}; expected {want:?}", show(us)));
+            }
+            for r in 0..rows {
+                let mut base = 0;
+                for k in 0..depth {
+                    base += norm(idx[r * depth + k], dext[k])? * dst[k];
+                }
+                for e in 0..slice {
+                    from[base + e] = Err(r * slice + e);
+                }
+            }
+        }
+    }
+    Ok(from)
+}
+
+pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+    let Op::Scatter(kind) = op else { return Err("not a scatter".to_owned()) };
+    let data = input(ins, 0, "data")?;
+    let updates = input(ins, 2, "updates")?;
+    if updates.elem != data.elem {
+        return Err(format!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
+    }
+    let from = sources(*kind, ins)?;
+    let value = (|| {
+        let (d, u) = (data.value.as_ref()?, updates.value.as_ref()?);
+        extents(data.shape.as_deref()?)?;
+        Some(match (d, u) {
+            (Data::Float(d), Data::Float(u)) => Data::Float(
+                from.iter()
+                    .map(|f| match *f {
+                        Ok(i) => d[i],
+                        Err(j) => u[j],
+                    })
+                    .collect(),
+            ),
+            _ => {
+                let (d, u) = (d.ints()?, u.ints()?);
+                Data::Int(
+                    from.iter()
+                        .map(|f| match *f {
+                            Ok(i) => d[i],
+                            Err(j) => u[j],
+                        })
+                        .collect(),
+                )
+            }
+        })
+    })();
+    Ok(vec![Fact { elem: data.elem, shape: data.shape.clone(), value }])
+}
