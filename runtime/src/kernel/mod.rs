@@ -310,9 +310,85 @@ fn tiles_split<const K: usize, const W: usize, const S: usize, const T: usize, c
     v: &[[f32; K]; S],
     isa: I,
 ) {
+    // Rows side by side (as many as keep about 128 accumulator values), each summed exactly
+    // as `panel_acc_split` sums it alone: a block of rows gives that many more independent
+    // chains without changing a bit of any row's result.
     for (a, panel) in acc.iter_mut().zip(panels) {
-        for (a, x) in a.iter_mut().zip(v) {
-            panel_acc_split::<K, W, Q, P, I>(a, panel, x, isa);
+        if S > 1 && Q * W <= 32 {
+            split_rows::<K, W, S, Q, 4, P, I>(a, panel, v, isa);
+        } else if S > 1 && Q * W <= 64 {
+            split_rows::<K, W, S, Q, 2, P, I>(a, panel, v, isa);
+        } else {
+            for (a, x) in a.iter_mut().zip(v) {
+                panel_acc_split::<K, W, Q, P, I>(a, panel, x, isa);
+            }
+        }
+    }
+}
+
+/// [`panel_acc_split`] for each of `S` rows, `B` rows side by side.
+#[inline(always)]
+fn split_rows<const K: usize, const W: usize, const S: usize, const Q: usize, const B: usize, P: Row<W>, I: Isa>(
+    acc: &mut [[f32; W]; S],
+    panel: &[P; K],
+    v: &[[f32; K]; S],
+    isa: I,
+) {
+    let (blocks, rest) = acc.as_chunks_mut::<B>();
+    let (vblocks, vrest) = v.as_chunks::<B>();
+    for (a, x) in blocks.iter_mut().zip(vblocks) {
+        panel_acc_split_rows::<K, W, Q, B, P, I>(a, panel, x, isa);
+    }
+    for (a, x) in rest.iter_mut().zip(vrest) {
+        panel_acc_split::<K, W, Q, P, I>(a, panel, x, isa);
+    }
+}
+
+/// [`panel_acc_split`] for `B` rows at once, each row's partial sums formed and added in
+/// the same order as for it alone.
+#[inline(always)]
+pub fn panel_acc_split_rows<const K: usize, const W: usize, const Q: usize, const B: usize, P: Row<W>, I: Isa>(
+    acc: &mut [[f32; W]; B],
+    panel: &[P; K],
+    v: &[[f32; K]; B],
+    isa: I,
+) {
+    const { assert!(Q == 1 || Q == 2 || Q == 4, "1, 2 or 4 partial sums") };
+    let mut parts = [[[0.0f32; W]; Q]; B];
+    for (p, a) in parts.iter_mut().zip(acc.iter()) {
+        p[0] = *a;
+    }
+    let (rows, rest_rows) = panel.as_chunks::<Q>();
+    for (c, rows) in rows.iter().enumerate() {
+        for (p, x) in parts.iter_mut().zip(v) {
+            for (q, (part, row)) in p.iter_mut().zip(rows).enumerate() {
+                row.axpy(isa, part, x[c * Q + q]);
+            }
+        }
+    }
+    let done = rows.len() * Q;
+    for (p, x) in parts.iter_mut().zip(v) {
+        for (q, (part, row)) in p.iter_mut().zip(rest_rows).enumerate() {
+            row.axpy(isa, part, x[done + q]);
+        }
+    }
+    for (a, p) in acc.iter_mut().zip(parts.iter_mut()) {
+        combine::<W, Q>(p);
+        *a = p[0];
+    }
+}
+
+/// Adds `Q` partial sums pairwise into the first (`(s0 + s2) + (s1 + s3)`).
+#[inline(always)]
+fn combine<const W: usize, const Q: usize>(parts: &mut [[f32; W]; Q]) {
+    let mut n = Q;
+    while n > 1 {
+        n /= 2;
+        let (low, high) = parts.split_at_mut(n);
+        for (a, b) in low.iter_mut().zip(high.iter()) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += *y;
+            }
         }
     }
 }
@@ -341,16 +417,7 @@ pub fn panel_acc_split<const K: usize, const W: usize, const Q: usize, P: Row<W>
     for ((part, row), &x) in parts.iter_mut().zip(rest_rows).zip(rest_v) {
         row.axpy(isa, part, x);
     }
-    let mut n = Q;
-    while n > 1 {
-        n /= 2;
-        let (low, high) = parts.split_at_mut(n);
-        for (a, b) in low.iter_mut().zip(high.iter()) {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += *y;
-            }
-        }
-    }
+    combine::<W, Q>(&mut parts);
     *acc = parts[0];
 }
 
@@ -484,6 +551,29 @@ mod tests {
         }
         panel_acc_rows(&mut acc, &panel, &v, Portable);
         assert_eq!(acc, want);
+    }
+
+    #[test]
+    fn rows_side_by_side_sum_as_each_row_alone() {
+        // 11 inputs (a rest after the chunks of 2 and 4), 8 lanes, 5 rows (a block and a rest).
+        let panel: [[f32; 8]; 11] = core::array::from_fn(|k| core::array::from_fn(|l| ((k * 8 + l) as f32).sin()));
+        let v: [[f32; 11]; 5] = core::array::from_fn(|r| core::array::from_fn(|k| ((r * 11 + k) as f32 * 0.7).cos()));
+        let start: [[f32; 8]; 5] = core::array::from_fn(|r| core::array::from_fn(|l| (r + l) as f32 * 0.1));
+        macro_rules! check {
+            ($q:literal, $b:literal) => {{
+                let mut want = start;
+                for (a, x) in want.iter_mut().zip(&v) {
+                    panel_acc_split::<11, 8, $q, [f32; 8], _>(a, &panel, x, Portable);
+                }
+                let mut got = start;
+                split_rows::<11, 8, 5, $q, $b, [f32; 8], _>(&mut got, &panel, &v, Portable);
+                assert_eq!(got.map(|r| r.map(f32::to_bits)), want.map(|r| r.map(f32::to_bits)), "Q {} B {}", $q, $b);
+            }};
+        }
+        check!(1, 4);
+        check!(2, 4);
+        check!(4, 2);
+        check!(4, 4);
     }
 
     /// A lone row's product over `T` tiles of `W` lanes, each tile's lane for lane the
