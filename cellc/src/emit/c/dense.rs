@@ -43,23 +43,32 @@ pub(super) fn emit(
         }
     };
     let act = match d.act {
-        Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &["acc[l]".to_owned()], helpers),
-        None => "acc[l]".to_owned(),
+        Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &["acc[i][l]".to_owned()], helpers),
+        None => "acc[i][l]".to_owned(),
     };
     body.comment(&describe(d, t, store));
     body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
-    body.open("for (size_t r = 0; r < rows; ++r)");
+    // Rows 4 at a time (the last block may hold fewer): each weight is read once for them,
+    // and their sums are independent, each formed in the same order as for a row alone.
+    body.open("for (size_t r = 0; r < rows; r += 4)");
+    body.line("const size_t m = rows - r < 4 ? rows - r : 4;");
     body.line(format!("const float *const xr = x + r * {k};"));
     body.line(format!("float *const yr = y + r * {outs};"));
     body.open(format!("for (size_t t = 0; t < {used}; ++t)"));
     body.line(format!("const {ty} *const p = {w} + t * {};", k * row));
-    body.line(format!("float acc[{tile}];"));
-    body.line(format!("for (size_t l = 0; l < {tile}; ++l) acc[l] = {b}[t * {tile} + l];"));
+    body.line(format!("float acc[4][{tile}];"));
+    body.line(format!(
+        "for (size_t i = 0; i < 4; ++i) for (size_t l = 0; l < {tile}; ++l) acc[i][l] = {b}[t * {tile} + l];"
+    ));
     body.open(format!("for (size_t k = 0; k < {k}; ++k)"));
-    body.line("const float v = xr[k];");
-    body.line(format!("for (size_t l = 0; l < {tile}; ++l) acc[l] += {lane} * v;"));
+    body.open("for (size_t i = 0; i < 4; ++i)");
+    body.line(format!("const float v = i < m ? xr[i * {k} + k] : 0.0f;"));
+    body.line(format!("for (size_t l = 0; l < {tile}; ++l) acc[i][l] += {lane} * v;"));
     body.close("");
-    body.line(format!("for (size_t l = 0; l < {tile} && t * {tile} + l < {outs}; ++l) yr[t * {tile} + l] = {act};"));
+    body.close("");
+    body.line(format!(
+        "for (size_t i = 0; i < m; ++i) for (size_t l = 0; l < {tile} && t * {tile} + l < {outs}; ++l) yr[i * {outs} + t * {tile} + l] = {act};"
+    ));
     body.close("");
     body.close("");
     body.close("");
