@@ -46,6 +46,10 @@ impl Code {
 
     /// A block comment, wrapped at about 96 columns, each line of `text` a paragraph line.
     pub(super) fn comment(&mut self, text: &str) {
+        // Names from the model may hold what would end the comment, open a nested one, or
+        // form a trigraph.
+        let text = text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?");
+        let text = text.as_str();
         let width = 96usize.saturating_sub(4 * self.depth + 3).max(40);
         let mut lines = Vec::new();
         for para in text.lines() {
@@ -173,6 +177,16 @@ mod tests {
         assert_eq!(string("é\n"), "\"\\303\\251\\012\"");
         let q = quoted("x*/ y /* z");
         assert!(!q.contains("*/") && !q.contains("/*"), "{q}");
+    }
+
+    #[test]
+    fn a_comment_holds_no_terminator_nested_opening_or_trigraph() {
+        let mut c = Code::default();
+        c.comment("layer \"*/ exit(1); /*\" ??/ done");
+        let text = c.finish();
+        assert_eq!(text.matches("*/").count(), 1, "{text}");
+        assert_eq!(text.matches("/*").count(), 1, "{text}");
+        assert!(!text.contains("??"), "{text}");
     }
 
     #[test]
