@@ -234,8 +234,10 @@ impl Scratch {
         crate::scratch::write_if_changed(&dir.join("main.c"), &driver)?;
         let extra = extra_flags();
         let stamp = format!("{} {} {}", compiler(), STRICT.join(" "), extra.join(" "));
-        let stamp_path = dir.join("flags");
-        let same_flags = std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp);
+        // Each object records the flags it was compiled with: a build of fewer modules under
+        // other flags (a sanitizer's) leaves the rest as they were.
+        let stamp_of = |u: &str| dir.join(format!("{u}.flags"));
+        let same_flags = |u: &str| std::fs::read_to_string(stamp_of(u)).is_ok_and(|s| s == stamp);
         let mut units: Vec<String> = (0..models.len()).map(|k| format!("m{k}")).collect();
         units.push("main".into());
         // A unit depends on its source and the headers it includes: its own, or (the driver)
@@ -250,12 +252,14 @@ impl Scratch {
             .iter()
             .filter(|u| {
                 let obj = dir.join(format!("{u}.o"));
-                !same_flags
+                !same_flags(u)
                     || !up_to_date(&dir.join(format!("{u}.c")), &obj)
                     || !headers(u).iter().all(|h| up_to_date(h, &obj))
             })
             .collect();
-        let _ = std::fs::remove_file(&stamp_path);
+        for u in &todo {
+            let _ = std::fs::remove_file(stamp_of(u));
+        }
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
         for chunk in todo.chunks(workers) {
             let children: Vec<_> = chunk
@@ -280,9 +284,9 @@ impl Scratch {
                         String::from_utf8_lossy(&out.stderr)
                     ));
                 }
+                std::fs::write(stamp_of(u), &stamp).map_err(|e| e.to_string())?;
             }
         }
-        std::fs::write(&stamp_path, stamp).map_err(|e| e.to_string())?;
         let exe = dir.join("driver");
         let out = Command::new(compiler())
             .args(units.iter().map(|u| format!("{u}.o")))
