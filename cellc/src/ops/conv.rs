@@ -239,6 +239,11 @@ impl Window {
         if let Some(k) = kernel.iter().position(|&k| k == 0) {
             return Err(format!("the kernel is empty along spatial axis {k}"));
         }
+        // A pool's kernel is an attribute: its taps are walked for every output position.
+        let taps = crate::limits::product(kernel.iter().map(|&k| k as u64));
+        if taps.is_none_or(|t| t > crate::limits::MAX_PICK_TABLE) {
+            return Err(format!("the kernel {kernel:?} has more than {} taps", crate::limits::MAX_PICK_TABLE));
+        }
         let (mut pads_begin, mut pads_end, mut output) = (Vec::new(), Vec::new(), Vec::new());
         for a in 0..r {
             let reach =
@@ -271,6 +276,12 @@ impl Window {
             pads_begin.push(pb);
             pads_end.push(pe);
             output.push(out);
+        }
+        // Checked here, before anything walks the positions (the output's own check comes
+        // after its values are computed).
+        let positions = crate::limits::product(output.iter().map(|&o| o as u64));
+        if positions.is_none_or(|p| p > crate::limits::MAX_TENSOR_ELEMENTS) {
+            return Err(format!("the output has {output:?} positions; at most {}", crate::limits::MAX_TENSOR_ELEMENTS));
         }
         Ok(ConvGeometry {
             groups,
@@ -501,6 +512,9 @@ mod tests {
         }
         let bad = attrs(1, 1, 1, (0, 0), AutoPad::Valid, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 3]), None);
         assert!(bad.is_err_and(|e| e.contains("kernel's reach")));
+        let huge =
+            attrs(1, 1, 1, (0, 1 << 40), AutoPad::Explicit, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 1]), None);
+        assert!(huge.is_err_and(|e| e.contains("positions")));
         let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]), None);
         assert!(groups.is_err_and(|e| e.contains("5 channels")));
     }

@@ -35,6 +35,10 @@ impl PadMode {
         let n = i64::try_from(len).map_err(|_| "axis too long")?;
         let out = n.checked_add(begin).and_then(|x| x.checked_add(end)).filter(|&x| x >= 0);
         let out = out.ok_or_else(|| format!("padding {begin} and {end} leaves fewer than 0 of {len} values"))?;
+        // The map is built before the padded tensor's size is checked: bound it first.
+        if out as u64 > MAX_PICK_TABLE {
+            return Err(format!("padding {begin} and {end} makes an axis of {out} values; at most {MAX_PICK_TABLE}"));
+        }
         // Mirrored modes read at most the axis once over (OpenVINO's limits).
         let most = match self {
             PadMode::Reflect => n - 1,
@@ -226,5 +230,7 @@ mod tests {
         assert!(PadMode::Symmetric.axis_map(3, 3, 0).is_ok());
         assert_eq!(PadMode::Constant.axis_map(5, -2, -1).expect("crops"), [Some(2), Some(3)]);
         assert!(PadMode::Constant.axis_map(2, -2, -1).is_err());
+        // A padding past the limit is refused before anything of its size is built.
+        assert!(PadMode::Constant.axis_map(2, 0, 1 << 40).is_err_and(|e| e.contains("at most")));
     }
 }

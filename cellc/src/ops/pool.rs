@@ -151,3 +151,30 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
     }
     Ok(facts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::conv::AutoPad;
+
+    #[test]
+    fn a_kernel_past_the_limit_is_refused_before_its_taps_are_walked() {
+        let window = Window {
+            strides: vec![1, 1],
+            dilations: vec![1, 1],
+            pads_begin: vec![1 << 30, 1 << 30],
+            pads_end: vec![0, 0],
+            auto_pad: AutoPad::Explicit,
+            ceil: false,
+        };
+        let a = PoolAttrs {
+            window,
+            kernel: vec![1 << 30, 1 << 30],
+            kind: PoolKind::Max,
+            indices: false,
+            index_elem: crate::graph::Elem::I64,
+        };
+        let xs: Vec<Sym> = [1, 1, 2, 2].iter().map(|&d| Sym::known(d)).collect();
+        assert!(a.geometry(&xs).is_err_and(|e| e.contains("taps")));
+    }
+}
