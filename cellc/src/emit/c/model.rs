@@ -71,7 +71,9 @@ impl ModelEmitter<'_> {
                 (Dim::Batch, Batch::Dynamic) => "-1".into(),
             })
             .collect();
-        format!("{{{}, {}, {{{}}}}}", string(name), shape.len(), dims.join(", "))
+        // A scalar's dims are `{0}`: C99 has no empty initialiser, and its rank 0 says none is read.
+        let dims = if dims.is_empty() { "0".to_owned() } else { dims.join(", ") };
+        format!("{{{}, {}, {{{dims}}}}}", string(name), shape.len())
     }
 
     fn max_rank(&self) -> usize {
