@@ -1,8 +1,24 @@
 //! What both languages' dense layers share: how a layer's outputs are cut into tiles and
 //! groups of tiles, and its weights and bias packed into them.
 use crate::emit::plan::{MAX_TILE, Packed, Store};
-use crate::ir::Dense;
+use crate::ir::steps::Step;
+use crate::ir::{Dense, Model};
 use crate::ops::Unary;
+
+/// Rows a call of a dense layer must hold for its kernel to take blocks of rows × tiles
+/// (a block of the widest kind holds 6 rows; with fewer, the row-by-row kernels, which
+/// split each sum across partial sums, finish sooner).
+const WIDE_ROWS: usize = 6;
+
+/// Whether dense layer `dense` of `m` runs over enough rows a call, in every step that
+/// calls it, for the kernel of blocks of rows × tiles.
+pub(crate) fn wide(m: &Model, dense: usize) -> bool {
+    let mut rows = m.steps.iter().filter_map(|s| match s {
+        Step::Dense(d) if d.dense == dense => Some(d.rows),
+        _ => None,
+    });
+    rows.clone().next().is_some() && rows.all(|r| r >= WIDE_ROWS)
+}
 
 /// Accumulators a group of tiles may take, in f32 values, for the widest row block (8).
 const MAX_GROUP_VALUES: usize = 4096;

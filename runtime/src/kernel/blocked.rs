@@ -238,7 +238,7 @@ fn rows_in<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: us
 
 /// Register `j` of a panel row.
 #[inline(always)]
-fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize) -> G::V {
+pub(super) fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize) -> G::V {
     match row.lanes() {
         Lanes::F32(r) => g.load(r, j),
         Lanes::F16(r) => g.load_f16(r, j),

@@ -37,14 +37,7 @@ pub fn dense_rows<
     P: Row<W>,
     I: Isa,
 {
-    let groups = panels.len() / T.max(1);
-    if T == 0
-        || W == 0
-        || Some(y.len()) != x.len().checked_mul(n)
-        || panels.len() != bias.len()
-        || !panels.len().is_multiple_of(T)
-        || groups.saturating_mul(T * W) < n
-    {
+    if !fits::<K, W, T, P>(panels, bias, x, y, n) {
         return;
     }
     let (blocks, rest) = x.as_chunks::<S>();
@@ -55,6 +48,64 @@ pub fn dense_rows<
     for (xr, yr) in rest.iter().zip(y_rest.chunks_exact_mut(n.max(1))) {
         rows_block::<K, W, 1, T, 1, V, P, I>(panels, bias, core::array::from_ref(xr), yr, n, Block, isa);
     }
+}
+
+/// [`dense_rows`] for a layer that runs over many rows (a convolution's windows): at the
+/// AVX-512 level, in register blocks of several rows × several tiles (see `wide`), where
+/// every output sums in the order of [`super::panel_acc`] however many rows the call holds;
+/// elsewhere, as [`dense_rows`]. Writes nothing on the lengths [`dense_rows`] refuses.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dense_rows_wide<
+    const K: usize,
+    const W: usize,
+    const S: usize,
+    const T: usize,
+    const R: usize,
+    const V: usize,
+    P,
+    I,
+>(
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[[f32; K]],
+    y: &mut [f32],
+    n: usize,
+    block: Block<R, V>,
+    isa: I,
+) where
+    P: Row<W>,
+    I: Isa,
+{
+    #[cfg(target_arch = "x86_64")]
+    if W <= 16
+        && let Some(z) = isa.avx512()
+    {
+        if fits::<K, W, T, P>(panels, bias, x, y, n) {
+            super::wide::dense_avx512::<K, W, P>(z, panels, bias, x, y, n);
+        }
+        return;
+    }
+    dense_rows::<K, W, S, T, R, V, P, I>(panels, bias, x, y, n, block, isa);
+}
+
+/// Whether the lengths are those of a layer of `n` outputs in groups of `T` tiles over
+/// the rows of `x` (see [`dense_rows`]).
+#[inline(always)]
+fn fits<const K: usize, const W: usize, const T: usize, P>(
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[[f32; K]],
+    y: &[f32],
+    n: usize,
+) -> bool {
+    let groups = panels.len() / T.max(1);
+    T != 0
+        && W != 0
+        && Some(y.len()) == x.len().checked_mul(n)
+        && panels.len() == bias.len()
+        && panels.len().is_multiple_of(T)
+        && groups.saturating_mul(T * W) >= n
 }
 
 /// [`dense_rows`] for one block of `S` rows (`y` holds exactly their outputs).

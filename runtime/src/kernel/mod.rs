@@ -11,8 +11,10 @@ use crate::simd::Isa;
 #[cfg(target_arch = "x86_64")]
 mod blocked;
 mod dense;
+#[cfg(target_arch = "x86_64")]
+mod wide;
 
-pub use dense::dense_rows;
+pub use dense::{dense_rows, dense_rows_wide};
 
 /// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
 pub trait Row<const W: usize>: Copy {

@@ -11,8 +11,15 @@ use crate::options::Simd;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The type of dense layer `d`, named `ty`, and its tables.
-pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut Vec<String>) -> TokenStream {
+/// The type of dense layer `d`, named `ty`, and its tables; `wide` when it runs over
+/// enough rows a call for the kernel of blocks of rows × tiles (`dense_rows_wide`).
+pub(super) fn item(
+    d: &Dense,
+    ty: &str,
+    (store, wide): (Store, bool),
+    simd: Simd,
+    tables: &mut Vec<String>,
+) -> TokenStream {
     let t = Tiling::of(d.n);
     let prefix = field_name(ty).to_ascii_uppercase();
     let (w_name, b_name) = (ident(&format!("{prefix}_W")), ident(&format!("{prefix}_B")));
@@ -42,6 +49,11 @@ pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut V
         }
         None => quote! {},
     };
+    let kernel = if wide {
+        quote! { dense_rows_wide }
+    } else {
+        quote! { dense_rows }
+    };
     let ty = ident(ty);
     let body = entry(simd, |level| {
         quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y) }
@@ -64,7 +76,7 @@ pub(super) fn item(d: &Dense, ty: &str, store: Store, simd: Simd, tables: &mut V
             fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
-                ::cellc_runtime::kernel::dense_rows::<#k, #tile, R, #group, R, V, _, I>(
+                ::cellc_runtime::kernel::#kernel::<#k, #tile, R, #group, R, V, _, I>(
                     panels,
                     bias,
                     x.as_chunks::<#k>().0,

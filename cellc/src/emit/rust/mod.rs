@@ -70,12 +70,12 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
         items.push(CellItem { field: names::field_name(&ty), ty, runtime_args });
     }
     let mut denses = Vec::new();
-    for d in &m.denses {
+    for (i, d) in m.denses.iter().enumerate() {
         let ty = names.unique(&d.name, "Dense");
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
             .map_err(|msg| Diag::new(&m.file, None, msg))?;
-        tokens.extend(dense::item(d, &ty, store, opts.simd, &mut tables));
+        tokens.extend(dense::item(d, &ty, (store, crate::emit::dense::wide(m, i)), opts.simd, &mut tables));
         denses.push(ty);
     }
     // Otherwise cells are named first, after their layers, and the model after the model's
