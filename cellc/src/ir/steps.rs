@@ -122,6 +122,36 @@ impl Copy {
         let axes = simplify_axes(axes.into_iter().map(|a| a.to_vec()).collect(), 3);
         Copy { src, dst, axes: axes.into_iter().map(|a| [a[0], a[1], a[2]]).collect() }
     }
+
+    /// The axes in the order the emitted loops walk them. A transpose (the destination's
+    /// innermost axis strided in the source, an outer axis contiguous in it) reads one
+    /// source value per cache line in that order, and a large one thrashes the cache: the
+    /// source-contiguous axis is cut into blocks of up to 16 values, walked innermost, so
+    /// each line read is used whole while the 16 lines written stay in the cache (a 32 ×
+    /// 10,240 transpose took 140 µs of a 1.6 ms model in plain order). Copies smaller than
+    /// the L1 cache keep the plain order.
+    pub fn walk(&self) -> Vec<[usize; 3]> {
+        let mut axes = self.axes.clone();
+        let values = axes.iter().try_fold(1usize, |n, a| n.checked_mul(a[0]));
+        let Some(&[_, last_ss, 1]) = axes.last() else { return axes };
+        if last_ss == 1 || values.is_none_or(|v| v < 4096) {
+            return axes;
+        }
+        let Some(j) = axes.iter().rposition(|a| a[1] == 1 && a[0] > 1) else { return axes };
+        let [n, _, ds] = axes[j];
+        match [16, 8, 4, 2].into_iter().find(|b| n.is_multiple_of(*b)) {
+            Some(b) if n > 16 => {
+                axes[j] = [n / b, b, b * ds];
+                axes.push([b, 1, ds]);
+            }
+            _ if n <= 16 => {
+                axes.remove(j);
+                axes.push([n, 1, ds]);
+            }
+            _ => {}
+        }
+        axes
+    }
 }
 
 /// `dst[Σ iₖ·dₖ] = f(arg₀[Σ iₖ·s₀ₖ], …)` over every index of the axes (broadcasting is a
@@ -286,4 +316,35 @@ pub enum Step {
     Init(Init),
     /// A gather by a constant table.
     Pick(Pick),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every (source, destination) pair a copy's axes visit, sorted.
+    fn pairs(axes: &[[usize; 3]]) -> Vec<(usize, usize)> {
+        let mut out = vec![(0, 0)];
+        for &[n, s, d] in axes {
+            out = out.iter().flat_map(|&(a, b)| (0..n).map(move |i| (a + i * s, b + i * d))).collect();
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn a_transpose_is_walked_in_blocks_and_copies_the_same_values() {
+        let op = Operand::whole(Home::Slot(0), 32_000);
+        let t = Copy { src: op, dst: op, axes: vec![[32, 1, 1000], [1000, 32, 1]] };
+        let walk = t.walk();
+        assert_eq!(walk, vec![[2, 16, 16000], [1000, 32, 1], [16, 1, 1000]]);
+        assert_eq!(pairs(&walk), pairs(&t.axes));
+        // 12 channels: moved innermost whole; a small copy or a plain one keeps its order.
+        let t = Copy { src: op, dst: op, axes: vec![[12, 1, 900], [900, 12, 1]] };
+        assert_eq!(t.walk(), vec![[900, 12, 1], [12, 1, 900]]);
+        let small = Copy { src: op, dst: op, axes: vec![[4, 1, 100], [100, 4, 1]] };
+        assert_eq!(small.walk(), small.axes);
+        let plain = Copy { src: op, dst: op, axes: vec![[100, 200, 100], [100, 1, 1]] };
+        assert_eq!(plain.walk(), plain.axes);
+    }
 }

@@ -64,10 +64,11 @@ impl ModelEmitter<'_> {
     pub(super) fn copy_step(&self, c: &mut Code, s: &Copy) {
         self.bind(c, "src", &s.src, false);
         self.bind(c, "dst", &s.dst, true);
-        let counts: Vec<usize> = s.axes.iter().map(|a| a[0]).collect();
+        let axes = s.walk();
+        let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
         let opened = Self::open_nest(c, &counts);
-        let si = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
-        let di = index(&s.axes.iter().map(|a| a[2]).collect::<Vec<_>>());
+        let si = index(&axes.iter().map(|a| a[1]).collect::<Vec<_>>());
+        let di = index(&axes.iter().map(|a| a[2]).collect::<Vec<_>>());
         c.line(format!("dst[{di}] = src[{si}];"));
         Self::close_nest(c, opened);
     }

@@ -29,7 +29,7 @@ fn span(counts: &[usize], strides: &[usize]) -> usize {
 
 pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     // Axes of one element (a scalar's) take no loop.
-    let axes: Vec<[usize; 3]> = c.axes.iter().copied().filter(|a| a[0] != 1).collect();
+    let axes: Vec<[usize; 3]> = c.walk().into_iter().filter(|a| a[0] != 1).collect();
     let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
     let ss: Vec<usize> = axes.iter().map(|a| a[1]).collect();
     let ds: Vec<usize> = axes.iter().map(|a| a[2]).collect();
