@@ -243,6 +243,26 @@ def bare(name, kind, inp, hidden, batch=2, steps=5, seed=0):
     return name, g.model(), {"X": (steps, batch, inp), "initial_h": (1, batch, hidden), "initial_c": (1, batch, hidden)}
 
 
+def resize(name):
+    """ONNX Resize as PyTorch writes `nn.Upsample` in a decoder over frames `[1, C, T]`:
+    nearest by scales (asymmetric, floor) and linear by sizes (pytorch_half_pixel), then
+    2-D nearest over `[1, 1, C, T]` by align_corners; OpenVINO converts each to Interpolate-11."""
+    g = Graph(21)
+    x = g.input("frames", [1, 4, 8])
+    empty = g.const(np.zeros(0, np.float32), "roi")
+    near = g.node("Resize", [x, empty, g.const(np.array([1, 1, 2], np.float32), "scales")],
+                  mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    lin = g.node("Resize", [x, empty, "", g.const(np.array([1, 4, 20], np.int64), "sizes")],
+                 mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+    x4 = g.node("Unsqueeze", [x, g.const(np.array([0], np.int64), "axes")])
+    grid = g.node("Resize", [x4, empty, g.const(np.array([1, 1, 3, 1.5], np.float32), "scales")],
+                  mode="nearest", coordinate_transformation_mode="align_corners", nearest_mode="round_prefer_ceil")
+    g.output(near, "nearest", [1, 4, 16])
+    g.output(lin, "linear", [1, 4, 20])
+    g.output(grid, "grid", [1, 1, 12, 12])
+    return name, g.model(), {"frames": (1, 4, 8)}
+
+
 CASES = [
     lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
     lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
@@ -266,6 +286,7 @@ CASES = [
     lambda: pytorch_rnn("pt_lstm_3_layers", "LSTM", 6, 10, layers=3),
     lambda: kws("pt_kws_conv_gru_layernorm", "onnx"),
     lambda: kws("pt_kws_conv_gru_layernorm_decomposed", "decomposed", batch=3, steps=7),
+    lambda: resize("onnx_resize"),
 ]
 
 
@@ -746,6 +767,53 @@ def norms(out):
     openvino_case(out, "ov_norms", model, feeds, norms.__doc__)
 
 
+def interpolates(out):
+    """Interpolate (opset 11 and 4) in every mode cellc takes: nearest with each rounding
+    and several coordinate transformations, linear (antialiased where it upsamples),
+    linear_onnx and cubic; by scales and by sizes, up and down, one axis and two, after a
+    zero padding; over an NCHW tensor and a 3-D one; against OpenVINO."""
+    import openvino.opset10 as ops4
+    import openvino.opset11 as ops
+
+    rng = np.random.default_rng(17)
+    x = ops.parameter([1, 2, 5, 6], np.float32, name="x")
+    s = ops.parameter([2, 7, 4], np.float32, name="s")
+    f32 = lambda *v: ops.constant(np.array(v, np.float32))
+    i64 = lambda *v: ops.constant(np.array(v, np.int64))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    for rounding in ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"]:
+        named(ops.interpolate(x, f32(2.0, 1.5), "nearest", "scales", nearest_mode=rounding,
+                              coordinate_transformation_mode="asymmetric", axes=i64(2, 3)), f"nearest_{rounding}")
+    for coord in ["half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn", "align_corners"]:
+        named(ops.interpolate(x, i64(3, 11), "nearest", "sizes", coordinate_transformation_mode=coord,
+                              axes=i64(2, 3)), f"nearest_sizes_{coord}")
+    for coord in ["half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners"]:
+        named(ops.interpolate(x, f32(2.0, 2.0), "linear_onnx", "scales", coordinate_transformation_mode=coord,
+                              axes=i64(2, 3)), f"linear_onnx_{coord}")
+    named(ops.interpolate(x, i64(3, 4), "linear_onnx", "sizes", axes=i64(2, 3)), "linear_onnx_down")
+    named(ops.interpolate(x, f32(1.6, 0.5), "linear", "scales", axes=i64(2, 3)), "linear")
+    # Upsampling, where antialiasing changes nothing (cellc refuses it while downsampling:
+    # OpenVINO's CPU plugin computes those values as without it, its spec otherwise).
+    named(ops.interpolate(x, f32(1.4, 2.0), "linear", "scales", antialias=True, axes=i64(2, 3)), "linear_antialias_up")
+    named(ops.interpolate(x, f32(1.5, 2.0), "cubic", "scales", axes=i64(2, 3)), "cubic")
+    named(ops.interpolate(x, f32(2.0, 2.0), "cubic", "scales", cube_coeff=-0.5,
+                          coordinate_transformation_mode="align_corners", axes=i64(2, 3)), "cubic_align")
+    named(ops.interpolate(x, f32(2.0), "nearest", "scales", pads_begin=[0, 0, 1, 0], pads_end=[0, 0, 0, 2],
+                          axes=i64(3)), "padded_one_axis")
+    named(ops.interpolate(s, f32(3.0), "linear_onnx", "scales", axes=i64(1)), "sequence_3d")
+    named(ops4.interpolate(x, i64(10, 3), f32(2.0, 0.5), "nearest", "sizes", axes=i64(2, 3)), "opset4_sizes")
+    named(ops4.interpolate(x, i64(1, 1), f32(0.5, 1.5), "linear_onnx", "scales", axes=i64(2, 3)), "opset4_scales")
+    model = ov.Model(outs, [x, s], "interpolates")
+    feeds = {"x": rng.uniform(-1, 1, (1, 2, 5, 6)).astype(np.float32),
+             "s": rng.uniform(-1, 1, (2, 7, 4)).astype(np.float32)}
+    openvino_case(out, "ov_interpolates", model, feeds, interpolates.__doc__)
+
+
 def einsums(out):
     """Einsum (opset 7) as exporters write grouped and plain linear layers and other
     products: a grouped linear layer (btgi,gih->btgh), a dense one (bti,ih->bth), a batched
@@ -1073,6 +1141,7 @@ def main():
         ("ov_convolutions", convolutions),
         ("ov_norms", norms),
         ("ov_einsums", einsums),
+        ("ov_interpolates", interpolates),
         ("ov_scatters", scatters),
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),

@@ -6,6 +6,7 @@ pub mod chain;
 pub mod conv;
 pub mod einsum;
 pub mod elementwise;
+pub mod interpolate;
 pub mod linear;
 pub mod norm;
 pub mod pad;
@@ -133,6 +134,8 @@ pub enum Op {
     Einsum(Box<einsum::Equation>),
     /// `MVN`, `NormalizeL2` or `BatchNormInference`.
     Norm(norm::Norm),
+    /// `Interpolate` (sizes, scales and axes known at compile time).
+    Interpolate(Box<interpolate::Interp>),
     /// `MaxPool` or `AvgPool`.
     Pool(Box<pool::PoolAttrs>),
     /// `Pad` (pads as inputs 1 and 2, the pad value as input 3).
@@ -233,6 +236,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Conv(_) => conv::infer(op, ins)?,
         Op::Pad(_) | Op::Pick(_) => pad::infer(op, ins)?,
         Op::Pool(_) => pool::infer(op, ins)?,
+        Op::Interpolate(_) => interpolate::infer(op, ins)?,
         Op::Norm(_) => norm::infer(op, ins)?,
         Op::Einsum(_) => einsum::infer(op, ins)?,
         Op::Scatter(_) => scatter::infer(op, ins)?,

@@ -27,6 +27,7 @@ pub fn lower(g: &mut Graph) {
             Op::Norm(n) => norm(g, id, n),
             Op::Einsum(eq) => einsum(g, id, &eq),
             Op::Scatter(kind) => scatter(g, id, kind),
+            Op::Interpolate(it) => super::resize::interpolate(g, id, &it),
             _ => {}
         }
     }
@@ -34,7 +35,7 @@ pub fn lower(g: &mut Graph) {
 }
 
 /// Adds a node of one output computed by `op` from `inputs`, with its fact inferred.
-fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Option<TensorId> {
+pub(super) fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Option<TensorId> {
     let fact = {
         let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
         crate::ops::infer(&op, &facts, 1).ok()?.remove(0)
@@ -47,7 +48,7 @@ fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Option<Tenso
 }
 
 /// Adds a constant.
-fn constant(g: &mut Graph, like: NodeId, elem: Elem, shape: &[usize], value: Data) -> TensorId {
+pub(super) fn constant(g: &mut Graph, like: NodeId, elem: Elem, shape: &[usize], value: Data) -> TensorId {
     let origin = g.nodes[like].origin.clone();
     let id = g.add(Op::Const { src: None }, origin, Vec::new(), 1);
     let t = g.nodes[id].outputs[0];
@@ -58,7 +59,7 @@ fn constant(g: &mut Graph, like: NodeId, elem: Elem, shape: &[usize], value: Dat
 
 /// Makes `new` the tensor `old` was: its readers, names and Results move to it; the nodes
 /// `gone` are dead.
-fn replace(g: &mut Graph, old: TensorId, new: TensorId, gone: &[NodeId]) {
+pub(super) fn replace(g: &mut Graph, old: TensorId, new: TensorId, gone: &[NodeId]) {
     let producer = g.tensors[new].producer;
     g.tensors[new] = crate::graph::Tensor { producer, fact: g.tensors[new].fact.clone(), ..g.tensors[old].clone() };
     g.replace_uses(old, new);

@@ -5,6 +5,7 @@ pub mod cut;
 pub mod fold;
 pub mod fuse;
 pub mod lower;
+mod resize;
 pub mod simplify;
 pub mod state;
 

@@ -185,6 +185,63 @@ impl Attrs<'_> {
         Op::Pool(Box::new(PoolAttrs { window, kernel, kind, indices, index_elem }))
     }
 
+    /// An attribute that names one of `options` (any case), `default` when absent; `None`
+    /// (reported) for another name.
+    fn choice(&mut self, key: &str, default: Option<usize>, options: &[&str]) -> Option<usize> {
+        match self.layer.attr(key).map(|s| s.trim().to_ascii_lowercase()) {
+            None if default.is_some() => default,
+            None => {
+                self.err(self.layer.data_pos.or(self.layer.pos), format!("no `{key}` attribute in <data>"));
+                None
+            }
+            Some(s) => {
+                let found = options.iter().position(|o| *o == s);
+                if found.is_none() {
+                    let msg = format!("`{key}` is {s:?}; cellc supports {}", options.join(", "));
+                    self.err(self.layer.attr_pos(key), msg);
+                }
+                found
+            }
+        }
+    }
+
+    /// An `Interpolate`'s attributes (opset 4 and 11).
+    fn interpolate(&mut self) -> Op {
+        use crate::ops::interpolate::{Coord, Interp, Mode, Rounding};
+        let version = if self.layer.version.as_deref() == Some("opset4") { 4 } else { 11 };
+        let modes = ["nearest", "linear", "linear_onnx", "cubic"];
+        let mode = self.choice("mode", None, &modes);
+        let roundings = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"];
+        let rounding = self.choice("nearest_mode", Some(0), &roundings);
+        let by_sizes = self.choice("shape_calculation_mode", None, &["sizes", "scales"]);
+        let coords = ["half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"];
+        let coord = self.choice("coordinate_transformation_mode", Some(0), &coords);
+        let antialias = self.bool("antialias", false);
+        let cube = self.float("cube_coeff", Some(-0.75));
+        let pads_begin = self.list("pads_begin", "whole numbers");
+        let pads_end = self.list("pads_end", "whole numbers");
+        let (Some(mode), Some(rounding), Some(by_sizes), Some(coord)) = (mode, rounding, by_sizes, coord) else {
+            return Op::Unknown;
+        };
+        let rounding =
+            [Rounding::PreferFloor, Rounding::PreferCeil, Rounding::Floor, Rounding::Ceil, Rounding::Simple][rounding];
+        let name = modes[mode];
+        let mode = [Mode::Nearest(rounding), Mode::Linear { antialias }, Mode::LinearOnnx, Mode::Cubic(cube)][mode];
+        if antialias && !matches!(mode, Mode::Linear { .. }) {
+            let msg = format!("`antialias` is set with mode {name:?}; cellc antialiases the linear mode only");
+            self.err(self.layer.attr_pos("antialias"), msg);
+            return Op::Unknown;
+        }
+        let coord = [
+            Coord::HalfPixel,
+            Coord::PytorchHalfPixel,
+            Coord::Asymmetric,
+            Coord::TfHalfPixelForNn,
+            Coord::AlignCorners,
+        ][coord];
+        Op::Interpolate(Box::new(Interp { version, mode, by_sizes: by_sizes == 0, coord, pads_begin, pads_end }))
+    }
+
     fn floats(&mut self, key: &str) -> Vec<f32> {
         self.list(key, "numbers")
     }
@@ -319,6 +376,7 @@ impl Attrs<'_> {
             "ConvolutionBackpropData" => self.conv(false, true),
             "GroupConvolutionBackpropData" => self.conv(true, true),
             "MaxPool" => self.pool(true),
+            "Interpolate" => self.interpolate(),
             "MVN" => {
                 let inside = match self.layer.attr("eps_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                     Some("inside_sqrt") => true,

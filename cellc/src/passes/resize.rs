@@ -1,0 +1,99 @@
+//! Lowering of `Interpolate` onto gathers and elementwise ops: the zero padding as a
+//! [`Pick`], then, for each interpolated axis, one [`Pick`] per tap (the `t`-th input value
+//! each output value sums) weighted by a constant along the axis, the terms added in tap
+//! order. Nearest modes take one tap of weight 1: a gather alone.
+use super::lower::{add, constant, replace};
+use crate::graph::{Data, Fact, Graph, NodeId};
+use crate::limits::MAX_PICK_TABLE;
+use crate::ops::interpolate::{Interp, Taps};
+use crate::ops::pad::{PadMode, Pick, pad_table};
+use crate::ops::tensor::{strides, unflatten};
+use crate::ops::{Binary, Op};
+
+/// Lowers `Interpolate` node `id`; leaves it (for the checker to report) where its inputs
+/// are not known or a table would pass the limit.
+pub(super) fn interpolate(g: &mut Graph, id: NodeId, it: &Interp) {
+    let node = &g.nodes[id];
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let mut cur = *x;
+    let Some(xs) = g.tensors[cur].fact.shape.clone() else { return };
+    let facts: Vec<Option<Fact>> = (0..node.inputs.len()).map(|i| g.input_fact(id, i).cloned()).collect();
+    let facts: Vec<Option<&Fact>> = facts.iter().map(Option::as_ref).collect();
+    // A dynamic first axis (the batch) stays the gathers' leading axis; `resolve` and the
+    // shape rule have refused to interpolate or pad it.
+    let lead = usize::from(xs.first().is_some_and(|d| d.value().is_none()));
+    let Some(ext) = xs.iter().map(|d| usize::try_from(d.value().unwrap_or(1)).ok()).collect::<Option<Vec<usize>>>()
+    else {
+        return;
+    };
+    let Ok(r) = it.resolve(&ext, &facts) else { return };
+    let elem = g.tensors[cur].fact.elem;
+    if r.pads.iter().any(|&p| p != (0, 0)) {
+        let begin: Vec<i64> = r.pads[lead..].iter().map(|p| p.0 as i64).collect();
+        let end: Vec<i64> = r.pads[lead..].iter().map(|p| p.1 as i64).collect();
+        let Ok((table, shape)) = pad_table(PadMode::Constant, &ext[lead..], &begin, &end) else { return };
+        let pick = Pick { lead, shape, entry: ext[lead..].iter().product(), table, fill: 0.0 };
+        let Some(t) = add(g, id, Op::Pick(Box::new(pick)), &[cur]) else { return };
+        cur = t;
+    }
+    let mut shape = r.padded.clone();
+    for (a, taps) in &r.axes {
+        let Some(t) = axis(g, id, (cur, elem), (&shape, lead), *a, taps) else { return };
+        cur = t;
+        shape[*a] = taps.len();
+    }
+    if g.tensors[cur].fact.shape == g.tensors[y].fact.shape {
+        replace(g, y, cur, &[id]);
+    }
+}
+
+/// The resize of `x` (of extents `shape`, its first `lead` axes kept) along `a`.
+fn axis(
+    g: &mut Graph,
+    id: NodeId,
+    (x, elem): (crate::graph::TensorId, crate::graph::Elem),
+    (shape, lead): (&[usize], usize),
+    a: usize,
+    taps: &Taps,
+) -> Option<crate::graph::TensorId> {
+    let mut out = shape.to_vec();
+    out[a] = taps.len();
+    let n: usize = out[lead..].iter().product();
+    if n as u64 > MAX_PICK_TABLE {
+        return None;
+    }
+    let st = strides(&shape[lead..]);
+    let width = taps.iter().map(Vec::len).max().unwrap_or(0);
+    let la = a - lead;
+    let mut idx = vec![0; out.len() - lead];
+    let mut sum = None;
+    for t in 0..width {
+        let table: Vec<u32> = (0..n)
+            .map(|i| {
+                unflatten(i, &out[lead..], &mut idx);
+                match taps[idx[la]].get(t) {
+                    Some(&(j, _)) => {
+                        let at: usize =
+                            idx.iter().zip(&st).enumerate().map(|(k, (&v, &s))| if k == la { j } else { v } * s).sum();
+                        at as u32
+                    }
+                    None => Pick::NONE,
+                }
+            })
+            .collect();
+        let pick = Pick { lead, shape: out[lead..].to_vec(), entry: shape[lead..].iter().product(), table, fill: 0.0 };
+        let mut term = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
+        let weights: Vec<f64> = taps.iter().map(|tx| tx.get(t).map_or(0.0, |p| p.1)).collect();
+        if weights.iter().any(|&w| w != 1.0) {
+            let mut wshape = vec![1; out.len()];
+            wshape[a] = taps.len();
+            let w = constant(g, id, elem, &wshape, Data::Float(weights));
+            term = add(g, id, Op::Binary(Binary::Multiply), &[term, w])?;
+        }
+        sum = Some(match sum {
+            None => term,
+            Some(s) => add(g, id, Op::Binary(Binary::Add), &[s, term])?,
+        });
+    }
+    sum
+}
