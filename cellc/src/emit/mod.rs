@@ -2,6 +2,7 @@
 pub mod c;
 pub(crate) mod dense;
 pub(crate) mod plan;
+pub(crate) mod runs;
 pub mod rust;
 
 use crate::diag::{Diag, Diagnostics};

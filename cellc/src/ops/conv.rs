@@ -350,6 +350,60 @@ impl ConvGeometry {
         table
     }
 
+    /// The extents of a batch entry laid out channels last with its padding:
+    /// `[padded spatial…, C_in]`.
+    pub fn channels_last_shape(&self) -> Vec<usize> {
+        let mut shape: Vec<usize> =
+            (0..self.input.len()).map(|a| self.pads_begin[a] + self.input[a] + self.pads_end[a]).collect();
+        shape.push(self.ci);
+        shape
+    }
+
+    /// For a convolution of one group, not transposed: the table that lays one batch
+    /// entry's `[C_in, spatial…]` values out as [`Self::channels_last_shape`], zeros
+    /// ([`Pick::NONE`]) in the padding. The caller has bounded that shape's size.
+    pub fn channels_last(&self) -> Vec<u32> {
+        let shape = self.channels_last_shape();
+        let r = self.input.len();
+        let (in_strides, plane) = (strides(&self.input), count(&self.input));
+        let mut idx = vec![0; r + 1];
+        (0..count(&shape))
+            .map(|i| {
+                unflatten(i, &shape, &mut idx);
+                let at: Option<usize> = (0..r)
+                    .map(|a| {
+                        let x = idx[a].checked_sub(self.pads_begin[a])?;
+                        (x < self.input[a]).then_some(x * in_strides[a])
+                    })
+                    .sum();
+                at.map_or(Pick::NONE, |at| (idx[r] * plane + at) as u32)
+            })
+            .collect()
+    }
+
+    /// The windows over the layout of [`Self::channels_last`]: for each output position,
+    /// each tap and each input channel, the index of the value it reads. A tap's channels
+    /// are contiguous, and so are the taps along the last spatial axis when it is not
+    /// dilated, so the table is made of long runs.
+    pub fn windows_channels_last(&self) -> Vec<u32> {
+        let shape = self.channels_last_shape();
+        let r = self.input.len();
+        let st = strides(&shape[..r]);
+        let (taps, positions) = (count(&self.kernel), count(&self.output));
+        let mut table = Vec::with_capacity(positions * taps * self.ci);
+        let (mut o_idx, mut k_idx) = (vec![0; r], vec![0; r]);
+        for o in 0..positions {
+            unflatten(o, &self.output, &mut o_idx);
+            for k in 0..taps {
+                unflatten(k, &self.kernel, &mut k_idx);
+                let at: usize =
+                    (0..r).map(|a| (o_idx[a] * self.strides[a] + k_idx[a] * self.dilations[a]) * st[a]).sum();
+                table.extend((0..self.ci).map(|c| (at * self.ci + c) as u32));
+            }
+        }
+        table
+    }
+
     /// The convolution of one batch entry's `[C_in, spatial…]` values by weights laid out
     /// as `[G, C_out/G, C_in/G, K…]`, computed position by position.
     fn eval(&self, x: &[f64], w: &[f64]) -> Vec<f64> {

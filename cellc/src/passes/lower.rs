@@ -97,11 +97,29 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
         return;
     }
     let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
-    let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
-    let Some(cols) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+    // A plain convolution reads its windows from the input laid out channels last with its
+    // padding (one gather of the input's size), where a tap's channels, and the taps along
+    // an undilated last axis, are runs of adjacent values: the windows are then copied run
+    // by run. The weights' columns follow, `(tap, channel)`.
+    let last = crate::limits::product(geo.channels_last_shape().iter().map(|&d| d as u64));
+    let channels_last = groups == 1 && !geo.transposed && last.is_some_and(|n| n <= crate::limits::MAX_PICK_TABLE);
+    let cols = if channels_last {
+        let layout = geo.channels_last_shape();
+        let pick = Pick { lead: 1, shape: layout, entry, table: geo.channels_last(), fill: 0.0 };
+        let Some(laid) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+        let entry = last.map_or(0, |n| n as usize);
+        let pick = Pick { lead: 1, shape, entry, table: geo.windows_channels_last(), fill: 0.0 };
+        add(g, id, Op::Pick(Box::new(pick)), &[laid])
+    } else {
+        let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
+        add(g, id, Op::Pick(Box::new(pick)), &[x])
+    };
+    let Some(cols) = cols else { return };
     let wshape = if groups == 1 { vec![geo.co, k] } else { vec![groups, geo.co, k] };
-    // The weights as the product reads them: `[G, C_out/G, C_in/G·K]`.
-    let taps_of = |q: usize| (q / taps, q % taps);
+    // The weights as the product reads them: `[G, C_out/G, C_in/G·K]`, a row's columns
+    // `(channel, tap)`, or `(tap, channel)` over the channels-last windows.
+    let ci = geo.ci;
+    let taps_of = |q: usize| if channels_last { (q % ci, q / ci) } else { (q / taps, q % taps) };
     let wv: Vec<f64> = (0..groups * geo.co * k)
         .map(|i| {
             let (gc, q) = (i / k, i % k);

@@ -76,6 +76,31 @@ impl ModelEmitter<'_> {
     /// A gather by a table baked in as a static array.
     pub(super) fn pick_step(&self, c: &mut Code, s: &Pick) {
         let n = s.table.len();
+        if let Some(runs) = crate::emit::runs::runs(&s.table) {
+            c.open(format!("static const uint32_t runs[{}][3] =", runs.len()));
+            for chunk in runs.chunks(6) {
+                let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
+                c.line(format!("{},", vals.join(", ")));
+            }
+            c.close(";");
+            self.bind(c, "src", &s.src, false);
+            self.bind(c, "dst", &s.dst, true);
+            c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+            c.open(format!("for (size_t r = 0; r < {}; ++r)", runs.len()));
+            c.line(format!("float *const out = dst + e * {} + runs[r][0];", s.dst_stride));
+            c.line("const uint32_t from = runs[r][1], len = runs[r][2];");
+            c.line(format!(
+                "if (from == UINT32_MAX) {{ for (uint32_t i = 0; i < len; ++i) out[i] = {}; }}",
+                float(s.fill)
+            ));
+            c.line(format!(
+                "else {{ const float *const in = src + e * {} + from; for (uint32_t i = 0; i < len; ++i) out[i] = in[i]; }}",
+                s.src_stride
+            ));
+            c.close("");
+            c.close("");
+            return;
+        }
         c.open(format!("static const uint32_t table[{n}] ="));
         for chunk in s.table.chunks(16) {
             let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();

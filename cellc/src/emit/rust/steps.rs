@@ -53,7 +53,12 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
 }
 
 /// A gather by a table baked in as a static: each value of an entry is the source value
-/// the table names, or the fill value.
+/// the table names, or the fill value; written run by run where the table is made of runs
+/// (`emit::runs`).
+fn lit_u32(v: u32) -> proc_macro2::Literal {
+    proc_macro2::Literal::u32_unsuffixed(v)
+}
+
 pub(super) fn pick_step(p: &Pick, f: &Fields) -> TokenStream {
     let (n, reach) = (p.table.len(), p.src_reach());
     let table = p.table.iter().map(|&i| proc_macro2::Literal::u32_unsuffixed(i));
@@ -67,6 +72,33 @@ pub(super) fn pick_step(p: &Pick, f: &Fields) -> TokenStream {
         quote! { *d = src[i as usize]; }
     };
     let (ss, ds) = (p.src_stride, p.dst_stride);
+    if let Some(runs) = crate::emit::runs::runs(&p.table) {
+        let r = runs.len();
+        let runs = runs.iter().map(|[d, s, len]| {
+            let (d, s, len) = (lit_u32(*d), lit_u32(*s), lit_u32(*len));
+            quote! { [#d, #s, #len] }
+        });
+        let fill = super::lit::f32_tokens(p.fill);
+        let entries = p.entries;
+        return quote! {
+            {
+                static RUNS: [[u32; 3]; #r] = [#(#runs),*];
+                let src = #src;
+                let dst = #dst;
+                for e in 0..#entries {
+                    let (src, dst) = (&src[e * #ss..], &mut dst[e * #ds..e * #ds + #n]);
+                    for &[d, s, len] in RUNS.iter() {
+                        let out = &mut dst[d as usize..d as usize + len as usize];
+                        if s == u32::MAX {
+                            out.fill(#fill);
+                        } else {
+                            out.copy_from_slice(&src[s as usize..s as usize + len as usize]);
+                        }
+                    }
+                }
+            }
+        };
+    }
     let body = if p.entries == 1 {
         quote! { for (d, &i) in dst.iter_mut().zip(TABLE.iter()) { #take } }
     } else {
