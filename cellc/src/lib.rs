@@ -81,12 +81,13 @@ pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
     check_passed(&g, diags)
 }
 
-/// The passes of [`model_of`] (fold, simplify, fuse), leaving the graph as the check sees it;
+/// The passes of [`model_of`] (fold, simplify, lower, compose, fuse), leaving the graph as the check sees it;
 /// returns the problems folding found.
 pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     let diags = passes::fold(g);
     passes::simplify(g);
     passes::lower(g);
+    passes::compose(g);
     passes::fuse(g);
     diags
 }

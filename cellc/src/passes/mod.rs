@@ -1,6 +1,7 @@
 //! Compile-time passes over the [`crate::graph::Graph`], each a function of the graph in
 //! its own module: [`cut()`] (`--inputs`/`--outputs`), [`fold()`] (shape inference and
-//! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
+//! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`compose()`] (gathers read through transposes), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
+mod compose;
 pub mod cut;
 pub mod fold;
 pub mod fuse;
@@ -9,6 +10,7 @@ mod resize;
 pub mod simplify;
 pub mod state;
 
+pub use compose::compose;
 pub use cut::cut;
 pub use fold::fold;
 pub use fuse::fuse;
