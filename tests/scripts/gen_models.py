@@ -743,7 +743,8 @@ def convolutions(out):
 
 def norms(out):
     """MVN (opset 6: several axes, eps inside and outside the root, without the variance),
-    NormalizeL2 (eps added and as a floor) and BatchNormInference, against OpenVINO."""
+    NormalizeL2 (eps added and as a floor) and BatchNormInference (alone, and after a
+    convolution, with a ReLU after it), against OpenVINO."""
     import openvino.opset13 as ops
 
     rng = np.random.default_rng(11)
@@ -762,6 +763,10 @@ def norms(out):
     named(ops.normalize_l2(x, axes(0, 2), 1e-1, "max"), "l2_max")
     c = lambda lo, hi: ops.constant(rng.uniform(lo, hi, (5,)).astype(np.float32))
     named(ops.batch_norm_inference(x, c(0.5, 2), c(-1, 1), c(-1, 1), c(0.1, 2), 1e-3), "batch_norm")
+    # After a convolution, as Keras and TensorFlow models keep it (folded into its weights).
+    conv = ops.convolution(x, ops.constant(rng.uniform(-0.5, 0.5, (4, 5, 3)).astype(np.float32)), [1], [1], [1], [1])
+    c4 = lambda lo, hi: ops.constant(rng.uniform(lo, hi, (4,)).astype(np.float32))
+    named(ops.relu(ops.batch_norm_inference(conv, c4(0.5, 2), c4(-1, 1), c4(-1, 1), c4(0.1, 2), 1e-3)), "conv_batch_norm_relu")
     model = ov.Model(outs, [x], "norms")
     feeds = {"x": rng.uniform(-1, 1, (2, 5, 6)).astype(np.float32)}
     openvino_case(out, "ov_norms", model, feeds, norms.__doc__)

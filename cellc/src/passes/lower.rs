@@ -120,22 +120,32 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     // `(channel, tap)`, or `(tap, channel)` over the channels-last windows.
     let ci = geo.ci;
     let taps_of = |q: usize| if channels_last { (q % ci, q / ci) } else { (q / taps, q % taps) };
+    // A batch normalisation of the output (one group): its scale folded into the weights
+    // (in f64, the result stored as f32), its shift the bias.
+    let norm = if groups == 1 { batch_norm(g, readers, y, geo.co) } else { None };
     let wv: Vec<f64> = (0..groups * geo.co * k)
         .map(|i| {
             let (gc, q) = (i / k, i % k);
             let (c, tap) = taps_of(q);
-            wv[geo.weight(gc / geo.co, gc % geo.co, c, tap)]
+            let v = wv[geo.weight(gc / geo.co, gc % geo.co, c, tap)];
+            norm.as_ref().map_or(v, |(_, scale, _)| v * scale[gc])
         })
         .collect();
     let wt = constant(g, id, elem, &wshape, Data::Float(wv));
-    g.tensors[wt].stored = g.tensors[w].stored;
+    if norm.is_none() {
+        g.tensors[wt].stored = g.tensors[w].stored;
+    }
     let Some(mut prod) = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt]) else { return };
     let mut gone = vec![id];
     let mut last = y;
-    // The channel bias and the activation after it, when only they read the values.
-    if groups == 1
-        && let Some((add_node, bias, out)) = channel_bias(g, readers, y, geo.co)
-    {
+    // The channel bias (or the normalisation's shift) and the activation after it, when only
+    // they read the values.
+    let bias = match norm {
+        Some((node, _, shift)) => g.nodes[node].outputs.first().map(|&out| (node, shift, out)),
+        None if groups == 1 => channel_bias(g, readers, y, geo.co),
+        None => None,
+    };
+    if let Some((add_node, bias, out)) = bias {
         let b = constant(g, add_node, elem, &[geo.co], Data::Float(bias));
         let Some(t) = add(g, add_node, Op::Binary(Binary::Add), &[prod, b]) else { return };
         (prod, last) = (t, out);
@@ -174,6 +184,23 @@ fn only_reader(g: &Graph, readers: &[Vec<NodeId>], t: TensorId) -> Option<NodeId
         [r] if !g.nodes[r].dead && g.nodes[r].inputs.iter().flatten().filter(|&&x| x == t).count() == 1 => Some(r),
         _ => None,
     }
+}
+
+/// When `y` (`[N, C, spatial…]`) is read only by a `BatchNormInference` of constant
+/// parameters: that node and its per-channel scale and shift.
+fn batch_norm(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Option<(NodeId, Vec<f64>, Vec<f64>)> {
+    let r = only_reader(g, readers, y)?;
+    let Op::Norm(Norm::Batch { eps }) = g.nodes[r].op else { return None };
+    if node_input(g, r, 0) != Some(y) {
+        return None;
+    }
+    let p: Vec<Vec<f64>> =
+        (1..5).map(|i| g.input_fact(r, i).and_then(|f| f.value.as_ref()?.floats())).collect::<Option<_>>()?;
+    if p.iter().any(|v| v.len() != c) {
+        return None;
+    }
+    let (scale, shift) = batch_scale_shift(eps, &p[0], &p[1], &p[2], &p[3]);
+    Some((r, scale, shift))
 }
 
 /// When `y` (`[N, C, spatial…]`) is read only by an `Add` of a constant holding one value
