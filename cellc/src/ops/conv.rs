@@ -301,7 +301,7 @@ impl Window {
 
 impl ConvGeometry {
     /// The input position tap `k` of output position `o` reads along axis `a`, if inside.
-    fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
+    pub(crate) fn source(&self, a: usize, o: usize, k: usize) -> Option<usize> {
         let at = if self.transposed {
             let t = (o + self.pads_begin[a]).checked_sub(k * self.dilations[a])?;
             if t % self.strides[a] != 0 {

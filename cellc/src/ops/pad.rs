@@ -98,6 +98,14 @@ impl Pick {
 /// The table of a `Pad` of a tensor of `ext` by `begin` and `end` per axis, with the output
 /// extents.
 pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Result<(Vec<u32>, Vec<usize>), String> {
+    if begin.len() != ext.len() || end.len() != ext.len() {
+        return Err(format!(
+            "{} pads at the beginning and {} at the end for data of {} axes; expected one per axis",
+            begin.len(),
+            end.len(),
+            ext.len()
+        ));
+    }
     let maps: Vec<Vec<Option<usize>>> =
         (0..ext.len()).map(|a| mode.axis_map(ext[a], begin[a], end[a])).collect::<Result<_, _>>()?;
     let out: Vec<usize> = maps.iter().map(Vec::len).collect();
@@ -193,6 +201,17 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pads_of_another_rank_are_refused_not_indexed() {
+        // A Pad whose pads have fewer values than the data has axes (a fuzzed model):
+        // an error, whichever side is short.
+        for (begin, end) in [(&[1][..], &[1, 1][..]), (&[1, 1], &[1]), (&[], &[])] {
+            let err = pad_table(PadMode::Reflect, &[4, 6], begin, end).expect_err("refused");
+            assert!(err.contains("one per axis"), "{err}");
+        }
+        assert!(pad_table(PadMode::Reflect, &[4, 6], &[0, 2], &[0, 2]).is_ok());
+    }
 
     #[test]
     fn pad_modes_mirror_as_their_definitions_say() {

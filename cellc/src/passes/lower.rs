@@ -88,7 +88,10 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
         None => None,
     };
     let Ok(geo) = a.geometry(&xs, &ws, out_shape.as_deref()) else { return };
-    let elem = fx.elem;
+    if super::depthwise::depthwise(g, id, &geo, &wv, (x, y)) {
+        return;
+    }
+    let elem = g.tensors[x].fact.elem;
     let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
     let k = geo.ci * taps;
     let entry = groups * geo.ci * geo.input.iter().product::<usize>();
@@ -468,6 +471,9 @@ fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {
         _ => 0.0,
     };
     let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
+    if begin.len() != xs.len() || end.len() != xs.len() {
+        return;
+    }
     // The first axis (the batch) is kept when it is not padded, so that a dynamic batch runs.
     let lead = usize::from(!xs.is_empty() && begin[0] == 0 && end[0] == 0);
     let Some(ext) = xs[lead..].iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>() else {

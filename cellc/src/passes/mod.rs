@@ -3,6 +3,7 @@
 //! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`compose()`] (gathers read through transposes), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
 mod compose;
 pub mod cut;
+mod depthwise;
 pub mod fold;
 pub mod fuse;
 pub mod lower;

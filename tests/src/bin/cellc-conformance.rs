@@ -218,6 +218,7 @@ fn run() -> Result<bool, String> {
     let mut entries = Vec::new();
     let mut sources = Vec::new();
     let mut c_sources = Vec::new();
+    let mut built: std::collections::HashMap<(String, bool), Vec<usize>> = std::collections::HashMap::new();
     for (&language, &strategy) in languages.iter().flat_map(|l| strategies.iter().map(move |s| (l, s))) {
         for case in &cases {
             let case = case.clone();
@@ -308,22 +309,45 @@ fn run() -> Result<bool, String> {
                             e.weight_inputs.push(path);
                         }
                     }
+                    // Code identical to an earlier entry's of the same case (a strategy that
+                    // changes nothing in a model without cells) is built once and run by both.
+                    let earlier: Vec<usize> =
+                        built.get(&(e.case.name.clone(), language == Language::C)).cloned().unwrap_or_default();
                     let emitted = match language {
                         Language::Rust => guarded("the Rust emitter", || cellc::emit::rust::emit(&model, &opts))
                             .and_then(|r| r.map_err(|d| d.to_string()))
-                            .map(|src| {
-                                e.module = Some(sources.len());
-                                sources.push(src);
+                            .map(|src| match earlier.iter().find(|&&k| sources[k] == src) {
+                                Some(&k) => e.module = Some(k),
+                                None => {
+                                    e.module = Some(sources.len());
+                                    sources.push(src);
+                                }
                             }),
                         Language::C => {
-                            guarded("the C emitter", || cellc::emit::c::emit(&model, &opts, &format!("{name}.h")))
-                                .and_then(|r| r.map_err(|d| d.to_string()))
-                                .map(|files| {
+                            let emit_as = |name: &str| {
+                                let opts = Options { name: Some(name.to_owned()), ..opts.clone() };
+                                guarded("the C emitter", || cellc::emit::c::emit(&model, &opts, &format!("{name}.h")))
+                                    .and_then(|r| r.map_err(|d| d.to_string()))
+                            };
+                            let same = earlier
+                                .iter()
+                                .copied()
+                                .find(|&k| emit_as(&format!("m{k}")).is_ok_and(|files| files == c_sources[k]));
+                            match same {
+                                Some(k) => {
+                                    e.module = Some(k);
+                                    Ok(())
+                                }
+                                None => emit_as(&name).map(|files| {
                                     e.module = Some(c_sources.len());
                                     c_sources.push(files);
-                                })
+                                }),
+                            }
                         }
                     };
+                    if let Some(k) = e.module.filter(|k| !earlier.contains(k)) {
+                        built.entry((e.case.name.clone(), language == Language::C)).or_default().push(k);
+                    }
                     if let Err(d) = emitted {
                         e.problem = Some(format!("does not compile: {d}"));
                     }

@@ -1,0 +1,72 @@
+//! A depthwise convolution (one input and one output channel per group) as a sum over its
+//! taps: for each tap, every channel's input shifted by the tap (a gather, in runs along
+//! the last axis) times that channel's weight for the tap, the terms added. The terms are
+//! elementwise over whole channels, which the fuse pass joins into one chain, where a
+//! product per group would multiply a matrix of one column per channel.
+use super::lower::{add, constant, replace};
+use crate::graph::{Data, Graph, NodeId, TensorId};
+use crate::limits::MAX_PICK_TABLE;
+use crate::ops::conv::ConvGeometry;
+use crate::ops::pad::Pick;
+use crate::ops::tensor::{count, strides, unflatten};
+use crate::ops::{Binary, Op};
+
+/// Lowers convolution `id` (geometry `geo`, weights `w` as `[G, 1, 1, K…]`, input `x`,
+/// output `y`) when it is depthwise; whether it did.
+pub(super) fn depthwise(
+    g: &mut Graph,
+    id: NodeId,
+    geo: &ConvGeometry,
+    w: &[f64],
+    (x, y): (TensorId, TensorId),
+) -> bool {
+    if geo.ci != 1 || geo.co != 1 || geo.transposed {
+        return false;
+    }
+    let (channels, taps, positions) = (geo.groups, count(&geo.kernel), count(&geo.output));
+    let n = channels.checked_mul(positions).filter(|&n| n as u64 <= MAX_PICK_TABLE);
+    let Some(n) = n else { return false };
+    let elem = g.tensors[x].fact.elem;
+    let (r, plane) = (geo.input.len(), count(&geo.input));
+    // Every table entry is an index into one batch entry of the input.
+    if channels.checked_mul(plane).is_none_or(|e| u32::try_from(e).is_err()) {
+        return false;
+    }
+    let in_strides = strides(&geo.input);
+    let mut out_shape = vec![channels];
+    out_shape.extend(&geo.output);
+    let mut wshape = vec![channels];
+    wshape.resize(r + 1, 1);
+    let (mut o_idx, mut k_idx) = (vec![0; r], vec![0; r]);
+    let mut sum = None;
+    for k in 0..taps {
+        unflatten(k, &geo.kernel, &mut k_idx);
+        let table: Vec<u32> = (0..n)
+            .map(|i| {
+                let (c, o) = (i / positions, i % positions);
+                unflatten(o, &geo.output, &mut o_idx);
+                let at: Option<usize> = (0..r).map(|a| Some(geo.source(a, o_idx[a], k_idx[a])? * in_strides[a])).sum();
+                at.map_or(Pick::NONE, |at| (c * plane + at) as u32)
+            })
+            .collect();
+        let pick = Pick { lead: 1, shape: out_shape.clone(), entry: channels * plane, table, fill: 0.0 };
+        let Some(shifted) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return false };
+        let wk: Vec<f64> = (0..channels).map(|c| w[geo.weight(c, 0, 0, k)]).collect();
+        let wt = constant(g, id, elem, &wshape, Data::Float(wk));
+        let Some(term) = add(g, id, Op::Binary(Binary::Multiply), &[shifted, wt]) else { return false };
+        sum = match sum {
+            None => Some(term),
+            Some(s) => add(g, id, Op::Binary(Binary::Add), &[s, term]),
+        };
+        if sum.is_none() {
+            return false;
+        }
+    }
+    match sum {
+        Some(s) if g.tensors[s].fact.shape == g.tensors[y].fact.shape => {
+            replace(g, y, s, &[id]);
+            true
+        }
+        _ => false,
+    }
+}
