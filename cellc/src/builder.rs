@@ -32,6 +32,8 @@ pub struct Builder {
     options: Options,
     out_dir: Option<PathBuf>,
     file_name: Option<String>,
+    /// What [`Builder::option`] could not set, reported by `generate`.
+    refused: Vec<String>,
 }
 
 impl Builder {
@@ -149,6 +151,17 @@ impl Builder {
         self
     }
 
+    /// Sets an option by its key and text, as the command line and `include_model!` spell it
+    /// (the keys of [`crate::options::KEYS`]: `.option("weight_type", "f16")`,
+    /// `.option("input", "x=[1,?,40]")`); a repeating key adds to what it holds. A key or
+    /// value it refuses is reported by [`Builder::generate`].
+    pub fn option(mut self, key: &str, value: &str) -> Self {
+        if let Err(e) = self.options.set(key, value) {
+            self.refused.push(e);
+        }
+        self
+    }
+
     /// The compilation options this builder stands for.
     pub fn options(&self) -> &Options {
         &self.options
@@ -162,6 +175,10 @@ impl Builder {
         let model = self.model.as_ref().ok_or_else(|| {
             Diagnostics::one(Diag::new("build.rs", None, "no model: call `Builder::model(path)` before `generate()`"))
         })?;
+        if !self.refused.is_empty() {
+            let diags = self.refused.iter().map(|e| Diag::new("build.rs", None, format!("Builder::option: {e}")));
+            return Err(Diagnostics(diags.collect()));
+        }
         let weights = self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin"));
         println!("cargo:rerun-if-changed={}", model.display());
         println!("cargo:rerun-if-changed={}", weights.display());

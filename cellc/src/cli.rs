@@ -55,7 +55,7 @@ struct GraphArgs {
     #[arg(long = "inputs", value_name = "NAMES", value_delimiter = ',')]
     cut_inputs: Vec<String>,
     /// Compile only what these tensors (or layers) need: they become the Results, in this
-    /// order. Names separated by commas.
+    /// order (and the Results of `--state` pairs, carried). Names separated by commas.
     #[arg(long = "outputs", value_name = "NAMES", value_delimiter = ',')]
     cut_outputs: Vec<String>,
 }

@@ -45,55 +45,157 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
     Ok((file, lowered.files))
 }
 
-/// `include_model!("model.xml")`: the whole IR model, as `cellc model.xml` emits it. The
-/// path is relative to `root`; diagnostics name it as written.
+/// `include_model!("model.xml", KEY = VALUE, …)`: the whole model, as `cellc model.xml
+/// --KEY VALUE …` emits it. The path is relative to `root`; diagnostics name it as written.
 ///
-/// The model must lie inside the crate, unless the call says `allow_outside_crate` after
-/// the path.
+/// Every option of the command line and the builder ([`crate::options::KEYS`]) is a key,
+/// with the same name (`_` for the flag's `-`) and the same checks: `input = "x=[1,?,40]"`,
+/// `state = "h0=hn"`, `weight_type = "f16"`, `threads = 2`, `fast_activations`. A key that
+/// repeats on the command line takes a list too (`input = ["x=[1,8,40]", "h=[1,64]"]`).
+/// The model and the weights file must lie inside the crate, unless the call says
+/// `allow_outside_crate`.
 pub fn include_model(input: TokenStream, root: &Path) -> TokenStream {
-    let parse = |s: syn::parse::ParseStream<'_>| -> syn::Result<(syn::LitStr, bool)> {
-        let lit: syn::LitStr = s.parse()?;
-        if s.is_empty() {
-            return Ok((lit, false));
-        }
+    match included(input, root) {
+        Ok(items) => items,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// A key of `include_model!` and its values, each with its span.
+struct Given {
+    key: syn::Ident,
+    values: Vec<(String, proc_macro2::Span)>,
+    /// Whether the values came as a list (`[…]`).
+    list: bool,
+}
+
+/// One value: a string, an integer, a boolean.
+fn value(s: syn::parse::ParseStream<'_>) -> syn::Result<(String, proc_macro2::Span)> {
+    if !s.peek(syn::Lit) {
+        return Err(s.error("expected a value: a string (`\"build\"`), an integer or `true`/`false`"));
+    }
+    let lit: syn::Lit = s.parse()?;
+    let text = match &lit {
+        syn::Lit::Str(v) => v.value(),
+        syn::Lit::Int(v) => v.base10_digits().to_owned(),
+        syn::Lit::Bool(v) => v.value.to_string(),
+        _ => return Err(syn::Error::new(lit.span(), "expected a string, an integer or `true`/`false`")),
+    };
+    Ok((text, lit.span()))
+}
+
+/// The path and the keys after it.
+fn parse_include(s: syn::parse::ParseStream<'_>) -> syn::Result<(syn::LitStr, Vec<Given>)> {
+    let lit: syn::LitStr = s.parse()?;
+    let mut keys = Vec::new();
+    while !s.is_empty() {
         s.parse::<syn::Token![,]>()?;
-        let key: syn::Ident = s.parse()?;
-        if key != "allow_outside_crate" || !s.is_empty() {
-            return Err(syn::Error::new(key.span(), "expected `allow_outside_crate` after the model's path"));
+        if s.is_empty() {
+            break;
         }
-        Ok((lit, true))
-    };
-    let (lit, allowed) = match syn::parse::Parser::parse2(parse, input) {
-        Ok(parsed) => parsed,
-        Err(e) => return e.to_compile_error(),
-    };
-    let path = match crate::front::files::inside_crate(root, &lit, allowed) {
-        Ok(path) => path,
-        Err(e) => return e.to_compile_error(),
-    };
-    let fail = |msg: String| syn::Error::new(lit.span(), msg).to_compile_error();
-    let code = match crate::compile_file(&path, &crate::Options::default()) {
-        Ok(code) => code,
-        Err(mut diags) => {
-            // Name the file as the user wrote it, not as an absolute path.
-            let (full, written) = (path.display().to_string(), lit.value());
-            for d in &mut diags.0 {
-                if let Some(rest) = d.file.strip_prefix(&full) {
+        let key: syn::Ident = s.parse()?;
+        let mut values = Vec::new();
+        let mut list = false;
+        if s.peek(syn::Token![=]) {
+            s.parse::<syn::Token![=]>()?;
+            if s.peek(syn::token::Bracket) {
+                list = true;
+                let list;
+                syn::bracketed!(list in s);
+                while !list.is_empty() {
+                    values.push(value(&list)?);
+                    if !list.is_empty() {
+                        list.parse::<syn::Token![,]>()?;
+                    }
+                }
+            } else {
+                values.push(value(s)?);
+            }
+        } else {
+            // A bare key is a switch turned on.
+            values.push(("true".to_owned(), key.span()));
+        }
+        keys.push(Given { key, values, list });
+    }
+    Ok((lit, keys))
+}
+
+/// The options the keys say, whether files outside the crate are allowed, and the weights
+/// file's literal (a path relative to the crate like the model's).
+fn include_options(keys: &[Given]) -> syn::Result<(crate::Options, bool, Option<syn::LitStr>)> {
+    let mut opts = crate::Options::default();
+    let (mut allowed, mut weights) = (false, None);
+    let mut seen: Vec<String> = Vec::new();
+    for g in keys {
+        let name = g.key.to_string();
+        if seen.contains(&name) && !crate::options::KEYS.iter().any(|k| k.name == name && k.repeats) {
+            return Err(syn::Error::new(g.key.span(), format!("`{name}` is given twice; it takes one value")));
+        }
+        seen.push(name.clone());
+        let spec = crate::options::KEYS.iter().find(|k| k.name == name);
+        if (spec.is_none() || spec.is_some_and(|k| !k.repeats)) && (g.list || g.values.len() != 1) {
+            return Err(syn::Error::new(g.key.span(), format!("`{name}` takes one value, not a list")));
+        }
+        for (v, span) in &g.values {
+            let err = |msg: String| syn::Error::new(*span, msg);
+            match name.as_str() {
+                "allow_outside_crate" => {
+                    allowed = v.parse().map_err(|_| err("`allow_outside_crate` is `true` or `false`".into()))?;
+                }
+                "lang" if v != "rust" => {
+                    return Err(err(format!(
+                        "include_model! expands to Rust; `lang = {v:?}` is for the command line and the builder"
+                    )));
+                }
+                "weights" => weights = Some(syn::LitStr::new(v, *span)),
+                _ if spec.is_none() => {
+                    let all: Vec<&str> = crate::options::KEYS.iter().map(|k| k.name).collect();
+                    return Err(syn::Error::new(
+                        g.key.span(),
+                        format!("unknown key `{name}`; expected one of {}, allow_outside_crate", all.join(", ")),
+                    ));
+                }
+                _ => opts.set(&name, v).map_err(err)?,
+            }
+        }
+    }
+    Ok((opts, allowed, weights))
+}
+
+fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
+    let (lit, keys) = syn::parse::Parser::parse2(parse_include, input)?;
+    let (mut opts, allowed, weights) = include_options(&keys)?;
+    let path = crate::front::files::inside_crate(root, &lit, allowed)?;
+    let mut files = vec![path.clone()];
+    match &weights {
+        Some(w) => {
+            let w = crate::front::files::inside_crate(root, w, allowed)?;
+            files.push(w.clone());
+            opts.weights = Some(w);
+        }
+        None => files.extend(Some(path.with_extension("bin")).filter(|b| b.exists())),
+    }
+    let fail = |msg: String| syn::Error::new(lit.span(), msg);
+    let code = crate::compile_file(&path, &opts).map_err(|mut diags| {
+        // Name the files as the user wrote them, not as absolute paths.
+        let mut written = vec![(path.display().to_string(), lit.value())];
+        if let (Some(w), Some(lit)) = (&opts.weights, &weights) {
+            written.push((w.display().to_string(), lit.value()));
+        }
+        for d in &mut diags.0 {
+            for (full, written) in &written {
+                if let Some(rest) = d.file.strip_prefix(full.as_str()) {
                     d.file = format!("{written}{rest}");
                 }
-                d.message = d.message.replace(&full, &written);
+                d.message = d.message.replace(full.as_str(), written);
             }
-            return fail(diags.to_string());
         }
-    };
-    let items: TokenStream = match code.parse() {
-        Ok(items) => items,
-        Err(e) => return fail(format!("internal error: generated code does not tokenize: {e}")),
-    };
-    let bin = path.with_extension("bin");
-    let files: Vec<PathBuf> = std::iter::once(path).chain(bin.exists().then_some(bin)).collect();
+        fail(diags.to_string())
+    })?;
+    let items: TokenStream =
+        code.parse().map_err(|e| fail(format!("internal error: generated code does not tokenize: {e}")))?;
     let track = tracking(&files);
-    quote! { #track #items }
+    Ok(quote! { #track #items })
 }
 
 /// Reading a file through `include_bytes!` makes cargo rebuild the crate when it changes;

@@ -52,7 +52,13 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     }
     let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
-        let diags = passes::cut(&mut g, &opts.cut_inputs, &opts.cut_outputs);
+        // A state's Result stays a Result of the cut model, to be carried: `--outputs y
+        // --state h0=hn` keeps `hn` for the state without listing it.
+        let mut outputs = opts.cut_outputs.clone();
+        if !outputs.is_empty() {
+            outputs.extend(opts.states.iter().map(|(_, o)| o).filter(|o| !opts.cut_outputs.contains(o)).cloned());
+        }
+        let diags = passes::cut(&mut g, &opts.cut_inputs, &outputs);
         if !diags.is_empty() {
             return Err(Diagnostics(diags));
         }

@@ -278,14 +278,191 @@ pub struct Options {
     /// compiled (`--inputs`).
     pub cut_inputs: Vec<String>,
     /// Tensors (or layers) that become the model's Results, in this order: only what they
-    /// need is compiled (`--outputs`).
+    /// need is compiled (`--outputs`). The Results of `states` stay too, after them.
     pub cut_outputs: Vec<String>,
     /// Parameter and Result pairs that carry a state between runs (`--state IN=OUT`): each
     /// becomes a variable of the generated model, zero after `reset()`.
     pub states: Vec<(String, String)>,
 }
 
+/// One option of a compilation, as every door spells it: the command line as `--KEY` (with
+/// `-` for `_`), the macros as `KEY = "VALUE"`, the builder as [`Builder::option`] (and a
+/// typed method of the same name). The table [`KEYS`] is the one list of them.
+///
+/// [`Builder::option`]: crate::Builder::option
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    /// The key (`weight_type`).
+    pub name: &'static str,
+    /// What its value looks like (`auto|f32|f16|bf16`); empty for a switch.
+    pub value: &'static str,
+    /// Whether it may be given several times, each adding to the ones before.
+    pub repeats: bool,
+    /// Sets it in the options from its text.
+    set: fn(&mut Options, &str) -> Result<(), String>,
+}
+
+impl Key {
+    /// The command line's flag (`--weight-type`).
+    pub fn flag(&self) -> String {
+        format!("--{}", self.name.replace('_', "-"))
+    }
+
+    /// Whether the key is a switch (`--fast-activations`): its value is `true` or `false`.
+    pub fn is_switch(&self) -> bool {
+        self.value.is_empty()
+    }
+}
+
+/// A value among named choices; the error lists them (a switch's are `true` and `false`).
+fn pick<T>(v: &str, parse: fn(&str) -> Option<T>) -> Result<T, String> {
+    parse(v.trim()).ok_or_else(|| format!("{v:?} is not a value it takes"))
+}
+
+/// Names separated by commas (`--inputs a,b`).
+fn names(v: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = v.split(',').map(|n| n.trim().to_owned()).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(format!("{v:?} is not a list of names separated by commas"));
+    }
+    Ok(names)
+}
+
+/// Every option of a compilation, in the order `--help` lists them.
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "name",
+        value: "NAME",
+        repeats: false,
+        set: |o, v| {
+            o.name = Some(v.to_owned());
+            Ok(())
+        },
+    },
+    Key {
+        name: "lang",
+        value: "rust|c",
+        repeats: false,
+        set: |o, v| {
+            o.language = pick(v, Language::parse)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "weights",
+        value: "PATH",
+        repeats: false,
+        set: |o, v| {
+            o.weights = Some(PathBuf::from(v));
+            Ok(())
+        },
+    },
+    Key {
+        name: "strategy",
+        value: "auto|unrolled|tiled",
+        repeats: false,
+        set: |o, v| {
+            o.strategy = pick(v, Strategy::parse)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "weights_mode",
+        value: "embedded|runtime",
+        repeats: false,
+        set: |o, v| {
+            o.weights_mode = pick(v, WeightsMode::parse)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "simd",
+        value: "dispatch|build",
+        repeats: false,
+        set: |o, v| {
+            o.simd = pick(v, Simd::parse)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "weight_type",
+        value: "auto|f32|f16|bf16",
+        repeats: false,
+        set: |o, v| {
+            o.weight_type = pick(v, WeightType::parse)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "fast_activations",
+        value: "",
+        repeats: false,
+        set: |o, v| {
+            o.fast_activations = pick(v, |b| b.parse().ok())?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "threads",
+        value: "N",
+        repeats: false,
+        set: |o, v| {
+            o.threads = Threads::parse(v)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "input",
+        value: "NAME=[DIMS]",
+        repeats: true,
+        set: |o, v| {
+            o.input_shapes.push(InputShape::parse(v)?);
+            Ok(())
+        },
+    },
+    Key {
+        name: "inputs",
+        value: "NAMES",
+        repeats: true,
+        set: |o, v| {
+            o.cut_inputs.extend(names(v)?);
+            Ok(())
+        },
+    },
+    Key {
+        name: "outputs",
+        value: "NAMES",
+        repeats: true,
+        set: |o, v| {
+            o.cut_outputs.extend(names(v)?);
+            Ok(())
+        },
+    },
+    Key {
+        name: "state",
+        value: "IN=OUT",
+        repeats: true,
+        set: |o, v| {
+            o.states.push(parse_state(v)?);
+            Ok(())
+        },
+    },
+];
+
 impl Options {
+    /// Sets option `key` (one of [`KEYS`]) from its text, as the command line reads it
+    /// (`weight_type`, `"f16"`); a repeating key adds to what it holds.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let k = KEYS.iter().find(|k| k.name == key).ok_or_else(|| {
+            let all: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
+            format!("no option is called `{key}`; expected one of {}", all.join(", "))
+        })?;
+        (k.set)(self, value).map_err(|e| {
+            let takes = if k.is_switch() { "true or false" } else { k.value };
+            format!("`{key}`: {e}; it takes {takes}")
+        })
+    }
+
     /// What the options name twice: a Parameter given two shapes, a Parameter or a Result in
     /// two states, a cut tensor listed twice. Each message names the flag and both values.
     pub fn repeated(&self) -> Vec<String> {

@@ -329,6 +329,69 @@ fn the_command_line_and_the_builder_stay_in_step() {
     } = cellc::Options::default();
 }
 
+/// Every key of the one table of options (`include_model!`'s keys, `Builder::option`) is a
+/// flag of the command line that sets the same options, and every field of the options
+/// has a key: a value for each key, set three ways.
+#[test]
+fn every_key_is_a_flag_that_sets_the_same_options() {
+    let values = |key: &str| -> &[&str] {
+        match key {
+            "name" => &["Net"],
+            "lang" => &["c"],
+            "weights" => &["w.bin"],
+            "strategy" => &["tiled"],
+            "weights_mode" => &["runtime"],
+            "simd" => &["build"],
+            "weight_type" => &["f16"],
+            "fast_activations" => &["true"],
+            "threads" => &["2"],
+            "input" => &["x=[1,?,16]", "h=[-1]"],
+            "inputs" => &["a,b", "c"],
+            "outputs" => &["y", "z,w"],
+            "state" => &["h0=hn", "c0=cn"],
+            other => panic!("no test value for the key `{other}`: add one"),
+        }
+    };
+    let mut all = cellc::Options::default();
+    let mut all_args = vec!["m.xml".to_owned()];
+    for key in cellc::options::KEYS {
+        let mut opts = cellc::Options::default();
+        let mut args = vec!["m.xml".to_owned()];
+        let mut builder = cellc::Builder::new();
+        for v in values(key.name) {
+            opts.set(key.name, v).unwrap_or_else(|e| panic!("{e}"));
+            all.set(key.name, v).unwrap_or_else(|e| panic!("{e}"));
+            builder = builder.option(key.name, v);
+            args.push(key.flag());
+            if !key.is_switch() {
+                args.push((*v).to_owned());
+            }
+        }
+        assert!(opts != cellc::Options::default(), "`{}` changes nothing", key.name);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_eq!(cellc::cli::options_from_args(&args).expect("parses"), opts, "{args:?}");
+        assert_eq!(builder.options(), &opts, "Builder::option({:?}, …)", key.name);
+        all_args.extend(args[1..].iter().map(|a| (*a).to_owned()));
+    }
+    // Together, every field differs from its default.
+    let all_args: Vec<&str> = all_args.iter().map(String::as_str).collect();
+    assert_eq!(cellc::cli::options_from_args(&all_args).expect("parses"), all);
+    let d = cellc::Options::default();
+    assert!(all.name != d.name && all.language != d.language && all.weights != d.weights);
+    assert!(all.strategy != d.strategy && all.weights_mode != d.weights_mode && all.simd != d.simd);
+    assert!(all.weight_type != d.weight_type && all.fast_activations != d.fast_activations);
+    assert!(all.threads != d.threads && all.input_shapes.len() == 2 && all.cut_inputs.len() == 3);
+    assert!(all.cut_outputs.len() == 3 && all.states.len() == 2);
+    // And mistakes are named with the key and what it takes.
+    let mut o = cellc::Options::default();
+    let err = o.set("weight_type", "f8").expect_err("refused");
+    assert!(err.contains("`weight_type`") && err.contains("auto|f32|f16|bf16"), "{err}");
+    let err = o.set("fast_activations", "yes").expect_err("refused");
+    assert!(err.contains("true or false"), "{err}");
+    let err = o.set("weight-type", "f16").expect_err("refused");
+    assert!(err.contains("no option is called `weight-type`") && err.contains("weight_type"), "{err}");
+}
+
 #[cfg(unix)]
 #[test]
 fn devices_and_fifos_are_refused_not_read() {

@@ -1,0 +1,37 @@
+// Each key of `include_model!` refuses a wrong value at the value, an unknown or repeated
+// key at the key, and what the model itself refuses at the path.
+mod unknown {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, wieght_type = "f16");
+}
+mod bad_choice {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, weight_type = "f8");
+}
+mod c {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, lang = "c");
+}
+mod twice {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, name = "A", name = "B");
+}
+mod list {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, strategy = ["tiled"]);
+}
+mod pin {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, input = "x=[1,y]");
+}
+mod switch {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, fast_activations = "yes");
+}
+mod threads {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, threads = 0);
+}
+mod state {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, state = "h=nope");
+}
+mod cut {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, outputs = "a,,b");
+}
+mod value {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, simd = build);
+}
+
+fn main() {}
