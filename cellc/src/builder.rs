@@ -151,6 +151,13 @@ impl Builder {
         self
     }
 
+    /// Names the generated type of a cell or dense layer (`--cell-name FROM=TO`): `from` is
+    /// the name `cellc inspect` shows (`gru0`) or the layer's name in the model.
+    pub fn cell_name(mut self, from: &str, to: &str) -> Self {
+        self.options.cell_names.push((from.to_owned(), to.to_owned()));
+        self
+    }
+
     /// Sets an option by its key and text, as the command line and `include_model!` spell it
     /// (the keys of [`crate::options::KEYS`]: `.option("weight_type", "f16")`,
     /// `.option("input", "x=[1,?,40]")`); a repeating key adds to what it holds. A key or

@@ -164,6 +164,10 @@ struct CompileArgs {
     threads: crate::options::Threads,
     #[command(flatten)]
     graph: GraphArgs,
+    /// Name a cell's or a dense layer's generated type: FROM is the name `inspect` shows
+    /// (`gru0`) or the layer's name in the model, TO an identifier. Repeat for several.
+    #[arg(long = "cell-name", value_name = "FROM=TO", value_parser = crate::options::parse_rename)]
+    cell_names: Vec<(String, String)>,
     /// Carry a state between runs: Parameter IN and Result OUT become a variable of the
     /// generated model (zero after `reset`), as OpenVINO's MakeStateful makes them.
     #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
@@ -198,6 +202,7 @@ impl CompileArgs {
             input_shapes: self.graph.input_shapes.clone(),
             cut_inputs: self.graph.cut_inputs.clone(),
             cut_outputs: self.graph.cut_outputs.clone(),
+            cell_names: self.cell_names.clone(),
             states: self.states.clone(),
         }
     }

@@ -72,6 +72,7 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     if !pins.is_empty() {
         return Err(Diagnostics(pins));
     }
+    g.renames = opts.cell_names.clone();
     let diags = passes::make_stateful(&mut g, &opts.states);
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
@@ -101,6 +102,7 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
 /// The check of [`model_of`] on a graph [`run_passes`] has been through, with the problems
 /// the passes found.
 pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model, Diagnostics> {
+    diags.extend(g.unmatched_renames().into_iter().map(|m| Diag::new(&g.file, None, m)));
     match check::graph::check(g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),

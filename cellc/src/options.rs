@@ -239,6 +239,19 @@ impl InputShape {
     }
 }
 
+/// Parses `FROM=TO` (a `--cell-name` rename): TO must be a Rust type name and a C identifier.
+pub fn parse_rename(s: &str) -> Result<(String, String), String> {
+    let bad = || format!("{s:?} is not FROM=TO (a cell's or dense layer's name, `=`, an identifier)");
+    let (from, to) = s.rsplit_once('=').ok_or_else(bad)?;
+    let (from, to) = (from.trim(), to.trim());
+    let ident =
+        to.starts_with(|c: char| c.is_ascii_alphabetic()) && to.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if from.is_empty() || !ident {
+        return Err(bad());
+    }
+    Ok((from.to_owned(), to.to_owned()))
+}
+
 /// Parses `IN=OUT` (a `--state` pair).
 pub fn parse_state(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
@@ -280,6 +293,9 @@ pub struct Options {
     /// Tensors (or layers) that become the model's Results, in this order: only what they
     /// need is compiled (`--outputs`). The Results of `states` stay too, after them.
     pub cut_outputs: Vec<String>,
+    /// Names for generated cell and dense-layer types (`--cell-name FROM=TO`): FROM is the
+    /// name `inspect` shows (`gru0`) or the layer's name in the model.
+    pub cell_names: Vec<(String, String)>,
     /// Parameter and Result pairs that carry a state between runs (`--state IN=OUT`): each
     /// becomes a variable of the generated model, zero after `reset()`.
     pub states: Vec<(String, String)>,
@@ -435,6 +451,15 @@ pub const KEYS: &[Key] = &[
         repeats: true,
         set: |o, v| {
             o.cut_outputs.extend(names(v)?);
+            Ok(())
+        },
+    },
+    Key {
+        name: "cell_name",
+        value: "FROM=TO",
+        repeats: true,
+        set: |o, v| {
+            o.cell_names.push(parse_rename(v)?);
             Ok(())
         },
     },

@@ -325,6 +325,7 @@ fn the_command_line_and_the_builder_stay_in_step() {
         input_shapes: _,
         cut_inputs: _,
         cut_outputs: _,
+        cell_names: _,
         states: _,
     } = cellc::Options::default();
 }
@@ -349,6 +350,7 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
             "inputs" => &["a,b", "c"],
             "outputs" => &["y", "z,w"],
             "state" => &["h0=hn", "c0=cn"],
+            "cell_name" => &["gru0=Encoder", "/fc/MatMul=Head"],
             other => panic!("no test value for the key `{other}`: add one"),
         }
     };
@@ -381,7 +383,7 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
     assert!(all.strategy != d.strategy && all.weights_mode != d.weights_mode && all.simd != d.simd);
     assert!(all.weight_type != d.weight_type && all.fast_activations != d.fast_activations);
     assert!(all.threads != d.threads && all.input_shapes.len() == 2 && all.cut_inputs.len() == 3);
-    assert!(all.cut_outputs.len() == 3 && all.states.len() == 2);
+    assert!(all.cut_outputs.len() == 3 && all.states.len() == 2 && all.cell_names.len() == 2);
     // And mistakes are named with the key and what it takes.
     let mut o = cellc::Options::default();
     let err = o.set("weight_type", "f8").expect_err("refused");

@@ -30,6 +30,12 @@ mod state {
 mod cut {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, outputs = "a,,b");
 }
+mod rename {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, cell_name = "gru=9lives");
+}
+mod no_such_cell {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, cell_name = "lstm3=Encoder");
+}
 mod value {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, simd = build);
 }

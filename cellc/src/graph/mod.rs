@@ -3,6 +3,7 @@
 //! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
 //! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
 //! it dead and points its consumers elsewhere.
+pub mod names;
 pub mod sym;
 
 pub use sym::Sym;
@@ -319,6 +320,9 @@ pub struct Graph {
     pub symbols: Vec<Symbol>,
     /// The weights file the constants are read from.
     pub weights: raw::Weights,
+    /// Names the user gives cells and dense layers (`--cell-name FROM=TO`, FROM a stable
+    /// name or a layer name): see [`Graph::code_name`].
+    pub renames: Vec<(String, String)>,
 }
 
 impl Graph {
@@ -335,6 +339,7 @@ impl Graph {
             sinks: Vec::new(),
             symbols: Vec::new(),
             weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
+            renames: Vec::new(),
         }
     }
 

@@ -81,6 +81,7 @@ pub(super) fn cells(g: &Graph) -> Vec<CellInfo> {
             .collect();
         let gru = matches!(a.op, crate::ir::raw::CellOp::Gru);
         out.push(CellInfo {
+            name: g.code_name(n),
             layer: node.origin.name.clone(),
             op: node.origin.op.clone(),
             line: node.origin.pos.map(|p| p.line),

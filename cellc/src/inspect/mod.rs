@@ -54,6 +54,10 @@ pub struct TensorInfo {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CellInfo {
+    /// The name generated code gives it (its types and identifiers follow it): its layer's
+    /// name where that survives a re-export, else its position (`gru0`), or the user's
+    /// `--cell-name`.
+    pub name: String,
     /// The layer's name.
     pub layer: String,
     /// Its type (`GRUSequence`, `LSTMCell`, …).

@@ -22,7 +22,8 @@ fn tensors(s: &mut String, title: &str, ts: &[TensorInfo]) {
 
 fn cell(s: &mut String, c: &CellInfo) {
     let line = c.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-    let _ = writeln!(s, "  {:?}{line}: {}", c.layer, c.op);
+    let layer = if c.name == c.layer { String::new() } else { format!(" (layer {:?})", c.layer) };
+    let _ = writeln!(s, "  {:?}{layer}{line}: {}", c.name, c.op);
     let mut attrs = vec![format!("hidden_size {}", c.hidden_size)];
     if let Some(i) = &c.input_size {
         attrs.push(format!("input size {i}"));

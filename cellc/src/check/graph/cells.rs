@@ -131,7 +131,7 @@ impl Planner<'_> {
         let Some(out) = outs.iter().map(|&t| self.place(t)).collect::<Option<Vec<_>>>() else { return };
         let seq = steps.map(|steps| Seq { direction, steps, lengths });
         let spec = CellSpec { kind, hidden: h, input, activations, clip };
-        let name = self.g.nodes[id].origin.name.clone();
+        let name = self.g.code_name(id);
         self.cells.push(ir::Cell { name, spec, w, r, b, seq, layout: crate::layout::Layout::OpenVino });
         self.steps.push(Step::Cell(CellStep {
             cell: self.cells.len() - 1,

@@ -542,7 +542,7 @@ impl<'g> Planner<'g> {
         }
         let model = ir::Model {
             file: self.g.file.clone(),
-            name: self.g.name.clone(),
+            name: self.g.code_model_name(),
             batch: batch_of(self.mode),
             params: self.params,
             cells: self.cells,

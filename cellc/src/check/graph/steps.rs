@@ -601,7 +601,7 @@ impl Planner<'_> {
         };
         let rows = xd.iter().product::<usize>() / k;
         let Some(dst) = self.place(y) else { return };
-        let name = self.g.nodes[id].origin.name.clone();
+        let name = self.g.code_name(id);
         let bias = bias.map(|b| b.iter().map(|&v| v as f32).collect());
         self.denses.push(crate::ir::Dense { name, k, n, w, bias, act });
         let dense = self.denses.len() - 1;
