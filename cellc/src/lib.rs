@@ -96,6 +96,7 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     passes::lower(g);
     passes::compose(g);
     passes::fuse(g);
+    passes::drop_unread(g);
     diags
 }
 

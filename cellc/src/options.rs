@@ -488,6 +488,56 @@ impl Options {
         })
     }
 
+    /// The command-line arguments that say these options (after the model's path), each
+    /// option that differs from its default as its flag and value: `options_from_args` of
+    /// them gives these options back.
+    pub fn to_args(&self) -> Vec<String> {
+        let Options {
+            name,
+            language,
+            strategy,
+            weights,
+            weights_mode,
+            simd,
+            weight_type,
+            fast_activations,
+            threads,
+            input_shapes,
+            cut_inputs,
+            cut_outputs,
+            cell_names,
+            states,
+        } = self;
+        let d = Options::default();
+        let mut out: Vec<(&str, String)> = Vec::new();
+        out.extend(name.iter().map(|n| ("name", n.clone())));
+        out.extend((*language != d.language).then(|| ("lang", language.name().to_owned())));
+        out.extend(weights.iter().map(|w| ("weights", w.display().to_string())));
+        out.extend((*strategy != d.strategy).then(|| ("strategy", strategy.name().to_owned())));
+        out.extend((*weights_mode != d.weights_mode).then(|| ("weights_mode", weights_mode.name().to_owned())));
+        out.extend((*simd != d.simd).then(|| ("simd", simd.name().to_owned())));
+        out.extend((*weight_type != d.weight_type).then(|| ("weight_type", weight_type.name().to_owned())));
+        out.extend(fast_activations.then(|| ("fast_activations", String::new())));
+        out.extend((*threads != d.threads).then(|| ("threads", threads.get().to_string())));
+        for s in input_shapes {
+            let dims: Vec<String> =
+                s.dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |n| n.to_string())).collect();
+            out.push(("input", format!("{}=[{}]", s.name, dims.join(","))));
+        }
+        out.extend((!cut_inputs.is_empty()).then(|| ("inputs", cut_inputs.join(","))));
+        out.extend((!cut_outputs.is_empty()).then(|| ("outputs", cut_outputs.join(","))));
+        out.extend(cell_names.iter().map(|(f, t)| ("cell_name", format!("{f}={t}"))));
+        out.extend(states.iter().map(|(i, o)| ("state", format!("{i}={o}"))));
+        let mut args = Vec::new();
+        for (key, value) in out {
+            args.push(format!("--{}", key.replace('_', "-")));
+            if !value.is_empty() {
+                args.push(value);
+            }
+        }
+        args
+    }
+
     /// What the options name twice: a Parameter given two shapes, a Parameter or a Result in
     /// two states, a cut tensor listed twice. Each message names the flag and both values.
     pub fn repeated(&self) -> Vec<String> {

@@ -375,9 +375,14 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
         assert_eq!(builder.options(), &opts, "Builder::option({:?}, …)", key.name);
         all_args.extend(args[1..].iter().map(|a| (*a).to_owned()));
     }
-    // Together, every field differs from its default.
+    // Together, every field differs from its default; and the options say themselves back
+    // as arguments.
     let all_args: Vec<&str> = all_args.iter().map(String::as_str).collect();
     assert_eq!(cellc::cli::options_from_args(&all_args).expect("parses"), all);
+    let back: Vec<String> = std::iter::once("m.xml".to_owned()).chain(all.to_args()).collect();
+    let back: Vec<&str> = back.iter().map(String::as_str).collect();
+    assert_eq!(cellc::cli::options_from_args(&back).expect("parses"), all, "{back:?}");
+    assert!(cellc::Options::default().to_args().is_empty());
     let d = cellc::Options::default();
     assert!(all.name != d.name && all.language != d.language && all.weights != d.weights);
     assert!(all.strategy != d.strategy && all.weights_mode != d.weights_mode && all.simd != d.simd);

@@ -329,3 +329,37 @@ fn scalars_and_whole_reductions_compile_in_both_languages() {
     assert!(rust.contains("acc / 6"), "the mean divides by the count:\n{rust}");
     cellc::emit::c::emit(&m, &opts, "scalar.h").expect("C");
 }
+
+#[test]
+fn a_cut_drops_the_parameters_it_read_only_for_their_shape() {
+    // x → Exp → y, reshaped to x's own shape: cut at y, x is read only by the ShapeOf,
+    // which folds to a constant; the cut model takes y alone.
+    let mut g = Graph::new("cut.xml", "cut");
+    let id = g.add(
+        Op::Parameter { elem: Elem::F32, shape: vec![Dim::Static(2), Dim::Static(3)] },
+        origin("x", "Parameter"),
+        Vec::new(),
+        1,
+    );
+    let x = g.nodes[id].outputs[0];
+    g.tensors[x].fact = Fact::new(Elem::F32, known(&[2, 3]));
+    g.params.push(id);
+    let y = apply(&mut g, Op::Unary(Unary::Exp), vec![x]).expect("a shape");
+    g.tensors[y].names = vec!["y".into()];
+    g.tensors[y].declared = vec![Dim::Static(2), Dim::Static(3)];
+    let s = apply(&mut g, Op::ShapeOf { out: Elem::I64 }, vec![x]).expect("a shape");
+    // The target shape is known once the passes fold the ShapeOf.
+    let id = g.add(Op::Reshape { special_zero: false }, origin("z", "Reshape"), vec![Some(y), Some(s)], 1);
+    let z = g.nodes[id].outputs[0];
+    g.tensors[z].fact = Fact::new(Elem::F32, known(&[2, 3]));
+    let r = g.add(Op::Result, origin("z", "Result"), vec![Some(z)], 0);
+    g.results.push(r);
+    g.result_names.push(None);
+    let whole = cellc::model_of(g.clone()).expect("compiles");
+    assert_eq!(whole.params.len(), 1);
+    assert!(cellc::passes::cut(&mut g, &["y".to_owned()], &[]).is_empty());
+    assert_eq!(g.params.len(), 2, "the cut keeps x for its ShapeOf");
+    let cut = cellc::model_of(g).expect("compiles");
+    let names: Vec<&str> = cut.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["y"]);
+}

@@ -95,3 +95,42 @@ fn weight_bytes_are_those_of_the_generated_tables() {
         }
     }
 }
+
+/// Every cut `inspect` prints, over every model of the fixtures (as they are, and with the
+/// user's own options: a pin, a weight type), runs as printed — through a shell, the
+/// printed line with an output file added — and compiles exactly when the advice says it
+/// was checked to.
+#[test]
+fn every_printed_cut_runs_as_printed() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cellc")).parent().expect("the binary's directory").to_owned();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut models: Vec<PathBuf> = ["tests/models", "tests/refused"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root().join(d)).expect("a fixture directory"))
+        .map(|e| e.expect("an entry").path().join("model.xml"))
+        .filter(|m| m.is_file())
+        .collect();
+    models.sort();
+    let refused = root().join("tests/refused/spectral_lstm/model.xml");
+    let mut runs: Vec<(PathBuf, Vec<&str>)> = models.into_iter().map(|m| (m, Vec::new())).collect();
+    runs.push((refused.clone(), vec!["--input", "audio=[1,8,32]", "--weight-type", "f32"]));
+    runs.push((refused, vec!["--input", "h0=[1,1,16]"]));
+    let mut printed = 0;
+    for (m, extra) in &runs {
+        let m = m.to_str().expect("a UTF-8 path");
+        let out = cellc(&[&["inspect", m][..], extra].concat());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines().skip_while(|l| *l != "what would make it compile");
+        while let Some(l) = lines.next() {
+            let Some(command) = lines.clone().next().filter(|c| c.starts_with("    cellc ")) else { continue };
+            let checked = l.contains("checked: it compiles");
+            let dir = tempfile::tempdir().expect("temp dir");
+            let line = format!("{} -o {}", command.trim(), dir.path().join("cut.rs").display());
+            let run = Command::new("sh").arg("-c").arg(&line).env("PATH", &path).output().expect("run sh");
+            let err = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.success(), checked, "{line}: {err}");
+            printed += 1;
+        }
+    }
+    assert!(printed >= 3, "only {printed} cuts were printed");
+}

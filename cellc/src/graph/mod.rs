@@ -323,6 +323,9 @@ pub struct Graph {
     /// Names the user gives cells and dense layers (`--cell-name FROM=TO`, FROM a stable
     /// name or a layer name): see [`Graph::code_name`].
     pub renames: Vec<(String, String)>,
+    /// Whether the model was cut (`--inputs`, `--outputs`): then the Parameters nothing
+    /// reads after folding are dropped.
+    pub cut: bool,
 }
 
 impl Graph {
@@ -340,6 +343,7 @@ impl Graph {
             symbols: Vec::new(),
             weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
             renames: Vec::new(),
+            cut: false,
         }
     }
 

@@ -121,14 +121,19 @@ pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[Node
     if ins.is_empty() && outs.is_empty() {
         return Vec::new();
     }
-    let mut args = Vec::new();
-    if !ins.is_empty() {
-        args.extend(["--inputs".to_owned(), ins.join(",")]);
+    // The user's own options (pins, states, weights) with the cut: the command as it runs.
+    let mut cut = Options { cut_inputs: ins, cut_outputs: outs, ..opts.clone() };
+    // Pins of the Parameters the cut leaves out would name Parameters it no longer has.
+    if let Ok(part) = crate::read_graph(path, &Options { input_shapes: Vec::new(), ..cut.clone() }) {
+        let kept = |name: &str| {
+            part.params.iter().any(|&p| {
+                part.nodes[p].origin.name == name
+                    || part.tensors[part.nodes[p].outputs[0]].names.iter().any(|n| n == name)
+            })
+        };
+        cut.input_shapes.retain(|s| kept(&s.name));
     }
-    if !outs.is_empty() {
-        args.extend(["--outputs".to_owned(), outs.join(",")]);
-    }
-    let cut = Options { cut_inputs: ins, cut_outputs: outs, ..opts.clone() };
+    let args = cut.to_args();
     let what = match (before.is_empty(), after.is_empty()) {
         (false, false) => "the layers before and after the cells",
         (false, true) => "the layers before the cells",
@@ -140,13 +145,20 @@ pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[Node
             "compile the part without the layers cellc does not compile ({} of them; checked: it compiles), and compute {what} in your program",
             unsupported.len()
         ),
-        Err(d) => format!(
-            "cut away the layers cellc does not compile ({} of them); what is left still has {} problem{}, the first: {}",
-            unsupported.len(),
-            d.0.len(),
-            if d.0.len() == 1 { "" } else { "s" },
-            d.0.first().map(crate::Diag::headline).unwrap_or_default()
-        ),
+        Err(d) => {
+            const SHOWN: usize = 8;
+            let mut left: Vec<String> = d.0.iter().take(SHOWN).map(crate::Diag::headline).collect();
+            if d.0.len() > SHOWN {
+                left.push(format!("and {} more", d.0.len() - SHOWN));
+            }
+            format!(
+                "cut away the layers cellc does not compile ({} of them); what is left still has {} problem{}: {}",
+                unsupported.len(),
+                d.0.len(),
+                if d.0.len() == 1 { "" } else { "s" },
+                left.join("; ")
+            )
+        }
     };
     vec![Advice { text, args, compiles: result.is_ok() }]
 }

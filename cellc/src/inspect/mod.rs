@@ -168,7 +168,10 @@ pub fn inspect(path: &Path, opts: &Options) -> Result<Report, Diagnostics> {
         Err(d) => (None, d.0.iter().map(Problem::of).collect()),
     };
     let unsupported = graph::unsupported(&g, checked.as_ref().err());
-    let advice = if unsupported.is_empty() { Vec::new() } else { cut::advice(path, opts, &g, &unsupported) };
+    // While dimensions wait for a pin, the problems say which; a cut would only move them.
+    let pins_pending = checked.as_ref().err().is_some_and(|d| d.0.iter().any(|d| d.message.contains("pin it")));
+    let advice =
+        if unsupported.is_empty() || pins_pending { Vec::new() } else { cut::advice(path, opts, &g, &unsupported) };
     Ok(Report {
         file: path.display().to_string(),
         model: read.name.clone(),

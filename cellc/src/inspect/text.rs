@@ -9,7 +9,7 @@ fn shape(s: &Option<Vec<String>>) -> String {
 
 /// An argument as a POSIX shell reads it: quoted when it holds more than safe characters.
 fn shell(arg: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=,@%+[]?".contains(c);
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c);
     if !arg.is_empty() && arg.chars().all(safe) { arg.to_owned() } else { format!("'{}'", arg.replace('\'', "'\\''")) }
 }
 

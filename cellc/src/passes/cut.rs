@@ -85,7 +85,29 @@ pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
     let params = std::mem::take(&mut g.params);
     g.prune();
     g.params = params.into_iter().filter(|&p| !g.nodes[p].dead).collect();
+    g.cut = true;
     diags
+}
+
+/// In a cut model, drops the Parameters nothing reads once the passes have run: those the
+/// cut part read only for their shape (a `ShapeOf`, folded to a constant), which the user
+/// would otherwise have to pass without their values being read.
+pub fn drop_unread(g: &mut Graph) {
+    if !g.cut {
+        return;
+    }
+    let mut read = vec![false; g.tensors.len()];
+    for n in g.nodes.iter().filter(|n| !n.dead) {
+        for &t in n.inputs.iter().flatten() {
+            read[t] = true;
+        }
+    }
+    let unread: Vec<NodeId> =
+        g.params.iter().copied().filter(|&p| !g.nodes[p].outputs.iter().any(|&t| read[t])).collect();
+    for &p in &unread {
+        g.nodes[p].dead = true;
+    }
+    g.params.retain(|p| !unread.contains(p));
 }
 
 /// A new Parameter standing for tensor `t`, with the shape declared on its port (dynamic

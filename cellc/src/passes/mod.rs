@@ -12,7 +12,7 @@ pub mod simplify;
 pub mod state;
 
 pub use compose::compose;
-pub use cut::cut;
+pub use cut::{cut, drop_unread};
 pub use fold::fold;
 pub use fuse::fuse;
 pub use lower::lower;

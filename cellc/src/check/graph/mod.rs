@@ -254,6 +254,9 @@ impl Checker<'_> {
             let sym = &g.symbols[s as usize];
             let what = if batch.len() > 1 && batch.contains(&s) {
                 "is the batch of some cells while another dimension is the batch of others; cellc takes one dynamic batch"
+            } else if chosen.is_none() && sym.axis == 0 && symbols.len() > 1 {
+                // With other dimensions dynamic, where the cells' batch is cannot be told.
+                "is dynamic: it may stay so, as the batch, once the model's other dynamic dimensions are fixed, or be fixed too"
             } else {
                 "is dynamic and is not the batch; cellc needs it fixed"
             };
