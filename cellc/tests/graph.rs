@@ -239,7 +239,11 @@ fn a_state_pair_becomes_a_variable() {
         let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         assert!(err < 1e-5, "max error {err}");
     }
-    let bad = cellc::Options { states: vec![("h0".into(), "nowhere".into())], ..opts };
+    let bad = cellc::Options { states: vec![("h0".into(), "nowhere".into())], ..opts.clone() };
     let msg = cellc::load_graph(&plain, &bad).expect_err("no such Result").to_string();
     assert!(msg.contains("--state h0=nowhere: the model has no such Result; its Results are"), "{msg}");
+    // A state left dynamic is told the pin to write.
+    let dynamic = cellc::Options { input_shapes: opts.input_shapes[..1].to_vec(), ..opts };
+    let msg = cellc::load_graph(&plain, &dynamic).expect_err("a dynamic state").to_string();
+    assert!(msg.contains("shape [1,?,16] is not static") && msg.contains("--input h0=[1,N,16]"), "{msg}");
 }

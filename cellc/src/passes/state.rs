@@ -23,7 +23,20 @@ pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
         let (p, r) = (g.params[pi], g.results[ri]);
         let pt = g.nodes[p].outputs[0];
         let Some(shape) = g.tensors[pt].fact.shape.clone().filter(|s| s.iter().all(|d| d.is_known())) else {
-            let msg = format!("--state {input}={output}: the Parameter's shape is not static; fix it with --input");
+            let dims = |unknown: &str| -> String {
+                let d = g.tensors[pt].fact.shape.iter().flatten();
+                d.map(|d| d.value().map_or_else(|| unknown.to_owned(), |v| v.to_string())).collect::<Vec<_>>().join(",")
+            };
+            let msg = match g.tensors[pt].fact.shape {
+                Some(_) => format!(
+                    "--state {input}={output}: the Parameter's shape [{}] is not static, and a state's size is fixed at compile time: pin it with --input {input}=[{}] (each N a size; the batch as the other inputs' pins have it)",
+                    dims("?"),
+                    dims("N")
+                ),
+                None => format!(
+                    "--state {input}={output}: the Parameter's rank is not known; pin its shape with --input {input}=[…]"
+                ),
+            };
             diags.push(Diag::new(&g.file, g.nodes[p].origin.pos, msg));
             continue;
         };
