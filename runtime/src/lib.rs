@@ -2,25 +2,31 @@
 //! implements, the activation functions, the error type, and the weight packing that the
 //! tiled kernels read. `no_std`, allocation-free and small.
 //!
-//! With the default `macros` feature it also re-exports cellc's macros, so a crate that
-//! declares its cells in source depends on this crate alone:
-//!
-//! ```
-//! cellc_runtime::gru_cell! {
-//!     /// A tiny GRU for an audio callback; weights given at run time.
-//!     pub struct Tiny<input_size = 1, hidden_size = 4>;
-//! }
-//! let cell = Tiny::new(&[0.5; 12], &[0.1; 48], &[0.0; 12])?;
-//! let mut h = [0.0f32; Tiny::HIDDEN_SIZE];
-//! let mut ys = [[0.0f32; 4]; 64];
-//! cell.feed(&mut h, &[[0.25]; 64], &mut ys);
-//! # assert_eq!(ys[63], h);
-//! # Ok::<(), cellc_runtime::Error>(())
-//! ```
-//!
-//! See [`gru_cell!`] for the keys a declaration takes, and [`include_model!`] to compile a
-//! whole OpenVINO IR model in place. Build scripts use `cellc::Builder` instead, and the
-//! `cellc` command line writes the same code to a file.
+//! With the `macros` feature (opt-in: the macros build the compiler, syn and quick-xml
+//! into the build, which a crate that only includes generated code does not need) it also
+//! re-exports cellc's macros, so a crate that declares its cells in source depends on this
+//! crate alone. Build scripts use `cellc::Builder` instead, and the `cellc` command line
+//! writes the same code to a file.
+#![cfg_attr(
+    feature = "macros",
+    doc = r#"
+```
+cellc_runtime::gru_cell! {
+    /// A tiny GRU for an audio callback; weights given at run time.
+    pub struct Tiny<input_size = 1, hidden_size = 4>;
+}
+let cell = Tiny::new(&[0.5; 12], &[0.1; 48], &[0.0; 12])?;
+let mut h = [0.0f32; Tiny::HIDDEN_SIZE];
+let mut ys = [[0.0f32; 4]; 64];
+cell.feed(&mut h, &[[0.25]; 64], &mut ys);
+# assert_eq!(ys[63], h);
+# Ok::<(), cellc_runtime::Error>(())
+```
+
+See [`gru_cell!`] for the keys a declaration takes, and [`include_model!`] to compile a
+whole OpenVINO IR model in place.
+"#
+)]
 #![no_std]
 
 #[cfg(feature = "std")]
