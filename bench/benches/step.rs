@@ -223,7 +223,7 @@ fn anatomy_b(c: &mut Criterion) {
         let cell = gru_h16_i1::tiled_code::Cell::new();
         let xs = [x; 64];
         let (mut h, mut ys) = ([0.1f32; 16], [[0.0f32; 16]; 64]);
-        b.iter(|| cell.feed(&mut h, black_box(&xs), &mut ys))
+        b.iter(|| cell.feed(&mut h, black_box(&xs), &mut ys).expect("lengths"))
     });
     let mut independent = |label: &str, f: DynStep<'_, 16, 1>| {
         let (h, mut out) = ([0.1f32; 16], [0.0f32; 16]);

@@ -124,7 +124,7 @@ pub fn rnn_cell(input: TokenStream) -> TokenStream {
 /// let tracker = Tracker::new(&[0.2; 16 * 3], &[0.1; 16 * 4], &[0.0; 2 * 16])?;
 /// let (mut h, mut c) = ([0.0f32; 4], [0.0f32; 4]);
 /// let mut ys = [[0.0f32; 4]; 5];
-/// tracker.feed(&mut h, &mut c, &[[1.0, 0.0, -1.0]; 5], &mut ys);
+/// tracker.feed(&mut h, &mut c, &[[1.0, 0.0, -1.0]; 5], &mut ys)?;
 /// assert_eq!(ys[4], h);
 /// # Ok::<(), cellc_runtime::Error>(())
 /// ```

@@ -18,7 +18,7 @@ cellc_runtime::gru_cell! {
 let cell = Tiny::new(&[0.5; 12], &[0.1; 48], &[0.0; 12])?;
 let mut h = [0.0f32; Tiny::HIDDEN_SIZE];
 let mut ys = [[0.0f32; 4]; 64];
-cell.feed(&mut h, &[[0.25]; 64], &mut ys);
+cell.feed(&mut h, &[[0.25]; 64], &mut ys)?;
 # assert_eq!(ys[63], h);
 # Ok::<(), cellc_runtime::Error>(())
 ```

@@ -16,7 +16,7 @@ fn main() -> Result<(), cellc_runtime::Error> {
     let mut h = [0.0f32; vad::Gru::HIDDEN_SIZE];
     let mut ys = vec![[0.0f32; vad::Gru::HIDDEN_SIZE]; xs.len()];
     for (x, y) in xs.chunks(16).zip(ys.chunks_mut(16)) {
-        cell.feed(&mut h, x, y);
+        cell.feed(&mut h, x, y).expect("as many outputs as steps");
     }
     let energy: f32 = h.iter().map(|v| v * v).sum();
     println!("after {} steps: |h|² = {energy:.6}", xs.len());

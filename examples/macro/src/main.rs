@@ -50,9 +50,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut hidden = vec![[0.0f32; 16]; xs.len()];
     let mut out = vec![[0.0f32; 12]; xs.len()];
     let mut h = [0.0f32; 16];
-    front.feed(&mut h, &xs, &mut hidden);
+    front.feed(&mut h, &xs, &mut hidden)?;
     let (mut h, mut c) = ([0.0f32; 12], [0.0f32; 12]);
-    tracker.feed(&mut h, &mut c, &hidden, &mut out);
+    tracker.feed(&mut h, &mut c, &hidden, &mut out)?;
 
     let expected = floats(&dir.join("data/expected.f32"))?;
     let err = out.as_flattened().iter().zip(&expected).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);

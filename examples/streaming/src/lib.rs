@@ -38,7 +38,8 @@ impl Processor {
     /// Processes one block and returns the mean of the last frame's hidden state, a stand-in
     /// for a detector's score.
     pub fn process(&mut self, block: &[Frame; BLOCK]) -> f32 {
-        self.cell.feed(&mut self.h, block, &mut self.out);
+        // A block and its outputs have the same number of frames by their types.
+        self.cell.feed(&mut self.h, block, &mut self.out).expect("as many outputs as frames");
         self.h.iter().sum::<f32>() / Gru::HIDDEN_SIZE as f32
     }
 

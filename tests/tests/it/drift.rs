@@ -78,8 +78,8 @@ fn gru_drift_over_1000_steps_stays_bounded() {
         let xs = inputs(seed + 4);
         let (mut he, mut hf) = ([0.0f32; H], [0.0f32; H]);
         let (mut ye, mut yf) = (vec![[0.0f32; H]; STEPS], vec![[0.0f32; H]; STEPS]);
-        exact.feed(&mut he, &xs, &mut ye);
-        fast.feed(&mut hf, &xs, &mut yf);
+        exact.feed(&mut he, &xs, &mut ye).expect("lengths");
+        fast.feed(&mut hf, &xs, &mut yf).expect("lengths");
         // The run did move: the state is not stuck near zero.
         assert!(ye[STEPS - 1].iter().any(|v| v.abs() > 0.05), "the state stays near zero");
         check(&format!("GRU, weights ±{scale}/√H"), &drift(&ye, &yf));
@@ -97,8 +97,8 @@ fn lstm_drift_over_1000_steps_stays_bounded() {
         let xs = inputs(seed + 4);
         let (mut he, mut ce, mut hf, mut cf) = ([0.0f32; H], [0.0f32; H], [0.0f32; H], [0.0f32; H]);
         let (mut ye, mut yf) = (vec![[0.0f32; H]; STEPS], vec![[0.0f32; H]; STEPS]);
-        exact.feed(&mut he, &mut ce, &xs, &mut ye);
-        fast.feed(&mut hf, &mut cf, &xs, &mut yf);
+        exact.feed(&mut he, &mut ce, &xs, &mut ye).expect("lengths");
+        fast.feed(&mut hf, &mut cf, &xs, &mut yf).expect("lengths");
         assert!(ye[STEPS - 1].iter().any(|v| v.abs() > 0.05), "the state stays near zero");
         check(&format!("LSTM, weights ±{scale}/√H"), &drift(&ye, &yf));
     }

@@ -92,11 +92,16 @@ fn main() {
         let mut h = h0[0];
         let mut ys = [[0.0f32; G::HIDDEN_SIZE]; G::STEPS];
         for (xc, yc) in x.chunks(chunk).zip(ys.chunks_mut(chunk)) {
-            GK::new().feed(&mut h, xc, yc);
+            GK::new().feed(&mut h, xc, yc).expect("as many outputs as steps");
         }
         assert_eq!(ys, y[0], "GRU outputs, pieces of {chunk}");
         assert_eq!(h, ho[0], "GRU state, pieces of {chunk}");
     }
+    // Outputs for another number of steps than the inputs: an error, and nothing computed.
+    let (mut h, mut ys) = (h0[0], [[0.0f32; G::HIDDEN_SIZE]; G::STEPS]);
+    let err = GK::new().feed(&mut h, &x[..2], &mut ys[..3]).expect_err("one output row per input row");
+    assert_eq!(err, cellc_runtime::Error::Length { name: "ys", expected: 2, got: 3 });
+    assert_eq!(h, h0[0], "the state did not move");
 
     use lstm::{LstmSeqForward as L, LstmSeqForwardForward as LK};
     let x = input::<{ L::INPUT_SIZE }, { L::STEPS }>();
@@ -108,7 +113,7 @@ fn main() {
         let (mut h, mut c) = (h0[0], c0[0]);
         let mut ys = [[0.0f32; L::HIDDEN_SIZE]; L::STEPS];
         for (xc, yc) in x.chunks(chunk).zip(ys.chunks_mut(chunk)) {
-            LK::new().feed(&mut h, &mut c, xc, yc);
+            LK::new().feed(&mut h, &mut c, xc, yc).expect("as many outputs as steps");
         }
         assert_eq!(ys, y[0], "LSTM outputs, pieces of {chunk}");
         assert_eq!((h, c), (ho[0], co[0]), "LSTM states, pieces of {chunk}");

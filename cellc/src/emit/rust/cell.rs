@@ -580,11 +580,15 @@ impl Ctx<'_> {
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the states in `h` and `c` from call to call and writing each step's
-                    /// hidden state to `ys`; runs `min(xs.len(), ys.len())` steps. Feeding a
+                    /// hidden state to `ys`, one row per row of `xs` (another count is an error). Feeding a
                     /// sequence in pieces gives the same states as feeding it whole. The inputs'
                     /// projections are computed several steps at a time.
-                    pub fn feed(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
-                        #feed_entry
+                    pub fn feed(&self, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        if xs.len() != ys.len() {
+                            return Err(::cellc_runtime::Error::Length { name: "ys", expected: xs.len(), got: ys.len() });
+                        }
+                        #feed_entry;
+                        Ok(())
                     }
                     #[inline(always)]
                     fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
@@ -654,11 +658,15 @@ impl Ctx<'_> {
                     }
                     /// Runs the cell over `xs` (any number of steps: an audio block, a sensor window),
                     /// carrying the state in `h` from call to call and writing each step's hidden
-                    /// state to `ys`; runs `min(xs.len(), ys.len())` steps. Feeding a sequence in
+                    /// state to `ys`, one row per row of `xs` (another count is an error). Feeding a sequence in
                     /// pieces gives the same states as feeding it whole. The inputs' projections
                     /// are computed several steps at a time.
-                    pub fn feed(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
-                        #feed_entry
+                    pub fn feed(&self, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        if xs.len() != ys.len() {
+                            return Err(::cellc_runtime::Error::Length { name: "ys", expected: xs.len(), got: ys.len() });
+                        }
+                        #feed_entry;
+                        Ok(())
                     }
                     #[inline(always)]
                     fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
