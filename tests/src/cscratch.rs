@@ -27,6 +27,9 @@ struct module {
     run_fn run;
     int err_input_count;
     const char *(*status_name)(int);
+    /* Makes the module's model value new (zero, as a static one starts): each job runs on
+       its own, as if no job had run before it (a stateful model's variables). */
+    void (*fresh)(void);
 };
 
 /* MODULES */
@@ -78,6 +81,7 @@ static int run_job(const struct module *m, const char *job)
     int status, carried[64] = {0};
     FILE *f_job = fopen(job, "r");
     if (!f_job) { fprintf(stderr, "job %s: cannot open\n", job); return 1; }
+    m->fresh();
     while (fgets(line, sizeof line, f_job)) {
         line[strcspn(line, "\n")] = 0;
         if (strncmp(line, "in ", 3) == 0 && ni < 64) {
@@ -223,10 +227,12 @@ impl Scratch {
             let _ = writeln!(
                 modules,
                 "#include \"m{k}.h\"\n\
+                 static m{k}_model model_m{k};\n\
                  static int call_m{k}(const float *const *i, const size_t *il, size_t ni, float *const *o, const size_t *ol, size_t no)\n\
-                 {{\n    static m{k}_model model;\n    return m{k}_run(&model, i, il, ni, o, ol, no);\n}}"
+                 {{\n    return m{k}_run(&model_m{k}, i, il, ni, o, ol, no);\n}}\n\
+                 static void fresh_m{k}(void) {{ memset(&model_m{k}, 0, sizeof model_m{k}); }}"
             );
-            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name}},");
+            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name, fresh_m{k}}},");
         }
         table.push_str("};\n");
         // Each module's header and a function running its model, then the table of them.
