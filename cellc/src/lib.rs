@@ -1,27 +1,41 @@
 //! cellc: an ahead-of-time compiler for recurrent neural-network cells.
 //!
 //! One pipeline, `front → passes → check → emit`: the IR front-end reads a model into a
-//! [`graph::Graph`], the [`passes`] fold and simplify it, [`check::graph`] validates it
-//! and plans its steps into an [`ir::Model`], and an emitter writes specialised source for
-//! it. (A macro's declaration of a single cell takes the raw [`ir::raw`] form and
-//! [`check::check`].) [`compile_file`] runs the whole pipeline.
+//! graph, the passes fold and simplify it, the check validates it and plans its steps, and
+//! an emitter writes specialised source for it. The public API is what the doors use:
+//! [`compile_file`] and [`compile_to`] run the whole pipeline with [`Options`],
+//! [`Builder`] does it from a build script, and [`inspect::inspect`] describes a model.
+//! The modules below them are public for cellc's own crates (the macros, the test suites)
+//! and hidden from the documentation: they change without notice.
 pub mod builder;
+#[doc(hidden)]
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod diag;
+#[doc(hidden)]
 pub mod emit;
+#[doc(hidden)]
 pub mod expand;
+#[doc(hidden)]
 pub mod front;
+#[doc(hidden)]
 pub mod graph;
 pub mod inspect;
+#[doc(hidden)]
 pub mod ir;
+#[doc(hidden)]
 pub mod layout;
+#[doc(hidden)]
 pub mod limits;
+#[doc(hidden)]
 pub mod ops;
 pub mod options;
+#[doc(hidden)]
 pub mod output;
+#[doc(hidden)]
 pub mod passes;
+#[doc(hidden)]
 pub mod reference;
 
 pub use builder::Builder;
@@ -30,18 +44,21 @@ pub use options::{InputShape, Language, Options, Simd, Strategy, Threads, Weight
 
 use std::path::{Path, PathBuf};
 
+#[doc(hidden)]
 /// Reads and checks an OpenVINO IR model with default options. `weights` overrides the
 /// `.bin` path.
 pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::Model, Diagnostics> {
     load_graph(model, &Options { weights: weights.map(Path::to_path_buf), ..Options::default() })
 }
 
+#[doc(hidden)]
 /// Reads an OpenVINO IR model as a graph, folds and simplifies it, and checks it: the
 /// pipeline for whole models (layout glue, shape subgraphs and heads around the cells).
 pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics> {
     model_of(read_graph(model, opts)?)
 }
 
+#[doc(hidden)]
 /// Reads an OpenVINO IR model as a graph and applies what `opts` says of its graph: the
 /// cut (`--inputs`/`--outputs`), the pinned shapes and the states. No pass has run yet.
 pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnostics> {
@@ -80,6 +97,7 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     Ok(g)
 }
 
+#[doc(hidden)]
 /// Folds, simplifies, fuses and checks a graph: the validated model, or every problem the passes
 /// and the check found (ops whose inputs are wrong leave their outputs unknown, and the
 /// check goes on with the rest).
@@ -88,6 +106,7 @@ pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
     check_passed(&g, diags)
 }
 
+#[doc(hidden)]
 /// The passes of [`model_of`] (fold, simplify, lower, compose, fuse), leaving the graph as the check sees it;
 /// returns the problems folding found.
 pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
@@ -100,6 +119,7 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     diags
 }
 
+#[doc(hidden)]
 /// The check of [`model_of`] on a graph [`run_passes`] has been through, with the problems
 /// the passes found.
 pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model, Diagnostics> {
@@ -116,8 +136,13 @@ pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model,
     }
 }
 
-/// Compiles an OpenVINO IR model to Rust source (whatever `opts.language` says).
+/// Compiles an OpenVINO IR model to Rust source. C is two files (a source and its header):
+/// with `opts.language` C this is an error that says to use [`compile_to`].
 pub fn compile_file(model: &Path, opts: &Options) -> Result<String, Diagnostics> {
+    if opts.language == Language::C {
+        let msg = "compile_file returns one Rust file; C is a source and a header: use compile_to";
+        return Err(Diag::new(&model.display().to_string(), None, msg).into());
+    }
     let m = load_graph(model, opts)?;
     emit::rust::emit(&m, opts)
 }

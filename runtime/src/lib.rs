@@ -34,19 +34,59 @@ extern crate std;
 
 pub mod act;
 mod error;
+// The kernels generated code calls: hidden, as their signatures change with the generator.
+#[doc(hidden)]
 pub mod kernel;
+#[doc(hidden)]
 pub mod math;
+#[doc(hidden)]
 pub mod simd;
 #[cfg(feature = "std")]
+#[doc(hidden)]
 pub mod team;
+#[doc(hidden)]
 pub use cellc_pack as pack;
 
 #[cfg(feature = "macros")]
 pub use cellc_macros::{gru_cell, include_model, lstm_cell, rnn_cell};
+
+/// A decimal number at compile time (a part of the crate's version).
+const fn number(s: &str) -> u32 {
+    let (b, mut i, mut n) = (s.as_bytes(), 0, 0u32);
+    while i < b.len() {
+        n = n * 10 + (b[i] - b'0') as u32;
+        i += 1;
+    }
+    n
+}
+
+/// This crate's version, `[major, minor, patch]`.
+pub const VERSION: [u32; 3] = [
+    number(env!("CARGO_PKG_VERSION_MAJOR")),
+    number(env!("CARGO_PKG_VERSION_MINOR")),
+    number(env!("CARGO_PKG_VERSION_PATCH")),
+];
+
+/// Whether this runtime runs the code cellc `major.minor.patch` generates: a release of the
+/// same line (the same major version, and before 1.0 the same minor one) no older than the
+/// generator, whose kernels it may call. Generated code asserts it at compile time, so a
+/// runtime of another line, or an older one, is one compile error that names the runtime the code needs.
+#[doc(hidden)]
+pub const fn runs_code_of(major: u32, minor: u32, patch: u32) -> bool {
+    let [a, b, c] = VERSION;
+    if a != major || (a == 0 && b != minor) {
+        return false;
+    }
+    b > minor || (b == minor && c >= patch)
+}
 mod model;
 
-pub use error::{Error, Half, check_len, check_lengths, check_range, rows_of};
-pub use model::{Dim, Model, TensorInfo, check_io};
+pub use error::Error;
+#[doc(hidden)]
+pub use error::{Half, check_len, check_lengths, check_range, rows_of};
+#[doc(hidden)]
+pub use model::check_io;
+pub use model::{Dim, Model, TensorInfo};
 mod zeroed;
 pub use zeroed::Zeroed;
 #[doc(hidden)]
@@ -68,3 +108,24 @@ pub enum Major {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(64))]
 pub struct Aligned<T>(pub T);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_of_this_line_and_no_newer_runs() {
+        let [a, b, c] = VERSION;
+        assert_eq!(std::format!("{a}.{b}.{c}"), env!("CARGO_PKG_VERSION"));
+        assert!(runs_code_of(a, b, c));
+        assert!(!runs_code_of(a, b, c + 1), "a newer generator's code may call kernels this lacks");
+        assert!(!runs_code_of(a + 1, 0, 0));
+        if a == 0 {
+            assert!(!runs_code_of(0, b + 1, 0));
+            assert!(b == 0 || !runs_code_of(0, b - 1, 0), "before 1.0 a minor version is a line");
+        } else {
+            assert!(b == 0 || runs_code_of(a, b - 1, 0));
+        }
+        assert!(c == 0 || runs_code_of(a, b, c - 1));
+    }
+}

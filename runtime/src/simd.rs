@@ -469,6 +469,7 @@ pub fn avx2<R>(f: impl FnOnce() -> R) -> R {
 ///
 /// The expression should call only `#[inline(always)]` code, so that each copy is compiled
 /// whole for its level.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! dispatch {
     (|$l:ident, $isa:ident| $e:expr) => {

@@ -42,6 +42,7 @@ pub fn assert_zeroed<T: Zeroed>(_: &T) {}
 /// Implements [`Zeroed`] for a struct of generated code after checking, at compile time,
 /// that the fields listed are all of its fields (a struct pattern without `..` must name
 /// every one) and that each is `Zeroed`.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! impl_zeroed {
     ($ty:ident { $($field:ident),* $(,)? }) => {
