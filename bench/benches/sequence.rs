@@ -23,7 +23,7 @@ fn inputs() -> Box<[[f32; I]; L]> {
 
 fn hoisted(seq: &Seq, x: &[[f32; I]; L], y: &mut [[[f32; H]; L]; 1]) {
     let mut ho = [[0.0f32; H]; 1];
-    seq.run(x, &[[0.0; H]; 1], L, y, &mut ho);
+    seq.run(x, &[[0.0; H]; 1], L, y, &mut ho).expect("all the steps");
 }
 
 fn hoisted_threads2(
@@ -32,7 +32,7 @@ fn hoisted_threads2(
     y: &mut [[[f32; H]; L]; 1],
 ) {
     let mut ho = [[0.0f32; H]; 1];
-    seq.run(x, &[[0.0; H]; 1], L, y, &mut ho);
+    seq.run(x, &[[0.0; H]; 1], L, y, &mut ho).expect("all the steps");
 }
 
 fn step_loop(cell: &SeqForward, x: &[[f32; I]; L], y: &mut [[[f32; H]; L]; 1]) {
@@ -94,21 +94,22 @@ fn batch(c: &mut Criterion) {
     seq.set_weights(&fill(g * D_I, 1, scale), &fill(g * D_H, 2, scale), &fill(3 * D_H, 3, 0.5))
         .unwrap_or_else(|e| panic!("weights: {e}"));
     let x = fill(D_L * D_N * D_I, 4, 1.0);
-    let (mut h, mut y) = (vec![0.0f32; D_N * D_H], vec![0.0f32; D_L * D_N * D_H]);
+    let x: Vec<[f32; D_I]> = x.as_chunks::<D_I>().0.to_vec();
+    let (mut h, mut y) = (vec![[0.0f32; D_H]; D_N], vec![[0.0f32; D_H]; D_L * D_N]);
     seq.run_batch(Major::Time, &x, &mut h, None, Some(&mut y)).unwrap_or_else(|e| panic!("{e}"));
     // Row by row, each row its own batch of one: the same numbers.
     for r in [0, 13, D_N - 1] {
-        let xr: Vec<f32> = (0..D_L).flat_map(|t| x[(t * D_N + r) * D_I..][..D_I].iter().copied()).collect();
-        let (mut hr, mut yr) = (vec![0.0f32; D_H], vec![0.0f32; D_L * D_H]);
+        let xr: Vec<[f32; D_I]> = (0..D_L).map(|t| x[t * D_N + r]).collect();
+        let (mut hr, mut yr) = (vec![[0.0f32; D_H]; 1], vec![[0.0f32; D_H]; D_L]);
         seq.run_batch(Major::Time, &xr, &mut hr, None, Some(&mut yr)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(hr, h[r * D_H..][..D_H], "row {r}: batched and single-row runs differ");
+        assert_eq!(hr[0], h[r], "row {r}: batched and single-row runs differ");
     }
     let mut grp = c.benchmark_group("gru_seq_h512_i512_b64_l100");
     grp.sample_size(10);
     grp.throughput(criterion::Throughput::Elements((2 * D_N * g * (D_I + D_H) * D_L) as u64));
     grp.bench_function("run_batch", |bch| {
         bch.iter(|| {
-            h.fill(0.0);
+            h.fill([0.0; D_H]);
             seq.run_batch(Major::Time, black_box(&x), &mut h, None, Some(&mut y))
         })
     });

@@ -192,7 +192,8 @@ pub mod gru_seq_h256_i256 {
     #[allow(unsafe_code)]
     pub fn c_run(x: &[[f32; Seq::INPUT_SIZE]; Seq::STEPS], y: &mut [[[f32; Seq::HIDDEN_SIZE]; Seq::STEPS]; 1]) {
         unsafe extern "C" {
-            fn gru_seq_h256_i256_c_seq_run(x: *const f32, h0: *const f32, len: usize, y: *mut f32, ho: *mut f32);
+            fn gru_seq_h256_i256_c_seq_run(x: *const f32, h0: *const f32, len: usize, y: *mut f32, ho: *mut f32)
+            -> i32;
         }
         let h0 = [0.0f32; Seq::HIDDEN_SIZE];
         let mut ho = [0.0f32; Seq::HIDDEN_SIZE];
@@ -200,7 +201,7 @@ pub mod gru_seq_h256_i256 {
         // and writes STEPS × HIDDEN_SIZE to `y` and HIDDEN_SIZE to `ho` (one direction): the
         // sizes of these arrays, which are contiguous; outputs are borrowed uniquely, so
         // they overlap nothing. `len` is STEPS. It keeps no pointer.
-        unsafe {
+        let status = unsafe {
             gru_seq_h256_i256_c_seq_run(
                 x.as_ptr().cast(),
                 h0.as_ptr(),
@@ -208,7 +209,8 @@ pub mod gru_seq_h256_i256 {
                 y.as_mut_ptr().cast(),
                 ho.as_mut_ptr(),
             )
-        }
+        };
+        assert_eq!(status, 0, "a length within the steps");
     }
 }
 
@@ -365,7 +367,7 @@ mod tests {
         };
         let (mut rust, mut c) = (zeros(), zeros());
         let mut ho = [[0.0f32; Seq::HIDDEN_SIZE]; 1];
-        Seq::new().run(&x, &[[0.0; Seq::HIDDEN_SIZE]; 1], Seq::STEPS, &mut rust, &mut ho);
+        Seq::new().run(&x, &[[0.0; Seq::HIDDEN_SIZE]; 1], Seq::STEPS, &mut rust, &mut ho).expect("all the steps");
         gru_seq_h256_i256::c_run(&x, &mut c);
         assert!(max_diff(rust[0].as_flattened(), c[0].as_flattened()) < 1e-5);
     }

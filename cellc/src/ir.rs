@@ -542,6 +542,26 @@ impl Model {
         (m, values)
     }
 
+    /// The Parameters a run takes (data and sequence lengths), in order, with their
+    /// indices among all Parameters.
+    pub fn run_inputs(&self) -> impl Iterator<Item = (usize, &Param)> {
+        self.params.iter().enumerate().filter(|(_, p)| p.role != ParamRole::Weights)
+    }
+
+    /// The Parameters that hold weights given at run time, in order, with their indices
+    /// among all Parameters: set once, before the runs, not passed to each.
+    pub fn run_weights(&self) -> impl Iterator<Item = (usize, &Param)> {
+        self.params.iter().enumerate().filter(|(_, p)| p.role == ParamRole::Weights)
+    }
+
+    /// Where Parameter `p` is among its own kind: its index among the run's inputs, or
+    /// among the weights when it holds weights.
+    pub fn arg_index(&self, p: usize) -> usize {
+        let weights = |q: &Param| q.role == ParamRole::Weights;
+        let kind = self.params.get(p).is_some_and(weights);
+        self.params.iter().take(p).filter(|q| weights(q) == kind).count()
+    }
+
     /// Values in one row of a tensor of this shape (the batch axis counts 1).
     pub fn row_len(shape: &[Dim]) -> usize {
         shape

@@ -117,6 +117,12 @@ int main(void) {
     if (s_gru_seq_runtime_weights_run_batch(NULL, S_BATCH_MAJOR, v, 1, v, 1, lengths, 1, NULL, 0) != S_ERR_NULL) return 2;
     if (s_gru_seq_runtime_weights_forward_set_weights(NULL, v, 1, v, 1, v, 1) != S_ERR_NULL) return 3;
     if (s_gru_seq_runtime_weights_forward_step_batch(NULL, v, 1, v, 1, v, 1) != S_ERR_NULL) return 4;
+    {
+        const float *weights[S_WEIGHT_COUNT];
+        size_t lens[S_WEIGHT_COUNT], k;
+        for (k = 0; k < S_WEIGHT_COUNT; ++k) { weights[k] = v; lens[k] = s_weights[k].shape[0]; }
+        if (s_set_weights(NULL, weights, lens, S_WEIGHT_COUNT) != S_ERR_NULL) return 5;
+    }
     return 0;
 }
 "#;

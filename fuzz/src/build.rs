@@ -49,7 +49,7 @@ fn inputs(m: &cellc::ir::Model, seed: u64) -> Vec<Vec<f64>> {
 /// weights given at run time included) into `dir`.
 fn job(k: usize, m: &cellc::ir::Model, values: &[Vec<f64>], dir: &Path, lang: &str) -> Result<Job, String> {
     let batch = batch(m);
-    let mut inputs = Vec::new();
+    let (mut inputs, mut weights) = (Vec::new(), Vec::new());
     for (i, (p, v)) in m.params.iter().zip(values).enumerate() {
         let ext = if p.role == ParamRole::Lengths { "i32" } else { "f32" };
         let path = dir.join(format!("{lang}{k}_in{i}.{ext}"));
@@ -59,14 +59,18 @@ fn job(k: usize, m: &cellc::ir::Model, values: &[Vec<f64>], dir: &Path, lang: &s
             v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect()
         };
         std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-        inputs.push(path);
+        // Weights given at run time are set once; the runs take the rest.
+        match p.role {
+            ParamRole::Weights => weights.push(path),
+            ParamRole::Data | ParamRole::Lengths => inputs.push(path),
+        }
     }
     let outputs = m
         .outputs
         .iter()
         .enumerate()
         .map(|(o, t)| (dir.join(format!("{lang}{k}_out{o}.f32")), elements(&t.shape, batch)));
-    Ok(Job::single(k, inputs, outputs.collect()))
+    Ok(Job { weights, ..Job::single(k, inputs, outputs.collect()) })
 }
 
 /// Writes the model of module `k` of `lang` to `out` as `{lang}{k}.xml` and `.bin`, so a

@@ -25,9 +25,9 @@ pub enum Error {
     Length {
         /// Name of the tensor (Parameter, Result or weight).
         name: &'static str,
-        /// Elements the tensor needs for this batch.
+        /// Elements the tensor needs for this batch (rows, for a slice of rows).
         expected: usize,
-        /// Elements passed.
+        /// Elements (rows) passed.
         got: usize,
     },
     /// A sequence length is not a whole number from 0 to the sequence's steps.
@@ -48,6 +48,15 @@ pub enum Error {
         /// Elements passed.
         got: usize,
     },
+    /// The number of weight slices differs from the model's weights given at run time.
+    WeightCount {
+        /// Weight tensors the model takes.
+        expected: usize,
+        /// Slices passed.
+        got: usize,
+    },
+    /// A model with weights given at run time was run before `set_weights` succeeded.
+    WeightsNotSet,
     /// A weight given at run time is too large for the cell's 16-bit weights (f16 holds
     /// magnitudes up to 65504).
     WeightRange {
@@ -78,6 +87,10 @@ impl fmt::Display for Error {
             Error::PartialRow { name, row, got } => {
                 write!(f, "`{name}` holds rows of {row} elements, but {got} is not a multiple of {row}")
             }
+            Error::WeightCount { expected, got } => {
+                write!(f, "expected {expected} weight slices, got {got}")
+            }
+            Error::WeightsNotSet => f.write_str("the model's weights were not set: call set_weights before run"),
             Error::WeightRange { name, index, weight_type } => {
                 write!(f, "`{name}`[{index}] is too large for the cell's {weight_type} weights")
             }

@@ -84,9 +84,9 @@ mod model;
 pub use error::Error;
 #[doc(hidden)]
 pub use error::{Half, check_len, check_lengths, check_range, rows_of};
-#[doc(hidden)]
-pub use model::check_io;
 pub use model::{Dim, Model, TensorInfo};
+#[doc(hidden)]
+pub use model::{check_io, check_weights};
 mod zeroed;
 pub use zeroed::Zeroed;
 #[doc(hidden)]

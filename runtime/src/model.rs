@@ -62,12 +62,37 @@ pub trait Model {
     /// The model's Results, in order.
     const OUTPUTS: &'static [TensorInfo];
 
+    /// The Parameters that hold weights given at run time, in order: a model compiled with
+    /// its weights embedded has none. They are set once with [`Model::set_weights`], not
+    /// passed to each run.
+    const WEIGHTS: &'static [TensorInfo] = &[];
+
+    /// Packs the weights given at run time (one slice per [`Model::WEIGHTS`] entry, flat,
+    /// row-major) into the model, once; every later run reads the packed copy. Checks the
+    /// count and every length first. A model with such weights errs in `run` until this has
+    /// succeeded.
+    fn set_weights(&mut self, weights: &[&[f32]]) -> Result<(), Error> {
+        check_weights(Self::WEIGHTS, weights)
+    }
+
     /// Runs the model once. Checks every count and length before writing anything.
     fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), Error>;
 
     /// Sets a stateful model's variables back to their initial values (a model without
     /// variables has nothing to reset).
     fn reset(&mut self) {}
+}
+
+/// Checks the count and the length of weights given at run time (their shapes have no
+/// batch) against a model's weight tensors.
+pub fn check_weights(infos: &[TensorInfo], weights: &[&[f32]]) -> Result<(), Error> {
+    if weights.len() != infos.len() {
+        return Err(Error::WeightCount { expected: infos.len(), got: weights.len() });
+    }
+    for (info, w) in infos.iter().zip(weights) {
+        crate::error::check_len(info.name, info.len(1), w.len())?;
+    }
+    Ok(())
 }
 
 /// Checks input and output counts and lengths against a model's tensors and returns the
@@ -134,6 +159,15 @@ mod tests {
         );
         assert_eq!(check_io(INPUTS, OUTPUTS, None, &[&x], &[&mut y]), Err(Error::InputCount { expected: 2, got: 1 }));
         assert_eq!(check_io(INPUTS, OUTPUTS, None, &[&x, &w], &[]), Err(Error::OutputCount { expected: 1, got: 0 }));
+    }
+
+    #[test]
+    fn check_weights_counts_and_measures_every_slice() {
+        let w = [0.0; 6];
+        assert_eq!(check_weights(&INPUTS[1..], &[&w]), Ok(()));
+        assert_eq!(check_weights(&INPUTS[1..], &[]), Err(Error::WeightCount { expected: 1, got: 0 }));
+        assert_eq!(check_weights(&INPUTS[1..], &[&w[..4]]), Err(Error::Length { name: "W", expected: 6, got: 4 }));
+        assert_eq!(check_weights(&[], &[]), Ok(()));
     }
 
     #[test]

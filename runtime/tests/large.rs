@@ -15,10 +15,11 @@ fn a_large_runtime_weights_cell_is_built_on_the_heap() {
         let b = vec![0.5f32; 4 * h];
         let mut cell = cellc_runtime::boxed::<Big>();
         cell.set_weights(&w, &r, &b).expect("lengths");
-        let x = vec![1.0f32; i];
-        let h0 = vec![0.0f32; h];
-        let mut out = vec![0.0f32; h];
+        let x = vec![[1.0f32; Big::INPUT_SIZE]; 1];
+        let h0 = vec![[0.0f32; Big::HIDDEN_SIZE]; 1];
+        let mut out = vec![[0.0f32; Big::HIDDEN_SIZE]; 1];
         cell.step_batch(&x, &h0, &mut out).expect("one row");
+        let out = out.as_flattened();
         // Every lane sees the same weights: z = r = σ(10.24 + 1), n = tanh(10.24 + 0.5 + r·0.5).
         let z = 1.0 / (1.0 + (-(10.24f32 + 1.0)).exp());
         let n = (10.24f32 + 0.5 + z * 0.5).tanh();

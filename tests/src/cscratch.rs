@@ -22,9 +22,15 @@ const DRIVER: &str = r#"
 #include <string.h>
 
 typedef int (*run_fn)(const float *const *, const size_t *, size_t, float *const *, const size_t *, size_t);
+typedef int (*set_weights_fn)(const float *const *, const size_t *, size_t);
 
 struct module {
     run_fn run;
+    /* Sets the weights given at run time; a model without them takes none. */
+    set_weights_fn set_weights;
+    /* Whether the model takes weights at run time. */
+    int weights;
+    int err_weights_not_set;
     int err_input_count;
     const char *(*status_name)(int);
     /* Makes the module's model value new (zero, as a static one starts): each job runs on
@@ -76,7 +82,8 @@ static int run_job(const struct module *m, const char *job)
     const float *ins[64], *frame_ins[64];
     float *outs[64], *frame_outs[64], *state[64];
     size_t in_lens[64], out_lens[64], frame_in[64], frame_out[64], ni = 0, no = 0, k, j, f, frames = 1, nc = 0;
-    size_t carry_out[64], carry_in[64], whole = 64;
+    size_t carry_out[64], carry_in[64], weight_lens[64], nw = 0;
+    const float *weights[64];
     char out_paths[64][1024];
     int status, carried[64] = {0};
     FILE *f_job = fopen(job, "r");
@@ -88,6 +95,10 @@ static int run_job(const struct module *m, const char *job)
             ins[ni] = read_values(line + 3, &in_lens[ni]);
             if (!ins[ni]) { fprintf(stderr, "job %s: cannot read %s\n", job, line + 3); return 1; }
             ++ni;
+        } else if (strncmp(line, "weight ", 7) == 0 && nw < 64) {
+            weights[nw] = read_values(line + 7, &weight_lens[nw]);
+            if (!weights[nw]) { fprintf(stderr, "job %s: cannot read %s\n", job, line + 7); return 1; }
+            ++nw;
         } else if (strncmp(line, "out ", 4) == 0 && no < 64) {
             char *sp = strchr(line + 4, ' ');
             if (!sp) { fprintf(stderr, "job %s: bad line\n", job); return 1; }
@@ -100,8 +111,6 @@ static int run_job(const struct module *m, const char *job)
             ++no;
         } else if (strncmp(line, "frames ", 7) == 0) {
             frames = (size_t)strtoul(line + 7, NULL, 10);
-        } else if (strncmp(line, "whole ", 6) == 0) {
-            whole = (size_t)strtoul(line + 6, NULL, 10);
         } else if (strncmp(line, "carry ", 6) == 0 && nc < 64) {
             char *end;
             carry_out[nc] = (size_t)strtoul(line + 6, &end, 10);
@@ -112,7 +121,6 @@ static int run_job(const struct module *m, const char *job)
     fclose(f_job);
     if (frames == 0) frames = 1;
     for (k = 0; k < nc; ++k) if (carry_in[k] < 64) carried[carry_in[k]] = 1;
-    for (k = whole; k < ni && k < 64; ++k) carried[k] = 1;
     /* Each frame reads its part of an input (the whole of a carried one, which later frames
        take from the output carried into it) and writes its part of each output. */
     for (k = 0; k < ni; ++k) {
@@ -128,6 +136,20 @@ static int run_job(const struct module *m, const char *job)
         for (k = 0; k < ni; ++k) frame_ins[k] = carried[k] ? state[k] : ins[k] + f * frame_in[k];
         for (k = 0; k < no; ++k) frame_outs[k] = outs[k] + f * frame_out[k];
         if (f == 0) {
+            /* Weights given at run time are set once, before the first run, which fails until
+               they are; runs read the packed copy, never these arrays. */
+            if (m->weights) {
+                if (m->run(frame_ins, frame_in, ni, frame_outs, frame_out, no) != m->err_weights_not_set) {
+                    fprintf(stderr, "job %s: ran before its weights were set\n", job);
+                    return 1;
+                }
+                if (nw > 0 && m->set_weights(weights, weight_lens, nw - 1) == 0) {
+                    fprintf(stderr, "job %s: accepted too few weights\n", job);
+                    return 1;
+                }
+            }
+            status = m->set_weights(weights, weight_lens, nw);
+            if (status != 0) { fprintf(stderr, "job %s: set_weights: %s\n", job, m->status_name(status)); return 1; }
             /* Wrong counts and lengths must be refused before anything is written. */
             if (ni > 0 && m->run(frame_ins, frame_in, ni - 1, frame_outs, frame_out, no) != m->err_input_count) {
                 fprintf(stderr, "job %s: accepted too few inputs\n", job);
@@ -172,6 +194,7 @@ static int run_job(const struct module *m, const char *job)
         free(state[k]);
     }
     for (k = 0; k < no; ++k) free(outs[k]);
+    for (k = 0; k < nw; ++k) free((void *)weights[k]);
     return 0;
 }
 
@@ -224,15 +247,27 @@ impl Scratch {
         for (k, m) in models.iter().enumerate() {
             crate::scratch::write_if_changed(&dir.join(format!("m{k}.h")), &m.header)?;
             crate::scratch::write_if_changed(&dir.join(format!("m{k}.c")), &m.source)?;
+            let weights = m.header.contains(&format!("#define M{k}_WEIGHT_COUNT "));
+            let set_weights = if weights {
+                format!("return m{k}_set_weights(&model_m{k}, w, wl, nw);")
+            } else {
+                format!("(void)w; (void)wl; return nw == 0 ? M{k}_OK : M{k}_ERR_INPUT_COUNT;")
+            };
             let _ = writeln!(
                 modules,
                 "#include \"m{k}.h\"\n\
                  static m{k}_model model_m{k};\n\
                  static int call_m{k}(const float *const *i, const size_t *il, size_t ni, float *const *o, const size_t *ol, size_t no)\n\
                  {{\n    return m{k}_run(&model_m{k}, i, il, ni, o, ol, no);\n}}\n\
+                 static int weights_m{k}(const float *const *w, const size_t *wl, size_t nw)\n\
+                 {{\n    {set_weights}\n}}\n\
                  static void fresh_m{k}(void) {{ memset(&model_m{k}, 0, sizeof model_m{k}); }}"
             );
-            let _ = writeln!(table, "    {{call_m{k}, M{k}_ERR_INPUT_COUNT, m{k}_status_name, fresh_m{k}}},");
+            let _ = writeln!(
+                table,
+                "    {{call_m{k}, weights_m{k}, {}, M{k}_ERR_WEIGHTS_NOT_SET, M{k}_ERR_INPUT_COUNT, m{k}_status_name, fresh_m{k}}},",
+                i32::from(weights)
+            );
         }
         table.push_str("};\n");
         // Each module's header and a function running its model, then the table of them.

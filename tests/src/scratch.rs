@@ -24,14 +24,15 @@ pub struct Job {
     pub frames: usize,
     /// `(output, input)`: after each run, the output becomes the input of the next run.
     pub carry: Vec<(usize, usize)>,
-    /// Inputs from this one on (weights given at run time) are read whole by every frame.
-    pub whole_from: usize,
+    /// Weight files given at run time, in the model's `WEIGHTS` order: set once, before the
+    /// first run.
+    pub weights: Vec<PathBuf>,
 }
 
 impl Job {
     /// One run of `module` on `inputs`, writing `outputs`.
     pub fn single(module: usize, inputs: Vec<PathBuf>, outputs: Vec<(PathBuf, usize)>) -> Job {
-        Job { module, inputs, outputs, frames: 1, carry: Vec::new(), whole_from: 0 }
+        Job { module, inputs, outputs, frames: 1, carry: Vec::new(), weights: Vec::new() }
     }
 }
 
@@ -86,21 +87,22 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(job).map_err(|e| e.to_string())?;
     let mut inputs = Vec::new();
     let mut outputs: Vec<(String, Vec<f32>)> = Vec::new();
-    let (mut frames, mut carry, mut whole) = (1usize, Vec::new(), usize::MAX);
+    let mut weights = Vec::new();
+    let (mut frames, mut carry) = (1usize, Vec::new());
     for line in text.lines() {
         let parts: Vec<&str> = line.splitn(3, ' ').collect();
         match parts.as_slice() {
             ["in", path] => inputs.push(read(path)),
+            ["weight", path] => weights.push(read(path)),
             ["out", len, path] => outputs.push((path.to_string(), vec![f32::NAN; len.parse().map_err(|_| "bad length")?])),
             ["frames", n] => frames = n.parse().map_err(|_| "bad frame count")?,
-            ["whole", n] => whole = n.parse().map_err(|_| "bad input index")?,
             ["carry", o, i] => carry.push((o.parse::<usize>().map_err(|_| "bad carry")?, i.parse::<usize>().map_err(|_| "bad carry")?)),
             _ => return Err(format!("bad job line {line:?}")),
         }
     }
     // Each frame reads its part of an input (the whole of a carried one, which later frames
     // take from the output carried into it) and writes its part of each output.
-    let carried = |k: usize| k >= whole || carry.iter().any(|&(_, i)| i == k);
+    let carried = |k: usize| carry.iter().any(|&(_, i)| i == k);
     let in_len: Vec<usize> = inputs.iter().enumerate().map(|(k, v)| if carried(k) { v.len() } else { v.len() / frames }).collect();
     let out_len: Vec<usize> = outputs.iter().map(|(_, v)| v.len() / frames).collect();
     let mut state: Vec<Vec<f32>> = inputs.iter().enumerate().map(|(k, v)| if carried(k) { v.clone() } else { Vec::new() }).collect();
@@ -114,6 +116,18 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
         let mut outs: Vec<&mut [f32]> =
             outputs.iter_mut().enumerate().map(|(k, (_, v))| &mut v[f * out_len[k]..(f + 1) * out_len[k]]).collect();
         if f == 0 {
+            // Weights given at run time are set once, before the first run, which errs
+            // until they are; runs read the packed copy, never these slices.
+            let ws: Vec<&[f32]> = weights.iter().map(Vec::as_slice).collect();
+            if !M::WEIGHTS.is_empty() {
+                if model.run(&ins, &mut outs) != Err(cellc_runtime::Error::WeightsNotSet) {
+                    return Err("ran before its weights were set".into());
+                }
+                if model.set_weights(&ws[..ws.len() - 1]).is_ok() {
+                    return Err("accepted too few weights".into());
+                }
+            }
+            model.set_weights(&ws).map_err(|e| format!("set_weights: {e}"))?;
             // Wrong counts and lengths must be refused before anything is written.
             if model.run(&ins[..ins.len().saturating_sub(1)], &mut outs).is_ok() {
                 return Err("accepted too few inputs".into());
@@ -301,8 +315,8 @@ impl Scratch {
             for (o, i) in &job.carry {
                 let _ = writeln!(text, "carry {o} {i}");
             }
-            if job.frames > 1 {
-                let _ = writeln!(text, "whole {}", job.whole_from);
+            for w in &job.weights {
+                let _ = writeln!(text, "weight {}", w.display());
             }
             let path = jobs_dir.join(format!("job{k}.txt"));
             std::fs::write(&path, text).map_err(|e| e.to_string())?;

@@ -88,6 +88,8 @@ struct Entry {
     reference_used: f64,
     /// Files of the weights given at run time, after the case's inputs.
     weight_inputs: Vec<PathBuf>,
+    /// Whether each of the case's inputs is a Parameter holding weights (set once, not run).
+    weight_params: Vec<bool>,
     /// The outputs expected: OpenVINO's, or the reference interpreter's on rounded weights.
     expected: Vec<Vec<f32>>,
     /// Whether `expected` is the reference's on rounded weights.
@@ -232,6 +234,7 @@ fn run() -> Result<bool, String> {
                 reference_err: Vec::new(),
                 reference_used: 0.0,
                 weight_inputs: Vec::new(),
+                weight_params: Vec::new(),
                 expected: Vec::new(),
                 rounded: false,
             };
@@ -278,6 +281,7 @@ fn run() -> Result<bool, String> {
                     continue;
                 }
                 Ok(model) => {
+                    e.weight_params = model.params.iter().map(|p| p.role == cellc::ir::ParamRole::Weights).collect();
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
                     let rounded = cellc_conformance::stored_as(&model, &inputs, weight_type);
@@ -439,15 +443,16 @@ fn jobs(entries: &[Entry], language: Language, level: Option<&str>, out_dir: &Pa
     let mut jobs = Vec::new();
     for (k, e) in entries.iter().enumerate().filter(|(_, e)| e.language == language && e.level.as_deref() == level) {
         let Some(module) = e.module else { continue };
+        // The case's inputs in Parameter order, split as the model takes them: data each
+        // run, weights once.
+        let is_weight = |k: usize| e.weight_params.get(k).copied().unwrap_or(false);
+        let files = e.case.inputs.iter().enumerate().map(|(k, (t, _))| (k, e.case.dir.join(&t.file)));
+        let (weights, inputs): (Vec<_>, Vec<_>) = files.partition(|(k, _)| is_weight(*k));
+        let run_index = |i: usize| (0..i).filter(|&k| !is_weight(k)).count();
         jobs.push(Job {
             module,
-            inputs: e
-                .case
-                .inputs
-                .iter()
-                .map(|(t, _)| e.case.dir.join(&t.file))
-                .chain(e.weight_inputs.clone())
-                .collect(),
+            inputs: inputs.into_iter().map(|(_, f)| f).collect(),
+            weights: weights.into_iter().map(|(_, f)| f).chain(e.weight_inputs.clone()).collect(),
             outputs: e
                 .case
                 .outputs
@@ -456,8 +461,7 @@ fn jobs(entries: &[Entry], language: Language, level: Option<&str>, out_dir: &Pa
                 .map(|(o, (_, v))| (out_dir.join(format!("{k}_{o}.f32")), v.len()))
                 .collect(),
             frames: e.case.frames,
-            carry: e.case.carry.clone(),
-            whole_from: e.case.inputs.len(),
+            carry: e.case.carry.iter().map(|&(o, i)| (o, run_index(i))).collect(),
         });
     }
     jobs

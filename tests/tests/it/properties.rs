@@ -227,34 +227,59 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
 
 /// A `Model` that runs the generated cell type `Cell` through `step_batch`.
 fn batch_glue(c: &Config) -> String {
-    // Weights given at run time follow the data inputs (X, H, and C for an LSTM).
     let lstm = c.kind.has_cell_state();
-    let first = if lstm { 3 } else { 2 };
-    let cell = match (c.runtime_weights, c.bias) {
-        (false, _) => "Cell::new()".to_owned(),
-        (true, true) => format!("Cell::new(inputs[{first}], inputs[{}], inputs[{}])?", first + 1, first + 2),
-        (true, false) => format!("Cell::new(inputs[{first}], inputs[{}])?", first + 1),
+    let (cell, set) = match (c.runtime_weights, c.bias) {
+        (false, _) => ("Cell::new()", ""),
+        (true, true) => ("Cell::zeroed()", "self.cell.set_weights(weights[0], weights[1], weights[2])?;"),
+        (true, false) => ("Cell::zeroed()", "self.cell.set_weights(weights[0], weights[1])?;"),
     };
     let (outs, call) = if lstm {
         (
             2,
-            "let (h, c) = outputs.split_at_mut(1);\n        cell.step_batch(inputs[0], inputs[1], inputs[2], h[0], c[0])",
+            "let (h, c) = outputs.split_at_mut(1);\n        \
+             cell.step_batch(rows(inputs[0])?, rows(inputs[1])?, rows(inputs[2])?, rows_mut(h[0])?, rows_mut(c[0])?)",
         )
     } else {
-        (1, "cell.step_batch(inputs[0], inputs[1], outputs[0])")
+        (1, "cell.step_batch(rows(inputs[0])?, rows(inputs[1])?, rows_mut(outputs[0])?)")
     };
     format!(
         "
-#[derive(Default)]
-pub struct Model;
+/// A flat slice as whole rows (a partial row is an error).
+fn rows<const N: usize>(v: &[f32]) -> Result<&[[f32; N]], ::cellc_runtime::Error> {{
+    match v.as_chunks::<N>() {{
+        (rows, []) => Ok(rows),
+        _ => Err(::cellc_runtime::Error::PartialRow {{ name: \"v\", row: N, got: v.len() }}),
+    }}
+}}
+fn rows_mut<const N: usize>(v: &mut [f32]) -> Result<&mut [[f32; N]], ::cellc_runtime::Error> {{
+    let got = v.len();
+    match v.as_chunks_mut::<N>() {{
+        (rows, []) => Ok(rows),
+        _ => Err(::cellc_runtime::Error::PartialRow {{ name: \"v\", row: N, got }}),
+    }}
+}}
+pub struct Model {{ cell: Cell, set: bool }}
+impl ::core::default::Default for Model {{
+    fn default() -> Self {{ Model {{ cell: {cell}, set: false }} }}
+}}
 impl ::cellc_runtime::Model for Model {{
     const INPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::INPUTS;
     const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::OUTPUTS;
+    const WEIGHTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::WEIGHTS;
+    fn set_weights(&mut self, weights: &[&[f32]]) -> Result<(), ::cellc_runtime::Error> {{
+        ::cellc_runtime::check_weights(Self::WEIGHTS, weights)?;
+        {set}
+        self.set = true;
+        Ok(())
+    }}
     fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), ::cellc_runtime::Error> {{
+        if !self.set && !Self::WEIGHTS.is_empty() {{
+            return Err(::cellc_runtime::Error::WeightsNotSet);
+        }}
         if inputs.len() != Self::INPUTS.len() || outputs.len() != {outs} {{
             return Err(::cellc_runtime::Error::InputCount {{ expected: Self::INPUTS.len(), got: inputs.len() }});
         }}
-        let cell = {cell};
+        let cell = &self.cell;
         {call}
     }}
 }}
@@ -344,10 +369,13 @@ fn generated_code_matches_the_reference_interpreter() {
                 .fold(0.0, f64::max),
         );
         let mut job = Job::single(k, Vec::new(), Vec::new());
-        for (i, v) in inputs.iter().enumerate() {
+        for (i, (v, param)) in inputs.iter().zip(&model.params).enumerate() {
             let p = data.join(format!("{k}_in{i}.f32"));
             write_f32(&p, v).expect("write input");
-            job.inputs.push(p);
+            match param.role {
+                cellc::ir::ParamRole::Weights => job.weights.push(p),
+                _ => job.inputs.push(p),
+            }
         }
         for (o, w) in want.iter().enumerate() {
             job.outputs.push((data.join(format!("{k}_out{o}.f32")), w.len()));

@@ -195,8 +195,8 @@ fn declared(
 #[test]
 fn split_sequences_and_feeds_compute_what_one_thread_computes() {
     use cellc::ir::raw::CellOp;
-    let gru_run = "cell.run(&steps(), &h0, len, &mut y, &mut ho)";
-    let lstm_run = "cell.run(&steps(), &h0, &c0, len, &mut y, &mut ho, &mut co)";
+    let gru_run = "cell.run(&steps(), &h0, len, &mut y, &mut ho).expect(\"a length within the steps\")";
+    let lstm_run = "cell.run(&steps(), &h0, &c0, len, &mut y, &mut ho, &mut co).expect(\"a length within the steps\")";
     let feed = "cell.feed(&mut h, &xs[t..t + n], &mut ys[t..t + n]).expect(\"lengths\")";
     let lstm_feed = "cell.feed(&mut h, &mut c, &xs[t..t + n], &mut ys[t..t + n]).expect(\"lengths\")";
     let gru_step = "cell.step(&x, &h, &mut next)";

@@ -13,10 +13,6 @@ mod lstm { include!("lstm.rs"); }
 mod bigru { include!("bigru.rs"); }
 mod revlstm { include!("revlstm.rs"); }
 
-fn flat<const A: usize>(v: &[[f32; A]]) -> Vec<f32> {
-    v.iter().flatten().copied().collect()
-}
-
 fn batch_api() {
     use cellc_runtime::Major;
     use bigru::GruSeqBidirectionalLbr as G;
@@ -27,26 +23,30 @@ fn batch_api() {
     let mut y_ref = vec![[[[0.0f32; G::HIDDEN_SIZE]; G::STEPS]; G::DIRECTIONS]; N];
     let mut ho_ref = vec![[[0.0f32; G::HIDDEN_SIZE]; G::DIRECTIONS]; N];
     for r in 0..N {
-        G::new().run(&xs[r], &h0[r], lens[r], &mut y_ref[r], &mut ho_ref[r]);
+        G::new().run(&xs[r], &h0[r], lens[r], &mut y_ref[r], &mut ho_ref[r]).expect("a length within the steps");
     }
-    let want_y: Vec<f32> = y_ref.iter().flatten().flatten().flatten().copied().collect();
-    let want_h: Vec<f32> = ho_ref.iter().flatten().flatten().copied().collect();
-    let h_init: Vec<f32> = h0.iter().flatten().flatten().copied().collect();
+    // A length past the steps is an error, and nothing is computed.
+    let (mut y, mut ho) = (y_ref[0], ho_ref[0]);
+    assert!(G::new().run(&xs[0], &h0[0], G::STEPS + 1, &mut y, &mut ho).is_err());
+    assert_eq!((y, ho), (y_ref[0], ho_ref[0]), "untouched after an error");
+    // Every slice is rows: of INPUT_SIZE for `x`, of HIDDEN_SIZE for the states and `y`.
+    let want_y: Vec<[f32; G::HIDDEN_SIZE]> = y_ref.iter().flatten().flatten().copied().collect();
+    let want_h: Vec<[f32; G::HIDDEN_SIZE]> = ho_ref.iter().flatten().copied().collect();
+    let h_init: Vec<[f32; G::HIDDEN_SIZE]> = h0.iter().flatten().copied().collect();
     // Batch-major.
-    let xb: Vec<f32> = xs.iter().flat_map(|x| flat(x)).collect();
-    let (mut h, mut y) = (h_init.clone(), vec![0.0f32; want_y.len()]);
+    let xb: Vec<[f32; G::INPUT_SIZE]> = xs.iter().flatten().copied().collect();
+    let (mut h, mut y) = (h_init.clone(), vec![[0.0f32; G::HIDDEN_SIZE]; want_y.len()]);
     G::new().run_batch(Major::Batch, &xb, &mut h, Some(&lens), Some(&mut y)).expect("lengths fit");
     assert_eq!((&y, &h), (&want_y, &want_h), "batch-major");
-    // Time-major: [steps, batch, I] in, [steps, batch, dirs, H] out.
-    let xt: Vec<f32> = (0..G::STEPS).flat_map(|t| xs.iter().flat_map(move |x| x[t])).collect();
-    let (mut h, mut y) = (h_init.clone(), vec![0.0f32; want_y.len()]);
+    // Time-major: [steps, batch] rows in, [steps, batch, dirs] rows out.
+    let xt: Vec<[f32; G::INPUT_SIZE]> = (0..G::STEPS).flat_map(|t| xs.iter().map(move |x| x[t])).collect();
+    let (mut h, mut y) = (h_init.clone(), vec![[0.0f32; G::HIDDEN_SIZE]; want_y.len()]);
     G::new().run_batch(Major::Time, &xt, &mut h, Some(&lens), Some(&mut y)).expect("lengths fit");
     assert_eq!(h, want_h, "time-major states");
     for t in 0..G::STEPS {
         for r in 0..N {
             for d in 0..G::DIRECTIONS {
-                let at = ((t * N + r) * G::DIRECTIONS + d) * G::HIDDEN_SIZE;
-                assert_eq!(&y[at..at + G::HIDDEN_SIZE], &y_ref[r][d][t][..], "time-major step {t} row {r} dir {d}");
+                assert_eq!(y[(t * N + r) * G::DIRECTIONS + d], y_ref[r][d][t], "time-major step {t} row {r} dir {d}");
             }
         }
     }
@@ -57,6 +57,10 @@ fn batch_api() {
     let mut h = h_init.clone();
     assert!(G::new().run_batch(Major::Batch, &xb, &mut h, Some(&[1, G::STEPS + 1, 0]), None).is_err());
     assert_eq!(h, h_init, "untouched after an error");
+    // Rows of another count than the batch's: an error.
+    let mut y = vec![[0.0f32; G::HIDDEN_SIZE]; want_y.len() - 1];
+    assert!(G::new().run_batch(Major::Batch, &xb, &mut h, None, Some(&mut y)).is_err());
+    assert!(G::new().run_batch(Major::Batch, &xb[1..], &mut h, None, None).is_err());
 
     use revlstm::LstmSeqReverse as L;
     let lens = [3, L::STEPS];
@@ -65,15 +69,15 @@ fn batch_api() {
     let mut y_ref = vec![[[[0.0f32; L::HIDDEN_SIZE]; L::STEPS]; 1]; 2];
     let (mut ho_ref, mut co_ref) = (vec![[[0.0f32; L::HIDDEN_SIZE]; 1]; 2], vec![[[0.0f32; L::HIDDEN_SIZE]; 1]; 2]);
     for r in 0..2 {
-        L::new().run(&xs[r], &h0, &c0, lens[r], &mut y_ref[r], &mut ho_ref[r], &mut co_ref[r]);
+        L::new().run(&xs[r], &h0, &c0, lens[r], &mut y_ref[r], &mut ho_ref[r], &mut co_ref[r]).expect("a length within the steps");
     }
-    let xb: Vec<f32> = xs.iter().flat_map(|x| flat(x)).collect();
-    let (mut h, mut c) = ([flat(&h0), flat(&h0)].concat(), [flat(&c0), flat(&c0)].concat());
-    let mut y = vec![0.0f32; 2 * L::STEPS * L::HIDDEN_SIZE];
+    let xb: Vec<[f32; L::INPUT_SIZE]> = xs.iter().flatten().copied().collect();
+    let (mut h, mut c) = (vec![h0[0]; 2], vec![c0[0]; 2]);
+    let mut y = vec![[0.0f32; L::HIDDEN_SIZE]; 2 * L::STEPS];
     L::new().run_batch(Major::Batch, &xb, &mut h, &mut c, Some(&lens), Some(&mut y)).expect("lengths fit");
-    assert_eq!(y, y_ref.iter().flatten().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM outputs");
-    assert_eq!(h, ho_ref.iter().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM hidden states");
-    assert_eq!(c, co_ref.iter().flatten().flatten().copied().collect::<Vec<f32>>(), "LSTM cell states");
+    assert_eq!(y, y_ref.iter().flatten().flatten().copied().collect::<Vec<_>>(), "LSTM outputs");
+    assert_eq!(h, ho_ref.iter().flatten().copied().collect::<Vec<_>>(), "LSTM hidden states");
+    assert_eq!(c, co_ref.iter().flatten().copied().collect::<Vec<_>>(), "LSTM cell states");
 }
 
 fn input<const I: usize, const L: usize>() -> [[f32; I]; L] {
@@ -87,7 +91,7 @@ fn main() {
     let h0 = [[0.25f32; G::HIDDEN_SIZE]; 1];
     let mut y = [[[0.0f32; G::HIDDEN_SIZE]; G::STEPS]; 1];
     let mut ho = [[0.0f32; G::HIDDEN_SIZE]; 1];
-    G::new().run(&x, &h0, G::STEPS, &mut y, &mut ho);
+    G::new().run(&x, &h0, G::STEPS, &mut y, &mut ho).expect("all the steps");
     for chunk in 1..=G::STEPS {
         let mut h = h0[0];
         let mut ys = [[0.0f32; G::HIDDEN_SIZE]; G::STEPS];
@@ -108,7 +112,7 @@ fn main() {
     let (h0, c0) = ([[0.25f32; L::HIDDEN_SIZE]; 1], [[-0.5f32; L::HIDDEN_SIZE]; 1]);
     let mut y = [[[0.0f32; L::HIDDEN_SIZE]; L::STEPS]; 1];
     let (mut ho, mut co) = ([[0.0f32; L::HIDDEN_SIZE]; 1], [[0.0f32; L::HIDDEN_SIZE]; 1]);
-    L::new().run(&x, &h0, &c0, L::STEPS, &mut y, &mut ho, &mut co);
+    L::new().run(&x, &h0, &c0, L::STEPS, &mut y, &mut ho, &mut co).expect("all the steps");
     for chunk in 1..=L::STEPS {
         let (mut h, mut c) = (h0[0], c0[0]);
         let mut ys = [[0.0f32; L::HIDDEN_SIZE]; L::STEPS];
@@ -136,6 +140,72 @@ fn feeding_in_pieces_and_whole_batches_equal_one_run() {
         ("main.rs".to_owned(), MAIN.to_owned()),
     ];
     let scratch = Scratch::new("streaming");
+    let exe = scratch.build_program(&files).unwrap_or_else(|e| panic!("{e}"));
+    let out = std::process::Command::new(exe).output().expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+const WEIGHTS_MAIN: &str = r#"
+mod embedded { include!("embedded.rs"); }
+mod runtime { include!("runtime.rs"); }
+mod weights { include!("weights.rs"); }
+use cellc_runtime::{Error, Model};
+
+fn main() {
+    let (mut e, mut r) = (embedded::Vad::new(), runtime::Vad::new());
+    assert_eq!(runtime::Vad::INPUTS, embedded::Vad::INPUTS, "run takes the data Parameters only");
+    assert_eq!(runtime::Vad::WEIGHTS.len(), weights::ALL.len());
+    assert!(embedded::Vad::WEIGHTS.is_empty());
+    let x: Vec<f32> = (0..16).map(|k| (k as f32 * 0.37).sin()).collect();
+    let mut h = vec![0.0f32; 128];
+    let (mut ye, mut yr) = (vec![0.0f32; 128], vec![0.0f32; 128]);
+    assert_eq!(r.run(&[&x, &h], &mut [&mut yr]), Err(Error::WeightsNotSet));
+    assert!(matches!(r.set_weights(&weights::ALL[..2]), Err(Error::WeightCount { expected: 3, got: 2 })));
+    let short = &weights::ALL[0][1..];
+    assert!(matches!(r.set_weights(&[short, weights::ALL[1], weights::ALL[2]]), Err(Error::Length { .. })));
+    assert_eq!(r.run(&[&x, &h], &mut [&mut yr]), Err(Error::WeightsNotSet), "a failed set leaves none set");
+    {
+        // Weights owned only while they are set: the runs after read the packed copy alone.
+        let owned: Vec<Vec<f32>> = weights::ALL.iter().map(|w| w.to_vec()).collect();
+        let slices: Vec<&[f32]> = owned.iter().map(Vec::as_slice).collect();
+        r.set_weights(&slices).expect("the weights' lengths");
+    }
+    for frame in 0..4 {
+        e.run(&[&x, &h], &mut [&mut ye]).expect("lengths");
+        r.run(&[&x, &h], &mut [&mut yr]).expect("lengths");
+        assert_eq!(ye, yr, "frame {frame}: weights given at run time compute what embedded ones do");
+        h.copy_from_slice(&yr);
+    }
+}
+"#;
+
+/// A model with weights given at run time takes them once (`set_weights`, checked), runs
+/// on data alone from then on, and computes to the bit what the same model with the
+/// weights embedded computes; before its weights are set it refuses to run.
+#[test]
+fn weights_given_at_run_time_are_set_once_and_run_alone() {
+    use std::fmt::Write as _;
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gru/model.xml");
+    let compile = |mode| {
+        let opts = cellc::Options { weights_mode: mode, name: Some("Vad".into()), ..cellc::Options::default() };
+        cellc::compile_file(&model, &opts).unwrap_or_else(|d| panic!("{d}"))
+    };
+    let loaded = cellc::load_graph(&model, &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"));
+    let (_, values) = loaded.with_runtime_weights();
+    let mut weights = String::new();
+    for (k, v) in values.iter().enumerate() {
+        let list: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
+        let _ = writeln!(weights, "pub static W{k}: [f32; {}] = [{}];", v.len(), list.join(", "));
+    }
+    let all: Vec<String> = (0..values.len()).map(|k| format!("&W{k}")).collect();
+    let _ = writeln!(weights, "pub static ALL: [&[f32]; {}] = [{}];", values.len(), all.join(", "));
+    let files = [
+        ("embedded.rs".to_owned(), compile(cellc::WeightsMode::Embedded)),
+        ("runtime.rs".to_owned(), compile(cellc::WeightsMode::Runtime)),
+        ("weights.rs".to_owned(), weights),
+        ("main.rs".to_owned(), WEIGHTS_MAIN.to_owned()),
+    ];
+    let scratch = Scratch::new("runtime_weights");
     let exe = scratch.build_program(&files).unwrap_or_else(|e| panic!("{e}"));
     let out = std::process::Command::new(exe).output().expect("run");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

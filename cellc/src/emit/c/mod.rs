@@ -269,7 +269,7 @@ impl Emitter {
 }
 
 /// The status codes: name after the prefix, value, meaning.
-const STATUS: [(&str, usize, &str); 8] = [
+const STATUS: [(&str, usize, &str); 10] = [
     ("OK", 0, "success"),
     ("ERR_INPUT_COUNT", 1, "not as many inputs as the model has Parameters"),
     ("ERR_OUTPUT_COUNT", 2, "not as many outputs as the model has Results"),
@@ -278,4 +278,6 @@ const STATUS: [(&str, usize, &str); 8] = [
     ("ERR_SEQUENCE_LENGTH", 5, "a sequence length is not a whole number from 0 to the steps"),
     ("ERR_NULL", 6, "a null pointer where an array or a handle is required"),
     ("ERR_ARGUMENT", 7, "an argument outside its range (the order of a sequence's arrays)"),
+    ("ERR_WEIGHT_COUNT", 8, "not as many weight arrays as the model takes at run time"),
+    ("ERR_WEIGHTS_NOT_SET", 9, "a run before the weights given at run time were set"),
 ];

@@ -60,6 +60,9 @@ impl ModelEmitter<'_> {
             // A member name no cell, slot or variable can take (theirs are words).
             out.push(("int".into(), "started_".into()));
         }
+        if self.weights() > 0 {
+            out.push(("int".into(), "weights_set_".into()));
+        }
         out
     }
 
@@ -87,6 +90,23 @@ impl ModelEmitter<'_> {
             .max(1)
     }
 
+    /// How many Parameters a run takes (data and sequence lengths).
+    fn inputs(&self) -> usize {
+        self.m.run_inputs().count()
+    }
+
+    /// How many weight tensors are given at run time, through `set_weights`.
+    fn weights(&self) -> usize {
+        self.m.run_weights().count()
+    }
+
+    fn set_weights_signature(&self) -> String {
+        format!(
+            "int {p}_set_weights({p}_model *model, const float *const *weights, const size_t *weight_lens, size_t n_weights)",
+            p = self.prefix
+        )
+    }
+
     fn run_signature(&self) -> String {
         format!(
             "int {p}_run({p}_model *model, const float *const *inputs, const size_t *input_lens, size_t n_inputs, \
@@ -105,7 +125,10 @@ impl ModelEmitter<'_> {
             names(m.params.iter().map(|p| p.name.as_str()).collect()),
             names(m.outputs.iter().map(|o| o.name.as_str()).collect())
         ));
-        hd.line(format!("#define {u}_INPUT_COUNT {}", m.params.len()));
+        hd.line(format!("#define {u}_INPUT_COUNT {}", self.inputs()));
+        if self.weights() > 0 {
+            hd.line(format!("#define {u}_WEIGHT_COUNT {}", self.weights()));
+        }
         hd.line(format!("#define {u}_OUTPUT_COUNT {}", m.outputs.len()));
         hd.line(format!("#define {u}_MAX_RANK {}", self.max_rank()));
         hd.line("");
@@ -119,9 +142,15 @@ impl ModelEmitter<'_> {
         hd.line(format!("long shape[{u}_MAX_RANK];"));
         hd.close(&format!(" {p}_tensor;"));
         hd.line("");
-        if !m.params.is_empty() {
-            hd.comment("The model's Parameters, in order.");
+        if self.inputs() > 0 {
+            hd.comment(&format!("The Parameters {p}_run takes, in order."));
             hd.line(format!("extern const {p}_tensor {p}_inputs[{u}_INPUT_COUNT];"));
+        }
+        if self.weights() > 0 {
+            hd.comment(&format!(
+                "The Parameters that hold weights given at run time, in order: set once by {p}_set_weights."
+            ));
+            hd.line(format!("extern const {p}_tensor {p}_weights[{u}_WEIGHT_COUNT];"));
         }
         if !m.outputs.is_empty() {
             hd.comment("The model's Results, in order.");
@@ -130,7 +159,7 @@ impl ModelEmitter<'_> {
         hd.line("");
         let members = self.members();
         let weights = self.cells.iter().any(|c| !c.runtime_args.is_empty());
-        let scratch = members.len() > self.cells.iter().filter(|c| !c.runtime_args.is_empty()).count();
+        let scratch = !self.m.slots.is_empty() || !self.m.states.is_empty();
         let keeps = match (weights, scratch) {
             (false, false) => "nothing (the weights are embedded)",
             (true, false) => "the weights given at run time, packed",
@@ -161,13 +190,24 @@ impl ModelEmitter<'_> {
         hd.close(&format!(" {p}_model;"));
         hd.line("");
         hd.comment(&format!(
-            "Runs the model once. `inputs[k]` holds `input_lens[k]` floats of Parameter k (flat, row-major; sequence \
-             lengths as whole numbers), `outputs[k]` receives the `output_lens[k]` floats of Result k. Checks every \
-             count and length before writing anything: returns {u}_OK, {u}_ERR_INPUT_COUNT, {u}_ERR_OUTPUT_COUNT, \
-             {u}_ERR_LENGTH, {u}_ERR_PARTIAL_ROW, {u}_ERR_SEQUENCE_LENGTH or {u}_ERR_NULL."
+            "Runs the model once. `inputs[k]` holds `input_lens[k]` floats of {p}_inputs[k] (flat, row-major; \
+             sequence lengths as whole numbers), `outputs[k]` receives the `output_lens[k]` floats of Result k. \
+             Checks every count and length before writing anything: returns {u}_OK, {u}_ERR_INPUT_COUNT, \
+             {u}_ERR_OUTPUT_COUNT, {u}_ERR_LENGTH, {u}_ERR_PARTIAL_ROW, {u}_ERR_SEQUENCE_LENGTH{} or {u}_ERR_NULL.",
+            if self.weights() > 0 { format!(", {u}_ERR_WEIGHTS_NOT_SET") } else { String::new() }
         ));
         hd.line(format!("{};", self.run_signature()));
         hd.line("");
+        if self.weights() > 0 {
+            hd.comment(&format!(
+                "Packs the weights given at run time into the model, once: `weights[k]` holds `weight_lens[k]` floats \
+                 of {p}_weights[k] (flat, row-major). Every later run reads the packed copy; {p}_run returns \
+                 {u}_ERR_WEIGHTS_NOT_SET until this has succeeded. Checks every count and length first: returns \
+                 {u}_OK, {u}_ERR_WEIGHT_COUNT, {u}_ERR_LENGTH or {u}_ERR_NULL."
+            ));
+            hd.line(format!("{};", self.set_weights_signature()));
+            hd.line("");
+        }
         if !m.states.is_empty() {
             hd.comment(
                 "Sets the variables to their initial values (zero, or what the model gives them on its first run).",
@@ -180,9 +220,17 @@ impl ModelEmitter<'_> {
     /// The source's part: tensor tables, constant sequence lengths and `run`.
     pub(super) fn define(&self, c: &mut Code, helpers: &mut Helpers) {
         let (p, u, m) = (self.prefix, self.upper, self.m);
-        if !m.params.is_empty() {
+        if self.inputs() > 0 {
             c.open(format!("const {p}_tensor {p}_inputs[{u}_INPUT_COUNT] ="));
-            for par in &m.params {
+            for (_, par) in m.run_inputs() {
+                c.line(format!("{},", self.tensor(&par.name, &par.shape)));
+            }
+            c.close(";");
+            c.line("");
+        }
+        if self.weights() > 0 {
+            c.open(format!("const {p}_tensor {p}_weights[{u}_WEIGHT_COUNT] ="));
+            for (_, par) in m.run_weights() {
                 c.line(format!("{},", self.tensor(&par.name, &par.shape)));
             }
             c.close(";");
@@ -224,26 +272,18 @@ impl ModelEmitter<'_> {
             c.close("");
             c.line("");
         }
+        self.define_set_weights(c);
         c.function(&self.run_signature());
         c.line("size_t batch;");
-        c.line(format!("if (n_inputs != {}) return {u}_ERR_INPUT_COUNT;", m.params.len()));
+        c.line(format!("if (n_inputs != {}) return {u}_ERR_INPUT_COUNT;", self.inputs()));
         c.line(format!("if (n_outputs != {}) return {u}_ERR_OUTPUT_COUNT;", m.outputs.len()));
         c.line(format!(
             "if (model == NULL || inputs == NULL || input_lens == NULL || outputs == NULL || output_lens == NULL) return {u}_ERR_NULL;"
         ));
-        self.check_lengths(c);
-        for cell in self.cells.iter().filter(|c| !c.runtime_args.is_empty()) {
-            let args: Vec<String> = cell.runtime_args.iter().map(|a| format!("inputs[{a}], input_lens[{a}]")).collect();
-            c.open("");
-            c.line(format!(
-                "const int status = {}(&model->{}, {});",
-                cell.n.f("_set_weights"),
-                cell.field,
-                args.join(", ")
-            ));
-            c.line(format!("if (status != {u}_OK) return status;"));
-            c.close("");
+        if self.weights() > 0 {
+            c.line(format!("if (!model->weights_set_) return {u}_ERR_WEIGHTS_NOT_SET;"));
         }
+        self.check_lengths(c);
         if m.steps.is_empty() {
             c.line("(void)batch;");
         } else {
@@ -289,6 +329,45 @@ impl ModelEmitter<'_> {
         c.line("");
     }
 
+    /// `set_weights`: the count, every pointer and length, then each cell's weights packed.
+    fn define_set_weights(&self, c: &mut Code) {
+        let (u, n) = (self.upper, self.weights());
+        if n == 0 {
+            return;
+        }
+        c.function(&self.set_weights_signature());
+        c.line(format!("if (n_weights != {n}) return {u}_ERR_WEIGHT_COUNT;"));
+        c.line(format!("if (model == NULL || weights == NULL || weight_lens == NULL) return {u}_ERR_NULL;"));
+        c.line("model->weights_set_ = 0;");
+        for (k, (_, par)) in self.m.run_weights().enumerate() {
+            c.line(format!("if (weight_lens[{k}] != {}) return {u}_ERR_LENGTH;", row_len(&par.shape)));
+        }
+        c.line(format!("for (size_t k = 0; k < {n}; ++k) if (weights[k] == NULL) return {u}_ERR_NULL;"));
+        for cell in self.cells.iter().filter(|c| !c.runtime_args.is_empty()) {
+            let args: Vec<String> = cell
+                .runtime_args
+                .iter()
+                .map(|&a| {
+                    let w = self.m.arg_index(a);
+                    format!("weights[{w}], weight_lens[{w}]")
+                })
+                .collect();
+            c.open("");
+            c.line(format!(
+                "const int status = {}(&model->{}, {});",
+                cell.n.f("_set_weights"),
+                cell.field,
+                args.join(", ")
+            ));
+            c.line(format!("if (status != {u}_OK) return status;"));
+            c.close("");
+        }
+        c.line("model->weights_set_ = 1;");
+        c.line(format!("return {u}_OK;"));
+        c.close("");
+        c.line("");
+    }
+
     /// The batch, then every length, null pointer and sequence length, as `check_io` and
     /// `check_lengths` of the runtime check them.
     fn check_lengths(&self, c: &mut Code) {
@@ -297,7 +376,7 @@ impl ModelEmitter<'_> {
             Batch::Static(n) => c.line(format!("batch = {n};")),
             Batch::Dynamic => {
                 let mut first = true;
-                for (k, par) in m.params.iter().enumerate().filter(|(_, p)| batched(&p.shape)) {
+                for (k, par) in m.run_inputs().map(|(_, p)| p).enumerate().filter(|(_, p)| batched(&p.shape)) {
                     let row = row_len(&par.shape);
                     if row > 1 {
                         c.line(format!("if (input_lens[{k}] % {row} != 0) return {u}_ERR_PARTIAL_ROW;"));
@@ -317,16 +396,16 @@ impl ModelEmitter<'_> {
         let expected = |shape: &[Dim]| {
             if batched(shape) { mul("batch", row_len(shape)) } else { row_len(shape).to_string() }
         };
-        for (k, par) in m.params.iter().enumerate() {
+        for (k, (_, par)) in m.run_inputs().enumerate() {
             c.line(format!("if (input_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&par.shape)));
         }
         for (k, o) in m.outputs.iter().enumerate() {
             c.line(format!("if (output_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&o.shape)));
         }
-        if !m.params.is_empty() {
+        if self.inputs() > 0 {
             c.line(format!(
                 "for (size_t k = 0; k < {}; ++k) if (inputs[k] == NULL && input_lens[k] > 0) return {u}_ERR_NULL;",
-                m.params.len()
+                self.inputs()
             ));
         }
         if !m.outputs.is_empty() {
@@ -337,6 +416,7 @@ impl ModelEmitter<'_> {
         }
         for cell in &m.cells {
             if let Some(crate::ir::Seq { lengths: Lengths::Param(par), steps, .. }) = &cell.seq {
+                let par = m.arg_index(*par);
                 c.open(format!("for (size_t r = 0; r < input_lens[{par}]; ++r)"));
                 c.line(format!("const float v = inputs[{par}][r];"));
                 c.comment("A whole number from 0 to the steps (NaN fails every comparison).");
@@ -351,7 +431,7 @@ impl ModelEmitter<'_> {
     /// A pointer to an operand's values for row `n` (`const` when only read).
     pub(super) fn ptr(&self, o: &Operand) -> String {
         let base = match o.home {
-            Home::Param(i) => format!("inputs[{i}]"),
+            Home::Param(i) => format!("inputs[{}]", self.m.arg_index(i)),
             Home::Output(k) => format!("outputs[{k}]"),
             Home::Slot(s) => format!("model->{}", self.slots[s]),
             Home::Const(k) => self.consts[k].clone(),
@@ -411,12 +491,13 @@ impl ModelEmitter<'_> {
             Some(q) => {
                 let row = if rows == 1 { "n".to_owned() } else { format!("{} + b", mul("n", rows)) };
                 args.push(match &q.lengths {
-                    Lengths::Param(par) => format!("(size_t)inputs[{par}][{row}]"),
+                    Lengths::Param(par) => format!("(size_t)inputs[{}][{row}]", self.m.arg_index(*par)),
                     Lengths::Const(v) if v.len() == 1 => v[0].to_string(),
                     Lengths::Const(_) => format!("{}[{row}]", item.n.m("_LENGTHS")),
                 });
                 args.extend(outs.iter().enumerate().map(|(k, &l)| at(&format!("o{k}"), l)));
-                c.line(format!("{}({me}{});", item.n.f("_run"), args.join(", ")));
+                // The lengths were checked before the first step: this never fails.
+                c.line(format!("(void){}({me}{});", item.n.f("_run"), args.join(", ")));
             }
         }
         if rows > 1 {

@@ -40,6 +40,8 @@ const CELL_MACROS: &[&str] = &[
 const MODEL_NAMES: &[&str] = &[
     "_run",
     "_reset",
+    "_set_weights",
+    "_weights",
     "_model",
     "_tensor",
     "_inputs",
@@ -64,6 +66,9 @@ const MODEL_MACROS: &[&str] = &[
     "_ERR_SEQUENCE_LENGTH",
     "_ERR_NULL",
     "_ERR_ARGUMENT",
+    "_ERR_WEIGHT_COUNT",
+    "_ERR_WEIGHTS_NOT_SET",
+    "_WEIGHT_COUNT",
     "_ALIGNED",
     "_FEED_BLOCK",
     "_LANES",

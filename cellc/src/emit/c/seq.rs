@@ -110,10 +110,11 @@ impl Wrapper<'_> {
         };
         hd.comment(&format!(
             "One batch row: inputs `x` ([STEPS, INPUT_SIZE]) and {states} ([DIRECTIONS, HIDDEN_SIZE]); `len` valid \
-             steps (at most STEPS). Writes every step's hidden state to `y` ([DIRECTIONS, STEPS, HIDDEN_SIZE], zero \
-             past `len`) and the {finals}. Outputs must not overlap inputs."
+             steps. Writes every step's hidden state to `y` ([DIRECTIONS, STEPS, HIDDEN_SIZE], zero past `len`) and \
+             the {finals}. Outputs must not overlap inputs. Returns {u}_OK, or {u}_ERR_SEQUENCE_LENGTH (`len` past \
+             STEPS) before writing anything."
         ));
-        hd.line(format!("void {}({sp}{});", self.n.f("_run"), self.run_params("")));
+        hd.line(format!("int {}({sp}{});", self.n.f("_run"), self.run_params("")));
         hd.line("");
         let c = if self.lstm() { " and `c`, each" } else { "" };
         hd.comment(&format!(
@@ -177,8 +178,8 @@ impl Wrapper<'_> {
         let s = &self.cell.spec;
         let (i, h, l, u) = (s.input, s.hidden, self.q.steps, self.upper);
         let lstm = self.lstm();
-        c.function(&format!("void {}({}{})", self.n.f("_run"), self.self_param(), self.run_params("restrict ")));
-        c.line(format!("if (len > {l}) len = {l};"));
+        c.function(&format!("int {}({}{})", self.n.f("_run"), self.self_param(), self.run_params("restrict ")));
+        c.line(format!("if (len > {l}) return {u}_ERR_SEQUENCE_LENGTH;"));
         for (k, d) in self.dirs.iter().enumerate() {
             let da = self.dir_arg(d);
             c.comment(if d.reversed {
@@ -240,6 +241,7 @@ impl Wrapper<'_> {
         c.line(format!("for (size_t j = 0; j < {h}; ++j) y[(d * {l} + t) * {h} + j] = 0.0f;"));
         c.close("");
         c.close("");
+        c.line(format!("return {u}_OK;"));
         c.close("");
         c.line("");
     }

@@ -183,7 +183,7 @@ impl ModelEmitter<'_> {
 
     pub(super) fn rows_step(&self, c: &mut Code, r: &RowCopy) {
         let whole = |o: &Operand| match o.home {
-            Home::Param(i) => format!("inputs[{i}]"),
+            Home::Param(i) => format!("inputs[{}]", self.m.arg_index(i)),
             Home::Output(k) => format!("outputs[{k}]"),
             _ => self.ptr(o),
         };

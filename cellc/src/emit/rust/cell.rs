@@ -435,7 +435,6 @@ impl Ctx<'_> {
             quote! { self.step_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }, _>#call }
         });
         // Values in `n` rows of the state.
-        let nh = super::exprs::times(quote! { n }, h);
         let single = {
             let body = if lstm {
                 quote! { self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c)); }
@@ -514,16 +513,14 @@ impl Ctx<'_> {
         let (step_batch, step) = if lstm {
             (
                 quote! {
-                    /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`; `h`, `c`, `out` and
-                    /// `out_c` are `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths first.
-                    pub fn step_batch(&self, x: &[f32], h: &[f32], c: &[f32], out: &mut [f32], out_c: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                        let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
-                        ::cellc_runtime::check_len("h", #nh, h.len())?;
-                        ::cellc_runtime::check_len("c", #nh, c.len())?;
-                        ::cellc_runtime::check_len("out", #nh, out.len())?;
-                        ::cellc_runtime::check_len("out_c", #nh, out_c.len())?;
-                        let (x, h, c) = (x.as_chunks::<#i>().0, h.as_chunks::<#h>().0, c.as_chunks::<#h>().0);
-                        let (out, out_c) = (out.as_chunks_mut::<#h>().0, out_c.as_chunks_mut::<#h>().0);
+                    /// [`Self::step`] over a batch of rows, as `feed` takes its steps: a row of
+                    /// `x` for each batch row, and a row of `h`, `c`, `out` and `out_c` for each
+                    /// row of `x` (another count is an error, before computing).
+                    pub fn step_batch(&self, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        ::cellc_runtime::check_len("h", x.len(), h.len())?;
+                        ::cellc_runtime::check_len("c", x.len(), c.len())?;
+                        ::cellc_runtime::check_len("out", x.len(), out.len())?;
+                        ::cellc_runtime::check_len("out_c", x.len(), out_c.len())?;
                         #batch_entry;
                         Ok(())
                     }
@@ -600,13 +597,12 @@ impl Ctx<'_> {
         } else {
             (
                 quote! {
-                    /// [`Self::step`] over a batch: `x` is `[batch, INPUT_SIZE]`, `h` and `out` are
-                    /// `[batch, HIDDEN_SIZE]`, row-major. Checks the lengths before computing.
-                    pub fn step_batch(&self, x: &[f32], h: &[f32], out: &mut [f32]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                        let n = ::cellc_runtime::rows_of("x", #i, x.len())?;
-                        ::cellc_runtime::check_len("h", #nh, h.len())?;
-                        ::cellc_runtime::check_len("out", #nh, out.len())?;
-                        let (x, h, out) = (x.as_chunks::<#i>().0, h.as_chunks::<#h>().0, out.as_chunks_mut::<#h>().0);
+                    /// [`Self::step`] over a batch of rows, as `feed` takes its steps: a row of
+                    /// `x` for each batch row, and a row of `h` and `out` for each row of `x`
+                    /// (another count is an error, before computing).
+                    pub fn step_batch(&self, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                        ::cellc_runtime::check_len("h", x.len(), h.len())?;
+                        ::cellc_runtime::check_len("out", x.len(), out.len())?;
                         #batch_entry;
                         Ok(())
                     }

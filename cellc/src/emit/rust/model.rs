@@ -28,6 +28,10 @@ pub(super) struct Fields {
     /// reset (false when zeroed, as `reset` and `cellc_runtime::boxed` leave it).
     states: Vec<proc_macro2::Ident>,
     started: proc_macro2::Ident,
+    /// Whether `set_weights` has filled the runtime weights since the model was built.
+    weights_set: proc_macro2::Ident,
+    /// Each Parameter's index among `run`'s inputs (or among the weights).
+    args: Vec<usize>,
 }
 
 /// `offset + n·row_stride` (+ `extra`), as a reader would write it.
@@ -46,6 +50,12 @@ fn start(o: &Operand, extra: usize) -> TokenStream {
 }
 
 impl Fields {
+    /// Parameter `p`'s input slice.
+    pub(super) fn input(&self, p: usize) -> TokenStream {
+        let i = self.args[p];
+        quote! { inputs[#i] }
+    }
+
     /// The operand's `len` values from `extra` on, as a place (`inputs[0][a..b]`).
     pub(super) fn place(&self, o: &Operand, extra: usize, len: usize) -> TokenStream {
         let range = match (o.row_stride, o.offset + extra) {
@@ -59,7 +69,10 @@ impl Fields {
             }
         };
         match o.home {
-            Home::Param(i) => quote! { inputs[#i][#range] },
+            Home::Param(i) => {
+                let input = self.input(i);
+                quote! { #input[#range] }
+            }
             Home::Output(k) => {
                 let v = format_ident!("out{}", k);
                 quote! { #v[#range] }
@@ -114,6 +127,8 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
             .collect(),
         states: (0..m.states.len()).map(|k| ident(&field_name(&names.unique(&format!("State{k}"), "State")))).collect(),
         started: ident(&field_name(&names.unique("Started", "Started"))),
+        weights_set: ident(&field_name(&names.unique("WeightsSet", "WeightsSet"))),
+        args: (0..m.params.len()).map(|p| m.arg_index(p)).collect(),
     };
     let stateful = !m.states.is_empty();
     let state_fields = &fields.states;
@@ -150,21 +165,20 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
         let vals = v.iter().map(|x| super::lit::f32_tokens(*x));
         quote! { static #name: [f32; #n] = [#(#vals),*]; }
     });
-    let inputs = m.params.iter().map(|p| tensor_info(&p.name, &p.shape, m.batch));
+    let inputs = m.run_inputs().map(|(_, p)| tensor_info(&p.name, &p.shape, m.batch));
+    let weight_infos: Vec<TokenStream> =
+        m.run_weights().map(|(_, p)| tensor_info(&p.name, &p.shape, m.batch)).collect();
     let outputs = m.outputs.iter().map(|o| tensor_info(&o.name, &o.shape, m.batch));
     let static_batch = match m.batch {
         Batch::Static(n) => quote! { ::core::option::Option::Some(#n) },
         Batch::Dynamic => quote! { ::core::option::Option::None },
     };
-    let set_weights = cells.iter().zip(&cell_fields).filter(|(c, _)| !c.runtime_args.is_empty()).map(|(c, f)| {
-        let args = &c.runtime_args;
-        quote! { self.#f.set_weights(#(inputs[#args]),*)?; }
-    });
+    let weights = weights_items(m, cells, &cell_fields, &fields, &weight_infos);
     let lengths_checks = m.cells.iter().filter_map(|c| match &c.seq {
         Some(q) => match q.lengths {
             Lengths::Param(p) => {
-                let (name, steps) = (&m.params[p].name, q.steps);
-                Some(quote! { ::cellc_runtime::check_lengths(#name, inputs[#p], #steps)?; })
+                let (name, steps, input) = (&m.params[p].name, q.steps, fields.input(p));
+                Some(quote! { ::cellc_runtime::check_lengths(#name, #input, #steps)?; })
             }
             Lengths::Const(_) => None,
         },
@@ -213,24 +227,49 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
         (false, true, _) => (quote! { let batch = }, quote! { for n in 0..batch { #(#steps)* } }),
         (false, false, _) => (quote! { let batch = }, quote! { for _ in 0..batch { #(#steps)* } }),
     };
+    let names = |v: Vec<&str>| format!("{v:?}");
+    let weights_doc = if m.run_weights().next().is_some() {
+        format!(
+            "; the weights {} are given at run time, once, through `cellc_runtime::Model::set_weights`",
+            names(m.run_weights().map(|(_, p)| p.name.as_str()).collect())
+        )
+    } else {
+        String::new()
+    };
     let doc = format!(
-        " Model {:?}: Parameters {:?}, Results {:?}. Run it through `cellc_runtime::Model::run`.",
+        " Model {:?}: Parameters {}, Results {}{weights_doc}. Run it through `cellc_runtime::Model::run`.",
         m.name,
-        m.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
-        m.outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
+        names(m.run_inputs().map(|(_, p)| p.name.as_str()).collect()),
+        names(m.outputs.iter().map(|o| o.name.as_str()).collect()),
     );
-    let all_fields: Vec<_> =
-        cell_fields.iter().chain(slot_fields).chain(state_fields).chain(stateful.then_some(&fields.started)).collect();
+    let runtime = !weight_infos.is_empty();
+    let all_fields: Vec<_> = cell_fields
+        .iter()
+        .chain(slot_fields)
+        .chain(state_fields)
+        .chain(stateful.then_some(&fields.started))
+        .chain(runtime.then_some(&fields.weights_set))
+        .collect();
+    let weights_set = &fields.weights_set;
+    let (set_field, set_init, set_check) = if runtime {
+        (
+            quote! { #weights_set: bool, },
+            quote! { #weights_set: false, },
+            quote! { if !self.#weights_set { return Err(::cellc_runtime::Error::WeightsNotSet); } },
+        )
+    } else {
+        (quote! {}, quote! {}, quote! {})
+    };
     quote! {
         #(#consts)*
         #[doc = #doc]
         #[derive(Clone, Debug)]
-        pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* #(#state_fields: [f32; #state_lens],)* #started_field }
+        pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* #(#state_fields: [f32; #state_lens],)* #started_field #set_field }
         ::cellc_runtime::impl_zeroed!(#ty { #(#all_fields),* });
         impl #ty {
             /// The model, ready to run.
             pub const fn new() -> Self {
-                #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* #(#state_fields: [0.0; #state_lens],)* #started_init }
+                #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* #(#state_fields: [0.0; #state_lens],)* #started_init #set_init }
             }
             #reset
         }
@@ -240,19 +279,51 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
         impl ::cellc_runtime::Model for #ty {
             const INPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#inputs),*];
             const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#outputs),*];
+            #weights
             // The steps index with strides fixed at compile time; a loop over an index says
             // which stride each operand moves by.
             #[allow(clippy::needless_range_loop)]
             fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                #set_check
                 #bind #check;
                 #(#lengths_checks)*
-                #(#set_weights)*
                 #split
                 #row_loop
                 #end_of_run
                 Ok(())
             }
             #reset_trait
+        }
+    }
+}
+
+/// A model with weights given at run time: its `WEIGHTS` and the `set_weights` that packs
+/// them once into its cells (nothing for a model without).
+fn weights_items(
+    m: &Model,
+    cells: &[CellItem],
+    cell_fields: &[proc_macro2::Ident],
+    fields: &Fields,
+    infos: &[TokenStream],
+) -> TokenStream {
+    if infos.is_empty() {
+        return quote! {};
+    }
+    let sets = cells.iter().zip(cell_fields).filter(|(c, _)| !c.runtime_args.is_empty()).map(|(c, f)| {
+        let args = c.runtime_args.iter().map(|&p| m.arg_index(p));
+        quote! { self.#f.set_weights(#(weights[#args]),*)?; }
+    });
+    let set = &fields.weights_set;
+    quote! {
+        const WEIGHTS: &'static [::cellc_runtime::TensorInfo] = &[#(#infos),*];
+        /// Packs the weights into the model's cells, once: every run after reads the packed
+        /// copy. Checks the count and every length first; until it succeeds, `run` errs.
+        fn set_weights(&mut self, weights: &[&[f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            self.#set = false;
+            ::cellc_runtime::check_weights(Self::WEIGHTS, weights)?;
+            #(#sets)*
+            self.#set = true;
+            Ok(())
         }
     }
 }
@@ -328,14 +399,18 @@ fn cell_step(m: &Model, s: &CellStep, cell_fields: &[proc_macro2::Ident], f: &Fi
         None => quote! { self.#field.step(&xv[b], #states #(&mut #o_names[b]),*); },
         Some(q) => {
             let len = match &q.lengths {
-                Lengths::Param(p) => quote! { inputs[#p][#row] as usize },
+                Lengths::Param(p) => {
+                    let input = f.input(*p);
+                    quote! { #input[#row] as usize }
+                }
                 Lengths::Const(v) if v.len() == 1 => {
                     let v = v[0];
                     quote! { #v }
                 }
                 Lengths::Const(v) => quote! { [#(#v),*][#row] },
             };
-            quote! { self.#field.run(&xv[b], #states #len, #(&mut #o_names[b]),*); }
+            // The lengths were checked before the first step: this never errs.
+            quote! { self.#field.run(&xv[b], #states #len, #(&mut #o_names[b]),*)?; }
         }
     };
     let run = if rows == 1 {

@@ -62,15 +62,15 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         (
             quote! { c0: &[[f32; #h]; #nd], },
             " One batch row: inputs `x` (steps × INPUT_SIZE) and initial states `h0`, `c0` (one per \
-             direction); `len` valid steps (at most STEPS). Writes every step's hidden state to `y` \
-             (zero past `len`) and the final states to `ho`, `co`.",
+             direction); `len` valid steps (more than STEPS is an error, before computing). Writes every \
+             step's hidden state to `y` (zero past `len`) and the final states to `ho`, `co`.",
         )
     } else {
         (
             quote! {},
             " One batch row: inputs `x` (steps × INPUT_SIZE) and initial state `h0` (one per \
-             direction); `len` valid steps (at most STEPS). Writes every step's hidden state to `y` \
-             (zero past `len`) and the final state to `ho`.",
+             direction); `len` valid steps (more than STEPS is an error, before computing). Writes every \
+             step's hidden state to `y` (zero past `len`) and the final state to `ho`.",
         )
     };
     let co_arg = if lstm {
@@ -91,13 +91,16 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let run = quote! {
         #[doc = #run_doc]
         #allow
-        pub fn run(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
-            #run_entry
+        pub fn run(&self, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            if len > #l {
+                return Err(::cellc_runtime::Error::SequenceLength { name: "len", row: 0, max: #l });
+            }
+            #run_entry;
+            Ok(())
         }
         #[inline(always)]
         #allow
         fn run_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
-            let len = len.min(#l);
             #({ #runs })*
             for yd in y.iter_mut() {
                 for yt in &mut yd[len..] {
@@ -175,21 +178,20 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             }
         }
     });
-    let (dh, li, dlh) = (nd * h, l * i, nd * l * h);
-    let (ndh, nli, ndlh) = (times(quote! { n }, dh), times(quote! { n }, li), times(quote! { n }, dlh));
+    let (nl, ndl) = (times(quote! { n }, l), times(quote! { n }, nd * l));
     let (c_param, c_check) = if lstm {
-        (quote! { c: &mut [f32], }, quote! { ::cellc_runtime::check_len("c", #ndh, c.len())?; })
+        (quote! { c: &mut [[f32; #h]], }, quote! { ::cellc_runtime::check_len("c", h.len(), c.len())?; })
     } else {
         (quote! {}, quote! {})
     };
     let batch_doc = format!(
-        " The whole batch on flat slices. `x` is `[batch, STEPS, INPUT_SIZE]` (`Major::Batch`) or \
-         `[STEPS, batch, INPUT_SIZE]` (`Major::Time`); `h`{} `[batch, DIRECTIONS, HIDDEN_SIZE]` holds \
-         the initial state{} and receives the final one{}; `lengths` gives each row's valid steps \
-         (`None`: all of them); `y`, when given, receives every step's hidden state in the same order \
-         (`[batch, DIRECTIONS, STEPS, HIDDEN_SIZE]` or `[STEPS, batch, DIRECTIONS, HIDDEN_SIZE]`), zero \
-         past a row's length; without it only the final state is kept, as BNNS's \
-         `outputSequence = false`. Checks every length first.",
+        " The whole batch, as rows. `x` holds a row of INPUT_SIZE per step of each batch row, \
+         `[batch, STEPS]` of them (`Major::Batch`) or `[STEPS, batch]` (`Major::Time`); `h`{} \
+         (`[batch, DIRECTIONS]` rows of HIDDEN_SIZE) holds the initial state{} and receives the final \
+         one{}; `lengths` gives each row's valid steps (`None`: all of them); `y`, when given, receives \
+         every step's hidden state in the same order (`[batch, DIRECTIONS, STEPS]` or \
+         `[STEPS, batch, DIRECTIONS]` rows), zero past a row's length; without it only the final \
+         state is kept, as BNNS's `outputSequence = false`. Checks every count first.",
         if lstm { " and `c`, each" } else { "" },
         if lstm { "s" } else { "" },
         if lstm { "s" } else { "" },
@@ -210,7 +212,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let (y_batch, x_batch) = (quote! { #y_batch + t }, times_l(quote! { r }, quote! { r }));
     let rows_of_h = divided(quote! { hr.len() }, nd);
     let (c_arg, c_pass, c_slice) = if lstm {
-        (quote! { cr: &mut [[f32; #h]], }, quote! { cr, }, quote! { let cr = c.as_chunks_mut::<#h>().0; })
+        (quote! { cr: &mut [[f32; #h]], }, quote! { cr, }, quote! { let cr = c; })
     } else {
         (quote! {}, quote! {}, quote! {})
     };
@@ -219,10 +221,10 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     });
     let run_batch = quote! {
         #[doc = #batch_doc]
-        pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[f32], h: &mut [f32], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [f32]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-            let n = ::cellc_runtime::rows_of("h", #dh, h.len())?;
+        pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[[f32; #i]], h: &mut [[f32; #h]], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [[f32; #h]]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            let n = ::cellc_runtime::rows_of("h", #nd, h.len())?;
             #c_check
-            ::cellc_runtime::check_len("x", #nli, x.len())?;
+            ::cellc_runtime::check_len("x", #nl, x.len())?;
             if let Some(lengths) = lengths {
                 ::cellc_runtime::check_len("lengths", n, lengths.len())?;
                 if let Some(row) = lengths.iter().position(|&v| v > #l) {
@@ -230,12 +232,11 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
                 }
             }
             if let Some(y) = y.as_deref() {
-                ::cellc_runtime::check_len("y", #ndlh, y.len())?;
+                ::cellc_runtime::check_len("y", #ndl, y.len())?;
             }
-            let xr = x.as_chunks::<#i>().0;
-            let hr = h.as_chunks_mut::<#h>().0;
+            let (xr, hr) = (x, h);
             #c_slice
-            let yr = y.map(|y| y.as_chunks_mut::<#h>().0);
+            let yr = y;
             #batch_entry;
             Ok(())
         }

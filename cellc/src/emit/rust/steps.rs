@@ -347,7 +347,7 @@ pub(super) fn rows_step(r: &RowCopy, f: &Fields) -> TokenStream {
     // A whole Parameter or Result (row `n` is addressed below), or the row buffer.
     let whole = |o: &Operand, mutable: bool| -> TokenStream {
         match (o.home, mutable) {
-            (Home::Param(i), _) => quote! { inputs[#i] },
+            (Home::Param(i), _) => f.input(i),
             (Home::Output(k), false) => {
                 let v = format_ident!("out{}", k);
                 quote! { &*#v }
