@@ -38,6 +38,9 @@ fn a_refused_model_is_described_with_a_cut_that_compiles() {
     assert_eq!(problems[0]["op"], "RDFT", "{problems:#?}");
     assert_eq!(r["cells"][0]["op"], "LSTMSequence");
     assert_eq!(r["cells"][0]["hidden_size"], 16);
+    // Sizes are JSON numbers where known, strings only where dynamic.
+    assert!(r["cells"][0]["input_size"].is_u64(), "{:#?}", r["cells"][0]);
+    assert!(r["cells"][0]["weights"][0]["shape"].as_array().expect("shape").iter().all(|d| d.is_u64()));
     let dft = r["layers"].as_array().expect("layers").iter().find(|c| c["op"] == "RDFT").expect("RDFT");
     assert_eq!((dft["read"].as_u64(), dft["unsupported"].as_u64()), (Some(1), Some(1)));
 
@@ -56,6 +59,16 @@ fn a_refused_model_is_described_with_a_cut_that_compiles() {
     let r = json(&[&["inspect", "--json"][..], &compile[..compile.len() - 2]].concat());
     assert_eq!(r["compiles"], true);
     assert!(r["compiled"]["steps"].as_array().expect("steps").iter().any(|s| s.as_str() == Some("cell \"lstm0\"")));
+}
+
+#[test]
+fn a_refused_model_shows_the_shapes_it_declares() {
+    // The convolution stops the shape inference before the output; the shape the IR
+    // declares on the Result's port is still shown.
+    let m = model("pt_kws_conv_gru_layernorm");
+    let r = json(&["inspect", "--json", m.to_str().expect("a UTF-8 path")]);
+    assert_eq!(r["compiles"], false);
+    assert_eq!(r["outputs"][0]["shape"], serde_json::json!(["?", 12]), "{:#?}", r["outputs"]);
 }
 
 /// The bytes of the weight tables a generated Rust file holds: each

@@ -1,23 +1,39 @@
 //! What `inspect` reads off the graph itself, compiled or not: the Parameters and Results,
 //! the cells with their attributes, the layers by type, the ones cellc does not compile, and
 //! a cut that leaves them out.
-use super::{CellInfo, OpCount, TensorInfo, WeightInfo};
+use super::{CellInfo, OpCount, Size, TensorInfo, WeightInfo};
 use crate::diag::Diagnostics;
 use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A dimension as users write it: a size, `?` for a dynamic one, else its expression.
-fn dim(s: &Sym) -> String {
-    match (s.c, s.k) {
-        (c, 0) => c.to_string(),
-        (0, 1) => "?".to_owned(),
-        _ => s.to_string(),
+fn dim(s: &Sym) -> Size {
+    match (u64::try_from(s.c), s.k) {
+        (Ok(c), 0) => Size::Known(c),
+        (_, 1) if s.c == 0 => Size::Dynamic("?".to_owned()),
+        _ => Size::Dynamic(s.to_string()),
     }
 }
 
-fn shape(g: &Graph, t: TensorId) -> Option<Vec<String>> {
-    g.tensors[t].fact.shape.as_ref().map(|s| s.iter().map(dim).collect())
+/// A tensor's shape as the passes know it, else as its port declares it (a model refused
+/// before the passes reached it still shows the shapes the file gives).
+fn shape(g: &Graph, t: TensorId) -> Option<Vec<Size>> {
+    let tensor = &g.tensors[t];
+    match &tensor.fact.shape {
+        Some(s) => Some(s.iter().map(dim).collect()),
+        None if !tensor.declared.is_empty() => Some(
+            tensor
+                .declared
+                .iter()
+                .map(|d| match d {
+                    crate::ir::raw::Dim::Static(n) => Size::Known(*n),
+                    crate::ir::raw::Dim::Dynamic => Size::Dynamic("?".to_owned()),
+                })
+                .collect(),
+        ),
+        None => None,
+    }
 }
 
 pub(super) fn live(g: &Graph) -> impl Iterator<Item = NodeId> + '_ {

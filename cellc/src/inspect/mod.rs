@@ -38,6 +38,26 @@ pub struct Report {
     pub compiled: Option<Compiled>,
 }
 
+/// One dimension as `inspect` reports it: a size (a number in JSON), or `?` (or the
+/// expression of other dimensions it is known to be) where it is dynamic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(untagged))]
+pub enum Size {
+    /// A size known at compile time.
+    Known(u64),
+    /// A dynamic size: `?`, or an expression such as `2*d0`.
+    Dynamic(String),
+}
+
+impl std::fmt::Display for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Size::Known(n) => write!(f, "{n}"),
+            Size::Dynamic(s) => f.write_str(s),
+        }
+    }
+}
+
 /// A Parameter or a Result.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -45,7 +65,7 @@ pub struct TensorInfo {
     /// Its name.
     pub name: String,
     /// Its dimensions: sizes, `?` where dynamic (`null` where even the rank is unknown).
-    pub shape: Option<Vec<String>>,
+    pub shape: Option<Vec<Size>>,
     /// Its element type.
     pub elem: String,
 }
@@ -67,7 +87,7 @@ pub struct CellInfo {
     /// `hidden_size`.
     pub hidden_size: i64,
     /// The input size, when known.
-    pub input_size: Option<String>,
+    pub input_size: Option<Size>,
     /// `direction` (Sequence forms).
     pub direction: Option<String>,
     /// `activations`, as written (empty: the op's defaults).
@@ -89,7 +109,7 @@ pub struct WeightInfo {
     /// `constant`, `parameter` (given at run time), `computed` or `absent`.
     pub source: String,
     /// Its dimensions, when known.
-    pub shape: Option<Vec<String>>,
+    pub shape: Option<Vec<Size>>,
     /// The element type the model stores it in (`f16` for a compressed IR).
     pub elem: String,
 }

@@ -1,10 +1,13 @@
 //! The text `cellc inspect` prints: for a model cellc compiles, its description; for one it
 //! refuses, what it read, the problems and what would make it compile.
-use super::{CellInfo, Report, TensorInfo};
+use super::{CellInfo, Report, Size, TensorInfo};
 use std::fmt::Write as _;
 
-fn shape(s: &Option<Vec<String>>) -> String {
-    s.as_ref().map_or_else(|| "[rank unknown]".to_owned(), |d| format!("[{}]", d.join(", ")))
+fn shape(s: &Option<Vec<Size>>) -> String {
+    s.as_ref().map_or_else(
+        || "[rank unknown]".to_owned(),
+        |d| format!("[{}]", d.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+    )
 }
 
 /// An argument as a POSIX shell reads it: quoted when it holds more than safe characters.
