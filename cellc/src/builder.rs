@@ -132,6 +132,14 @@ impl Builder {
         self
     }
 
+    /// How generated Rust holds its embedded weight tables (default:
+    /// [`crate::WeightTables::Auto`]: bytes in a file beside the generated one, read with
+    /// `include_bytes!`, from 256 KiB of tables).
+    pub fn weight_tables(mut self, tables: crate::WeightTables) -> Self {
+        self.options.weight_tables = tables;
+        self
+    }
+
     /// The weights file, when it is not the model's path with the extension `.bin`.
     pub fn weights(mut self, path: impl AsRef<Path>) -> Self {
         self.options.weights = Some(path.as_ref().to_path_buf());
@@ -207,9 +215,9 @@ impl Builder {
         });
         let path = out_dir.join(file);
         // Only the files that changed, all of them or none (so cargo rebuilds no more than it must).
-        let changed: Vec<(PathBuf, String)> = crate::compile_to(model, &self.options, &path)?
+        let changed: Vec<(PathBuf, Vec<u8>)> = crate::compile_to(model, &self.options, &path)?
             .into_iter()
-            .filter(|(file, text)| std::fs::read(file).map_or(true, |old| old != text.as_bytes()))
+            .filter(|(file, bytes)| std::fs::read(file).map_or(true, |old| old != *bytes))
             .collect();
         crate::output::write_all_or_none(&changed).map_err(|(file, e)| {
             Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))

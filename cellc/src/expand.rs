@@ -52,7 +52,8 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
 /// with the same name (`_` for the flag's `-`) and the same checks: `input = "x=[1,?,40]"`,
 /// `state = "h0=hn"`, `weight_type = "f16"`, `threads = 2`, `fast_activations`. A key that
 /// repeats on the command line takes a list too (`input = ["x=[1,8,40]", "h=[1,64]"]`).
-/// The model and the weights file must lie inside the crate, unless the call says
+/// A macro expands to Rust and writes no file: `lang` is `rust`, and the weight tables are
+/// literals (`weight_tables = "binary"` is refused). The model and the weights file must lie inside the crate, unless the call says
 /// `allow_outside_crate`.
 pub fn include_model(input: TokenStream, root: &Path) -> TokenStream {
     match included(input, root) {
@@ -146,6 +147,14 @@ fn include_options(keys: &[Given]) -> syn::Result<(crate::Options, bool, Option<
                     return Err(err(format!(
                         "include_model! expands to Rust; `lang = {v:?}` is for the command line and the builder"
                     )));
+                }
+                "weight_tables" if v == "binary" => {
+                    return Err(err(
+                        "include_model! writes no file for the bytes of `weight_tables = \"binary\"`: its tables are \
+                         literals; write the code to a file (a build script's `Builder`, or `cellc -o`) for tables \
+                         as bytes"
+                            .into(),
+                    ));
                 }
                 "weights" => weights = Some(syn::LitStr::new(v, *span)),
                 _ if spec.is_none() => {

@@ -40,7 +40,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
-pub use options::{InputShape, Language, Options, Simd, Strategy, Threads, WeightType, WeightsMode};
+pub use options::{InputShape, Language, Options, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode};
 
 use std::path::{Path, PathBuf};
 
@@ -148,13 +148,32 @@ pub fn compile_file(model: &Path, opts: &Options) -> Result<String, Diagnostics>
 }
 
 /// Compiles an OpenVINO IR model to the files of `opts.language` whose main file is `out`:
-/// for Rust, `out` alone; for C, the header (`out` with the extension `.h`, which the
-/// source includes) and then the source `out`. Returns each path with its text.
-pub fn compile_to(model: &Path, opts: &Options, out: &Path) -> Result<Vec<(PathBuf, String)>, Diagnostics> {
+/// for Rust, `out`, and when its weight tables are written as bytes
+/// (`opts.weight_tables`), the file they are read from, `out` with the extension
+/// `.weights.bin`, first; for C, the header (`out` with the extension `.h`, which the
+/// source includes) and then the source `out`. Returns each path with its contents.
+pub fn compile_to(model: &Path, opts: &Options, out: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, Diagnostics> {
     let m = load_graph(model, opts)?;
     match opts.language {
-        Language::Rust => Ok(vec![(out.to_path_buf(), emit::rust::emit(&m, opts)?)]),
+        Language::Rust => {
+            let bin = out.with_extension("weights.bin");
+            // Bytes go beside a file, not beside a device or a pipe (`-o /dev/stdout`).
+            let beside_file = std::fs::metadata(out).map_or(true, |meta| meta.is_file());
+            let name = bin.file_name().map(|n| n.to_string_lossy().into_owned());
+            let weights_file = name.filter(|_| beside_file && bin != out);
+            let rust = emit::rust::emit_files(&m, opts, weights_file.as_deref())?;
+            let mut files = Vec::new();
+            if let Some(bytes) = rust.weights {
+                files.push((bin, bytes));
+            }
+            files.push((out.to_path_buf(), rust.source.into_bytes()));
+            Ok(files)
+        }
         Language::C => {
+            if opts.weight_tables == WeightTables::Binary {
+                let msg = "generated C holds its weight tables as literals: `weight_tables = binary` is for Rust";
+                return Err(Diag::new(&model.display().to_string(), None, msg).into());
+            }
             let header = out.with_extension("h");
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if header == out || out.file_name().is_none() {
@@ -162,7 +181,7 @@ pub fn compile_to(model: &Path, opts: &Options, out: &Path) -> Result<Vec<(PathB
                 return Err(Diag::new(&out.display().to_string(), None, msg).into());
             }
             let files = emit::c::emit(&m, opts, &name)?;
-            Ok(vec![(header, files.header), (out.to_path_buf(), files.source)])
+            Ok(vec![(header, files.header.into_bytes()), (out.to_path_buf(), files.source.into_bytes())])
         }
     }
 }

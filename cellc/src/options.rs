@@ -173,6 +173,49 @@ impl WeightType {
     }
 }
 
+/// How generated Rust holds its embedded weight tables (`--weight-tables`). The C always
+/// writes them as literals. Measured with `python3 bench/tables.py` (a GRU cell with
+/// 6.3 M f32 weights): as literals rustc takes 38.6 s and 3.5 GB to build the file, as
+/// bytes 1.9 s and 0.5 GB; either way the tables hold the same bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightTables {
+    /// As bytes ([`WeightTables::Binary`]) when the tables hold at least
+    /// [`WeightTables::BINARY_FROM`] bytes and the code goes to a file, else as literals.
+    #[default]
+    Auto,
+    /// As literals in the source: one file, readable (rustc takes about 6 µs and 0.5 KB
+    /// of memory per weight).
+    Source,
+    /// As bytes in a file written beside the source (its name with the extension
+    /// `.weights.bin`, to be kept with it), which the source reads with `include_bytes!`.
+    /// Needs an output file; little-endian targets only (a big-endian one is a compile
+    /// error naming `source`).
+    Binary,
+}
+
+impl WeightTables {
+    /// Every choice, in the order the command line lists them.
+    pub const ALL: [WeightTables; 3] = [WeightTables::Auto, WeightTables::Source, WeightTables::Binary];
+
+    /// From how many bytes of tables `Auto` writes them as bytes (64 Ki f32 weights, about
+    /// 0.4 s of rustc's time as literals, and more than anyone reads).
+    pub const BINARY_FROM: usize = 256 << 10;
+
+    /// The choice of a name ([`WeightTables::name`]).
+    pub fn parse(s: &str) -> Option<WeightTables> {
+        WeightTables::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightTables::Auto => "auto",
+            WeightTables::Source => "source",
+            WeightTables::Binary => "binary",
+        }
+    }
+}
+
 /// How many threads a step of a large cell is split across (`--threads`): the caller's and
 /// helpers of `cellc_runtime::team`, each computing its share of the state's tiles from
 /// its share of the weights. One (the default) runs every step on the caller's thread.
@@ -283,6 +326,9 @@ pub struct Options {
     /// `cellc_runtime::act::fast` (error at most 4.6e-7, measured over every f32
     /// input) instead of the default ones (within 1 to 3 ULP of the correctly rounded result).
     pub fast_activations: bool,
+    /// How generated Rust holds its embedded weight tables: literals, or bytes in a file
+    /// beside it.
+    pub weight_tables: WeightTables,
     /// How many threads a step of a large cell is split across (Rust only).
     pub threads: Threads,
     /// Parameter shapes fixed at compile time.
@@ -410,6 +456,15 @@ pub const KEYS: &[Key] = &[
         },
     },
     Key {
+        name: "weight_tables",
+        value: "auto|source|binary",
+        repeats: false,
+        set: |o, v| {
+            o.weight_tables = pick(v, WeightTables::parse)?;
+            Ok(())
+        },
+    },
+    Key {
         name: "fast_activations",
         value: "",
         repeats: false,
@@ -501,6 +556,7 @@ impl Options {
             simd,
             weight_type,
             fast_activations,
+            weight_tables,
             threads,
             input_shapes,
             cut_inputs,
@@ -517,6 +573,7 @@ impl Options {
         out.extend((*weights_mode != d.weights_mode).then(|| ("weights_mode", weights_mode.name().to_owned())));
         out.extend((*simd != d.simd).then(|| ("simd", simd.name().to_owned())));
         out.extend((*weight_type != d.weight_type).then(|| ("weight_type", weight_type.name().to_owned())));
+        out.extend((*weight_tables != d.weight_tables).then(|| ("weight_tables", weight_tables.name().to_owned())));
         out.extend(fast_activations.then(|| ("fast_activations", String::new())));
         out.extend((*threads != d.threads).then(|| ("threads", threads.get().to_string())));
         for s in input_shapes {

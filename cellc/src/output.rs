@@ -28,7 +28,7 @@ fn target(path: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
-fn plan(path: &Path, text: &str) -> std::io::Result<Plan> {
+fn plan(path: &Path, bytes: &[u8]) -> std::io::Result<Plan> {
     let target = target(path)?;
     let meta = std::fs::metadata(&target).ok();
     if meta.as_ref().is_some_and(|m| !m.is_file() && !m.is_dir()) {
@@ -48,7 +48,7 @@ fn plan(path: &Path, text: &str) -> std::io::Result<Plan> {
     #[cfg(unix)]
     builder.permissions(perms.clone());
     let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
+    tmp.write_all(bytes)?;
     #[cfg(unix)]
     if meta.is_some() {
         // Creation applied the umask; a replaced file keeps exactly the mode it had.
@@ -70,10 +70,10 @@ fn restore(target: &Path, old: Option<Vec<u8>>) {
     };
 }
 
-/// Writes every `(path, text)`: each through a temporary file in its directory renamed over
+/// Writes every `(path, bytes)`: each through a temporary file in its directory renamed over
 /// it, after all of them are written, so a reader (or a failed run) never sees a partial
 /// file; if replacing one fails, those replaced before it get their old contents back.
-pub fn write_all_or_none(files: &[(PathBuf, String)]) -> Result<(), (PathBuf, std::io::Error)> {
+pub fn write_all_or_none(files: &[(PathBuf, Vec<u8>)]) -> Result<(), (PathBuf, std::io::Error)> {
     let mut plans = Vec::new();
     for (path, text) in files {
         plans.push((plan(path, text).map_err(|e| (path.clone(), e))?, text));
@@ -98,7 +98,7 @@ pub fn write_all_or_none(files: &[(PathBuf, String)]) -> Result<(), (PathBuf, st
         std::fs::OpenOptions::new()
             .write(true)
             .open(&target)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|mut f| f.write_all(text))
             .map_err(|e| (target, e))?;
     }
     Ok(())
@@ -106,7 +106,7 @@ pub fn write_all_or_none(files: &[(PathBuf, String)]) -> Result<(), (PathBuf, st
 
 /// [`write_all_or_none`] for one file.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    write_all_or_none(&[(path.to_path_buf(), text.to_owned())]).map_err(|(_, e)| e)
+    write_all_or_none(&[(path.to_path_buf(), text.as_bytes().to_vec())]).map_err(|(_, e)| e)
 }
 
 #[cfg(test)]
@@ -161,7 +161,7 @@ mod tests {
         let c = dir.path().join("m.c");
         std::fs::create_dir(&c).expect("mkdir");
         std::fs::write(c.join("keep"), "x").expect("write");
-        let files = vec![(h.clone(), "new header".to_owned()), (c.clone(), "source".to_owned())];
+        let files = vec![(h.clone(), b"new header".to_vec()), (c.clone(), b"source".to_vec())];
         let (failed, _) = write_all_or_none(&files).expect_err("the source cannot be written");
         assert_eq!(failed, c);
         assert_eq!(std::fs::read_to_string(&h).expect("read"), "old header");

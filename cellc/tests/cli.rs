@@ -296,7 +296,7 @@ fn compile_file_refuses_c() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 14] = [
+    let cases: [(&[&str], Builder); 16] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -310,6 +310,8 @@ fn the_command_line_and_the_builder_stay_in_step() {
         (&["m.xml", "--weight-type", "bf16"], Builder::new().weight_type(cellc::WeightType::Bf16)),
         (&["m.xml", "--weight-type", "f16"], Builder::new().weight_type(cellc::WeightType::F16)),
         (&["m.xml", "--fast-activations"], Builder::new().fast_activations(true)),
+        (&["m.xml", "--weight-tables", "binary"], Builder::new().weight_tables(cellc::WeightTables::Binary)),
+        (&["m.xml", "--weight-tables", "source"], Builder::new().weight_tables(cellc::WeightTables::Source)),
         (&["m.xml", "--threads", "2"], Builder::new().threads(cellc::Threads::new(2).expect("valid"))),
         (
             &["m.xml", "--input", "x=[1,?,16]", "--input", "h=[-1]"],
@@ -335,6 +337,7 @@ fn the_command_line_and_the_builder_stay_in_step() {
         simd: _,
         weight_type: _,
         fast_activations: _,
+        weight_tables: _,
         threads: _,
         input_shapes: _,
         cut_inputs: _,
@@ -359,6 +362,7 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
             "simd" => &["build"],
             "weight_type" => &["f16"],
             "fast_activations" => &["true"],
+            "weight_tables" => &["binary"],
             "threads" => &["2"],
             "input" => &["x=[1,?,16]", "h=[-1]"],
             "inputs" => &["a,b", "c"],
@@ -401,6 +405,7 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
     assert!(all.name != d.name && all.language != d.language && all.weights != d.weights);
     assert!(all.strategy != d.strategy && all.weights_mode != d.weights_mode && all.simd != d.simd);
     assert!(all.weight_type != d.weight_type && all.fast_activations != d.fast_activations);
+    assert!(all.weight_tables != d.weight_tables);
     assert!(all.threads != d.threads && all.input_shapes.len() == 2 && all.cut_inputs.len() == 3);
     assert!(all.cut_outputs.len() == 3 && all.states.len() == 2 && all.cell_names.len() == 2);
     // And mistakes are named with the key and what it takes.
@@ -484,4 +489,47 @@ fn a_flag_given_twice_is_named_with_both_values() {
         assert!(!out.status.success() && stderr.contains(want), "{args:?}:\n{stderr}");
         assert!(!m.dir.path().join("out.rs").exists());
     }
+}
+
+/// `--weight-tables`: `auto` writes the tables as bytes beside an output file from 256 KiB
+/// of them (silero-vad's 627,204 bytes), as literals below that (examples/gru's 224,256)
+/// and on standard output; `binary` needs an output file and Rust, and says so.
+#[test]
+fn weight_tables_go_beside_a_file_when_large() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_cellc")).args(args).output().expect("run cellc");
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    let silero = root.join("tests/models/silero_vad/model.xml").display().to_string();
+    let gru = root.join("examples/gru/model.xml").display().to_string();
+
+    let large = run(&[&silero, "-o", &out("vad.rs")]);
+    assert!(large.status.success(), "{}", String::from_utf8_lossy(&large.stderr));
+    let source = std::fs::read_to_string(out("vad.rs")).expect("the source");
+    let bytes = std::fs::read(out("vad.weights.bin")).expect("the bytes beside it");
+    assert!(source.contains("include_bytes!(\"vad.weights.bin\")") && !source.contains("Aligned(["));
+    assert!(bytes.len() >= 627_204 && bytes.len().is_multiple_of(64), "{}", bytes.len());
+    let literal = run(&[&silero, "-o", &out("lit.rs"), "--weight-tables", "source"]);
+    assert!(literal.status.success());
+    assert!(std::fs::read_to_string(out("lit.rs")).expect("the source").contains("Aligned(["));
+    assert!(!dir.path().join("lit.weights.bin").exists());
+
+    let small = run(&[&gru, "-o", &out("gru.rs")]);
+    assert!(small.status.success());
+    assert!(!dir.path().join("gru.weights.bin").exists(), "224 KiB of tables stay literals");
+    let forced = run(&[&gru, "-o", &out("gru2.rs"), "--weight-tables", "binary"]);
+    assert!(forced.status.success());
+    assert!(dir.path().join("gru2.weights.bin").exists());
+
+    let stdout = run(&[&silero]);
+    assert!(stdout.status.success());
+    assert!(!String::from_utf8_lossy(&stdout.stdout).contains("include_bytes!"), "standard output is one file");
+    let refused = run(&[&gru, "--weight-tables", "binary"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("weight_tables = binary") && err.contains("-o"), "{err}");
+    let c = run(&[&gru, "--lang", "c", "-o", &out("m.c"), "--weight-tables", "binary"]);
+    assert_eq!(c.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&c.stderr).contains("binary` is for Rust"));
+    assert!(!dir.path().join("m.c").exists() && !dir.path().join("m.h").exists());
 }

@@ -55,7 +55,7 @@ fn generated(model: &Path, lang: Language, opts: &Options) -> String {
     let out = dir.path().join(if lang == Language::C { "net.c" } else { "net.rs" });
     let files = cellc::compile_to(model, &opts, &out).unwrap_or_else(|d| panic!("{}: {d}", model.display()));
     // The Rust file, or the C header.
-    files.into_iter().next().expect("a file").1
+    String::from_utf8(files.into_iter().next().expect("a file").1).expect("UTF-8")
 }
 
 #[test]

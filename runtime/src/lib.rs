@@ -41,6 +41,8 @@ pub mod kernel;
 pub mod math;
 #[doc(hidden)]
 pub mod simd;
+#[doc(hidden)]
+pub mod table;
 #[cfg(feature = "std")]
 #[doc(hidden)]
 pub mod team;

@@ -39,5 +39,8 @@ mod no_such_cell {
 mod value {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, simd = build);
 }
+mod tables {
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, weight_tables = "binary");
+}
 
 fn main() {}

@@ -8,3 +8,4 @@ mod readme;
 mod split;
 mod stateful;
 mod streaming;
+mod tables;

@@ -30,7 +30,7 @@ fn readme_c_header_excerpt_is_what_cellc_writes() {
     let opts = cellc::Options { language: cellc::Language::C, name: Some("vad".into()), ..Default::default() };
     let files = cellc::compile_to(&root.join("examples/gru/model.xml"), &opts, Path::new("vad.c"))
         .unwrap_or_else(|d| panic!("{d}"));
-    let header = &files[0].1;
+    let header = String::from_utf8_lossy(&files[0].1);
     // Every line of the excerpt is a line of the header, in the same order.
     let mut lines = header.lines();
     for want in excerpt.lines().filter(|l| !l.is_empty()) {
@@ -73,8 +73,9 @@ fn readme_lists_every_system_header_the_c_includes() {
             (opts.cut_inputs, opts.cut_outputs) = case.cut.clone();
         }
         let files = cellc::compile_to(model, &opts, Path::new("m.c")).unwrap_or_else(|d| panic!("{d}"));
-        let includes = |text: &str| -> Vec<String> {
-            text.lines()
+        let includes = |bytes: &[u8]| -> Vec<String> {
+            String::from_utf8_lossy(bytes)
+                .lines()
                 .filter_map(|l| l.strip_prefix("#include <").and_then(|r| r.strip_suffix('>')).map(str::to_owned))
                 .collect()
         };

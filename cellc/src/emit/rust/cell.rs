@@ -303,7 +303,7 @@ impl Ctx<'_> {
     }
 
     /// Tables for the embedded slots.
-    pub(super) fn tables(&self) -> Vec<String> {
+    pub(super) fn tables(&self) -> Vec<super::lit::Table> {
         self.slots()
             .filter(|s| !self.is_runtime(s.tensor))
             .map(|s| {
@@ -318,7 +318,7 @@ impl Ctx<'_> {
                     self.ty,
                     self.strategy.name()
                 );
-                table(&self.static_name(s).to_string(), &doc, &self.pack_now(s))
+                table(&self.static_name(s).to_string(), &doc, self.pack_now(s))
             })
             .collect()
     }

@@ -18,7 +18,7 @@ pub(super) fn item(
     ty: &str,
     (store, wide): (Store, bool),
     simd: Simd,
-    tables: &mut Vec<String>,
+    tables: &mut Vec<super::lit::Table>,
 ) -> TokenStream {
     let t = Tiling::of(d.n);
     let prefix = field_name(ty).to_ascii_uppercase();
@@ -27,9 +27,9 @@ pub(super) fn item(
     tables.push(table(
         &w_name.to_string(),
         &format!("Weights of `{ty}`, packed for its kernel."),
-        &packed_weights(d, t, store),
+        packed_weights(d, t, store),
     ));
-    tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), &Packed::F32(packed_bias(d, t))));
+    tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), Packed::F32(packed_bias(d, t))));
     let (k, n, tile, group) = (d.k, d.n, t.tile, t.group);
     let row = match store {
         Store::Bf16 => cellc_pack::bf16_words(tile),

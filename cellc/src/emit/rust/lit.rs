@@ -16,26 +16,104 @@ pub(crate) fn f32_tokens(v: f32) -> TokenStream {
     TokenStream::from_str(&f32_text(v)).unwrap_or_default()
 }
 
-/// A `static` table of packed weights, aligned to 64 bytes: f32 values eight a line, 16-bit
-/// forms as hexadecimal words.
-pub(crate) fn table(name: &str, doc: &str, values: &Packed) -> String {
-    let (ty, texts): (&str, Vec<String>) = match values {
-        Packed::F32(v) => ("f32", v.iter().map(|&x| f32_text(x)).collect()),
-        Packed::F16(v) => ("u16", v.iter().map(|x| format!("0x{x:04x}")).collect()),
-        Packed::Bf16(v) => ("u32", v.iter().map(|x| format!("0x{x:08x}")).collect()),
-    };
-    let per_line = if matches!(values, Packed::F16(_)) { 12 } else { 8 };
-    let mut s = String::new();
-    let _ = writeln!(s, "/// {doc}");
-    // Read by the kernels of its cell, which a program may not call (see `allow_unused`).
-    s.push_str("#[allow(dead_code)]\n");
-    let _ =
-        writeln!(s, "static {name}: ::cellc_runtime::Aligned<[{ty}; {}]> = ::cellc_runtime::Aligned([", texts.len());
-    for line in texts.chunks(per_line) {
-        let _ = writeln!(s, "    {},", line.join(", "));
+/// A `static` table of packed weights, aligned to 64 bytes, as the emitter collects them:
+/// written after the code, as literals ([`Table::source`]) or as bytes in a file beside it
+/// ([`binary`]).
+pub(crate) struct Table {
+    name: String,
+    doc: String,
+    values: Packed,
+}
+
+/// The table `name` of `values`, documented by `doc`.
+pub(crate) fn table(name: &str, doc: &str, values: Packed) -> Table {
+    Table { name: name.to_owned(), doc: doc.to_owned(), values }
+}
+
+impl Table {
+    /// The element type and the number of values.
+    fn ty(&self) -> (&'static str, usize) {
+        match &self.values {
+            Packed::F32(v) => ("f32", v.len()),
+            Packed::F16(v) => ("u16", v.len()),
+            Packed::Bf16(v) => ("u32", v.len()),
+        }
     }
-    s.push_str("]);\n");
-    s
+
+    /// The bytes of the values, little-endian.
+    fn bytes(&self) -> Vec<u8> {
+        match &self.values {
+            Packed::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Packed::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Packed::Bf16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
+    }
+
+    /// The table's bytes, as stored.
+    pub(crate) fn byte_len(&self) -> usize {
+        let (ty, n) = self.ty();
+        n.saturating_mul(if ty == "u16" { 2 } else { 4 })
+    }
+
+    fn head(&self, s: &mut String) {
+        let _ = writeln!(s, "/// {}", self.doc);
+        // Read by the kernels of its cell, which a program may not call (see `allow_unused`).
+        s.push_str("#[allow(dead_code)]\n");
+    }
+
+    /// The table as literals: f32 values eight a line, 16-bit forms as hexadecimal words.
+    pub(crate) fn source(&self) -> String {
+        let (ty, n) = self.ty();
+        let texts: Vec<String> = match &self.values {
+            Packed::F32(v) => v.iter().map(|&x| f32_text(x)).collect(),
+            Packed::F16(v) => v.iter().map(|x| format!("0x{x:04x}")).collect(),
+            Packed::Bf16(v) => v.iter().map(|x| format!("0x{x:08x}")).collect(),
+        };
+        let per_line = if ty == "u16" { 12 } else { 8 };
+        let mut s = String::new();
+        self.head(&mut s);
+        let _ = writeln!(s, "static {}: ::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::Aligned([", self.name);
+        for line in texts.chunks(per_line) {
+            let _ = writeln!(s, "    {},", line.join(", "));
+        }
+        s.push_str("]);\n");
+        s
+    }
+}
+
+/// Every table as a view of one block of bytes, `blob` (the name of a static), read with
+/// `include_bytes!` from `file` (a path relative to the generated file): the source that
+/// declares them, and the bytes to write to `file`, each table starting on a multiple of
+/// 64 bytes, the block a whole number of 64-byte lines.
+pub(crate) fn binary(tables: &[Table], blob: &str, file: &str) -> (String, Vec<u8>) {
+    let mut bytes = Vec::new();
+    let mut views = String::new();
+    for t in tables {
+        let (ty, n) = t.ty();
+        let offset = bytes.len();
+        bytes.extend(t.bytes());
+        bytes.resize(bytes.len().next_multiple_of(64), 0);
+        views.push('\n');
+        t.head(&mut views);
+        let _ = writeln!(
+            views,
+            "static {}: &::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::table::table(&{blob}, {offset});",
+            t.name
+        );
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "/// The bytes of every weight table below, little-endian, each table on a 64-byte line:\n\
+         /// the file cellc wrote beside this one, which must be kept with it."
+    );
+    let _ = writeln!(
+        s,
+        "static {blob}: ::cellc_runtime::Aligned<[u8; {}]> = ::cellc_runtime::Aligned(*include_bytes!({file:?}));",
+        bytes.len()
+    );
+    s.push_str(&views);
+    (s, bytes)
 }
 
 #[cfg(test)]

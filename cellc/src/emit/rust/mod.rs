@@ -18,7 +18,7 @@ mod steps;
 use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::Store;
 use crate::ir::{Cell, CellKind, Model};
-use crate::options::{Options, Simd, Strategy};
+use crate::options::{Options, Simd, Strategy, WeightTables};
 use cell::Ctx;
 use names::{Names, ident};
 
@@ -29,8 +29,36 @@ pub(crate) struct CellItem {
     pub(crate) runtime_args: Vec<usize>,
 }
 
-/// Emits Rust source for a validated model.
+/// Generated Rust: the source, and the bytes of its weight tables when they are written
+/// beside it (`--weight-tables`).
+#[derive(Debug)]
+pub struct Rust {
+    /// The Rust source.
+    pub source: String,
+    /// The bytes the source reads with `include_bytes!` from the file name given to
+    /// [`emit_files`], when its tables are written as bytes.
+    pub weights: Option<Vec<u8>>,
+}
+
+/// Emits Rust source for a validated model, its weight tables as literals: one file, for
+/// standard output or a macro. `opts.weight_tables` set to binary is an error here (there
+/// is no file to write the bytes to).
 pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
+    Ok(emit_files(m, opts, None)?.source)
+}
+
+/// Emits Rust for a validated model whose source is written to a file and may read its
+/// weight tables from `weights_file` beside it (a file name, as `include_bytes!` reads it
+/// relative to the source), as `opts.weight_tables` says: `Auto` writes them as bytes from
+/// [`WeightTables::BINARY_FROM`] bytes of tables when there is such a file.
+pub fn emit_files(m: &Model, opts: &Options, weights_file: Option<&str>) -> Result<Rust, Diagnostics> {
+    if opts.weight_tables == WeightTables::Binary && weights_file.is_none() {
+        let msg = "weight tables as bytes (`weight_tables = binary`) are read from a file beside the generated \
+                   source, and this code goes to no file (standard output, or a macro's expansion): write it \
+                   to a file (`-o`, or a build script's `Builder`), or keep the tables as literals \
+                   (`weight_tables = source`)";
+        return Err(Diag::new(&m.file, None, msg).into());
+    }
     let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
@@ -92,11 +120,32 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
     allow_unused(&mut file);
     let mut out = header(m);
     out.push_str(&tidy_dispatch(&prettyplease::unparse(&file)));
-    for t in tables {
-        out.push('\n');
-        out.push_str(&t);
-    }
-    Ok(out)
+    let table_bytes = tables.iter().fold(0usize, |n, t| n.saturating_add(t.byte_len()));
+    let file = match (opts.weight_tables, weights_file) {
+        (WeightTables::Binary, Some(f)) => Some(f),
+        (WeightTables::Auto, Some(f)) if table_bytes >= WeightTables::BINARY_FROM => Some(f),
+        _ => None,
+    };
+    let weights = match file {
+        Some(f) if !tables.is_empty() => {
+            let (text, bytes) = lit::binary(
+                &tables,
+                &names::field_name(&names.unique("WeightBytes", "WeightBytes")).to_ascii_uppercase(),
+                f,
+            );
+            out.push('\n');
+            out.push_str(&text);
+            Some(bytes)
+        }
+        _ => {
+            for t in &tables {
+                out.push('\n');
+                out.push_str(&t.source());
+            }
+            None
+        }
+    };
+    Ok(Rust { source: out, weights })
 }
 
 /// Emits the kernel type `ty` of a cell (one step, one direction) and its weight tables.
@@ -105,7 +154,7 @@ fn kernel(
     ty: &str,
     (strategy, simd, store, fast, threads): (Strategy, Simd, Store, bool, usize),
     tokens: &mut proc_macro2::TokenStream,
-    tables: &mut Vec<String>,
+    tables: &mut Vec<lit::Table>,
 ) {
     let mut ctx = Ctx {
         simd,
