@@ -249,3 +249,87 @@ fn c_refuses_threads() {
     let err = emit_with("rnn_clip", &opts).expect_err("C runs on one thread");
     assert!(err.contains("--threads 2") && err.contains("--lang c"), "{err}");
 }
+
+/// The functions of a generated file, each with the number of calls into
+/// `cellc_runtime::pack` its body makes, and the names of the methods and functions it calls.
+#[derive(Default)]
+struct Calls {
+    current: Vec<String>,
+    packs: std::collections::BTreeMap<String, usize>,
+    callees: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl Calls {
+    fn enter(&mut self, name: String) {
+        self.packs.entry(name.clone()).or_default();
+        self.callees.entry(name.clone()).or_default();
+        self.current.push(name);
+    }
+    fn called(&mut self, callee: String) {
+        if let Some(f) = self.current.last() {
+            self.callees.get_mut(f).map(|c| c.insert(callee));
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Calls {
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.enter(f.sig.ident.to_string());
+        syn::visit::visit_impl_item_fn(self, f);
+        self.current.pop();
+    }
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.enter(f.sig.ident.to_string());
+        syn::visit::visit_item_fn(self, f);
+        self.current.pop();
+    }
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if segs.iter().any(|s| s == "pack")
+                && let Some(f) = self.current.last()
+            {
+                *self.packs.entry(f.clone()).or_default() += 1;
+            }
+            if let Some(last) = segs.last() {
+                self.called(last.clone());
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
+        self.called(c.method.to_string());
+        syn::visit::visit_expr_method_call(self, c);
+    }
+}
+
+/// Weights given at run time are packed by `set_weights` (and `new`, which calls it) alone:
+/// counted over the generated code of cells, sequences and a model, no function that a
+/// run, a step or a feed reaches makes a call into `cellc_runtime::pack`.
+#[test]
+fn runtime_weights_are_packed_only_when_set() {
+    for case in ["gru_tiny_runtime", "gru_seq_bidirectional", "lstm_h1_i1", "rnn_tiny_clip"] {
+        for strategy in [Strategy::Tiled, Strategy::Unrolled] {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
+            let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
+            let opts = Options { strategy, weights_mode: cellc::WeightsMode::Runtime, ..Options::default() };
+            let code = cellc::emit::rust::emit(&m, &opts).expect("fixture emits");
+            let file = syn::parse_file(&code).expect("generated Rust parses");
+            let mut calls = Calls::default();
+            syn::visit::Visit::visit_file(&mut calls, &file);
+            let packing: Vec<&String> = calls.packs.iter().filter(|(_, n)| **n > 0).map(|(f, _)| f).collect();
+            assert!(!packing.is_empty(), "{case}: no packing found: the test would not see any");
+            assert!(packing.iter().all(|f| *f == "set_weights"), "{case} {strategy:?}: packing in {packing:?}");
+            // What a run reaches, through the generated functions' names.
+            let mut reached = std::collections::BTreeSet::new();
+            let mut todo: Vec<String> = ["run", "step", "feed", "step_batch", "run_batch"].map(String::from).to_vec();
+            while let Some(f) = todo.pop() {
+                if calls.callees.contains_key(&f) && reached.insert(f.clone()) {
+                    todo.extend(calls.callees[&f].iter().cloned());
+                }
+            }
+            assert!(reached.contains("step") || reached.contains("run"), "{case}: {reached:?}");
+            assert!(!reached.contains("set_weights") && !reached.contains("new"), "{case} {strategy:?}: {reached:?}");
+        }
+    }
+}
