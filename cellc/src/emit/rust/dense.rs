@@ -1,7 +1,7 @@
 //! Dense layers: a unit type per layer whose `run` computes its rows with
 //! `cellc_runtime::kernel::dense_rows` over weights packed at compile time into the tiles
 //! a cell's input projection uses (and stored as `--weight-type` says).
-use super::cell::entry;
+use super::ctx::entry;
 use super::lit::table;
 use super::names::{field_name, ident};
 use crate::emit::dense::{Tiling, describe, packed_bias, packed_weights};

@@ -13,7 +13,7 @@
 //! `cellc_runtime::pack`); they differ only in how a product is written (see
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
-use super::cell::{Ctx, Span, row_binds};
+use super::ctx::{Ctx, Span, row_binds};
 use crate::ir::CellKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

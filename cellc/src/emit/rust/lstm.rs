@@ -7,7 +7,7 @@
 //! ```
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set; h takes
 //! the new cell state unclipped, as OpenVINO computes it.
-use super::cell::{Ctx, Span};
+use super::ctx::{Ctx, Span};
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -3,8 +3,10 @@
 //! type implementing `cellc_runtime::Model`. Code is formatted by prettyplease; weight
 //! tables follow it, eight values a line.
 mod cell;
+mod ctx;
 pub(crate) mod dense;
 mod exprs;
+mod fields;
 mod gru;
 mod lit;
 mod lstm;
@@ -19,15 +21,9 @@ use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::Store;
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Simd, Strategy, WeightTables};
-use cell::Ctx;
+use ctx::Ctx;
+use model::CellItem;
 use names::{Names, ident};
-
-/// A generated cell type, as the model emitter refers to it.
-pub(crate) struct CellItem {
-    pub(crate) ty: String,
-    pub(crate) field: String,
-    pub(crate) runtime_args: Vec<usize>,
-}
 
 /// Generated Rust: the source, and the bytes of its weight tables when they are written
 /// beside it (`--weight-tables`).

@@ -2,13 +2,20 @@
 //! `cellc_runtime::Model`. `run` checks every length first, then performs the model's
 //! steps for each row; every index it uses was fixed at compile time within the lengths
 //! checked.
-use super::CellItem;
+use super::fields::Fields;
 use super::names::{Names, field_name, ident};
 use super::steps::{copy_step, map_step, matmul_step, pick_step, reduce_step, rows_step, softmax_step};
 use crate::ir::steps::CellStep;
-use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
+use crate::ir::{Batch, Dim, Lengths, Model, Operand, Step};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+
+/// A generated cell type, as the model emitter refers to it.
+pub(crate) struct CellItem {
+    pub(crate) ty: String,
+    pub(crate) field: String,
+    pub(crate) runtime_args: Vec<usize>,
+}
 
 fn tensor_info(name: &str, shape: &[Dim], batch: Batch) -> TokenStream {
     let dims = shape.iter().map(|d| match (*d, batch) {
@@ -18,89 +25,6 @@ fn tensor_info(name: &str, shape: &[Dim], batch: Batch) -> TokenStream {
         (Dim::Batch, Batch::Dynamic) => quote! { ::cellc_runtime::Dim::Batch },
     });
     quote! { ::cellc_runtime::TensorInfo { name: #name, shape: &[#(#dims),*] } }
-}
-
-/// Names of what the model type holds besides its cells.
-pub(super) struct Fields {
-    slots: Vec<proc_macro2::Ident>,
-    consts: Vec<proc_macro2::Ident>,
-    /// The variables of a stateful model, and whether a run has set them since the last
-    /// reset (false when zeroed, as `reset` and `cellc_runtime::boxed` leave it).
-    states: Vec<proc_macro2::Ident>,
-    started: proc_macro2::Ident,
-    /// Whether `set_weights` has filled the runtime weights since the model was built.
-    weights_set: proc_macro2::Ident,
-    /// Each Parameter's index among `run`'s inputs (or among the weights).
-    args: Vec<usize>,
-}
-
-/// `offset + n·row_stride` (+ `extra`), as a reader would write it.
-fn start(o: &Operand, extra: usize) -> TokenStream {
-    let base = o.offset + extra;
-    let row = match o.row_stride {
-        0 => None,
-        1 => Some(quote! { n }),
-        rs => Some(quote! { n * #rs }),
-    };
-    match (base, row) {
-        (b, None) => quote! { #b },
-        (0, Some(r)) => r,
-        (b, Some(r)) => quote! { #b + #r },
-    }
-}
-
-impl Fields {
-    /// Parameter `p`'s input slice.
-    pub(super) fn input(&self, p: usize) -> TokenStream {
-        let i = self.args[p];
-        quote! { inputs[#i] }
-    }
-
-    /// The operand's `len` values from `extra` on, as a place (`inputs[0][a..b]`).
-    pub(super) fn place(&self, o: &Operand, extra: usize, len: usize) -> TokenStream {
-        let range = match (o.row_stride, o.offset + extra) {
-            (0, at) => {
-                let end = at + len;
-                quote! { #at..#end }
-            }
-            _ => {
-                let at = start(o, extra);
-                quote! { #at..#at + #len }
-            }
-        };
-        match o.home {
-            Home::Param(i) => {
-                let input = self.input(i);
-                quote! { #input[#range] }
-            }
-            Home::Output(k) => {
-                let v = format_ident!("out{}", k);
-                quote! { #v[#range] }
-            }
-            Home::Slot(s) => {
-                let f = &self.slots[s];
-                quote! { self.#f[#range] }
-            }
-            Home::Const(k) => {
-                let c = &self.consts[k];
-                quote! { #c[#range] }
-            }
-            Home::State(k) => {
-                let f = &self.states[k];
-                quote! { self.#f[#range] }
-            }
-        }
-    }
-
-    /// The operand's `len` values from `extra` on, as a slice.
-    pub(super) fn slice(&self, o: &Operand, extra: usize, len: usize, mutable: bool) -> TokenStream {
-        let place = self.place(o, extra, len);
-        if mutable {
-            quote! { &mut #place }
-        } else {
-            quote! { &#place }
-        }
-    }
 }
 
 /// `.as_chunks::<dₖ>().0 … .as_chunks::<d₁>().0`: a flat slice seen as rows typed by `dims`.

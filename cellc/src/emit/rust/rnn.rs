@@ -1,6 +1,6 @@
 //! RNNCell kernels: `h' = f(x·Wᵀ + h·Rᵀ + B)`, with f applied to its input clamped to
 //! `[-clip, clip]` when `clip` is set.
-use super::cell::{Ctx, Span};
+use super::ctx::{Ctx, Span};
 use proc_macro2::TokenStream;
 use quote::quote;
 

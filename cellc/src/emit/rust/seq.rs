@@ -81,7 +81,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // An LSTM's `run` takes the op's inputs and outputs one by one (X, H, C, length, Y, Ho,
     // Co): more than clippy's default, which would flag it in the user's crate.
     let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
-    let run_entry = super::cell::entry(simd, |l| {
+    let run_entry = super::ctx::entry(simd, |l| {
         if lstm {
             quote! { self.run_at::<{ #l.feed_block() }, _>(isa, x, h0, c0, len, y, ho, co) }
         } else {
@@ -216,7 +216,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     } else {
         (quote! {}, quote! {}, quote! {})
     };
-    let batch_entry = super::cell::entry(simd, |l| {
+    let batch_entry = super::ctx::entry(simd, |l| {
         quote! { self.run_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }, _>(isa, major, xr, hr, #c_pass lengths, yr) }
     });
     let run_batch = quote! {

@@ -6,7 +6,7 @@
 //! LSTM and GRU with `linear_before_reset` take one stage a step; GRU takes two, since its
 //! candidate needs all of `r ⊙ h`, which the parts of the first stage write a chunk each. A
 //! block of steps is one job, a stage boundary between steps, rather than a job a step.
-use super::cell::{Ctx, Span};
+use super::ctx::{Ctx, Span};
 use super::{gru, lstm, rnn};
 use crate::ir::CellKind;
 use crate::options::Strategy;

@@ -1,6 +1,6 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
 //! products, softmaxes and row gathers, as loops over indices fixed at compile time.
-use super::model::Fields;
+use super::fields::Fields;
 use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
