@@ -215,7 +215,7 @@ impl Builder {
         });
         let path = out_dir.join(file);
         // Only the files that changed, all of them or none (so cargo rebuilds no more than it must).
-        let changed: Vec<(PathBuf, Vec<u8>)> = crate::compile_to(model, &self.options, &path)?
+        let changed: Vec<(PathBuf, Vec<u8>)> = crate::pipeline::compile_to(model, &self.options, &path)?
             .into_iter()
             .filter(|(file, bytes)| std::fs::read(file).map_or(true, |old| old != *bytes))
             .collect();

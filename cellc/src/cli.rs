@@ -334,8 +334,8 @@ pub fn main() -> ExitCode {
             };
             let opts = args.options();
             match (&args.output, opts.language) {
-                (Some(out), _) => crate::compile_to(model, &opts, out).and_then(|files| write_all(&files)),
-                (None, Language::Rust) => crate::compile_file(model, &opts).map(|code| print!("{code}")),
+                (Some(out), _) => crate::pipeline::compile_to(model, &opts, out).and_then(|files| write_all(&files)),
+                (None, Language::Rust) => crate::pipeline::compile_file(model, &opts).map(|code| print!("{code}")),
                 (None, Language::C) => Err(crate::Diag::new(
                     &model.display().to_string(),
                     None,

@@ -185,7 +185,7 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
         None => files.extend(Some(path.with_extension("bin")).filter(|b| b.exists())),
     }
     let fail = |msg: String| syn::Error::new(lit.span(), msg);
-    let code = crate::compile_file(&path, &opts).map_err(|mut diags| {
+    let code = crate::pipeline::compile_file(&path, &opts).map_err(|mut diags| {
         // Name the files as the user wrote them, not as absolute paths.
         let mut written = vec![(path.display().to_string(), lit.value())];
         if let (Some(w), Some(lit)) = (&opts.weights, &weights) {

@@ -2,8 +2,8 @@
 //! just after the unsupported layers the cells depend on, `--outputs` just before the ones
 //! that depend on the cells, so that what is left holds every cell; proposed only once the
 //! model is compiled with it, or with the problems that remain.
-use super::Advice;
 use super::graph::live;
+use super::report::Advice;
 use crate::graph::{Graph, NodeId, TensorId};
 use crate::ops::Op;
 use crate::options::Options;
@@ -124,7 +124,7 @@ pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[Node
     // The user's own options (pins, states, weights) with the cut: the command as it runs.
     let mut cut = Options { cut_inputs: ins, cut_outputs: outs, ..opts.clone() };
     // Pins of the Parameters the cut leaves out would name Parameters it no longer has.
-    if let Ok(part) = crate::read_graph(path, &Options { input_shapes: Vec::new(), ..cut.clone() }) {
+    if let Ok(part) = crate::pipeline::read_graph(path, &Options { input_shapes: Vec::new(), ..cut.clone() }) {
         let kept = |name: &str| {
             part.params.iter().any(|&p| {
                 part.nodes[p].origin.name == name
@@ -139,7 +139,7 @@ pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[Node
         (false, true) => "the layers before the cells",
         (true, _) => "the layers after the cells",
     };
-    let result = crate::load_graph(path, &cut);
+    let result = crate::pipeline::load_graph(path, &cut);
     let text = match &result {
         Ok(_) => format!(
             "compile the part without the layers cellc does not compile ({} of them; checked: it compiles), and compute {what} in your program",

@@ -1,7 +1,7 @@
 //! What `inspect` reads off the graph itself, compiled or not: the Parameters and Results,
 //! the cells with their attributes, the layers by type, the ones cellc does not compile, and
 //! a cut that leaves them out.
-use super::{CellInfo, OpCount, Size, TensorInfo, WeightInfo};
+use super::report::{CellInfo, OpCount, Size, TensorInfo, WeightInfo};
 use crate::diag::Diagnostics;
 use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;

@@ -1,6 +1,6 @@
 //! The text `cellc inspect` prints: for a model cellc compiles, its description; for one it
 //! refuses, what it read, the problems and what would make it compile.
-use super::{CellInfo, Report, Size, TensorInfo};
+use super::report::{CellInfo, Report, Size, TensorInfo};
 use std::fmt::Write as _;
 
 fn shape(s: &Option<Vec<Size>>) -> String {

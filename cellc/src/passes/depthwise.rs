@@ -3,7 +3,7 @@
 //! the last axis) times that channel's weight for the tap, the terms added. The terms are
 //! elementwise over whole channels, which the fuse pass joins into one chain, where a
 //! product per group would multiply a matrix of one column per channel.
-use super::lower::{add, constant, replace};
+use super::edit::{add, constant, replace};
 use crate::graph::{Data, Graph, NodeId, TensorId};
 use crate::limits::MAX_PICK_TABLE;
 use crate::ops::conv::ConvGeometry;

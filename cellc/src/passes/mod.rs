@@ -4,6 +4,7 @@
 mod compose;
 pub mod cut;
 mod depthwise;
+mod edit;
 pub mod fold;
 pub mod fuse;
 pub mod lower;

@@ -2,7 +2,7 @@
 //! [`Pick`], then, for each interpolated axis, one [`Pick`] per tap (the `t`-th input value
 //! each output value sums) weighted by a constant along the axis, the terms added in tap
 //! order. Nearest modes take one tap of weight 1: a gather alone.
-use super::lower::{add, constant, replace};
+use super::edit::{add, constant, replace};
 use crate::graph::{Data, Fact, Graph, NodeId};
 use crate::limits::MAX_PICK_TABLE;
 use crate::ops::interpolate::{Interp, Taps};

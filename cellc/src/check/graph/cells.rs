@@ -2,8 +2,8 @@
 //! the shapes of its inputs against `hidden_size` and `X`, its weights (constants, or
 //! Parameters given at run time), its sequence lengths and initial states (constants or
 //! values of the graph), and the places of its outputs.
+use super::checker::{Checker, Mode, input_tensor};
 use super::plan::Planner;
-use super::{Checker, Mode, input_tensor};
 use crate::check::{resolve_activations, resolve_clip, resolve_direction};
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::raw::CellOp;
@@ -74,7 +74,7 @@ impl Planner<'_> {
                 } else {
                     format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
                 };
-                c.err(id, None, format!("input 0 (X) has shape {}; expected {want}", super::dims_text(&xs)));
+                c.err(id, None, format!("input 0 (X) has shape {}; expected {want}", super::checker::dims_text(&xs)));
                 return;
             }
         };
@@ -203,8 +203,8 @@ impl Planner<'_> {
             let msg = format!(
                 "{} has shape {}; expected {}",
                 label(a, port),
-                super::dims_text(shape),
-                super::dims_text(&want)
+                super::checker::dims_text(shape),
+                super::checker::dims_text(&want)
             );
             c.err(id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
             return false;

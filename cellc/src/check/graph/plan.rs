@@ -3,7 +3,7 @@
 //! scratch slots reused once the values in them have no reader left. Ops that leave the
 //! values where they are (Reshape, Squeeze, Unsqueeze, a Transpose that keeps the order of
 //! the axes longer than 1) share their input's place.
-use super::{Checker, Mode, batch_of, input_tensor, name_fits, param_name, role_text};
+use super::checker::{Checker, Mode, batch_of, input_tensor, name_fits, param_name, role_text};
 use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
 use crate::ir::{self, Dim, Home, Operand, ParamRole, Step};
 use crate::limits::{MAX_TENSOR_ELEMENTS, shown};
@@ -240,7 +240,7 @@ impl<'g> Planner<'g> {
                 _ => {
                     let msg = format!(
                         "the {what} has shape {}, which cellc cannot give a fixed row size",
-                        super::dims_text(shape)
+                        super::checker::dims_text(shape)
                     );
                     c.err(id, None, msg);
                     return None;

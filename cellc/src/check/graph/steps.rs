@@ -1,8 +1,8 @@
 //! The steps of the ops around the cells: layout ops become copies with fixed strides,
 //! elementwise ops maps, `MatMul` matrix products, `SoftMax` softmaxes. In rows mode an op
 //! that would mix the rows of the batch is refused with the dimension to pin.
+use super::checker::{Checker, Mode, input_tensor};
 use super::plan::Planner;
-use super::{Checker, Mode, input_tensor};
 use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Chain, Copy, Map, MapFn, MatMul, Softmax};
 use crate::ir::{DenseStep, Operand, Step};
