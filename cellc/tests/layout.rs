@@ -1,17 +1,40 @@
 //! Gate layouts through the checks: a model declared in another tool's layout has its
 //! weights converted once, and a wrong layout is caught where the shapes allow.
+use cellc::ir::raw::CellOp;
 use cellc::layout::Layout;
 use std::path::Path;
 
-fn raw(case: &str) -> cellc::ir::raw::Model {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
-    cellc::front::openvino::read(&dir.join("model.xml"), None).expect("fixture reads")
+/// The raw model of a declaration taking the weights of a fixture's cell.
+fn raw(op: CellOp, declaration: &str) -> cellc::ir::raw::Model {
+    let d: cellc::front::decl::Declaration = syn::parse_str(declaration).expect("a declaration");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    cellc::front::decl::lower(op, &d, root).unwrap_or_else(|e| panic!("{e}")).model
+}
+
+/// The GRU of fixture `gru_spec_example`: I = 16, H = 128, B of 4H.
+fn gru_spec_example() -> cellc::ir::raw::Model {
+    let weights = "../tests/fixtures/gru_spec_example/model.xml";
+    raw(
+        CellOp::Gru,
+        &format!(
+            "struct Gru<input_size = 16, hidden_size = 128, linear_before_reset = true, weights = {weights:?}, allow_outside_crate = true>;"
+        ),
+    )
+}
+
+/// The LSTM of fixture `lstm_cell`: I = 12, H = 32.
+fn lstm_cell() -> cellc::ir::raw::Model {
+    let weights = "../tests/fixtures/lstm_cell/model.xml";
+    raw(
+        CellOp::Lstm,
+        &format!("struct Lstm<input_size = 12, hidden_size = 32, weights = {weights:?}, allow_outside_crate = true>;"),
+    )
 }
 
 #[test]
 fn a_wrong_layout_is_caught_by_the_bias_shape() {
     // An OpenVINO GRU with linear_before_reset has B of 4H; PyTorch's layout needs 6H.
-    let mut m = raw("gru_spec_example");
+    let mut m = gru_spec_example();
     m.cells[0].layout = Layout::PyTorch;
     let err = cellc::check::check(&m).expect_err("the bias does not fit the PyTorch layout");
     assert!(err.to_string().contains("input 4 (B) has shape [512]; expected [768]"), "{err}");
@@ -19,7 +42,7 @@ fn a_wrong_layout_is_caught_by_the_bias_shape() {
 
 #[test]
 fn a_layout_that_cannot_hold_the_cell_is_refused() {
-    let mut m = raw("lstm_cell");
+    let mut m = lstm_cell();
     m.cells[0].layout = Layout::Bnns;
     let err = cellc::check::check(&m).expect_err("BNNS has no LSTM");
     assert!(err.to_string().contains("the bnns layout describes BNNSGraph's GRU only"), "{err}");
@@ -30,7 +53,7 @@ fn weights_in_another_layout_are_reordered_at_compile_time() {
     // The same fixture read as ONNX's LSTM layout (i, o, f, c): the checked weights are its
     // gate blocks restacked as f, i, c, o. The bias blocks only fit when B holds [Wb, Rb],
     // which an OpenVINO file does not, so the weights alone are compared here.
-    let mut m = raw("lstm_cell");
+    let mut m = lstm_cell();
     let ov = cellc::check::check(&m).expect("checks");
     m.cells[0].layout = Layout::Onnx;
     // B of 4H is too short for ONNX's 8H: caught, as it should be.

@@ -2,7 +2,7 @@
 //! OpenVINO IR model, which must be the cell declared.
 use super::{Errors, Keys, Spec, Tensors, check};
 use crate::diag::Pos;
-use crate::ir::raw::{self, Origin, Source};
+use crate::ir::raw::{self, Origin};
 use crate::layout::Layout;
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
@@ -60,6 +60,8 @@ impl WeightsFile<'_> {
 
     /// The weights of one cell of an IR model, which must be the cell declared: the same
     /// kind, sizes, activations, clip and direction, whether stated or left to defaults.
+    /// The model is read as every model is (the graph, its passes and its check), so any
+    /// model cellc compiles can lend a cell its weights.
     pub(super) fn read_ir(
         &self,
         spec: &Spec,
@@ -73,31 +75,45 @@ impl WeightsFile<'_> {
             let text = diags.to_string().replace(&self.path.display().to_string(), &written);
             self.err(format!("cannot take weights from {written:?}:\n{text}"))
         };
-        let raw = crate::front::openvino::read(self.path, None).map_err(fail)?;
+        let mut g = crate::front::openvino::read_graph(self.path, None).map_err(fail)?;
         files.push(self.path.to_path_buf());
         files.push(self.path.with_extension("bin"));
-        let theirs = crate::check::check(&raw).map_err(fail)?;
-        let candidates: Vec<usize> = (0..raw.cells.len())
-            .filter(|&k| raw.cells[k].op == spec.op && raw.cells[k].sequence == spec.sequence())
-            .filter(|&k| layer.is_none_or(|l| raw.cells[k].origin.name == l.value()))
+        let diags = crate::pipeline::run_passes(&mut g);
+        let theirs = crate::pipeline::check_passed(&g, diags).map_err(fail)?;
+        // The model's cells of the declared kind, each with its layer and the name its
+        // validated cell has.
+        let cells: Vec<(String, String, String)> = g
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.dead)
+            .filter_map(|(id, n)| match &n.op {
+                crate::ops::Op::Cell(a) if a.op == spec.op && a.sequence == spec.sequence() => {
+                    Some((n.origin.name.clone(), n.origin.op.clone(), g.code_name(id)))
+                }
+                _ => None,
+            })
+            .filter(|(name, _, _)| layer.is_none_or(|l| *name == l.value()))
             .collect();
-        let k = match (candidates.as_slice(), layer) {
-            ([k], _) => *k,
+        let (name, op, code) = match (cells.as_slice(), layer) {
+            ([one], _) => one.clone(),
             ([], Some(l)) => {
                 let msg = format!("{written:?} has no layer {:?} of the declared kind", l.value());
                 return Err(syn::Error::new(l.span(), msg));
             }
             ([], None) => return Err(self.err(format!("{written:?} has no cell of the declared kind"))),
             (many, _) => {
-                let names: Vec<String> = many.iter().map(|&k| format!("{:?}", raw.cells[k].origin.name)).collect();
+                let names: Vec<String> = many.iter().map(|(n, _, _)| format!("{n:?}")).collect();
                 return Err(self.err(format!(
                     "{written:?} has several cells of the declared kind ({}); pick one with `layer = \"…\"`",
                     names.join(", ")
                 )));
             }
         };
-        let (rc, c) = (&raw.cells[k], &theirs.cells[k]);
-        let layer_name = format!("layer {:?} ({}) of {written:?}", rc.origin.name, rc.origin.op);
+        let Some(c) = theirs.cells.iter().find(|c| c.name == code) else {
+            return Err(self.err(format!("internal error: the cell of layer {name:?} is not in the checked model")));
+        };
+        let layer_name = format!("layer {name:?} ({op}) of {written:?}");
         let mut errors = Errors::default();
         let span_of = |key: &str| keys.get(key).map_or(self.lit.span(), |e| e.value.span());
         if spec.layout != Layout::OpenVino {
@@ -127,22 +143,61 @@ impl WeightsFile<'_> {
         if let Some(e) = errors.0 {
             return Err(e);
         }
+        // The values, decoded and checked, written again in the element type the model
+        // stores them in (exactly: they are values of it), as constants of the declaration.
+        let sources = [Some(&c.w), Some(&c.r), c.b.as_ref()];
+        let mut bytes = Vec::new();
         let mut consts = Vec::new();
-        let weight_ports = rc.inputs.len() - spec.tensors().len();
-        for (t, input) in ["W", "R", "B"].iter().zip(&rc.inputs[weight_ports..]) {
-            let Source::Const(i) = input.source else {
+        for ((t, shape), src) in spec.tensors().into_iter().zip(sources) {
+            let Some(crate::ir::WeightSrc::Embedded { values, stored }) = src else {
                 return Err(self.err(format!("{t} of {layer_name} is not a constant: its weights come at run time")));
             };
-            // Checked already: no diagnostic can point into the IR file from here.
-            let mut k = raw.consts[i].clone();
-            k.origin.pos = Some(self.pos);
-            k.attr_pos.clear();
-            for (_, o) in &mut k.converts {
-                o.pos = Some(self.pos);
-            }
-            consts.push(k);
+            let offset = bytes.len() as u64;
+            let elem = stored_bytes(values, *stored, &mut bytes);
+            let origin = |op: &str| Origin { pos: Some(self.pos), name: t.to_owned(), op: op.to_owned() };
+            // Another type than f32 reaches the cell through a Convert, as in the model.
+            let converts = if elem == "f32" { Vec::new() } else { vec![("f32".to_owned(), origin("Convert"))] };
+            consts.push(raw::Const {
+                origin: origin("Const"),
+                elem: elem.to_owned(),
+                shape,
+                offset,
+                size: bytes.len() as u64 - offset,
+                converts,
+                attr_pos: Vec::new(),
+            });
         }
-        Ok(Tensors::File(self.pos, consts, raw.weights))
+        Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
+    }
+}
+
+/// Appends `values` to `bytes` in the element type `stored` (little-endian) when each is a
+/// value of it, else as f32; returns the type's IR name.
+fn stored_bytes(values: &[f32], stored: crate::ir::ElemType, bytes: &mut Vec<u8>) -> &'static str {
+    use crate::ir::ElemType;
+    let exact = |back: fn(f32) -> f32| values.iter().all(|v| back(*v).to_bits() == v.to_bits());
+    let stored = match stored {
+        ElemType::F16 if !exact(|v| half::f16::from_f32(v).to_f32()) => ElemType::F32,
+        ElemType::Bf16 if !exact(|v| half::bf16::from_f32(v).to_f32()) => ElemType::F32,
+        other => other,
+    };
+    match stored {
+        ElemType::F32 => {
+            bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            "f32"
+        }
+        ElemType::F16 => {
+            bytes.extend(values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()));
+            "f16"
+        }
+        ElemType::Bf16 => {
+            bytes.extend(values.iter().flat_map(|v| half::bf16::from_f32(*v).to_le_bytes()));
+            "bf16"
+        }
+        ElemType::F64 => {
+            bytes.extend(values.iter().flat_map(|v| f64::from(*v).to_le_bytes()));
+            "f64"
+        }
     }
 }
 

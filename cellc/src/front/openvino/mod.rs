@@ -1,8 +1,7 @@
-//! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml, the graph lowered to
-//! the raw ir, and of the `.bin` weights file the byte ranges its constants name.
+//! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml into a graph, and of
+//! the `.bin` weights file the byte ranges its constants name.
 mod graph;
 mod known;
-mod lower;
 mod ops;
 pub(crate) mod weights;
 mod xml;
@@ -11,36 +10,10 @@ use crate::diag::{Diag, Diagnostics};
 use crate::ir::raw;
 use std::path::Path;
 
-/// Reads an IR model. `weights` overrides the `.bin` path, which by default is the model's
-/// path with the extension `bin`; of it, only the byte ranges the model's constants name are
-/// read. A missing or unreadable weights file is not an error here: `check` reports it if a
-/// constant needs it.
-pub fn read(model: &Path, weights: Option<&Path>) -> Result<raw::Model, Diagnostics> {
-    let file = model.display().to_string();
-    let text =
-        super::files::read_text(model).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
-    let bin = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
-    let mut m = lower_text(&file, &text)?;
-    let ranges: Vec<(u64, u64)> = m.consts.iter().map(|k| (k.offset, k.size)).collect();
-    let data = if ranges.is_empty() { Ok(Default::default()) } else { super::files::read_ranges(&bin, &ranges) };
-    m.weights = raw::Weights { path: bin.display().to_string(), data };
-    Ok(m)
-}
-
-/// Parses the text of an IR model, with its weights file held in memory.
-pub fn parse(file: &str, text: &str, weights: raw::Weights) -> Result<raw::Model, Diagnostics> {
-    let mut m = lower_text(file, text)?;
-    m.weights = weights;
-    Ok(m)
-}
-
-fn lower_text(file: &str, text: &str) -> Result<raw::Model, Diagnostics> {
-    let net = xml::parse(file, text).map_err(Diagnostics)?;
-    lower::lower(file, net)
-}
-
-/// Reads an IR model as a graph. `weights` overrides the `.bin` path, as for [`read`]; of it,
-/// only the byte ranges the model's constants (its bodies' included) name are read.
+/// Reads an IR model as a graph. `weights` overrides the `.bin` path, which by default is
+/// the model's path with the extension `bin`; of it, only the byte ranges the model's
+/// constants (its bodies' included) name are read. A missing or unreadable weights file is
+/// not an error here: the check reports it if a constant needs it.
 pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::Graph, Diagnostics> {
     let file = model.display().to_string();
     let text =
