@@ -215,10 +215,10 @@ impl Builder {
         });
         let path = out_dir.join(file);
         // Only the files that changed, all of them or none (so cargo rebuilds no more than it must).
-        let changed: Vec<(PathBuf, Vec<u8>)> = crate::pipeline::compile_to(model, &self.options, &path)?
-            .into_iter()
-            .filter(|(file, bytes)| std::fs::read(file).map_or(true, |old| old != *bytes))
-            .collect();
+        let files = crate::pipeline::compile_to(model, &self.options, &path)
+            .map_err(|d| crate::door::Door::Builder.diagnostics(d))?;
+        let changed: Vec<(PathBuf, Vec<u8>)> =
+            files.into_iter().filter(|(file, bytes)| std::fs::read(file).map_or(true, |old| old != *bytes)).collect();
         crate::output::write_all_or_none(&changed).map_err(|(file, e)| {
             Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))
         })?;
@@ -257,6 +257,15 @@ mod tests {
         b.generate().expect("generates again");
         assert_eq!(std::fs::metadata(&path).and_then(|m| m.modified()).expect("mtime"), first);
         assert!(std::fs::read_to_string(&path).expect("read").contains("pub struct Tiny {"));
+    }
+
+    #[test]
+    fn advice_names_the_builder_options() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_dynamic_h0/model.xml");
+        let err = Builder::new().model(&model).out_dir(dir.path()).generate().expect_err("dynamic steps").to_string();
+        assert!(err.contains(r#"pin it with `.option("input", "input=[?,N,8]")`"#), "{err}");
+        assert!(!err.contains("--input"), "{err}");
     }
 
     #[test]

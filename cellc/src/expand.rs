@@ -1,6 +1,7 @@
 //! What the procedural macros of `cellc-macros` expand to. They only hand their tokens and
 //! the crate's manifest directory to these functions, so the macros, the command line and
 //! build scripts share one pipeline, and the expansions can be tested as plain functions.
+use crate::door::Door;
 use crate::front::decl::{self, Declaration};
 use crate::ir::raw::CellOp;
 use proc_macro2::TokenStream;
@@ -27,7 +28,7 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
     let lowered = decl::lower(op, &d, root)?;
     let model = decl::check(&lowered.model, &lowered.spans)?;
     let code = crate::emit::rust::emit(&model, &lowered.options)
-        .map_err(|diags| syn::Error::new(d.name.span(), diags.to_string()))?;
+        .map_err(|diags| syn::Error::new(d.name.span(), Door::Macro.diagnostics(diags).to_string()))?;
     let mut file = syn::parse_file(&code)
         .map_err(|e| syn::Error::new(d.name.span(), format!("internal error: generated code does not parse: {e}")))?;
     for item in &mut file.items {
@@ -199,7 +200,7 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
                 d.message = d.message.replace(full.as_str(), written);
             }
         }
-        fail(diags.to_string())
+        fail(Door::Macro.diagnostics(diags).to_string())
     })?;
     let items: TokenStream =
         code.parse().map_err(|e| fail(format!("internal error: generated code does not tokenize: {e}")))?;

@@ -13,6 +13,7 @@ pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod diag;
+mod door;
 #[doc(hidden)]
 pub mod emit;
 #[doc(hidden)]

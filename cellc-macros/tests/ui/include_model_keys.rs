@@ -42,5 +42,9 @@ mod value {
 mod tables {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, weight_tables = "binary");
 }
+mod dynamic {
+    // The advice to pin a dimension is written as the macro takes it.
+    cellc_macros::include_model!("../../../../tests/models/pt_gru_dynamic_h0/model.xml", allow_outside_crate);
+}
 
 fn main() {}

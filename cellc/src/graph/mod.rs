@@ -443,12 +443,12 @@ impl Graph {
     /// Fixes dimensions of a Parameter (named by its tensor or its layer) before folding;
     /// `None` keeps a dimension. A dimension the model fixes can only be given its own size.
     pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), String> {
-        let p = self.params[self.param_named(name, &format!("--input {name:?}"))?];
+        let p = self.params[self.param_named(name, &format!("the pin of {name:?} (--input)"))?];
         let t = self.nodes[p].outputs[0];
         let Some(shape) = self.tensors[t].fact.shape.clone() else { return Ok(()) };
         if shape.len() != dims.len() {
             return Err(format!(
-                "--input {name:?} gives {} dimensions; the Parameter has {} ({})",
+                "the pin of {name:?} (--input) gives {} dimensions; the Parameter has {} ({})",
                 dims.len(),
                 shape.len(),
                 crate::ops::tensor::show(&shape)
@@ -457,11 +457,12 @@ impl Graph {
         let mut out = shape.clone();
         for (k, (d, pin)) in shape.iter().zip(dims).enumerate() {
             let Some(n) = *pin else { continue };
-            let v = i64::try_from(n).map_err(|_| format!("--input {name:?}: dimension {k} is too large"))?;
+            let v =
+                i64::try_from(n).map_err(|_| format!("the pin of {name:?} (--input): dimension {k} is too large"))?;
             match d.value() {
                 Some(have) if have != v => {
                     return Err(format!(
-                        "--input {name:?}: dimension {k} is {have} in the model; it cannot be changed to {n}"
+                        "the pin of {name:?} (--input): dimension {k} is {have} in the model; it cannot be changed to {n}"
                     ));
                 }
                 _ => out[k] = Sym::known(v),
