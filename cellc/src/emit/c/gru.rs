@@ -1,7 +1,7 @@
 //! GRUCell kernels in C: the arithmetic of `emit::rust::gru` (see there for the formulas),
 //! over the same packed panels.
-use super::cell::Kern;
 use super::helpers::Helpers;
+use super::kern::Kern;
 use super::text::Code;
 use crate::ir::CellKind;
 

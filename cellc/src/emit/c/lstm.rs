@@ -1,7 +1,7 @@
 //! LSTMCell kernels in C: gates f, i, c, o as in OpenVINO, the arithmetic of
 //! `emit::rust::lstm` (see there for the formulas).
-use super::cell::Kern;
 use super::helpers::Helpers;
+use super::kern::Kern;
 use super::text::Code;
 
 /// `step_projected` of an LSTM cell.

@@ -10,6 +10,7 @@ mod cell;
 mod dense;
 mod gru;
 mod helpers;
+mod kern;
 mod lstm;
 mod model;
 mod names;
@@ -22,8 +23,8 @@ use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Strategy};
-use cell::Kern;
 use helpers::Helpers;
+use kern::Kern;
 use names::{CellNames, Names};
 use text::{Code, quoted};
 

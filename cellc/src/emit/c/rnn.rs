@@ -1,6 +1,6 @@
 //! RNNCell kernels in C: `h' = f(x.W^T + h.R^T + B)`, as `emit::rust::rnn`.
-use super::cell::Kern;
 use super::helpers::Helpers;
+use super::kern::Kern;
 use super::text::Code;
 
 /// `step_projected` of an RNN cell.
