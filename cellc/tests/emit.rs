@@ -266,8 +266,8 @@ impl Calls {
         self.current.push(name);
     }
     fn called(&mut self, callee: String) {
-        if let Some(f) = self.current.last() {
-            self.callees.get_mut(f).map(|c| c.insert(callee));
+        if let Some(callees) = self.current.last().and_then(|f| self.callees.get_mut(f)) {
+            callees.insert(callee);
         }
     }
 }

@@ -110,7 +110,11 @@ impl WeightsFile<'_> {
                 )));
             }
         };
-        let Some(c) = theirs.cells.iter().find(|c| c.name == code) else {
+        // The validated cell of that layer: its name, and the declared kind (another kind of
+        // cell may carry the same name).
+        let same_kind =
+            |c: &&crate::ir::Cell| c.spec.kind.op() == spec.kind().op() && c.seq.is_some() == spec.sequence();
+        let Some(c) = theirs.cells.iter().find(|c| c.name == code && same_kind(c)) else {
             return Err(self.err(format!("internal error: the cell of layer {name:?} is not in the checked model")));
         };
         let layer_name = format!("layer {name:?} ({op}) of {written:?}");
