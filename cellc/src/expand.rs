@@ -26,7 +26,7 @@ pub fn cell(op: CellOp, input: TokenStream, root: &Path) -> TokenStream {
 pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(syn::File, Vec<PathBuf>)> {
     let d: Declaration = syn::parse2(input)?;
     let lowered = decl::lower(op, &d, root)?;
-    let model = decl::check(&lowered.model, &lowered.spans)?;
+    let model = decl::check(lowered.graph, &lowered.spans)?;
     let code = crate::emit::rust::emit(&model, &lowered.options)
         .map_err(|diags| syn::Error::new(d.name.span(), Door::Macro.diagnostics(diags).to_string()))?;
     let mut file = syn::parse_file(&code)

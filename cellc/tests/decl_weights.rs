@@ -8,7 +8,7 @@ fn lower(declaration: &str) -> Result<cellc::ir::Model, String> {
     let d: cellc::front::decl::Declaration = syn::parse_str(declaration).expect("a declaration");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lowered = cellc::front::decl::lower(CellOp::Gru, &d, root).map_err(|e| e.to_string())?;
-    cellc::check::check(&lowered.model).map_err(|d| d.to_string())
+    cellc::model_of(lowered.graph).map_err(|d| d.to_string())
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The declaration front-end: `gru_cell! { … }`, `rnn_cell!` and `lstm_cell!` parsed with
-//! syn into the raw ir, as a one-cell model with the same Parameters and Results an IR
-//! model of that cell has, so `check` and the emitters treat it exactly as they treat IR.
+//! syn into a graph of one cell node, with the same Parameters, constants and Results an IR
+//! model of that cell has, so the passes, `check` and the emitters treat it exactly as
+//! they treat IR.
 //!
 //! ```text
 //! /// Doc comments.
@@ -8,13 +9,15 @@
 //! ```
 //!
 //! Syntax errors (unknown or duplicate keys, values of the wrong type, unreadable weights
-//! files) are `syn::Error`s at the offending token. Semantic errors come from `check` as
+//! files) are `syn::Error`s at the offending token. Semantic errors come from the check as
 //! diagnostics whose positions are indices into [`Lowered::spans`]: line 1, column `k + 1`
 //! for span `k`, so that they can be turned back into errors at the token.
 use crate::diag::Pos;
-use crate::ir::raw::{self, CellOp, Dim, Origin, Source};
+use crate::graph::{ConstSrc, Elem, Fact, Graph, Sym, TensorId};
+use crate::ir::raw::{self, CellOp, Dim, Origin};
 use crate::layout::Layout;
 use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_STEPS};
+use crate::ops::{CellAttrs, Op};
 use crate::options::{Options, Simd, Strategy, WeightType};
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
@@ -189,8 +192,8 @@ pub const KEYS: &[&str] = &[
 
 /// A declaration lowered to the raw ir, with what the expansion needs besides.
 pub struct Lowered {
-    /// The one-cell model.
-    pub model: raw::Model,
+    /// The one-cell model, as a graph.
+    pub graph: Graph,
     /// The options it compiles with (strategy, simd, weight type; the model type's name).
     pub options: Options,
     /// The tokens positions refer to (see the module documentation).
@@ -311,9 +314,11 @@ impl Spans {
     }
 }
 
-/// Checks a lowered model, turning diagnostics into errors at the tokens they concern.
-pub fn check(model: &raw::Model, spans: &[Span]) -> syn::Result<crate::ir::Model> {
-    crate::check::check(model).map_err(|diags| {
+/// Checks a lowered model as every model is checked (the passes, then the check), turning
+/// diagnostics into errors at the tokens they concern.
+pub fn check(mut g: Graph, spans: &[Span]) -> syn::Result<crate::ir::Model> {
+    let diags = crate::pipeline::run_passes(&mut g);
+    crate::pipeline::check_passed(&g, diags).map_err(|diags| {
         let mut errors = Errors::default();
         for d in &diags.0 {
             let span = d.pos.and_then(|p| spans.get(p.col.checked_sub(1)? as usize)).copied().unwrap_or(spans[0]);
@@ -350,8 +355,8 @@ struct Spec {
 enum Tensors {
     /// Parameters: weights given at run time.
     Runtime,
-    /// Constants of a weights file, named at `pos`.
-    File(Pos, Vec<raw::Const>, raw::Weights),
+    /// Constants of a weights file (`W`, `R`, then `B` when the cell has one), named at `pos`.
+    File(Pos, Vec<ConstSrc>, raw::Weights),
 }
 
 impl Spec {
@@ -387,9 +392,13 @@ impl Spec {
         t
     }
 
-    /// The one-cell model, with Parameters and Results named as OpenVINO names the ports.
-    fn model(&self, tensors: Tensors) -> raw::Model {
+    /// The one-cell model as a graph, with Parameters and Results named as OpenVINO names
+    /// the ports: `X`, `H` (and `C`), `sequence_lengths`, then `W`, `R` and `B` as
+    /// Parameters (weights given at run time) or constants of the weights file; `Y`, `Ho`
+    /// (and `Co`).
+    fn graph(&self, tensors: Tensors) -> Graph {
         let here = Some(Pos { line: 1, col: 1 });
+        let mut g = Graph::new(&format!("declaration of `{}`", self.name), &self.name);
         let statics = |v: &[u64]| v.iter().map(|&n| Dim::Static(n)).collect::<Vec<_>>();
         let with_batch = |v: &[u64]| std::iter::once(self.batch).chain(statics(v)).collect::<Vec<_>>();
         let x_dims = match self.steps {
@@ -398,74 +407,59 @@ impl Spec {
         };
         let state = with_batch(&self.per_dir(&[self.hidden]));
         let origin = |name: &str, op: &str| Origin { pos: here, name: name.to_owned(), op: op.to_owned() };
-        let param = |name: &str, elem: &str, shape: Vec<Dim>| raw::Param {
-            origin: origin(name, "Parameter"),
-            tensor_name: Some(name.to_owned()),
-            elem: elem.to_owned(),
-            shape,
+        let param = |g: &mut Graph, name: &str, elem: Elem, shape: Vec<Dim>| -> TensorId {
+            let id = g.add(Op::Parameter { elem, shape: shape.clone() }, origin(name, "Parameter"), Vec::new(), 1);
+            let t = g.nodes[id].outputs[0];
+            let dims = g.declare_shape(name, here, &shape);
+            let tensor = &mut g.tensors[t];
+            tensor.names = vec![name.to_owned()];
+            tensor.declared = shape;
+            tensor.fact = Fact { elem, shape: Some(dims), value: None };
+            g.params.push(id);
+            t
         };
-        let mut params = vec![param("X", "f32", x_dims.clone()), param("H", "f32", state.clone())];
-        let mut inputs = vec![
-            raw::Input { source: Source::Param(0), dims: x_dims, pos: self.input_pos },
-            raw::Input { source: Source::Param(1), dims: state.clone(), pos: self.hidden_pos },
-        ];
+        let mut inputs = vec![param(&mut g, "X", Elem::F32, x_dims), param(&mut g, "H", Elem::F32, state.clone())];
+        let mut input_pos = vec![self.input_pos, self.hidden_pos];
         let lstm = self.kind().has_cell_state();
         if lstm {
-            params.push(param("C", "f32", state.clone()));
-            inputs.push(raw::Input { source: Source::Param(2), dims: state.clone(), pos: self.hidden_pos });
+            inputs.push(param(&mut g, "C", Elem::F32, state));
+            input_pos.push(self.hidden_pos);
         }
         if self.sequence() {
-            params.push(param("sequence_lengths", "i32", vec![self.batch]));
-            let source = Source::Param(params.len() - 1);
-            inputs.push(raw::Input { source, dims: vec![self.batch], pos: self.steps_pos });
+            inputs.push(param(&mut g, "sequence_lengths", Elem::I32, vec![self.batch]));
+            input_pos.push(self.steps_pos);
         }
-        let (consts, weights) = match tensors {
+        match tensors {
             Tensors::Runtime => {
                 for (t, shape) in self.tensors() {
-                    params.push(param(t, "f32", statics(&shape)));
-                    inputs.push(raw::Input {
-                        source: Source::Param(params.len() - 1),
-                        dims: statics(&shape),
-                        pos: here,
-                    });
+                    inputs.push(param(&mut g, t, Elem::F32, statics(&shape)));
+                    input_pos.push(here);
                 }
-                (Vec::new(), raw::Weights::whole("", Vec::new()))
             }
             Tensors::File(pos, consts, weights) => {
-                for (k, (_, shape)) in self.tensors().into_iter().enumerate() {
-                    inputs.push(raw::Input { source: Source::Const(k), dims: statics(&shape), pos: Some(pos) });
+                g.weights = weights;
+                for ((t, _), src) in self.tensors().into_iter().zip(consts) {
+                    let elem = src.elem;
+                    let shape = src.shape.iter().map(|&n| Sym::known(n as i64)).collect();
+                    let at = Origin { pos: Some(pos), name: t.to_owned(), op: "Const".to_owned() };
+                    let k = g.add(Op::Const { src: Some(Box::new(src)) }, at.clone(), Vec::new(), 1);
+                    let mut out = g.nodes[k].outputs[0];
+                    g.tensors[out].fact = Fact { elem, shape: Some(shape), value: None };
+                    // Another type than f32 reaches the cell through a Convert, as in a model.
+                    if elem != Elem::F32 {
+                        let convert = Origin { op: "Convert".to_owned(), ..at };
+                        let c = g.add(Op::Convert { to: Elem::F32 }, convert, vec![Some(out)], 1);
+                        out = g.nodes[c].outputs[0];
+                    }
+                    inputs.push(out);
+                    input_pos.push(Some(pos));
                 }
-                (consts, weights)
             }
-        };
-        let mut outputs = Vec::new();
-        let mut output_dims = Vec::new();
-        if let Some(l) = self.steps {
-            outputs.push("Y");
-            output_dims.push(with_batch(&[self.dirs(), l, self.hidden]));
         }
-        outputs.push("Ho");
-        output_dims.push(state.clone());
-        if lstm {
-            outputs.push("Co");
-            output_dims.push(state);
-        }
-        let outputs = outputs
-            .iter()
-            .enumerate()
-            .map(|(port, n)| raw::Output {
-                origin: origin(n, "Result"),
-                tensor_name: Some((*n).to_owned()),
-                source: Source::Cell(0, port),
-            })
-            .collect();
-        let op = self.kind().op().replace("Cell", if self.sequence() { "Sequence" } else { "Cell" });
-        let cell = raw::Cell {
-            origin: origin(&self.name, &op),
+        let attrs = CellAttrs {
             op: self.op,
             sequence: self.sequence(),
             direction: self.sequence().then(|| self.direction.clone().unwrap_or_else(|| "forward".to_owned())),
-            attr_pos: self.attr_pos.clone(),
             hidden_size: self.hidden as i64,
             activations: self.activations.clone(),
             alpha: self.alpha.clone(),
@@ -473,21 +467,33 @@ impl Spec {
             clip: self.clip,
             linear_before_reset: self.lbr,
             layout: self.layout,
-            inputs,
-            output_pos: vec![here; output_dims.len()],
-            output_dims,
-            precision: None,
+            attr_pos: self.attr_pos.clone(),
         };
-        raw::Model {
-            file: format!("declaration of `{}`", self.name),
-            name: self.name.clone(),
-            params,
-            consts,
-            cells: vec![cell],
-            outputs,
-            weights,
-            unsupported: Vec::new(),
+        let mut outputs = Vec::new();
+        if self.steps.is_some() {
+            outputs.push("Y");
         }
+        outputs.push("Ho");
+        if lstm {
+            outputs.push("Co");
+        }
+        let op = self.kind().op().replace("Cell", if self.sequence() { "Sequence" } else { "Cell" });
+        let cell = g.add(
+            Op::Cell(Box::new(attrs)),
+            origin(&self.name, &op),
+            inputs.into_iter().map(Some).collect(),
+            outputs.len(),
+        );
+        g.nodes[cell].input_pos = input_pos;
+        for (port, name) in outputs.into_iter().enumerate() {
+            let t = g.nodes[cell].outputs[port];
+            g.tensors[t].names = vec![name.to_owned()];
+            g.tensors[t].pos = here;
+            let r = g.add(Op::Result, origin(name, "Result"), vec![Some(t)], 0);
+            g.results.push(r);
+            g.result_names.push(Some(name.to_owned()));
+        }
+        g
     }
 }
 
@@ -529,7 +535,7 @@ fn spec(op: CellOp, d: &Declaration, keys: &Keys<'_>, spans: &mut Spans, errors:
         match &e.value {
             Value::List(calls, _) => {
                 for (i, c) in calls.iter().enumerate() {
-                    if let Some(key) = raw::ACTIVATION_KEYS.get(i) {
+                    if let Some(key) = crate::ops::cells::ACTIVATION_KEYS.get(i) {
                         attr_pos.push((key, spans.at(c.name.span())));
                     }
                     let (mut a, mut b) = (None, None);
@@ -680,7 +686,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
         (Some(_), None) => None,
     };
     match (errors.0, spec, tensors) {
-        (None, Some(spec), Some(t)) => Ok(Lowered { model: spec.model(t), options, spans: spans.0, files }),
+        (None, Some(spec), Some(t)) => Ok(Lowered { graph: spec.graph(t), options, spans: spans.0, files }),
         (Some(e), ..) => Err(e),
         _ => Err(syn::Error::new(d.name.span(), "the declaration is incomplete")),
     }

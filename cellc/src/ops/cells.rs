@@ -26,9 +26,16 @@ pub struct CellAttrs {
     pub clip: f32,
     /// `linear_before_reset`.
     pub linear_before_reset: bool,
+    /// How `W`, `R` and `B` are laid out (OpenVINO's for every op a file holds; a
+    /// declaration may name another tool's).
+    pub layout: crate::layout::Layout,
     /// Where attributes are written.
     pub attr_pos: Vec<(&'static str, Pos)>,
 }
+
+/// Keys of [`CellAttrs::attr_pos`] for where single activations are written (a
+/// declaration knows; an IR file writes the list in one attribute).
+pub const ACTIVATION_KEYS: [&str; 3] = ["activations.0", "activations.1", "activations.2"];
 
 impl CellAttrs {
     /// Directions run: 2 for `bidirectional`, else 1.

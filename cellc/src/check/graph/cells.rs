@@ -9,8 +9,26 @@ use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::raw::CellOp;
 use crate::ir::steps::CellStep;
 use crate::ir::{self, CellKind, CellSpec, Direction, ElemType, Lengths, ParamRole, Seq, Step, WeightSrc};
+use crate::layout::Layout;
 use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_STEPS};
 use crate::ops::CellAttrs;
+
+/// A weight tensor (`bias` for `B`) in the kernels' layout, direction block by direction
+/// block. Weights given at run time are converted by generated code as it packs them (see
+/// [`Layout::bias_terms`]).
+fn relayout(layout: Layout, kind: CellKind, h: usize, dirs: usize, w: WeightSrc, bias: bool) -> WeightSrc {
+    match w {
+        WeightSrc::Embedded { values, stored } if layout != Layout::OpenVino => {
+            let block = values.len() / dirs.max(1);
+            let values = values
+                .chunks(block.max(1))
+                .flat_map(|d| if bias { layout.bias(kind, h, d) } else { layout.weights(kind, d) })
+                .collect();
+            WeightSrc::Embedded { values, stored }
+        }
+        other => other,
+    }
+}
 
 /// `input {port} ({role})`, for messages.
 fn label(a: &CellAttrs, port: usize) -> String {
@@ -33,11 +51,19 @@ impl Planner<'_> {
             CellOp::Rnn => CellKind::Rnn,
             CellOp::Lstm => CellKind::Lstm,
         };
+        if let Some(why) = a.layout.refuses(kind) {
+            c.err(id, pos("layout"), format!("the {} layout: {why}", a.layout));
+            return;
+        }
         let clip = resolve_clip(a.clip).map_err(|m| c.err(id, pos("clip"), m)).ok();
         let direction = if a.sequence { resolve_direction(a.direction.as_deref()) } else { Ok(Direction::Forward) };
         let direction = direction.map_err(|m| c.err(id, pos("direction"), m)).ok();
         let activations = resolve_activations(kind, a.activations.as_deref(), &a.alpha, &a.beta)
-            .map_err(|(_, m)| c.err(id, pos("activations"), m))
+            .map_err(|(at, m)| {
+                // At the activation at fault, where the front-end knows where it is written.
+                let key = at.and_then(|i| crate::ops::cells::ACTIVATION_KEYS.get(i).copied());
+                c.err(id, key.and_then(pos).or_else(|| pos("activations")), m)
+            })
             .ok();
         if a.hidden_size <= 0 || a.hidden_size as u64 > MAX_CELL_SIZE {
             c.err(id, pos("hidden_size"), format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", a.hidden_size));
@@ -113,7 +139,7 @@ impl Planner<'_> {
         };
         let w = self.weights(c, id, a, wp, &per_dir(&[g3, input]));
         let r = self.weights(c, id, a, wp + 1, &per_dir(&[g3, h]));
-        let b = (n_in == wp + 3).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[kind.bias_blocks() * h])));
+        let b = (n_in == wp + 3).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[a.layout.bias_blocks(kind) * h])));
         let (Some(w), Some(r), Some(lengths)) = (w, r, lengths) else { return };
         let b = match b {
             Some(None) => return,
@@ -124,6 +150,13 @@ impl Planner<'_> {
             return;
         }
         let (Some(clip), Some(direction), Some(activations)) = (clip, direction, activations) else { return };
+        // Weights in another tool's layout become the kernels' layout here, once, now that
+        // their shapes are known to fit it.
+        let (w, r, b) = (
+            relayout(a.layout, kind, h, dirs, w, false),
+            relayout(a.layout, kind, h, dirs, r, false),
+            b.map(|b| relayout(a.layout, kind, h, dirs, b, true)),
+        );
         let ins: Vec<Option<ir::Operand>> =
             std::iter::once(x).chain(states.iter().copied()).map(|t| self.operand(t)).collect();
         let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() else { return };
@@ -132,7 +165,7 @@ impl Planner<'_> {
         let seq = steps.map(|steps| Seq { direction, steps, lengths });
         let spec = CellSpec { kind, hidden: h, input, activations, clip };
         let name = self.g.code_name(id);
-        self.cells.push(ir::Cell { name, spec, w, r, b, seq, layout: crate::layout::Layout::OpenVino });
+        self.cells.push(ir::Cell { name, spec, w, r, b, seq, layout: a.layout });
         self.steps.push(Step::Cell(CellStep {
             cell: self.cells.len() - 1,
             rows,

@@ -2,7 +2,8 @@
 //! OpenVINO IR model, which must be the cell declared.
 use super::{Errors, Keys, Spec, Tensors, check};
 use crate::diag::Pos;
-use crate::ir::raw::{self, Origin};
+use crate::graph::{ConstSrc, Elem};
+use crate::ir::raw;
 use crate::layout::Layout;
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
@@ -43,16 +44,8 @@ impl WeightsFile<'_> {
         files.push(self.path.to_path_buf());
         let mut offset = 0;
         let mut consts = Vec::new();
-        for ((t, shape), n) in tensors.into_iter().zip(&lens) {
-            consts.push(raw::Const {
-                origin: Origin { pos: Some(self.pos), name: t.to_owned(), op: "Const".to_owned() },
-                elem: "f32".to_owned(),
-                shape,
-                offset,
-                size: n * 4,
-                converts: Vec::new(),
-                attr_pos: Vec::new(),
-            });
+        for ((_, shape), n) in tensors.into_iter().zip(&lens) {
+            consts.push(ConstSrc { elem: Elem::F32, shape, offset, size: n * 4, attr_pos: Vec::new() });
             offset += n * 4;
         }
         Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
@@ -128,7 +121,7 @@ impl WeightsFile<'_> {
         }
         // The declared cell on its own, checked, has every attribute resolved with its
         // defaults: each must be the layer's.
-        let mine = check(&spec.model(Tensors::Runtime), spans)?;
+        let mine = check(spec.graph(Tensors::Runtime), spans)?;
         let mine = &mine.cells[0];
         let pairs = [
             ("input_size", mine.spec.input.to_string(), c.spec.input.to_string()),
@@ -158,26 +151,16 @@ impl WeightsFile<'_> {
             };
             let offset = bytes.len() as u64;
             let elem = stored_bytes(values, *stored, &mut bytes);
-            let origin = |op: &str| Origin { pos: Some(self.pos), name: t.to_owned(), op: op.to_owned() };
-            // Another type than f32 reaches the cell through a Convert, as in the model.
-            let converts = if elem == "f32" { Vec::new() } else { vec![("f32".to_owned(), origin("Convert"))] };
-            consts.push(raw::Const {
-                origin: origin("Const"),
-                elem: elem.to_owned(),
-                shape,
-                offset,
-                size: bytes.len() as u64 - offset,
-                converts,
-                attr_pos: Vec::new(),
-            });
+            let size = bytes.len() as u64 - offset;
+            consts.push(ConstSrc { elem, shape, offset, size, attr_pos: Vec::new() });
         }
         Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
     }
 }
 
 /// Appends `values` to `bytes` in the element type `stored` (little-endian) when each is a
-/// value of it, else as f32; returns the type's IR name.
-fn stored_bytes(values: &[f32], stored: crate::ir::ElemType, bytes: &mut Vec<u8>) -> &'static str {
+/// value of it, else as f32; returns the type written.
+fn stored_bytes(values: &[f32], stored: crate::ir::ElemType, bytes: &mut Vec<u8>) -> Elem {
     use crate::ir::ElemType;
     let exact = |back: fn(f32) -> f32| values.iter().all(|v| back(*v).to_bits() == v.to_bits());
     let stored = match stored {
@@ -188,19 +171,19 @@ fn stored_bytes(values: &[f32], stored: crate::ir::ElemType, bytes: &mut Vec<u8>
     match stored {
         ElemType::F32 => {
             bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-            "f32"
+            Elem::F32
         }
         ElemType::F16 => {
             bytes.extend(values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()));
-            "f16"
+            Elem::F16
         }
         ElemType::Bf16 => {
             bytes.extend(values.iter().flat_map(|v| half::bf16::from_f32(*v).to_le_bytes()));
-            "bf16"
+            Elem::Bf16
         }
         ElemType::F64 => {
             bytes.extend(values.iter().flat_map(|v| f64::from(*v).to_le_bytes()));
-            "f64"
+            Elem::F64
         }
     }
 }

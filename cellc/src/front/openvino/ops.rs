@@ -296,6 +296,7 @@ impl Attrs<'_> {
             beta: self.floats("activations_beta").into_iter().map(Some).collect(),
             clip: self.floats("clip").first().copied().unwrap_or(0.0),
             linear_before_reset: self.bool("linear_before_reset", false),
+            layout: crate::layout::Layout::OpenVino,
             attr_pos: ["hidden_size", "activations", "clip", "direction"]
                 .into_iter()
                 .filter_map(|k| Some((k, l.attr_pos(k)?)))
