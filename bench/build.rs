@@ -2,11 +2,7 @@
 //! strategy, as Rust and as C, from the same deterministic weights, which are also written
 //! raw for the naive baseline to read. The C is compiled as a C user would build it for
 //! speed: `-std=c99 -O3 -march=native`.
-use cellc::ir::wire::{CellIo, Value, Wired};
-use cellc::ir::{
-    Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, ElemType, Lengths, Model, Output, Param, ParamRole,
-    Seq, WeightSrc,
-};
+use cellc::ir::{CellKind, Model};
 use cellc::{Language, Options, Strategy, WeightType};
 use std::path::{Path, PathBuf};
 
@@ -39,35 +35,85 @@ fn write_raw(path: &Path, v: &[f32]) {
     std::fs::write(path, bytes).expect("write weights");
 }
 
-/// A forward GRU sequence op named `name` over `steps` steps with weights `w`, `r`, `b`.
-fn gru_sequence(name: &str, (h, i, steps): (usize, usize, usize), batch: Batch, [w, r, b]: [Vec<f32>; 3]) -> Model {
-    let kind = CellKind::Gru { linear_before_reset: false };
-    let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
-    let activations = kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
-    let dims = |d: &[usize]| std::iter::once(Dim::Batch).chain(d.iter().map(|&n| Dim::Static(n))).collect();
-    Wired {
-        file: format!("{name}.xml"),
-        name: name.into(),
-        batch,
-        params: vec![
-            Param { name: "X".into(), shape: dims(&[steps, i]), role: ParamRole::Data },
-            Param { name: "H".into(), shape: dims(&[1, h]), role: ParamRole::Data },
-        ],
-        cells: vec![(
-            Cell {
-                name: "seq".into(),
-                spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
-                w: emb(w),
-                r: emb(r),
-                b: Some(emb(b)),
-                seq: Some(Seq { direction: Direction::Forward, steps, lengths: Lengths::Const(vec![steps]) }),
-                layout: Default::default(),
-            },
-            CellIo { x: Value::Param(0), h: Value::Param(1), c: None },
-        )],
-        outputs: vec![(Output { name: "Y".into(), shape: dims(&[1, steps, h]) }, Value::Cell(0, 0))],
+/// A model of one cell named `name`, built with the graph API as the IR front-end reads
+/// one and compiled through the passes and the check: `X` (`[rows, I]`, or `[rows, steps,
+/// I]` for a forward sequence with every row `steps` long), `H` (and `C`), the cell over
+/// constant weights `w`, `r`, `b` in OpenVINO's layout and default activations, and one
+/// Result `Y`, its first output. `rows` is `None` for a dynamic batch.
+fn cell_model(
+    name: &str,
+    kind: CellKind,
+    (h, i): (usize, usize),
+    rows: Option<usize>,
+    steps: Option<usize>,
+    [w, r, b]: [Vec<f32>; 3],
+) -> Model {
+    use cellc::graph::{Data, Elem, Fact, Graph, Sym};
+    use cellc::ir::raw::{CellOp, Dim as Declared, Origin};
+    use cellc::ops::{CellAttrs, Op};
+    let origin = |n: &str, op: &str| Origin { pos: None, name: n.into(), op: op.into() };
+    let mut g = Graph::new(&format!("{name}.xml"), name);
+    let batch = rows.map_or(Declared::Dynamic, |n| Declared::Static(n as u64));
+    let lead: Vec<usize> = steps.into_iter().collect();
+    let param = |g: &mut Graph, n: &str, rest: &[usize]| {
+        let shape: Vec<Declared> =
+            std::iter::once(batch).chain(rest.iter().map(|&d| Declared::Static(d as u64))).collect();
+        let id = g.add(Op::Parameter { elem: Elem::F32, shape: shape.clone() }, origin(n, "Parameter"), Vec::new(), 1);
+        let t = g.nodes[id].outputs[0];
+        let dims = g.declare_shape(n, None, &shape);
+        g.tensors[t].fact = Fact::new(Elem::F32, dims);
+        g.tensors[t].names = vec![n.into()];
+        g.params.push(id);
+        t
+    };
+    let constant = |g: &mut Graph, elem: Elem, dims: &[usize], value: Data| {
+        let id = g.add(Op::Const { src: None }, origin("c", "Const"), Vec::new(), 1);
+        let t = g.nodes[id].outputs[0];
+        g.tensors[t].fact = Fact::constant(elem, dims.iter().map(|&d| Sym::known(d as i64)).collect(), value);
+        t
+    };
+    let floats = |v: &[f32]| Data::Float(v.iter().map(|&x| f64::from(x)).collect());
+    let per_dir = |rest: &[usize]| -> Vec<usize> { steps.map(|_| 1).into_iter().chain(rest.iter().copied()).collect() };
+    let x = param(&mut g, "X", &[lead.as_slice(), &[i]].concat());
+    let mut inputs = vec![x, param(&mut g, "H", &per_dir(&[h]))];
+    if kind.has_cell_state() {
+        inputs.push(param(&mut g, "C", &per_dir(&[h])));
     }
-    .into_model()
+    if let Some(l) = steps {
+        let lengths = Data::Int(vec![Sym::known(l as i64)]);
+        inputs.push(constant(&mut g, Elem::I32, &[1], lengths));
+    }
+    let gh = kind.gates() * h;
+    inputs.push(constant(&mut g, Elem::F32, &per_dir(&[gh, i]), floats(&w)));
+    inputs.push(constant(&mut g, Elem::F32, &per_dir(&[gh, h]), floats(&r)));
+    inputs.push(constant(&mut g, Elem::F32, &per_dir(&[kind.bias_blocks() * h]), floats(&b)));
+    let (op, lbr) = match kind {
+        CellKind::Gru { linear_before_reset } => (CellOp::Gru, linear_before_reset),
+        CellKind::Rnn => (CellOp::Rnn, false),
+        CellKind::Lstm => (CellOp::Lstm, false),
+    };
+    let attrs = CellAttrs {
+        op,
+        sequence: steps.is_some(),
+        direction: Some("forward".into()),
+        hidden_size: h as i64,
+        activations: None,
+        alpha: Vec::new(),
+        beta: Vec::new(),
+        clip: 0.0,
+        linear_before_reset: lbr,
+        layout: Default::default(),
+        attr_pos: Vec::new(),
+    };
+    let outputs = usize::from(steps.is_some()) + if kind.has_cell_state() { 2 } else { 1 };
+    let layer = if steps.is_some() { "seq" } else { "cell" };
+    let cell =
+        g.add(Op::Cell(Box::new(attrs)), origin(layer, kind.op()), inputs.into_iter().map(Some).collect(), outputs);
+    let y = g.nodes[cell].outputs[0];
+    let result = g.add(Op::Result, origin("Y", "Result"), vec![Some(y)], 0);
+    g.results.push(result);
+    g.result_names.push(Some("Y".into()));
+    cellc::model_of(g).unwrap_or_else(|d| panic!("{name}: {d}"))
 }
 
 /// Configuration C: a GRU sequence, H=256, I=256, 1000 steps, batch 1, the hoisted input
@@ -77,7 +123,8 @@ fn sequence(out: &Path) -> PathBuf {
     let g = 3 * h;
     let scale = 2.0 / ((h + i) as f32).sqrt();
     let weights = [values(71, g * i, scale), values(73, g * h, scale), values(79, 3 * h, 0.5)];
-    let model = gru_sequence("gru_seq", (h, i, 1000), Batch::Static(1), weights);
+    let model =
+        cell_model("gru_seq", CellKind::Gru { linear_before_reset: false }, (h, i), Some(1), Some(1000), weights);
     let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
@@ -93,7 +140,7 @@ fn sequence(out: &Path) -> PathBuf {
 fn batch_sequence(out: &Path) {
     let (h, i) = (512, 512);
     let weights = [vec![0.0; 3 * h * i], vec![0.0; 3 * h * h], vec![0.0; 3 * h]];
-    let model = gru_sequence("gru_seq_d", (h, i, 100), Batch::Dynamic, weights);
+    let model = cell_model("gru_seq_d", CellKind::Gru { linear_before_reset: false }, (h, i), None, Some(100), weights);
     let opts = Options {
         name: Some("Model".into()),
         strategy: Strategy::Tiled,
@@ -181,37 +228,8 @@ fn main() {
         write_raw(&out.join(format!("{name}.w")), &w);
         write_raw(&out.join(format!("{name}.r")), &r);
         write_raw(&out.join(format!("{name}.b")), &b);
-        let activations =
-            kind.default_activations().iter().filter_map(|a| Activation::from_name(a, None, None)).collect();
-        let emb = |values: Vec<f32>| WeightSrc::Embedded { values, stored: ElemType::F32 };
         let lstm = kind.has_cell_state();
-        let mut params = vec![
-            Param { name: "X".into(), shape: vec![Dim::Batch, Dim::Static(i)], role: ParamRole::Data },
-            Param { name: "H".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data },
-        ];
-        if lstm {
-            params.push(Param { name: "C".into(), shape: vec![Dim::Batch, Dim::Static(h)], role: ParamRole::Data });
-        }
-        let model = Wired {
-            file: format!("{name}.xml"),
-            name: (*name).into(),
-            batch: Batch::Static(1),
-            params,
-            cells: vec![(
-                Cell {
-                    name: "cell".into(),
-                    spec: CellSpec { kind, hidden: h, input: i, activations, clip: None },
-                    seq: None,
-                    layout: Default::default(),
-                    w: emb(w),
-                    r: emb(r),
-                    b: Some(emb(b)),
-                },
-                CellIo { x: Value::Param(0), h: Value::Param(1), c: lstm.then_some(Value::Param(2)) },
-            )],
-            outputs: vec![(Output { name: "Y".into(), shape: vec![Dim::Batch, Dim::Static(h)] }, Value::Cell(0, 0))],
-        }
-        .into_model();
+        let model = cell_model(name, kind, (h, i), Some(1), None, [w, r, b]);
         for strategy in [Strategy::Unrolled, Strategy::Tiled] {
             let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));

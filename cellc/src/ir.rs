@@ -5,7 +5,6 @@
 pub mod raw;
 pub mod steps;
 pub mod verify;
-pub mod wire;
 
 pub use steps::{CellStep, DenseStep, Home, Operand, State, Step};
 

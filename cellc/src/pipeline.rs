@@ -85,7 +85,7 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
 /// the passes found.
 pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model, Diagnostics> {
     diags.extend(g.unmatched_renames().into_iter().map(|m| Diag::new(&g.file, None, m)));
-    match check::graph::check(g, !diags.is_empty()) {
+    match check::check(g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),
         Err(Diagnostics(more)) => {

@@ -691,3 +691,12 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
         _ => Err(syn::Error::new(d.name.span(), "the declaration is incomplete")),
     }
 }
+
+/// A declaration written as text (what a macro call holds between its braces), compiled to
+/// the validated model as the macro compiles it: for tests and tools that declare cells.
+/// Paths are relative to `root`.
+pub fn model_of_text(op: CellOp, text: &str, root: &Path) -> syn::Result<crate::ir::Model> {
+    let d: Declaration = syn::parse_str(text)?;
+    let lowered = lower(op, &d, root)?;
+    check(lowered.graph, &lowered.spans)
+}

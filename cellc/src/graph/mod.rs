@@ -3,9 +3,11 @@
 //! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
 //! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
 //! it dead and points its consumers elsewhere.
+mod decode;
 pub mod names;
 pub mod sym;
 
+pub use decode::decode_data;
 pub use sym::Sym;
 
 use crate::diag::Pos;

@@ -355,7 +355,7 @@ fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)
         };
         (key, msg)
     })?;
-    Ok(crate::front::openvino::weights::decode_data(src.elem, bytes))
+    Ok(crate::graph::decode_data(src.elem, bytes))
 }
 
 /// Replaces an `If` whose condition is known by the branch it takes; `true` when it did.

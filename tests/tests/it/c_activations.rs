@@ -7,40 +7,21 @@
 //! unit whose output is `f(x)`, compiled by `cc -std=c99 -O2` for the baseline x86-64 (no
 //! FMA: the portable level's bits) and with `-mfma` (the FMA levels' bits, on a CPU that
 //! has FMA).
-use cellc::ir::wire::{CellIo, Value, Wired};
-use cellc::ir::{Activation, Batch, Cell, CellKind, CellSpec, Dim, ElemType, Output, Param, ParamRole, WeightSrc};
+use cellc::ir::Activation;
+use cellc::ir::raw::CellOp;
 use cellc_runtime::act;
 use cellc_runtime::simd::{Isa, Level, Portable};
 use std::path::Path;
 use std::process::Command;
 
-/// `h' = f(x·1 + h·0 + 0)`: `f(x)` for every x but −0, which the sum makes +0.
-fn one_unit(activation: Activation) -> cellc::ir::Model {
-    let emb = |v: f32| WeightSrc::Embedded { values: vec![v], stored: ElemType::F32 };
-    let dims = vec![Dim::Batch, Dim::Static(1)];
-    Wired {
-        file: "act.xml".into(),
-        name: "act".into(),
-        batch: Batch::Dynamic,
-        params: vec![
-            Param { name: "X".into(), shape: dims.clone(), role: ParamRole::Data },
-            Param { name: "H".into(), shape: dims.clone(), role: ParamRole::Data },
-        ],
-        cells: vec![(
-            Cell {
-                name: "cell".into(),
-                spec: CellSpec { kind: CellKind::Rnn, hidden: 1, input: 1, activations: vec![activation], clip: None },
-                w: emb(1.0),
-                r: emb(0.0),
-                b: Some(emb(0.0)),
-                seq: None,
-                layout: Default::default(),
-            },
-            CellIo { x: Value::Param(0), h: Value::Param(1), c: None },
-        )],
-        outputs: vec![(Output { name: "Y".into(), shape: dims }, Value::Cell(0, 0))],
-    }
-    .into_model()
+/// `h' = f(x·1 + h·0 + 0)`: `f(x)` for every x but −0, which the sum makes +0. Declared as
+/// a macro declares it, its weights in a raw file in `dir`.
+fn one_unit(dir: &Path, activation: Activation) -> cellc::ir::Model {
+    let bytes: Vec<u8> = [1.0f32, 0.0, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join("act.bin"), bytes).expect("weights");
+    let declaration =
+        format!("struct Cell<input_size = 1, hidden_size = 1, activations = [{activation}], weights = \"act.bin\">;");
+    cellc::front::decl::model_of_text(CellOp::Rnn, &declaration, dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 const DRIVER: &str = r#"#include "act.h"
@@ -69,7 +50,7 @@ int main(int argc, char **argv) {
 /// `f` as the C of `activation` computes it, compiled with `flags`, on every input in `xs`.
 fn in_c(dir: &Path, (activation, fast): (Activation, bool), flags: &[&str], xs: &[f32]) -> Vec<f32> {
     let opts = cellc::Options { name: Some("act".into()), fast_activations: fast, ..cellc::Options::default() };
-    let files = cellc::emit::c::emit(&one_unit(activation), &opts, "act.h").expect("emits");
+    let files = cellc::emit::c::emit(&one_unit(dir, activation), &opts, "act.h").expect("emits");
     std::fs::write(dir.join("act.h"), files.header).expect("header");
     std::fs::write(dir.join("act.c"), files.source).expect("source");
     std::fs::write(dir.join("main.c"), DRIVER).expect("driver");

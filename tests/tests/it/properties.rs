@@ -9,11 +9,8 @@
 //! them are built as one scratch crate, since compiling each alone would take minutes. A
 //! failure prints the configuration. `cargo test` draws the first 4 of them; `CELLC_PROPERTY_CASES=N` draws
 //! the first N (`.ci/run` takes 40, whose build takes minutes).
-use cellc::ir::wire::{CellIo, Value, Wired};
-use cellc::ir::{
-    Activation, Batch, Cell, CellKind, CellSpec, Dim, Direction, Lengths, Model, Output, Param, ParamRole, Seq,
-    WeightSrc,
-};
+use cellc::ir::raw::CellOp;
+use cellc::ir::{Activation, CellKind, Direction, Model};
 use cellc::layout::Layout;
 use cellc::{Options, Strategy as Kernel, WeightType};
 use cellc_conformance::case::{read_data, write_f32};
@@ -22,6 +19,7 @@ use cellc_conformance::scratch::{Job, Scratch};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
+use std::path::Path;
 
 /// The configurations drawn when `CELLC_PROPERTY_CASES` does not say.
 const CASES: usize = 4;
@@ -137,19 +135,14 @@ impl Rng {
     }
 }
 
-/// The model of a configuration and its inputs, in Parameter order.
-fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
+/// The model of a configuration and its inputs, in Parameter order: the cell declared as a
+/// macro declares it, its embedded weights in a raw file of `dir` in the drawn layout.
+fn build(c: &Config, dir: &Path, k: usize) -> (Model, Vec<Vec<f32>>) {
     let kind = c.kind;
-    let spec = CellSpec {
-        kind,
-        hidden: c.hidden,
-        input: c.input,
-        activations: c.acts[..kind.activation_count()]
-            .iter()
-            .map(|&a| if c.seq.is_some() { bounded(a) } else { a })
-            .collect(),
-        clip: c.clip,
-    };
+    let acts: Vec<String> = c.acts[..kind.activation_count()]
+        .iter()
+        .map(|&a| if c.seq.is_some() { bounded(a) } else { a }.to_string())
+        .collect();
     let mut rng = Rng(c.seed | 1);
     let g = kind.gates() * c.hidden;
     let scale = 2.0 / ((c.hidden + c.input) as f32).sqrt();
@@ -157,71 +150,49 @@ fn build(c: &Config) -> (Model, Vec<Vec<f32>>) {
     let (dirs, steps) = c.seq.map_or((1, 1), |(d, l)| (d.count(), l));
     let w = rng.vec(dirs * g * c.input, scale);
     let r = rng.vec(dirs * g * c.hidden, scale);
-    // Embedded weights are held in the kernels' layout; runtime ones come in the drawn one.
-    let layout = if c.runtime_weights && c.layout.refuses(kind).is_none() { c.layout } else { Layout::OpenVino };
+    // Weights come in the drawn layout, where the cell kind has it.
+    let layout = if c.layout.refuses(kind).is_none() { c.layout } else { Layout::OpenVino };
     let b = rng.vec(dirs * layout.bias_blocks(kind) * c.hidden, 0.5);
-    let (s, i, h) = (Dim::Static(steps), Dim::Static(c.input), Dim::Static(c.hidden));
-    let (x_shape, h_shape) = match c.seq {
-        Some(_) => (vec![Dim::Batch, s, i], vec![Dim::Batch, Dim::Static(dirs), h]),
-        None => (vec![Dim::Batch, i], vec![Dim::Batch, h]),
-    };
-    let mut params = vec![
-        Param { name: "X".into(), shape: x_shape, role: ParamRole::Data },
-        Param { name: "H".into(), shape: h_shape.clone(), role: ParamRole::Data },
-    ];
     let mut inputs = vec![rng.vec(c.batch * steps * c.input, 1.5), rng.vec(c.batch * dirs * c.hidden, 1.0)];
     if kind.has_cell_state() {
-        params.push(Param { name: "C".into(), shape: h_shape, role: ParamRole::Data });
         inputs.push(rng.vec(c.batch * dirs * c.hidden, 1.0));
     }
-    let seq = c.seq.map(|(direction, steps)| {
-        params.push(Param { name: "lengths".into(), shape: vec![Dim::Batch], role: ParamRole::Lengths });
+    let mut keys = vec![
+        format!("input_size = {}", c.input),
+        format!("hidden_size = {}", c.hidden),
+        format!("activations = [{}]", acts.join(", ")),
+        format!("layout = {}", layout.name()),
+        format!("bias = {}", c.bias),
+        if c.dynamic { "batch = dynamic".to_owned() } else { format!("batch = {}", c.batch) },
+    ];
+    if let CellKind::Gru { linear_before_reset: true } = kind {
+        keys.push("linear_before_reset = true".to_owned());
+    }
+    if let Some(clip) = c.clip {
+        keys.push(format!("clip = {clip}"));
+    }
+    if let Some((direction, steps)) = c.seq {
+        keys.push(format!("steps = {steps}, direction = {}", direction.name()));
         let lens = (0..c.batch).map(|_| ((rng.next() + 1.0) * 0.5 * (steps + 1) as f32).floor().min(steps as f32));
         inputs.push(lens.collect());
-        Seq { direction, steps, lengths: Lengths::Param(params.len() - 1) }
-    });
-    let mut weight = |name: &str, values: Vec<f32>| {
-        if c.runtime_weights {
-            params.push(Param { name: name.into(), shape: vec![Dim::Static(values.len())], role: ParamRole::Weights });
-            inputs.push(values);
-            WeightSrc::Runtime(params.len() - 1)
-        } else {
-            WeightSrc::Embedded { values, stored: cellc::ir::ElemType::F32 }
-        }
+    }
+    let tensors = [Some(w), Some(r), c.bias.then_some(b)].into_iter().flatten();
+    if c.runtime_weights {
+        inputs.extend(tensors);
+    } else {
+        let file = format!("weights{k}.bin");
+        let bytes: Vec<u8> = tensors.flatten().flat_map(f32::to_le_bytes).collect();
+        std::fs::write(dir.join(&file), bytes).expect("weights file");
+        keys.push(format!("weights = {file:?}"));
+    }
+    let op = match kind {
+        CellKind::Gru { .. } => CellOp::Gru,
+        CellKind::Rnn => CellOp::Rnn,
+        CellKind::Lstm => CellOp::Lstm,
     };
-    let w = weight("W", w);
-    let r = weight("R", r);
-    let b = c.bias.then(|| weight("B", b));
-    let cs = kind.has_cell_state().then_some(Value::Param(2));
-    let output = |port: usize, name: &str, shape: Vec<Dim>| (Output { name: name.into(), shape }, Value::Cell(0, port));
-    let mut outputs = Vec::new();
-    match &seq {
-        Some(_) => {
-            let d = Dim::Static(dirs);
-            outputs.push(output(0, "Y", vec![Dim::Batch, d, s, h]));
-            outputs.push(output(1, "Ho", vec![Dim::Batch, d, h]));
-            if kind.has_cell_state() {
-                outputs.push(output(2, "Co", vec![Dim::Batch, d, h]));
-            }
-        }
-        None => {
-            outputs.push(output(0, "Ho", vec![Dim::Batch, h]));
-            if kind.has_cell_state() {
-                outputs.push(output(1, "Co", vec![Dim::Batch, h]));
-            }
-        }
-    }
-    let cell = Cell { name: "cell".into(), spec, w, r, b, seq, layout };
-    let io = CellIo { x: Value::Param(0), h: Value::Param(1), c: cs };
-    let model = Wired {
-        file: "property".into(),
-        name: "property".into(),
-        batch: if c.dynamic { Batch::Dynamic } else { Batch::Static(c.batch) },
-        params,
-        cells: vec![(cell, io)],
-        outputs,
-    }
-    .into_model();
+    let declaration = format!("struct Cell<{}>;", keys.join(", "));
+    let model = cellc::front::decl::model_of_text(op, &declaration, dir)
+        .unwrap_or_else(|e| panic!("{c:?}: {declaration}: {e}"));
     (model, inputs)
 }
 
@@ -314,7 +285,7 @@ fn generated_code_matches_the_reference_interpreter() {
     // Per configuration, how far one rounding of the inputs moves the exact outputs.
     let mut sensitivity = Vec::new();
     for (k, c) in configs.iter().enumerate() {
-        let (model, inputs) = build(c);
+        let (model, inputs) = build(c, &data, k);
         let kernel = if c.tiled { Kernel::Tiled } else { Kernel::Unrolled };
         // Every other configuration runs through the cell's own `step_batch` instead of the
         // model entry point, so both paths are checked.

@@ -3,7 +3,7 @@
 mod graph;
 mod known;
 mod ops;
-pub(crate) mod weights;
+
 mod xml;
 
 use crate::diag::{Diag, Diagnostics};

@@ -4,7 +4,7 @@
 //! values of the graph), and the places of its outputs.
 use super::checker::{Checker, Mode, input_tensor};
 use super::plan::Planner;
-use crate::check::{resolve_activations, resolve_clip, resolve_direction};
+use super::{resolve_activations, resolve_clip, resolve_direction};
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::raw::CellOp;
 use crate::ir::steps::CellStep;
