@@ -49,8 +49,8 @@ fn cell_model(
     [w, r, b]: [Vec<f32>; 3],
 ) -> Model {
     use cellc::graph::{Data, Elem, Fact, Graph, Sym};
-    use cellc::ir::raw::{CellOp, Dim as Declared, Origin};
     use cellc::ops::{CellAttrs, Op};
+    use cellc::vocab::{CellOp, Dim as Declared, Origin};
     let origin = |n: &str, op: &str| Origin { pos: None, name: n.into(), op: op.into() };
     let mut g = Graph::new(&format!("{name}.xml"), name);
     let batch = rows.map_or(Declared::Dynamic, |n| Declared::Static(n as u64));
@@ -165,13 +165,13 @@ const DENSE: [(&str, usize, usize, usize, cellc::ops::Unary); 4] = [
 fn dense(out: &Path, (name, rows, k, n, act): (&str, usize, usize, usize, cellc::ops::Unary), seed: u64) {
     use cellc::graph::{Data, Elem, Fact, Graph, Sym};
     use cellc::ops::{Binary, Op};
-    let origin = |n: &str| cellc::ir::raw::Origin { pos: None, name: n.into(), op: n.into() };
+    let origin = |n: &str| cellc::vocab::Origin { pos: None, name: n.into(), op: n.into() };
     let (w, b) = (values(seed, k * n, 1.0 / (k as f32).sqrt()), values(seed + 1, n, 0.5));
     write_raw(&out.join(format!("{name}.w")), &w);
     write_raw(&out.join(format!("{name}.b")), &b);
     let mut g = Graph::new(&format!("{name}.xml"), name);
     let known = |v: &[usize]| v.iter().map(|&d| Sym::known(d as i64)).collect::<Vec<_>>();
-    let shape = vec![cellc::ir::raw::Dim::Static(rows as u64), cellc::ir::raw::Dim::Static(k as u64)];
+    let shape = vec![cellc::vocab::Dim::Static(rows as u64), cellc::vocab::Dim::Static(k as u64)];
     let p = g.add(Op::Parameter { elem: Elem::F32, shape }, origin("x"), Vec::new(), 1);
     let x = g.nodes[p].outputs[0];
     g.tensors[x].fact = Fact::new(Elem::F32, known(&[rows, k]));

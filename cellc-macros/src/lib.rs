@@ -89,7 +89,7 @@ pub fn include_model(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro]
 pub fn gru_cell(input: TokenStream) -> TokenStream {
-    cellc::expand::cell(cellc::ir::raw::CellOp::Gru, input.into(), &root()).into()
+    cellc::expand::cell(cellc::vocab::CellOp::Gru, input.into(), &root()).into()
 }
 
 /// Declares a plain RNN cell (RNNCell-3; RNNSequence-5 with `steps`), with the keys of
@@ -110,7 +110,7 @@ pub fn gru_cell(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro]
 pub fn rnn_cell(input: TokenStream) -> TokenStream {
-    cellc::expand::cell(cellc::ir::raw::CellOp::Rnn, input.into(), &root()).into()
+    cellc::expand::cell(cellc::vocab::CellOp::Rnn, input.into(), &root()).into()
 }
 
 /// Declares an LSTM cell (LSTMCell-4; LSTMSequence-5 with `steps`), with the keys of
@@ -130,5 +130,5 @@ pub fn rnn_cell(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro]
 pub fn lstm_cell(input: TokenStream) -> TokenStream {
-    cellc::expand::cell(cellc::ir::raw::CellOp::Lstm, input.into(), &root()).into()
+    cellc::expand::cell(cellc::vocab::CellOp::Lstm, input.into(), &root()).into()
 }

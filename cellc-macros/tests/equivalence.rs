@@ -5,7 +5,7 @@
 //! model, with outputs from OpenVINO (or its float64 formula).
 #![allow(missing_docs, dead_code, unreachable_pub, clippy::unwrap_used)]
 use cellc::ir::WeightSrc;
-use cellc::ir::raw::CellOp;
+use cellc::vocab::CellOp;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {

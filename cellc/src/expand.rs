@@ -3,7 +3,7 @@
 //! build scripts share one pipeline, and the expansions can be tested as plain functions.
 use crate::door::Door;
 use crate::front::decl::{self, Declaration};
-use crate::ir::raw::CellOp;
+use crate::vocab::CellOp;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::path::{Path, PathBuf};

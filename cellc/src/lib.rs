@@ -26,8 +26,6 @@ pub mod inspect;
 #[doc(hidden)]
 pub mod ir;
 #[doc(hidden)]
-pub mod layout;
-#[doc(hidden)]
 pub mod limits;
 #[doc(hidden)]
 pub mod ops;
@@ -39,6 +37,8 @@ pub mod passes;
 mod pipeline;
 #[doc(hidden)]
 pub mod reference;
+#[doc(hidden)]
+pub mod vocab;
 
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};

@@ -256,7 +256,7 @@ fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result
     let weights = |w: &WeightSrc, bias: bool| -> Vec<f64> {
         match w {
             WeightSrc::Embedded { values, .. } => values.iter().map(|&v| v as f64).collect(),
-            WeightSrc::Runtime(p) if cell.layout == crate::layout::Layout::OpenVino => inputs[*p].clone(),
+            WeightSrc::Runtime(p) if cell.layout == crate::vocab::Layout::OpenVino => inputs[*p].clone(),
             WeightSrc::Runtime(p) => {
                 let (kind, h) = (cell.spec.kind, cell.spec.hidden);
                 let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());

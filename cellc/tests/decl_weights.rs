@@ -1,7 +1,7 @@
 //! A declaration takes the weights of one cell of an IR model read as every model is read
 //! (the graph, its passes and its check): a model as PyTorch exports it, glue and all.
 use cellc::ir::WeightSrc;
-use cellc::ir::raw::CellOp;
+use cellc::vocab::CellOp;
 use std::path::Path;
 
 fn lower(declaration: &str) -> Result<cellc::ir::Model, String> {

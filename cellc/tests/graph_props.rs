@@ -2,9 +2,9 @@
 //! reference interpreter, and folded as constants (each op's own evaluation, which shares
 //! nothing with the planner and the steps). Both must give the same values.
 use cellc::graph::{Data, Elem, Fact, Graph, Sym, TensorId};
-use cellc::ir::raw::{Dim, Origin};
 use cellc::ops::strided::Masks;
 use cellc::ops::{Binary, Op, ReduceKind, Unary};
+use cellc::vocab::{Dim, Origin};
 use proptest::prelude::*;
 
 /// A small deterministic generator (the case is its seed).

@@ -2,7 +2,7 @@
 //! or compiled to code that runs; none panics cellc, overflows its stack or is dropped
 //! silently. (Command-line cases, which need files, are in `cli.rs`.)
 use cellc::front::openvino::parse_graph;
-use cellc::ir::raw::Weights;
+use cellc::vocab::Weights;
 use cellc::{Diagnostics, Language, Options};
 use std::fmt::Write as _;
 use std::path::Path;

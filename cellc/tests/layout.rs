@@ -1,9 +1,9 @@
 //! Gate layouts through the checks: a model declared in another tool's layout has its
 //! weights converted once, and a wrong layout is caught where the shapes allow.
 use cellc::graph::Graph;
-use cellc::ir::raw::CellOp;
-use cellc::layout::Layout;
 use cellc::ops::{CellAttrs, Op};
+use cellc::vocab::CellOp;
+use cellc::vocab::Layout;
 use std::path::Path;
 
 /// The graph of a declaration taking the weights of a fixture's cell.

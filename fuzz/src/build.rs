@@ -6,8 +6,8 @@
 //! reference interpreter's on the same inputs, so code that runs but computes something
 //! else is found too.
 use cellc::front::openvino::parse_graph;
-use cellc::ir::raw::Weights;
 use cellc::ir::{Batch, Dim, ParamRole};
+use cellc::vocab::Weights;
 use cellc::{Language, Options, WeightType, WeightsMode};
 use cellc_conformance::scratch::{Job, Scratch};
 use std::path::Path;

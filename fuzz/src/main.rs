@@ -80,8 +80,8 @@ fn seeds() -> std::io::Result<Vec<Seed>> {
 
 /// The seed declarations: each `.decl` of the corpus, whose first line names the macro
 /// (`gru`, `rnn` or `lstm`).
-fn declarations() -> std::io::Result<Vec<(cellc::ir::raw::CellOp, String)>> {
-    use cellc::ir::raw::CellOp;
+fn declarations() -> std::io::Result<Vec<(cellc::vocab::CellOp, String)>> {
+    use cellc::vocab::CellOp;
     let mut out = Vec::new();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(workspace().join("fuzz/corpus"))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -128,12 +128,7 @@ struct Tally {
 }
 
 /// The next input: a mutant of a seed model (seven times in eight) or of a declaration.
-fn next_input(
-    rng: &mut fastrand::Rng,
-    seeds: &[Seed],
-    decls: &[(cellc::ir::raw::CellOp, String)],
-    root: &Path,
-) -> Input {
+fn next_input(rng: &mut fastrand::Rng, seeds: &[Seed], decls: &[(cellc::vocab::CellOp, String)], root: &Path) -> Input {
     if decls.is_empty() || rng.u8(..8) > 0 {
         let (a, b) = (&seeds[rng.usize(..seeds.len())], &seeds[rng.usize(..seeds.len())]);
         let xml = if rng.u8(..10) == 0 { a.xml.clone() } else { mutate::xml(rng, &a.xml, &b.xml) };

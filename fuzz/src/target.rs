@@ -2,7 +2,7 @@
 //! (a walk that recursed over the input's depth would overflow it), a time limit, and its
 //! peak of allocated bytes measured.
 use cellc::front::openvino::parse_graph;
-use cellc::ir::raw::Weights;
+use cellc::vocab::Weights;
 use cellc::{Language, Options, Strategy};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -26,7 +26,7 @@ pub(crate) enum Input {
     Ir { xml: String, bin: Vec<u8> },
     /// A declaration's tokens (the text inside the macro's braces), the macro's cell kind and
     /// the crate root its paths are relative to.
-    Decl { text: String, op: cellc::ir::raw::CellOp, root: std::path::PathBuf },
+    Decl { text: String, op: cellc::vocab::CellOp, root: std::path::PathBuf },
 }
 
 /// Each kernel strategy an accepted model is emitted with; unrolled only for small cells,
@@ -62,7 +62,7 @@ fn ir(xml: &str, bin: &[u8]) -> Outcome {
     Outcome::Accepted(description)
 }
 
-fn decl(text: &str, op: cellc::ir::raw::CellOp, root: &std::path::Path) -> Outcome {
+fn decl(text: &str, op: cellc::vocab::CellOp, root: &std::path::Path) -> Outcome {
     let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
         return Outcome::Refused;
     };

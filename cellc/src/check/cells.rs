@@ -6,12 +6,12 @@ use super::checker::{Checker, Mode, input_tensor};
 use super::plan::Planner;
 use super::{resolve_activations, resolve_clip, resolve_direction};
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
-use crate::ir::raw::CellOp;
 use crate::ir::steps::CellStep;
 use crate::ir::{self, CellKind, CellSpec, Direction, ElemType, Lengths, ParamRole, Seq, Step, WeightSrc};
-use crate::layout::Layout;
 use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_STEPS};
 use crate::ops::CellAttrs;
+use crate::vocab::CellOp;
+use crate::vocab::Layout;
 
 /// A weight tensor (`bias` for `B`) in the kernels' layout, direction block by direction
 /// block. Weights given at run time are converted by generated code as it packs them (see

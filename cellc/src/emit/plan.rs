@@ -253,11 +253,11 @@ impl<'a> Plan<'a> {
 
     /// Whether a bias given at run time must be folded into the kernel's convention first.
     pub(crate) fn folds_bias(&self) -> bool {
-        self.is_runtime(Tensor::B) && self.cell.layout != crate::layout::Layout::OpenVino
+        self.is_runtime(Tensor::B) && self.cell.layout != crate::vocab::Layout::OpenVino
     }
 
     /// For each bias block of the kernel, the blocks of the declared bias it sums, with
-    /// their coefficients (see [`crate::layout::Layout::bias_terms`]).
+    /// their coefficients (see [`crate::vocab::Layout::bias_terms`]).
     pub(crate) fn bias_terms(&self) -> Vec<Vec<(usize, f32)>> {
         self.cell.layout.bias_terms(self.cell.spec.kind)
     }

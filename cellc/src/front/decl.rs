@@ -14,11 +14,11 @@
 //! for span `k`, so that they can be turned back into errors at the token.
 use crate::diag::Pos;
 use crate::graph::{ConstSrc, Elem, Fact, Graph, Sym, TensorId};
-use crate::ir::raw::{self, CellOp, Dim, Origin};
-use crate::layout::Layout;
 use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_STEPS};
 use crate::ops::{CellAttrs, Op};
 use crate::options::{Options, Simd, Strategy, WeightType};
+use crate::vocab::Layout;
+use crate::vocab::{self, CellOp, Dim, Origin};
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
 use syn::parse::{Parse, ParseStream};
@@ -356,7 +356,7 @@ enum Tensors {
     /// Parameters: weights given at run time.
     Runtime,
     /// Constants of a weights file (`W`, `R`, then `B` when the cell has one), named at `pos`.
-    File(Pos, Vec<ConstSrc>, raw::Weights),
+    File(Pos, Vec<ConstSrc>, vocab::Weights),
 }
 
 impl Spec {

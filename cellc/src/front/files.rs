@@ -49,9 +49,9 @@ pub fn read_exact(path: &Path, want: u64) -> Result<Vec<u8>, (Option<u64>, Strin
 
 /// Reads the byte ranges `(offset, size)` of a weights file that lie inside it and are at
 /// most [`MAX_CONSTANT_BYTES`] long; the caller reports the others from the file's length.
-pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::ir::raw::WeightData, String> {
+pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::vocab::WeightData, String> {
     let (mut file, len) = open_regular(path)?;
-    let mut data = crate::ir::raw::WeightData::new(len);
+    let mut data = crate::vocab::WeightData::new(len);
     for &(offset, size) in ranges {
         let inside = offset.checked_add(size).is_some_and(|end| end <= len);
         if !inside || size > MAX_CONSTANT_BYTES || data.get(offset, size).is_some() {

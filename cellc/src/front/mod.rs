@@ -1,4 +1,4 @@
-//! Front-ends: each reads one kind of source into the unchecked [`crate::ir::raw`] model.
+//! Front-ends: each reads one kind of source into a [`crate::graph::Graph`], unchecked.
 pub mod decl;
 pub mod files;
 pub mod openvino;

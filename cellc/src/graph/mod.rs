@@ -3,237 +3,18 @@
 //! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
 //! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
 //! it dead and points its consumers elsewhere.
-mod decode;
 pub mod names;
-pub mod sym;
 
-pub use decode::decode_data;
-pub use sym::Sym;
+pub use crate::vocab::{ConstSrc, Data, Elem, Fact, Sym, decode_data, known_len};
 
 use crate::diag::Pos;
-use crate::ir::raw::{self, Origin};
 use crate::ops::Op;
+use crate::vocab::{self, Origin};
 
 /// Index of a node in [`Graph::nodes`].
 pub type NodeId = usize;
 /// Index of a tensor in [`Graph::tensors`].
 pub type TensorId = usize;
-
-/// Element types a tensor may have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Elem {
-    /// IEEE binary16.
-    F16,
-    /// bfloat16.
-    Bf16,
-    /// IEEE binary32.
-    F32,
-    /// IEEE binary64.
-    F64,
-    /// Signed 8-bit.
-    I8,
-    /// Signed 32-bit.
-    I32,
-    /// Signed 64-bit.
-    I64,
-    /// Unsigned 8-bit.
-    U8,
-    /// Unsigned 32-bit.
-    U32,
-    /// Unsigned 64-bit.
-    U64,
-    /// `boolean`.
-    Bool,
-}
-
-impl Elem {
-    /// Parses an IR element type or port precision (`f32`, `FP32`, `i64`, `BOOL`, …).
-    pub fn parse(s: &str) -> Option<Elem> {
-        Some(match s.trim().to_ascii_lowercase().as_str() {
-            "f16" | "fp16" => Elem::F16,
-            "bf16" => Elem::Bf16,
-            "f32" | "fp32" => Elem::F32,
-            "f64" | "fp64" => Elem::F64,
-            "i8" => Elem::I8,
-            "i32" => Elem::I32,
-            "i64" => Elem::I64,
-            "u8" => Elem::U8,
-            "u32" => Elem::U32,
-            "u64" => Elem::U64,
-            "boolean" | "bool" => Elem::Bool,
-            _ => return None,
-        })
-    }
-
-    /// The IR name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Elem::F16 => "f16",
-            Elem::Bf16 => "bf16",
-            Elem::F32 => "f32",
-            Elem::F64 => "f64",
-            Elem::I8 => "i8",
-            Elem::I32 => "i32",
-            Elem::I64 => "i64",
-            Elem::U8 => "u8",
-            Elem::U32 => "u32",
-            Elem::U64 => "u64",
-            Elem::Bool => "boolean",
-        }
-    }
-
-    /// Whether it is a floating-point type.
-    pub fn is_float(self) -> bool {
-        matches!(self, Elem::F16 | Elem::Bf16 | Elem::F32 | Elem::F64)
-    }
-
-    /// Bytes per element.
-    pub fn size(self) -> u64 {
-        match self {
-            Elem::I8 | Elem::U8 | Elem::Bool => 1,
-            Elem::F16 | Elem::Bf16 => 2,
-            Elem::F32 | Elem::I32 | Elem::U32 => 4,
-            Elem::F64 | Elem::I64 | Elem::U64 => 8,
-        }
-    }
-
-    /// The float type of cellc's validated ir, for float types.
-    pub fn float(self) -> Option<crate::ir::ElemType> {
-        use crate::ir::ElemType;
-        match self {
-            Elem::F16 => Some(ElemType::F16),
-            Elem::Bf16 => Some(ElemType::Bf16),
-            Elem::F32 => Some(ElemType::F32),
-            Elem::F64 => Some(ElemType::F64),
-            _ => None,
-        }
-    }
-
-    /// Rounds an exact value to this float type (identity for other types).
-    pub fn round(self, v: f64) -> f64 {
-        self.float().map_or(v, |t| t.round(v))
-    }
-
-    /// Brings a whole number into this integer type's range as a conversion to it does
-    /// (wrapping, as C++'s static_cast does for the narrowing OpenVINO performs); `None`
-    /// for a float type.
-    pub fn wrap(self, v: i64) -> Option<i64> {
-        Some(match self {
-            Elem::I8 => v as i8 as i64,
-            Elem::I32 => v as i32 as i64,
-            Elem::I64 => v,
-            Elem::U8 => v as u8 as i64,
-            Elem::U32 => v as u32 as i64,
-            // Values above i64::MAX are not represented; the rare u64 shape value stays as is.
-            Elem::U64 => v,
-            Elem::Bool => i64::from(v != 0),
-            _ => return None,
-        })
-    }
-}
-
-/// Where a constant's bytes are in the weights file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConstSrc {
-    /// Element type stored.
-    pub elem: Elem,
-    /// Declared shape.
-    pub shape: Vec<u64>,
-    /// Byte offset.
-    pub offset: u64,
-    /// Byte size.
-    pub size: u64,
-    /// Where `element_type`, `offset` and `size` are written.
-    pub attr_pos: Vec<(&'static str, Pos)>,
-}
-
-/// A constant value, row-major.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Data {
-    /// Float values, each exactly representable in the tensor's element type.
-    Float(Vec<f64>),
-    /// Whole numbers (and booleans as 0 and 1), possibly depending on a symbol.
-    Int(Vec<Sym>),
-}
-
-impl Data {
-    /// Number of values.
-    pub fn len(&self) -> usize {
-        match self {
-            Data::Float(v) => v.len(),
-            Data::Int(v) => v.len(),
-        }
-    }
-
-    /// Whether there are no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The values as whole numbers (floats must be whole).
-    pub fn ints(&self) -> Option<Vec<Sym>> {
-        match self {
-            Data::Int(v) => Some(v.clone()),
-            Data::Float(v) => {
-                v.iter().map(|&x| (x.fract() == 0.0 && x.abs() < 9.0e15).then(|| Sym::known(x as i64))).collect()
-            }
-        }
-    }
-
-    /// The values as known whole numbers.
-    pub fn known_ints(&self) -> Option<Vec<i64>> {
-        self.ints()?.into_iter().map(Sym::value).collect()
-    }
-
-    /// The values as floats, when none depends on a symbol.
-    pub fn floats(&self) -> Option<Vec<f64>> {
-        match self {
-            Data::Float(v) => Some(v.clone()),
-            Data::Int(v) => v.iter().map(|s| s.value().map(|x| x as f64)).collect(),
-        }
-    }
-
-    /// Picks the values at `idx`, in order.
-    pub fn pick(&self, idx: &[usize]) -> Data {
-        match self {
-            Data::Float(v) => Data::Float(idx.iter().map(|&i| v[i]).collect()),
-            Data::Int(v) => Data::Int(idx.iter().map(|&i| v[i]).collect()),
-        }
-    }
-}
-
-/// What is known of a tensor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fact {
-    /// Element type.
-    pub elem: Elem,
-    /// Shape, when its rank is known.
-    pub shape: Option<Vec<Sym>>,
-    /// Value, when it is a constant.
-    pub value: Option<Data>,
-}
-
-impl Fact {
-    /// A tensor of known type and shape, not constant.
-    pub fn new(elem: Elem, shape: Vec<Sym>) -> Fact {
-        Fact { elem, shape: Some(shape), value: None }
-    }
-
-    /// A constant.
-    pub fn constant(elem: Elem, shape: Vec<Sym>, value: Data) -> Fact {
-        Fact { elem, shape: Some(shape), value: Some(value) }
-    }
-
-    /// The number of elements, when every dimension is known.
-    pub fn known_len(&self) -> Option<usize> {
-        known_len(self.shape.as_ref()?)
-    }
-}
-
-/// The number of elements of a shape, when every dimension is known and the product fits.
-pub fn known_len(shape: &[Sym]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.size()?).ok()?))
-}
 
 /// A tensor: an output port of a node.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,7 +26,7 @@ pub struct Tensor {
     /// Its names (the port's `names`), for `--inputs`/`--outputs` and messages.
     pub names: Vec<String>,
     /// Dimensions declared on the port, as written.
-    pub declared: Vec<raw::Dim>,
+    pub declared: Vec<vocab::Dim>,
     /// Where the port is written.
     pub pos: Option<Pos>,
     /// For a constant read from the weights file (possibly through `Convert`s): the element
@@ -321,7 +102,7 @@ pub struct Graph {
     /// The symbols dynamic dimensions stand for.
     pub symbols: Vec<Symbol>,
     /// The weights file the constants are read from.
-    pub weights: raw::Weights,
+    pub weights: vocab::Weights,
     /// Names the user gives cells and dense layers (`--cell-name FROM=TO`, FROM a stable
     /// name or a layer name): see [`Graph::code_name`].
     pub renames: Vec<(String, String)>,
@@ -343,7 +124,7 @@ impl Graph {
             result_names: Vec::new(),
             sinks: Vec::new(),
             symbols: Vec::new(),
-            weights: raw::Weights { path: String::new(), data: Ok(raw::WeightData::default()) },
+            weights: vocab::Weights { path: String::new(), data: Ok(vocab::WeightData::default()) },
             renames: Vec::new(),
             cut: false,
         }
@@ -429,12 +210,12 @@ impl Graph {
 
     /// A Parameter's shape from its declared dimensions: each dynamic one a new symbol, which
     /// messages name by the Parameter and the axis.
-    pub fn declare_shape(&mut self, param: &str, pos: Option<Pos>, dims: &[raw::Dim]) -> Vec<Sym> {
+    pub fn declare_shape(&mut self, param: &str, pos: Option<Pos>, dims: &[vocab::Dim]) -> Vec<Sym> {
         dims.iter()
             .enumerate()
             .map(|(axis, d)| match d {
-                raw::Dim::Static(n) => Sym::known(i64::try_from(*n).unwrap_or(i64::MAX)),
-                raw::Dim::Dynamic => {
+                vocab::Dim::Static(n) => Sym::known(i64::try_from(*n).unwrap_or(i64::MAX)),
+                vocab::Dim::Dynamic => {
                     self.symbols.push(Symbol { param: param.to_owned(), axis, pos });
                     Sym::symbol(self.symbols.len() as u32 - 1)
                 }

@@ -34,7 +34,7 @@ pub fn model_name(name: &str, file: &str) -> String {
 /// The family a node's generated type is named in, if it gets one, and the word of its
 /// kind: recurrent cells are counted together (`gru0`, `lstm1`), dense layers apart.
 fn family(op: &Op) -> Option<(bool, &'static str)> {
-    use crate::ir::raw::CellOp;
+    use crate::vocab::CellOp;
     match op {
         Op::Cell(a) => Some((
             true,

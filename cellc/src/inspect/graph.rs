@@ -27,8 +27,8 @@ fn shape(g: &Graph, t: TensorId) -> Option<Vec<Size>> {
                 .declared
                 .iter()
                 .map(|d| match d {
-                    crate::ir::raw::Dim::Static(n) => Size::Known(*n),
-                    crate::ir::raw::Dim::Dynamic => Size::Dynamic("?".to_owned()),
+                    crate::vocab::Dim::Static(n) => Size::Known(*n),
+                    crate::vocab::Dim::Dynamic => Size::Dynamic("?".to_owned()),
                 })
                 .collect(),
         ),
@@ -95,7 +95,7 @@ pub(super) fn cells(g: &Graph) -> Vec<CellInfo> {
                 }
             })
             .collect();
-        let gru = matches!(a.op, crate::ir::raw::CellOp::Gru);
+        let gru = matches!(a.op, crate::vocab::CellOp::Gru);
         out.push(CellInfo {
             name: g.code_name(n),
             layer: node.origin.name.clone(),

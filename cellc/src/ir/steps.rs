@@ -2,7 +2,7 @@
 //! offsets fixed at compile time. A run loops over the model's rows (one pass when the
 //! batch is static and the shapes are whole tensors); an operand's values for row `n` start
 //! at `offset + n·row_stride` of its home.
-pub use crate::ops::chain::{Arg, Chain, Instr, MapFn};
+pub use crate::vocab::{Arg, Chain, Instr, MapFn};
 
 /// Where values live while a model runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -229,7 +229,7 @@ pub struct Softmax {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reduce {
     /// Which reduction.
-    pub kind: crate::ops::ReduceKind,
+    pub kind: crate::vocab::ReduceKind,
     /// Source.
     pub src: Operand,
     /// Destination.

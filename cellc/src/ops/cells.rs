@@ -2,8 +2,8 @@
 //! outputs. Their arithmetic is `check`'s and the emitters' (the validated [`crate::ir`]).
 use super::{input, input_shape};
 use crate::diag::Pos;
-use crate::graph::{Fact, Sym};
-use crate::ir::raw::CellOp;
+use crate::vocab::CellOp;
+use crate::vocab::{Fact, Sym};
 
 /// A cell's attributes, as read.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,7 +28,7 @@ pub struct CellAttrs {
     pub linear_before_reset: bool,
     /// How `W`, `R` and `B` are laid out (OpenVINO's for every op a file holds; a
     /// declaration may name another tool's).
-    pub layout: crate::layout::Layout,
+    pub layout: crate::vocab::Layout,
     /// Where attributes are written.
     pub attr_pos: Vec<(&'static str, Pos)>,
 }

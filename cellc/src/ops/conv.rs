@@ -5,8 +5,8 @@
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
 use crate::limits::MAX_SPATIAL_RANK;
+use crate::vocab::{Data, Fact, Sym};
 
 /// `auto_pad` of a convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -551,7 +551,7 @@ mod tests {
     }
 
     fn known_len_of(s: &[Sym]) -> usize {
-        crate::graph::known_len(s).expect("known")
+        crate::vocab::known_len(s).expect("known")
     }
 
     #[test]

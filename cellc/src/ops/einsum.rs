@@ -3,7 +3,7 @@
 //! transposes, reshapes, a sum and a matrix product `passes::lower` rewrites it into.
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
+use crate::vocab::{Data, Fact, Sym};
 
 /// A parsed equation: the letters of each operand and of the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn a_folded_einsum_is_the_sum_of_products() {
-        use crate::graph::Elem;
+        use crate::vocab::Elem;
         let k = Sym::known;
         let a = Fact::constant(Elem::F64, vec![k(2), k(3)], Data::Float((1..=6).map(f64::from).collect()));
         let b = Fact::constant(Elem::F64, vec![k(3)], Data::Float(vec![1.0, 0.5, -1.0]));

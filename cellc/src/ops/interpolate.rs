@@ -6,7 +6,7 @@
 //! `passes::lower` writes it: gathers of the taps by constant tables, weighted and added.
 use super::tensor::{axis, extents, known_ints, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
+use crate::vocab::{Data, Fact, Sym};
 
 /// What an interpolated value is made of.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn antialiased_downsampling_is_refused_and_the_rest_resolved() {
-        use crate::graph::Elem;
+        use crate::vocab::Elem;
         let scales = Fact::constant(Elem::F32, vec![Sym::known(2)], Data::Float(vec![0.5, 2.0]));
         let axes = Fact::constant(Elem::I64, vec![Sym::known(2)], Data::Int(vec![Sym::known(0), Sym::known(1)]));
         let ins = [None, Some(&scales), Some(&axes)];

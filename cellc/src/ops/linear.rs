@@ -2,7 +2,7 @@
 //! side; a 1-D side is a row (left) or a column (right) that the output drops again.
 use super::tensor::{broadcast, broadcast_map, count, extents, show, strides, unflatten};
 use super::{Op, Unary, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
+use crate::vocab::{Data, Fact, Sym};
 
 /// How a `MatMul` multiplies: the broadcast batch shape and the matrix sizes.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,8 +161,8 @@ fn matrix_map(ext: &[usize], vector: bool, transpose: bool) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::Elem;
     use crate::ops::infer;
+    use crate::vocab::Elem;
 
     #[test]
     fn matmul_follows_numpy_with_transposes() {

@@ -17,13 +17,13 @@ pub mod shape;
 pub mod strided;
 pub(crate) mod tensor;
 
-use crate::graph::{Elem, Fact};
-use crate::ir::raw;
 use crate::limits::{MAX_RANK, MAX_TENSOR_ELEMENTS};
+use crate::vocab;
+use crate::vocab::{Elem, Fact};
 
+pub use crate::vocab::{Binary, Compare, ReduceKind, Unary};
 pub use cells::CellAttrs;
-pub use elementwise::{Binary, Compare, Parametric, Unary};
-pub use reduce::ReduceKind;
+pub use elementwise::Parametric;
 pub use shape::BroadcastMode;
 
 /// An op with its attributes parsed.
@@ -34,13 +34,13 @@ pub enum Op {
         /// Declared element type.
         elem: Elem,
         /// Declared shape.
-        shape: Vec<raw::Dim>,
+        shape: Vec<vocab::Dim>,
     },
     /// A constant: its value is on its output tensor once read; `src` says where it is in
     /// the weights file (`None` for a constant a pass made).
     Const {
         /// Where its bytes are.
-        src: Option<Box<crate::graph::ConstSrc>>,
+        src: Option<Box<crate::vocab::ConstSrc>>,
     },
     /// A model output.
     Result,
@@ -164,7 +164,7 @@ pub enum Op {
         /// `variable_id`.
         variable: String,
         /// `variable_shape`, when given.
-        shape: Option<Vec<raw::Dim>>,
+        shape: Option<Vec<vocab::Dim>>,
         /// `variable_type`, when given.
         elem: Option<Elem>,
     },
@@ -248,11 +248,13 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
             }
             None => {
                 let dims = shape.as_ref().ok_or("without an initial value, `variable_shape` is required")?;
-                let dims: Vec<crate::graph::Sym> = dims
+                let dims: Vec<crate::vocab::Sym> = dims
                     .iter()
                     .map(|d| match d {
-                        raw::Dim::Static(n) => Ok(crate::graph::Sym::known(i64::try_from(*n).unwrap_or(i64::MAX))),
-                        raw::Dim::Dynamic => Err("`variable_shape` must be static without an initial value".to_owned()),
+                        vocab::Dim::Static(n) => Ok(crate::vocab::Sym::known(i64::try_from(*n).unwrap_or(i64::MAX))),
+                        vocab::Dim::Dynamic => {
+                            Err("`variable_shape` must be static without an initial value".to_owned())
+                        }
                     })
                     .collect::<Result<_, _>>()?;
                 vec![Fact::new(elem.unwrap_or(Elem::F32), dims)]
@@ -271,7 +273,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
 
 /// Refuses a shape past [`MAX_RANK`] dimensions or [`MAX_TENSOR_ELEMENTS`] values (a
 /// dynamic dimension counted as 1), so that nothing of that size is planned or allocated.
-pub fn within_limits(shape: &[crate::graph::Sym]) -> Result<(), String> {
+pub fn within_limits(shape: &[crate::vocab::Sym]) -> Result<(), String> {
     if shape.len() > MAX_RANK {
         return Err(format!(
             "gives a tensor of {} dimensions ({}); cellc takes tensors of at most {MAX_RANK}",
@@ -292,7 +294,7 @@ pub fn within_limits(shape: &[crate::graph::Sym]) -> Result<(), String> {
 /// Checks a value against a variable's declared `variable_shape` and `variable_type`
 /// (either may be absent, and a dynamic dimension takes any size).
 pub(crate) fn variable_agrees(
-    shape: Option<&[raw::Dim]>,
+    shape: Option<&[vocab::Dim]>,
     elem: Option<Elem>,
     v: &Fact,
     what: &str,
@@ -305,11 +307,15 @@ pub(crate) fn variable_agrees(
     let (Some(dims), Some(got)) = (shape, v.shape.as_deref()) else { return Ok(()) };
     let differs = dims.len() != got.len()
         || dims.iter().zip(got).any(|(d, g)| match (d, g.value()) {
-            (raw::Dim::Static(n), Some(v)) => i64::try_from(*n).ok() != Some(v),
+            (vocab::Dim::Static(n), Some(v)) => i64::try_from(*n).ok() != Some(v),
             _ => false,
         });
     if differs {
-        return Err(format!("`variable_shape` is {} but {what} has shape {}", raw::show_dims(dims), tensor::show(got)));
+        return Err(format!(
+            "`variable_shape` is {} but {what} has shape {}",
+            vocab::show_dims(dims),
+            tensor::show(got)
+        ));
     }
     Ok(())
 }
@@ -324,6 +330,6 @@ pub(crate) fn input_shape<'a>(
     ins: &[Option<&'a Fact>],
     i: usize,
     what: &str,
-) -> Result<&'a [crate::graph::Sym], String> {
+) -> Result<&'a [crate::vocab::Sym], String> {
     input(ins, i, what)?.shape.as_deref().ok_or_else(|| format!("the shape of input {i} ({what}) is not known"))
 }

@@ -3,7 +3,7 @@
 //! elementwise ops; their values on constants are computed here.
 use super::tensor::{axis, count, extents, known_ints, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact};
+use crate::vocab::{Data, Fact};
 
 /// The attributes of an `MVN`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -162,8 +162,8 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Elem, Sym};
     use crate::ops::infer;
+    use crate::vocab::{Elem, Sym};
 
     fn ints(v: &[i64]) -> Fact {
         Fact::constant(

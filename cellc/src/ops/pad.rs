@@ -2,8 +2,8 @@
 //! `passes::lower` makes of windows (convolutions, pools) and of padding.
 use super::tensor::{extents, known_ints, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
 use crate::limits::MAX_PICK_TABLE;
+use crate::vocab::{Data, Fact, Sym};
 
 /// `Pad`'s `pad_mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +177,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
         }
         Op::Pick(p) => {
             let lead = xs.get(..p.lead).ok_or("the data has fewer axes than the table keeps")?;
-            let per = super::super::graph::known_len(&xs[p.lead..]).ok_or("the table's entry size is not known")?;
+            let per = crate::vocab::known_len(&xs[p.lead..]).ok_or("the table's entry size is not known")?;
             if per != p.entry || p.table.iter().any(|&i| i != Pick::NONE && i as usize >= per) {
                 return Err(format!("the table reads {} values; the data's entries have {per}", p.entry));
             }

@@ -5,8 +5,8 @@ use super::conv::{ConvGeometry, Window};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Elem, Fact, Sym};
 use crate::limits::MAX_SPATIAL_RANK;
+use crate::vocab::{Data, Elem, Fact, Sym};
 
 /// What a pool computes over its window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +172,7 @@ mod tests {
             kernel: vec![1 << 30, 1 << 30],
             kind: PoolKind::Max,
             indices: false,
-            index_elem: crate::graph::Elem::I64,
+            index_elem: crate::vocab::Elem::I64,
         };
         let xs: Vec<Sym> = [1, 1, 2, 2].iter().map(|&d| Sym::known(d)).collect();
         assert!(a.geometry(&xs).is_err_and(|e| e.contains("taps")));

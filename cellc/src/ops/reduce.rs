@@ -1,42 +1,7 @@
 //! Ops that combine values along axes: `SoftMax`/`LogSoftmax` and the `Reduce*` family.
 use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
-
-/// Which reduction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceKind {
-    /// `ReduceSum`.
-    Sum,
-    /// `ReduceMean`.
-    Mean,
-    /// `ReduceProd`.
-    Prod,
-    /// `ReduceMax`.
-    Max,
-    /// `ReduceMin`.
-    Min,
-    /// `ReduceL2`: `√Σx²`.
-    L2,
-}
-
-impl ReduceKind {
-    /// Reduces values in f64. Over no values it gives what OpenVINO gives: 0 for the sum,
-    /// the mean and the L2 norm, 1 for the product, the lowest f32 for the maximum and
-    /// +inf for the minimum.
-    pub fn apply(self, xs: &[f64]) -> f64 {
-        match self {
-            ReduceKind::Sum => xs.iter().sum(),
-            ReduceKind::Mean if xs.is_empty() => 0.0,
-            ReduceKind::Mean => xs.iter().sum::<f64>() / xs.len() as f64,
-            ReduceKind::Prod => xs.iter().product(),
-            ReduceKind::Max if xs.is_empty() => f64::from(f32::MIN),
-            ReduceKind::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            ReduceKind::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
-            ReduceKind::L2 => xs.iter().map(|x| x * x).sum::<f64>().sqrt(),
-        }
-    }
-}
+use crate::vocab::{Data, Fact, ReduceKind, Sym};
 
 /// Softmax of one run of values in f64: `e^(x − max) / Σ e^(x − max)` (or its log).
 pub fn softmax(xs: &[f64], log: bool) -> Vec<f64> {
@@ -146,8 +111,8 @@ fn along(ext: &[usize], axes: &[usize]) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::Elem;
     use crate::ops::infer;
+    use crate::vocab::Elem;
 
     #[test]
     fn softmax_and_reductions_fold() {

@@ -4,7 +4,7 @@
 //! a gather by a table of it over the data and the updates joined.
 use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Fact, Sym};
+use crate::vocab::{Data, Fact, Sym};
 
 /// Which scatter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

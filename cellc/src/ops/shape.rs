@@ -4,7 +4,7 @@
 //! Each op's rule gives the output shapes, and the values when the inputs are constant.
 use super::tensor::{axis, broadcast, broadcast_map, count, extents, ints, known_ints, show, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Data, Elem, Fact, Sym};
+use crate::vocab::{Data, Elem, Fact, Sym};
 
 /// `Broadcast`'s `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use super::shape::slice_range;
 use super::tensor::{count, extents, known_ints, strides, unflatten};
 use super::{Op, input, input_shape};
-use crate::graph::{Fact, Sym};
+use crate::vocab::{Fact, Sym};
 
 /// `StridedSlice`'s masks, one flag per entry of `begin`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -152,7 +152,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Data, Elem};
+    use crate::vocab::{Data, Elem};
 
     fn known(v: &[i64]) -> Vec<Sym> {
         v.iter().map(|&n| Sym::known(n)).collect()

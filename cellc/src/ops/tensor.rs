@@ -1,8 +1,8 @@
 //! Index arithmetic shared by the op families: extents, strides, axes, numpy broadcasting.
 //! A constant whose shape has symbolic dimensions holds its values as if each such
 //! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
-use crate::graph::{Data, Sym};
 use crate::limits::MAX_FOLDED_ELEMENTS;
+use crate::vocab::{Data, Sym};
 
 /// Extents of the stored values of a shape (symbolic dimensions count 1), when every
 /// dimension is known or symbolic and the total is within what folding computes.

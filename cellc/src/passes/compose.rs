@@ -98,7 +98,7 @@ fn breaks(table: &[u32]) -> usize {
 mod tests {
     use super::*;
     use crate::graph::{Data, Elem, Fact};
-    use crate::ir::raw::Origin;
+    use crate::vocab::Origin;
 
     fn node(g: &mut Graph, op: Op, ins: &[TensorId], fact: Fact) -> TensorId {
         let origin = Origin { pos: None, name: "n".into(), op: "Test".into() };

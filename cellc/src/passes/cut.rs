@@ -3,8 +3,8 @@
 //! recurrent core of a model whose other parts cellc does not compile yet.
 use crate::diag::Diag;
 use crate::graph::{Elem, Graph, NodeId, TensorId};
-use crate::ir::raw::Origin;
 use crate::ops::Op;
+use crate::vocab::Origin;
 
 /// The tensor a name stands for: a tensor name (a port's `names`), or a layer name (its
 /// first output; for a Result, what it returns).

@@ -79,8 +79,8 @@ fn declared_shapes(g: &mut Graph, id: NodeId) {
                 .declared
                 .iter()
                 .map(|d| match d {
-                    crate::ir::raw::Dim::Static(n) => i64::try_from(*n).ok().map(Sym::known),
-                    crate::ir::raw::Dim::Dynamic => None,
+                    crate::vocab::Dim::Static(n) => i64::try_from(*n).ok().map(Sym::known),
+                    crate::vocab::Dim::Dynamic => None,
                 })
                 .collect();
         }
@@ -122,7 +122,7 @@ fn equalities(g: &Graph, id: NodeId) -> Vec<(u32, u32)> {
             }
         }
         Op::Cell(c) => {
-            let states = if c.op == crate::ir::raw::CellOp::Lstm { 3 } else { 2 };
+            let states = if c.op == crate::vocab::CellOp::Lstm { 3 } else { 2 };
             let ports = states + usize::from(c.sequence);
             let firsts: Vec<&Sym> = shapes.iter().take(ports).filter_map(|s| s.first()).collect();
             for w in firsts.windows(2) {
@@ -269,8 +269,8 @@ fn stored(g: &Graph, id: NodeId, op: &Op) -> Option<Elem> {
 }
 
 /// A message when declared dimensions contradict inferred ones.
-fn contradiction(declared: &[crate::ir::raw::Dim], inferred: Option<&[Sym]>) -> Option<String> {
-    use crate::ir::raw::Dim;
+fn contradiction(declared: &[crate::vocab::Dim], inferred: Option<&[Sym]>) -> Option<String> {
+    use crate::vocab::Dim;
     let inferred = inferred?;
     if declared.is_empty() {
         return None;
@@ -283,7 +283,7 @@ fn contradiction(declared: &[crate::ir::raw::Dim], inferred: Option<&[Sym]>) -> 
     differs.then(|| {
         format!(
             "an output port is declared {}, but the op gives {} for these inputs",
-            crate::ir::raw::show_dims(declared),
+            crate::vocab::show_dims(declared),
             crate::ops::tensor::show(inferred)
         )
     })

@@ -243,8 +243,8 @@ fn apply(g: &mut Graph, id: NodeId, d: Found) {
 mod tests {
     use super::*;
     use crate::graph::Fact;
-    use crate::ir::raw::Origin;
     use crate::ops::Unary;
+    use crate::vocab::Origin;
 
     fn origin(name: &str) -> Origin {
         Origin { pos: None, name: name.into(), op: name.into() }

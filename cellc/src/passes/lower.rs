@@ -457,9 +457,9 @@ fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::raw::Origin;
     use crate::ops::Unary;
     use crate::ops::conv::AutoPad;
+    use crate::vocab::Origin;
 
     fn origin() -> Origin {
         Origin { pos: None, name: "conv".into(), op: "Convolution".into() }

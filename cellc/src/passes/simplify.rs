@@ -4,8 +4,8 @@
 //! keeps the order of the others) disappear; two `Transpose`s in a row become one;
 //! elementwise ops with constant parameters become plain functions of their input.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
-use crate::ir::raw::Origin;
 use crate::ops::Op;
+use crate::vocab::Origin;
 
 /// Simplifies `g` in place.
 pub fn simplify(g: &mut Graph) {

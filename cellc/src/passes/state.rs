@@ -5,8 +5,8 @@
 //! run holds what the Result would have returned.
 use crate::diag::Diag;
 use crate::graph::{Graph, NodeId};
-use crate::ir::raw::{Dim, Origin};
 use crate::ops::Op;
+use crate::vocab::{Dim, Origin};
 
 /// Turns each `(Parameter, Result)` pair into a variable.
 pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {

@@ -8,7 +8,7 @@
 //! FMA: the portable level's bits) and with `-mfma` (the FMA levels' bits, on a CPU that
 //! has FMA).
 use cellc::ir::Activation;
-use cellc::ir::raw::CellOp;
+use cellc::vocab::CellOp;
 use cellc_runtime::act;
 use cellc_runtime::simd::{Isa, Level, Portable};
 use std::path::Path;

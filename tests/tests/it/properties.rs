@@ -9,9 +9,9 @@
 //! them are built as one scratch crate, since compiling each alone would take minutes. A
 //! failure prints the configuration. `cargo test` draws the first 4 of them; `CELLC_PROPERTY_CASES=N` draws
 //! the first N (`.ci/run` takes 40, whose build takes minutes).
-use cellc::ir::raw::CellOp;
 use cellc::ir::{Activation, CellKind, Direction, Model};
-use cellc::layout::Layout;
+use cellc::vocab::CellOp;
+use cellc::vocab::Layout;
 use cellc::{Options, Strategy as Kernel, WeightType};
 use cellc_conformance::case::{read_data, write_f32};
 use cellc_conformance::max_abs_err;

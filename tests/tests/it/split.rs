@@ -144,7 +144,7 @@ pub fn outputs() -> Vec<f32> {
 /// directions, the lengths of `W`, `R` and `B`, and the code that runs it: `template`
 /// ([`SEQUENCE`] or [`FEED`]) with `call` in it.
 struct Declared {
-    op: cellc::ir::raw::CellOp,
+    op: cellc::vocab::CellOp,
     keys: &'static str,
     h: usize,
     d: usize,
@@ -171,14 +171,14 @@ pub fn outputs() -> Vec<f32> {
 /// A [`Declared`] with input size 8: the lengths of its weights from its kind, `keys`,
 /// hidden size `h` and `d` directions.
 fn declared(
-    op: cellc::ir::raw::CellOp,
+    op: cellc::vocab::CellOp,
     keys: &'static str,
     h: usize,
     d: usize,
     template: &'static str,
     call: &'static str,
 ) -> Declared {
-    use cellc::ir::raw::CellOp;
+    use cellc::vocab::CellOp;
     let g = match op {
         CellOp::Gru => 3,
         CellOp::Rnn => 1,
@@ -194,7 +194,7 @@ fn declared(
 /// shorter than the sequence; a GRU large enough has its lone steps split too.
 #[test]
 fn split_sequences_and_feeds_compute_what_one_thread_computes() {
-    use cellc::ir::raw::CellOp;
+    use cellc::vocab::CellOp;
     let gru_run = "cell.run(&steps(), &h0, len, &mut y, &mut ho).expect(\"a length within the steps\")";
     let lstm_run = "cell.run(&steps(), &h0, &c0, len, &mut y, &mut ho, &mut co).expect(\"a length within the steps\")";
     let feed = "cell.feed(&mut h, &xs[t..t + n], &mut ys[t..t + n]).expect(\"lengths\")";

@@ -3,8 +3,8 @@
 use super::{Errors, Keys, Spec, Tensors, check};
 use crate::diag::Pos;
 use crate::graph::{ConstSrc, Elem};
-use crate::ir::raw;
-use crate::layout::Layout;
+use crate::vocab;
+use crate::vocab::Layout;
 use proc_macro2::Span;
 use std::path::{Path, PathBuf};
 use syn::LitStr;
@@ -48,7 +48,7 @@ impl WeightsFile<'_> {
             consts.push(ConstSrc { elem: Elem::F32, shape, offset, size: n * 4, attr_pos: Vec::new() });
             offset += n * 4;
         }
-        Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
+        Ok(Tensors::File(self.pos, consts, vocab::Weights::whole(&written, bytes)))
     }
 
     /// The weights of one cell of an IR model, which must be the cell declared: the same
@@ -154,7 +154,7 @@ impl WeightsFile<'_> {
             let size = bytes.len() as u64 - offset;
             consts.push(ConstSrc { elem, shape, offset, size, attr_pos: Vec::new() });
         }
-        Ok(Tensors::File(self.pos, consts, raw::Weights::whole(&written, bytes)))
+        Ok(Tensors::File(self.pos, consts, vocab::Weights::whole(&written, bytes)))
     }
 }
 

@@ -5,9 +5,9 @@ use super::ops::Attrs;
 use super::xml::{Layer, Net};
 use crate::diag::{Diag, Pos};
 use crate::graph::{Body, ConstSrc, Elem, Fact, Graph, NodeId, Sym, TensorId};
-use crate::ir::raw::{self, Origin};
 use crate::limits::shown;
 use crate::ops::Op;
+use crate::vocab::{self, Origin};
 use std::collections::{BTreeMap, HashMap};
 
 fn origin(l: &Layer) -> Origin {
@@ -82,8 +82,8 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
                 (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() && p.dims != d => {
                     let msg = format!(
                         "`shape` is {} but the output port declares {}; expected the two to agree",
-                        raw::show_dims(&d),
-                        raw::show_dims(&p.dims)
+                        vocab::show_dims(&d),
+                        vocab::show_dims(&p.dims)
                     );
                     diags.push(Diag::new(file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
                     p.dims.clone()
@@ -99,8 +99,8 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
             let shape = shape_attr(file, l, l.attr("shape").unwrap_or(""), diags)
                 .into_iter()
                 .map(|d| match d {
-                    raw::Dim::Static(n) => n,
-                    raw::Dim::Dynamic => 0,
+                    vocab::Dim::Static(n) => n,
+                    vocab::Dim::Dynamic => 0,
                 })
                 .collect();
             let mut attrs = Attrs { file, layer: l, diags };
@@ -160,7 +160,7 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
     id
 }
 
-fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<raw::Dim> {
+fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<vocab::Dim> {
     let s = s.trim().trim_start_matches('[').trim_end_matches(']');
     if s.trim().is_empty() {
         return Vec::new();

@@ -7,7 +7,7 @@ mod ops;
 mod xml;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::ir::raw;
+use crate::vocab;
 use std::path::Path;
 
 /// Reads an IR model as a graph. `weights` overrides the `.bin` path, which by default is
@@ -24,12 +24,12 @@ pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::
     let mut ranges = Vec::new();
     const_ranges(&g, &mut ranges);
     let data = if ranges.is_empty() { Ok(Default::default()) } else { super::files::read_ranges(&bin, &ranges) };
-    g.weights = raw::Weights { path: bin.display().to_string(), data };
+    g.weights = vocab::Weights { path: bin.display().to_string(), data };
     Ok(g)
 }
 
 /// Parses the text of an IR model as a graph, with its weights file held in memory.
-pub fn parse_graph(file: &str, text: &str, weights: raw::Weights) -> Result<crate::graph::Graph, Diagnostics> {
+pub fn parse_graph(file: &str, text: &str, weights: vocab::Weights) -> Result<crate::graph::Graph, Diagnostics> {
     let net = xml::parse(file, text).map_err(Diagnostics)?;
     let mut g = graph::build(file, &net).map_err(Diagnostics)?;
     g.weights = weights;

@@ -3,13 +3,13 @@
 use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
-use crate::ir::raw::CellOp;
 use crate::ops::conv::{AutoPad, ConvAttrs, Window};
 use crate::ops::norm::{EpsMode, MvnAttrs, Norm};
 use crate::ops::pad::PadMode;
 use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
+use crate::vocab::CellOp;
 
 /// Reads attributes, collecting problems.
 pub(super) struct Attrs<'a> {
@@ -296,7 +296,7 @@ impl Attrs<'_> {
             beta: self.floats("activations_beta").into_iter().map(Some).collect(),
             clip: self.floats("clip").first().copied().unwrap_or(0.0),
             linear_before_reset: self.bool("linear_before_reset", false),
-            layout: crate::layout::Layout::OpenVino,
+            layout: crate::vocab::Layout::OpenVino,
             attr_pos: ["hidden_size", "activations", "clip", "direction"]
                 .into_iter()
                 .filter_map(|k| Some((k, l.attr_pos(k)?)))
@@ -466,7 +466,7 @@ impl Attrs<'_> {
     }
 
     /// A list of dimensions (`1,2,16` or `[1,2,16]`, `?` or -1 for a dynamic one).
-    fn dims(&mut self, key: &str, v: &str) -> Vec<crate::ir::raw::Dim> {
+    fn dims(&mut self, key: &str, v: &str) -> Vec<crate::vocab::Dim> {
         let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
         if inner.trim().is_empty() {
             return Vec::new();

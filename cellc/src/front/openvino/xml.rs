@@ -1,7 +1,7 @@
 //! The XML layer of IR: `<net>`, its `<layers>` with `<data>` attributes and ports, and its
 //! `<edges>`. Everything else (`rt_info`, metadata) is skipped. Only syntax is checked here.
 use crate::diag::{Diag, LineIndex, Pos};
-use crate::ir::raw::Dim;
+use crate::vocab::Dim;
 use quick_xml::Reader;
 use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};

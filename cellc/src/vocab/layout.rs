@@ -2,7 +2,7 @@
 //! conversion, at compile time, to the one layout the kernels pack from (OpenVINO's: GRU
 //! z, r, h; LSTM f, i, c, o; `B` the per-gate sums, `[4H]` for a GRU whose reset gate is
 //! applied after the matrix product).
-use crate::ir::CellKind;
+use super::cell::CellKind;
 use std::fmt;
 
 /// How a cell's `W`, `R` and `B` are laid out where they come from.

@@ -1,6 +1,5 @@
-//! A model as a front-end read it, before any semantic check: attribute values are parsed
-//! to numbers and lists, but nothing is yet known to be consistent. `check` turns this into
-//! the validated [`crate::ir::Model`].
+//! What a front-end reads as it is written: where a node came from, dimensions as
+//! declared, and the weights file's bytes.
 use crate::diag::Pos;
 
 /// Where a node came from, for diagnostics.
@@ -33,17 +32,6 @@ pub fn show_dims(dims: &[Dim]) -> String {
         })
         .collect();
     format!("[{}]", parts.join(", "))
-}
-
-/// The kind of a cell as read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CellOp {
-    /// `GRUCell`.
-    Gru,
-    /// `RNNCell`.
-    Rnn,
-    /// `LSTMCell` (opset4).
-    Lstm,
 }
 
 /// The weights file.

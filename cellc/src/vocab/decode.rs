@@ -1,6 +1,8 @@
 //! Decoding of constants from the weights file: little-endian values of their element
 //! type, as graph values.
-use crate::ir::ElemType;
+use super::elem::{Elem, ElemType};
+use super::fact::Data;
+use super::sym::Sym;
 
 fn value(elem: ElemType, b: &[u8]) -> f64 {
     match (elem, b) {
@@ -14,8 +16,7 @@ fn value(elem: ElemType, b: &[u8]) -> f64 {
 
 /// Decodes a constant's little-endian bytes (a whole number of `elem` values, checked by
 /// the caller) into a graph value.
-pub fn decode_data(elem: crate::graph::Elem, bytes: &[u8]) -> crate::graph::Data {
-    use crate::graph::{Data, Elem, Sym};
+pub fn decode_data(elem: Elem, bytes: &[u8]) -> Data {
     if let Some(t) = elem.float() {
         return Data::Float(bytes.chunks_exact(t.size()).map(|b| value(t, b)).collect());
     }
@@ -40,7 +41,6 @@ mod tests {
 
     #[test]
     fn decodes_each_type_exactly() {
-        use crate::graph::{Data, Elem, Sym};
         let floats = |elem, bytes: &[u8]| decode_data(elem, bytes).floats().expect("floats");
         assert_eq!(floats(Elem::F32, &1.5f32.to_le_bytes()), [1.5]);
         assert_eq!(floats(Elem::F16, &half::f16::from_f32(-0.125).to_le_bytes()), [-0.125]);

@@ -1,0 +1,21 @@
+//! The words every part of cellc shares, below all of them: element types and symbolic
+//! dimensions, what is known of a tensor, where a node came from and the dimensions it
+//! declares, the kinds of cell with their activations, and the elementwise functions
+//! generated code computes. It imports nothing of cellc but `diag` and `limits`.
+mod cell;
+mod declared;
+mod decode;
+mod elem;
+mod fact;
+mod func;
+mod layout;
+mod sym;
+
+pub use cell::{Activation, CellKind, CellOp, Direction};
+pub use declared::{Dim, Origin, WeightData, Weights, show_dims};
+pub use decode::decode_data;
+pub use elem::{Elem, ElemType};
+pub use fact::{ConstSrc, Data, Fact, known_len};
+pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, ReduceKind, Unary};
+pub use layout::Layout;
+pub use sym::Sym;
