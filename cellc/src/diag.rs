@@ -2,13 +2,42 @@
 //! layer it concerns, so a user can go straight to it.
 use std::fmt;
 
-/// A position in a source file, 1-based.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Pos {
-    /// Line, from 1.
-    pub line: u32,
-    /// Column in characters, from 1.
-    pub col: u32,
+/// Where a problem is written: a line and column of a model file, or a token of a macro's
+/// declaration, which the macro turns back into the token's span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Pos {
+    /// A line and a column (in characters) of a file, each from 1.
+    At {
+        /// Line, from 1.
+        line: u32,
+        /// Column in characters, from 1.
+        col: u32,
+    },
+    /// The token a declaration recorded with this index (`front::decl` keeps the spans).
+    Token(u32),
+}
+
+impl Pos {
+    /// Line `line`, column `col`, each from 1.
+    pub fn at(line: u32, col: u32) -> Pos {
+        Pos::At { line, col }
+    }
+
+    /// The line, in a file.
+    pub fn line(self) -> Option<u32> {
+        match self {
+            Pos::At { line, .. } => Some(line),
+            Pos::Token(_) => None,
+        }
+    }
+
+    /// The column, in a file.
+    pub fn col(self) -> Option<u32> {
+        match self {
+            Pos::At { col, .. } => Some(col),
+            Pos::Token(_) => None,
+        }
+    }
 }
 
 /// The layer a diagnostic is about.
@@ -97,8 +126,8 @@ impl Diag {
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
-        if let Some(p) = self.pos {
-            write!(f, ":{}:{}", p.line, p.col)?;
+        if let Some(Pos::At { line, col }) = self.pos {
+            write!(f, ":{line}:{col}")?;
         }
         write!(f, ": error: {}", self.headline())
     }
@@ -197,8 +226,9 @@ impl LineIndex {
         if text.len() != self.len {
             return None;
         }
-        let start = *self.starts.get(pos.line.checked_sub(1)? as usize)?;
-        let col = (pos.col as usize).checked_sub(1)?;
+        let Pos::At { line, col } = pos else { return None };
+        let start = *self.starts.get(line.checked_sub(1)? as usize)?;
+        let col = (col as usize).checked_sub(1)?;
         Some(self.offset_of_char(text, self.chars_before(text, start) + col))
     }
 
@@ -211,7 +241,7 @@ impl LineIndex {
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let col = self.chars_before(text, offset) - self.chars_before(text, self.starts[line]) + 1;
         let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Pos { line: clamp(line + 1), col: clamp(col) }
+        Pos::at(clamp(line + 1), clamp(col))
     }
 }
 
@@ -223,10 +253,10 @@ mod tests {
     fn line_index_counts_from_one() {
         let t = "ab\ncd\n\nx";
         let ix = LineIndex::new(t);
-        assert_eq!(ix.pos(t, 0), Pos { line: 1, col: 1 });
-        assert_eq!(ix.pos(t, 4), Pos { line: 2, col: 2 });
-        assert_eq!(ix.pos(t, 6), Pos { line: 3, col: 1 });
-        assert_eq!(ix.pos(t, 7), Pos { line: 4, col: 1 });
+        assert_eq!(ix.pos(t, 0), Pos::at(1, 1));
+        assert_eq!(ix.pos(t, 4), Pos::at(2, 2));
+        assert_eq!(ix.pos(t, 6), Pos::at(3, 1));
+        assert_eq!(ix.pos(t, 7), Pos::at(4, 1));
     }
 
     #[test]
@@ -248,7 +278,7 @@ mod tests {
             let line = before.matches('\n').count() + 1;
             let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             let pos = ix.pos(&t, offset);
-            assert_eq!(pos, Pos { line: line as u32, col: col as u32 }, "at byte {offset}");
+            assert_eq!(pos, Pos::at(line as u32, col as u32), "at byte {offset}");
             assert_eq!(ix.offset(&t, pos), Some(offset), "back from {pos:?}");
         }
     }

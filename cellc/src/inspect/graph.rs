@@ -2,7 +2,7 @@
 //! the cells with their attributes, the layers by type, the ones cellc does not compile, and
 //! a cut that leaves them out.
 use super::report::{CellInfo, OpCount, Size, TensorInfo, WeightInfo};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, Pos};
 use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,7 +100,7 @@ pub(super) fn cells(g: &Graph) -> Vec<CellInfo> {
             name: g.code_name(n),
             layer: node.origin.name.clone(),
             op: node.origin.op.clone(),
-            line: node.origin.pos.map(|p| p.line),
+            line: node.origin.pos.and_then(Pos::line),
             hidden_size: a.hidden_size,
             input_size: port("X").and_then(|x| shape(g, x)).and_then(|s| s.last().cloned()),
             direction: a.sequence.then(|| a.direction.clone().unwrap_or_else(|| "forward".to_owned())),

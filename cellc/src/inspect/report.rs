@@ -155,8 +155,8 @@ impl Problem {
         Problem {
             message: d.message.clone(),
             file: d.file.clone(),
-            line: d.pos.map(|p| p.line),
-            column: d.pos.map(|p| p.col),
+            line: d.pos.and_then(crate::diag::Pos::line),
+            column: d.pos.and_then(crate::diag::Pos::col),
             layer: d.layer.as_ref().map(|l| l.name.clone()),
             op: d.layer.as_ref().map(|l| l.op.clone()),
         }

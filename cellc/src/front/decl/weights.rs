@@ -1,6 +1,7 @@
 //! Weights files a declaration names: a raw file of little-endian f32, or one cell of an
 //! OpenVINO IR model, which must be the cell declared.
-use super::{Errors, Keys, Spec, Tensors, check};
+use super::spec::{Spec, Tensors, check};
+use super::syntax::{Errors, Keys};
 use crate::diag::Pos;
 use crate::graph::{ConstSrc, Elem};
 use crate::vocab;

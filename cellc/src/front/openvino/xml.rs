@@ -333,7 +333,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
         }
     }
     if !seen_net {
-        p.err(Pos { line: 1, col: 1 }, "no <net> element: this is not an OpenVINO IR model");
+        p.err(Pos::at(1, 1), "no <net> element: this is not an OpenVINO IR model");
     }
     let net = nets.swap_remove(0);
     if p.diags.is_empty() { Ok(net) } else { Err(p.diags) }
