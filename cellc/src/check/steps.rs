@@ -295,7 +295,8 @@ impl Planner<'_> {
         let Some((xt, xo, xd)) = ins.first().cloned() else { return };
         let facts: Vec<Option<&crate::graph::Fact>> =
             (0..self.g.nodes[id].inputs.len()).map(|i| self.g.input_fact(id, i)).collect();
-        let Ok(plan) = crate::ops::strided::plan_of(op, &facts) else { return };
+        let Op::StridedSlice(m) = op else { return };
+        let Ok(plan) = crate::ops::strided::plan_of(m, &facts) else { return };
         let mut picks: Vec<Vec<i64>> = xd.iter().map(|&n| (0..n as i64).collect()).collect();
         for (a, pick) in plan.picks.iter().enumerate() {
             let Some(r) = pick else { continue };

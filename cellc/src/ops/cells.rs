@@ -1,6 +1,6 @@
 //! Recurrent cells as graph nodes: their attributes as read, and the shapes of their
 //! outputs. Their arithmetic is `check`'s and the emitters' (the validated [`crate::ir`]).
-use super::{input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::diag::Pos;
 use crate::vocab::CellOp;
 use crate::vocab::{Fact, Sym};

@@ -4,13 +4,12 @@
 use super::tensor::{broadcast, broadcast_map, extents};
 pub use crate::vocab::{Arg, Chain, Instr, MapFn};
 
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact};
 
 /// The facts of an [`Op::Chain`]: its inputs broadcast together, f32; its values when every
 /// input is known.
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Chain(chain) = op else { return Err("not a chain".to_owned()) };
+pub(super) fn infer(chain: &Chain, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let first = input(ins, 0, "a")?;
     let mut out = input_shape(ins, 0, "a")?.to_vec();
     for i in 1..ins.len() {

@@ -4,7 +4,7 @@
 //! a [`Pick`] of its windows and a product, in `passes::lower`).
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::limits::MAX_SPATIAL_RANK;
 use crate::vocab::{Data, Fact, Sym};
 
@@ -441,38 +441,29 @@ impl ConvGeometry {
     }
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(a: &ConvAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
-    match op {
-        Op::Conv(a) => {
-            let (wf, ws) = (input(ins, 1, "weights")?, input_shape(ins, 1, "weights")?);
-            if data.elem != wf.elem || !data.elem.is_float() {
-                return Err(format!(
-                    "its inputs are {} and {}; expected one float type",
-                    data.elem.name(),
-                    wf.elem.name()
-                ));
-            }
-            let out_shape = match ins.get(2).copied().flatten() {
-                Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape (input 2)")?),
-                None => None,
-            };
-            let geo = a.geometry(xs, ws, out_shape.as_deref())?;
-            let mut out = vec![xs[0], Sym::known((geo.groups * geo.co) as i64)];
-            out.extend(geo.output.iter().map(|&d| Sym::known(d as i64)));
-            let value = (|| {
-                let (x, w) = (data.value.as_ref()?.floats()?, wf.value.as_ref()?.floats()?);
-                let n = extents(xs)?[0];
-                let per = x.len() / n.max(1);
-                let v: Vec<f64> =
-                    x.chunks(per.max(1)).take(n).flat_map(|e| geo.eval(e, &w)).map(|v| data.elem.round(v)).collect();
-                Some(Data::Float(v))
-            })();
-            Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
-        }
-        _ => Err("not a convolution".to_owned()),
+    let (wf, ws) = (input(ins, 1, "weights")?, input_shape(ins, 1, "weights")?);
+    if data.elem != wf.elem || !data.elem.is_float() {
+        return Err(format!("its inputs are {} and {}; expected one float type", data.elem.name(), wf.elem.name()));
     }
+    let out_shape = match ins.get(2).copied().flatten() {
+        Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape (input 2)")?),
+        None => None,
+    };
+    let geo = a.geometry(xs, ws, out_shape.as_deref())?;
+    let mut out = vec![xs[0], Sym::known((geo.groups * geo.co) as i64)];
+    out.extend(geo.output.iter().map(|&d| Sym::known(d as i64)));
+    let value = (|| {
+        let (x, w) = (data.value.as_ref()?.floats()?, wf.value.as_ref()?.floats()?);
+        let n = extents(xs)?[0];
+        let per = x.len() / n.max(1);
+        let v: Vec<f64> =
+            x.chunks(per.max(1)).take(n).flat_map(|e| geo.eval(e, &w)).map(|v| data.elem.round(v)).collect();
+        Some(Data::Float(v))
+    })();
+    Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! axes: what it computes here (shape rule and evaluation on constants), and the plan of
 //! transposes, reshapes, a sum and a matrix product `passes::lower` rewrites it into.
 use super::tensor::{count, extents, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
 
 /// A parsed equation: the letters of each operand and of the output.
@@ -94,8 +94,7 @@ fn size_of(sizes: &[(char, Sym)], c: char) -> Sym {
     sizes.iter().find(|(l, _)| *l == c).map_or(Sym::known(1), |(_, s)| *s)
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Einsum(eq) = op else { return Err("not an Einsum".to_owned()) };
+pub(super) fn infer(eq: &Equation, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     if ins.len() != eq.inputs.len() {
         return Err(format!("the equation has {} operands; the layer has {} inputs", eq.inputs.len(), ins.len()));
     }
@@ -151,6 +150,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Op;
 
     #[test]
     fn equations_parse_with_numpy_implicit_outputs_and_refuse_what_is_not_compiled() {

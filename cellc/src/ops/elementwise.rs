@@ -2,9 +2,9 @@
 //! ([`Binary`], [`crate::vocab::Compare`]), and `Select`: their shapes and their folding
 //! on constants, by the f64 definitions of [`crate::vocab`], which the reference
 //! interpreter shares.
-use super::tensor::{broadcast, broadcast_map, extents, show};
-use super::{Op, input, input_shape};
-use crate::vocab::{Binary, Data, Elem, Fact, Sym, Unary};
+use super::tensor::{broadcast, broadcast_map, extents};
+use super::tensor::{input, input_shape};
+use crate::vocab::{Binary, Compare, Data, Elem, Fact, Sym, Unary};
 
 /// Elementwise functions whose parameters come as inputs (`HardSigmoid`'s α and β,
 /// `Swish`'s β, `Selu`'s α and λ): once the fold pass knows them, each is a [`Unary`].
@@ -62,15 +62,30 @@ fn prelu_slope(data: &[Sym], slope: &[Sym]) -> Vec<Sym> {
     }
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+/// The ops of this family, as [`infer`] takes them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Elementwise {
+    /// A function of one tensor.
+    Unary(Unary),
+    /// A function of one tensor with its parameters as inputs.
+    Parametric(Parametric),
+    /// A function of two tensors, broadcast.
+    Binary(Binary),
+    /// A comparison of two tensors, broadcast.
+    Compare(Compare),
+    /// `Select`.
+    Select,
+}
+
+pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let a = input(ins, 0, "a")?;
     let sa = input_shape(ins, 0, "a")?;
     match op {
-        Op::Unary(u) => {
-            let value = a.value.as_ref().and_then(|v| unary(*u, a.elem, v));
+        Elementwise::Unary(u) => {
+            let value = a.value.as_ref().and_then(|v| unary(u, a.elem, v));
             Ok(vec![Fact { elem: a.elem, shape: Some(sa.to_vec()), value }])
         }
-        Op::Parametric(p) => {
+        Elementwise::Parametric(p) => {
             if !a.elem.is_float() {
                 return Err(format!("its input is {}; expected a float type", a.elem.name()));
             }
@@ -78,10 +93,10 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
             let value = a.value.as_ref().zip(u).and_then(|(v, u)| unary(u, a.elem, v));
             Ok(vec![Fact { elem: a.elem, shape: Some(sa.to_vec()), value }])
         }
-        Op::Binary(f) => {
+        Elementwise::Binary(f) => {
             let b = input(ins, 1, "b")?;
             let sb = input_shape(ins, 1, "b")?;
-            let sb = if *f == Binary::PRelu { prelu_slope(sa, sb) } else { sb.to_vec() };
+            let sb = if f == Binary::PRelu { prelu_slope(sa, sb) } else { sb.to_vec() };
             if a.elem != b.elem {
                 return Err(format!(
                     "its inputs are {} and {}; expected one element type",
@@ -98,13 +113,13 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                 })
             });
             if value.is_none()
-                && let Some(why) = int_fault(*f, a, b, sa, &sb, &out)
+                && let Some(why) = int_fault(f, a, b, sa, &sb, &out)
             {
                 return Err(why);
             }
             Ok(vec![Fact { elem: a.elem, shape: Some(out), value }])
         }
-        Op::Compare(c) => {
+        Elementwise::Compare(c) => {
             let b = input(ins, 1, "b")?;
             let sb = input_shape(ins, 1, "b")?;
             let out = broadcast(sa, sb)?;
@@ -117,7 +132,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
             });
             Ok(vec![Fact { elem: Elem::Bool, shape: Some(out), value }])
         }
-        Op::Select => {
+        Elementwise::Select => {
             let (t, e) = (input(ins, 1, "then")?, input(ins, 2, "else")?);
             let (st, se) = (input_shape(ins, 1, "then")?, input_shape(ins, 2, "else")?);
             let out = broadcast(&broadcast(sa, st)?, se)?;
@@ -147,7 +162,6 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
             }
             Ok(vec![Fact { elem: t.elem, shape: Some(out), value }])
         }
-        _ => Err(format!("{} is not elementwise", show(sa))),
     }
 }
 
@@ -218,6 +232,7 @@ fn both(a: &Fact, b: &Fact, sa: &[Sym], sb: &[Sym], out: &[Sym], f: impl Fn(Val,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Op;
     use crate::ops::infer;
     use crate::vocab::Compare;
 

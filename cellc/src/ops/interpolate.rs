@@ -5,7 +5,7 @@
 //! the resize is one such sum per axis in turn. That is how values are folded here and how
 //! `passes::lower` writes it: gathers of the taps by constant tables, weighted and added.
 use super::tensor::{axis, extents, known_ints, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
 
 /// What an interpolated value is made of.
@@ -286,8 +286,7 @@ impl Resize {
     }
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Interpolate(it) = op else { return Err("not an Interpolate".to_owned()) };
+pub(super) fn infer(it: &Interp, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     // Axes left alone may be dynamic (the batch); the others must be known.

@@ -1,7 +1,8 @@
 //! `MatMul`: numpy's `matmul` with optional transposes of the last two axes of either
 //! side; a 1-D side is a row (left) or a column (right) that the output drops again.
 use super::tensor::{broadcast, broadcast_map, count, extents, show, strides, unflatten};
-use super::{Op, Unary, input, input_shape};
+use super::tensor::{input, input_shape};
+use crate::vocab::Unary;
 use crate::vocab::{Data, Fact, Sym};
 
 /// How a `MatMul` multiplies: the broadcast batch shape and the matrix sizes.
@@ -60,12 +61,8 @@ pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMul
     Ok(MatMulShape { a, b, batch, m, k, n, out })
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let (ta, tb) = match *op {
-        Op::MatMul { ta, tb } => (ta, tb),
-        Op::Dense { tb, act } => return dense(tb, act, ins),
-        _ => return Err("not a MatMul".to_owned()),
-    };
+/// The facts of a `MatMul` (`ta`, `tb`: `transpose_a`, `transpose_b`).
+pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let (fa, fb) = (input(ins, 0, "a")?, input(ins, 1, "b")?);
     let (sa, sb) = (input_shape(ins, 0, "a")?, input_shape(ins, 1, "b")?);
     if fa.elem != fb.elem || !fa.elem.is_float() {
@@ -98,12 +95,12 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 
 /// The facts of a `Dense`: its product's, with the bias added along the last axis and the
 /// activation applied to a known value.
-fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let w = input_shape(ins, 1, "w")?;
     if w.len() != 2 {
         return Err(format!("a dense layer's weights are a matrix; got {}", show(w)));
     }
-    let mut facts = infer(&Op::MatMul { ta: false, tb }, &ins[..2.min(ins.len())])?;
+    let mut facts = matmul(false, tb, &ins[..2.min(ins.len())])?;
     let n = w[if tb { 0 } else { 1 }];
     let bias = match ins.get(2).copied().flatten() {
         Some(b) => {
@@ -161,6 +158,7 @@ fn matrix_map(ext: &[usize], vector: bool, transpose: bool) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Op;
     use crate::ops::infer;
     use crate::vocab::Elem;
 

@@ -26,6 +26,12 @@ pub use cells::CellAttrs;
 pub use elementwise::Parametric;
 pub use shape::BroadcastMode;
 
+use elementwise::Elementwise;
+use pad::Gathering;
+use reduce::Along;
+use shape::Moving;
+use tensor::input;
+
 /// An op with its attributes parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -213,33 +219,40 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Parameter { .. } | Op::Const { .. } | Op::Result | Op::If | Op::Unknown => {
             return Err("not inferred by its op".to_owned());
         }
-        Op::Convert { .. }
-        | Op::ConvertLike
-        | Op::Identity
-        | Op::ShapeOf { .. }
-        | Op::Reshape { .. }
-        | Op::Squeeze
-        | Op::Unsqueeze
-        | Op::Transpose
-        | Op::Concat { .. }
-        | Op::Gather { .. }
-        | Op::Slice
-        | Op::Split { .. }
-        | Op::VariadicSplit
-        | Op::Broadcast { .. }
-        | Op::Tile => shape::infer(op, ins, outputs)?,
-        Op::StridedSlice(_) => strided::infer(op, ins)?,
-        Op::Unary(_) | Op::Parametric(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => elementwise::infer(op, ins)?,
-        Op::Chain(_) => chain::infer(op, ins)?,
-        Op::MatMul { .. } | Op::Dense { .. } => linear::infer(op, ins)?,
-        Op::Softmax { .. } | Op::Reduce { .. } => reduce::infer(op, ins)?,
-        Op::Conv(_) => conv::infer(op, ins)?,
-        Op::Pad(_) | Op::Pick(_) => pad::infer(op, ins)?,
-        Op::Pool(_) => pool::infer(op, ins)?,
-        Op::Interpolate(_) => interpolate::infer(op, ins)?,
-        Op::Norm(_) => norm::infer(op, ins)?,
-        Op::Einsum(_) => einsum::infer(op, ins)?,
-        Op::Scatter(_) => scatter::infer(op, ins)?,
+        Op::Convert { to } => shape::infer(Moving::Convert(*to), ins, outputs)?,
+        Op::ConvertLike => shape::infer(Moving::ConvertLike, ins, outputs)?,
+        Op::Identity => shape::infer(Moving::Identity, ins, outputs)?,
+        Op::ShapeOf { out } => shape::infer(Moving::ShapeOf(*out), ins, outputs)?,
+        Op::Reshape { special_zero } => shape::infer(Moving::Reshape(*special_zero), ins, outputs)?,
+        Op::Squeeze => shape::infer(Moving::Squeeze, ins, outputs)?,
+        Op::Unsqueeze => shape::infer(Moving::Unsqueeze, ins, outputs)?,
+        Op::Transpose => shape::infer(Moving::Transpose, ins, outputs)?,
+        Op::Concat { axis } => shape::infer(Moving::Concat(*axis), ins, outputs)?,
+        Op::Gather { batch_dims } => shape::infer(Moving::Gather(*batch_dims), ins, outputs)?,
+        Op::Slice => shape::infer(Moving::Slice, ins, outputs)?,
+        Op::Split { parts } => shape::infer(Moving::Split(*parts), ins, outputs)?,
+        Op::VariadicSplit => shape::infer(Moving::VariadicSplit, ins, outputs)?,
+        Op::Broadcast { mode } => shape::infer(Moving::Broadcast(*mode), ins, outputs)?,
+        Op::Tile => shape::infer(Moving::Tile, ins, outputs)?,
+        Op::StridedSlice(m) => strided::infer(m, ins)?,
+        Op::Unary(u) => elementwise::infer(Elementwise::Unary(*u), ins)?,
+        Op::Parametric(p) => elementwise::infer(Elementwise::Parametric(*p), ins)?,
+        Op::Binary(f) => elementwise::infer(Elementwise::Binary(*f), ins)?,
+        Op::Compare(c) => elementwise::infer(Elementwise::Compare(*c), ins)?,
+        Op::Select => elementwise::infer(Elementwise::Select, ins)?,
+        Op::Chain(c) => chain::infer(c, ins)?,
+        Op::MatMul { ta, tb } => linear::matmul(*ta, *tb, ins)?,
+        Op::Dense { tb, act } => linear::dense(*tb, *act, ins)?,
+        Op::Softmax { axis, log } => reduce::infer(Along::Softmax { axis: *axis, log: *log }, ins)?,
+        Op::Reduce { kind, keep_dims } => reduce::infer(Along::Reduce { kind: *kind, keep_dims: *keep_dims }, ins)?,
+        Op::Conv(a) => conv::infer(a, ins)?,
+        Op::Pad(mode) => pad::infer(Gathering::Pad(*mode), ins)?,
+        Op::Pick(p) => pad::infer(Gathering::Pick(p), ins)?,
+        Op::Pool(a) => pool::infer(a, ins)?,
+        Op::Interpolate(it) => interpolate::infer(it, ins)?,
+        Op::Norm(n) => norm::infer(n, ins)?,
+        Op::Einsum(eq) => einsum::infer(eq, ins)?,
+        Op::Scatter(kind) => scatter::infer(*kind, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {
@@ -318,18 +331,4 @@ pub(crate) fn variable_agrees(
         ));
     }
     Ok(())
-}
-
-/// The input `i`, or an error naming it.
-pub(crate) fn input<'a>(ins: &[Option<&'a Fact>], i: usize, what: &str) -> Result<&'a Fact, String> {
-    ins.get(i).copied().flatten().ok_or_else(|| format!("input {i} ({what}) is not connected"))
-}
-
-/// The shape of input `i`, when its rank is known.
-pub(crate) fn input_shape<'a>(
-    ins: &[Option<&'a Fact>],
-    i: usize,
-    what: &str,
-) -> Result<&'a [crate::vocab::Sym], String> {
-    input(ins, i, what)?.shape.as_deref().ok_or_else(|| format!("the shape of input {i} ({what}) is not known"))
 }

@@ -2,7 +2,7 @@
 //! `NormalizeL2` and `BatchNormInference`. `passes::lower` rewrites each into reductions and
 //! elementwise ops; their values on constants are computed here.
 use super::tensor::{axis, count, extents, known_ints, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact};
 
 /// The attributes of an `MVN`.
@@ -77,8 +77,7 @@ pub fn batch_scale_shift(eps: f64, gamma: &[f64], beta: &[f64], mean: &[f64], va
     (scale, shift)
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Norm(n) = op else { return Err("not a normalisation".to_owned()) };
+pub(super) fn infer(n: &Norm, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let x = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     if !x.elem.is_float() {
@@ -162,6 +161,7 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Op;
     use crate::ops::infer;
     use crate::vocab::{Elem, Sym};
 

@@ -1,7 +1,7 @@
 //! Padding and gathers by constant tables: `Pad` (opset 1 and 12) and [`Pick`], what
 //! `passes::lower` makes of windows (convolutions, pools) and of padding.
 use super::tensor::{extents, known_ints, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::limits::MAX_PICK_TABLE;
 use crate::vocab::{Data, Fact, Sym};
 
@@ -135,14 +135,23 @@ fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), Stri
     Ok((get(1, "pads_begin (input 1)")?, get(2, "pads_end (input 2)")?))
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+/// The ops of this family, as [`infer`] takes them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Gathering<'a> {
+    /// `Pad` in this mode (pads as inputs 1 and 2, the value as input 3).
+    Pad(PadMode),
+    /// A gather by a constant table.
+    Pick(&'a Pick),
+}
+
+pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     match op {
-        Op::Pad(mode) => {
+        Gathering::Pad(mode) => {
             let (begin, end) = pads(ins, xs.len())?;
             let fill = match ins.get(3).copied().flatten() {
-                Some(f) if *mode == PadMode::Constant => {
+                Some(f) if mode == PadMode::Constant => {
                     if f.elem != data.elem {
                         return Err(format!("the pad value is {} for {} data", f.elem.name(), data.elem.name()));
                     }
@@ -164,18 +173,18 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
                 if xs.iter().any(|d| !d.is_known()) {
                     return None;
                 }
-                let (table, _) = pad_table(*mode, &ext, &begin, &end).ok()?;
+                let (table, _) = pad_table(mode, &ext, &begin, &end).ok()?;
                 let fill = fill.map_or(Some(0.0), |f| f.map(|f| f[0]))?;
                 Some(Data::Float(table.iter().map(|&i| if i == Pick::NONE { fill } else { v[i as usize] }).collect()))
             })();
             // The mode's limits are checked even when nothing is known of the values.
             if xs.iter().all(|d| d.is_known()) {
                 let ext: Vec<usize> = xs.iter().map(|d| d.c as usize).collect();
-                pad_table(*mode, &ext, &begin, &end)?;
+                pad_table(mode, &ext, &begin, &end)?;
             }
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
-        Op::Pick(p) => {
+        Gathering::Pick(p) => {
             let lead = xs.get(..p.lead).ok_or("the data has fewer axes than the table keeps")?;
             let per = crate::vocab::known_len(&xs[p.lead..]).ok_or("the table's entry size is not known")?;
             if per != p.entry || p.table.iter().any(|&i| i != Pick::NONE && i as usize >= per) {
@@ -194,7 +203,6 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String>
             })();
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
-        _ => Err("not a gather".to_owned()),
     }
 }
 

@@ -4,7 +4,7 @@
 use super::conv::{ConvGeometry, Window};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::limits::MAX_SPATIAL_RANK;
 use crate::vocab::{Data, Elem, Fact, Sym};
 
@@ -112,8 +112,7 @@ impl ConvGeometry {
     }
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Pool(a) = op else { return Err("not a pool".to_owned()) };
+pub(super) fn infer(a: &PoolAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     if !data.elem.is_float() {

@@ -3,7 +3,7 @@
 //! replaced by the updates, as streaming models write their caches. `passes::lower` makes
 //! a gather by a table of it over the data and the updates joined.
 use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
 
 /// Which scatter.
@@ -99,14 +99,13 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
     Ok(from)
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
-    let Op::Scatter(kind) = op else { return Err("not a scatter".to_owned()) };
+pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let updates = input(ins, 2, "updates")?;
     if updates.elem != data.elem {
         return Err(format!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
     }
-    let from = sources(*kind, ins)?;
+    let from = sources(kind, ins)?;
     let value = (|| {
         let (d, u) = (data.value.as_ref()?, updates.value.as_ref()?);
         extents(data.shape.as_deref()?)?;

@@ -3,7 +3,7 @@
 //! `VariadicSplit`, `Broadcast`), the shape subgraph's `ShapeOf`, and `Convert`.
 //! Each op's rule gives the output shapes, and the values when the inputs are constant.
 use super::tensor::{axis, broadcast, broadcast_map, count, extents, ints, known_ints, show, strides, unflatten};
-use super::{Op, input, input_shape};
+use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Elem, Fact, Sym};
 
 /// `Broadcast`'s `mode`.
@@ -17,30 +17,65 @@ pub enum BroadcastMode {
     Explicit,
 }
 
-pub(super) fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, String> {
+/// The ops of this family, as [`infer`] takes them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Moving {
+    /// `Convert` to this type.
+    Convert(Elem),
+    /// `ConvertLike`.
+    ConvertLike,
+    /// `Identity`.
+    Identity,
+    /// `ShapeOf`, with this output type.
+    ShapeOf(Elem),
+    /// `Reshape`, with `special_zero`.
+    Reshape(bool),
+    /// `Squeeze`.
+    Squeeze,
+    /// `Unsqueeze`.
+    Unsqueeze,
+    /// `Transpose`.
+    Transpose,
+    /// `Concat` along this axis.
+    Concat(i64),
+    /// `Gather` with these `batch_dims`.
+    Gather(i64),
+    /// `Slice`.
+    Slice,
+    /// `Split` into this many parts.
+    Split(u64),
+    /// `VariadicSplit`.
+    VariadicSplit,
+    /// `Broadcast` in this mode.
+    Broadcast(BroadcastMode),
+    /// `Tile`.
+    Tile,
+}
+
+pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, String> {
     let data = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     let value = |i: usize| ins.get(i).copied().flatten().and_then(|f| f.value.as_ref());
     Ok(match op {
-        Op::Convert { to } => vec![convert(data, *to)],
-        Op::ConvertLike => vec![convert(data, input(ins, 1, "like")?.elem)],
-        Op::Identity => vec![data.clone()],
-        Op::ShapeOf { out } => {
+        Moving::Convert(to) => vec![convert(data, to)],
+        Moving::ConvertLike => vec![convert(data, input(ins, 1, "like")?.elem)],
+        Moving::Identity => vec![data.clone()],
+        Moving::ShapeOf(out) => {
             let n = Sym::known(shape.len() as i64);
-            vec![Fact::constant(*out, vec![n], Data::Int(shape.to_vec()))]
+            vec![Fact::constant(out, vec![n], Data::Int(shape.to_vec()))]
         }
-        Op::Reshape { special_zero } => {
-            let out = reshape(shape, &ints(value(1), "the target shape (input 1)")?, *special_zero)?;
+        Moving::Reshape(special_zero) => {
+            let out = reshape(shape, &ints(value(1), "the target shape (input 1)")?, special_zero)?;
             vec![same_values(data, out)]
         }
-        Op::Squeeze => {
+        Moving::Squeeze => {
             let axes = match ins.get(1).copied().flatten() {
                 Some(a) => Some(known_ints(a.value.as_ref(), "the axes (input 1)")?),
                 None => None,
             };
             vec![same_values(data, squeeze(shape, axes.as_deref())?)]
         }
-        Op::Unsqueeze => {
+        Moving::Unsqueeze => {
             let axes = known_ints(value(1), "the axes (input 1)")?;
             let rank = shape.len() + axes.len();
             let mut at = vec![false; rank];
@@ -55,18 +90,17 @@ pub(super) fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Ve
                 at.iter().map(|&u| if u { Some(Sym::known(1)) } else { rest.next().copied() }).collect();
             vec![same_values(data, out.ok_or("the axes do not fit the input")?)]
         }
-        Op::Transpose => vec![transpose(data, shape, &known_ints(value(1), "the order (input 1)")?)?],
-        Op::Concat { axis: a } => vec![concat(ins, *a)?],
-        Op::Gather { batch_dims } => vec![gather(data, shape, ins, *batch_dims)?],
-        Op::Slice => vec![slice(data, shape, ins)?],
-        Op::Split { parts } => split(data, shape, known_ints(value(1), "the axis (input 1)")?, None, *parts, outputs)?,
-        Op::VariadicSplit => {
+        Moving::Transpose => vec![transpose(data, shape, &known_ints(value(1), "the order (input 1)")?)?],
+        Moving::Concat(a) => vec![concat(ins, a)?],
+        Moving::Gather(batch_dims) => vec![gather(data, shape, ins, batch_dims)?],
+        Moving::Slice => vec![slice(data, shape, ins)?],
+        Moving::Split(parts) => split(data, shape, known_ints(value(1), "the axis (input 1)")?, None, parts, outputs)?,
+        Moving::VariadicSplit => {
             let lengths = known_ints(value(2), "the split lengths (input 2)")?;
             split(data, shape, known_ints(value(1), "the axis (input 1)")?, Some(lengths), 0, outputs)?
         }
-        Op::Broadcast { mode } => vec![broadcast_op(data, shape, ins, *mode)?],
-        Op::Tile => vec![tile(data, shape, &known_ints(value(1), "the repeats (input 1)")?)?],
-        _ => return Err("not a shape op".to_owned()),
+        Moving::Broadcast(mode) => vec![broadcast_op(data, shape, ins, mode)?],
+        Moving::Tile => vec![tile(data, shape, &known_ints(value(1), "the repeats (input 1)")?)?],
     })
 }
 
@@ -527,6 +561,7 @@ fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: Broadca
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Op;
     use crate::ops::infer;
 
     fn ints_fact(v: &[i64]) -> Fact {

@@ -2,7 +2,7 @@
 //! A constant whose shape has symbolic dimensions holds its values as if each such
 //! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
 use crate::limits::MAX_FOLDED_ELEMENTS;
-use crate::vocab::{Data, Sym};
+use crate::vocab::{Data, Fact, Sym};
 
 /// Extents of the stored values of a shape (symbolic dimensions count 1), when every
 /// dimension is known or symbolic and the total is within what folding computes.
@@ -104,6 +104,20 @@ pub(crate) fn known_ints(d: Option<&Data>, what: &str) -> Result<Vec<i64>, Strin
         .into_iter()
         .map(|s| s.value().ok_or_else(|| format!("{what} depends on a dynamic dimension ({s}); pin it with --input")))
         .collect()
+}
+
+/// The input `i`, or an error naming it.
+pub(crate) fn input<'a>(ins: &[Option<&'a Fact>], i: usize, what: &str) -> Result<&'a Fact, String> {
+    ins.get(i).copied().flatten().ok_or_else(|| format!("input {i} ({what}) is not connected"))
+}
+
+/// The shape of input `i`, when its rank is known.
+pub(crate) fn input_shape<'a>(
+    ins: &[Option<&'a Fact>],
+    i: usize,
+    what: &str,
+) -> Result<&'a [crate::vocab::Sym], String> {
+    input(ins, i, what)?.shape.as_deref().ok_or_else(|| format!("the shape of input {i} ({what}) is not known"))
 }
 
 #[cfg(test)]
