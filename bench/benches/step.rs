@@ -156,7 +156,7 @@ fn steps(c: &mut Criterion) {
 /// one row, as a step computes it. Its time is what streaming those weights through the
 /// multiply–adds (and, for f16, the conversions) costs here, whatever the step around it does.
 fn anatomy_a(c: &mut Criterion) {
-    use cellc_runtime::kernel::{Block, Row, tiles_acc_rows};
+    use cellc_runtime::kernel::{Block, Row, Schedule, tiles_acc_rows};
     const K: usize = 144;
     const W: usize = 48;
     const T: usize = 8;
@@ -175,6 +175,8 @@ fn anatomy_a(c: &mut Criterion) {
                     panels,
                     core::array::from_ref(black_box(&v)),
                     Block::<1, 8>,
+                    // As the step of A takes it: 8 tiles of 48 lanes, 2 side by side.
+                    Schedule::<1, 2>,
                     isa
                 ));
                 black_box(&mut acc);

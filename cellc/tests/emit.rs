@@ -87,7 +87,7 @@ snap_c!(c_lstm_tiled, "lstm_h1_i1", Strategy::Tiled, Embedded);
 snap_c!(c_gru_runtime_weights_tiled, "gru_tiny_runtime", Strategy::Tiled, Embedded);
 snap_c!(c_rnn_seq_bidirectional_runtime, "rnn_seq_bidirectional", Strategy::Tiled, Runtime);
 snap_c!(c_gru_seq_const_lengths, "gru_seq_const_lengths", Strategy::Unrolled, Embedded);
-snap_c!(c_rnn_tiles_interleaved, "rnn_tanh", Strategy::Tiled, Runtime);
+snap_c!(c_rnn_sums_split, "rnn_tanh", Strategy::Tiled, Runtime);
 snap_c!(c_gru_tiles_interleaved, "gru_lbr_off", Strategy::Tiled, Runtime);
 
 #[test]

@@ -72,13 +72,15 @@ impl Level {
         Level::ALL.into_iter().find(|l| l.name() == s)
     }
 
-    /// Steps whose input projections a streaming `feed` computes together at this level.
-    /// Blocks of rows pay off with 256-bit vectors and up (measured: 12% faster with
-    /// AVX-512, 7% slower with the baseline's SSE2), so other targets take one row at a time.
-    pub const fn feed_block(self) -> usize {
+    /// Steps whose input projections a streaming `feed` computes together at this level,
+    /// where the compiler's plan computes `block` together (the one number both languages
+    /// it writes take). Blocks of rows pay off with 256-bit vectors and up (measured: 12%
+    /// faster with AVX-512, 7% slower with the baseline's SSE2), so other targets take one
+    /// row at a time, as the generated C does without `__AVX2__`.
+    pub const fn feed_block(self, block: usize) -> usize {
         match self {
             Level::Portable if !cfg!(target_feature = "avx2") => 1,
-            _ => 8,
+            _ => block,
         }
     }
 
@@ -583,7 +585,7 @@ mod tests {
         let b: [f32; 64] = core::array::from_fn(|k| (k % 5) as f32 * -0.11 + 0.2);
         let want = dot(&a, &b);
         assert_eq!(crate::dispatch!(dot(&a, &b)), want);
-        assert_eq!(crate::dispatch!(|L| (dot(&a, &b), L.feed_block())).0, want);
+        assert_eq!(crate::dispatch!(|L| (dot(&a, &b), L.feed_block(8))).0, want);
         #[cfg(target_arch = "x86_64")]
         {
             #[cfg(feature = "std")]

@@ -1,6 +1,6 @@
 //! What both languages' dense layers share: how a layer's outputs are cut into tiles and
 //! groups of tiles, and its weights and bias packed into them.
-use crate::emit::plan::{MAX_TILE, Packed, Store};
+use crate::emit::plan::{MAX_TILE, Packed, Schedule, Store};
 use crate::ir::steps::Step;
 use crate::ir::{Dense, Model};
 use crate::ops::Unary;
@@ -45,6 +45,11 @@ impl Tiling {
             (most / 4..=most).rev().find(|d| tiles.is_multiple_of(*d)).unwrap_or(most)
         };
         Tiling { tile, tiles: tiles.div_ceil(group) * group, group }
+    }
+
+    /// How the product of one group is arranged (the kernel's call computes a group).
+    pub(crate) fn schedule(self, k: usize) -> Schedule {
+        Schedule::of(self.group, self.tile, k)
     }
 }
 

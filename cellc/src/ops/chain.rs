@@ -1,6 +1,6 @@
 //! Elementwise functions and chains of them: what one loop of the generated code computes
 //! for each element. The fuse pass joins elementwise ops whose intermediate values nothing
-//! else reads into one [`Op::Chain`], so the values stay in registers.
+//! else reads into one [`Op::Chain`](super::Op::Chain), so the values stay in registers.
 use super::tensor::{broadcast, broadcast_map, extents};
 pub use crate::vocab::{Arg, Chain, Instr, MapFn};
 

@@ -1,6 +1,6 @@
 //! Dense layers (a matrix product by constant weights, a bias, an activation) over weights
 //! packed like a cell's input projection: the same register-blocked products.
-use super::{Block, Row, tiles_acc_rows};
+use super::{Block, Row, Schedule, tiles_acc_rows};
 use crate::simd::Isa;
 
 /// For each row `r` of `x`: `y[r·n + j] = Σₖ x[r][k]·w(j, k) + bias(j)` for `j < n`,
@@ -23,6 +23,8 @@ pub fn dense_rows<
     const T: usize,
     const R: usize,
     const V: usize,
+    const Q: usize,
+    const G: usize,
     P,
     I,
 >(
@@ -32,6 +34,7 @@ pub fn dense_rows<
     y: &mut [f32],
     n: usize,
     block: Block<R, V>,
+    schedule: Schedule<Q, G>,
     isa: I,
 ) where
     P: Row<W>,
@@ -43,10 +46,19 @@ pub fn dense_rows<
     let (blocks, rest) = x.as_chunks::<S>();
     let (y_blocks, y_rest) = y.split_at_mut(blocks.len() * S * n);
     for (xs, ys) in blocks.iter().zip(y_blocks.chunks_exact_mut(S * n.max(1))) {
-        rows_block::<K, W, S, T, R, V, P, I>(panels, bias, xs, ys, n, block, isa);
+        rows_block::<K, W, S, T, R, V, Q, G, P, I>(panels, bias, xs, ys, n, block, schedule, isa);
     }
     for (xr, yr) in rest.iter().zip(y_rest.chunks_exact_mut(n.max(1))) {
-        rows_block::<K, W, 1, T, 1, V, P, I>(panels, bias, core::array::from_ref(xr), yr, n, Block, isa);
+        rows_block::<K, W, 1, T, 1, V, Q, G, P, I>(
+            panels,
+            bias,
+            core::array::from_ref(xr),
+            yr,
+            n,
+            Block,
+            schedule,
+            isa,
+        );
     }
 }
 
@@ -63,6 +75,8 @@ pub fn dense_rows_wide<
     const T: usize,
     const R: usize,
     const V: usize,
+    const Q: usize,
+    const G: usize,
     P,
     I,
 >(
@@ -72,6 +86,7 @@ pub fn dense_rows_wide<
     y: &mut [f32],
     n: usize,
     block: Block<R, V>,
+    schedule: Schedule<Q, G>,
     isa: I,
 ) where
     P: Row<W>,
@@ -86,7 +101,7 @@ pub fn dense_rows_wide<
         }
         return;
     }
-    dense_rows::<K, W, S, T, R, V, P, I>(panels, bias, x, y, n, block, isa);
+    dense_rows::<K, W, S, T, R, V, Q, G, P, I>(panels, bias, x, y, n, block, schedule, isa);
 }
 
 /// Whether the lengths are those of a layer of `n` outputs in groups of `T` tiles over
@@ -111,13 +126,25 @@ fn fits<const K: usize, const W: usize, const T: usize, P>(
 /// [`dense_rows`] for one block of `S` rows (`y` holds exactly their outputs).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn rows_block<const K: usize, const W: usize, const S: usize, const T: usize, const R: usize, const V: usize, P, I>(
+fn rows_block<
+    const K: usize,
+    const W: usize,
+    const S: usize,
+    const T: usize,
+    const R: usize,
+    const V: usize,
+    const Q: usize,
+    const G: usize,
+    P,
+    I,
+>(
     panels: &[[P; K]],
     bias: &[[f32; W]],
     xs: &[[f32; K]; S],
     y: &mut [f32],
     n: usize,
     block: Block<R, V>,
+    schedule: Schedule<Q, G>,
     isa: I,
 ) where
     P: Row<W>,
@@ -128,7 +155,7 @@ fn rows_block<const K: usize, const W: usize, const S: usize, const T: usize, co
         for (a, b) in acc.iter_mut().zip(bg) {
             *a = [*b; S];
         }
-        tiles_acc_rows::<K, W, S, T, R, V, P, I>(&mut acc, pg, xs, block, isa);
+        tiles_acc_rows::<K, W, S, T, R, V, Q, G, P, I>(&mut acc, pg, xs, block, schedule, isa);
         let j0 = g * T * W;
         for (s, yr) in y.chunks_exact_mut(n.max(1)).enumerate().take(S) {
             let Some(yr) = yr.get_mut(j0.min(n)..(j0 + T * W).min(n)) else { continue };
@@ -158,7 +185,7 @@ mod tests {
             core::array::from_fn(|t| core::array::from_fn(|l| if t * 2 + l < n { b(t * 2 + l) } else { 0.0 }));
         let x = [[1.0, 2.0, -1.0], [0.5, 0.0, 3.0], [-2.0, 1.0, 1.0]];
         let mut y = [f32::NAN; 15];
-        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut y, n, Block, Portable);
+        dense_rows::<K, 2, 2, 2, 2, 8, 4, 1, _, _>(&panels, &bias, &x, &mut y, n, Block, Schedule, Portable);
         for r in 0..3 {
             for j in 0..n {
                 let want = (0..K).map(|k| x[r][k] * w(j, k)).sum::<f32>() + b(j);
@@ -167,7 +194,7 @@ mod tests {
         }
         // Wrong lengths: nothing written.
         let mut short = [7.0f32; 14];
-        dense_rows::<K, 2, 2, 2, 2, 8, _, _>(&panels, &bias, &x, &mut short, n, Block, Portable);
+        dense_rows::<K, 2, 2, 2, 2, 8, 4, 1, _, _>(&panels, &bias, &x, &mut short, n, Block, Schedule, Portable);
         assert_eq!(short, [7.0; 14]);
     }
 }

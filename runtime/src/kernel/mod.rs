@@ -221,24 +221,38 @@ pub fn panel_acc_rows_in<
     }
 }
 
+/// How a product's multiply–adds are arranged, as the compiler decides it once for both
+/// languages it writes (cellc's `emit::plan::Schedule`): each lane's sum split into `Q`
+/// partial sums over alternate inputs (1, 2 or 4; see [`panel_acc_split`]), and, for one
+/// row, `G` tiles side by side (1, 2 or 4). Passed as a value so the numbers are inferred
+/// from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule<const Q: usize, const G: usize>;
+
 /// [`panel_acc_rows_in`] over every tile of a product: `acc[t]` takes the product of tile
-/// `t` of `panels`. One row at a time has no rows to share a weight between, so the tiles
-/// are interleaved instead, in groups whose accumulators fill the vector registers: each
-/// multiply–add waits for the one before it in its lane, and a lone narrow panel (16 lanes,
-/// two 8-lane sums) leaves the FMA units idle most of the time (an RNN step, H=128, I=16:
-/// 1.26 µs one tile at a time). Every lane still sums in the order of [`panel_acc`].
+/// `t` of `panels`, as `Schedule<Q, G>` arranges it.
 ///
-/// A product too narrow to fill the registers even so (all its tiles together at most 64
-/// lanes: the cells of a few dozen units) splits each lane's sum instead, into 2 or 4
-/// partial sums over alternate inputs ([`panel_acc_split`]), for every row alike, so one
-/// row and a batch of rows still compute the same bits (a GRU step, H=16, I=1: 94 ns with
-/// one sum per lane).
+/// One row at a time has no rows to share a weight between, so its tiles run `G` at a
+/// time, their multiply–adds interleaved: each multiply–add waits for the one before it
+/// in its lane, and a lone narrow panel (16 lanes, two 8-lane sums) leaves the FMA units
+/// idle most of the time (an RNN step, H=128, I=16: 1.26 µs one tile at a time). Several
+/// rows go through register blocks of `R` rows × `V` lanes instead. Every lane still sums
+/// in the order of [`panel_acc`].
+///
+/// With `Q` above 1 (a product too narrow to fill the registers even so: the cells of a
+/// few dozen units), each lane's sum is split into `Q` partial sums, for every row alike,
+/// so one row and a batch of rows still compute the same bits (a GRU step, H=16, I=1: 94
+/// ns with one sum per lane).
+///
+/// A part of a product (a step split across threads, see [`crate::team`]) takes the whole
+/// product's schedule, so that every lane's sum is the same, to the bit.
 ///
 /// Tried and not kept: handing each tile to the step's activations as soon as its sums
 /// were complete, so that they would overlap the reading of the next tiles' weights (AMD
 /// Zen 4, both forms in one program: GRU H=128 2.39 → 2.49 µs, B 77 → 82 ns, RNN and
 /// LSTM within 2%).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn tiles_acc_rows<
     const K: usize,
     const W: usize,
@@ -246,6 +260,8 @@ pub fn tiles_acc_rows<
     const T: usize,
     const R: usize,
     const V: usize,
+    const Q: usize,
+    const G: usize,
     P: Row<W>,
     I: Isa,
 >(
@@ -253,41 +269,12 @@ pub fn tiles_acc_rows<
     panels: &[[P; K]],
     v: &[[f32; K]; S],
     block: Block<R, V>,
+    _: Schedule<Q, G>,
     isa: I,
 ) {
-    tiles_acc_part(acc, panels, v, block, Whole::<T>, isa);
-}
-
-/// The number of tiles of a whole product, of which a call of [`tiles_acc_part`] computes
-/// some.
-#[derive(Clone, Copy, Debug)]
-pub struct Whole<const T: usize>;
-
-/// [`tiles_acc_rows`] over some of the tiles of a product of `ALL` tiles (a part of a step
-/// split across threads, see [`crate::team`]), with the kernel that [`tiles_acc_rows`]
-/// takes for all of them, so that every lane's sum is the same, to the bit.
-#[inline(always)]
-pub fn tiles_acc_part<
-    const K: usize,
-    const W: usize,
-    const S: usize,
-    const T: usize,
-    const R: usize,
-    const V: usize,
-    const ALL: usize,
-    P: Row<W>,
-    I: Isa,
->(
-    acc: &mut [[[f32; W]; S]; T],
-    panels: &[[P; K]],
-    v: &[[f32; K]; S],
-    block: Block<R, V>,
-    _: Whole<ALL>,
-    isa: I,
-) {
-    match ALL * W {
-        0..=32 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
-        33..=64 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
+    match Q {
+        4 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
+        2 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
         _ => {}
     }
     if R > 1 || S != 1 {
@@ -296,10 +283,9 @@ pub fn tiles_acc_part<
         }
         return;
     }
-    // About 12 independent 8-lane sums in flight.
-    match W {
-        0..=16 => tiles_interleaved::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
-        17..=48 => tiles_interleaved::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
+    match G {
+        4 => tiles_interleaved::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
+        2 => tiles_interleaved::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
         _ => tiles_interleaved::<K, W, S, T, 1, P, I>(acc, panels, v, isa),
     }
 }
@@ -597,14 +583,33 @@ mod tests {
         for (a, panel) in want.iter_mut().zip(&panels) {
             panel_acc(&mut a[0], panel, &v[0], isa);
         }
-        let mut got = acc0;
-        tiles_acc_rows(&mut got, &panels, &v, Block::<1, 16>, isa);
-        assert_eq!(got, want, "{T} tiles of {W} lanes");
+        // Every number of tiles side by side sums each lane as one tile does.
+        for (g, got) in [
+            run_with(acc0, &panels, &v, Schedule::<1, 1>, isa),
+            run_with(acc0, &panels, &v, Schedule::<1, 2>, isa),
+            run_with(acc0, &panels, &v, Schedule::<1, 4>, isa),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(got, want, "{T} tiles of {W} lanes, {} side by side", 1 << g);
+        }
+    }
+
+    fn run_with<const K: usize, const W: usize, const T: usize, const Q: usize, const G: usize, I: Isa>(
+        mut acc: [[[f32; W]; 1]; T],
+        panels: &[[[f32; W]; K]; T],
+        v: &[[f32; K]; 1],
+        schedule: Schedule<Q, G>,
+        isa: I,
+    ) -> [[[f32; W]; 1]; T] {
+        tiles_acc_rows(&mut acc, panels, v, Block::<1, 16>, schedule, isa);
+        acc
     }
 
     #[test]
     fn tiles_side_by_side_keep_each_lanes_sum() {
-        // Groups of 4 tiles of 16 lanes, then 1, 2 or 3 left; groups of 2 of 32 lanes, then 1.
+        // Groups of 4, 2 or 1 tiles, then 1, 2 or 3 left.
         tiles_are_panel_acc_per_tile::<5, 16>();
         tiles_are_panel_acc_per_tile::<6, 16>();
         tiles_are_panel_acc_per_tile::<7, 16>();
@@ -698,19 +703,30 @@ mod tests {
             }
             panel_acc_rows_in(&mut blocks, panel, v, Block::<4, 8>, isa);
             panel_acc_rows_in(&mut wide, panel, v, Block::<8, 8>, isa);
-            // The same panel as 5 tiles of one product, one row at a time, interleaved (or,
-            // if narrow, split): as one tile does, and as all the rows at once do.
-            let mut batch = [*acc0; 5];
-            tiles_acc_rows(&mut batch, &[*panel; 5], v, Block::<4, 8>, isa);
-            for (s, x) in v.iter().enumerate() {
-                let mut tiles = [[acc0[s]; 1]; 5];
-                tiles_acc_rows(&mut tiles, &[*panel; 5], &[*x], Block::<1, 8>, isa);
-                assert!(tiles.iter().all(|t| t[0] == tiles[0][0]), "tiles of the same panel sum alike");
-                assert!(batch.iter().all(|b| b[s] == tiles[0][0]), "one row sums as a batch of rows does");
-                if 5 * W > 64 {
-                    assert!(tiles[0][0] == one[s], "interleaved tiles sum as one tile does");
+            // The same panel as 5 tiles of one product, one row at a time, interleaved (or
+            // split): as one tile does, and as all the rows at once do.
+            fn rows<const K: usize, const W: usize, const Q: usize, P: Row<W>, I: Isa>(
+                panel: &[P; K],
+                v: &[[f32; K]; 11],
+                acc0: &[[f32; W]; 11],
+                one: &[[f32; W]; 11],
+                isa: I,
+            ) {
+                let mut batch = [*acc0; 5];
+                tiles_acc_rows(&mut batch, &[*panel; 5], v, Block::<4, 8>, Schedule::<Q, 4>, isa);
+                for (s, x) in v.iter().enumerate() {
+                    let mut tiles = [[acc0[s]; 1]; 5];
+                    tiles_acc_rows(&mut tiles, &[*panel; 5], &[*x], Block::<1, 8>, Schedule::<Q, 4>, isa);
+                    assert!(tiles.iter().all(|t| t[0] == tiles[0][0]), "tiles of the same panel sum alike");
+                    assert!(batch.iter().all(|b| b[s] == tiles[0][0]), "one row sums as a batch of rows does");
+                    if Q == 1 {
+                        assert!(tiles[0][0] == one[s], "interleaved tiles sum as one tile does");
+                    }
                 }
             }
+            rows::<K, W, 1, P, I>(panel, v, acc0, &one, isa);
+            rows::<K, W, 2, P, I>(panel, v, acc0, &one, isa);
+            rows::<K, W, 4, P, I>(panel, v, acc0, &one, isa);
             for (k, col) in panel.iter().enumerate() {
                 axpy_rows(&mut cols, k, v, col, isa);
             }

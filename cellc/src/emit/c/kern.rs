@@ -204,34 +204,34 @@ impl Kern<'_> {
             parts[1..].iter().map(|a| format!("{a}[l]")).collect::<Vec<_>>().join(" = ")
         ));
         let whole = cols / q * q;
-        c.open(format!("for (size_t k = 0; k < {whole}; k += {q})"));
-        for (i, a) in parts.iter().enumerate() {
-            let k = if i == 0 { "k".to_owned() } else { format!("(k + {i})") };
-            let vk = if i == 0 { format!("{v}[k]") } else { format!("{v}[k + {i}]") };
-            self.lanes_fma(c, a, panel, &k, width, &vk);
+        if whole > 0 {
+            c.open(format!("for (size_t k = 0; k < {whole}; k += {q})"));
+            for (i, a) in parts.iter().enumerate() {
+                let k = if i == 0 { "k".to_owned() } else { format!("(k + {i})") };
+                let vk = if i == 0 { format!("{v}[k]") } else { format!("{v}[k + {i}]") };
+                self.lanes_fma(c, a, panel, &k, width, &vk);
+            }
+            c.close("");
         }
-        c.close("");
         // The columns past the last whole group: one to each partial sum, in order.
         for (k, a) in (whole..cols).zip(&parts) {
             self.lanes_fma(c, a, panel, &k.to_string(), width, &format!("{v}[{k}]"));
         }
-        let sum = parts.join("[l] + ");
-        c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {sum}[l];"));
+        // Added pairwise, `(s0 + s2) + (s1 + s3)`, as the Rust kernels add them.
+        let mut sums: Vec<String> = parts.iter().map(|a| format!("{a}[l]")).collect();
+        while sums.len() > 1 {
+            let high = sums.split_off(sums.len() / 2);
+            sums = sums.iter().zip(&high).map(|(a, b)| format!("({a} + {b})")).collect();
+        }
+        let sum = sums.concat();
+        let sum = sum.strip_prefix('(').and_then(|s| s.strip_suffix(')')).unwrap_or(&sum);
+        c.line(format!("for (size_t l = 0; l < {width}; ++l) {acc}[l] = {sum};"));
     }
 
-    /// Partial sums each lane of a tiled product of `width` lanes over `cols` columns is
-    /// split into: a product so narrow that all its tiles fit in 4 AVX-512 registers is a
-    /// short chain of dependent multiply–adds per lane with little else to overlap it (a
-    /// GRU with H=16: the whole step waits on it), so 2 chains of half the length run side by
-    /// side. Measured on that GRU (AMD Zen 5, GCC): 76 ns a step with one chain, 70 with 2,
-    /// 84 with 4 (which the Rust kernels take up to 32 lanes: GCC then keeps the partial
-    /// sums in memory).
+    /// Partial sums each lane of a tiled product of `width` lanes over `cols` inputs is split
+    /// into: the plan's schedule ([`crate::emit::plan::Schedule`]), as for the Rust kernels.
     fn split(&self, width: usize, cols: usize) -> usize {
-        if self.strategy == Strategy::Unrolled {
-            return 1;
-        }
-        let narrow = self.tiles().saturating_mul(width) <= 64;
-        if narrow && cols >= 4 { 2 } else { 1 }
+        self.schedule(width, cols).split
     }
 
     /// `t * tile + l`: the state row of lane `l` of tile `t`.
@@ -273,7 +273,7 @@ impl Kern<'_> {
         lane: &[String],
     ) {
         let tiles = self.tiles();
-        let g = self.interleave(product.2);
+        let g = self.interleave(product.2, self.cell.spec.hidden);
         let whole = tiles / g * g;
         if g == 1 {
             self.tiles_one_at_a_time(c, product, (0, tiles), init, v, lane);
@@ -349,15 +349,10 @@ impl Kern<'_> {
         c.close("");
     }
 
-    /// Tiles whose products of `width` lanes a tiled step computes side by side: a narrow
-    /// tile (one AVX-512 register or less) alone is one chain of dependent multiply–adds,
-    /// which leaves the FMA units idle; 4 of them keep enough sums in flight (as the Rust
-    /// kernels do). 1 for the unrolled strategy, wider tiles, or a cell of one tile.
-    fn interleave(&self, width: usize) -> usize {
-        if self.strategy == Strategy::Unrolled || width > ROLLED_LANES || self.tiles() < 2 {
-            return 1;
-        }
-        4
+    /// Tiles whose products of `width` lanes a tiled step computes side by side: the plan's
+    /// schedule, as for the Rust kernels.
+    fn interleave(&self, width: usize, cols: usize) -> usize {
+        self.schedule(width, cols).interleave
     }
 
     /// The weight tables of the embedded slots, aligned, eight values a line.

@@ -86,11 +86,12 @@ impl Ctx<'_> {
                 quote! { self.step_at(isa, x, h, out) }
             }
         });
+        let block = proc_macro2::Literal::usize_unsuffixed(crate::emit::plan::FEED_BLOCK);
         let feed_entry = entry(self.simd, |l| {
             if lstm {
-                quote! { self.feed_at::<{ #l.feed_block() }, _>(isa, h, c, xs, ys) }
+                quote! { self.feed_at::<{ #l.feed_block(#block) }, _>(isa, h, c, xs, ys) }
             } else {
-                quote! { self.feed_at::<{ #l.feed_block() }, _>(isa, h, xs, ys) }
+                quote! { self.feed_at::<{ #l.feed_block(#block) }, _>(isa, h, xs, ys) }
             }
         });
         let batch_entry = entry(self.simd, |l| {

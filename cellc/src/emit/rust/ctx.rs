@@ -218,14 +218,14 @@ impl Ctx<'_> {
             let range = span.range();
             quote! { &#slot[#range] }
         };
-        let all = self.tiles();
         let product = match self.strategy {
-            Strategy::Tiled | Strategy::Auto if span.len() == all => quote! {
-                ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, isa);
-            },
-            Strategy::Tiled | Strategy::Auto => quote! {
-                ::cellc_runtime::kernel::tiles_acc_part(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, ::cellc_runtime::kernel::Whole::<#all>, isa);
-            },
+            // A part of a step takes the whole product's schedule, so it sums alike.
+            Strategy::Tiled | Strategy::Auto => {
+                let schedule = schedule(self.schedule(width, cols));
+                quote! {
+                    ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, #schedule, isa);
+                }
+            }
             // The whole state is one tile, summed in a local (which stays in registers).
             Strategy::Unrolled => {
                 let columns = (0..cols)
@@ -340,4 +340,10 @@ impl Ctx<'_> {
             }
         }
     }
+}
+
+/// The runtime's value for `s` (`cellc_runtime::kernel::Schedule<Q, G>`).
+pub(super) fn schedule(s: crate::emit::plan::Schedule) -> TokenStream {
+    let (q, g) = (s.split, s.interleave);
+    quote! { ::cellc_runtime::kernel::Schedule::<#q, #g> }
 }

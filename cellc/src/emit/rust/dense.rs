@@ -31,6 +31,7 @@ pub(super) fn item(
     ));
     tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), Packed::F32(packed_bias(d, t))));
     let (k, n, tile, group) = (d.k, d.n, t.tile, t.group);
+    let schedule = super::ctx::schedule(t.schedule(d.k));
     let row = match store {
         Store::Bf16 => cellc_pack::bf16_words(tile),
         Store::F32 | Store::F16 => tile,
@@ -76,13 +77,14 @@ pub(super) fn item(
             fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
-                ::cellc_runtime::kernel::#kernel::<#k, #tile, R, #group, R, V, _, I>(
+                ::cellc_runtime::kernel::#kernel::<#k, #tile, R, #group, R, V, _, _, _, I>(
                     panels,
                     bias,
                     x.as_chunks::<#k>().0,
                     y,
                     #n,
                     ::cellc_runtime::kernel::Block::<R, V>,
+                    #schedule,
                     isa,
                 );
                 #apply

@@ -81,11 +81,12 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // An LSTM's `run` takes the op's inputs and outputs one by one (X, H, C, length, Y, Ho,
     // Co): more than clippy's default, which would flag it in the user's crate.
     let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
+    let block = proc_macro2::Literal::usize_unsuffixed(crate::emit::plan::FEED_BLOCK);
     let run_entry = super::ctx::entry(simd, |l| {
         if lstm {
-            quote! { self.run_at::<{ #l.feed_block() }, _>(isa, x, h0, c0, len, y, ho, co) }
+            quote! { self.run_at::<{ #l.feed_block(#block) }, _>(isa, x, h0, c0, len, y, ho, co) }
         } else {
-            quote! { self.run_at::<{ #l.feed_block() }, _>(isa, x, h0, len, y, ho) }
+            quote! { self.run_at::<{ #l.feed_block(#block) }, _>(isa, x, h0, len, y, ho) }
         }
     });
     let run = quote! {
