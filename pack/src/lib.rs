@@ -1,7 +1,8 @@
 //! Packing of gate-stacked weight matrices into the panels the tiled kernels read. The
 //! compiler packs embedded weights with these functions at compile time and generated code
 //! calls them (as `cellc_runtime::pack`) for weights given at run time, so the layout has
-//! one definition. A crate of its own so that both can depend on it.
+//! one definition. A crate of its own so that both can depend on it; it also holds the
+//! other numbers both must agree on, the activations' polynomials ([`poly`]).
 #![no_std]
 //!
 //! A matrix `m` stacks `gates` blocks of `hidden` rows of `cols` columns, row-major (the
@@ -10,6 +11,8 @@
 //! output tile `t`, column `k` holds the `tile` consecutive rows of each selected gate side
 //! by side, so one broadcast of input `k` updates every gate of the tile. Rows past
 //! `hidden` are zero.
+
+pub mod poly;
 
 /// Number of tiles of width `tile` covering `hidden` rows.
 pub const fn tiles(hidden: usize, tile: usize) -> usize {

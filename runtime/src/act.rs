@@ -10,7 +10,8 @@
 //! approximations, chosen with the `fast_activations` option; their measured errors are
 //! stated there.
 //!
-//! The polynomial and rational coefficients come from `scripts/fit_activations.py`.
+//! The polynomial and rational coefficients come from `scripts/fit_activations.py`, by
+//! way of `cellc_pack::poly`, the table the C emitter writes them out from.
 //!
 //! The functions with a polynomial take the level token of the kernel that calls them
 //! ([`Isa`]): at a level with FMA each multiply–add of the polynomial rounds once, which
@@ -20,6 +21,7 @@
 //! fuses the same multiply–adds where its target has FMA (`FP_FAST_FMAF`), so it has the
 //! bits of one level or the other.
 use crate::simd::Isa;
+use cellc_pack::poly::{self, LN2_HI, LN2_LO};
 
 /// `a·b + c`, fused at levels with FMA.
 #[inline(always)]
@@ -33,10 +35,12 @@ pub fn relu(x: f32) -> f32 {
     if x > 0.0 { x } else { 0.0 }
 }
 
-/// ln 2 with its low 9 bits zero, so `n·LN2_HI` is exact for the `n` of [`exp`].
-const LN2_HI: f32 = 0.693_145_75;
-/// `ln 2 − LN2_HI`.
-const LN2_LO: f32 = 1.428_606_8e-6;
+/// `c₀·xⁿ + … + cₙ` by Horner's rule, each step one multiply–add.
+#[inline(always)]
+fn horner<const N: usize, I: Isa>(isa: I, c: &[f32; N], x: f32) -> f32 {
+    const { assert!(N > 0, "a polynomial has a coefficient") };
+    c[1..].iter().fold(c[0], |p, &c| fma(isa, p, x, c))
+}
 
 /// `x = n·ln 2 + r` with `n` the nearest integer to `x / ln 2` and `|r| ≤ ln 2 / 2`:
 /// `(n, r)`, for `|x|` below 2^22 (Cody–Waite: `n·ln 2` in two parts, the first exact).
@@ -67,9 +71,10 @@ pub fn exp<I: Isa>(isa: I, x: f32) -> f32 {
     // Past these, e^x is infinite or rounds to zero; the clamp keeps 2^n buildable.
     let (n, r) = reduce(isa, x.clamp(-104.0, 88.8));
     let r2 = r * r;
-    let lo = fma(isa, 0.166_665_21, r, 0.499_999_94);
-    let hi = fma(isa, 0.008_368_71, r, 0.041_668_39);
-    let hi = fma(isa, 0.001_381_461_2, r2, hi);
+    let [c0, c1, c2, c3, c4] = poly::EXP;
+    let lo = fma(isa, c3, r, c4);
+    let hi = fma(isa, c1, r, c2);
+    let hi = fma(isa, c0, r2, hi);
     let p = fma(isa, hi, r2, lo);
     let er = 1.0 + fma(isa, r2, p, r);
     // 2^n as 2^(n/2) · 2^(n - n/2): each half is a normal float for n in [-150, 128].
@@ -98,14 +103,10 @@ pub fn sigmoid<I: Isa>(isa: I, x: f32) -> f32 {
 pub fn tanh<I: Isa>(isa: I, x: f32) -> f32 {
     let a = x.abs();
     let a2 = a * a;
-    let p = -0.006_274_242_4_f32;
-    let p = fma(isa, p, a2, 0.021_071_682);
-    let p = fma(isa, p, a2, -0.053_852_312);
-    let p = fma(isa, p, a2, 0.133_325_86);
-    let p = fma(isa, p, a2, -0.333_333_16);
+    let p = horner(isa, &poly::TANH_SMALL, a2);
     let small = fma(isa, a * a2, p, a);
     let large = 1.0 - 2.0 / (exp(isa, 2.0 * a) + 1.0);
-    let t = if a < 0.55 { small } else { large };
+    let t = if a < poly::TANH_SMALL_BELOW { small } else { large };
     t.copysign(x)
 }
 
@@ -154,14 +155,10 @@ pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
 /// nearly so. Both are computed and one is selected, so lanes vectorise.
 #[inline(always)]
 fn expm1_neg<I: Isa>(isa: I, x: f32) -> f32 {
-    let p = 0.001_200_641_f32;
-    let p = fma(isa, p, x, 0.008_263_202);
-    let p = fma(isa, p, x, 0.041_654_62);
-    let p = fma(isa, p, x, 0.166_665_76);
-    let p = fma(isa, p, x, 0.499_999_97);
+    let p = horner(isa, &poly::EXPM1_NEG, x);
     let small = fma(isa, x * x, p, x);
     let large = exp(isa, x) - 1.0;
-    if x > -0.346_573_6 { small } else { large }
+    if x > poly::EXPM1_NEG_ABOVE { small } else { large }
 }
 
 /// `x / (1 + |x|)`.
@@ -190,9 +187,7 @@ fn ln_1p_unit<I: Isa>(isa: I, e: f32) -> f32 {
     let k = if big { 1.0 } else { 0.0 };
     let s = (m - 1.0) / (m + 1.0);
     let t = s * s;
-    let p = 0.298_709_45_f32;
-    let p = fma(isa, p, t, 0.399_775_74);
-    let p = fma(isa, p, t, 0.666_667_76);
+    let p = horner(isa, &poly::LN_ATANH, t);
     let ln_m = fma(isa, s * t, p, 2.0 * s);
     let lost = (e - (u - 1.0)) / u;
     k * LN2_HI + (ln_m + (k * LN2_LO + lost))
@@ -220,26 +215,20 @@ pub fn clip(x: f32, c: f32) -> f32 {
 /// Over 1000 steps of a GRU or an LSTM (H = 64) the hidden states of the two drift apart by
 /// at most 6e-7, and the drift does not grow (`tests/tests/it/drift.rs`).
 pub mod fast {
-    use super::fma;
     pub use super::{affine, clip, hardsigmoid, leakyrelu, relu, softsign, thresholdedrelu};
+    use super::{fma, horner};
     use crate::simd::Isa;
+    use cellc_pack::poly;
 
     /// `tanh(x)` as a rational function `x·P(x²)/Q(x²)` on `|x| ≤ 7.9` (beyond, tanh is
     /// within 3e-7 of ±1), fitted for relative error: 4 and 5 multiply–adds that run side by
     /// side, and one division.
     #[inline(always)]
     pub fn tanh<I: Isa>(isa: I, x: f32) -> f32 {
-        let x = x.clamp(-7.9, 7.9);
+        let x = x.clamp(-poly::FAST_TANH_CLAMP, poly::FAST_TANH_CLAMP);
         let x2 = x * x;
-        let p = 1.153_179_1e-5_f32;
-        let p = fma(isa, p, x2, 0.002_960_469_3);
-        let p = fma(isa, p, x2, 0.129_344_14);
-        let p = fma(isa, p, x2, 0.999_999_9);
-        let q = 2.492_531_3e-7_f32;
-        let q = fma(isa, q, x2, 0.000_240_011_46);
-        let q = fma(isa, q, x2, 0.023_854_068);
-        let q = fma(isa, q, x2, 0.462_676_4);
-        let q = fma(isa, q, x2, 1.0);
+        let p = horner(isa, &poly::FAST_TANH_P, x2);
+        let q = horner(isa, &poly::FAST_TANH_Q, x2);
         x * p / q
     }
 
@@ -273,8 +262,7 @@ pub mod fast {
         let k = if big { core::f32::consts::LN_2 } else { 0.0 };
         let s = (m - 1.0) / (m + 1.0);
         let t = s * s;
-        let p = 0.412_020_06_f32;
-        let p = fma(isa, p, t, 0.666_556_24);
+        let p = horner(isa, &poly::FAST_LN_ATANH, t);
         x.max(0.0) + (k + fma(isa, s * t, p, 2.0 * s))
     }
 
@@ -283,10 +271,7 @@ pub mod fast {
     #[inline(always)]
     fn exp_neg<I: Isa>(isa: I, x: f32) -> f32 {
         let (n, r) = super::reduce(isa, x.clamp(-87.0, 0.0));
-        let p = 0.008_312_526_f32;
-        let p = fma(isa, p, r, 0.041_890_115);
-        let p = fma(isa, p, r, 0.166_671_14);
-        let p = fma(isa, p, r, 0.499_992_3);
+        let p = horner(isa, &poly::FAST_EXP_NEG, r);
         let er = 1.0 + fma(isa, r * r, p, r);
         er * f32::from_bits(((n + 127) as u32) << 23)
     }

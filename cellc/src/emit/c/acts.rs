@@ -6,10 +6,12 @@
 //! instructions, such as `-march=native` on x86-64 machines of the last decade) and rounds
 //! the product and the sum otherwise: the bits of the runtime's FMA levels, or of its
 //! portable level.
+use super::text::float;
 use crate::ir::Activation;
+use cellc_pack::poly;
 
 /// A helper's comment, parameters and body (`PREFIX` stands for the file's prefix).
-pub(super) type Definition = (&'static str, &'static str, &'static str);
+pub(super) type Definition = (&'static str, &'static str, String);
 
 /// The helpers other helpers call, callees first.
 const CALLEES: &[&str] = &["clip", "fma", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
@@ -43,30 +45,47 @@ pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'s
 
 /// The definition of a helper named by [`order`] (`None` for any other name).
 pub(super) fn definition(name: &str) -> Option<Definition> {
+    let fixed = |(doc, params, body): (&'static str, &'static str, &str)| (doc, params, body.to_owned());
     Some(match name {
-        "clip" => CLIP,
-        "fma" => FMA,
-        "exp" => EXP,
-        "expm1_neg" => EXPM1_NEG,
-        "ln_1p_unit" => LN_1P_UNIT,
-        "fast_exp_neg" => FAST_EXP_NEG,
-        "fast_tanh" => FAST_TANH,
-        "fast_sigmoid" => FAST_SIGMOID,
-        "fast_scaledtanh" => FAST_SCALEDTANH,
-        "fast_elu" => FAST_ELU,
-        "fast_softplus" => FAST_SOFTPLUS,
+        "clip" => fixed(CLIP),
+        "fma" => fixed(FMA),
+        "exp" => exp(),
+        "expm1_neg" => expm1_neg(),
+        "ln_1p_unit" => ln_1p_unit(),
+        "fast_exp_neg" => fast_exp_neg(),
+        "fast_tanh" => fast_tanh(),
+        "fast_sigmoid" => fixed(FAST_SIGMOID),
+        "fast_scaledtanh" => fixed(FAST_SCALEDTANH),
+        "fast_elu" => fixed(FAST_ELU),
+        "fast_softplus" => fast_softplus(),
         _ => activation(Activation::from_name(name, None, None)?),
     })
 }
 
-const CLIP: Definition = (
+/// Statements evaluating the polynomial `c` at `x` into `p` by Horner's rule, as the
+/// runtime's `horner` does (declaring `p` as a float when `declare`).
+fn horner(p: &str, x: &str, c: &[f32], declare: bool) -> String {
+    let ty = if declare { "float " } else { "" };
+    let mut out = c.first().map(|c0| format!("    {ty}{p} = {};\n", float(*c0))).unwrap_or_default();
+    for ci in c.iter().skip(1) {
+        out.push_str(&format!("    {p} = PREFIX_fma({p}, {x}, {});\n", float(*ci)));
+    }
+    out
+}
+
+/// The reduction `x = n ln2 + r` of the runtime's `reduce`, into `r` (from `nf` and `x`).
+fn reduce() -> String {
+    format!("    r = PREFIX_fma(-nf, {}, PREFIX_fma(-nf, {}, x));\n", float(poly::LN2_LO), float(poly::LN2_HI))
+}
+
+const CLIP: (&str, &str, &str) = (
     "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",
     "float x, float c",
     "    return x < -c ? -c : (x > c ? c : x);\n",
 );
 
 /// The runtime's `Isa::mul_add`: fused where the target makes `fmaf` fast.
-const FMA: Definition = (
+const FMA: (&str, &str, &str) = (
     "a * b + c, rounded once where the target has fused multiply-adds (FP_FAST_FMAF), as the \
      runtime computes it at its levels with FMA; rounded twice elsewhere, as at its portable level.",
     "float a, float b, float c",
@@ -79,145 +98,164 @@ const FMA: Definition = (
 );
 
 /// `cellc_runtime::act::exp`, operation for operation.
-const EXP: Definition = (
-    "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
-     polynomial (in Estrin's form: a short chain of dependent operations), 2^n from its bits in \
-     two halves so that subnormal results round once.",
-    "float x",
-    "    const float shift = 12582912.0f;
-    union { float f; uint32_t u; } k, sh, s1, s2;
+fn exp() -> Definition {
+    let [c0, c1, c2, c3, c4] = poly::EXP.map(float);
+    let log2e = float(std::f32::consts::LOG2_E);
+    (
+        "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
+         polynomial (in Estrin's form: a short chain of dependent operations), 2^n from its bits in \
+         two halves so that subnormal results round once.",
+        "float x",
+        format!(
+            "    const float shift = 12582912.0f;
+    union {{ float f; uint32_t u; }} k, sh, s1, s2;
     float nf, r, r2, lo, hi, p;
     int32_t n, half;
     x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
-    k.f = PREFIX_fma(x, 1.442695f, shift);
+    k.f = PREFIX_fma(x, {log2e}, shift);
     sh.f = shift;
     n = (int32_t)k.u - (int32_t)sh.u;
     nf = k.f - shift;
-    r = PREFIX_fma(-nf, 1.4286068e-6f, PREFIX_fma(-nf, 0.69314575f, x));
-    r2 = r * r;
-    lo = PREFIX_fma(0.16666521f, r, 0.49999994f);
-    hi = PREFIX_fma(0.00836871f, r, 0.04166839f);
-    hi = PREFIX_fma(0.0013814612f, r2, hi);
+{reduce}    r2 = r * r;
+    lo = PREFIX_fma({c3}, r, {c4});
+    hi = PREFIX_fma({c1}, r, {c2});
+    hi = PREFIX_fma({c0}, r2, hi);
     p = PREFIX_fma(hi, r2, lo);
     half = n / 2;
     s1.u = (uint32_t)(half + 127) << 23;
     s2.u = (uint32_t)(n - half + 127) << 23;
     return (1.0f + PREFIX_fma(r2, p, r)) * s1.f * s2.f;
 ",
-);
+            reduce = reduce()
+        ),
+    )
+}
 
 /// `cellc_runtime::act`'s `expm1_neg`.
-const EXPM1_NEG: Definition = (
-    "e^x - 1 for x <= 0: a polynomial x + x^2 P(x) above -ln2/2 (no cancellation near 0), e^x - 1 \
-     below.",
-    "float x",
-    "    float p = 0.001200641f;
-    p = PREFIX_fma(p, x, 0.008263202f);
-    p = PREFIX_fma(p, x, 0.04165462f);
-    p = PREFIX_fma(p, x, 0.16666576f);
-    p = PREFIX_fma(p, x, 0.49999997f);
-    {
+fn expm1_neg() -> Definition {
+    (
+        "e^x - 1 for x <= 0: a polynomial x + x^2 P(x) above -ln2/2 (no cancellation near 0), e^x - 1 \
+         below.",
+        "float x",
+        format!(
+            "{}    {{
         const float small = PREFIX_fma(x * x, p, x);
         const float large = PREFIX_exp(x) - 1.0f;
-        return x > -0.3465736f ? small : large;
-    }
+        return x > {} ? small : large;
+    }}
 ",
-);
+            horner("p", "x", &poly::EXPM1_NEG, true),
+            float(poly::EXPM1_NEG_ABOVE)
+        ),
+    )
+}
 
 /// `cellc_runtime::act`'s `ln_1p_unit`.
-const LN_1P_UNIT: Definition = (
-    "ln(1 + e) for e in [0, 1]: u = 1 + e = 2^k m, ln m = 2 atanh((m - 1) / (m + 1)) by a polynomial, \
-     plus what rounding u lost.",
-    "float e",
-    "    const float u = 1.0f + e;
-    const int big = u > 1.41421356f;
+fn ln_1p_unit() -> Definition {
+    (
+        "ln(1 + e) for e in [0, 1]: u = 1 + e = 2^k m, ln m = 2 atanh((m - 1) / (m + 1)) by a polynomial, \
+         plus what rounding u lost.",
+        "float e",
+        format!(
+            "    const float u = 1.0f + e;
+    const int big = u > {sqrt2};
     const float m = big ? 0.5f * u : u, k = big ? 1.0f : 0.0f;
     const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
-    float p = 0.29870945f;
-    p = PREFIX_fma(p, t, 0.39977574f);
-    p = PREFIX_fma(p, t, 0.66666776f);
-    {
+{p}    {{
         const float ln_m = PREFIX_fma(s * t, p, 2.0f * s);
         const float lost = (e - (u - 1.0f)) / u;
-        return k * 0.69314575f + (ln_m + (k * 1.4286068e-6f + lost));
-    }
+        return k * {hi} + (ln_m + (k * {lo} + lost));
+    }}
 ",
-);
+            sqrt2 = float(std::f32::consts::SQRT_2),
+            p = horner("p", "t", &poly::LN_ATANH, true),
+            hi = float(poly::LN2_HI),
+            lo = float(poly::LN2_LO)
+        ),
+    )
+}
 
 /// `cellc_runtime::act::fast`'s `exp_neg`.
-const FAST_EXP_NEG: Definition = (
-    "e^x for x <= 0, relative error 4e-7 down to e^-87, 0 below.",
-    "float x",
-    "    const float shift = 12582912.0f;
-    union { float f; uint32_t u; } k, sh, s;
+fn fast_exp_neg() -> Definition {
+    (
+        "e^x for x <= 0, relative error 4e-7 down to e^-87, 0 below.",
+        "float x",
+        format!(
+            "    const float shift = 12582912.0f;
+    union {{ float f; uint32_t u; }} k, sh, s;
     float nf, r, p;
     x = x < -87.0f ? -87.0f : (x > 0.0f ? 0.0f : x);
-    k.f = PREFIX_fma(x, 1.442695f, shift);
+    k.f = PREFIX_fma(x, {log2e}, shift);
     sh.f = shift;
     nf = k.f - shift;
-    r = PREFIX_fma(-nf, 1.4286068e-6f, PREFIX_fma(-nf, 0.69314575f, x));
-    p = 0.008312526f;
-    p = PREFIX_fma(p, r, 0.041890115f);
-    p = PREFIX_fma(p, r, 0.16667114f);
-    p = PREFIX_fma(p, r, 0.4999923f);
-    s.u = (uint32_t)((int32_t)k.u - (int32_t)sh.u + 127) << 23;
+{reduce}{p}    s.u = (uint32_t)((int32_t)k.u - (int32_t)sh.u + 127) << 23;
     return (1.0f + PREFIX_fma(r * r, p, r)) * s.f;
 ",
-);
+            log2e = float(std::f32::consts::LOG2_E),
+            reduce = reduce(),
+            p = horner("p", "r", &poly::FAST_EXP_NEG, false)
+        ),
+    )
+}
 
-const FAST_TANH: Definition = (
-    "tanh(x), fast: x P(x^2) / Q(x^2) on |x| <= 7.9.",
-    "float x",
-    "    float x2, p, q;
-    x = x < -7.9f ? -7.9f : (x > 7.9f ? 7.9f : x);
+/// `cellc_runtime::act::fast::tanh`.
+fn fast_tanh() -> Definition {
+    let clamp = float(poly::FAST_TANH_CLAMP);
+    (
+        "tanh(x), fast: x P(x^2) / Q(x^2) on |x| <= 7.9.",
+        "float x",
+        format!(
+            "    float x2, p, q;
+    x = x < -{clamp} ? -{clamp} : (x > {clamp} ? {clamp} : x);
     x2 = x * x;
-    p = 1.1531791e-5f;
-    p = PREFIX_fma(p, x2, 0.0029604693f);
-    p = PREFIX_fma(p, x2, 0.12934414f);
-    p = PREFIX_fma(p, x2, 0.9999999f);
-    q = 2.4925313e-7f;
-    q = PREFIX_fma(q, x2, 0.00024001146f);
-    q = PREFIX_fma(q, x2, 0.023854068f);
-    q = PREFIX_fma(q, x2, 0.4626764f);
-    q = PREFIX_fma(q, x2, 1.0f);
-    return x * p / q;
+{}{}    return x * p / q;
 ",
-);
+            horner("p", "x2", &poly::FAST_TANH_P, false),
+            horner("q", "x2", &poly::FAST_TANH_Q, false)
+        ),
+    )
+}
 
-const FAST_SIGMOID: Definition = (
+const FAST_SIGMOID: (&str, &str, &str) = (
     "1 / (1 + e^-x), fast: (1 + tanh(x / 2)) / 2.",
     "float x",
     "    return PREFIX_fma(0.5f, PREFIX_fast_tanh(0.5f * x), 0.5f);\n",
 );
 
-const FAST_SCALEDTANH: Definition = (
+const FAST_SCALEDTANH: (&str, &str, &str) = (
     "alpha * tanh(beta * x), fast.",
     "float x, float alpha, float beta",
     "    return alpha * PREFIX_fast_tanh(beta * x);\n",
 );
 
-const FAST_ELU: Definition = (
+const FAST_ELU: (&str, &str, &str) = (
     "x if x >= 0, else alpha * (e^x - 1), fast.",
     "float x, float alpha",
     "    const float m = PREFIX_fast_exp_neg(x) - 1.0f;\n    return x >= 0.0f ? x : alpha * m;\n",
 );
 
-const FAST_SOFTPLUS: Definition = (
-    "ln(1 + e^x), fast: max(x, 0) + ln(1 + e^-|x|) with a shorter logarithm.",
-    "float x",
-    "    const float e = PREFIX_fast_exp_neg(-fabsf(x)), u = 1.0f + e;
-    const int big = u > 1.41421356f;
-    const float m = big ? 0.5f * u : u, k = big ? 0.69314718f : 0.0f;
+/// `cellc_runtime::act::fast::softplus`.
+fn fast_softplus() -> Definition {
+    (
+        "ln(1 + e^x), fast: max(x, 0) + ln(1 + e^-|x|) with a shorter logarithm.",
+        "float x",
+        format!(
+            "    const float e = PREFIX_fast_exp_neg(-fabsf(x)), u = 1.0f + e;
+    const int big = u > {sqrt2};
+    const float m = big ? 0.5f * u : u, k = big ? {ln2} : 0.0f;
     const float s = (m - 1.0f) / (m + 1.0f), t = s * s;
-    float p = 0.41202006f;
-    p = PREFIX_fma(p, t, 0.66655624f);
-    return fmaxf(x, 0.0f) + (k + PREFIX_fma(s * t, p, 2.0f * s));
+{p}    return fmaxf(x, 0.0f) + (k + PREFIX_fma(s * t, p, 2.0f * s));
 ",
-);
+            sqrt2 = float(std::f32::consts::SQRT_2),
+            ln2 = float(std::f32::consts::LN_2),
+            p = horner("p", "t", &poly::FAST_LN_ATANH, true)
+        ),
+    )
+}
 
 /// Comment, parameters and body of an activation's default helper.
 fn activation(a: Activation) -> Definition {
-    match a {
+    let (doc, params, body) = match a {
         Activation::Relu => ("max(0, x).", "float x", "    return x > 0.0f ? x : 0.0f;\n"),
         Activation::Sigmoid => (
             "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows.",
@@ -225,22 +263,7 @@ fn activation(a: Activation) -> Definition {
             "    const float e = PREFIX_exp(-fabsf(x));\n    const float num = x >= 0.0f ? 1.0f : e;\n    \
              return num / (1.0f + e);\n",
         ),
-        Activation::Tanh => (
-            "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
-            "float x",
-            "    const float a = fabsf(x), a2 = a * a;
-    float p = -0.0062742424f;
-    p = PREFIX_fma(p, a2, 0.021071682f);
-    p = PREFIX_fma(p, a2, -0.053852312f);
-    p = PREFIX_fma(p, a2, 0.13332586f);
-    p = PREFIX_fma(p, a2, -0.33333316f);
-    {
-        const float small = PREFIX_fma(a * a2, p, a);
-        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
-        return copysignf(a < 0.55f ? small : large, x);
-    }
-",
-        ),
+        Activation::Tanh => return tanh(),
         Activation::HardSigmoid { .. } => (
             "max(0, min(1, alpha * x + beta)).",
             "float x, float alpha, float beta",
@@ -271,7 +294,27 @@ fn activation(a: Activation) -> Definition {
             "float x",
             "    return fmaxf(x, 0.0f) + PREFIX_ln_1p_unit(PREFIX_exp(-fabsf(x)));\n",
         ),
-    }
+    };
+    (doc, params, body.to_owned())
+}
+
+/// `cellc_runtime::act::tanh`.
+fn tanh() -> Definition {
+    let below = float(poly::TANH_SMALL_BELOW);
+    (
+        "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
+        "float x",
+        format!(
+            "    const float a = fabsf(x), a2 = a * a;
+{}    {{
+        const float small = PREFIX_fma(a * a2, p, a);
+        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
+        return copysignf(a < {below} ? small : large, x);
+    }}
+",
+            horner("p", "a2", &poly::TANH_SMALL, true)
+        ),
+    )
 }
 
 #[cfg(test)]
