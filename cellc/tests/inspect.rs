@@ -71,8 +71,8 @@ fn a_refused_model_shows_the_shapes_it_declares() {
     assert_eq!(r["outputs"][0]["shape"], serde_json::json!(["?", 12]), "{:#?}", r["outputs"]);
 }
 
-/// The bytes of the weight tables a generated Rust file holds: each
-/// `static NAME: ::cellc_runtime::Aligned<[T; N]>`.
+/// The bytes of the tables a generated Rust file holds (weights, constants, index tables):
+/// each `static NAME: ::cellc_runtime::Aligned<[T; N]>`.
 fn table_bytes(code: &str) -> u64 {
     code.lines()
         .filter_map(|l| l.strip_prefix("static ")?.split_once("Aligned<[")?.1.split_once("]>"))
@@ -89,18 +89,21 @@ fn table_bytes(code: &str) -> u64 {
 }
 
 #[test]
-fn weight_bytes_are_those_of_the_generated_tables() {
+fn weight_and_constant_bytes_are_those_of_the_generated_tables() {
     let models = [
         root().join("examples/gru/model.xml"),
         model("pt_gru_frame_heads"),
         model("pt_lstm_bidirectional"),
         model("pt_gru_2_layers"),
+        // Gathers by tables and by runs, and constants.
+        model("ov_convolutions"),
     ];
     for m in &models {
         let path = m.to_str().expect("a UTF-8 path");
         for wt in ["auto", "f32", "bf16", "f16"] {
             let r = json(&["inspect", "--json", "--weight-type", wt, path]);
-            let reported = r["compiled"]["embedded_weight_bytes"].as_u64().expect("bytes");
+            let weights = r["compiled"]["embedded_weight_bytes"].as_u64().expect("bytes");
+            let reported = weights + r["compiled"]["constant_bytes"].as_u64().expect("bytes");
             let out = cellc(&[path, "--weight-type", wt]);
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
             let tables = table_bytes(&String::from_utf8_lossy(&out.stdout));

@@ -55,6 +55,21 @@ fn command(exe: &Path) -> Command {
     }
 }
 
+/// A generated Rust module: its source and, when it reads its tables with
+/// `include_bytes!(`[`Module::TABLES`]`)`, their bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The generated source.
+    pub source: String,
+    /// The bytes of its tables, when they are not literals.
+    pub tables: Option<Vec<u8>>,
+}
+
+impl Module {
+    /// The file name a module's source reads its tables from.
+    pub const TABLES: &str = "tables.bin";
+}
+
 /// A scratch crate.
 pub struct Scratch {
     dir: PathBuf,
@@ -194,15 +209,27 @@ impl Scratch {
     /// modules and builds the crate in release mode with a `main` that runs jobs. Returns
     /// the binary's path, or the compiler's output.
     pub fn build(&self, sources: &[String]) -> Result<PathBuf, String> {
+        let modules: Vec<Module> = sources.iter().map(|s| Module { source: s.clone(), tables: None }).collect();
+        self.build_modules(&modules)
+    }
+
+    /// [`Scratch::build`] for modules whose tables may be bytes beside them: module `i` is
+    /// `src/m{i}/model.rs`, with its bytes in `src/m{i}/` as [`Module::TABLES`].
+    pub fn build_modules(&self, modules: &[Module]) -> Result<PathBuf, String> {
         // Generated code must build warning-free in the user's crate, whatever of it the
         // program leaves unused (and pass clippy too: see CELLC_SCRATCH_CLIPPY).
         let mut main = String::new();
         let mut dispatch =
             String::from("fn dispatch(module: usize, job: &str) -> Result<(), String> {\n    match module {\n");
         let mut files = Vec::new();
-        for (i, s) in sources.iter().enumerate() {
-            files.push((format!("m{i}.rs"), s.clone()));
-            let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}.rs\"); }}");
+        for (i, m) in modules.iter().enumerate() {
+            files.push((format!("m{i}/model.rs"), m.source.clone()));
+            if let Some(bytes) = &m.tables {
+                let dir = self.dir.join("src").join(format!("m{i}"));
+                std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+                write_bytes_if_changed(&dir.join(Module::TABLES), bytes)?;
+            }
+            let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}/model.rs\"); }}");
             let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
         }
         dispatch.push_str("        _ => Err(format!(\"no module {module} for {job}\")),\n    }\n}\n");
@@ -227,7 +254,11 @@ impl Scratch {
         );
         write_if_changed(&self.dir.join("Cargo.toml"), &manifest)?;
         for (name, text) in files {
-            write_if_changed(&src.join(name), text)?;
+            let path = src.join(name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            }
+            write_if_changed(&path, text)?;
         }
         // With CELLC_SCRATCH_CLIPPY set, the generated code must also pass clippy's default
         // lints with warnings denied, as in a user's crate that includes it.
@@ -354,6 +385,14 @@ impl Scratch {
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
         Ok(d)
     }
+}
+
+/// [`write_if_changed`] for bytes.
+fn write_bytes_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Writes a file only when its content differs, so cargo rebuilds only what changed.

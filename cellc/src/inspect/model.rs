@@ -23,6 +23,9 @@ pub struct Compiled {
     pub scratch_bytes: usize,
     /// Bytes of all the weights embedded in the generated code, as stored.
     pub embedded_weight_bytes: usize,
+    /// Bytes of the other tables embedded in the generated code: the constants the steps
+    /// read and the index tables of gathers.
+    pub constant_bytes: usize,
     /// Multiply-adds of the recurrent cells' matrix products per step, per batch row.
     pub cell_macs_per_step: usize,
     /// The description `cellc inspect` prints.
@@ -91,7 +94,8 @@ fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, String> 
         crate::emit::plan::Packed::F16(v) => v.len() * 2,
         crate::emit::plan::Packed::Bf16(v) => v.len() * 4,
     };
-    let bias = if d.bias.is_some() { t.tiles * t.tile * 4 } else { 0 };
+    // The kernel reads a bias, zero when the layer has none.
+    let bias = crate::emit::dense::packed_bias(d, t).len() * 4;
     Ok(Stored { layer: d.name.clone(), matrices: store.name().to_owned(), embedded_bytes: w + bias, runtime_bytes: 0 })
 }
 
@@ -114,8 +118,21 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, String> {
         cells,
         dense_layers,
         embedded_weight_bytes,
+        constant_bytes: constant_bytes(m),
         cell_macs_per_step,
     })
+}
+
+/// The bytes of the model's constants and of its gathers' index tables (or runs), as the
+/// generated code holds them.
+fn constant_bytes(m: &Model) -> usize {
+    let values = m.consts.iter().map(Vec::len).chain(m.steps.iter().filter_map(|s| match s {
+        crate::ir::Step::Pick(p) => {
+            Some(crate::emit::runs::runs(&p.table).map_or(p.table.len(), |r| r.len().saturating_mul(3)))
+        }
+        _ => None,
+    }));
+    values.fold(0usize, |n, v| n.saturating_add(v.saturating_mul(4)))
 }
 
 fn dims(shape: &[Dim], batch: Batch) -> String {

@@ -24,7 +24,7 @@
 //! prints, so that a failing draw reproduces with one command.
 use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
 use cellc_conformance::case::{Case, read_data, write_f32};
-use cellc_conformance::scratch::{Job, Scratch};
+use cellc_conformance::scratch::{Job, Module, Scratch};
 use cellc_conformance::{max_abs_err, tolerance_used};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -318,15 +318,19 @@ fn run() -> Result<bool, String> {
                     let earlier: Vec<usize> =
                         built.get(&(e.case.name.clone(), language == Language::C)).cloned().unwrap_or_default();
                     let emitted = match language {
-                        Language::Rust => guarded("the Rust emitter", || cellc::emit::rust::emit(&model, &opts))
-                            .and_then(|r| r.map_err(|d| d.to_string()))
-                            .map(|src| match earlier.iter().find(|&&k| sources[k] == src) {
-                                Some(&k) => e.module = Some(k),
-                                None => {
-                                    e.module = Some(sources.len());
-                                    sources.push(src);
-                                }
-                            }),
+                        // Large tables as bytes beside the source, as when writing a file.
+                        Language::Rust => guarded("the Rust emitter", || {
+                            cellc::emit::rust::emit_files(&model, &opts, Some(Module::TABLES))
+                        })
+                        .and_then(|r| r.map_err(|d| d.to_string()))
+                        .map(|r| Module { source: r.source, tables: r.weights })
+                        .map(|module| match earlier.iter().find(|&&k| sources[k] == module) {
+                            Some(&k) => e.module = Some(k),
+                            None => {
+                                e.module = Some(sources.len());
+                                sources.push(module);
+                            }
+                        }),
                         Language::C => {
                             let emit_as = |name: &str| {
                                 let opts = Options { name: Some(name.to_owned()), ..opts.clone() };
@@ -389,7 +393,7 @@ fn run() -> Result<bool, String> {
         let exe = match language {
             Language::Rust => {
                 eprintln!("building {} generated Rust models...", sources.len());
-                scratch.build(&sources)?
+                scratch.build_modules(&sources)?
             }
             Language::C => {
                 eprintln!("compiling {} generated C models...", c_sources.len());

@@ -67,7 +67,7 @@ impl Fields {
             }
             Home::Const(k) => {
                 let c = &self.consts[k];
-                quote! { #c[#range] }
+                quote! { #c.0[#range] }
             }
             Home::State(k) => {
                 let f = &self.states[k];

@@ -16,36 +16,51 @@ pub(crate) fn f32_tokens(v: f32) -> TokenStream {
     TokenStream::from_str(&f32_text(v)).unwrap_or_default()
 }
 
-/// A `static` table of packed weights, aligned to 64 bytes, as the emitter collects them:
-/// written after the code, as literals ([`Table::source`]) or as bytes in a file beside it
-/// ([`binary`]).
+/// A `static` table, aligned to 64 bytes, as the emitter collects them (packed weights,
+/// a model's constants, a gather's indices): written after the code, as literals
+/// ([`Table::source`]) or as bytes in a file beside it ([`binary`]), so that neither the
+/// formatter nor rustc's parser reads them value by value as code.
 pub(crate) struct Table {
     name: String,
     doc: String,
-    values: Packed,
+    values: Values,
+}
+
+/// The values of a table.
+pub(crate) enum Values {
+    /// Weights as the kernels read them.
+    Packed(Packed),
+    /// Indices (a gather's table or runs), written in decimal.
+    Index(Vec<u32>),
+}
+
+impl From<Packed> for Values {
+    fn from(p: Packed) -> Values {
+        Values::Packed(p)
+    }
 }
 
 /// The table `name` of `values`, documented by `doc`.
-pub(crate) fn table(name: &str, doc: &str, values: Packed) -> Table {
-    Table { name: name.to_owned(), doc: doc.to_owned(), values }
+pub(crate) fn table(name: &str, doc: &str, values: impl Into<Values>) -> Table {
+    Table { name: name.to_owned(), doc: doc.to_owned(), values: values.into() }
 }
 
 impl Table {
     /// The element type and the number of values.
     fn ty(&self) -> (&'static str, usize) {
         match &self.values {
-            Packed::F32(v) => ("f32", v.len()),
-            Packed::F16(v) => ("u16", v.len()),
-            Packed::Bf16(v) => ("u32", v.len()),
+            Values::Packed(Packed::F32(v)) => ("f32", v.len()),
+            Values::Packed(Packed::F16(v)) => ("u16", v.len()),
+            Values::Packed(Packed::Bf16(v)) | Values::Index(v) => ("u32", v.len()),
         }
     }
 
     /// The bytes of the values, little-endian.
     fn bytes(&self) -> Vec<u8> {
         match &self.values {
-            Packed::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Packed::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Packed::Bf16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Values::Packed(Packed::F32(v)) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Values::Packed(Packed::F16(v)) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Values::Packed(Packed::Bf16(v)) | Values::Index(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         }
     }
 
@@ -61,15 +76,17 @@ impl Table {
         s.push_str("#[allow(dead_code)]\n");
     }
 
-    /// The table as literals: f32 values eight a line, 16-bit forms as hexadecimal words.
+    /// The table as literals: f32 values eight a line, 16-bit forms as hexadecimal words,
+    /// indices in decimal twelve a line.
     pub(crate) fn source(&self) -> String {
         let (ty, n) = self.ty();
         let texts: Vec<String> = match &self.values {
-            Packed::F32(v) => v.iter().map(|&x| f32_text(x)).collect(),
-            Packed::F16(v) => v.iter().map(|x| format!("0x{x:04x}")).collect(),
-            Packed::Bf16(v) => v.iter().map(|x| format!("0x{x:08x}")).collect(),
+            Values::Packed(Packed::F32(v)) => v.iter().map(|&x| f32_text(x)).collect(),
+            Values::Packed(Packed::F16(v)) => v.iter().map(|x| format!("0x{x:04x}")).collect(),
+            Values::Packed(Packed::Bf16(v)) => v.iter().map(|x| format!("0x{x:08x}")).collect(),
+            Values::Index(v) => v.iter().map(u32::to_string).collect(),
         };
-        let per_line = if ty == "u16" { 12 } else { 8 };
+        let per_line = if ty == "u16" || matches!(self.values, Values::Index(_)) { 12 } else { 8 };
         let mut s = String::new();
         self.head(&mut s);
         let _ = writeln!(s, "static {}: ::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::Aligned([", self.name);
@@ -104,7 +121,7 @@ pub(crate) fn binary(tables: &[Table], blob: &str, file: &str) -> (String, Vec<u
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "/// The bytes of every weight table below, little-endian, each table on a 64-byte line:\n\
+        "/// The bytes of every table below, little-endian, each table on a 64-byte line:\n\
          /// the file cellc wrote beside this one, which must be kept with it."
     );
     let _ = writeln!(

@@ -3,8 +3,10 @@
 //! steps for each row; every index it uses was fixed at compile time within the lengths
 //! checked.
 use super::fields::Fields;
+use super::lit::{Table, table};
 use super::names::{Names, field_name, ident};
 use super::steps::{copy_step, map_step, matmul_step, pick_step, reduce_step, rows_step, softmax_step};
+use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Lengths, Model, Operand, Step};
 use proc_macro2::TokenStream;
@@ -42,7 +44,13 @@ fn typed(dims: &[usize], mutable: bool) -> TokenStream {
 }
 
 /// The model type and its `Model` implementation.
-pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String]), names: &mut Names) -> TokenStream {
+pub(super) fn items(
+    m: &Model,
+    ty: &str,
+    (cells, denses): (&[CellItem], &[String]),
+    names: &mut Names,
+    tables: &mut Vec<Table>,
+) -> TokenStream {
     let ty = ident(ty);
     let fields = Fields {
         slots: (0..m.slots.len()).map(|s| ident(&field_name(&names.unique(&format!("Slot{s}"), "Slot")))).collect(),
@@ -84,11 +92,10 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
     });
     let slot_fields = &fields.slots;
     let slot_lens = &m.slots;
-    let consts = m.consts.iter().zip(&fields.consts).map(|(v, name)| {
-        let n = v.len();
-        let vals = v.iter().map(|x| super::lit::f32_tokens(*x));
-        quote! { static #name: [f32; #n] = [#(#vals),*]; }
-    });
+    for (k, (v, name)) in m.consts.iter().zip(&fields.consts).enumerate() {
+        let doc = format!("Constant {k} of the model.");
+        tables.push(table(&name.to_string(), &doc, Packed::F32(v.clone())));
+    }
     let inputs = m.run_inputs().map(|(_, p)| tensor_info(&p.name, &p.shape, m.batch));
     let weight_infos: Vec<TokenStream> =
         m.run_weights().map(|(_, p)| tensor_info(&p.name, &p.shape, m.batch)).collect();
@@ -109,6 +116,7 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
         None => None,
     });
     let outs: Vec<_> = (0..m.outputs.len()).map(|k| format_ident!("out{}", k)).collect();
+    let mut picks = 0usize;
     let steps: Vec<TokenStream> = m
         .steps
         .iter()
@@ -127,7 +135,11 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),
             Step::Rows(r) => rows_step(r, &fields),
-            Step::Pick(p) => pick_step(p, &fields),
+            Step::Pick(p) => {
+                let name = ident(&field_name(&names.unique(&format!("Pick{picks}"), "Pick")).to_ascii_uppercase());
+                picks += 1;
+                pick_step(p, &fields, &name, tables)
+            }
             Step::Init(i) => {
                 let (state, started) = (&fields.states[i.state], &fields.started);
                 let len = m.states[i.state].len;
@@ -185,7 +197,6 @@ pub(super) fn items(m: &Model, ty: &str, (cells, denses): (&[CellItem], &[String
         (quote! {}, quote! {}, quote! {})
     };
     quote! {
-        #(#consts)*
         #[doc = #doc]
         #[derive(Clone, Debug)]
         pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* #(#state_fields: [f32; #state_lens],)* #started_field #set_field }

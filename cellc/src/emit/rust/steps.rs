@@ -1,10 +1,11 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
 //! products, softmaxes and row gathers, as loops over indices fixed at compile time.
 use super::fields::Fields;
+use super::lit::{Table, Values, table};
 use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// Nested loops over `axes` (counts), the innermost body given the index variables.
@@ -52,65 +53,64 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     quote! { { let src = #src; let dst = #dst; #loops } }
 }
 
-/// A gather by a table baked in as a static: each value of an entry is the source value
-/// the table names, or the fill value; written run by run where the table is made of runs
-/// (`emit::runs`).
-fn lit_u32(v: u32) -> proc_macro2::Literal {
-    proc_macro2::Literal::u32_unsuffixed(v)
-}
-
-pub(super) fn pick_step(p: &Pick, f: &Fields) -> TokenStream {
+/// A gather by a table baked in as a static, `name`, pushed onto `tables`: each value of an
+/// entry is the source value the table names, or the fill value; written run by run where
+/// the table is made of runs (`emit::runs`), the static then holding three values per run.
+pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Table>) -> TokenStream {
     let (n, reach) = (p.table.len(), p.src_reach());
-    let table = p.table.iter().map(|&i| proc_macro2::Literal::u32_unsuffixed(i));
     let last = p.entries.saturating_sub(1);
     let src = f.slice(&p.src, 0, last * p.src_stride + reach, false);
     let dst = f.slice(&p.dst, 0, last * p.dst_stride + n, true);
-    let take = if p.fills() {
-        let fill = super::lit::f32_tokens(p.fill);
-        quote! { *d = if i == u32::MAX { #fill } else { src[i as usize] }; }
-    } else {
-        quote! { *d = src[i as usize]; }
-    };
+    let fill = super::lit::f32_tokens(p.fill);
+    // `Pick::NONE`, as a reader knows it.
+    const _: () = assert!(Pick::NONE == u32::MAX);
+    let none = quote! { u32::MAX };
     let (ss, ds) = (p.src_stride, p.dst_stride);
+    let entries = p.entries;
     if let Some(runs) = crate::emit::runs::runs(&p.table) {
-        let r = runs.len();
-        let runs = runs.iter().map(|[d, s, len]| {
-            let (d, s, len) = (lit_u32(*d), lit_u32(*s), lit_u32(*len));
-            quote! { [#d, #s, #len] }
-        });
-        let fill = super::lit::f32_tokens(p.fill);
-        let entries = p.entries;
+        let doc = format!(
+            "A gather's runs, three values each: where in the entry of {n} values a run starts, where \
+             in the source (`u32::MAX`: the fill value), and its length."
+        );
+        tables.push(table(&name.to_string(), &doc, Values::Index(runs.concat())));
         return quote! {
             {
-                static RUNS: [[u32; 3]; #r] = [#(#runs),*];
                 let src = #src;
                 let dst = #dst;
                 for e in 0..#entries {
                     let (src, dst) = (&src[e * #ss..], &mut dst[e * #ds..e * #ds + #n]);
-                    for &[d, s, len] in RUNS.iter() {
-                        let out = &mut dst[d as usize..d as usize + len as usize];
-                        if s == u32::MAX {
+                    for run in #name.0.chunks_exact(3) {
+                        let (d, s, len) = (run[0] as usize, run[1], run[2] as usize);
+                        let out = &mut dst[d..d + len];
+                        if s == #none {
                             out.fill(#fill);
                         } else {
-                            out.copy_from_slice(&src[s as usize..s as usize + len as usize]);
+                            out.copy_from_slice(&src[s as usize..s as usize + len]);
                         }
                     }
                 }
             }
         };
     }
-    let body = if p.entries == 1 {
-        quote! { for (d, &i) in dst.iter_mut().zip(TABLE.iter()) { #take } }
+    let doc =
+        format!("A gather's table: the source of each of the {n} values of an entry (`u32::MAX`: the fill value).");
+    tables.push(table(&name.to_string(), &doc, Values::Index(p.table.clone())));
+    let take = if p.fills() {
+        quote! { *d = if i == #none { #fill } else { src[i as usize] }; }
     } else {
-        let entries = p.entries;
+        quote! { *d = src[i as usize]; }
+    };
+    let body = if p.entries == 1 {
+        quote! { for (d, &i) in dst.iter_mut().zip(#name.0.iter()) { #take } }
+    } else {
         quote! {
             for e in 0..#entries {
                 let src = &src[e * #ss..];
-                for (d, &i) in dst[e * #ds..e * #ds + #n].iter_mut().zip(TABLE.iter()) { #take }
+                for (d, &i) in dst[e * #ds..e * #ds + #n].iter_mut().zip(#name.0.iter()) { #take }
             }
         }
     };
-    quote! { { static TABLE: [u32; #n] = [#(#table),*]; let src = #src; let dst = #dst; #body } }
+    quote! { { let src = #src; let dst = #dst; #body } }
 }
 
 /// The f32 expression of an elementwise function of `args`, computed at the vector level
