@@ -11,6 +11,7 @@
 mod cells;
 mod checker;
 mod plan;
+mod products;
 mod steps;
 
 use crate::diag::{Diag, Diagnostics};

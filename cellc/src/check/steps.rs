@@ -1,16 +1,16 @@
 //! The steps of the ops around the cells: layout ops become copies with fixed strides,
 //! elementwise ops maps, `MatMul` matrix products, `SoftMax` softmaxes. In rows mode an op
 //! that would mix the rows of the batch is refused with the dimension to pin.
-use super::checker::{Checker, Mode, input_tensor};
+use super::checker::{Checker, input_tensor};
 use super::plan::Planner;
 use crate::graph::{Data, Elem, NodeId, TensorId};
-use crate::ir::steps::{Chain, Copy, Map, MapFn, MatMul, Softmax};
-use crate::ir::{DenseStep, Operand, Step};
+use crate::ir::steps::{Chain, Copy, Map, MapFn, Softmax};
+use crate::ir::{Operand, Step};
 use crate::limits::MAX_BACKWARD_COPIES;
 use crate::ops::{Op, tensor::axis};
 
 /// Row-major strides.
-fn strides(dims: &[usize]) -> Vec<usize> {
+pub(super) fn strides(dims: &[usize]) -> Vec<usize> {
     let mut s = vec![1; dims.len()];
     for k in (0..dims.len().saturating_sub(1)).rev() {
         s[k] = s[k + 1] * dims[k + 1];
@@ -68,12 +68,12 @@ impl Planner<'_> {
     }
 
     /// The batch axis of a tensor's shape, in rows mode.
-    fn axis_of_batch(&self, t: TensorId) -> Option<usize> {
+    pub(super) fn axis_of_batch(&self, t: TensorId) -> Option<usize> {
         self.batch_axis(self.g.tensors[t].fact.shape.as_deref()?)
     }
 
     /// Refuses an op that would work across the batch's rows along `ax` of tensor `t`.
-    fn keeps_rows(&self, c: &mut Checker<'_>, id: NodeId, t: TensorId, ax: usize, what: &str) -> bool {
+    pub(super) fn keeps_rows(&self, c: &mut Checker<'_>, id: NodeId, t: TensorId, ax: usize, what: &str) -> bool {
         if self.axis_of_batch(t) == Some(ax) {
             let msg = format!(
                 "{what} along dimension {ax}, the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input"
@@ -458,80 +458,9 @@ impl Planner<'_> {
         let axes = crate::ir::steps::simplify_axes(axes, ins.len() + 2);
         self.steps.push(Step::Map(Map { f, dst: yo, args, axes }));
     }
-
-    fn matmul(
-        &mut self,
-        c: &mut Checker<'_>,
-        id: NodeId,
-        ins: &[(TensorId, Operand, Vec<usize>)],
-        (ta, tb): (bool, bool),
-        y: TensorId,
-    ) {
-        let [(at, ao, ad), (bt, bo, bd)] = ins else { return };
-        if let Mode::Rows(_) = self.mode {
-            let k_axis = if ad.len() == 1 || !ta { ad.len() - 1 } else { ad.len() - 2 };
-            if self.axis_of_batch(*bt).is_some() || self.axis_of_batch(*at) == Some(k_axis) {
-                let msg = "multiplies along the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input";
-                c.err(id, None, msg);
-                return;
-            }
-        }
-        let Some(yd) = self.dims_of(y) else { return };
-        // Strides of each side as a stack of matrices: [batch…, rows, cols] after its transpose.
-        let mat = |d: &[usize], t: bool, left: bool| -> (Vec<usize>, Vec<usize>) {
-            let s = strides(d);
-            let r = d.len();
-            if r == 1 {
-                return if left { (vec![1, d[0]], vec![0, 1]) } else { (vec![d[0], 1], vec![1, 0]) };
-            }
-            let (mut dims, mut st) = (d.to_vec(), s);
-            if t {
-                dims.swap(r - 1, r - 2);
-                st.swap(r - 1, r - 2);
-            }
-            (dims, st)
-        };
-        let ((adims, ast), (bdims, bst)) = (mat(ad, ta, true), mat(bd, tb, false));
-        let (ra, rb) = (adims.len(), bdims.len());
-        let (m, k, n) = (adims[ra - 2], adims[ra - 1], bdims[rb - 1]);
-        let batch_dims: Vec<usize> = {
-            let nb = (ra - 2).max(rb - 2);
-            let pad = |v: &[usize], fill: usize| -> Vec<usize> {
-                std::iter::repeat_n(fill, nb - v.len()).chain(v.iter().copied()).collect()
-            };
-            let (da, db) = (pad(&adims[..ra - 2], 1), pad(&bdims[..rb - 2], 1));
-            da.iter().zip(&db).map(|(&x, &z)| x.max(z)).collect()
-        };
-        let nb = batch_dims.len();
-        let bstride = |dims: &[usize], st: &[usize], rank: usize| -> Vec<usize> {
-            let lead = nb - (rank - 2);
-            (0..nb).map(|i| if i < lead || dims[i - lead] == 1 { 0 } else { st[i - lead] }).collect()
-        };
-        let (sa, sb) = (bstride(&adims, &ast, ra), bstride(&bdims, &bst, rb));
-        let ys = strides(&[batch_dims.clone(), vec![m, n]].concat());
-        if yd.iter().product::<usize>() != batch_dims.iter().product::<usize>() * m * n {
-            return;
-        }
-        let Some(yo) = self.place(y) else { return };
-        let batch = (0..nb).map(|i| [batch_dims[i], sa[i], sb[i], ys[i]]).collect();
-        self.steps.push(Step::MatMul(MatMul {
-            a: *ao,
-            b: *bo,
-            dst: yo,
-            batch,
-            m,
-            k,
-            n,
-            a_strides: [ast[ra - 2], ast[ra - 1]],
-            b_strides: [bst[rb - 2], bst[rb - 1]],
-            dst_row: n,
-        }));
-    }
 }
 
 impl Planner<'_> {
-    /// A dense layer: its weights (and bias) read from the graph's constants into the
-    /// model's [`crate::ir::Dense`], which the kernels pack; the rows of `x` in order.
     /// A gather by a table, once per entry along the kept axis.
     fn pick(
         &mut self,
@@ -565,54 +494,11 @@ impl Planner<'_> {
             fill: p.fill as f32,
         }));
     }
-
-    fn dense(
-        &mut self,
-        c: &mut Checker<'_>,
-        id: NodeId,
-        ins: &[(TensorId, Operand, Vec<usize>)],
-        (tb, act): (bool, Option<crate::ops::Unary>),
-        y: TensorId,
-    ) {
-        let [(xt, xo, xd)] = ins else { return };
-        let Some(&k) = xd.last() else { return };
-        if !self.keeps_rows(c, id, *xt, xd.len() - 1, "multiplies") {
-            return;
-        }
-        let floats = |i: usize| self.g.input_fact(id, i).and_then(|f| f.value.as_ref()).and_then(Data::floats);
-        let Some(w) = floats(1) else { return };
-        let bias = match self.g.nodes[id].inputs.get(2).copied().flatten() {
-            Some(_) => match floats(2) {
-                Some(b) => Some(b),
-                None => return,
-            },
-            None => None,
-        };
-        let n = w.len().checked_div(k).unwrap_or(0);
-        if k == 0 || n == 0 || w.len() != n * k || bias.as_ref().is_some_and(|b| b.len() != n) {
-            let msg = format!("internal error: a dense layer of {} weights over rows of {k} values", w.len());
-            c.err(id, None, msg);
-            return;
-        }
-        // The kernels read one row of K weights per output.
-        let w: Vec<f32> = if tb {
-            w.iter().map(|&v| v as f32).collect()
-        } else {
-            (0..n * k).map(|i| w[(i % k) * n + i / k] as f32).collect()
-        };
-        let rows = xd.iter().product::<usize>() / k;
-        let Some(dst) = self.place(y) else { return };
-        let name = self.g.code_name(id);
-        let bias = bias.map(|b| b.iter().map(|&v| v as f32).collect());
-        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act });
-        let dense = self.denses.len() - 1;
-        self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));
-    }
 }
 
 /// The strides of `x` (dims `xd`) read as a tensor of dims `yd` under numpy broadcasting:
 /// 0 along the axes it is broadcast on.
-fn aligned(xd: &[usize], yd: &[usize]) -> Vec<usize> {
+pub(super) fn aligned(xd: &[usize], yd: &[usize]) -> Vec<usize> {
     let xs = strides(xd);
     let lead = yd.len() - xd.len().min(yd.len());
     (0..yd.len()).map(|k| if k < lead || xd[k - lead] == 1 && yd[k] != 1 { 0 } else { xs[k - lead] }).collect()

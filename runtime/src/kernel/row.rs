@@ -1,0 +1,123 @@
+//! The stored forms of a panel row (f32 lanes, binary16 bits, bfloat16 pairs) and how a
+//! kernel reads each as f32 lanes.
+use crate::simd::Isa;
+
+/// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
+pub trait Row<const W: usize>: Copy {
+    /// `acc[l] += lane l · v` for every lane, with the level's [`Isa::mul_add8`].
+    fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32);
+    /// Lanes `lb..lb + V` (within the row).
+    fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V];
+    /// Lane `l`.
+    fn lane(&self, l: usize) -> f32;
+    /// How the lanes are stored, for kernels that load them into registers themselves.
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::Other
+    }
+}
+
+/// The storage of a [`Row`]'s lanes, as [`Row::lanes`] tells it.
+#[derive(Clone, Copy, Debug)]
+pub enum Lanes<'a, const W: usize> {
+    /// f32 values.
+    F32(&'a [f32; W]),
+    /// IEEE binary16 values, as bits.
+    F16(&'a [u16; W]),
+    /// Another form: read lane by lane ([`Row::lane`]).
+    Other,
+}
+
+/// `acc[l] += w(l) · v` over the lanes of `acc`, 8 at a time through `isa`, where `w8(c)`
+/// gives lanes `8c..8c + 8` and `w(l)` lane `l` of the rest.
+#[inline(always)]
+pub(super) fn axpy_by<I: Isa>(
+    isa: I,
+    acc: &mut [f32],
+    v: f32,
+    w8: impl Fn(usize) -> [f32; 8],
+    w: impl Fn(usize) -> f32,
+) {
+    let (chunks, rest) = acc.as_chunks_mut::<8>();
+    let done = chunks.len() * 8;
+    for (c, a) in chunks.iter_mut().enumerate() {
+        *a = isa.mul_add8(*a, w8(c), v);
+    }
+    for (j, a) in rest.iter_mut().enumerate() {
+        *a = isa.mul_add(*a, w(done + j), v);
+    }
+}
+
+impl<const W: usize> Row<W> for [f32; W] {
+    #[inline(always)]
+    fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
+        let (chunks, _) = self.as_chunks::<8>();
+        axpy_by(isa, acc, v, |c| chunks[c], |l| self[l]);
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
+        core::array::from_fn(|j| self[lb + j])
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        self[l]
+    }
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::F32(self)
+    }
+}
+
+/// IEEE binary16 weights, as bits.
+impl<const W: usize> Row<W> for [u16; W] {
+    #[inline(always)]
+    fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
+        let (chunks, _) = self.as_chunks::<8>();
+        axpy_by(isa, acc, v, |c| isa.f16x8(&chunks[c]), |l| Row::<W>::lane(self, l));
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
+        let mut out = [0.0f32; V];
+        if V == 8
+            && let (Some(c), Some(o)) = (self[lb..].first_chunk::<8>(), out.first_chunk_mut::<8>())
+        {
+            *o = isa.f16x8(c);
+            return out;
+        }
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = Row::<W>::lane(self, lb + j);
+        }
+        out
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        half::f16::from_bits(self[l]).to_f32()
+    }
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        Lanes::F16(self)
+    }
+}
+
+/// bfloat16 pairs: word `j` holds lane `j` in its low half and lane `j + HW` in its high
+/// half, so each half becomes an f32 with one shift or one mask.
+impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
+    #[inline(always)]
+    fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
+        const { assert!(HW == W.div_ceil(2), "a row of W bfloat16 lanes is ceil(W / 2) words") };
+        let (lo, hi) = acc.split_at_mut(HW);
+        let (words, _) = self.as_chunks::<8>();
+        let low = |w: u32| f32::from_bits(w << 16);
+        let high = |w: u32| f32::from_bits(w & 0xffff_0000);
+        axpy_by(isa, lo, v, |c| words[c].map(low), |j| low(self[j]));
+        axpy_by(isa, hi, v, |c| words[c].map(high), |j| high(self[j]));
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
+        core::array::from_fn(|j| Row::<W>::lane(self, lb + j))
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        if l < HW { f32::from_bits(self[l] << 16) } else { f32::from_bits(self[l - HW] & 0xffff_0000) }
+    }
+}

@@ -1,0 +1,265 @@
+//! The tiled kernels against plain sums, at every level the CPU has.
+use super::*;
+use crate::simd::Portable;
+
+#[test]
+fn panel_acc_rows_is_panel_acc_per_row() {
+    let panel = [[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]];
+    let v = [[1.0, 10.0], [-2.0, 0.25], [0.0, 3.0]];
+    let mut acc = [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 2.0]];
+    let mut want = acc;
+    for (a, x) in want.iter_mut().zip(&v) {
+        panel_acc(a, &panel, x, Portable);
+    }
+    panel_acc_rows(&mut acc, &panel, &v, Portable);
+    assert_eq!(acc, want);
+}
+
+#[test]
+fn rows_side_by_side_sum_as_each_row_alone() {
+    // 11 inputs (a rest after the chunks of 2 and 4), 8 lanes, 5 rows (a block and a rest).
+    let panel: [[f32; 8]; 11] = core::array::from_fn(|k| core::array::from_fn(|l| ((k * 8 + l) as f32).sin()));
+    let v: [[f32; 11]; 5] = core::array::from_fn(|r| core::array::from_fn(|k| ((r * 11 + k) as f32 * 0.7).cos()));
+    let start: [[f32; 8]; 5] = core::array::from_fn(|r| core::array::from_fn(|l| (r + l) as f32 * 0.1));
+    macro_rules! check {
+        ($q:literal, $b:literal) => {{
+            let mut want = start;
+            for (a, x) in want.iter_mut().zip(&v) {
+                panel_acc_split::<11, 8, $q, [f32; 8], _>(a, &panel, x, Portable);
+            }
+            let mut got = start;
+            split_rows::<11, 8, 5, $q, $b, [f32; 8], _>(&mut got, &panel, &v, Portable);
+            assert_eq!(got.map(|r| r.map(f32::to_bits)), want.map(|r| r.map(f32::to_bits)), "Q {} B {}", $q, $b);
+        }};
+    }
+    check!(1, 4);
+    check!(2, 4);
+    check!(4, 2);
+    check!(4, 4);
+}
+
+/// A lone row's product over `T` tiles of `W` lanes, each tile's lane for lane the
+/// bits of [`panel_acc`] on it, at the portable level and the one `dispatch!` picks (the
+/// CI forces each): the tiles in whole groups and the ones left after them alike.
+fn tiles_are_panel_acc_per_tile<const T: usize, const W: usize>() {
+    tiles_at::<T, W, _>(Portable);
+    crate::dispatch!(|_L, isa| tiles_at::<T, W, _>(isa));
+}
+
+fn tiles_at<const T: usize, const W: usize, I: Isa>(isa: I) {
+    const K: usize = 9;
+    let panels: [[[f32; W]; K]; T] = core::array::from_fn(|t| {
+        core::array::from_fn(|k| core::array::from_fn(|l| ((t * 31 + k * 7 + l * 3) % 17) as f32 * 0.173 - 1.4))
+    });
+    let v: [[f32; K]; 1] = [core::array::from_fn(|k| 0.61 - k as f32 * 0.29)];
+    let acc0: [[[f32; W]; 1]; T] = core::array::from_fn(|t| [core::array::from_fn(|l| (t + l) as f32 * 0.01)]);
+    let mut want = acc0;
+    for (a, panel) in want.iter_mut().zip(&panels) {
+        panel_acc(&mut a[0], panel, &v[0], isa);
+    }
+    // Every number of tiles side by side sums each lane as one tile does.
+    for (g, got) in [
+        run_with(acc0, &panels, &v, Schedule::<1, 1>, isa),
+        run_with(acc0, &panels, &v, Schedule::<1, 2>, isa),
+        run_with(acc0, &panels, &v, Schedule::<1, 4>, isa),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(got, want, "{T} tiles of {W} lanes, {} side by side", 1 << g);
+    }
+}
+
+fn run_with<const K: usize, const W: usize, const T: usize, const Q: usize, const G: usize, I: Isa>(
+    mut acc: [[[f32; W]; 1]; T],
+    panels: &[[[f32; W]; K]; T],
+    v: &[[f32; K]; 1],
+    schedule: Schedule<Q, G>,
+    isa: I,
+) -> [[[f32; W]; 1]; T] {
+    tiles_acc_rows(&mut acc, panels, v, Block::<1, 16>, schedule, isa);
+    acc
+}
+
+#[test]
+fn tiles_side_by_side_keep_each_lanes_sum() {
+    // Groups of 4, 2 or 1 tiles, then 1, 2 or 3 left.
+    tiles_are_panel_acc_per_tile::<5, 16>();
+    tiles_are_panel_acc_per_tile::<6, 16>();
+    tiles_are_panel_acc_per_tile::<7, 16>();
+    tiles_are_panel_acc_per_tile::<8, 16>();
+    tiles_are_panel_acc_per_tile::<5, 32>();
+}
+
+#[test]
+fn split_sums_compute_the_product() {
+    let panel: [[f32; 5]; 7] = core::array::from_fn(|k| core::array::from_fn(|l| (k * 5 + l) as f32 * 0.37 - 6.0));
+    let v: [f32; 7] = core::array::from_fn(|k| 1.5 - k as f32 * 0.45);
+    let acc0 = [0.5, -1.0, 2.0, 0.0, 3.5];
+    let want: [f64; 5] =
+        core::array::from_fn(|l| acc0[l] as f64 + (0..7).map(|k| panel[k][l] as f64 * v[k] as f64).sum::<f64>());
+    let mut one = acc0;
+    panel_acc(&mut one, &panel, &v, Portable);
+    let (mut q1, mut q2, mut q4) = (acc0, acc0, acc0);
+    panel_acc_split::<7, 5, 1, _, _>(&mut q1, &panel, &v, Portable);
+    panel_acc_split::<7, 5, 2, _, _>(&mut q2, &panel, &v, Portable);
+    panel_acc_split::<7, 5, 4, _, _>(&mut q4, &panel, &v, Portable);
+    assert_eq!(q1, one, "one partial sum is the plain product");
+    for got in [q2, q4] {
+        for (g, w) in got.iter().zip(&want) {
+            assert!((*g as f64 - w).abs() < 1e-5 * w.abs().max(1.0), "{got:?} against {want:?}");
+        }
+    }
+    // Sums in a different order: the split is really taken.
+    assert_ne!(q4, one);
+}
+
+#[test]
+fn axpy_adds_a_scaled_column() {
+    let mut acc = [1.0, 2.0, 3.0];
+    axpy(&mut acc, 2.0, &[10.0, 20.0, 30.0], Portable);
+    assert_eq!(acc, [21.0, 42.0, 63.0]);
+}
+
+#[test]
+fn panel_acc_is_a_matrix_vector_product() {
+    let panel = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+    let mut acc = [10.0, 20.0];
+    panel_acc(&mut acc, &panel, &[1.0, 10.0, 100.0], Portable);
+    assert_eq!(acc, [10.0 + 1.0 + 30.0 + 500.0, 20.0 + 2.0 + 40.0 + 600.0]);
+}
+
+/// A panel of `K` rows of `W` lanes in its 16-bit forms, with the f32 values each holds.
+struct Forms<const K: usize, const W: usize, const HW: usize> {
+    f16: [[u16; W]; K],
+    f16_values: [[f32; W]; K],
+    bf16: [[u32; HW]; K],
+    bf16_values: [[f32; W]; K],
+}
+
+fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
+    let f32: [[f32; W]; K] =
+        core::array::from_fn(|k| core::array::from_fn(|l| ((k * 31 + l * 17) % 23) as f32 * 0.1371 - 1.3));
+    // `panels_bf16` reads a matrix [W rows][K columns]: one tile of W lanes.
+    let mut m = [[0.0f32; K]; W];
+    for (k, r) in f32.iter().enumerate() {
+        for (l, &x) in r.iter().enumerate() {
+            m[l][k] = x;
+        }
+    }
+    let mut bf16 = [[0u32; HW]; K];
+    crate::pack::panels_bf16(bf16.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
+    let f16 = f32.map(|r| r.map(|x| half::f16::from_f32(x).to_bits()));
+    Forms {
+        f16,
+        f16_values: f16.map(|r| r.map(|b| half::f16::from_bits(b).to_f32())),
+        bf16,
+        bf16_values: f32.map(|r| r.map(|x| half::bf16::from_f32(x).to_f32())),
+    }
+}
+
+/// Each 16-bit form computes, at every level, exactly what the f32 kernel computes on
+/// the values it holds: one row, batched rows in register blocks, and columns.
+fn sixteen_bit_forms_match_f32<const K: usize, const W: usize, const HW: usize>() {
+    let p = forms::<K, W, HW>();
+    let v: [[f32; K]; 11] =
+        core::array::from_fn(|s| core::array::from_fn(|k| (s as f32 - 5.0) * 0.25 + k as f32 * 0.01));
+    let acc0: [[f32; W]; 11] = core::array::from_fn(|s| core::array::from_fn(|l| (s * l) as f32 * 0.001));
+    fn run<const K: usize, const W: usize, P: Row<W>, I: Isa>(
+        panel: &[P; K],
+        v: &[[f32; K]; 11],
+        acc0: &[[f32; W]; 11],
+        isa: I,
+    ) -> [[[f32; W]; 11]; 4] {
+        let (mut one, mut blocks, mut wide, mut cols) = (*acc0, *acc0, *acc0, *acc0);
+        for (a, x) in one.iter_mut().zip(v) {
+            panel_acc(a, panel, x, isa);
+        }
+        panel_acc_rows_in(&mut blocks, panel, v, Block::<4, 8>, isa);
+        panel_acc_rows_in(&mut wide, panel, v, Block::<8, 8>, isa);
+        // The same panel as 5 tiles of one product, one row at a time, interleaved (or
+        // split): as one tile does, and as all the rows at once do.
+        fn rows<const K: usize, const W: usize, const Q: usize, P: Row<W>, I: Isa>(
+            panel: &[P; K],
+            v: &[[f32; K]; 11],
+            acc0: &[[f32; W]; 11],
+            one: &[[f32; W]; 11],
+            isa: I,
+        ) {
+            let mut batch = [*acc0; 5];
+            tiles_acc_rows(&mut batch, &[*panel; 5], v, Block::<4, 8>, Schedule::<Q, 4>, isa);
+            for (s, x) in v.iter().enumerate() {
+                let mut tiles = [[acc0[s]; 1]; 5];
+                tiles_acc_rows(&mut tiles, &[*panel; 5], &[*x], Block::<1, 8>, Schedule::<Q, 4>, isa);
+                assert!(tiles.iter().all(|t| t[0] == tiles[0][0]), "tiles of the same panel sum alike");
+                assert!(batch.iter().all(|b| b[s] == tiles[0][0]), "one row sums as a batch of rows does");
+                if Q == 1 {
+                    assert!(tiles[0][0] == one[s], "interleaved tiles sum as one tile does");
+                }
+            }
+        }
+        rows::<K, W, 1, P, I>(panel, v, acc0, &one, isa);
+        rows::<K, W, 2, P, I>(panel, v, acc0, &one, isa);
+        rows::<K, W, 4, P, I>(panel, v, acc0, &one, isa);
+        for (k, col) in panel.iter().enumerate() {
+            axpy_rows(&mut cols, k, v, col, isa);
+        }
+        // Blocks of rows sum each lane in the order of one row.
+        assert!(blocks == one && wide == one, "rows in register blocks sum as one row does");
+        [one, blocks, wide, cols]
+    }
+    // Within a level, every path computes the same bits (levels with FMA round
+    // differently from the portable one, which has none).
+    let same = |a: [[[f32; W]; 11]; 4], b: [[[f32; W]; 11]; 4]| {
+        a.as_flattened().as_flattened() == b.as_flattened().as_flattened()
+    };
+    assert!(same(run(&p.f16, &v, &acc0, Portable), run(&p.f16_values, &v, &acc0, Portable)));
+    assert!(same(run(&p.bf16, &v, &acc0, Portable), run(&p.bf16_values, &v, &acc0, Portable)));
+    let (f16, f16_values) =
+        crate::dispatch!(|_L, isa| (run(&p.f16, &v, &acc0, isa), run(&p.f16_values, &v, &acc0, isa)));
+    assert!(same(f16, f16_values));
+    let (bf16, bf16_values) =
+        crate::dispatch!(|_L, isa| (run(&p.bf16, &v, &acc0, isa), run(&p.bf16_values, &v, &acc0, isa)));
+    assert!(same(bf16, bf16_values));
+}
+
+/// The levels with FMA round each multiply–add once, the portable level twice: they
+/// differ, each within a rounding of the exact sum.
+#[test]
+fn fused_levels_round_once() {
+    let (w, v, acc) = (1.0 + f32::EPSILON, 1.0 - f32::EPSILON, -1.0f32);
+    // w·v = 1 - ε² exactly; acc + w·v = -ε², which rounding w·v first loses.
+    assert_eq!(Portable.mul_add(acc, w, v), 0.0);
+    assert_eq!(Portable.mul_add8([acc; 8], [w; 8], v), [0.0; 8]);
+    fn fused<I: Isa>(_: I) -> bool {
+        I::FUSED
+    }
+    let fused = crate::dispatch!(|_L, isa| (fused(isa), isa.mul_add(acc, w, v), isa.mul_add8([acc; 8], [w; 8], v)));
+    let want = if fused.0 { -f32::EPSILON * f32::EPSILON } else { 0.0 };
+    assert_eq!((fused.1, fused.2), (want, [want; 8]));
+}
+
+#[test]
+fn sixteen_bit_rows_of_a_whole_tile() {
+    sixteen_bit_forms_match_f32::<5, 48, 24>();
+}
+
+#[test]
+fn sixteen_bit_rows_of_four_vectors() {
+    sixteen_bit_forms_match_f32::<4, 64, 32>();
+}
+
+#[test]
+fn sixteen_bit_rows_ending_inside_a_vector() {
+    sixteen_bit_forms_match_f32::<3, 20, 10>();
+}
+
+#[test]
+fn sixteen_bit_rows_of_odd_width() {
+    sixteen_bit_forms_match_f32::<3, 13, 7>();
+}
+
+#[test]
+fn sixteen_bit_rows_narrower_than_a_block() {
+    sixteen_bit_forms_match_f32::<2, 3, 2>();
+}
