@@ -1,6 +1,7 @@
 //! Conformance machinery shared by the `cellc-conformance` runner and the integration
 //! tests: loading cases, and building generated Rust for real in a scratch crate under
 //! `target/` (and generated C with the system's compiler) and running it on inputs from files.
+pub mod args;
 pub mod case;
 pub mod cscratch;
 pub mod scratch;

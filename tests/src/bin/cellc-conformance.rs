@@ -22,35 +22,13 @@
 //! strategy (and level); exit status 1 if any fails. With `--sample PERCENT`, only that
 //! share of the cases runs, drawn by a seed (`--seed N`, else a fresh one) that the first line
 //! prints, so that a failing draw reproduces with one command.
-use cellc::{Language, Options, Simd, Strategy, WeightType, WeightsMode};
+use cellc::{Language, Options, Strategy, WeightsMode};
+use cellc_conformance::args::{Args, draw, fresh_seed, guarded};
 use cellc_conformance::case::{Case, read_data, write_f32};
 use cellc_conformance::scratch::{Job, Module, Scratch};
 use cellc_conformance::{max_abs_err, tolerance_used};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// A seed no earlier run used: the clock's nanoseconds and the process id.
-fn fresh_seed() -> u64 {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    t ^ u64::from(std::process::id()).rotate_left(32)
-}
-
-/// A number drawn from `seed` and a case's name (FNV-1a through a SplitMix64 finish).
-fn draw(seed: u64, name: &str) -> u64 {
-    let mut h =
-        name.bytes().fold(0xcbf2_9ce4_8422_2325_u64 ^ seed, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
-}
-
-/// What cellc (or its reference) did when it panicked on a case, as a problem of that case.
-fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
-        let msg = p.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| p.downcast_ref::<String>().cloned());
-        format!("{what} panicked: {}", msg.unwrap_or_default())
-    })
-}
 
 /// Whether the generated Rust fuses multiply-adds at `level` (or, with none, at the level
 /// it runs at here: the best the CPU has, capped by `CELLC_SIMD`; with every level when it
@@ -96,91 +74,6 @@ struct Entry {
     rounded: bool,
 }
 
-const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
-                     [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... \
-                     [--weight-type auto|f32|f16|bf16] [--fast-activations] [--sample PERCENT [--seed N]] DIR...";
-
-struct Args {
-    languages: Vec<Language>,
-    strategies: Vec<Strategy>,
-    weights_mode: WeightsMode,
-    levels: Vec<String>,
-    simd: Simd,
-    weight_type: WeightType,
-    fast_activations: bool,
-    /// The share of the cases run (percent), and the seed that draws them.
-    sample: Option<(u64, Option<u64>)>,
-    dirs: Vec<PathBuf>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut mode = WeightsMode::Embedded;
-    let mut strategies = Vec::new();
-    let mut languages = Vec::new();
-    let mut dirs = Vec::new();
-    let mut levels = Vec::new();
-    let mut simd = Simd::Dispatch;
-    let mut weight_type = WeightType::Auto;
-    let mut fast_activations = false;
-    let (mut percent, mut seed) = (None, None);
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--strategy" => {
-                let s = args.next().ok_or("--strategy needs a value")?;
-                let k =
-                    Strategy::parse(&s).ok_or(format!("unknown strategy {s:?}; expected auto, unrolled or tiled"))?;
-                strategies.push(k);
-            }
-            "--lang" => {
-                let l = args.next().ok_or("--lang needs a value")?;
-                languages.push(Language::parse(&l).ok_or(format!("unknown language {l:?}; expected rust or c"))?);
-            }
-            "--weights-mode" => {
-                mode = args
-                    .next()
-                    .and_then(|m| WeightsMode::parse(&m))
-                    .ok_or("--weights-mode takes embedded or runtime")?;
-            }
-            "--simd" => {
-                simd = args.next().and_then(|m| Simd::parse(&m)).ok_or("--simd takes dispatch or build")?;
-            }
-            "--simd-level" => {
-                let l = args.next().ok_or("--simd-level needs a value")?;
-                if cellc_runtime::simd::Level::parse(&l).is_none() {
-                    return Err(format!("unknown level {l:?}; expected portable, avx2 or avx512"));
-                }
-                levels.push(l);
-            }
-            "--weight-type" => {
-                weight_type = args
-                    .next()
-                    .and_then(|m| WeightType::parse(&m))
-                    .ok_or("--weight-type takes auto, f32, f16 or bf16")?;
-            }
-            "--fast-activations" => fast_activations = true,
-            "--sample" => {
-                let p = args.next().and_then(|p| p.parse::<u64>().ok()).filter(|p| (1..=100).contains(p));
-                percent = Some(p.ok_or("--sample takes a percentage, 1 to 100")?);
-            }
-            "--seed" => seed = Some(args.next().and_then(|s| s.parse::<u64>().ok()).ok_or("--seed takes a number")?),
-            "-h" | "--help" => return Err(USAGE.into()),
-            _ => dirs.push(PathBuf::from(a)),
-        }
-    }
-    if dirs.is_empty() {
-        return Err(USAGE.into());
-    }
-    if strategies.is_empty() {
-        strategies.push(Strategy::Auto);
-    }
-    if languages.is_empty() {
-        languages.push(Language::Rust);
-    }
-    let sample = percent.map(|p| (p, seed));
-    Ok(Args { languages, strategies, weights_mode: mode, levels, simd, weight_type, fast_activations, sample, dirs })
-}
-
 /// The largest cell (`H·(H+I)`) the suite builds with the unrolled kernel.
 const UNROLLED_MAX: usize = 20_000;
 
@@ -197,7 +90,7 @@ fn main() -> ExitCode {
 
 fn run() -> Result<bool, String> {
     let Args { languages, strategies, weights_mode, levels, simd, weight_type, fast_activations, sample, dirs } =
-        parse_args()?;
+        Args::parse(std::env::args().skip(1))?;
     let weights_dir = Scratch::new("conformance").data_dir("weights")?;
     let mut cases = Vec::new();
     for d in &dirs {
@@ -589,24 +482,4 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path, c_fuses:
     }
     println!("conformance: {passed} passed, {failed} failed");
     Ok(failed == 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panic_becomes_the_case_s_problem() {
-        assert_eq!(guarded("cellc", || 7), Ok(7));
-        let err = guarded("cellc", || -> u8 { panic!("boom {}", 1) }).expect_err("panicked");
-        assert_eq!(err, "cellc panicked: boom 1");
-    }
-
-    #[test]
-    fn draws_depend_on_the_seed_and_the_name() {
-        assert_eq!(draw(7, "gru_clip"), draw(7, "gru_clip"));
-        assert_ne!(draw(7, "gru_clip"), draw(8, "gru_clip"));
-        let kept = (0..1000).filter(|k| draw(42, &format!("case{k}")) % 100 < 30).count();
-        assert!((240..360).contains(&kept), "{kept} of 1000 at 30%");
-    }
 }
