@@ -33,7 +33,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     file_name: Option<String>,
     /// What [`Builder::option`] could not set, reported by `generate`.
-    refused: Vec<String>,
+    refused: Vec<crate::options::OptionError>,
 }
 
 impl Builder {

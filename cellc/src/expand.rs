@@ -165,7 +165,7 @@ fn include_options(keys: &[Given]) -> syn::Result<(crate::Options, bool, Option<
                         format!("unknown key `{name}`; expected one of {}, allow_outside_crate", all.join(", ")),
                     ));
                 }
-                _ => opts.set(&name, v).map_err(err)?,
+                _ => opts.set(&name, v).map_err(|e| err(e.to_string()))?,
             }
         }
     }

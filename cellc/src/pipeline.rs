@@ -45,7 +45,7 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
         .input_shapes
         .iter()
         .filter_map(|s| g.pin(&s.name, &s.dims).err())
-        .map(|m| Diag::new(&file, None, m))
+        .map(|e| Diag::new(&file, None, e.to_string()))
         .collect();
     if !pins.is_empty() {
         return Err(Diagnostics(pins));

@@ -571,11 +571,15 @@ fn a_flag_that_names_two_parameters_is_refused_naming_both() {
     let edges = [(0, 0, 2, 0), (1, 0, 3, 0)];
     let g =
         parse_graph("model.xml", &net(&two("a", "b"), &edges), Weights::whole("model.bin", Vec::new())).expect("reads");
-    let err = g.param_named("x", "--input \"x\"").expect_err("ambiguous");
-    assert!(err.contains("2 Parameters are called so (layers \"a\" and \"b\"); name one by its layer"), "{err}");
-    assert_eq!(g.param_named("b", "--input \"b\""), Ok(1));
+    use cellc::graph::lookup::{NameError, PortKind};
+    let err = g.param_named("x").expect_err("ambiguous");
+    let layers = vec!["\"a\"".to_owned(), "\"b\"".to_owned()];
+    assert_eq!(err, NameError::Several { kind: PortKind::Parameter, layers });
+    assert!(err.to_string().contains("2 Parameters are called so (layers \"a\" and \"b\"); name one by its layer"));
+    assert_eq!(g.param_named("b"), Ok(1));
     let g =
         parse_graph("model.xml", &net(&two("a", "a"), &edges), Weights::whole("model.bin", Vec::new())).expect("reads");
-    let err = g.param_named("a", "--state a=y").expect_err("ambiguous");
-    assert!(err.contains("2 Parameter layers are called so"), "{err}");
+    let err = g.param_named("a").expect_err("ambiguous");
+    assert_eq!(err, NameError::SameLayers { kind: PortKind::Parameter, count: 2 });
+    assert!(err.to_string().contains("2 Parameter layers are called so"), "{err}");
 }

@@ -3,6 +3,7 @@
 //! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
 //! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
 //! it dead and points its consumers elsewhere.
+pub mod lookup;
 pub mod names;
 
 pub use crate::vocab::{ConstSrc, Data, Elem, Fact, Sym, decode_data, known_len};
@@ -10,6 +11,7 @@ pub use crate::vocab::{ConstSrc, Data, Elem, Fact, Sym, decode_data, known_len};
 use crate::diag::Pos;
 use crate::ops::Op;
 use crate::vocab::{self, Origin};
+use lookup::{NameError, PinError, PinProblem, PortKind};
 
 /// Index of a node in [`Graph::nodes`].
 pub type NodeId = usize;
@@ -225,29 +227,21 @@ impl Graph {
 
     /// Fixes dimensions of a Parameter (named by its tensor or its layer) before folding;
     /// `None` keeps a dimension. A dimension the model fixes can only be given its own size.
-    pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), String> {
-        let p = self.params[self.param_named(name, &format!("the pin of {name:?} (--input)"))?];
+    pub fn pin(&mut self, name: &str, dims: &[Option<u64>]) -> Result<(), PinError> {
+        let refuse = |problem| PinError { name: name.to_owned(), problem };
+        let p = self.params[self.param_named(name).map_err(|e| refuse(PinProblem::Name(e)))?];
         let t = self.nodes[p].outputs[0];
         let Some(shape) = self.tensors[t].fact.shape.clone() else { return Ok(()) };
         if shape.len() != dims.len() {
-            return Err(format!(
-                "the pin of {name:?} (--input) gives {} dimensions; the Parameter has {} ({})",
-                dims.len(),
-                shape.len(),
-                crate::ops::tensor::show(&shape)
-            ));
+            let shown = crate::ops::tensor::show(&shape);
+            return Err(refuse(PinProblem::Rank { given: dims.len(), rank: shape.len(), shape: shown }));
         }
         let mut out = shape.clone();
         for (k, (d, pin)) in shape.iter().zip(dims).enumerate() {
             let Some(n) = *pin else { continue };
-            let v =
-                i64::try_from(n).map_err(|_| format!("the pin of {name:?} (--input): dimension {k} is too large"))?;
+            let v = i64::try_from(n).map_err(|_| refuse(PinProblem::TooLarge { dim: k }))?;
             match d.value() {
-                Some(have) if have != v => {
-                    return Err(format!(
-                        "the pin of {name:?} (--input): dimension {k} is {have} in the model; it cannot be changed to {n}"
-                    ));
-                }
+                Some(have) if have != v => return Err(refuse(PinProblem::Fixed { dim: k, have, want: n })),
                 _ => out[k] = Sym::known(v),
             }
         }
@@ -256,9 +250,8 @@ impl Graph {
     }
 
     /// The position in [`Graph::params`] of the Parameter called `name`: the one whose layer
-    /// has that name, else the one whose tensor has it. `flag` opens the message when no
-    /// Parameter, or more than one, answers to it.
-    pub fn param_named(&self, name: &str, flag: &str) -> Result<usize, String> {
+    /// has that name, else the one whose tensor has it.
+    pub fn param_named(&self, name: &str) -> Result<usize, NameError> {
         let tensor = |k: usize| &self.tensors[self.nodes[self.params[k]].outputs[0]];
         let by_layer: Vec<usize> =
             (0..self.params.len()).filter(|&k| self.nodes[self.params[k]].origin.name == name).collect();
@@ -266,30 +259,21 @@ impl Graph {
             (0..self.params.len()).filter(|&k| tensor(k).names.iter().any(|n| n == name)).collect();
         let shown =
             |k: usize| format!("{:?}", tensor(k).names.first().unwrap_or(&self.nodes[self.params[k]].origin.name));
-        let layers = |ks: &[usize]| {
-            ks.iter().map(|&k| format!("{:?}", self.nodes[self.params[k]].origin.name)).collect::<Vec<_>>()
-        };
+        let kind = PortKind::Parameter;
         match (by_layer.as_slice(), by_tensor.as_slice()) {
             ([k], _) | ([], [k]) => Ok(*k),
-            ([], []) => {
-                let names: Vec<String> = (0..self.params.len()).map(shown).collect();
-                Err(format!("{flag}: the model has no such Parameter; its Parameters are {}", names.join(", ")))
-            }
-            ([], ks) => Err(format!(
-                "{flag}: {} Parameters are called so (layers {}); name one by its layer",
-                ks.len(),
-                layers(ks).join(" and ")
-            )),
-            (ks, _) => Err(format!(
-                "{flag}: {} Parameter layers are called so; cellc cannot tell them apart: rename one in the model",
-                ks.len()
-            )),
+            ([], []) => Err(NameError::NoSuch { kind, known: (0..self.params.len()).map(shown).collect() }),
+            ([], ks) => Err(NameError::Several {
+                kind,
+                layers: ks.iter().map(|&k| format!("{:?}", self.nodes[self.params[k]].origin.name)).collect(),
+            }),
+            (ks, _) => Err(NameError::SameLayers { kind, count: ks.len() }),
         }
     }
 
     /// The position in [`Graph::results`] of the Result called `name`: the one the model
     /// names so, else the one whose layer has that name (see [`Graph::param_named`]).
-    pub fn result_named(&self, name: &str, flag: &str) -> Result<usize, String> {
+    pub fn result_named(&self, name: &str) -> Result<usize, NameError> {
         let n = self.results.len();
         let given: Vec<usize> =
             (0..n).filter(|&k| self.result_names.get(k).cloned().flatten().as_deref() == Some(name)).collect();
@@ -304,25 +288,15 @@ impl Graph {
                     .unwrap_or_else(|| self.nodes[self.results[k]].origin.name.clone())
             )
         };
+        let kind = PortKind::Result;
         match (given.as_slice(), by_layer.as_slice()) {
             ([k], _) | ([], [k]) => Ok(*k),
-            ([], []) => {
-                let names: Vec<String> = (0..n).map(shown).collect();
-                Err(format!("{flag}: the model has no such Result; its Results are {}", names.join(", ")))
-            }
-            (ks, _) if ks.len() > 1 => {
-                let layers: Vec<String> =
-                    ks.iter().map(|&k| format!("{:?}", self.nodes[self.results[k]].origin.name)).collect();
-                Err(format!(
-                    "{flag}: {} Results are called so (layers {}); name one by its layer",
-                    ks.len(),
-                    layers.join(" and ")
-                ))
-            }
-            _ => Err(format!(
-                "{flag}: {} Result layers are called so; cellc cannot tell them apart: rename one in the model",
-                by_layer.len()
-            )),
+            ([], []) => Err(NameError::NoSuch { kind, known: (0..n).map(shown).collect() }),
+            (ks, _) if ks.len() > 1 => Err(NameError::Several {
+                kind,
+                layers: ks.iter().map(|&k| format!("{:?}", self.nodes[self.results[k]].origin.name)).collect(),
+            }),
+            _ => Err(NameError::SameLayers { kind, count: by_layer.len() }),
         }
     }
 

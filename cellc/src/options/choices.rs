@@ -1,6 +1,7 @@
 //! The values options take: the language, kernel strategy, weights mode, vector
 //! instructions, weight storage and tables, thread count, pinned shapes, and the parsers of
 //! the pairs `--cell-name` and `--state` take.
+use super::error::BadValue;
 
 /// How the matrix products of a cell are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -240,12 +241,12 @@ impl Threads {
     }
 
     /// Parses a count (`--threads 2`).
-    pub fn parse(s: &str) -> Result<Threads, String> {
+    pub fn parse(s: &str) -> Result<Threads, BadValue> {
         s.trim()
             .parse()
             .ok()
             .and_then(Threads::new)
-            .ok_or_else(|| format!("{s:?} is not a thread count: expected 1 to {}", crate::limits::MAX_THREADS))
+            .ok_or_else(|| BadValue::new(s, format!("a thread count: expected 1 to {}", crate::limits::MAX_THREADS)))
     }
 }
 
@@ -261,8 +262,8 @@ pub struct InputShape {
 
 impl InputShape {
     /// Parses `NAME=[d0,d1,…]`, each `d` a size, `?` or `-1`.
-    pub fn parse(s: &str) -> Result<InputShape, String> {
-        let bad = || format!("{s:?} is not NAME=[d0,d1,...] (each d a size, `?` or -1)");
+    pub fn parse(s: &str) -> Result<InputShape, BadValue> {
+        let bad = || BadValue::new(s, "NAME=[d0,d1,...] (each d a size, `?` or -1)");
         let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
         let dims = dims.trim().strip_prefix('[').and_then(|d| d.strip_suffix(']')).ok_or_else(bad)?;
         let dims = if dims.trim().is_empty() {
@@ -283,8 +284,8 @@ impl InputShape {
 }
 
 /// Parses `FROM=TO` (a `--cell-name` rename): TO must be a Rust type name and a C identifier.
-pub fn parse_rename(s: &str) -> Result<(String, String), String> {
-    let bad = || format!("{s:?} is not FROM=TO (a cell's or dense layer's name, `=`, an identifier)");
+pub fn parse_rename(s: &str) -> Result<(String, String), BadValue> {
+    let bad = || BadValue::new(s, "FROM=TO (a cell's or dense layer's name, `=`, an identifier)");
     let (from, to) = s.rsplit_once('=').ok_or_else(bad)?;
     let (from, to) = (from.trim(), to.trim());
     let ident =
@@ -296,9 +297,9 @@ pub fn parse_rename(s: &str) -> Result<(String, String), String> {
 }
 
 /// Parses `IN=OUT` (a `--state` pair).
-pub fn parse_state(s: &str) -> Result<(String, String), String> {
+pub fn parse_state(s: &str) -> Result<(String, String), BadValue> {
     match s.split_once('=') {
         Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_owned(), b.trim().to_owned())),
-        _ => Err(format!("{s:?} is not IN=OUT (a Parameter's name, `=`, a Result's name)")),
+        _ => Err(BadValue::new(s, "IN=OUT (a Parameter's name, `=`, a Result's name)")),
     }
 }

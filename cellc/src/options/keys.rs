@@ -3,6 +3,7 @@
 use super::choices::{
     InputShape, Language, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename, parse_state,
 };
+use super::error::{BadValue, OptionError};
 use super::fields::Options;
 use std::path::PathBuf;
 
@@ -20,7 +21,7 @@ pub struct Key {
     /// Whether it may be given several times, each adding to the ones before.
     pub repeats: bool,
     /// Sets it in the options from its text.
-    set: fn(&mut Options, &str) -> Result<(), String>,
+    set: fn(&mut Options, &str) -> Result<(), BadValue>,
 }
 
 impl Key {
@@ -36,15 +37,15 @@ impl Key {
 }
 
 /// A value among named choices; the error lists them (a switch's are `true` and `false`).
-fn pick<T>(v: &str, parse: fn(&str) -> Option<T>) -> Result<T, String> {
-    parse(v.trim()).ok_or_else(|| format!("{v:?} is not a value it takes"))
+fn pick<T>(v: &str, parse: fn(&str) -> Option<T>) -> Result<T, BadValue> {
+    parse(v.trim()).ok_or_else(|| BadValue::new(v, "a value it takes"))
 }
 
 /// Names separated by commas (`--inputs a,b`).
-fn names(v: &str) -> Result<Vec<String>, String> {
+fn names(v: &str) -> Result<Vec<String>, BadValue> {
     let names: Vec<String> = v.split(',').map(|n| n.trim().to_owned()).collect();
     if names.iter().any(String::is_empty) {
-        return Err(format!("{v:?} is not a list of names separated by commas"));
+        return Err(BadValue::new(v, "a list of names separated by commas"));
     }
     Ok(names)
 }
@@ -191,14 +192,15 @@ pub const KEYS: &[Key] = &[
 impl Options {
     /// Sets option `key` (one of [`KEYS`]) from its text, as the command line reads it
     /// (`weight_type`, `"f16"`); a repeating key adds to what it holds.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let k = KEYS.iter().find(|k| k.name == key).ok_or_else(|| {
-            let all: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
-            format!("no option is called `{key}`; expected one of {}", all.join(", "))
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), OptionError> {
+        let k = KEYS.iter().find(|k| k.name == key).ok_or_else(|| OptionError::UnknownKey {
+            key: key.to_owned(),
+            known: KEYS.iter().map(|k| k.name).collect(),
         })?;
-        (k.set)(self, value).map_err(|e| {
-            let takes = if k.is_switch() { "true or false" } else { k.value };
-            format!("`{key}`: {e}; it takes {takes}")
+        (k.set)(self, value).map_err(|error| OptionError::Value {
+            key: k.name,
+            error,
+            takes: if k.is_switch() { "true or false" } else { k.value },
         })
     }
 

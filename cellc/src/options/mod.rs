@@ -1,12 +1,14 @@
 //! The options of one compilation: one set for the command line, the build-script builder
 //! and the macros, so the three cannot drift apart.
 mod choices;
+mod error;
 mod fields;
 mod keys;
 
 pub use choices::{
     InputShape, Language, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename, parse_state,
 };
+pub use error::{BadValue, OptionError};
 pub use fields::Options;
 pub use keys::{KEYS, Key};
 

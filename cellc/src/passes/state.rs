@@ -13,10 +13,11 @@ pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
     let mut diags = Vec::new();
     for (input, output) in pairs {
         let flag = format!("--state {input}={output}");
-        let (pi, ri) = match (g.param_named(input, &flag), g.result_named(output, &flag)) {
+        let (pi, ri) = match (g.param_named(input), g.result_named(output)) {
             (Ok(pi), Ok(ri)) => (pi, ri),
             (p, r) => {
-                diags.extend([p.err(), r.err()].into_iter().flatten().map(|m| Diag::new(&g.file, None, m)));
+                let errs = [p.err(), r.err()].into_iter().flatten();
+                diags.extend(errs.map(|e| Diag::new(&g.file, None, format!("{flag}: {e}"))));
                 continue;
             }
         };

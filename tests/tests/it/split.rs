@@ -59,6 +59,7 @@ fn runs<M: Model + Default>() -> Vec<Vec<f32>> {
 "#;
 
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn split_steps_compute_what_one_thread_computes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut main = String::from(MAIN);
@@ -193,6 +194,7 @@ fn declared(
 /// and gives what one thread gives, to the bit, for whole blocks, a partial block, and rows
 /// shorter than the sequence; a GRU large enough has its lone steps split too.
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn split_sequences_and_feeds_compute_what_one_thread_computes() {
     use cellc::vocab::CellOp;
     let gru_run = "cell.run(&steps(), &h0, len, &mut y, &mut ho).expect(\"a length within the steps\")";

@@ -36,6 +36,7 @@ fn array(v: &[f32]) -> String {
 }
 
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn stateful_models_stream_in_rust() {
     for name in CASES {
         streams_in_rust(name);
@@ -81,6 +82,7 @@ fn streams_in_rust(name: &str) {
 }
 
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn stateful_models_stream_in_c() {
     for name in CASES {
         streams_in_c(name);

@@ -131,6 +131,7 @@ fn generated(case: &str) -> String {
 }
 
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn feeding_in_pieces_and_whole_batches_equal_one_run() {
     let files = [
         ("gru.rs".to_owned(), generated("gru_seq_forward")),
@@ -183,6 +184,7 @@ fn main() {
 /// on data alone from then on, and computes to the bit what the same model with the
 /// weights embedded computes; before its weights are set it refuses to run.
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn weights_given_at_run_time_are_set_once_and_run_alone() {
     use std::fmt::Write as _;
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gru/model.xml");

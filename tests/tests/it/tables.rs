@@ -42,6 +42,7 @@ fn frames<A: Model, B: Model>(mut a: A, mut b: B, what: &str) {
 "#;
 
 #[test]
+#[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn tables_as_bytes_compute_what_tables_as_literals_compute() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let models = [
