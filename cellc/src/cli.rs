@@ -230,8 +230,8 @@ impl CompileArgs {
 
 /// The options a command line stands for (`cellc MODEL [FLAGS]`, without the program name):
 /// what the builder and the macros must be able to say too.
-pub fn options_from_args(args: &[&str]) -> Result<Options, String> {
-    let cli = Cli::try_parse_from(std::iter::once("cellc").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+pub fn options_from_args(args: &[&str]) -> Result<Options, clap::Error> {
+    let cli = Cli::try_parse_from(std::iter::once("cellc").chain(args.iter().copied()))?;
     Ok(cli.compile.options())
 }
 

@@ -6,7 +6,10 @@
 //!
 //!     cargo test --release -p cellc-runtime --test ulp -- --ignored
 //!
-//! (`.ci/run` runs it.) Each test also prints the worst input it found.
+//! Each test also prints the worst input it found. `CELLC_ULP_SHARE=N` checks one block
+//! of 1024 consecutive inputs in `N`, those whose index is `CELLC_ULP_OFFSET` modulo `N`:
+//! `.ci/run` checks a quarter of the inputs, drawn by its seed, so that its runs together
+//! cover every input.
 use cellc_runtime::act;
 
 /// Distance in units in the last place between two f32 values: the number of floats
@@ -74,9 +77,14 @@ fn scan<const N: usize>(bits: std::ops::Range<u64>, f: impl Fn(f32) -> [f32; N],
     let mut w = [Worst::default(); N];
     let (mut xs, mut exact) = ([0f32; B as usize], [0f64; B as usize]);
     let mut got = [[0f32; B as usize]; N];
+    let (share, offset) = share();
     let mut start = bits.start;
     while start < bits.end {
         let n = (bits.end - start).min(B) as usize;
+        if (start / B) % share != offset {
+            start += n as u64;
+            continue;
+        }
         for (i, x) in xs[..n].iter_mut().enumerate() {
             *x = f32::from_bits((start + i as u64) as u32);
         }
@@ -99,6 +107,14 @@ fn scan<const N: usize>(bits: std::ops::Range<u64>, f: impl Fn(f32) -> [f32; N],
         start += n as u64;
     }
     w
+}
+
+/// The share of the blocks of inputs checked (`CELLC_ULP_SHARE`, every block when unset)
+/// and which of them (`CELLC_ULP_OFFSET`, taken modulo the share).
+fn share() -> (u64, u64) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok());
+    let share = var("CELLC_ULP_SHARE").filter(|&n| n > 0).unwrap_or(1);
+    (share, var("CELLC_ULP_OFFSET").unwrap_or(0) % share)
 }
 
 /// The largest of each error [`Worst::add`] keeps, over a block.

@@ -5,51 +5,99 @@ use crate::limits::{MAX_CONSTANT_BYTES, MAX_MODEL_FILE_BYTES};
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum FileError {
+    /// The system could not open or read it (missing, not permitted, not UTF-8 text).
+    Io(std::io::Error),
+    /// It is a directory.
+    Directory,
+    /// It is a device, a FIFO or a socket.
+    NotRegular,
+    /// It is longer than cellc reads of such a file: `len` bytes (`None`: it grew past the
+    /// cap while being read).
+    TooLong {
+        /// Its length, when known.
+        len: Option<u64>,
+        /// The most cellc reads.
+        max: u64,
+    },
+    /// It holds `len` bytes, not the number wanted (nothing of it read).
+    Length {
+        /// Its length.
+        len: u64,
+    },
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileError::Io(e) => write!(f, "{e}"),
+            FileError::Directory => write!(f, "it is a directory"),
+            FileError::NotRegular => write!(f, "it is not a regular file (a device, FIFO or socket)"),
+            FileError::TooLong { len: Some(len), max } => {
+                write!(f, "it holds {len} bytes; cellc reads model files of at most {max} bytes")
+            }
+            FileError::TooLong { len: None, max } => {
+                write!(f, "it holds more than {max} bytes, the most cellc reads of a model file")
+            }
+            FileError::Length { len } => write!(f, "it holds {len} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+impl From<std::io::Error> for FileError {
+    fn from(e: std::io::Error) -> FileError {
+        FileError::Io(e)
+    }
+}
+
 /// Opens `path` for reading if it is a regular file (after following symbolic links), with
 /// its length.
-fn open_regular(path: &Path) -> Result<(std::fs::File, u64), String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+fn open_regular(path: &Path) -> Result<(std::fs::File, u64), FileError> {
+    let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
-        let what = if meta.is_dir() { "a directory" } else { "not a regular file (a device, FIFO or socket)" };
-        return Err(format!("it is {what}"));
+        return Err(if meta.is_dir() { FileError::Directory } else { FileError::NotRegular });
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let file = std::fs::File::open(path)?;
     Ok((file, meta.len()))
 }
 
 /// The text of a model file: a regular file of at most [`MAX_MODEL_FILE_BYTES`], in UTF-8.
-pub fn read_text(path: &Path) -> Result<String, String> {
+pub fn read_text(path: &Path) -> Result<String, FileError> {
     let (file, len) = open_regular(path)?;
     if len > MAX_MODEL_FILE_BYTES {
-        return Err(format!("it holds {len} bytes; cellc reads model files of at most {MAX_MODEL_FILE_BYTES} bytes"));
+        return Err(FileError::TooLong { len: Some(len), max: MAX_MODEL_FILE_BYTES });
     }
     let mut text = String::new();
     // The file may grow after its length was read: the cap holds whatever it does.
-    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| e.to_string())?;
+    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_string(&mut text)?;
     if text.len() as u64 > MAX_MODEL_FILE_BYTES {
-        return Err(format!("it holds more than {MAX_MODEL_FILE_BYTES} bytes, the most cellc reads of a model file"));
+        return Err(FileError::TooLong { len: None, max: MAX_MODEL_FILE_BYTES });
     }
     Ok(text)
 }
 
-/// The bytes of a regular file of exactly `want` bytes; `Err(Some(len))` when it holds
-/// another number of bytes (nothing of it read), `Err(None)` with `why` when it cannot be read.
-pub fn read_exact(path: &Path, want: u64) -> Result<Vec<u8>, (Option<u64>, String)> {
-    let (file, len) = open_regular(path).map_err(|e| (None, e))?;
+/// The bytes of a regular file of exactly `want` bytes ([`FileError::Length`] when it
+/// holds another number).
+pub fn read_exact(path: &Path, want: u64) -> Result<Vec<u8>, FileError> {
+    let (file, len) = open_regular(path)?;
     if len != want {
-        return Err((Some(len), String::new()));
+        return Err(FileError::Length { len });
     }
     let mut bytes = Vec::new();
-    file.take(want).read_to_end(&mut bytes).map_err(|e| (None, e.to_string()))?;
+    file.take(want).read_to_end(&mut bytes)?;
     if bytes.len() as u64 != want {
-        return Err((Some(bytes.len() as u64), String::new()));
+        return Err(FileError::Length { len: bytes.len() as u64 });
     }
     Ok(bytes)
 }
 
 /// Reads the byte ranges `(offset, size)` of a weights file that lie inside it and are at
 /// most [`MAX_CONSTANT_BYTES`] long; the caller reports the others from the file's length.
-pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::vocab::WeightData, String> {
+pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::vocab::WeightData, FileError> {
     let (mut file, len) = open_regular(path)?;
     let mut data = crate::vocab::WeightData::new(len);
     for &(offset, size) in ranges {
@@ -58,8 +106,8 @@ pub fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Result<crate::vocab::W
             continue;
         }
         let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
-        (&mut file).take(size).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        file.seek(SeekFrom::Start(offset))?;
+        (&mut file).take(size).read_to_end(&mut bytes)?;
         // A file that shrank since its length was read leaves the range unread.
         if bytes.len() as u64 == size {
             data.insert(offset, bytes);
@@ -113,14 +161,18 @@ mod tests {
     fn refuses_what_is_not_a_regular_file() {
         let dir = tempfile::tempdir().expect("temp dir");
         let e = read_text(dir.path()).expect_err("a directory");
-        assert!(e.contains("directory"), "{e}");
+        assert!(matches!(e, FileError::Directory) && e.to_string().contains("directory"), "{e}");
         #[cfg(unix)]
         {
             let e = read_text(Path::new("/dev/zero")).expect_err("a device");
-            assert!(e.contains("not a regular file"), "{e}");
+            assert!(matches!(e, FileError::NotRegular) && e.to_string().contains("not a regular file"), "{e}");
             let e = read_ranges(Path::new("/dev/zero"), &[(0, 4)]).expect_err("a device");
-            assert!(e.contains("not a regular file"), "{e}");
+            assert!(matches!(e, FileError::NotRegular), "{e}");
         }
+        let p = dir.path().join("four.bin");
+        std::fs::write(&p, [1u8, 2, 3, 4]).expect("write");
+        assert!(matches!(read_exact(&p, 8), Err(FileError::Length { len: 4 })));
+        assert_eq!(read_exact(&p, 4).expect("read"), vec![1, 2, 3, 4]);
     }
 
     #[test]

@@ -32,8 +32,7 @@ impl WeightsFile<'_> {
         let want: u64 = lens.iter().sum::<u64>() * 4;
         let bytes = match crate::front::files::read_exact(self.path, want) {
             Ok(bytes) => bytes,
-            Err((None, e)) => return Err(self.err(format!("cannot read {written:?}: {e}"))),
-            Err((Some(len), _)) => {
+            Err(crate::front::files::FileError::Length { len }) => {
                 let parts: Vec<String> = tensors.iter().zip(&lens).map(|((t, _), n)| format!("{t}: {n}")).collect();
                 return Err(self.err(format!(
                     "{written:?} holds {len} bytes; the declaration needs {want}: little-endian f32 values in the {} layout ({}), one tensor after the other",
@@ -41,6 +40,7 @@ impl WeightsFile<'_> {
                     parts.join(", ")
                 )));
             }
+            Err(e) => return Err(self.err(format!("cannot read {written:?}: {e}"))),
         };
         files.push(self.path.to_path_buf());
         let mut offset = 0;

@@ -23,7 +23,11 @@ pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::
     let mut g = graph::build(&file, &net).map_err(Diagnostics)?;
     let mut ranges = Vec::new();
     const_ranges(&g, &mut ranges);
-    let data = if ranges.is_empty() { Ok(Default::default()) } else { super::files::read_ranges(&bin, &ranges) };
+    let data = if ranges.is_empty() {
+        Ok(Default::default())
+    } else {
+        super::files::read_ranges(&bin, &ranges).map_err(|e| e.to_string())
+    };
     g.weights = vocab::Weights { path: bin.display().to_string(), data };
     Ok(g)
 }
