@@ -1,8 +1,7 @@
 //! The integration tests that build generated code for real (scratch crates of Rust and C
 //! programs), in one test binary: one build and one link instead of one per file. `cargo
-//! test` runs the README's snippet and the property test over a few random cells; the
-//! others are long, and `.ci/run` runs them (`cargo test -p cellc-conformance --test it --
-//! --ignored`).
+//! test` runs the README's snippet; the others are long, and `.ci/run` runs them (`cargo
+//! test -p cellc-conformance --test it -- --ignored`, the property test over more cells).
 mod c_activations;
 mod drift;
 mod included;
