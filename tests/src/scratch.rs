@@ -227,7 +227,7 @@ impl Scratch {
             if let Some(bytes) = &m.tables {
                 let dir = self.dir.join("src").join(format!("m{i}"));
                 std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-                write_bytes_if_changed(&dir.join(Module::TABLES), bytes)?;
+                write_if_changed(&dir.join(Module::TABLES), bytes)?;
             }
             let _ = writeln!(main, "mod m{i} {{ include!(\"m{i}/model.rs\"); }}");
             let _ = writeln!(dispatch, "        {i} => run::<m{i}::Model>(job),");
@@ -387,18 +387,11 @@ impl Scratch {
     }
 }
 
-/// [`write_if_changed`] for bytes.
-fn write_bytes_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(());
-    }
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
-}
-
 /// Writes a file only when its content differs, so cargo rebuilds only what changed.
-pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+pub(crate) fn write_if_changed(path: &Path, content: impl AsRef<[u8]>) -> Result<(), String> {
+    let content = content.as_ref();
+    if std::fs::read(path).is_ok_and(|old| old == content) {
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, content).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -79,13 +79,12 @@ pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Tab
                 let dst = #dst;
                 for e in 0..#entries {
                     let (src, dst) = (&src[e * #ss..], &mut dst[e * #ds..e * #ds + #n]);
-                    for run in #name.0.chunks_exact(3) {
-                        let (d, s, len) = (run[0] as usize, run[1], run[2] as usize);
-                        let out = &mut dst[d..d + len];
+                    for &[d, s, len] in #name.0.as_chunks::<3>().0 {
+                        let out = &mut dst[d as usize..d as usize + len as usize];
                         if s == #none {
                             out.fill(#fill);
                         } else {
-                            out.copy_from_slice(&src[s as usize..s as usize + len]);
+                            out.copy_from_slice(&src[s as usize..s as usize + len as usize]);
                         }
                     }
                 }
