@@ -86,17 +86,68 @@ fn dot(idx: &[usize], strides: impl Iterator<Item = usize>) -> usize {
     idx.iter().zip(strides).map(|(i, s)| i * s).sum()
 }
 
+/// Why the inputs of a run do not fit the model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// Not one input per Parameter.
+    Count {
+        /// The model's Parameters.
+        expected: usize,
+        /// The inputs given.
+        got: usize,
+    },
+    /// A model with a dynamic batch, none of whose inputs is batched.
+    NoBatchedInput,
+    /// An input of the wrong length.
+    Length {
+        /// Its position.
+        index: usize,
+        /// The Parameter's name.
+        name: String,
+        /// Its length.
+        got: usize,
+        /// The length the model takes.
+        expected: usize,
+    },
+    /// A sequence length that is not a whole number from 0 to the sequence's steps.
+    SeqLen {
+        /// The length given.
+        value: f64,
+        /// The row it is for.
+        row: usize,
+        /// The sequence's steps.
+        steps: usize,
+    },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Count { expected, got } => write!(f, "expected {expected} inputs, got {got}"),
+            RunError::NoBatchedInput => f.write_str("a dynamic-batch model without batched inputs"),
+            RunError::Length { index, name, got, expected } => {
+                write!(f, "input {index} ({name}) has {got} values; expected {expected}")
+            }
+            RunError::SeqLen { value, row, steps } => {
+                write!(f, "sequence length {value} of row {row}; expected 0 to {steps}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
 /// Runs the model on inputs given in Parameter order (flat, row-major) and returns the
 /// Results in order. Errs with a message when input lengths do not fit the model. A
 /// stateful model starts from its initial variables.
-pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
+pub fn run(m: &Model, inputs: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, RunError> {
     run_session(m, inputs, &mut Session::new(m))
 }
 
 /// Runs the model once in a session, whose variables it reads and updates.
-pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Result<Vec<Vec<f64>>, String> {
+pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Result<Vec<Vec<f64>>, RunError> {
     if inputs.len() != m.params.len() {
-        return Err(format!("expected {} inputs, got {}", m.params.len(), inputs.len()));
+        return Err(RunError::Count { expected: m.params.len(), got: inputs.len() });
     }
     let batch = match m.batch {
         Batch::Static(n) => n,
@@ -106,14 +157,14 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 .iter()
                 .zip(inputs)
                 .find(|(p, _)| p.shape.contains(&Dim::Batch))
-                .ok_or("a dynamic-batch model without batched inputs")?;
+                .ok_or(RunError::NoBatchedInput)?;
             input.len() / Model::row_len(&p.shape).max(1)
         }
     };
     for (i, (p, input)) in m.params.iter().zip(inputs).enumerate() {
         let want = total_len(&p.shape, batch);
         if input.len() != want {
-            return Err(format!("input {i} ({}) has {} values; expected {want}", p.name, input.len()));
+            return Err(RunError::Length { index: i, name: p.name.clone(), got: input.len(), expected: want });
         }
     }
     let mut homes = Homes {
@@ -248,7 +299,7 @@ fn softmax(h: &mut Homes<'_>, sm: &Softmax, n: usize) {
 }
 
 /// A cell over its rows within model row `n`.
-fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result<(), String> {
+fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result<(), RunError> {
     let cell = &m.cells[s.cell];
     let inputs = homes.inputs;
     // Embedded weights are in the kernels' layout already; runtime weights come in the
@@ -295,7 +346,7 @@ fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result
                     Lengths::Param(p) => {
                         let v = inputs[*p][at];
                         if v.fract() != 0.0 || v < 0.0 || v > q.steps as f64 {
-                            return Err(format!("sequence length {v} of row {at}; expected 0 to {}", q.steps));
+                            return Err(RunError::SeqLen { value: v, row: at, steps: q.steps });
                         }
                         v as usize
                     }

@@ -261,7 +261,7 @@ proptest! {
             Ok(m) => m,
             Err(d) => return Err(TestCaseError::fail(format!("refused: {d}"))),
         };
-        let got = cellc::reference::run(&m, &inputs).map_err(TestCaseError::fail)?;
+        let got = cellc::reference::run(&m, &inputs).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             prop_assert_eq!(g.len(), w.len());

@@ -55,9 +55,9 @@ impl Planner<'_> {
             c.err(id, pos("layout"), format!("the {} layout: {why}", a.layout));
             return;
         }
-        let clip = resolve_clip(a.clip).map_err(|m| c.err(id, pos("clip"), m)).ok();
+        let clip = resolve_clip(a.clip).map_err(|m| c.err(id, pos("clip"), m.to_string())).ok();
         let direction = if a.sequence { resolve_direction(a.direction.as_deref()) } else { Ok(Direction::Forward) };
-        let direction = direction.map_err(|m| c.err(id, pos("direction"), m)).ok();
+        let direction = direction.map_err(|m| c.err(id, pos("direction"), m.to_string())).ok();
         let activations = resolve_activations(kind, a.activations.as_deref(), &a.alpha, &a.beta)
             .map_err(|(at, m)| {
                 // At the activation at fault, where the front-end knows where it is written.

@@ -127,7 +127,7 @@ impl Checker<'_> {
                             if read.elem != value.elem
                                 || shapes_differ(read.shape.as_deref(), value.shape.as_deref()) =>
                         {
-                            Err(format!(
+                            Err(crate::ops::refuse!(
                                 "the ReadValue gives {} of shape {} but the value assigned is {} of shape {}",
                                 read.elem.name(),
                                 dims_text(read.shape.as_deref().unwrap_or_default()),

@@ -102,20 +102,43 @@ pub(crate) fn resolve_activations(
 }
 
 /// A Sequence op's `direction`.
-pub(crate) fn resolve_direction(d: Option<&str>) -> Result<Direction, String> {
+pub(crate) fn resolve_direction(d: Option<&str>) -> Result<Direction, AttrError> {
+    const EXPECTED: &str = "forward, reverse or bidirectional";
     match d.map(str::to_ascii_lowercase).as_deref() {
         Some("forward") => Ok(Direction::Forward),
         Some("reverse") => Ok(Direction::Reverse),
         Some("bidirectional") => Ok(Direction::Bidirectional),
-        Some(d) => Err(format!("`direction` is {d:?}; expected forward, reverse or bidirectional")),
-        None => Err("no `direction` attribute; expected forward, reverse or bidirectional".to_owned()),
+        Some(d) => Err(AttrError { attr: "direction", found: Some(format!("{d:?}")), expected: EXPECTED }),
+        None => Err(AttrError { attr: "direction", found: None, expected: EXPECTED }),
+    }
+}
+
+/// A cell attribute that is absent or holds a value cellc does not take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AttrError {
+    /// The attribute.
+    pub attr: &'static str,
+    /// Its value as written in messages, or `None` when it is absent.
+    pub found: Option<String>,
+    /// What it may hold.
+    pub expected: &'static str,
+}
+
+impl std::fmt::Display for AttrError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let AttrError { attr, found, expected } = self;
+        match found {
+            Some(v) => write!(f, "`{attr}` is {v}; expected {expected}"),
+            None => write!(f, "no `{attr}` attribute; expected {expected}"),
+        }
     }
 }
 
 /// `clip`: `None` for 0 (or infinity), which clip nothing.
-pub(crate) fn resolve_clip(clip: f32) -> Result<Option<f32>, String> {
+pub(crate) fn resolve_clip(clip: f32) -> Result<Option<f32>, AttrError> {
     if clip.is_nan() || clip < 0.0 {
-        Err(format!("`clip` is {clip}; expected 0 (no clipping) or a positive number"))
+        let expected = "0 (no clipping) or a positive number";
+        Err(AttrError { attr: "clip", found: Some(clip.to_string()), expected })
     } else if clip == 0.0 || clip.is_infinite() {
         Ok(None)
     } else {

@@ -112,7 +112,7 @@ impl Store {
 /// The storage of `cell`'s `W` and `R` that `wt` asks for. `Auto` takes the narrowest form
 /// that holds every embedded value exactly (f32 when some are given at run time); a value
 /// too large for an explicit 16-bit type is an error naming it.
-pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, String> {
+pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, StoreError> {
     fn embedded(w: &WeightSrc) -> Option<&[f32]> {
         match w {
             WeightSrc::Embedded { values, .. } => Some(values.as_slice()),
@@ -123,7 +123,7 @@ pub(crate) fn store(cell: &Cell, wt: WeightType) -> Result<Store, String> {
 }
 
 /// [`store`] for the matrices `mats` of `owner` (`None`: given at run time).
-pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightType) -> Result<Store, String> {
+pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightType) -> Result<Store, StoreError> {
     let embedded: Vec<(&str, &[f32])> = mats.iter().filter_map(|(n, w)| Some((*n, (*w)?))).collect();
     let exact = |round: fn(f32) -> f32| {
         embedded.len() == mats.len()
@@ -132,12 +132,13 @@ pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightT
     let fits = |store: Store, overflow: fn(&[f32]) -> Option<usize>| {
         for (n, v) in &embedded {
             if let Some(i) = overflow(v) {
-                return Err(format!(
-                    "{owner}: {n}[{i}] = {} is too large for {} weights; use --weight-type f32{}",
-                    v[i],
-                    store.name(),
-                    if store == Store::F16 { " or bf16" } else { "" },
-                ));
+                return Err(StoreError {
+                    owner: owner.to_owned(),
+                    matrix: (*n).to_owned(),
+                    index: i,
+                    value: v[i],
+                    store,
+                });
             }
         }
         Ok(store)
@@ -151,6 +152,35 @@ pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightT
         WeightType::Auto => Ok(Store::F32),
     }
 }
+
+/// A weight too large for the 16-bit type asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StoreError {
+    /// The layer, as messages name it (`cell "gru"`).
+    pub owner: String,
+    /// The matrix (`W`, `R`).
+    pub matrix: String,
+    /// The position of the value in it.
+    pub index: usize,
+    /// The value.
+    pub value: f32,
+    /// The type it does not fit.
+    pub store: Store,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let StoreError { owner, matrix, index, value, store } = self;
+        let or = if *store == Store::F16 { " or bf16" } else { "" };
+        write!(
+            f,
+            "{owner}: {matrix}[{index}] = {value} is too large for {} weights; use --weight-type f32{or}",
+            store.name()
+        )
+    }
+}
+
+impl std::error::Error for StoreError {}
 
 /// An array packed at compile time, in its stored form.
 pub(crate) enum Packed {

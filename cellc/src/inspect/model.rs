@@ -1,6 +1,6 @@
 //! What `cellc inspect` says of a model cellc compiles: its cells with the bytes their
 //! weights take as stored, its dense layers, and the steps a run performs.
-use crate::emit::plan::{Plan, Store};
+use crate::emit::plan::{Plan, Store, StoreError};
 use crate::ir::{Batch, Cell, CellKind, Dim, Home, Lengths, Model, ParamRole, Step, WeightSrc};
 use crate::options::Options;
 use std::fmt::Write as _;
@@ -57,7 +57,7 @@ fn elem_bytes(s: Store) -> usize {
 }
 
 /// The bytes `cell`'s packed arrays take with the options' strategy and weight type.
-fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, String> {
+fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
     let store = crate::emit::plan::store(cell, opts.weight_type)?;
     let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
     let (mut embedded, mut runtime) = (0usize, 0usize);
@@ -85,7 +85,7 @@ fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, String> {
 }
 
 /// The bytes a dense layer's packed weights and bias take.
-fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, String> {
+fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, StoreError> {
     let owner = format!("dense layer {:?}", d.name);
     let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)?;
     let t = crate::emit::dense::Tiling::of(d.n);
@@ -100,7 +100,7 @@ fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, String> 
 }
 
 /// The report on a validated model, or why its weights cannot be stored as asked.
-pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, String> {
+pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError> {
     let cells = m.cells.iter().map(|c| cell_stored(c, opts)).collect::<Result<Vec<_>, _>>()?;
     let dense_layers = m.denses.iter().map(|d| dense_stored(d, opts)).collect::<Result<Vec<_>, _>>()?;
     let embedded_weight_bytes = cells.iter().chain(&dense_layers).map(|s| s.embedded_bytes).sum();

@@ -1,5 +1,6 @@
 //! Recurrent cells as graph nodes: their attributes as read, and the shapes of their
 //! outputs. Their arithmetic is `check`'s and the emitters' (the validated [`crate::ir`]).
+use super::error::{OpError, refuse};
 use super::tensor::{input, input_shape};
 use crate::diag::Pos;
 use crate::vocab::CellOp;
@@ -56,7 +57,7 @@ impl CellAttrs {
     }
 }
 
-pub(super) fn infer(c: &CellAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(c: &CellAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let x = input(ins, 0, "X")?;
     let sx = input_shape(ins, 0, "X")?;
     let states = if c.op == CellOp::Lstm { 2 } else { 1 };
@@ -68,7 +69,7 @@ pub(super) fn infer(c: &CellAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, S
     let h = Sym::known(c.hidden_size);
     let rank = if c.sequence { 3 } else { 2 };
     if sx.len() != rank {
-        return Err(format!("X has {} dimensions; expected {rank}", sx.len()));
+        return Err(refuse!("X has {} dimensions; expected {rank}", sx.len()));
     }
     let batch = sx[0];
     let mut out = Vec::new();

@@ -1,6 +1,7 @@
 //! Elementwise functions and chains of them: what one loop of the generated code computes
 //! for each element. The fuse pass joins elementwise ops whose intermediate values nothing
 //! else reads into one [`Op::Chain`](super::Op::Chain), so the values stay in registers.
+use super::error::OpError;
 use super::tensor::{broadcast, broadcast_map, extents};
 pub use crate::vocab::{Arg, Chain, Instr, MapFn};
 
@@ -9,7 +10,7 @@ use crate::vocab::{Data, Fact};
 
 /// The facts of an [`Op::Chain`]: its inputs broadcast together, f32; its values when every
 /// input is known.
-pub(super) fn infer(chain: &Chain, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(chain: &Chain, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let first = input(ins, 0, "a")?;
     let mut out = input_shape(ins, 0, "a")?.to_vec();
     for i in 1..ins.len() {

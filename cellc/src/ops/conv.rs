@@ -2,6 +2,7 @@
 //! `ConvolutionBackpropData` and `GroupConvolutionBackpropData` (opset 1). A convolution's
 //! semantics are computed here directly (for folding, and as the check of its lowering to
 //! a [`Pick`] of its windows and a product, in `passes::lower`).
+use super::error::{OpError, refuse};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -81,27 +82,27 @@ pub struct ConvGeometry {
 }
 
 /// A whole number from an attribute list as a positive size.
-fn positive(v: &[i64], what: &str) -> Result<Vec<usize>, String> {
+fn positive(v: &[i64], what: &str) -> Result<Vec<usize>, OpError> {
     v.iter()
         .map(|&x| {
-            usize::try_from(x).ok().filter(|&x| x > 0).ok_or_else(|| format!("`{what}` holds {x}; expected positive"))
+            usize::try_from(x).ok().filter(|&x| x > 0).ok_or_else(|| refuse!("`{what}` holds {x}; expected positive"))
         })
         .collect()
 }
 
 /// A known dimension, or an error saying which one must be pinned.
-fn known(d: Sym, what: &str) -> Result<usize, String> {
+fn known(d: Sym, what: &str) -> Result<usize, OpError> {
     d.value()
         .and_then(|v| usize::try_from(v).ok())
-        .ok_or_else(|| format!("{what} ({d}) must be known at compile time; pin it with --input"))
+        .ok_or_else(|| refuse!("{what} ({d}) must be known at compile time; pin it with --input"))
 }
 
 impl ConvAttrs {
     /// The geometry of the convolution of data of shape `xs` by weights of shape `ws` (and,
     /// transposed, the output's spatial shape when input 2 gives it).
-    pub fn geometry(&self, xs: &[Sym], ws: &[Sym], out_shape: Option<&[i64]>) -> Result<ConvGeometry, String> {
+    pub fn geometry(&self, xs: &[Sym], ws: &[Sym], out_shape: Option<&[i64]>) -> Result<ConvGeometry, OpError> {
         let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_SPATIAL_RANK).contains(r)).ok_or_else(|| {
-            format!(
+            refuse!(
                 "the data has shape {}; expected [N, C, spatial…] with 1 to {MAX_SPATIAL_RANK} spatial axes",
                 show(xs)
             )
@@ -114,7 +115,7 @@ impl ConvAttrs {
                 (true, true) => "[G, C_in/G, C_out/G, K…]",
                 (false, true) => "[C_in, C_out, K…]",
             };
-            return Err(format!("the weights have shape {}; expected {form} with {r} kernel axes", show(ws)));
+            return Err(refuse!("the weights have shape {}; expected {form} with {r} kernel axes", show(ws)));
         }
         let w: Vec<usize> = ws.iter().map(|&d| known(d, "a weights dimension")).collect::<Result<_, _>>()?;
         let (groups, co, ci) = match (self.grouped, self.transposed) {
@@ -125,7 +126,7 @@ impl ConvAttrs {
         };
         let channels = known(xs[1], "the input channels")?;
         if groups.checked_mul(ci) != Some(channels) || groups == 0 || co == 0 {
-            return Err(format!(
+            return Err(refuse!(
                 "the data has {channels} channels but the weights {} take {} groups of {ci}",
                 show(ws),
                 groups
@@ -137,7 +138,9 @@ impl ConvAttrs {
             return self.transposed_geometry(input, kernel, (groups, ci, co), out_shape);
         }
         if out_shape.is_some() || !self.output_padding.is_empty() {
-            return Err("only a transposed convolution takes an output shape or `output_padding`".to_owned());
+            return Err(OpError::Rule(
+                "only a transposed convolution takes an output shape or `output_padding`".to_owned(),
+            ));
         }
         self.window.geometry(input, kernel, (groups, ci, co))
     }
@@ -153,11 +156,11 @@ impl ConvAttrs {
         kernel: Vec<usize>,
         (groups, ci, co): (usize, usize, usize),
         out_shape: Option<&[i64]>,
-    ) -> Result<ConvGeometry, String> {
+    ) -> Result<ConvGeometry, OpError> {
         let r = input.len();
         let w = &self.window;
         if w.ceil {
-            return Err("`rounding_type` is not an attribute of a convolution".to_owned());
+            return Err(OpError::Rule("`rounding_type` is not an attribute of a convolution".to_owned()));
         }
         let mut geo = w.geometry(input.clone(), vec![1; r], (groups, ci, co))?;
         geo.kernel = kernel;
@@ -167,23 +170,23 @@ impl ConvAttrs {
             n if n == r => self
                 .output_padding
                 .iter()
-                .map(|&p| usize::try_from(p).map_err(|_| format!("`output_padding` holds {p}; expected 0 or more")))
+                .map(|&p| usize::try_from(p).map_err(|_| refuse!("`output_padding` holds {p}; expected 0 or more")))
                 .collect::<Result<_, _>>()?,
-            n => return Err(format!("`output_padding` has {n} values for {r} spatial axes")),
+            n => return Err(refuse!("`output_padding` has {n} values for {r} spatial axes")),
         };
         if let Some(o) = out_shape
             && o.len() != r
         {
-            return Err(format!("the output shape (input 2) has {} values for {r} spatial axes", o.len()));
+            return Err(refuse!("the output shape (input 2) has {} values for {r} spatial axes", o.len()));
         }
         for a in 0..r {
             let full = (input[a] - 1)
                 .checked_mul(geo.strides[a])
                 .and_then(|x| x.checked_add((geo.kernel[a] - 1).checked_mul(geo.dilations[a])?))
                 .and_then(|x| x.checked_add(1 + op[a]))
-                .ok_or("the output is too large")?;
+                .ok_or_else(|| refuse!("the output is too large"))?;
             if op[a] >= geo.strides[a].max(geo.dilations[a]) {
-                return Err(format!("`output_padding` {} is not below the stride or the dilation", op[a]));
+                return Err(refuse!("`output_padding` {} is not below the stride or the dilation", op[a]));
             }
             let wanted = out_shape.map(|o| o[a]);
             let (pb, pe) = match (w.auto_pad, wanted) {
@@ -192,19 +195,19 @@ impl ConvAttrs {
                     let total = usize::try_from(want)
                         .ok()
                         .and_then(|want| full.checked_sub(want))
-                        .ok_or_else(|| format!("the output of spatial axis {a} cannot be {want} (at most {full})"))?;
+                        .ok_or_else(|| refuse!("the output of spatial axis {a} cannot be {want} (at most {full})"))?;
                     let small = total / 2;
                     if w.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
                 }
                 _ => (geo.pads_begin[a], geo.pads_end[a]),
             };
             let out = full.checked_sub(pb + pe).filter(|&o| o > 0).ok_or_else(|| {
-                format!("the padding of spatial axis {a} ({pb} and {pe}) leaves no output of its {full} values")
+                refuse!("the padding of spatial axis {a} ({pb} and {pe}) leaves no output of its {full} values")
             })?;
             if let Some(want) = wanted
                 && want != out as i64
             {
-                return Err(format!(
+                return Err(refuse!(
                     "the output shape (input 2) asks for {want} values on spatial axis {a}; the pads give {out}"
                 ));
             }
@@ -221,7 +224,7 @@ impl Window {
         input: Vec<usize>,
         kernel: Vec<usize>,
         (groups, ci, co): (usize, usize, usize),
-    ) -> Result<ConvGeometry, String> {
+    ) -> Result<ConvGeometry, OpError> {
         let r = input.len();
         for (what, v) in [
             ("strides", &self.strides),
@@ -231,29 +234,31 @@ impl Window {
         ] {
             let implied_pad = what.starts_with("pads") && self.auto_pad != AutoPad::Explicit;
             if v.len() != r && !(implied_pad && v.is_empty()) {
-                return Err(format!("`{what}` has {} values for {r} spatial axes", v.len()));
+                return Err(refuse!("`{what}` has {} values for {r} spatial axes", v.len()));
             }
         }
         let strides = positive(&self.strides, "strides")?;
         let dilations = positive(&self.dilations, "dilations")?;
         if let Some(k) = kernel.iter().position(|&k| k == 0) {
-            return Err(format!("the kernel is empty along spatial axis {k}"));
+            return Err(refuse!("the kernel is empty along spatial axis {k}"));
         }
         // A pool's kernel is an attribute: its taps are walked for every output position.
         let taps = crate::limits::product(kernel.iter().map(|&k| k as u64));
         if taps.is_none_or(|t| t > crate::limits::MAX_PICK_TABLE) {
-            return Err(format!("the kernel {kernel:?} has more than {} taps", crate::limits::MAX_PICK_TABLE));
+            return Err(refuse!("the kernel {kernel:?} has more than {} taps", crate::limits::MAX_PICK_TABLE));
         }
         let (mut pads_begin, mut pads_end, mut output) = (Vec::new(), Vec::new(), Vec::new());
         for a in 0..r {
-            let reach =
-                (kernel[a] - 1).checked_mul(dilations[a]).and_then(|x| x.checked_add(1)).ok_or("kernel too large")?;
+            let reach = (kernel[a] - 1)
+                .checked_mul(dilations[a])
+                .and_then(|x| x.checked_add(1))
+                .ok_or_else(|| refuse!("kernel too large"))?;
             let (pb, pe) = match self.auto_pad {
                 AutoPad::Valid => (0, 0),
                 AutoPad::Explicit => {
                     let (b, e) = (self.pads_begin[a], self.pads_end[a]);
                     let as_size = |p: i64, what: &str| {
-                        usize::try_from(p).map_err(|_| format!("`{what}` holds {p}; expected 0 or more"))
+                        usize::try_from(p).map_err(|_| refuse!("`{what}` holds {p}; expected 0 or more"))
                     };
                     (as_size(b, "pads_begin")?, as_size(e, "pads_end")?)
                 }
@@ -264,9 +269,10 @@ impl Window {
                     if self.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
                 }
             };
-            let padded = input[a].checked_add(pb).and_then(|x| x.checked_add(pe)).ok_or("padding too large")?;
+            let padded =
+                input[a].checked_add(pb).and_then(|x| x.checked_add(pe)).ok_or_else(|| refuse!("padding too large"))?;
             if padded < reach {
-                return Err(format!(
+                return Err(refuse!(
                     "spatial axis {a} has {padded} values with padding, fewer than the kernel's reach of {reach}"
                 ));
             }
@@ -281,7 +287,7 @@ impl Window {
         // after its values are computed).
         let positions = crate::limits::product(output.iter().map(|&o| o as u64));
         if positions.is_none_or(|p| p > crate::limits::MAX_TENSOR_ELEMENTS) {
-            return Err(format!("the output has {output:?} positions; at most {}", crate::limits::MAX_TENSOR_ELEMENTS));
+            return Err(refuse!("the output has {output:?} positions; at most {}", crate::limits::MAX_TENSOR_ELEMENTS));
         }
         Ok(ConvGeometry {
             groups,
@@ -441,12 +447,12 @@ impl ConvGeometry {
     }
 }
 
-pub(super) fn infer(a: &ConvAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(a: &ConvAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     let (wf, ws) = (input(ins, 1, "weights")?, input_shape(ins, 1, "weights")?);
     if data.elem != wf.elem || !data.elem.is_float() {
-        return Err(format!("its inputs are {} and {}; expected one float type", data.elem.name(), wf.elem.name()));
+        return Err(refuse!("its inputs are {} and {}; expected one float type", data.elem.name(), wf.elem.name()));
     }
     let out_shape = match ins.get(2).copied().flatten() {
         Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape (input 2)")?),
@@ -556,11 +562,11 @@ mod tests {
             }
         }
         let bad = attrs(1, 1, 1, (0, 0), AutoPad::Valid, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 3]), None);
-        assert!(bad.is_err_and(|e| e.contains("kernel's reach")));
+        assert!(bad.is_err_and(|e| e.to_string().contains("kernel's reach")));
         let huge =
             attrs(1, 1, 1, (0, 1 << 40), AutoPad::Explicit, false).geometry(&k(&[1, 1, 2]), &k(&[1, 1, 1]), None);
-        assert!(huge.is_err_and(|e| e.contains("positions")));
+        assert!(huge.is_err_and(|e| e.to_string().contains("positions")));
         let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]), None);
-        assert!(groups.is_err_and(|e| e.contains("5 channels")));
+        assert!(groups.is_err_and(|e| e.to_string().contains("5 channels")));
     }
 }

@@ -2,6 +2,7 @@
 //! ([`Binary`], [`crate::vocab::Compare`]), and `Select`: their shapes and their folding
 //! on constants, by the f64 definitions of [`crate::vocab`], which the reference
 //! interpreter shares.
+use super::error::{OpError, refuse};
 use super::tensor::{broadcast, broadcast_map, extents};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Binary, Compare, Data, Elem, Fact, Sym, Unary};
@@ -77,7 +78,7 @@ pub(super) enum Elementwise {
     Select,
 }
 
-pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let a = input(ins, 0, "a")?;
     let sa = input_shape(ins, 0, "a")?;
     match op {
@@ -87,7 +88,7 @@ pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>,
         }
         Elementwise::Parametric(p) => {
             if !a.elem.is_float() {
-                return Err(format!("its input is {}; expected a float type", a.elem.name()));
+                return Err(refuse!("its input is {}; expected a float type", a.elem.name()));
             }
             let u = parameters(ins).and_then(|v| p.with(&v));
             let value = a.value.as_ref().zip(u).and_then(|(v, u)| unary(u, a.elem, v));
@@ -98,7 +99,7 @@ pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>,
             let sb = input_shape(ins, 1, "b")?;
             let sb = if f == Binary::PRelu { prelu_slope(sa, sb) } else { sb.to_vec() };
             if a.elem != b.elem {
-                return Err(format!(
+                return Err(refuse!(
                     "its inputs are {} and {}; expected one element type",
                     a.elem.name(),
                     b.elem.name()
@@ -115,7 +116,7 @@ pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>,
             if value.is_none()
                 && let Some(why) = int_fault(f, a, b, sa, &sb, &out)
             {
-                return Err(why);
+                return Err(OpError::Rule(why));
             }
             Ok(vec![Fact { elem: a.elem, shape: Some(out), value }])
         }
@@ -154,7 +155,7 @@ pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>,
                 }
             })();
             if t.elem != e.elem {
-                return Err(format!(
+                return Err(refuse!(
                     "its branches are {} and {}; expected one element type",
                     t.elem.name(),
                     e.elem.name()

@@ -4,6 +4,7 @@
 //! an interpolated axis is a weighted sum of a few input values along it (its taps), and
 //! the resize is one such sum per axis in turn. That is how values are folded here and how
 //! `passes::lower` writes it: gathers of the taps by constant tables, weighted and added.
+use super::error::{OpError, refuse};
 use super::tensor::{axis, extents, known_ints, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
@@ -175,7 +176,7 @@ impl Interp {
 
     /// The resize of data of extents `ext` with the layer's inputs `ins` (sizes, scales,
     /// axes as constants).
-    pub fn resolve(&self, ext: &[usize], ins: &[Option<&Fact>]) -> Result<Resize, String> {
+    pub fn resolve(&self, ext: &[usize], ins: &[Option<&Fact>]) -> Result<Resize, OpError> {
         let rank = ext.len();
         let (sizes_at, scales_at, axes_at) = if self.version == 4 { (1, 2, 3) } else { (1, 1, 2) };
         let axes: Vec<usize> = match ins.get(axes_at).copied().flatten() {
@@ -185,29 +186,29 @@ impl Interp {
             None => (0..rank).collect(),
         };
         if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
-            return Err(format!("`axes` {axes:?} names an axis twice"));
+            return Err(refuse!("`axes` {axes:?} names an axis twice"));
         }
-        let pad = |v: &[i64], a: usize| -> Result<usize, String> {
+        let pad = |v: &[i64], a: usize| -> Result<usize, OpError> {
             let p = v.get(a).copied().unwrap_or(0);
-            usize::try_from(p).map_err(|_| format!("a pad of {p}; expected pads of 0 or more"))
+            usize::try_from(p).map_err(|_| refuse!("a pad of {p}; expected pads of 0 or more"))
         };
         let pads: Vec<(usize, usize)> = (0..rank)
             .map(|a| Ok((pad(&self.pads_begin, a)?, pad(&self.pads_end, a)?)))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, OpError>>()?;
         let padded: Vec<usize> = ext
             .iter()
             .zip(&pads)
             .map(|(&e, &(b, f))| e.checked_add(b).and_then(|x| x.checked_add(f)).filter(|&x| x <= MAX_AXIS))
             .collect::<Option<_>>()
-            .ok_or_else(|| format!("a padded axis of more than {MAX_AXIS} values"))?;
+            .ok_or_else(|| refuse!("a padded axis of more than {MAX_AXIS} values"))?;
         if let Some(&a) = axes.iter().find(|&&a| padded[a] == 0) {
-            return Err(format!("interpolated axis {a} is empty"));
+            return Err(refuse!("interpolated axis {a} is empty"));
         }
         let (name, at) = if self.by_sizes { ("sizes", sizes_at) } else { ("scales", scales_at) };
         let values = input(ins, at, name)?.value.as_ref().and_then(Data::floats);
-        let values = values.ok_or_else(|| format!("the {name} (input {at}) are not known at compile time"))?;
+        let values = values.ok_or_else(|| refuse!("the {name} (input {at}) are not known at compile time"))?;
         if values.len() != axes.len() {
-            return Err(format!("{} {name} for {} axes", values.len(), axes.len()));
+            return Err(refuse!("{} {name} for {} axes", values.len(), axes.len()));
         }
         let mut out = padded.clone();
         let mut scales = Vec::with_capacity(axes.len());
@@ -215,14 +216,14 @@ impl Interp {
             let (n, scale) = if self.by_sizes {
                 let n = values[k];
                 if !(n >= 1.0 && n <= MAX_AXIS as f64 && n.fract() == 0.0) {
-                    return Err(format!("a size of {n} for axis {a}; expected a whole number from 1 to {MAX_AXIS}"));
+                    return Err(refuse!("a size of {n} for axis {a}; expected a whole number from 1 to {MAX_AXIS}"));
                 }
                 (n as usize, n as f32 / padded[a] as f32)
             } else {
                 let s = values[k] as f32;
                 let n = (f64::from(s) * padded[a] as f64 + 1e-5).floor();
                 if !(s > 0.0 && n >= 1.0 && n <= MAX_AXIS as f64) {
-                    return Err(format!("a scale of {s} for axis {a} of {} values", padded[a]));
+                    return Err(refuse!("a scale of {s} for axis {a} of {} values", padded[a]));
                 }
                 (n as usize, s)
             };
@@ -233,9 +234,10 @@ impl Interp {
         if downsample && self.mode == (Mode::Linear { antialias: true }) {
             // The opset spec widens the filter by the scale; OpenVINO's CPU plugin (2026.4)
             // computes the same values as without antialiasing. cellc takes neither.
-            return Err("`antialias` while downsampling: OpenVINO's spec and its CPU plugin compute different \
+            return Err(refuse!(
+                "`antialias` while downsampling: OpenVINO's spec and its CPU plugin compute different \
                         values, so cellc refuses it; export without antialiasing"
-                .to_owned());
+            ));
         }
         scales.sort_by_key(|&(a, _)| a);
         let axes = scales.into_iter().map(|(a, s)| (a, self.taps(padded[a], out[a], s, downsample))).collect();
@@ -286,7 +288,7 @@ impl Resize {
     }
 }
 
-pub(super) fn infer(it: &Interp, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(it: &Interp, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     // Axes left alone may be dynamic (the batch); the others must be known.
@@ -298,7 +300,7 @@ pub(super) fn infer(it: &Interp, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, Str
         shape.push(match d.value() {
             Some(_) => Sym::known(r.out[a] as i64),
             None if !touched => d,
-            None => return Err(format!("dimension {a} ({d}) is interpolated or padded; pin it with --input")),
+            None => return Err(refuse!("dimension {a} ({d}) is interpolated or padded; pin it with --input")),
         });
     }
     let value = (|| {
@@ -349,7 +351,7 @@ mod tests {
         let axes = Fact::constant(Elem::I64, vec![Sym::known(2)], Data::Int(vec![Sym::known(0), Sym::known(1)]));
         let ins = [None, Some(&scales), Some(&axes)];
         let aa = interp(Mode::Linear { antialias: true }, Coord::HalfPixel);
-        assert!(aa.resolve(&[4, 3], &ins).is_err_and(|e| e.contains("antialias")));
+        assert!(aa.resolve(&[4, 3], &ins).is_err_and(|e| e.to_string().contains("antialias")));
         let r = interp(Mode::Linear { antialias: false }, Coord::HalfPixel).resolve(&[4, 3], &ins).expect("resolves");
         assert_eq!(r.out, [2, 6]);
         assert_eq!(r.axes.iter().map(|(a, t)| (*a, t.len())).collect::<Vec<_>>(), [(0, 2), (1, 6)]);

@@ -1,5 +1,6 @@
 //! `MatMul`: numpy's `matmul` with optional transposes of the last two axes of either
 //! side; a 1-D side is a row (left) or a column (right) that the output drops again.
+use super::error::{OpError, refuse};
 use super::tensor::{broadcast, broadcast_map, count, extents, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::Unary;
@@ -25,9 +26,9 @@ pub struct MatMulShape {
 }
 
 /// The shapes a `MatMul` works on.
-pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMulShape, String> {
+pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMulShape, OpError> {
     if sa.is_empty() || sb.is_empty() {
-        return Err("MatMul needs inputs of rank 1 or more".to_owned());
+        return Err(OpError::Rule("MatMul needs inputs of rank 1 or more".to_owned()));
     }
     let one = Sym::known(1);
     let mut a = sa.to_vec();
@@ -48,7 +49,7 @@ pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMul
     let (ra, rb) = (a.len(), b.len());
     let (m, k, k2, n) = (a[ra - 2], a[ra - 1], b[rb - 2], b[rb - 1]);
     if k.equals(k2) == Some(false) || (!k.is_known() && k != k2) {
-        return Err(format!("the inner dimensions of {} and {} differ ({k} and {k2})", show(sa), show(sb)));
+        return Err(refuse!("the inner dimensions of {} and {} differ ({k} and {k2})", show(sa), show(sb)));
     }
     let batch = broadcast(&a[..ra - 2], &b[..rb - 2])?;
     let mut out = batch.clone();
@@ -62,11 +63,11 @@ pub fn matmul_shape(sa: &[Sym], sb: &[Sym], ta: bool, tb: bool) -> Result<MatMul
 }
 
 /// The facts of a `MatMul` (`ta`, `tb`: `transpose_a`, `transpose_b`).
-pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let (fa, fb) = (input(ins, 0, "a")?, input(ins, 1, "b")?);
     let (sa, sb) = (input_shape(ins, 0, "a")?, input_shape(ins, 1, "b")?);
     if fa.elem != fb.elem || !fa.elem.is_float() {
-        return Err(format!("its inputs are {} and {}; expected one float type", fa.elem.name(), fb.elem.name()));
+        return Err(refuse!("its inputs are {} and {}; expected one float type", fa.elem.name(), fb.elem.name()));
     }
     let s = matmul_shape(sa, sb, ta, tb)?;
     let value = (|| {
@@ -95,18 +96,18 @@ pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fa
 
 /// The facts of a `Dense`: its product's, with the bias added along the last axis and the
 /// activation applied to a known value.
-pub(super) fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let w = input_shape(ins, 1, "w")?;
     if w.len() != 2 {
-        return Err(format!("a dense layer's weights are a matrix; got {}", show(w)));
+        return Err(refuse!("a dense layer's weights are a matrix; got {}", show(w)));
     }
     let mut facts = matmul(false, tb, &ins[..2.min(ins.len())])?;
     let n = w[if tb { 0 } else { 1 }];
     let bias = match ins.get(2).copied().flatten() {
         Some(b) => {
-            let len = b.known_len().ok_or("the bias's shape is not known")?;
+            let len = b.known_len().ok_or_else(|| refuse!("the bias's shape is not known"))?;
             if n.value() != Some(len as i64) {
-                return Err(format!("the bias has {len} values for {n} outputs"));
+                return Err(refuse!("the bias has {len} values for {n} outputs"));
             }
             Some(b)
         }

@@ -6,6 +6,7 @@ pub mod chain;
 pub mod conv;
 pub mod einsum;
 pub mod elementwise;
+pub(crate) mod error;
 pub mod interpolate;
 pub mod linear;
 pub mod norm;
@@ -16,6 +17,9 @@ pub mod scatter;
 pub mod shape;
 pub mod strided;
 pub(crate) mod tensor;
+
+pub use error::OpError;
+pub(crate) use error::refuse;
 
 use crate::limits::{MAX_RANK, MAX_TENSOR_ELEMENTS};
 use crate::vocab;
@@ -214,10 +218,10 @@ impl Op {
 /// What `op` makes of inputs with these facts: the facts of its outputs (values included
 /// when every input it reads is constant and the result is small enough), or why the inputs
 /// are wrong for it.
-pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, String> {
+pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, OpError> {
     let facts = match op {
         Op::Parameter { .. } | Op::Const { .. } | Op::Result | Op::If | Op::Unknown => {
-            return Err("not inferred by its op".to_owned());
+            return Err(OpError::NotInferred);
         }
         Op::Convert { to } => shape::infer(Moving::Convert(*to), ins, outputs)?,
         Op::ConvertLike => shape::infer(Moving::ConvertLike, ins, outputs)?,
@@ -260,13 +264,14 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
                 vec![Fact { value: None, ..init.clone() }]
             }
             None => {
-                let dims = shape.as_ref().ok_or("without an initial value, `variable_shape` is required")?;
+                let dims =
+                    shape.as_ref().ok_or_else(|| refuse!("without an initial value, `variable_shape` is required"))?;
                 let dims: Vec<crate::vocab::Sym> = dims
                     .iter()
                     .map(|d| match d {
                         vocab::Dim::Static(n) => Ok(crate::vocab::Sym::known(i64::try_from(*n).unwrap_or(i64::MAX))),
                         vocab::Dim::Dynamic => {
-                            Err("`variable_shape` must be static without an initial value".to_owned())
+                            Err(OpError::Rule("`variable_shape` must be static without an initial value".to_owned()))
                         }
                     })
                     .collect::<Result<_, _>>()?;
@@ -276,7 +281,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Assign { .. } => vec![Fact { value: None, ..input(ins, 0, "value")?.clone() }],
     };
     if facts.len() != outputs {
-        return Err(format!("the op gives {} outputs; the layer declares {outputs}", facts.len()));
+        return Err(OpError::Outputs { gives: facts.len(), declared: outputs });
     }
     for f in &facts {
         within_limits(f.shape.as_deref().unwrap_or_default())?;
@@ -286,20 +291,13 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
 
 /// Refuses a shape past [`MAX_RANK`] dimensions or [`MAX_TENSOR_ELEMENTS`] values (a
 /// dynamic dimension counted as 1), so that nothing of that size is planned or allocated.
-pub fn within_limits(shape: &[crate::vocab::Sym]) -> Result<(), String> {
+pub fn within_limits(shape: &[crate::vocab::Sym]) -> Result<(), OpError> {
     if shape.len() > MAX_RANK {
-        return Err(format!(
-            "gives a tensor of {} dimensions ({}); cellc takes tensors of at most {MAX_RANK}",
-            shape.len(),
-            tensor::show(shape)
-        ));
+        return Err(OpError::Rank { shape: shape.to_vec() });
     }
     let n = crate::limits::product(shape.iter().map(|d| d.value().map_or(1, |v| u64::try_from(v).unwrap_or(u64::MAX))));
     if n.is_none_or(|n| n > MAX_TENSOR_ELEMENTS) {
-        return Err(format!(
-            "gives a tensor of shape {}, more than {MAX_TENSOR_ELEMENTS} values; cellc takes tensors of at most {MAX_TENSOR_ELEMENTS}",
-            tensor::show(shape)
-        ));
+        return Err(OpError::Size { shape: shape.to_vec() });
     }
     Ok(())
 }
@@ -311,11 +309,11 @@ pub(crate) fn variable_agrees(
     elem: Option<Elem>,
     v: &Fact,
     what: &str,
-) -> Result<(), String> {
+) -> Result<(), OpError> {
     if let Some(e) = elem
         && e != v.elem
     {
-        return Err(format!("`variable_type` is {} but {what} is {}", e.name(), v.elem.name()));
+        return Err(refuse!("`variable_type` is {} but {what} is {}", e.name(), v.elem.name()));
     }
     let (Some(dims), Some(got)) = (shape, v.shape.as_deref()) else { return Ok(()) };
     let differs = dims.len() != got.len()
@@ -324,7 +322,7 @@ pub(crate) fn variable_agrees(
             _ => false,
         });
     if differs {
-        return Err(format!(
+        return Err(refuse!(
             "`variable_shape` is {} but {what} has shape {}",
             vocab::show_dims(dims),
             tensor::show(got)

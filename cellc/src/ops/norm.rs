@@ -1,6 +1,7 @@
 //! Normalisations: `MVN` (opset 6, what OpenVINO makes of LayerNorm and InstanceNorm),
 //! `NormalizeL2` and `BatchNormInference`. `passes::lower` rewrites each into reductions and
 //! elementwise ops; their values on constants are computed here.
+use super::error::{OpError, refuse};
 use super::tensor::{axis, count, extents, known_ints, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact};
@@ -46,13 +47,13 @@ pub enum Norm {
 }
 
 /// The axes of input 1 as a set over `rank` axes.
-pub(crate) fn axes_of(ins: &[Option<&Fact>], rank: usize) -> Result<Vec<bool>, String> {
+pub(crate) fn axes_of(ins: &[Option<&Fact>], rank: usize) -> Result<Vec<bool>, OpError> {
     let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes (input 1)")?;
     let mut set = vec![false; rank];
     for a in axes {
         let a = axis(a, rank)?;
         if std::mem::replace(&mut set[a], true) {
-            return Err(format!("axis {a} is given twice"));
+            return Err(refuse!("axis {a} is given twice"));
         }
     }
     Ok(set)
@@ -77,11 +78,11 @@ pub fn batch_scale_shift(eps: f64, gamma: &[f64], beta: &[f64], mean: &[f64], va
     (scale, shift)
 }
 
-pub(super) fn infer(n: &Norm, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(n: &Norm, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let x = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     if !x.elem.is_float() {
-        return Err(format!("its input is {}; expected a float type", x.elem.name()));
+        return Err(refuse!("its input is {}; expected a float type", x.elem.name()));
     }
     let value = match *n {
         Norm::Mvn(_) | Norm::L2 { .. } => {
@@ -125,14 +126,14 @@ pub(super) fn infer(n: &Norm, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String
         }
         Norm::Batch { eps } => {
             if shape.len() < 2 {
-                return Err(format!("the data has rank {}; expected [N, C, …]", shape.len()));
+                return Err(refuse!("the data has rank {}; expected [N, C, …]", shape.len()));
             }
-            let c = shape[1].value().ok_or("the channels must be known at compile time")?;
+            let c = shape[1].value().ok_or_else(|| refuse!("the channels must be known at compile time"))?;
             let mut params = Vec::new();
             for (i, what) in [(1, "gamma"), (2, "beta"), (3, "mean"), (4, "variance")] {
                 let f = input(ins, i, what)?;
                 if f.known_len() != Some(c as usize) {
-                    return Err(format!("{what} (input {i}) must hold one value for each of the {c} channels"));
+                    return Err(refuse!("{what} (input {i}) must hold one value for each of the {c} channels"));
                 }
                 params.push(f.value.as_ref().and_then(Data::floats));
             }

@@ -1,5 +1,6 @@
 //! Padding and gathers by constant tables: `Pad` (opset 1 and 12) and [`Pick`], what
 //! `passes::lower` makes of windows (convolutions, pools) and of padding.
+use super::error::{OpError, refuse};
 use super::tensor::{extents, known_ints, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::limits::MAX_PICK_TABLE;
@@ -31,13 +32,13 @@ impl PadMode {
 
     /// For each output position of an axis of `len` values padded by `begin` and `end`
     /// (negative: cropped), the input position it takes, or `None` for the pad value.
-    pub fn axis_map(self, len: usize, begin: i64, end: i64) -> Result<Vec<Option<usize>>, String> {
-        let n = i64::try_from(len).map_err(|_| "axis too long")?;
+    pub fn axis_map(self, len: usize, begin: i64, end: i64) -> Result<Vec<Option<usize>>, OpError> {
+        let n = i64::try_from(len).map_err(|_| refuse!("axis too long"))?;
         let out = n.checked_add(begin).and_then(|x| x.checked_add(end)).filter(|&x| x >= 0);
-        let out = out.ok_or_else(|| format!("padding {begin} and {end} leaves fewer than 0 of {len} values"))?;
+        let out = out.ok_or_else(|| refuse!("padding {begin} and {end} leaves fewer than 0 of {len} values"))?;
         // The map is built before the padded tensor's size is checked: bound it first.
         if out as u64 > MAX_PICK_TABLE {
-            return Err(format!("padding {begin} and {end} makes an axis of {out} values; at most {MAX_PICK_TABLE}"));
+            return Err(refuse!("padding {begin} and {end} makes an axis of {out} values; at most {MAX_PICK_TABLE}"));
         }
         // Mirrored modes read at most the axis once over (OpenVINO's limits).
         let most = match self {
@@ -46,7 +47,7 @@ impl PadMode {
             PadMode::Constant | PadMode::Edge => i64::MAX,
         };
         if begin > most || end > most || (n == 0 && (begin > 0 || end > 0) && self != PadMode::Constant) {
-            return Err(format!(
+            return Err(refuse!(
                 "{} padding of {begin} and {end} on an axis of {len} values; expected at most {most} on each side",
                 self.name()
             ));
@@ -97,9 +98,9 @@ impl Pick {
 
 /// The table of a `Pad` of a tensor of `ext` by `begin` and `end` per axis, with the output
 /// extents.
-pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Result<(Vec<u32>, Vec<usize>), String> {
+pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Result<(Vec<u32>, Vec<usize>), OpError> {
     if begin.len() != ext.len() || end.len() != ext.len() {
-        return Err(format!(
+        return Err(refuse!(
             "{} pads at the beginning and {} at the end for data of {} axes; expected one per axis",
             begin.len(),
             end.len(),
@@ -110,7 +111,7 @@ pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Re
         (0..ext.len()).map(|a| mode.axis_map(ext[a], begin[a], end[a])).collect::<Result<_, _>>()?;
     let out: Vec<usize> = maps.iter().map(Vec::len).collect();
     let n = crate::limits::product(out.iter().map(|&d| d as u64)).filter(|&n| n <= MAX_PICK_TABLE);
-    let n = n.ok_or_else(|| format!("the padded tensor has more than {MAX_PICK_TABLE} values"))? as usize;
+    let n = n.ok_or_else(|| refuse!("the padded tensor has more than {MAX_PICK_TABLE} values"))? as usize;
     let st = strides(ext);
     let mut idx = vec![0; ext.len()];
     let table = (0..n)
@@ -124,11 +125,11 @@ pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Re
 }
 
 /// The pads of a `Pad` as `rank` numbers each.
-fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), String> {
-    let get = |i: usize, what: &str| -> Result<Vec<i64>, String> {
+fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), OpError> {
+    let get = |i: usize, what: &str| -> Result<Vec<i64>, OpError> {
         let v = known_ints(input(ins, i, what)?.value.as_ref(), what)?;
         if v.len() != rank {
-            return Err(format!("{what} has {} values for data of rank {rank}", v.len()));
+            return Err(refuse!("{what} has {} values for data of rank {rank}", v.len()));
         }
         Ok(v)
     };
@@ -144,7 +145,7 @@ pub(super) enum Gathering<'a> {
     Pick(&'a Pick),
 }
 
-pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     match op {
@@ -153,7 +154,7 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             let fill = match ins.get(3).copied().flatten() {
                 Some(f) if mode == PadMode::Constant => {
                     if f.elem != data.elem {
-                        return Err(format!("the pad value is {} for {} data", f.elem.name(), data.elem.name()));
+                        return Err(refuse!("the pad value is {} for {} data", f.elem.name(), data.elem.name()));
                     }
                     Some(f.value.as_ref().and_then(Data::floats).filter(|v| v.len() == 1))
                 }
@@ -162,9 +163,11 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             let mut out = Vec::with_capacity(xs.len());
             for (a, &d) in xs.iter().enumerate() {
                 out.push(match d.value() {
-                    Some(_) => d.checked_add(Sym::known(begin[a] + end[a])).ok_or("the padded size overflows")?,
+                    Some(_) => d
+                        .checked_add(Sym::known(begin[a] + end[a]))
+                        .ok_or_else(|| refuse!("the padded size overflows"))?,
                     None if begin[a] == 0 && end[a] == 0 => d,
-                    None => return Err(format!("padding dynamic dimension {a} ({d}); pin it with --input")),
+                    None => return Err(refuse!("padding dynamic dimension {a} ({d}); pin it with --input")),
                 });
             }
             let value = (|| {
@@ -185,10 +188,11 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
         Gathering::Pick(p) => {
-            let lead = xs.get(..p.lead).ok_or("the data has fewer axes than the table keeps")?;
-            let per = crate::vocab::known_len(&xs[p.lead..]).ok_or("the table's entry size is not known")?;
+            let lead = xs.get(..p.lead).ok_or_else(|| refuse!("the data has fewer axes than the table keeps"))?;
+            let per =
+                crate::vocab::known_len(&xs[p.lead..]).ok_or_else(|| refuse!("the table's entry size is not known"))?;
             if per != p.entry || p.table.iter().any(|&i| i != Pick::NONE && i as usize >= per) {
-                return Err(format!("the table reads {} values; the data's entries have {per}", p.entry));
+                return Err(refuse!("the table reads {} values; the data's entries have {per}", p.entry));
             }
             let mut out = lead.to_vec();
             out.extend(p.shape.iter().map(|&d| Sym::known(d as i64)));
@@ -216,7 +220,7 @@ mod tests {
         // an error, whichever side is short.
         for (begin, end) in [(&[1][..], &[1, 1][..]), (&[1, 1], &[1]), (&[], &[])] {
             let err = pad_table(PadMode::Reflect, &[4, 6], begin, end).expect_err("refused");
-            assert!(err.contains("one per axis"), "{err}");
+            assert!(err.to_string().contains("one per axis"), "{err}");
         }
         assert!(pad_table(PadMode::Reflect, &[4, 6], &[0, 2], &[0, 2]).is_ok());
     }
@@ -258,6 +262,6 @@ mod tests {
         assert_eq!(PadMode::Constant.axis_map(5, -2, -1).expect("crops"), [Some(2), Some(3)]);
         assert!(PadMode::Constant.axis_map(2, -2, -1).is_err());
         // A padding past the limit is refused before anything of its size is built.
-        assert!(PadMode::Constant.axis_map(2, 0, 1 << 40).is_err_and(|e| e.contains("at most")));
+        assert!(PadMode::Constant.axis_map(2, 0, 1 << 40).is_err_and(|e| e.to_string().contains("at most")));
     }
 }

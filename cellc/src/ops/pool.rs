@@ -2,6 +2,7 @@
 //! a window over each channel alone; `passes::lower` gathers its windows with a
 //! [`super::pad::Pick`] and reduces them.
 use super::conv::{ConvGeometry, Window};
+use super::error::{OpError, refuse};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -37,25 +38,25 @@ pub struct PoolAttrs {
 
 impl PoolAttrs {
     /// The geometry of the pool over data of shape `xs`.
-    pub fn geometry(&self, xs: &[Sym]) -> Result<ConvGeometry, String> {
+    pub fn geometry(&self, xs: &[Sym]) -> Result<ConvGeometry, OpError> {
         let r = xs.len().checked_sub(2).filter(|r| (1..=MAX_SPATIAL_RANK).contains(r)).ok_or_else(|| {
-            format!(
+            refuse!(
                 "the data has shape {}; expected [N, C, spatial…] with 1 to {MAX_SPATIAL_RANK} spatial axes",
                 show(xs)
             )
         })?;
         if self.kernel.len() != r {
-            return Err(format!("`kernel` has {} values for {r} spatial axes", self.kernel.len()));
+            return Err(refuse!("`kernel` has {} values for {r} spatial axes", self.kernel.len()));
         }
         let kernel: Vec<usize> = self
             .kernel
             .iter()
-            .map(|&k| usize::try_from(k).map_err(|_| format!("`kernel` holds {k}; expected positive")))
+            .map(|&k| usize::try_from(k).map_err(|_| refuse!("`kernel` holds {k}; expected positive")))
             .collect::<Result<_, _>>()?;
         let known = |d: Sym, what: &str| {
             d.value()
                 .and_then(|v| usize::try_from(v).ok())
-                .ok_or_else(|| format!("{what} ({d}) must be known at compile time; pin it with --input"))
+                .ok_or_else(|| refuse!("{what} ({d}) must be known at compile time; pin it with --input"))
         };
         let c = known(xs[1], "the channels")?;
         let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
@@ -112,11 +113,11 @@ impl ConvGeometry {
     }
 }
 
-pub(super) fn infer(a: &PoolAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(a: &PoolAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let xs = input_shape(ins, 0, "data")?;
     if !data.elem.is_float() {
-        return Err(format!("pools {} values; cellc pools floats", data.elem.name()));
+        return Err(refuse!("pools {} values; cellc pools floats", data.elem.name()));
     }
     let geo = a.geometry(xs)?;
     let mut out = vec![xs[0], xs[1]];
@@ -174,6 +175,6 @@ mod tests {
             index_elem: crate::vocab::Elem::I64,
         };
         let xs: Vec<Sym> = [1, 1, 2, 2].iter().map(|&d| Sym::known(d)).collect();
-        assert!(a.geometry(&xs).is_err_and(|e| e.contains("taps")));
+        assert!(a.geometry(&xs).is_err_and(|e| e.to_string().contains("taps")));
     }
 }

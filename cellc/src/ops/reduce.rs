@@ -1,4 +1,5 @@
 //! Ops that combine values along axes: `SoftMax`/`LogSoftmax` and the `Reduce*` family.
+use super::error::{OpError, refuse};
 use super::tensor::{axis, count, extents, known_ints, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, ReduceKind, Sym};
@@ -19,11 +20,11 @@ pub(super) enum Along {
     Reduce { kind: ReduceKind, keep_dims: bool },
 }
 
-pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let x = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     if !x.elem.is_float() && matches!(op, Along::Softmax { .. }) {
-        return Err(format!("its input is {}; expected a float type", x.elem.name()));
+        return Err(refuse!("its input is {}; expected a float type", x.elem.name()));
     }
     match op {
         Along::Softmax { axis: a, log } => {
@@ -34,10 +35,10 @@ pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, Strin
                 shape[ax].size()?;
                 // OpenVINO's CPU plugin and the formula part ways on +inf and NaN.
                 if v.iter().any(|x| x.is_nan() || *x == f64::INFINITY) {
-                    return Some(Err(
+                    return Some(Err(OpError::Rule(
                         "its input, known at compile time, holds +inf or NaN, where OpenVINO's CPU plugin does not follow the softmax formula; cellc refuses it"
                             .to_owned(),
-                    ));
+                    )));
                 }
                 let groups = along(&ext, &[ax]);
                 let mut out = vec![0.0; v.len()];

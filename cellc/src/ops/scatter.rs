@@ -2,6 +2,7 @@
 //! with indices known at compile time: the data with some of its values (or slices)
 //! replaced by the updates, as streaming models write their caches. `passes::lower` makes
 //! a gather by a table of it over the data and the updates joined.
+use super::error::{OpError, refuse};
 use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
@@ -17,7 +18,7 @@ pub enum Scatter {
 
 /// For each value of the output, where it comes from: `Ok(i)` value `i` of the data,
 /// `Err(j)` value `j` of the updates (the last update of a position wins).
-pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize, usize>>, String> {
+pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize, usize>>, OpError> {
     let ds = input_shape(ins, 0, "data")?;
     let is = input_shape(ins, 1, "indices")?;
     let us = input_shape(ins, 2, "updates")?;
@@ -25,29 +26,29 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
         s.iter()
             .map(|d| d.value().and_then(|v| usize::try_from(v).ok()))
             .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| format!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
+            .ok_or_else(|| refuse!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
     };
     let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
     let idx = known_ints(input(ins, 1, "indices")?.value.as_ref(), "the indices (input 1)")?;
     let mut from: Vec<Result<usize, usize>> = (0..count(&dext)).map(Ok).collect();
     let dst = strides(&dext);
-    let norm = |i: i64, dim: usize| -> Result<usize, String> {
+    let norm = |i: i64, dim: usize| -> Result<usize, OpError> {
         let n = dim as i64;
         let j = if i < 0 { i + n } else { i };
         usize::try_from(j)
             .ok()
             .filter(|&j| j < dim)
-            .ok_or_else(|| format!("index {i} is out of range for a dimension of {dim}"))
+            .ok_or_else(|| refuse!("index {i} is out of range for a dimension of {dim}"))
     };
     match kind {
         Scatter::Axis => {
             let a = known_ints(input(ins, 3, "axis")?.value.as_ref(), "the axis (input 3)")?;
-            let [a] = a[..] else { return Err("the axis (input 3) must be one number".to_owned()) };
+            let [a] = a[..] else { return Err(OpError::Rule("the axis (input 3) must be one number".to_owned())) };
             let a = axis(a, dext.len())?;
             // updates: data[..a] ++ indices ++ data[a+1..].
             let want: Vec<usize> = [&dext[..a], &iext[..], &dext[a + 1..]].concat();
             if uext != want {
-                return Err(format!("the updates have shape {}; expected {want:?}", show(us)));
+                return Err(refuse!("the updates have shape {}; expected {want:?}", show(us)));
             }
             let mut u_idx = vec![0; uext.len()];
             for j in 0..count(&uext) {
@@ -57,7 +58,7 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
                 // them from the end).
                 let i = idx[flat_i];
                 if i < 0 {
-                    return Err(format!("index {i}: ScatterUpdate takes indices from 0 to {}", dext[a] - 1));
+                    return Err(refuse!("index {i}: ScatterUpdate takes indices from 0 to {}", dext[a] - 1));
                 }
                 let pos = norm(i, dext[a])?;
                 let mut at = 0;
@@ -75,15 +76,15 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
             }
         }
         Scatter::Nd => {
-            let depth = *iext.last().ok_or("the indices have no axes")?;
+            let depth = *iext.last().ok_or_else(|| refuse!("the indices have no axes"))?;
             if depth == 0 || depth > dext.len() {
-                return Err(format!("index rows of {depth} values for data of rank {}", dext.len()));
+                return Err(refuse!("index rows of {depth} values for data of rank {}", dext.len()));
             }
             let rows = count(&iext[..iext.len() - 1]);
             let slice: usize = count(&dext[depth..]);
             let want: Vec<usize> = [&iext[..iext.len() - 1], &dext[depth..]].concat();
             if uext != want {
-                return Err(format!("the updates have shape {}; expected {want:?}", show(us)));
+                return Err(refuse!("the updates have shape {}; expected {want:?}", show(us)));
             }
             for r in 0..rows {
                 let mut base = 0;
@@ -99,11 +100,11 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
     Ok(from)
 }
 
-pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let updates = input(ins, 2, "updates")?;
     if updates.elem != data.elem {
-        return Err(format!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
+        return Err(refuse!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
     }
     let from = sources(kind, ins)?;
     let value = (|| {

@@ -2,6 +2,7 @@
 //! `Reshape`, `Squeeze`, `Unsqueeze`, `Concat`, `Gather`, `Slice`, `Split`,
 //! `VariadicSplit`, `Broadcast`), the shape subgraph's `ShapeOf`, and `Convert`.
 //! Each op's rule gives the output shapes, and the values when the inputs are constant.
+use super::error::{OpError, refuse};
 use super::tensor::{axis, broadcast, broadcast_map, count, extents, ints, known_ints, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Elem, Fact, Sym};
@@ -52,7 +53,7 @@ pub(super) enum Moving {
     Tile,
 }
 
-pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     let value = |i: usize| ins.get(i).copied().flatten().and_then(|f| f.value.as_ref());
@@ -82,13 +83,13 @@ pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result
             for &a in &axes {
                 let a = axis(a, rank)?;
                 if std::mem::replace(&mut at[a], true) {
-                    return Err(format!("axis {a} is given twice"));
+                    return Err(refuse!("axis {a} is given twice"));
                 }
             }
             let mut rest = shape.iter();
             let out: Option<Vec<Sym>> =
                 at.iter().map(|&u| if u { Some(Sym::known(1)) } else { rest.next().copied() }).collect();
-            vec![same_values(data, out.ok_or("the axes do not fit the input")?)]
+            vec![same_values(data, out.ok_or_else(|| refuse!("the axes do not fit the input"))?)]
         }
         Moving::Transpose => vec![transpose(data, shape, &known_ints(value(1), "the order (input 1)")?)?],
         Moving::Concat(a) => vec![concat(ins, a)?],
@@ -155,41 +156,41 @@ fn product(dims: &[Sym]) -> Option<Sym> {
     dims.iter().try_fold(Sym::known(1), |a, &d| a.checked_mul(d))
 }
 
-fn reshape(shape: &[Sym], target: &[Sym], special_zero: bool) -> Result<Vec<Sym>, String> {
+fn reshape(shape: &[Sym], target: &[Sym], special_zero: bool) -> Result<Vec<Sym>, OpError> {
     let mut out = Vec::with_capacity(target.len());
     let mut infer_at = None;
     for (i, &t) in target.iter().enumerate() {
         match t.value() {
             Some(0) if special_zero => {
-                let d = shape.get(i).ok_or_else(|| format!("0 at position {i} copies a dimension the input lacks"))?;
+                let d = shape.get(i).ok_or_else(|| refuse!("0 at position {i} copies a dimension the input lacks"))?;
                 out.push(*d);
             }
             Some(-1) if infer_at.is_none() => {
                 infer_at = Some(i);
                 out.push(Sym::known(1));
             }
-            Some(v) if v < 0 => return Err(format!("the target shape {} holds {v}", show(target))),
+            Some(v) if v < 0 => return Err(refuse!("the target shape {} holds {v}", show(target))),
             _ => out.push(t),
         }
     }
     let total = product(shape).ok_or_else(|| {
-        format!("the size of the input {} multiplies dynamic dimensions together; pin them with --input", show(shape))
+        refuse!("the size of the input {} multiplies dynamic dimensions together; pin them with --input", show(shape))
     })?;
     if let Some(i) = infer_at {
         let rest = product(&out).ok_or_else(|| {
-            format!("the target {} multiplies dynamic dimensions together; pin them with --input", show(&out))
+            refuse!("the target {} multiplies dynamic dimensions together; pin them with --input", show(&out))
         })?;
         let d = total
             .exact_div(rest)
-            .ok_or_else(|| format!("cannot infer the -1 of {} from the input shape {}", show(target), show(shape)))?;
+            .ok_or_else(|| refuse!("cannot infer the -1 of {} from the input shape {}", show(target), show(shape)))?;
         out[i] = d;
     } else if product(&out).and_then(|p| p.equals(total)) == Some(false) {
-        return Err(format!("{} has a different number of elements than the input {}", show(&out), show(shape)));
+        return Err(refuse!("{} has a different number of elements than the input {}", show(&out), show(shape)));
     }
     Ok(out)
 }
 
-fn squeeze(shape: &[Sym], axes: Option<&[i64]>) -> Result<Vec<Sym>, String> {
+fn squeeze(shape: &[Sym], axes: Option<&[i64]>) -> Result<Vec<Sym>, OpError> {
     let one = Sym::known(1);
     let Some(axes) = axes else {
         return Ok(shape.iter().copied().filter(|&d| d != one).collect());
@@ -198,7 +199,7 @@ fn squeeze(shape: &[Sym], axes: Option<&[i64]>) -> Result<Vec<Sym>, String> {
     for &a in axes {
         let a = axis(a, shape.len())?;
         if shape[a] != one {
-            return Err(format!("axis {a} of {} is not 1 and cannot be squeezed", show(shape)));
+            return Err(refuse!("axis {a} of {} is not 1 and cannot be squeezed", show(shape)));
         }
         drop[a] = true;
     }
@@ -206,9 +207,9 @@ fn squeeze(shape: &[Sym], axes: Option<&[i64]>) -> Result<Vec<Sym>, String> {
 }
 
 /// `Tile`'s input shape and repeats, padded with leading 1s to one rank.
-pub(crate) fn tile_dims(shape: &[Sym], repeats: &[i64]) -> Result<(Vec<Sym>, Vec<i64>), String> {
+pub(crate) fn tile_dims(shape: &[Sym], repeats: &[i64]) -> Result<(Vec<Sym>, Vec<i64>), OpError> {
     if let Some(r) = repeats.iter().find(|&&r| r < 0) {
-        return Err(format!("a repeat count of {r}"));
+        return Err(refuse!("a repeat count of {r}"));
     }
     let rank = shape.len().max(repeats.len());
     let ones = |n: usize| std::iter::repeat_n(1, rank - n);
@@ -216,12 +217,12 @@ pub(crate) fn tile_dims(shape: &[Sym], repeats: &[i64]) -> Result<(Vec<Sym>, Vec
     Ok((dims, ones(repeats.len()).chain(repeats.iter().copied()).collect()))
 }
 
-fn tile(data: &Fact, shape: &[Sym], repeats: &[i64]) -> Result<Fact, String> {
+fn tile(data: &Fact, shape: &[Sym], repeats: &[i64]) -> Result<Fact, OpError> {
     let (dims, reps) = tile_dims(shape, repeats)?;
     let out: Vec<Sym> = dims
         .iter()
         .zip(&reps)
-        .map(|(d, &r)| d.checked_mul(Sym::known(r)).ok_or_else(|| format!("{d} repeated {r} times")))
+        .map(|(d, &r)| d.checked_mul(Sym::known(r)).ok_or_else(|| refuse!("{d} repeated {r} times")))
         .collect::<Result<_, _>>()?;
     let value = (|| {
         let v = data.value.as_ref()?;
@@ -239,7 +240,7 @@ fn tile(data: &Fact, shape: &[Sym], repeats: &[i64]) -> Result<Fact, String> {
     Ok(Fact { elem: data.elem, shape: Some(out), value })
 }
 
-fn transpose(data: &Fact, shape: &[Sym], order: &[i64]) -> Result<Fact, String> {
+fn transpose(data: &Fact, shape: &[Sym], order: &[i64]) -> Result<Fact, OpError> {
     let rank = shape.len();
     let perm: Vec<usize> = if order.is_empty() {
         (0..rank).rev().collect()
@@ -247,7 +248,7 @@ fn transpose(data: &Fact, shape: &[Sym], order: &[i64]) -> Result<Fact, String> 
         let p: Vec<usize> = order.iter().map(|&a| axis(a, rank)).collect::<Result<_, _>>()?;
         let mut seen = vec![false; rank];
         if p.len() != rank || p.iter().any(|&a| std::mem::replace(&mut seen[a], true)) {
-            return Err(format!("the order {order:?} is not a permutation of the {rank} axes"));
+            return Err(refuse!("the order {order:?} is not a permutation of the {rank} axes"));
         }
         p
     };
@@ -268,7 +269,7 @@ fn transpose(data: &Fact, shape: &[Sym], order: &[i64]) -> Result<Fact, String> 
     Ok(Fact { elem: data.elem, shape: Some(out), value })
 }
 
-fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, String> {
+fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, OpError> {
     let first = input_shape(ins, 0, "data")?;
     let rank = first.len();
     let ax = axis(a, rank)?;
@@ -278,14 +279,14 @@ fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, String> {
         let s = input_shape(ins, i, "data")?;
         let same = s.len() == rank && (0..rank).all(|k| k == ax || s[k].equals(first[k]) != Some(false));
         if !same {
-            return Err(format!(
+            return Err(refuse!(
                 "input {i} has shape {}, which does not concatenate with {} on axis {a}",
                 show(s),
                 show(first)
             ));
         }
         if i > 0 {
-            out[ax] = out[ax].checked_add(s[ax]).ok_or("the concatenated size is not expressible")?;
+            out[ax] = out[ax].checked_add(s[ax]).ok_or_else(|| refuse!("the concatenated size is not expressible"))?;
         }
         parts.push((s, input(ins, i, "data")?.value.as_ref()));
     }
@@ -322,34 +323,35 @@ fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, String> {
 
 /// `Gather`'s `batch_dims` as a dimension count: negative counts from the end of the
 /// indices' shape; it may not pass the indices' rank nor the axis (OpenVINO refuses both).
-pub(crate) fn gather_batch_dims(batch_dims: i64, indices_rank: usize, ax: usize) -> Result<usize, String> {
-    let r = i64::try_from(indices_rank).map_err(|_| "rank too large".to_owned())?;
+pub(crate) fn gather_batch_dims(batch_dims: i64, indices_rank: usize, ax: usize) -> Result<usize, OpError> {
+    let r = i64::try_from(indices_rank).map_err(|_| refuse!("rank too large"))?;
     let b = if batch_dims < 0 { batch_dims.saturating_add(r) } else { batch_dims };
     if !(0..=r).contains(&b) {
-        return Err(format!(
+        return Err(refuse!(
             "batch_dims {batch_dims} is out of range for indices of rank {indices_rank}; expected {} to {indices_rank}",
             -r
         ));
     }
     let b = b as usize;
     if b > ax {
-        return Err(format!("batch_dims {batch_dims} is greater than the axis {ax}; expected at most {ax}"));
+        return Err(refuse!("batch_dims {batch_dims} is greater than the axis {ax}; expected at most {ax}"));
     }
     Ok(b)
 }
 
-fn gather(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], batch_dims: i64) -> Result<Fact, String> {
+fn gather(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], batch_dims: i64) -> Result<Fact, OpError> {
     let indices = input(ins, 1, "indices")?;
     let ishape = input_shape(ins, 1, "indices")?;
     let ax = known_ints(input(ins, 2, "axis")?.value.as_ref(), "the axis (input 2)")?;
-    let [ax] = ax[..] else { return Err("the axis (input 2) must be one number".to_owned()) };
+    let [ax] = ax[..] else { return Err(OpError::Rule("the axis (input 2) must be one number".to_owned())) };
     let ax = axis(ax, shape.len())?;
     let b = gather_batch_dims(batch_dims, ishape.len(), ax)?;
     for k in 0..b {
         if shape[k].equals(ishape[k]) == Some(false) {
-            return Err(format!(
+            return Err(refuse!(
                 "batch dimension {k} has {} values in the data and {} in the indices; with batch_dims {batch_dims} they must be equal",
-                shape[k], ishape[k]
+                shape[k],
+                ishape[k]
             ));
         }
     }
@@ -416,7 +418,7 @@ pub(crate) fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64
     out
 }
 
-fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, String> {
+fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, OpError> {
     let val = |i: usize, what: &str| known_ints(ins.get(i).copied().flatten().and_then(|f| f.value.as_ref()), what);
     let (start, stop, step) = (val(1, "start (input 1)")?, val(2, "stop (input 2)")?, val(3, "step (input 3)")?);
     let axes: Vec<usize> = match ins.get(4).copied().flatten() {
@@ -427,14 +429,14 @@ fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, Stri
         None => (0..start.len()).collect(),
     };
     if start.len() != stop.len() || start.len() != step.len() || start.len() != axes.len() {
-        return Err("start, stop, step and axes must have the same length".to_owned());
+        return Err(OpError::Rule("start, stop, step and axes must have the same length".to_owned()));
     }
     let mut out = shape.to_vec();
     let mut picks: Vec<Option<Vec<i64>>> = vec![None; shape.len()];
     for k in 0..axes.len() {
         let (a, s, e, st) = (axes[k], start[k], stop[k], step[k]);
         if st == 0 {
-            return Err("a step of 0".to_owned());
+            return Err(OpError::Rule("a step of 0".to_owned()));
         }
         match shape[a].value() {
             Some(dim) => {
@@ -445,7 +447,7 @@ fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, Stri
             // The whole of a dynamic dimension.
             None if s == 0 && st == 1 && e >= i64::MAX / 2 => {}
             None => {
-                return Err(format!(
+                return Err(refuse!(
                     "slicing {s}:{e}:{st} of dimension {a} ({}) depends on its size; pin it with --input",
                     shape[a]
                 ));
@@ -481,23 +483,23 @@ fn split(
     lengths: Option<Vec<i64>>,
     parts: u64,
     outputs: usize,
-) -> Result<Vec<Fact>, String> {
-    let [ax] = ax[..] else { return Err("the axis must be one number".to_owned()) };
+) -> Result<Vec<Fact>, OpError> {
+    let [ax] = ax[..] else { return Err(OpError::Rule("the axis must be one number".to_owned())) };
     let ax = axis(ax, shape.len())?;
     let dim = shape[ax]
         .value()
-        .ok_or_else(|| format!("splitting dimension {ax} ({}) needs its size; pin it with --input", shape[ax]))?;
+        .ok_or_else(|| refuse!("splitting dimension {ax} ({}) needs its size; pin it with --input", shape[ax]))?;
     let mut lengths = match lengths {
         Some(l) => l,
         None if parts > 0 && dim % parts as i64 == 0 => vec![dim / parts as i64; parts as usize],
-        None => return Err(format!("dimension {ax} ({dim}) does not split into {parts} equal parts")),
+        None => return Err(refuse!("dimension {ax} ({dim}) does not split into {parts} equal parts")),
     };
     if let Some(i) = lengths.iter().position(|&l| l == -1) {
         let rest: i64 = lengths.iter().filter(|&&l| l != -1).sum();
         lengths[i] = dim - rest;
     }
     if lengths.iter().any(|&l| l < 0) || lengths.iter().sum::<i64>() != dim || lengths.len() != outputs {
-        return Err(format!(
+        return Err(refuse!(
             "the split lengths {lengths:?} do not divide dimension {ax} ({dim}) into {outputs} outputs"
         ));
     }
@@ -514,17 +516,17 @@ fn split(
     Ok(out)
 }
 
-fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: BroadcastMode) -> Result<Fact, String> {
+fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: BroadcastMode) -> Result<Fact, OpError> {
     let target = ints(ins.get(1).copied().flatten().and_then(|f| f.value.as_ref()), "the target shape (input 1)")?;
     // The input's shape aligned to the output's rank.
     let (aligned, out) = match mode {
         BroadcastMode::Numpy => {
             if shape.len() > target.len() {
-                return Err(format!("{} has more dimensions than the target {}", show(shape), show(&target)));
+                return Err(refuse!("{} has more dimensions than the target {}", show(shape), show(&target)));
             }
             let b = broadcast(shape, &target)?;
             if b != target {
-                return Err(format!("{} does not broadcast to {}", show(shape), show(&target)));
+                return Err(refuse!("{} does not broadcast to {}", show(shape), show(&target)));
             }
             (shape.to_vec(), target)
         }
@@ -533,13 +535,13 @@ fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: Broadca
             let map =
                 known_ints(ins.get(2).copied().flatten().and_then(|f| f.value.as_ref()), "the axes mapping (input 2)")?;
             if map.len() != shape.len() {
-                return Err(format!("the axes mapping {map:?} does not give an axis for each of {}", show(shape)));
+                return Err(refuse!("the axes mapping {map:?} does not give an axis for each of {}", show(shape)));
             }
             let mut aligned = vec![Sym::known(1); target.len()];
             for (&d, &a) in shape.iter().zip(&map) {
                 let a = axis(a, target.len())?;
                 if d != Sym::known(1) && d != target[a] {
-                    return Err(format!("dimension {d} does not map onto {} of {}", target[a], show(&target)));
+                    return Err(refuse!("dimension {d} does not map onto {} of {}", target[a], show(&target)));
                 }
                 aligned[a] = d;
             }

@@ -2,6 +2,7 @@
 //! insert axes of length 1, drop an axis after taking one index of it, or stand for the
 //! axes not named (an ellipsis). [`plan`] turns it into what each input axis keeps, which
 //! serves its constant evaluation and its copy at run time alike.
+use super::error::{OpError, refuse};
 use super::shape::slice_range;
 use super::tensor::{count, extents, known_ints, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -33,19 +34,19 @@ pub struct Plan {
 }
 
 /// The plan of a `StridedSlice` of `begin`, `end` and `steps` over an input of `shape`.
-pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m: &Masks) -> Result<Plan, String> {
+pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m: &Masks) -> Result<Plan, OpError> {
     let n = begin.len();
     if end.len() != n || steps.is_some_and(|s| s.len() != n) {
-        return Err(format!("begin has {n} values; end and strides must have as many"));
+        return Err(refuse!("begin has {n} values; end and strides must have as many"));
     }
     let flag = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     if (0..n).filter(|&i| flag(&m.ellipsis, i)).count() > 1 {
-        return Err("more than one ellipsis in `ellipsis_mask`".to_owned());
+        return Err(OpError::Rule("more than one ellipsis in `ellipsis_mask`".to_owned()));
     }
     let rank = shape.len();
     let named = (0..n).filter(|&i| !flag(&m.new_axis, i) && !flag(&m.ellipsis, i)).count();
     if named > rank {
-        return Err(format!("{named} axes sliced, but the input has {rank}"));
+        return Err(refuse!("{named} axes sliced, but the input has {rank}"));
     }
     let (mut picks, mut out, mut ax) = (vec![None; rank], Vec::new(), 0);
     for i in 0..n {
@@ -62,16 +63,16 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
         }
         let step = steps.map_or(1, |s| s[i]);
         if step == 0 {
-            return Err(format!("stride {i} is 0"));
+            return Err(refuse!("stride {i} is 0"));
         }
         let dim = shape[ax].value();
         if flag(&m.shrink_axis, i) {
             let dim = dim.ok_or_else(|| {
-                format!("taking one index of dimension {ax} ({}) needs its size; pin it with --input", shape[ax])
+                refuse!("taking one index of dimension {ax} ({}) needs its size; pin it with --input", shape[ax])
             })?;
             let at = if begin[i] < 0 { begin[i].saturating_add(dim) } else { begin[i] };
             if !(0..dim).contains(&at) {
-                return Err(format!("index {} of dimension {ax}, which has {dim} values", begin[i]));
+                return Err(refuse!("index {} of dimension {ax}, which has {dim} values", begin[i]));
             }
             picks[ax] = Some(vec![at]);
             ax += 1;
@@ -96,7 +97,7 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
             // The whole of a dynamic dimension.
             None if start == 0 && step == 1 && stop >= i64::MAX / 2 => out.push(shape[ax]),
             None => {
-                return Err(format!(
+                return Err(refuse!(
                     "slicing {start}:{stop}:{step} of dimension {ax} ({}) depends on its size; pin it with --input",
                     shape[ax]
                 ));
@@ -109,7 +110,7 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
 }
 
 /// The plan of a `StridedSlice` node from its inputs' facts.
-pub fn plan_of(m: &Masks, ins: &[Option<&Fact>]) -> Result<Plan, String> {
+pub fn plan_of(m: &Masks, ins: &[Option<&Fact>]) -> Result<Plan, OpError> {
     let shape = input_shape(ins, 0, "data")?;
     let val = |i: usize, what: &str| known_ints(ins.get(i).copied().flatten().and_then(|f| f.value.as_ref()), what);
     let (begin, end) = (val(1, "begin (input 1)")?, val(2, "end (input 2)")?);
@@ -120,7 +121,7 @@ pub fn plan_of(m: &Masks, ins: &[Option<&Fact>]) -> Result<Plan, String> {
     plan(shape, &begin, &end, steps.as_deref(), m)
 }
 
-pub(super) fn infer(m: &Masks, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, String> {
+pub(super) fn infer(m: &Masks, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let data = input(ins, 0, "data")?;
     let shape = input_shape(ins, 0, "data")?;
     let p = plan_of(m, ins)?;

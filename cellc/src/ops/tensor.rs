@@ -1,6 +1,7 @@
 //! Index arithmetic shared by the op families: extents, strides, axes, numpy broadcasting.
 //! A constant whose shape has symbolic dimensions holds its values as if each such
 //! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
+use super::error::OpError;
 use crate::limits::MAX_FOLDED_ELEMENTS;
 use crate::vocab::{Data, Fact, Sym};
 
@@ -37,18 +38,14 @@ pub(crate) fn unflatten(mut i: usize, ext: &[usize], out: &mut [usize]) {
 }
 
 /// Normalises an axis in `[-rank, rank)`.
-pub(crate) fn axis(a: i64, rank: usize) -> Result<usize, String> {
-    let r = i64::try_from(rank).map_err(|_| "rank too large".to_owned())?;
+pub(crate) fn axis(a: i64, rank: usize) -> Result<usize, OpError> {
+    let r = i64::try_from(rank).map_err(|_| OpError::Axis { axis: a, rank })?;
     let n = if a < 0 { a + r } else { a };
-    if (0..r).contains(&n) {
-        Ok(n as usize)
-    } else {
-        Err(format!("axis {a} is out of range for rank {rank}; expected {} to {}", -r, r - 1))
-    }
+    if (0..r).contains(&n) { Ok(n as usize) } else { Err(OpError::Axis { axis: a, rank }) }
 }
 
 /// Numpy broadcasting of two shapes.
-pub(crate) fn broadcast(a: &[Sym], b: &[Sym]) -> Result<Vec<Sym>, String> {
+pub(crate) fn broadcast(a: &[Sym], b: &[Sym]) -> Result<Vec<Sym>, OpError> {
     let rank = a.len().max(b.len());
     let one = Sym::known(1);
     let mut out = Vec::with_capacity(rank);
@@ -65,7 +62,7 @@ pub(crate) fn broadcast(a: &[Sym], b: &[Sym]) -> Result<Vec<Sym>, String> {
         } else if da == one {
             db
         } else {
-            return Err(format!("shapes {} and {} do not broadcast (numpy rules)", show(a), show(b)));
+            return Err(OpError::Broadcast { a: a.to_vec(), b: b.to_vec() });
         };
         out.push(d);
     }
@@ -87,28 +84,24 @@ pub(crate) fn broadcast_map(input: &[usize], out: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// A shape as written in messages: `[2, ?0, 16]`.
-pub(crate) fn show(shape: &[Sym]) -> String {
-    let parts: Vec<String> = shape.iter().map(Sym::to_string).collect();
-    format!("[{}]", parts.join(", "))
-}
+pub(crate) use crate::vocab::show_syms as show;
 
 /// A constant's values as whole numbers, for inputs that must be known (axes, shapes).
-pub(crate) fn ints(d: Option<&Data>, what: &str) -> Result<Vec<Sym>, String> {
-    d.and_then(Data::ints).ok_or_else(|| format!("{what} must be a constant (computable at compile time)"))
+pub(crate) fn ints(d: Option<&Data>, what: &str) -> Result<Vec<Sym>, OpError> {
+    d.and_then(Data::ints).ok_or_else(|| OpError::NotConstant { what: what.to_owned() })
 }
 
 /// A constant's values as known whole numbers.
-pub(crate) fn known_ints(d: Option<&Data>, what: &str) -> Result<Vec<i64>, String> {
+pub(crate) fn known_ints(d: Option<&Data>, what: &str) -> Result<Vec<i64>, OpError> {
     ints(d, what)?
         .into_iter()
-        .map(|s| s.value().ok_or_else(|| format!("{what} depends on a dynamic dimension ({s}); pin it with --input")))
+        .map(|s| s.value().ok_or_else(|| OpError::Dynamic { what: what.to_owned(), dim: s }))
         .collect()
 }
 
 /// The input `i`, or an error naming it.
-pub(crate) fn input<'a>(ins: &[Option<&'a Fact>], i: usize, what: &str) -> Result<&'a Fact, String> {
-    ins.get(i).copied().flatten().ok_or_else(|| format!("input {i} ({what}) is not connected"))
+pub(crate) fn input<'a>(ins: &[Option<&'a Fact>], i: usize, what: &str) -> Result<&'a Fact, OpError> {
+    ins.get(i).copied().flatten().ok_or_else(|| OpError::Unconnected { index: i, what: what.to_owned() })
 }
 
 /// The shape of input `i`, when its rank is known.
@@ -116,8 +109,8 @@ pub(crate) fn input_shape<'a>(
     ins: &[Option<&'a Fact>],
     i: usize,
     what: &str,
-) -> Result<&'a [crate::vocab::Sym], String> {
-    input(ins, i, what)?.shape.as_deref().ok_or_else(|| format!("the shape of input {i} ({what}) is not known"))
+) -> Result<&'a [crate::vocab::Sym], OpError> {
+    input(ins, i, what)?.shape.as_deref().ok_or_else(|| OpError::UnknownShape { index: i, what: what.to_owned() })
 }
 
 #[cfg(test)]

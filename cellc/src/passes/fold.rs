@@ -67,7 +67,7 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
 fn limits(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId) {
     let Some(&t) = g.nodes[id].outputs.first() else { return };
     if let Err(msg) = ops::within_limits(g.tensors[t].fact.shape.as_deref().unwrap_or_default()) {
-        report(g, diags, reported, id, msg);
+        report(g, diags, reported, id, msg.to_string());
     }
 }
 
@@ -234,7 +234,7 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
     }
     let facts = match ops::infer(op, &ins, node.outputs.len()) {
         Ok(f) => f,
-        Err(msg) => return report(g, diags, reported, id, msg),
+        Err(msg) => return report(g, diags, reported, id, msg.to_string()),
     };
     let made: u64 = facts.iter().filter_map(|f| f.value.as_ref()).map(|v| v.len() as u64).sum();
     if over(made, budget.left) {

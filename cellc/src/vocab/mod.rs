@@ -18,4 +18,4 @@ pub use elem::{Elem, ElemType};
 pub use fact::{ConstSrc, Data, Fact, known_len};
 pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, ReduceKind, Unary};
 pub use layout::Layout;
-pub use sym::Sym;
+pub use sym::{Sym, show_syms};

@@ -160,6 +160,12 @@ impl fmt::Display for Sym {
     }
 }
 
+/// A shape as written in messages: `[2, ?0, 16]`.
+pub fn show_syms(shape: &[Sym]) -> String {
+    let parts: Vec<String> = shape.iter().map(Sym::to_string).collect();
+    format!("[{}]", parts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

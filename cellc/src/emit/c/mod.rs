@@ -77,7 +77,7 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
     let mut items = Vec::new();
     for cell in &m.cells {
         let n = e.names.cell(&cell.name);
-        let store = store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
+        let store = store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
         if store != Store::F32 && !runtime_params(cell).is_empty() {
             let msg = format!(
                 "cell {}: the C back-end packs weights given at run time as f32 only; use --weight-type f32 (or auto) \
@@ -117,7 +117,7 @@ pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnosti
         let n = e.names.cell(&d.name);
         let owner = format!("dense layer {}", quoted(&d.name));
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
-            .map_err(|msg| Diag::new(&m.file, None, msg))?;
+            .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
         dense::emit(d, &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
         denses.push(n.f("_run"));
     }

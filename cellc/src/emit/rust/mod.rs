@@ -59,7 +59,7 @@ pub fn emit_files(m: &Model, opts: &Options, weights_file: Option<&str>) -> Resu
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
-        Some(n) => Some(names.reserve(n).map_err(|msg| Diag::new(&m.file, None, msg))?),
+        Some(n) => Some(names.reserve(n).map_err(|e| Diag::new(&m.file, None, e.to_string()))?),
         None => None,
     };
     let mut tokens = runtime_check();
@@ -68,7 +68,8 @@ pub fn emit_files(m: &Model, opts: &Options, weights_file: Option<&str>) -> Resu
     let strategy = opts.strategy.resolve();
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
-        let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|msg| Diag::new(&m.file, None, msg))?;
+        let store =
+            crate::emit::plan::store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
         let kopts = (strategy, opts.simd, store, opts.fast_activations, opts.threads.get());
         match &cell.seq {
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
@@ -98,7 +99,7 @@ pub fn emit_files(m: &Model, opts: &Options, weights_file: Option<&str>) -> Resu
         let ty = names.unique(&d.name, "Dense");
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
-            .map_err(|msg| Diag::new(&m.file, None, msg))?;
+            .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
         tokens.extend(dense::item(d, &ty, (store, crate::emit::dense::wide(m, i)), opts.simd, &mut tables));
         denses.push(ty);
     }

@@ -132,17 +132,38 @@ impl Default for Names {
     }
 }
 
+/// Why a model name (`--name`) cannot name the generated type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum NameRefused {
+    /// It is not a Rust identifier, or it is a raw one.
+    NotIdent(String),
+    /// Generated code uses it (or a name differing only in case).
+    Taken(String),
+}
+
+impl std::fmt::Display for NameRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NameRefused::NotIdent(name) => {
+                write!(f, "the model name {name:?} is not a Rust identifier (nor may it be a raw one)")
+            }
+            NameRefused::Taken(name) => write!(
+                f,
+                "the model name {name:?} is taken: generated code uses it (or a name differing only in case) for the prelude or a generic parameter"
+            ),
+        }
+    }
+}
+
 impl Names {
     /// Takes `name` exactly as it is (the first name taken), unless generated code needs it
     /// for something else.
-    pub(crate) fn reserve(&mut self, name: &str) -> Result<String, String> {
+    pub(crate) fn reserve(&mut self, name: &str) -> Result<String, NameRefused> {
         if name.starts_with("r#") || syn::parse_str::<syn::Ident>(name).is_err() {
-            return Err(format!("the model name {name:?} is not a Rust identifier (nor may it be a raw one)"));
+            return Err(NameRefused::NotIdent(name.to_owned()));
         }
         if !self.used.insert(name.to_ascii_lowercase()) {
-            return Err(format!(
-                "the model name {name:?} is taken: generated code uses it (or a name differing only in case) for the prelude or a generic parameter"
-            ));
+            return Err(NameRefused::Taken(name.to_owned()));
         }
         Ok(name.to_owned())
     }

@@ -416,7 +416,7 @@ impl Attrs<'_> {
             "Einsum" => match self.layer.attr("equation").map(crate::ops::einsum::Equation::parse) {
                 Some(Ok(eq)) => Op::Einsum(Box::new(eq)),
                 Some(Err(msg)) => {
-                    self.err(self.layer.attr_pos("equation"), msg);
+                    self.err(self.layer.attr_pos("equation"), msg.to_string());
                     Op::Unknown
                 }
                 None => {
