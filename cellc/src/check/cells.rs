@@ -3,7 +3,7 @@
 //! Parameters given at run time), its sequence lengths and initial states (constants or
 //! values of the graph), and the places of its outputs.
 use super::checker::{Checker, Mode, input_tensor};
-use super::plan::Planner;
+use super::lower::Lowering;
 use super::{resolve_activations, resolve_clip, resolve_direction};
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::steps::CellStep;
@@ -35,7 +35,7 @@ fn label(a: &CellAttrs, port: usize) -> String {
     format!("input {port} ({})", a.input_roles().get(port).copied().unwrap_or("extra"))
 }
 
-impl Planner<'_> {
+impl Lowering<'_> {
     pub(super) fn cell(&mut self, c: &mut Checker<'_>, id: NodeId, a: &CellAttrs) {
         if self.cells.len() >= MAX_CELLS {
             if !std::mem::replace(&mut self.too_many_cells, true) {

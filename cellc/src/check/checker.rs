@@ -214,6 +214,19 @@ impl Checker<'_> {
         }
         if ok { chosen.map(|s| (Mode::Rows(s), also)) } else { None }
     }
+    /// Reports scratch that would make the model value too large.
+    pub(super) fn scratch_size(&mut self, m: &crate::ir::Model) {
+        let total: u64 = m.slots.iter().map(|&n| n as u64).sum();
+        if total > crate::limits::MAX_TENSOR_ELEMENTS
+            && let Some(&r) = self.g.results.first()
+        {
+            let msg = format!(
+                "the model needs {total} values of scratch between its steps; cellc keeps at most {}",
+                crate::limits::MAX_TENSOR_ELEMENTS
+            );
+            self.err(r, None, msg);
+        }
+    }
 }
 
 /// Whether two shapes differ in rank or in a dimension known in both.

@@ -10,15 +10,16 @@
 //! Results must have the batch as their first dimension.
 mod cells;
 mod checker;
-mod plan;
+mod lower;
 mod products;
+mod slots;
 mod steps;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::graph::Graph;
 use crate::ir::{self, Activation, CellKind, Direction};
 use checker::Checker;
-use plan::Planner;
+use lower::Lowering;
 
 /// Checks a folded graph and plans its steps. `reported`: the passes reported problems
 /// already (what they left unknown is then not a problem of its own).
@@ -30,27 +31,29 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
         return Err(Diagnostics(vec![Diag::new(&g.file, None, "the graph has a cycle; see the layers reported")]));
     }
     // Every unsupported op and every dimension to pin are reported, and then what the
-    // planner finds in the rest of the graph (it skips what reads an unsupported op).
+    // lowering finds in the rest of the graph (it skips what reads an unsupported op).
     c.unsupported(&order);
     c.empty(&order);
     c.variables(&order);
     let Some((mode, also)) = c.mode(&order) else { return Err(c.finish()) };
-    let mut p = Planner::new(g, mode, also);
+    let mut p = Lowering::new(g, mode, also);
     p.params(&mut c);
     for &id in &order {
-        if c.tainted[id] {
-            p.done(id);
-            continue;
+        if !c.tainted[id] {
+            p.node(&mut c, id);
         }
-        p.node(&mut c, id);
     }
     p.outputs(&mut c);
     p.param_types(&mut c);
-    p.scratch_size(&mut c);
     if !c.diags.is_empty() {
         return Err(c.finish());
     }
-    let (model, trace) = p.finish();
+    let (mut model, mut trace) = p.finish();
+    slots::share(&mut model, &mut trace);
+    c.scratch_size(&model);
+    if !c.diags.is_empty() {
+        return Err(c.finish());
+    }
     // In debug and test builds (and the fuzzer's) every plan is checked against itself.
     if cfg!(debug_assertions)
         && let Err(problems) = model.verify(&trace)

@@ -2,13 +2,13 @@
 //! matrices, broadcast over their leading axes), and a dense layer (a product by constant
 //! weights, with its bias and activation, that the kernels read packed).
 use super::checker::{Checker, Mode};
-use super::plan::Planner;
+use super::lower::Lowering;
 use super::steps::strides;
 use crate::graph::{Data, NodeId, TensorId};
 use crate::ir::steps::MatMul;
 use crate::ir::{DenseStep, Operand, Step};
 
-impl Planner<'_> {
+impl Lowering<'_> {
     /// A `MatMul` of two operands, each transposed or not.
     pub(super) fn matmul(
         &mut self,

@@ -2,7 +2,7 @@
 //! elementwise ops maps, `MatMul` matrix products, `SoftMax` softmaxes. In rows mode an op
 //! that would mix the rows of the batch is refused with the dimension to pin.
 use super::checker::{Checker, input_tensor};
-use super::plan::Planner;
+use super::lower::Lowering;
 use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Chain, Copy, Map, MapFn, Softmax};
 use crate::ir::{Operand, Step};
@@ -23,16 +23,12 @@ fn shifted(o: Operand, by: usize) -> Operand {
     Operand { offset: o.offset + by, len: o.len.saturating_sub(by), ..o }
 }
 
-impl Planner<'_> {
-    /// Plans node `id`.
+impl Lowering<'_> {
+    /// Lowers node `id`.
     pub(super) fn node(&mut self, c: &mut Checker<'_>, id: NodeId) {
         let first = self.steps.len();
         self.plan_node(c, id);
         self.touched(id, first);
-        // An Assign's input stays where it is until the end of the run, when it is stored.
-        if !matches!(self.g.nodes[id].op, Op::Assign { .. }) {
-            self.done(id);
-        }
     }
 
     fn plan_node(&mut self, c: &mut Checker<'_>, id: NodeId) {
@@ -460,7 +456,7 @@ impl Planner<'_> {
     }
 }
 
-impl Planner<'_> {
+impl Lowering<'_> {
     /// A gather by a table, once per entry along the kept axis.
     fn pick(
         &mut self,

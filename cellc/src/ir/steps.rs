@@ -318,6 +318,34 @@ pub enum Step {
     Pick(Pick),
 }
 
+impl Step {
+    /// Every operand the step reads or writes (the variable an `Init` sets is not an
+    /// operand: it is named by its number).
+    pub fn operands_mut(&mut self) -> Vec<&mut Operand> {
+        match self {
+            Step::Cell(CellStep { x, h, c, out, .. }) => {
+                let mut v = vec![x, h];
+                v.extend(c.as_mut());
+                v.extend(out.iter_mut());
+                v
+            }
+            Step::Map(Map { dst, args, .. }) => {
+                let mut v = vec![dst];
+                v.extend(args.iter_mut());
+                v
+            }
+            Step::MatMul(MatMul { a, b, dst, .. }) => vec![a, b, dst],
+            Step::Dense(DenseStep { x, dst, .. }) => vec![x, dst],
+            Step::Init(Init { src, .. }) => vec![src],
+            Step::Copy(Copy { src, dst, .. })
+            | Step::Softmax(Softmax { src, dst, .. })
+            | Step::Reduce(Reduce { src, dst, .. })
+            | Step::Rows(RowCopy { src, dst, .. })
+            | Step::Pick(Pick { src, dst, .. }) => vec![src, dst],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

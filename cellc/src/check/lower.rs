@@ -1,16 +1,17 @@
-//! Where each tensor lives while the model runs: Parameters in the inputs, a Result's value
-//! written straight into its output where it can be, constants baked in, everything else in
-//! scratch slots reused once the values in them have no reader left. Ops that leave the
-//! values where they are (Reshape, Squeeze, Unsqueeze, a Transpose that keeps the order of
-//! the axes longer than 1) share their input's place.
+//! The lowering: the graph's ops as steps over operands, and where each tensor lives while
+//! the model runs: Parameters in the inputs, a Result's value written straight into its
+//! output where it can be, constants baked in, everything else in a scratch slot of its own
+//! (which values share a slot is decided afterwards, in [`super::slots`]). Ops that leave
+//! the values where they are (Reshape, Squeeze, Unsqueeze, a Transpose that keeps the order
+//! of the axes longer than 1) share their input's place.
 use super::checker::{Checker, Mode, batch_of, input_tensor, name_fits, param_name, role_text};
 use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
 use crate::ir::{self, Dim, Home, Operand, ParamRole, Step};
 use crate::limits::{MAX_TENSOR_ELEMENTS, shown};
 use crate::ops::Op;
 
-/// Plans the steps of a graph.
-pub(super) struct Planner<'g> {
+/// Lowers a graph to steps.
+pub(super) struct Lowering<'g> {
     pub(super) g: &'g Graph,
     pub(super) mode: Mode,
     /// Other symbols that stand for the batch.
@@ -20,17 +21,11 @@ pub(super) struct Planner<'g> {
     param_of: Vec<Option<usize>>,
     pub(super) roles: Vec<Option<ParamRole>>,
     homes: Vec<Option<Operand>>,
-    /// The storage a tensor's values are in (shared by aliases), and how many live tensors
-    /// use each storage.
-    storage: Vec<Option<usize>>,
-    users: Vec<usize>,
-    /// Readers of each tensor not yet planned.
-    readers_left: Vec<usize>,
     /// The Result a tensor should be written into.
     prefer: Vec<Option<usize>>,
     taken: Vec<bool>,
+    /// The length of each value kept in scratch, one slot each until [`super::slots`].
     pub(super) slots: Vec<usize>,
-    free: Vec<usize>,
     pub(super) consts: Vec<Vec<f32>>,
     const_of: Vec<Option<usize>>,
     pub(super) cells: Vec<ir::Cell>,
@@ -43,22 +38,18 @@ pub(super) struct Planner<'g> {
     pub(super) states: Vec<ir::State>,
     /// The values stored into variables at the end of a run (with their value's number).
     pub(super) assigns: Vec<(usize, Operand, Option<usize>)>,
-    /// The number of the value (storage) each tensor was placed in, kept after release.
+    /// The number of the value each tensor was placed in (shared by aliases).
     ids: Vec<Option<usize>>,
+    /// Values placed so far.
+    values: usize,
     /// What each node's steps read and wrote, for [`ir::Model::verify`].
     pub(super) trace: Vec<ir::verify::Touch>,
 }
 
-impl<'g> Planner<'g> {
+impl<'g> Lowering<'g> {
     pub(super) fn new(g: &'g Graph, mode: Mode, also: Vec<u32>) -> Self {
         let n = g.tensors.len();
-        let mut readers_left = vec![0; n];
-        for node in g.nodes.iter().filter(|x| !x.dead) {
-            for &t in node.inputs.iter().flatten() {
-                readers_left[t] += 1;
-            }
-        }
-        let mut p = Planner {
+        let mut p = Lowering {
             g,
             mode,
             also,
@@ -66,13 +57,9 @@ impl<'g> Planner<'g> {
             param_of: vec![None; g.nodes.len()],
             roles: Vec::new(),
             homes: vec![None; n],
-            storage: vec![None; n],
-            users: Vec::new(),
-            readers_left,
             prefer: vec![None; n],
             taken: vec![false; g.results.len()],
             slots: Vec::new(),
-            free: Vec::new(),
             consts: Vec::new(),
             const_of: vec![None; n],
             cells: Vec::new(),
@@ -83,6 +70,7 @@ impl<'g> Planner<'g> {
             states: Vec::new(),
             assigns: Vec::new(),
             ids: vec![None; n],
+            values: 0,
             trace: Vec::new(),
         };
         p.preferences();
@@ -305,7 +293,7 @@ impl<'g> Planner<'g> {
     }
 
     /// A place for a tensor a step writes: its Result's output when it is the first value
-    /// there and its rows are laid out as the output's, else a free slot.
+    /// there and its rows are laid out as the output's, else a scratch slot of its own.
     pub(super) fn place(&mut self, t: TensorId) -> Option<Operand> {
         let len: usize = self.dims_of(t)?.iter().product();
         let shape = self.g.tensors[t].fact.shape.as_deref()?;
@@ -316,14 +304,13 @@ impl<'g> Planner<'g> {
                 self.io(shape, Home::Output(k), len)
             }
             _ => {
-                let s = self.slot(len);
-                Operand::whole(Home::Slot(s), len)
+                self.slots.push(len);
+                Operand::whole(Home::Slot(self.slots.len() - 1), len)
             }
         };
         self.homes[t] = Some(home);
-        self.users.push(1);
-        self.storage[t] = Some(self.users.len() - 1);
-        self.ids[t] = self.storage[t];
+        self.ids[t] = Some(self.values);
+        self.values += 1;
         Some(home)
     }
 
@@ -332,48 +319,10 @@ impl<'g> Planner<'g> {
         self.dims_of(t).map(|d| d.iter().product())
     }
 
-    /// A slot of at least `len` values, free until released.
-    fn slot(&mut self, len: usize) -> usize {
-        // The smallest free slot that fits, else the largest (grown), else a new one.
-        let fit = self.free.iter().copied().filter(|&s| self.slots[s] >= len).min_by_key(|&s| self.slots[s]);
-        let pick = fit.or_else(|| self.free.iter().copied().max_by_key(|&s| self.slots[s]));
-        match pick {
-            Some(s) => {
-                self.free.retain(|&f| f != s);
-                self.slots[s] = self.slots[s].max(len);
-                s
-            }
-            None => {
-                self.slots.push(len);
-                self.slots.len() - 1
-            }
-        }
-    }
-
     /// Makes `y` share `x`'s place.
     pub(super) fn alias(&mut self, x: TensorId, y: TensorId) {
         self.homes[y] = self.homes[x];
-        self.storage[y] = self.storage[x];
         self.ids[y] = self.ids[x];
-        if let Some(s) = self.storage[y] {
-            self.users[s] += 1;
-        }
-    }
-
-    /// After node `id`: its inputs lose a reader; outputs without readers go at once.
-    pub(super) fn done(&mut self, id: NodeId) {
-        let node = &self.g.nodes[id];
-        for &t in node.inputs.iter().flatten() {
-            self.readers_left[t] = self.readers_left[t].saturating_sub(1);
-            if self.readers_left[t] == 0 {
-                self.release(t);
-            }
-        }
-        for &t in &node.outputs {
-            if self.readers_left[t] == 0 {
-                self.release(t);
-            }
-        }
     }
 
     /// Records what the steps of node `id` from `first` on read and wrote.
@@ -393,17 +342,6 @@ impl<'g> Planner<'g> {
         let read = self.ids[t].zip(self.homes[t]);
         let k = self.steps.len();
         self.trace.push(ir::verify::Touch { steps: (k - 1, k), reads: read.into_iter().collect(), writes: Vec::new() });
-    }
-
-    fn release(&mut self, t: TensorId) {
-        let Some(s) = self.storage[t].take() else { return };
-        self.users[s] -= 1;
-        if self.users[s] == 0
-            && let Some(Operand { home: Home::Slot(slot), .. }) = self.homes[t]
-            && !self.free.contains(&slot)
-        {
-            self.free.push(slot);
-        }
     }
 
     /// The Results: each is written where its value is, or copied there.
@@ -471,19 +409,6 @@ impl<'g> Planner<'g> {
                 );
                 c.err(p, None, msg);
             }
-        }
-    }
-
-    /// Reports scratch that would make the model value too large.
-    pub(super) fn scratch_size(&self, c: &mut Checker<'_>) {
-        let total: u64 = self.slots.iter().map(|&n| n as u64).sum();
-        if total > MAX_TENSOR_ELEMENTS
-            && let Some(&r) = self.g.results.first()
-        {
-            let msg = format!(
-                "the model needs {total} values of scratch between its steps; cellc keeps at most {MAX_TENSOR_ELEMENTS}"
-            );
-            c.err(r, None, msg);
         }
     }
 
