@@ -67,10 +67,19 @@ fn read_f32(path: &Path) -> Vec<f64> {
 }
 
 /// The validated model of each case runs in the reference interpreter to onnxruntime's (or
-/// OpenVINO's) outputs: the planner's steps compute the graph.
+/// OpenVINO's) outputs: the steps compute the graph. Models of more than [`LIGHT_MACS`] are
+/// left to [`heavy_models_compute_what_onnxruntime_computes`].
 #[test]
 fn planned_steps_compute_what_onnxruntime_computes() {
-    run_cases(models());
+    run_cases(models(), Weight::Light);
+}
+
+/// The models of more than [`LIGHT_MACS`] (the real noise and echo models: seconds each in
+/// the interpreter unoptimised).
+#[test]
+#[ignore = "long (the reference interpreter on the largest real models): .ci/run runs it"]
+fn heavy_models_compute_what_onnxruntime_computes() {
+    run_cases(models(), Weight::Heavy);
 }
 
 /// The single-op fixtures, through the graph pipeline, to OpenVINO's outputs.
@@ -80,11 +89,45 @@ fn fixtures_compute_what_openvino_computes() {
     let mut v: Vec<PathBuf> =
         std::fs::read_dir(dir).expect("tests/fixtures").map(|e| e.expect("entry").path()).collect();
     v.sort();
-    run_cases(v);
+    run_cases(v, Weight::Light);
 }
 
-fn run_cases(dirs: Vec<PathBuf>) {
+/// Multiply–adds of a run above which a case is heavy.
+const LIGHT_MACS: usize = 20_000_000;
+
+/// Which cases a sweep runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Weight {
+    Light,
+    Heavy,
+}
+
+/// The multiply–adds of a run of `m`: its products, dense layers and cells.
+fn macs(m: &cellc::ir::Model) -> usize {
+    let rows = match m.batch {
+        cellc::ir::Batch::Static(n) => n,
+        cellc::ir::Batch::Dynamic => 1,
+    };
+    let per_row: usize = m
+        .steps
+        .iter()
+        .map(|s| match s {
+            cellc::ir::Step::MatMul(p) => p.batch.iter().map(|b| b[0]).product::<usize>() * p.m * p.k * p.n,
+            cellc::ir::Step::Dense(d) => d.rows * m.denses[d.dense].k * m.denses[d.dense].n,
+            cellc::ir::Step::Cell(c) => {
+                let cell = &m.cells[c.cell];
+                let seq = cell.seq.as_ref().map_or(1, |q| q.steps * q.direction.count());
+                c.rows * seq * cell.spec.macs()
+            }
+            _ => 0,
+        })
+        .sum();
+    per_row * rows
+}
+
+fn run_cases(dirs: Vec<PathBuf>, weight: Weight) {
     let mut failed = Vec::new();
+    let mut ran = 0;
     for dir in dirs {
         let case: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).expect("case.json")).expect("json");
@@ -115,6 +158,10 @@ fn run_cases(dirs: Vec<PathBuf>) {
                 continue;
             }
         };
+        if (macs(&m) > LIGHT_MACS) != (weight == Weight::Heavy) {
+            continue;
+        }
+        ran += 1;
         let inputs: Vec<Vec<f64>> = case["inputs"]
             .as_array()
             .expect("inputs")
@@ -140,6 +187,7 @@ fn run_cases(dirs: Vec<PathBuf>) {
         }
     }
     assert!(failed.is_empty(), "{failed:#?}");
+    assert!(ran > 0, "no case ran");
 }
 
 /// `--outputs` and `--inputs` cut a model: a head cellc does not compile (the Sigmoid made a
