@@ -17,7 +17,7 @@ fn formatted(code: &str) -> String {
 }
 
 /// What `cellc MODEL` prints: the library's compilation with the default options
-/// (`cellc/tests/cli.rs` checks that the binary prints exactly that, and that its flags and
+/// (`cellc/tests/integration/cli.rs` checks that the binary prints exactly that, and that its flags and
 /// the builder's options stay in step).
 fn command_line(model: &Path) -> String {
     cellc::compile_file(model, &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"))

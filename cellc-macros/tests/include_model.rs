@@ -80,7 +80,7 @@ fn the_macro_expands_what_the_command_line_writes() {
     };
     let expanded = cellc::expand::include_model(tokens, root).to_string();
     let model = root.join("../tests/models/pt_gru_dynamic_h0/model.xml");
-    // The options `--input … --state … --outputs … --name …` stand for (`cellc/tests/cli.rs`
+    // The options `--input … --state … --outputs … --name …` stand for (`cellc/tests/integration/cli.rs`
     // checks the flags and the keys set the same options).
     let mut opts = cellc::Options::default();
     let keys = [("input", "input=[1,1,8]"), ("input", "h0=[1,1,16]"), ("state", "h0=h_n")];

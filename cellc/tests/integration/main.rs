@@ -1,0 +1,12 @@
+//! The integration tests of the library and the `cellc` program, one binary (one link) for all.
+mod architecture;
+mod c;
+mod cli;
+mod decl_weights;
+mod emit;
+mod graph;
+mod graph_props;
+mod hostile;
+mod inspect;
+mod layout;
+mod names;
