@@ -59,10 +59,10 @@ impl Lowering<'_> {
         let direction = if a.sequence { resolve_direction(a.direction.as_deref()) } else { Ok(Direction::Forward) };
         let direction = direction.map_err(|m| c.err(id, pos("direction"), m.to_string())).ok();
         let activations = resolve_activations(kind, a.activations.as_deref(), &a.alpha, &a.beta)
-            .map_err(|(at, m)| {
+            .map_err(|e| {
                 // At the activation at fault, where the front-end knows where it is written.
-                let key = at.and_then(|i| crate::ops::cells::ACTIVATION_KEYS.get(i).copied());
-                c.err(id, key.and_then(pos).or_else(|| pos("activations")), m)
+                let key = e.at().and_then(|i| crate::ops::cells::ACTIVATION_KEYS.get(i).copied());
+                c.err(id, key.and_then(pos).or_else(|| pos("activations")), e.to_string())
             })
             .ok();
         if a.hidden_size <= 0 || a.hidden_size as u64 > MAX_CELL_SIZE {

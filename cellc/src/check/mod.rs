@@ -60,44 +60,83 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
     {
         let msg = format!(
             "internal error: the planned model fails its own check ({}); please report it",
-            problems.join("; ")
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
         );
         return Err(Diagnostics(vec![Diag::new(&g.file, None, msg)]));
     }
     Ok(model)
 }
 
+/// Why a cell's `activations` cannot be resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ActivationError {
+    /// Not as many names as the op takes.
+    Count {
+        /// The names given.
+        given: Vec<String>,
+        /// The cell's kind.
+        kind: CellKind,
+    },
+    /// A name that is not an activation.
+    Unknown {
+        /// Its position in the list.
+        at: usize,
+        /// The name.
+        name: String,
+    },
+}
+
+impl ActivationError {
+    /// The position of the name at fault (`None`: the count).
+    pub(crate) fn at(&self) -> Option<usize> {
+        match self {
+            ActivationError::Count { .. } => None,
+            ActivationError::Unknown { at, .. } => Some(*at),
+        }
+    }
+}
+
+impl std::fmt::Display for ActivationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActivationError::Count { given, kind } => write!(
+                f,
+                "`activations` lists {} function(s) ({}); {} takes exactly {} ({})",
+                given.len(),
+                given.join(", "),
+                kind.op(),
+                kind.activation_count(),
+                kind.default_activations().join(", ")
+            ),
+            ActivationError::Unknown { at, name } => write!(
+                f,
+                "unknown activation {name:?} at position {at} of `activations`; expected one of {}",
+                Activation::NAMES.join(", ")
+            ),
+        }
+    }
+}
+
 /// A cell's activations: the names given (or the op's defaults) resolved with their
-/// parameters. The error gives the position of the name at fault (`None`: the count).
+/// parameters.
 pub(crate) fn resolve_activations(
     kind: CellKind,
     names: Option<&[String]>,
     alpha: &[Option<f32>],
     beta: &[Option<f32>],
-) -> Result<Vec<Activation>, (Option<usize>, String)> {
+) -> Result<Vec<Activation>, ActivationError> {
     let defaults = kind.default_activations();
     let names: Vec<String> =
         names.map_or_else(|| defaults.iter().map(|s| (*s).to_owned()).collect(), <[String]>::to_vec);
     let want = kind.activation_count();
     if names.len() != want {
-        let msg = format!(
-            "`activations` lists {} function(s) ({}); {} takes exactly {want} ({})",
-            names.len(),
-            names.join(", "),
-            kind.op(),
-            defaults.join(", ")
-        );
-        return Err((None, msg));
+        return Err(ActivationError::Count { given: names, kind });
     }
     let mut out = Vec::new();
     for (i, n) in names.iter().enumerate() {
         let (a, b) = (alpha.get(i).copied().flatten(), beta.get(i).copied().flatten());
         let Some(act) = Activation::from_name(n, a, b) else {
-            let msg = format!(
-                "unknown activation {n:?} at position {i} of `activations`; expected one of {}",
-                Activation::NAMES.join(", ")
-            );
-            return Err((Some(i), msg));
+            return Err(ActivationError::Unknown { at: i, name: n.clone() });
         };
         out.push(act);
     }

@@ -18,6 +18,106 @@ pub struct Touch {
     pub writes: Vec<(usize, Operand)>,
 }
 
+/// A problem of a planned model, with the steps it is found in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    /// The steps, `first..end` of [`Model::steps`].
+    pub steps: (usize, usize),
+    /// What is wrong there.
+    pub problem: Problem,
+}
+
+/// What [`Model::verify`] finds wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// A step names a cell, dense layer or variable the model does not have.
+    Missing(&'static str),
+    /// A cell step's outputs and states do not fit its cell's kind.
+    CellPorts {
+        /// The cell's name.
+        cell: String,
+        /// The step's outputs.
+        outputs: usize,
+    },
+    /// A cell holds fewer sequence lengths than the rows it runs over.
+    CellLengths {
+        /// The cell's name.
+        cell: String,
+        /// The lengths it holds.
+        lengths: usize,
+        /// The rows.
+        rows: usize,
+    },
+    /// An operand's home does not exist.
+    NoHome {
+        /// The step's kind.
+        kind: &'static str,
+        /// The operand.
+        operand: Operand,
+    },
+    /// A step touches more values than its operand holds.
+    PastOperand {
+        /// The step's kind.
+        kind: &'static str,
+        /// The values it touches from the operand's start.
+        reach: usize,
+        /// The operand.
+        operand: Operand,
+    },
+    /// A step reaches past its operand's home.
+    PastHome {
+        /// The step's kind.
+        kind: &'static str,
+        /// The value one past the last it reaches.
+        end: usize,
+        /// What the home holds.
+        holds: usize,
+        /// The rows of the run.
+        rows: usize,
+        /// The operand.
+        operand: Operand,
+    },
+    /// A value read is not the one last written where it lives.
+    Stale {
+        /// The value read.
+        value: usize,
+        /// Where it was read.
+        home: Home,
+        /// The value there (`None`: nothing written yet).
+        found: Option<usize>,
+    },
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (k, end) = self.steps;
+        match &self.problem {
+            Problem::Missing(what) => write!(f, "step {k}: a {what} that does not exist"),
+            Problem::CellPorts { cell, outputs } => {
+                write!(f, "step {k}: cell {cell} has {outputs} outputs and the wrong states for its kind")
+            }
+            Problem::CellLengths { cell, lengths, rows } => {
+                write!(f, "step {k}: cell {cell} has {lengths} sequence lengths for {rows} rows")
+            }
+            Problem::NoHome { kind, operand } => write!(f, "step {k} ({kind}): {:?} does not exist", operand.home),
+            Problem::PastOperand { kind, reach, operand } => {
+                write!(f, "step {k} ({kind}): touches {reach} values of an operand of {} ({operand:?})", operand.len)
+            }
+            Problem::PastHome { kind, end, holds, rows, operand } => write!(
+                f,
+                "step {k} ({kind}): reaches value {end} of {:?}, which holds {holds} for {rows} rows ({operand:?})",
+                operand.home
+            ),
+            Problem::Stale { value, home, found } => {
+                let there = found.map_or_else(|| "nothing yet".to_owned(), |w| format!("value {w}"));
+                write!(f, "steps {k}..{end} read value {value} in {home:?}, where {there} is")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
 /// How many values from an operand's start a nest of `(count, stride)` axes touches: 0
 /// when an axis is empty.
 fn span(axes: impl IntoIterator<Item = (usize, usize)>) -> usize {
@@ -50,7 +150,7 @@ impl Model {
 
     /// The operands a step touches, each with how many values from its start it reaches for
     /// one row, and whether it is addressed as a whole tensor (row `n` addressed by the step).
-    fn reach(&self, step: &Step, batch: usize) -> Result<Vec<(Operand, usize, bool)>, String> {
+    fn reach(&self, step: &Step, batch: usize) -> Result<Vec<(Operand, usize, bool)>, Problem> {
         let axes3 = |a: &[[usize; 3]], k: usize| span(a.iter().map(|x| (x[0], x[k])));
         Ok(match step {
             Step::Copy(Copy { src, dst, axes }) => vec![(*src, axes3(axes, 1), false), (*dst, axes3(axes, 2), false)],
@@ -62,7 +162,7 @@ impl Model {
             }
             Step::MatMul(m) => matmul(m),
             Step::Dense(d) => {
-                let dense = self.denses.get(d.dense).ok_or("a dense layer that does not exist")?;
+                let dense = self.denses.get(d.dense).ok_or(Problem::Missing("dense layer"))?;
                 let DenseStep { x, dst, rows, .. } = d;
                 vec![(*x, rows * dense.k, false), (*dst, rows * dense.n, false)]
             }
@@ -83,7 +183,7 @@ impl Model {
                 }
             }
             Step::Init(i) => {
-                let len = self.states.get(i.state).ok_or("a variable that does not exist")?.len;
+                let len = self.states.get(i.state).ok_or(Problem::Missing("variable"))?.len;
                 vec![(i.src, len, false), (Operand::whole(Home::State(i.state), len), len, false)]
             }
             Step::Cell(c) => self.cell_reach(c, batch)?,
@@ -100,8 +200,8 @@ impl Model {
         })
     }
 
-    fn cell_reach(&self, s: &CellStep, batch: usize) -> Result<Vec<(Operand, usize, bool)>, String> {
-        let cell = self.cells.get(s.cell).ok_or("a cell that does not exist")?;
+    fn cell_reach(&self, s: &CellStep, batch: usize) -> Result<Vec<(Operand, usize, bool)>, Problem> {
+        let cell = self.cells.get(s.cell).ok_or(Problem::Missing("cell"))?;
         let (sp, rows) = (&cell.spec, s.rows);
         let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
         let steps = cell.seq.as_ref().map_or(1, |q| q.steps);
@@ -113,14 +213,14 @@ impl Model {
             None => &[state, state],
         };
         if s.out.len() > lens.len() || (s.c.is_some() != (sp.kind == super::CellKind::Lstm)) {
-            return Err(format!("cell {} has {} outputs and the wrong states for its kind", cell.name, s.out.len()));
+            return Err(Problem::CellPorts { cell: cell.name.clone(), outputs: s.out.len() });
         }
         out.extend(s.out.iter().zip(lens).map(|(o, &l)| (*o, l, false)));
         if let Some(Lengths::Const(v)) = cell.seq.as_ref().map(|q| &q.lengths)
             && v.len() != 1
             && v.len() < batch * rows
         {
-            return Err(format!("cell {} has {} sequence lengths for {} rows", cell.name, v.len(), batch * rows));
+            return Err(Problem::CellLengths { cell: cell.name.clone(), lengths: v.len(), rows: batch * rows });
         }
         Ok(out)
     }
@@ -128,7 +228,7 @@ impl Model {
     /// Checks the model as described in the module's doc; every problem, each naming the
     /// step. `trace` is what the planner says each node's steps read and wrote (empty: the
     /// values are not checked).
-    pub fn verify(&self, trace: &[Touch]) -> Result<(), Vec<String>> {
+    pub fn verify(&self, trace: &[Touch]) -> Result<(), Vec<Fault>> {
         let mut problems = Vec::new();
         let batches: &[usize] = match self.batch {
             Batch::Static(n) => &[n],
@@ -138,41 +238,39 @@ impl Model {
             for (k, step) in self.steps.iter().enumerate() {
                 match self.reach(step, batch) {
                     Ok(ops) => self.inside(k, step, batch, &ops, &mut problems),
-                    Err(e) => problems.push(format!("step {k}: {e}")),
+                    Err(problem) => problems.push(Fault { steps: (k, k + 1), problem }),
                 }
             }
         }
         self.values(trace, &mut problems);
-        problems.sort();
+        problems.sort_by_key(|f| (f.steps, f.to_string()));
         problems.dedup();
         if problems.is_empty() { Ok(()) } else { Err(problems) }
     }
 
-    fn inside(&self, k: usize, step: &Step, batch: usize, ops: &[(Operand, usize, bool)], out: &mut Vec<String>) {
+    fn inside(&self, k: usize, step: &Step, batch: usize, ops: &[(Operand, usize, bool)], out: &mut Vec<Fault>) {
         let kind = step_name(step);
+        let mut fault = |problem| out.push(Fault { steps: (k, k + 1), problem });
         for &(o, reach, whole) in ops {
             let Some(home) = self.home_len(o.home, batch) else {
-                out.push(format!("step {k} ({kind}): {:?} does not exist", o.home));
+                fault(Problem::NoHome { kind, operand: o });
                 continue;
             };
             if reach > o.len && !whole {
-                out.push(format!("step {k} ({kind}): touches {reach} values of an operand of {} ({o:?})", o.len));
+                fault(Problem::PastOperand { kind, reach, operand: o });
             }
             // A whole-tensor operand is addressed from its start whatever the row.
             let rows = if whole { 1 } else { batch };
             let end = o.offset.saturating_add((rows - 1).saturating_mul(o.row_stride)).saturating_add(reach);
             if end > home {
-                out.push(format!(
-                    "step {k} ({kind}): reaches value {end} of {:?}, which holds {home} for {batch} rows ({o:?})",
-                    o.home
-                ));
+                fault(Problem::PastHome { kind, end, holds: home, rows: batch, operand: o });
             }
         }
     }
 
     /// Replays which value each slot and output holds: a value read must be the one last
     /// written where it lives.
-    fn values(&self, trace: &[Touch], out: &mut Vec<String>) {
+    fn values(&self, trace: &[Touch], out: &mut Vec<Fault>) {
         let tracked = |h: Home| matches!(h, Home::Slot(_) | Home::Output(_));
         let mut tags: std::collections::BTreeMap<Home, Vec<Option<usize>>> = std::collections::BTreeMap::new();
         for t in trace {
@@ -182,14 +280,8 @@ impl Model {
                     None => Some(None),
                     Some(r) => r.iter().find(|&&x| x != Some(v)).copied(),
                 };
-                if let Some(w) = wrong {
-                    out.push(format!(
-                        "steps {}..{} read value {v} in {:?}, where {} is",
-                        t.steps.0,
-                        t.steps.1,
-                        o.home,
-                        w.map_or_else(|| "nothing yet".to_owned(), |w| format!("value {w}"))
-                    ));
+                if let Some(found) = wrong {
+                    out.push(Fault { steps: t.steps, problem: Problem::Stale { value: v, home: o.home, found } });
                 }
             }
             for &(v, o) in t.writes.iter().filter(|(_, o)| tracked(o.home)) {
@@ -234,6 +326,11 @@ fn step_name(s: &Step) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The faults as the checker's error message lists them.
+    fn said(faults: Vec<Fault>) -> String {
+        faults.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    }
     use crate::ir::{Output, Param, ParamRole};
 
     /// `x [4]` copied into slot 0, then into the output: the plan of an identity.
@@ -266,7 +363,7 @@ mod tests {
         assert_eq!(m.verify(&[]), Ok(()));
         let mut short = m.clone();
         short.slots[0] = 3;
-        let err = short.verify(&[]).expect_err("slot too short").join("\n");
+        let err = short.verify(&[]).map_err(said).expect_err("slot too short");
         assert!(err.contains("reaches value 4 of Slot(0), which holds 3"), "{err}");
         let mut rows = m;
         rows.batch = Batch::Dynamic;
@@ -275,7 +372,7 @@ mod tests {
         if let Step::Copy(c) = &mut rows.steps[1] {
             c.src.row_stride = 4;
         }
-        let err = rows.verify(&[]).expect_err("rows past the slot").join("\n");
+        let err = rows.verify(&[]).map_err(said).expect_err("rows past the slot");
         assert!(err.contains("reaches value 12 of Slot(0), which holds 4 for 3 rows"), "{err}");
     }
 
@@ -285,9 +382,9 @@ mod tests {
         let s = Operand::whole(Home::Slot(0), 4);
         assert_eq!(m.verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[])]), Ok(()));
         let clobbered = [touch(0, &[], &[(7, s)]), touch(0, &[], &[(8, s)]), touch(1, &[(7, s)], &[])];
-        let err = m.verify(&clobbered).expect_err("clobbered").join("\n");
+        let err = m.verify(&clobbered).map_err(said).expect_err("clobbered");
         assert!(err.contains("read value 7 in Slot(0), where value 8 is"), "{err}");
-        let unwritten = m.verify(&[touch(1, &[(7, s)], &[])]).expect_err("never written").join("\n");
+        let unwritten = m.verify(&[touch(1, &[(7, s)], &[])]).map_err(said).expect_err("never written");
         assert!(unwritten.contains("where nothing yet is"), "{unwritten}");
     }
 }

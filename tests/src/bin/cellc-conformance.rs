@@ -153,7 +153,12 @@ fn run() -> Result<bool, String> {
             let loaded = guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
                 .and_then(|r| r.map_err(|d| d.to_string()))
                 .and_then(|m| {
-                    m.verify(&[]).map(|()| m).map_err(|p| format!("the plan fails its check: {}", p.join("; ")))
+                    m.verify(&[]).map(|()| m).map_err(|p| {
+                        format!(
+                            "the plan fails its check: {}",
+                            p.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+                        )
+                    })
                 });
             match loaded {
                 Err(d) => e.problem = Some(format!("does not compile: {d}")),
