@@ -7,10 +7,12 @@ use cellc::{Language, Options, Strategy, WeightType};
 use std::path::{Path, PathBuf};
 
 /// (name, kind, hidden, input)
-const CONFIGS: [(&str, CellKind, usize, usize); 8] = [
+const CONFIGS: [(&str, CellKind, usize, usize); 9] = [
     ("gru_h128_i16", CellKind::Gru { linear_before_reset: false }, 128, 16),
     ("gru_lbr_h128_i16", CellKind::Gru { linear_before_reset: true }, 128, 16),
     ("gru_h16_i1", CellKind::Gru { linear_before_reset: false }, 16, 1),
+    // B as RTNeural computes a GRU (Keras's `reset_after`), weights drawn as its benchmark draws them.
+    ("gru_lbr_h16_i1", CellKind::Gru { linear_before_reset: true }, 16, 1),
     ("rnn_h128_i16", CellKind::Rnn, 128, 16),
     ("gru_h8_i4", CellKind::Gru { linear_before_reset: false }, 8, 4),
     ("gru_h12_i2", CellKind::Gru { linear_before_reset: false }, 12, 2),
@@ -125,12 +127,22 @@ fn sequence(out: &Path) -> PathBuf {
     let weights = [values(71, g * i, scale), values(73, g * h, scale), values(79, 3 * h, 0.5)];
     let model =
         cell_model("gru_seq", CellKind::Gru { linear_before_reset: false }, (h, i), Some(1), Some(1000), weights);
+    // C as RTNeural computes a GRU (`linear_before_reset`), for the side-by-side bench.
+    let lbr = [values(81, g * i, scale), values(83, g * h, scale), values(89, 4 * h, 0.5)];
+    for (end, v) in ["w", "r", "b"].iter().zip(&lbr) {
+        write_raw(&out.join(format!("gru_lbr_seq_h256_i256.{end}")), v);
+    }
+    let lbr_model =
+        cell_model("gru_lbr_seq", CellKind::Gru { linear_before_reset: true }, (h, i), Some(1), Some(1000), lbr);
     let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
     let opts = Options { threads: cellc::Threads::new(2).expect("a valid count"), ..opts };
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256_threads2.rs"), code).expect("write code");
+    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
+    let code = cellc::emit::rust::emit(&lbr_model, &opts).unwrap_or_else(|d| panic!("{d}"));
+    std::fs::write(out.join("gru_lbr_seq_h256_i256.rs"), code).expect("write code");
     c_files(out, &model, "gru_seq_h256_i256_c", Strategy::Tiled)
 }
 
@@ -221,10 +233,12 @@ fn main() {
     let mut c_sources = Vec::new();
     for (k, (name, kind, h, i)) in CONFIGS.into_iter().enumerate() {
         let g = kind.gates() * h;
-        let scale = 2.0 / ((h + i) as f32).sqrt();
+        // RTNeural's benchmark draws every weight and bias from [-1, 1].
+        let peer_drawn = name == "gru_lbr_h16_i1";
+        let scale = if peer_drawn { 1.0 } else { 2.0 / ((h + i) as f32).sqrt() };
         let w = values(11 + k as u64, g * i, scale);
         let r = values(23 + k as u64, g * h, scale);
-        let b = values(37 + k as u64, kind.bias_blocks() * h, 0.5);
+        let b = values(37 + k as u64, kind.bias_blocks() * h, if peer_drawn { 1.0 } else { 0.5 });
         write_raw(&out.join(format!("{name}.w")), &w);
         write_raw(&out.join(format!("{name}.r")), &r);
         write_raw(&out.join(format!("{name}.b")), &b);
@@ -285,5 +299,45 @@ fn main() {
         .extra_warnings(true)
         .warnings_into_errors(true)
         .compile("cellc_bench_c");
+    peer();
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// RTNeural, the peer of the side-by-side bench, when `RTNEURAL_DIR` names a checkout of it
+/// (its `modules/xsimd` submodule checked out): `rtneural/peer.cpp` built with its Eigen
+/// backend and with its xsimd one, as a user builds it for speed (`-O3 -march=native`), and
+/// the cfg `rtneural` set.
+fn peer() {
+    println!("cargo::rustc-check-cfg=cfg(rtneural)");
+    println!("cargo:rerun-if-env-changed=RTNEURAL_DIR");
+    println!("cargo:rerun-if-changed=rtneural/peer.cpp");
+    let Some(dir) = std::env::var_os("RTNEURAL_DIR") else { return };
+    let dir = PathBuf::from(dir);
+    let header = dir.join("RTNeural/RTNeural.h");
+    assert!(header.exists(), "RTNEURAL_DIR={}: no RTNeural/RTNeural.h there", dir.display());
+    let xsimd = dir.join("modules/xsimd/include");
+    assert!(xsimd.join("xsimd/xsimd.hpp").exists(), "RTNEURAL_DIR: modules/xsimd is not checked out");
+    // Eigen maps RTNeural's aligned vectors with at most 32-byte alignment; xsimd's AVX-512
+    // vectors need 64.
+    for (backend, define, alignment) in [("eigen", "RTNEURAL_USE_EIGEN", "32"), ("xsimd", "RTNEURAL_USE_XSIMD", "64")] {
+        cc::Build::new()
+            .cpp(true)
+            .file("rtneural/peer.cpp")
+            .include(&dir)
+            .include(dir.join("modules/Eigen"))
+            .include(&xsimd)
+            .std("c++17")
+            .opt_level(3)
+            .flag("-march=native")
+            .warnings(false)
+            .define(define, "1")
+            .define("RTNEURAL_DEFAULT_ALIGNMENT", alignment)
+            // C's weights (H=256) are larger than what Eigen lets a fixed-size matrix hold
+            // without the check; the layers are on the heap.
+            .define("EIGEN_STACK_ALLOCATION_LIMIT", "0")
+            .define("RTNEURAL_NAMESPACE", format!("RTNeural_{backend}").as_str())
+            .define("PEER_PREFIX", format!("rtneural_{backend}_").as_str())
+            .compile(&format!("cellc_bench_peer_{backend}"));
+    }
+    println!("cargo:rustc-cfg=rtneural");
 }

@@ -260,7 +260,53 @@ def floors_text(fl):
     ]
 
 
-def markdown(rows, ov, meta, family, cost=None, fl=None):
+def peer_table(peer):
+    """cellc beside RTNeural (bench/benches/peer.rs): each configuration's best build of
+    either, medians of the same interleaved rounds."""
+    out = ["#### Beside RTNeural", ""]
+    if not peer or not peer.get("measured"):
+        out.append(
+            "RTNeural was not measured in this run (`RTNEURAL_DIR` unset; see `bench/run.sh`)."
+        )
+        out.append("")
+        return out
+    out.append(
+        f"Same weights and inputs (uniform in [-1, 1], a new row each step, as RTNeural's benchmark "
+        f"draws them), {peer['rounds']} interleaved rounds, medians; every GRU with "
+        "`linear_before_reset` (Keras's `reset_after`, the GRU RTNeural has). RTNeural built "
+        "with `-O3 -march=native`, its Eigen and its xsimd backends."
+    )
+    out.append("")
+    out.append(
+        "| config | RTNeural (best build) | cellc Rust (best, default activations) | cellc / RTNeural | "
+        "cellc C | C / RTNeural | cellc, fast activations |"
+    )
+    out.append("|---|---|---|---|---|---|---|")
+    configs = []
+    for r in peer["rows"]:
+        if r["config"] not in configs:
+            configs.append(r["config"])
+    for cfg in configs:
+        rs = [r for r in peer["rows"] if r["config"] == cfg]
+        best = lambda f: min((r for r in rs if f(r["kernel"])), key=lambda r: r["median_ns"], default=None)
+        rt = best(lambda k: k.startswith("RTNeural"))
+        rust = best(lambda k: k.startswith("cellc Rust") and "fast" not in k)
+        c = best(lambda k: k.startswith("cellc C"))
+        fast = best(lambda k: k.startswith("cellc Rust") and "fast" in k)
+        if rt is None or rust is None:
+            continue
+        name = lambda r: r["kernel"].split(", ", 1)[-1]
+        c_cols = "— | —" if c is None else f"{fmt_ns(c['median_ns'])} ({name(c)}) | {c['median_ns'] / rt['median_ns']:.2f}"
+        fast_col = "—" if fast is None else f"{fmt_ns(fast['median_ns'])} ({fast['median_ns'] / rt['median_ns']:.2f})"
+        out.append(
+            f"| {cfg} | {fmt_ns(rt['median_ns'])} ({rt['kernel'].removeprefix('RTNeural ')}) | "
+            f"{fmt_ns(rust['median_ns'])} ({name(rust)}) | {rust['median_ns'] / rt['median_ns']:.2f} | {c_cols} | {fast_col} |"
+        )
+    out.append("")
+    return out
+
+
+def markdown(rows, ov, meta, family, cost=None, fl=None, peer=None):
     targets = TARGETS.get(family.split("-")[0], {})
     out = []
     out.append(
@@ -315,6 +361,7 @@ def markdown(rows, ov, meta, family, cost=None, fl=None):
                     f"{met} | {floor_cell(row, '16-bit', h['median_ns'])} | — | — | — |"
                 )
     out.append("")
+    out.extend(peer_table(peer))
     out.extend(threads_table(rows, targets, (fl or {}).get("team")))
     for row in rows:
         if not row["entries"]:
@@ -446,7 +493,11 @@ def render(perf):
         sections.append("")
         sections.append(f"![ns per step of each configuration, {fam}](perf/chart-{fam}.svg)")
         sections.append("")
-        sections.append(markdown(res["configs"], res.get("openvino"), res["meta"], fam, res.get("cost"), res.get("floors")))
+        sections.append(
+            markdown(
+                res["configs"], res.get("openvino"), res["meta"], fam, res.get("cost"), res.get("floors"), res.get("peer")
+            )
+        )
         sections.append("")
     doc = ROOT / "docs" / "PERFORMANCE.md"
     text = doc.read_text() if doc.exists() else "<!-- results:begin -->\n<!-- results:end -->\n"
@@ -468,6 +519,8 @@ def main():
     ov = json.loads(ov_path.read_text()) if ov_path.exists() else None
     cost_path = Path(sys.argv[3]) if len(sys.argv) > 3 else ROOT / "target" / "cost.json"
     cost = json.loads(cost_path.read_text()) if cost_path.exists() else None
+    peer_path = Path(sys.argv[4]) if len(sys.argv) > 4 else ROOT / "target" / "peer.json"
+    peer = json.loads(peer_path.read_text()) if peer_path.exists() else None
     import datetime
 
     cpu = machine()
@@ -482,7 +535,7 @@ def main():
         fl["team"] = team_costs(crit_root)
     rows = collect(crit_root, ov, fl)
     perf.mkdir(parents=True, exist_ok=True)
-    results = {"meta": meta, "openvino": ov, "floors": fl, "configs": rows, "cost": cost}
+    results = {"meta": meta, "openvino": ov, "floors": fl, "configs": rows, "cost": cost, "peer": peer}
     (perf / f"results-{family}.json").write_text(json.dumps(results, indent=1) + "\n")
     (perf / f"chart-{family}.svg").write_text(svg(rows) + "\n")
     doc = render(perf)

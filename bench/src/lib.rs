@@ -4,6 +4,7 @@
 #![allow(missing_docs, unreachable_pub)]
 
 pub mod machine;
+pub mod rounds;
 
 /// A safe function `$f` calling the generated C step `$sym` of a cell with sizes `$h`, `$i`.
 macro_rules! c_step {
@@ -56,7 +57,10 @@ macro_rules! configs {
     )*};
 }
 
-configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
+configs!(gru_h128_i16, gru_lbr_h128_i16, gru_h16_i1, gru_lbr_h16_i1, gru_h8_i4, gru_h12_i2, gru_h4_i2, rnn_h128_i16);
+
+#[cfg(rtneural)]
+pub mod peer;
 
 /// For configuration `$name`, the tiled kernel with `W` and `R` stored as f16
 /// (`tiled_f16`) and as bfloat16 (`tiled_bf16`).
@@ -100,6 +104,7 @@ pub mod fast_activations {
         gru_h128_i16;
         gru_lbr_h128_i16;
         gru_h16_i1, unrolled;
+        gru_lbr_h16_i1, unrolled;
         gru_h8_i4, unrolled;
         gru_h12_i2, unrolled;
         gru_h4_i2, unrolled;
@@ -214,6 +219,12 @@ pub mod gru_seq_h256_i256 {
     }
 }
 
+/// Configuration C with `linear_before_reset` (as RTNeural computes a GRU), for the
+/// side-by-side bench (`Seq` runs it).
+pub mod gru_lbr_seq_h256_i256 {
+    include!(concat!(env!("OUT_DIR"), "/gru_lbr_seq_h256_i256.rs"));
+}
+
 /// Configuration D: a GRU sequence, H=512, I=512, 100 steps, any batch, weights given at
 /// run time.
 pub mod gru_seq_h512_i512 {
@@ -246,6 +257,8 @@ pub fn weights(name: &str) -> Weights {
         "gru_h128_i16" => weights!("gru_h128_i16"),
         "gru_lbr_h128_i16" => weights!("gru_lbr_h128_i16"),
         "gru_h16_i1" => weights!("gru_h16_i1"),
+        "gru_lbr_h16_i1" => weights!("gru_lbr_h16_i1"),
+        "gru_lbr_seq_h256_i256" => weights!("gru_lbr_seq_h256_i256"),
         "gru_h8_i4" => weights!("gru_h8_i4"),
         "gru_h12_i2" => weights!("gru_h12_i2"),
         "gru_h4_i2" => weights!("gru_h4_i2"),
