@@ -143,87 +143,60 @@ mod side {
         Kernel { label, run: Box::new(run), steps_per_call: 1 }
     }
 
-    /// Checks every stepping kernel and peer against the naive cell on 50 steps.
-    fn check<const H: usize, const I: usize>(
-        config: &str,
-        xs: &[Input<I>],
-        naive: impl Fn(&[f32; I], &[f32; H], &mut [f32; H]),
-        steps: &[(&str, Step<H, I>)],
-        peers: [(&str, &mut dyn FnMut() -> [f32; H]); 2],
-    ) {
-        let want = gru_run(xs, 50, naive);
-        for (label, f) in steps {
-            let d = max_diff(&gru_run(xs, 50, f), &want);
+    /// A GRU configuration with `linear_before_reset` (weights `name`, inputs drawn from
+    /// `seed`): cellc's `checked` steps and RTNeural's two builds checked against the naive
+    /// cell on 50 steps, then timed with the `unchecked` ones (fast activations, outside the
+    /// naive cell's tolerance) beside them.
+    fn gru_cell<const H: usize, const I: usize, E: Peer<I, H>, X: Peer<I, H>>(
+        config: &'static str,
+        name: &str,
+        seed: u64,
+        peers: fn(&[Vec<f32>; 3]) -> (E, X),
+        checked: &[(&'static str, Step<H, I>)],
+        unchecked: &[(&'static str, Step<H, I>)],
+    ) -> Vec<Row> {
+        let wt = weights(name);
+        let (mut eigen, mut xsimd) = peers(&peer::keras_gru(H, I, &wt.w, &wt.r, &wt.b));
+        let xs = signal::<I>(seed);
+        let naive = NaiveGru::<H, I> { wt, lbr: true };
+        let want = gru_run(&xs, 50, |x, h, o| naive.step(x, h, o));
+        let mut got: Vec<(&str, [f32; H])> = checked.iter().map(|&(label, f)| (label, gru_run(&xs, 50, f))).collect();
+        got.push(("RTNeural Eigen", peer_run(&mut eigen, &xs, 50)));
+        got.push(("RTNeural xsimd", peer_run(&mut xsimd, &xs, 50)));
+        for (label, state) in got {
+            let d = max_diff(&state, &want);
             assert!(d < 1e-4, "{config}/{label}: {d} from the naive cell");
         }
-        for (label, run) in peers {
-            let d = max_diff(&run(), &want);
-            assert!(d < 1e-4, "{config}/{label}: {d} from the naive cell");
-        }
+        let mut kernels: Vec<Kernel<'_>> =
+            checked.iter().chain(unchecked).map(|&(label, f)| stepping(label, &xs, f)).collect();
+        kernels.push(peering("RTNeural Eigen", &xs, eigen));
+        kernels.push(peering("RTNeural xsimd", &xs, xsimd));
+        interleaved(config, kernels)
     }
 
     pub(super) fn gru_a() -> Vec<Row> {
-        let wt = weights("gru_lbr_h128_i16");
-        let keras = peer::keras_gru(128, 16, &wt.w, &wt.r, &wt.b);
-        let (mut eigen, mut xsimd) = (peer::EigenGruA::new(&keras), peer::XsimdGruA::new(&keras));
-        let xs = signal::<16>(1);
-        let naive = NaiveGru::<128, 16> { wt, lbr: true };
-        let steps = [
-            ("cellc Rust, tiled", gru_lbr_h128_i16::tiled as fn(&_, &_, &mut _)),
-            ("cellc C, tiled", gru_lbr_h128_i16::c_tiled),
-        ];
-        check(
+        gru_cell(
             "A lbr",
-            &xs,
-            |x, h, o| naive.step(x, h, o),
-            &steps,
-            [
-                ("RTNeural Eigen", &mut || peer_run(&mut eigen, &xs, 50)),
-                ("RTNeural xsimd", &mut || peer_run(&mut xsimd, &xs, 50)),
-            ],
-        );
-        interleaved(
-            "A lbr",
-            vec![
-                stepping("cellc Rust, tiled", &xs, gru_lbr_h128_i16::tiled),
-                stepping("cellc C, tiled", &xs, gru_lbr_h128_i16::c_tiled),
-                peering("RTNeural Eigen", &xs, eigen),
-                peering("RTNeural xsimd", &xs, xsimd),
-            ],
+            "gru_lbr_h128_i16",
+            1,
+            |k| (peer::EigenGruA::new(k), peer::XsimdGruA::new(k)),
+            &[("cellc Rust, tiled", gru_lbr_h128_i16::tiled), ("cellc C, tiled", gru_lbr_h128_i16::c_tiled)],
+            &[],
         )
     }
 
     pub(super) fn gru_b() -> Vec<Row> {
-        let wt = weights("gru_lbr_h16_i1");
-        let keras = peer::keras_gru(16, 1, &wt.w, &wt.r, &wt.b);
-        let (mut eigen, mut xsimd) = (peer::EigenGruB::new(&keras), peer::XsimdGruB::new(&keras));
-        let xs = signal::<1>(2);
-        let naive = NaiveGru::<16, 1> { wt, lbr: true };
-        let steps = [
-            ("cellc Rust, tiled", gru_lbr_h16_i1::tiled as fn(&_, &_, &mut _)),
-            ("cellc Rust, unrolled", gru_lbr_h16_i1::unrolled),
-            ("cellc C, unrolled", gru_lbr_h16_i1::c_unrolled),
-        ];
-        check(
+        gru_cell(
             "B lbr",
-            &xs,
-            |x, h, o| naive.step(x, h, o),
-            &steps,
-            [
-                ("RTNeural Eigen", &mut || peer_run(&mut eigen, &xs, 50)),
-                ("RTNeural xsimd", &mut || peer_run(&mut xsimd, &xs, 50)),
+            "gru_lbr_h16_i1",
+            2,
+            |k| (peer::EigenGruB::new(k), peer::XsimdGruB::new(k)),
+            &[
+                ("cellc Rust, tiled", gru_lbr_h16_i1::tiled),
+                ("cellc Rust, unrolled", gru_lbr_h16_i1::unrolled),
+                ("cellc C, unrolled", gru_lbr_h16_i1::c_unrolled),
             ],
-        );
-        interleaved(
-            "B lbr",
-            vec![
-                stepping("cellc Rust, tiled", &xs, gru_lbr_h16_i1::tiled),
-                stepping("cellc Rust, unrolled", &xs, gru_lbr_h16_i1::unrolled),
-                stepping("cellc Rust, unrolled, fast act.", &xs, fast_activations::gru_lbr_h16_i1::unrolled),
-                stepping("cellc C, unrolled", &xs, gru_lbr_h16_i1::c_unrolled),
-                peering("RTNeural Eigen", &xs, eigen),
-                peering("RTNeural xsimd", &xs, xsimd),
-            ],
+            &[("cellc Rust, unrolled, fast act.", fast_activations::gru_lbr_h16_i1::unrolled)],
         )
     }
 
