@@ -333,3 +333,32 @@ fn runtime_weights_are_packed_only_when_set() {
         }
     }
 }
+
+/// The C of a whole model of `tests/models` (its f32 IR).
+fn emit_c_model(case: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case).join("f32/model.xml");
+    let m = cellc::load_ir(&path, None).expect("model loads");
+    let opts = Options { name: Some("net".into()), ..Options::default() };
+    cellc::emit::c::emit(&m, &opts, "net.h").expect("model emits").source
+}
+
+#[test]
+fn c_dense_layer() {
+    // A GRU's last state through a 16 → 1 dense layer and a sigmoid: blocks of rows, each
+    // row's sums in arrays of their own, then the rows left one by one.
+    let source = emit_c_model("pt_gru_linear_sigmoid");
+    let start = source.find("/* Dense layer").expect("a dense layer");
+    let end = start + source[start..].find("\n}\n").expect("its end") + 3;
+    insta::assert_snapshot!(&source[start..end]);
+}
+
+#[test]
+fn c_conditional_maps_evaluate_both_sides() {
+    // Hard-swish and a clamp: both sides of each choice evaluated, chosen through the bits.
+    let source = emit_c_model("pt_gru_frame_heads");
+    let lines: Vec<&str> =
+        source.lines().filter(|l| l.contains("net_select(") && l.trim_start().starts_with("const float")).collect();
+    assert!(!lines.is_empty(), "the model's maps choose");
+    assert!(!lines.iter().any(|l| l.contains(" ? ")), "no conditional expression left in a map: {lines:#?}");
+    insta::assert_snapshot!(lines.join("\n"));
+}

@@ -60,6 +60,13 @@ impl Helpers {
         self.used.insert("fma");
     }
 
+    /// `c ? a : b` as a C expression with both sides evaluated, so that a loop over lanes
+    /// holding it vectorises (see `acts`'s `select`): for sides free of side effects.
+    pub(super) fn select(&mut self, prefix: &str, c: &str, a: &str, b: &str) -> String {
+        self.used.insert("select");
+        format!("{prefix}_select({c}, {a}, {b})")
+    }
+
     /// `e^v` as a C expression.
     pub(super) fn exp(&mut self, prefix: &str, v: &str) -> String {
         self.used.extend(["fma", "exp"]);

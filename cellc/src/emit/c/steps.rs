@@ -243,9 +243,14 @@ fn index(strides: &[usize]) -> String {
 }
 
 /// `min(max(x + 3, 0), 6)` (NaN stays NaN, as in the Rust kernels).
-fn clamp_0_6(x: &str) -> String {
-    let t = format!("({x} + 3.0f)");
-    format!("({t} < 0.0f ? 0.0f : ({t} > 6.0f ? 6.0f : {t}))")
+fn clamp_0_6(p: &str, x: &str, helpers: &mut Helpers) -> String {
+    clamp(p, &format!("({x} + 3.0f)"), "0.0f", "6.0f", helpers)
+}
+
+/// `x` clamped to `[lo, hi]`, NaN staying NaN.
+fn clamp(p: &str, x: &str, lo: &str, hi: &str, helpers: &mut Helpers) -> String {
+    let upper = helpers.select(p, &format!("{x} > {hi}"), hi, x);
+    helpers.select(p, &format!("{x} < {lo}"), lo, &upper)
 }
 
 /// The C expression of an elementwise function of `args` (helpers named after `p`).
@@ -264,18 +269,18 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
             Unary::Exp => helpers.exp(p, a),
             Unary::Abs => format!("fabsf({a})"),
             Unary::Negative => format!("(-{a})"),
-            Unary::Clamp { min, max } => {
-                let (lo, hi) = (float(min as f32), float(max as f32));
-                format!("({a} < {lo} ? {lo} : ({a} > {hi} ? {hi} : {a}))")
-            }
+            Unary::Clamp { min, max } => clamp(p, a, &float(min as f32), &float(max as f32), helpers),
             Unary::Log => format!("logf({a})"),
             Unary::Sqrt => format!("sqrtf({a})"),
             Unary::Floor => format!("floorf({a})"),
             Unary::Ceiling => format!("ceilf({a})"),
-            Unary::Sign => format!("({a} > 0.0f ? 1.0f : ({a} < 0.0f ? -1.0f : {a} * 0.0f))"),
+            Unary::Sign => {
+                let rest = helpers.select(p, &format!("{a} < 0.0f"), "-1.0f", &format!("{a} * 0.0f"));
+                helpers.select(p, &format!("{a} > 0.0f"), "1.0f", &rest)
+            }
             Unary::LogicalNot => format!("({a} == 0.0f ? 1.0f : 0.0f)"),
-            Unary::HSigmoid => format!("({} / 6.0f)", clamp_0_6(a)),
-            Unary::HSwish => format!("({a} * {} / 6.0f)", clamp_0_6(a)),
+            Unary::HSigmoid => format!("({} / 6.0f)", clamp_0_6(p, a, helpers)),
+            Unary::HSwish => format!("({a} * {} / 6.0f)", clamp_0_6(p, a, helpers)),
             Unary::Swish { beta } => {
                 let bx = format!("({} * {a})", float(beta as f32));
                 format!("({a} * {})", helpers.act(p, &A::Sigmoid, None, &bx))
@@ -301,7 +306,7 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
                 Binary::Maximum => format!("fmaxf({a}, {b})"),
                 Binary::Minimum => format!("fminf({a}, {b})"),
                 Binary::SquaredDifference => format!("(({a} - {b}) * ({a} - {b}))"),
-                Binary::PRelu => format!("({a} >= 0.0f ? {a} : {a} * {b})"),
+                Binary::PRelu => helpers.select(p, &format!("{a} >= 0.0f"), a, &format!("{a} * {b}")),
                 Binary::Power => format!("powf({a}, {b})"),
                 Binary::LogicalAnd => format!("({a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f)"),
                 Binary::LogicalOr => format!("({a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f)"),
@@ -320,6 +325,6 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
             };
             format!("({a} {op} {b} ? 1.0f : 0.0f)")
         }
-        MapFn::Select => format!("({a} != 0.0f ? {} : {})", args[1], args[2]),
+        MapFn::Select => helpers.select(p, &format!("{a} != 0.0f"), &args[1], &args[2]),
     }
 }
