@@ -5,10 +5,13 @@ and one thread, on the same inputs, in interleaved rounds; each round's median c
 the median of the rounds, go to a JSON file. The peers are called from Python: the cost of
 a call to a model that does nothing is measured too (`python_call_floor_ns`).
 
+Every other whole model of tests/models is timed too, through cellc's Rust and C only: the
+generated C beside the generated Rust, model by model.
+
 Usage: python bench/models.py OUT.json [--rounds N] [MODEL_DIR …]
 (run by bench/run.sh with the pinned onnxruntime and OpenVINO of bench/openvino/requirements.txt);
-it also writes the whole-model section of docs/PERFORMANCE.md (between `models:begin` and
-`models:end`) when it timed the default models.
+when it timed the default models it also writes the whole-model sections of
+docs/PERFORMANCE.md (between `models:begin` and `models:end`, `c-rust:begin` and `c-rust:end`).
 """
 import json
 import os
@@ -91,11 +94,13 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    size_t calls = strtoul(argv[1], NULL, 10), n_out = 0, n_in = (size_t)argc - 3, k;
-    size_t out_lens[16], in_lens[16];
-    float *outs[16];
-    const float *ins[16];
-    char *lens = argv[2];
+    size_t calls = strtoul(argv[1], NULL, 10), n_out = 1, n_in = (size_t)argc - 3, k;
+    char *lens = argv[2], *c;
+    for (c = lens; *c; c++) n_out += *c == ',';
+    size_t *out_lens = malloc(n_out * sizeof *out_lens), *in_lens = malloc((n_in + 1) * sizeof *in_lens);
+    float **outs = malloc(n_out * sizeof *outs);
+    const float **ins = malloc((n_in + 1) * sizeof *ins);
+    n_out = 0;
     for (char *tok = lens; *tok; ) {
         out_lens[n_out] = strtoul(tok, &tok, 10);
         outs[n_out] = calloc(out_lens[n_out], sizeof(float));
@@ -124,6 +129,8 @@ def cellc_binaries(case_dir, work, cellc):
     """Builds the Rust and C timing programs of one model; returns their command lines."""
     case = json.loads((case_dir / "case.json").read_text())
     xml = case_dir / "f32" / "model.xml"
+    if not xml.is_file():
+        xml = case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
     pins = [a for p in case.get("pin", []) for a in ("--input", p)]
     crate = work / "rust"
     (crate / "src").mkdir(parents=True, exist_ok=True)
@@ -263,6 +270,33 @@ def render(results):
     ])
 
 
+def render_c(results):
+    """The section of docs/PERFORMANCE.md that sets the generated C beside the generated Rust."""
+    rows = ["| model | cellc Rust | cellc C | C / Rust |", "|---|---|---|---|"]
+    ratios = []
+    for name, s in sorted(results["c_beside_rust"].items()):
+        rust, c = s["cellc Rust"]["median_ns"], s["cellc C"]["median_ns"]
+        ratios.append(c / rust)
+        rows.append(f"| `{name}` | {rust / 1000:.2f} µs | {c / 1000:.2f} µs | {c / rust:.2f} |")
+    within = sum(r <= 1.1 for r in ratios)
+    return "\n".join([
+        f"Measured {time.strftime('%Y-%m-%d')} on {results['cpu']} with `python3 bench/models.py` "
+        f"(the same rounds as above; Rust `-C target-cpu=native`, C `cc -std=c99 -O3 -march=native`), "
+        f"every whole model of `tests/models` and the real models: {within} of {len(ratios)} within 1.1× of the Rust.",
+        "",
+        *rows,
+    ])
+
+
+def write_section(doc, name, text):
+    """Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in `doc`."""
+    body = doc.read_text()
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    if begin in body and end in body:
+        head, rest = body.split(begin, 1)
+        doc.write_text(f"{head}{begin}\n{text}\n{end}{rest.split(end, 1)[1]}")
+
+
 def main():
     args = sys.argv[1:]
     out = Path(args.pop(0))
@@ -272,9 +306,13 @@ def main():
         args = args[2:]
     dirs = [Path(a) for a in args] or [ROOT / "tests" / "models" / m for m in MODELS] + [
         UNCOMMITTED / m for m in UNCOMMITTED_MODELS if (UNCOMMITTED / m / "case.json").is_file()]
+    # Every other whole model of the fixtures, C beside Rust only.
+    others = [] if args else sorted(d for d in (ROOT / "tests" / "models").iterdir()
+                                    if (d / "case.json").is_file() and d.name not in MODELS)
     cellc = str(ROOT / "target" / "release" / "cellc")
     subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellc"], check=True, cwd=ROOT)
-    results = {"cpu": platform.processor() or platform.machine(), "calls_per_round": CALLS, "rounds": rounds, "models": {}}
+    results = {"cpu": platform.processor() or platform.machine(), "calls_per_round": CALLS, "rounds": rounds,
+               "models": {}, "c_beside_rust": {}}
     try:
         results["cpu"] = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
     except (OSError, StopIteration):
@@ -282,11 +320,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         setups = {}
-        for d in dirs:
+        for d in dirs + others:
             w = work / d.name
             w.mkdir()
             case, rust, c = cellc_binaries(d, w, cellc)
-            setups[d.name] = (rust, c, peers(d, case, onnx_of(d.name, work)))
+            setups[d.name] = (rust, c, peers(d, case, onnx_of(d.name, work)) if d in dirs else {})
         samples = {name: {} for name in setups}
         for _ in range(rounds):
             for name, (rust, c, fns) in setups.items():
@@ -296,18 +334,18 @@ def main():
                 for peer, fn in fns.items():
                     s.setdefault(peer, []).append(median_call(fn))
         for name, s in samples.items():
-            results["models"][name] = {k: {"median_ns": float(np.median(v)), "rounds_ns": v} for k, v in s.items()}
+            timed = {k: {"median_ns": float(np.median(v)), "rounds_ns": v} for k, v in s.items()}
+            results["c_beside_rust"][name] = {k: timed[k] for k in ("cellc Rust", "cellc C")}
+            if setups[name][2]:
+                results["models"][name] = timed
         results["python_call_floor_ns"] = python_floor()
     out.write_text(json.dumps(results, indent=1) + "\n")
     if not args:
         doc = ROOT / "docs" / "PERFORMANCE.md"
-        text = doc.read_text()
-        begin, end = "<!-- models:begin -->", "<!-- models:end -->"
-        if begin in text and end in text:
-            head, rest = text.split(begin, 1)
-            doc.write_text(f"{head}{begin}\n{render(results)}\n{end}{rest.split(end, 1)[1]}")
-    for name, s in results["models"].items():
-        row = ", ".join(f"{k} {v['median_ns'] / 1000:.1f} µs" for k, v in s.items())
+        write_section(doc, "models", render(results))
+        write_section(doc, "c-rust", render_c(results))
+    for name, s in results["c_beside_rust"].items():
+        row = ", ".join(f"{k} {v['median_ns'] / 1000:.1f} µs" for k, v in results["models"].get(name, s).items())
         print(f"{name}: {row}")
 
 

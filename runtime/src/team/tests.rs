@@ -1,27 +1,31 @@
 //! The job protocol under many threads, jobs and nestings: every part run once per stage, stages in order.
 use super::*;
 use std::string::String;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::time::Instant;
 use std::vec;
-
-/// Parts run by a helper thread, over all tests.
-static ON_HELPER: AtomicUsize = AtomicUsize::new(0);
 
 /// A two-stage job over `n` units in `parts` parts: stage 0 writes `a[j] = x[j]²`,
 /// stage 1 writes `b[j] = Σa + j + local`, each part's local counting its stages.
 fn job(parts: usize, x: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
+    job_on(team(), parts, x, &AtomicUsize::new(0))
+}
+
+/// [`job`] on `team`, counting in `on_helper` the parts that ran on a helper.
+fn job_on(team: &'static Team, parts: usize, x: &[f32], on_helper: &AtomicUsize) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
     let n = x.len();
     let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts).collect();
     let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
     let mut locals = vec![0u32; parts];
     let lo = |k: usize| bounds[k];
-    run(&bounds, 2, &mut locals, &mut [Shared::new(&mut a, 1, 0), Shared::new(&mut b, 1, 1)], |s| {
+    run_on(team, &bounds, 2, &mut locals, &mut [Shared::new(&mut a, 1, 0), Shared::new(&mut b, 1, 1)], |s| {
         *s.local += 1;
-        // Long enough for an awake helper to claim its part first.
+        // Long enough for an awake helper to claim its part before the caller is done with
+        // its own, even on a slow build (ThreadSanitizer's).
         let t = Instant::now();
-        while t.elapsed() < Duration::from_micros(2) {}
+        while t.elapsed() < Duration::from_micros(20) {}
         if thread::current().name().is_some_and(|n| n.starts_with("cellc-team-")) {
-            ON_HELPER.fetch_add(1, Ordering::Relaxed);
+            on_helper.fetch_add(1, Ordering::Relaxed);
         }
         match s.index {
             0 => {
@@ -43,17 +47,21 @@ fn job(parts: usize, x: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
 
 #[test]
 fn parts_compute_what_one_thread_computes() {
+    // A team of this test's own: the other tests' jobs, contending for the process's team,
+    // would run most of these alone.
+    let team: &'static Team = Box::leak(Box::new(Team::new()));
+    let on_helper = AtomicUsize::new(0);
     let x: Vec<f32> = (0..37).map(|j| j as f32 * 0.25).collect();
     let alone = job(1, &x);
     assert_eq!(alone.2, [2]);
     for parts in [2, 3, 5] {
         for _ in 0..2000 {
-            let (a, b, locals) = job(parts, &x);
+            let (a, b, locals) = job_on(team, parts, &x, &on_helper);
             assert_eq!((&a, &b), (&alone.0, &alone.1), "{parts} parts");
             assert!(locals.iter().all(|&l| l == 2), "each part ran each stage once: {locals:?}");
         }
     }
-    assert!(ON_HELPER.load(Ordering::Relaxed) > 0, "some parts ran on helpers");
+    assert!(on_helper.load(Ordering::Relaxed) > 0, "some parts ran on helpers");
 }
 
 /// `steps` steps of a two-stage recurrence over `n` units in `parts` parts, one job:
@@ -150,13 +158,66 @@ fn a_panicking_part_panics_the_caller_and_the_team_goes_on() {
 
 #[test]
 fn sleeping_helpers_wake_for_the_next_job() {
+    // A team of this test's own, whose helpers sleep as soon as they are idle (the other
+    // tests' helpers spin as usual).
+    let team: &'static Team = Box::leak(Box::new(Team::new()));
+    team.spin_ns.store(0, Ordering::Relaxed);
     let x = [0.5f32; 9];
     let alone = job(1, &x);
-    let before = spin();
-    set_spin(Duration::ZERO);
     for _ in 0..20 {
         thread::sleep(Duration::from_millis(1));
-        assert_eq!(job(2, &x).1, alone.1);
+        assert_eq!(job_on(team, 2, &x, &AtomicUsize::new(0)).1, alone.1);
     }
-    set_spin(before);
+}
+
+#[test]
+fn a_late_helper_makes_the_next_jobs_run_alone() {
+    // A team of this test's own, so that no other test's jobs come between.
+    let team: &'static Team = Box::leak(Box::new(Team::new()));
+    let caller = thread::current().id();
+    let ran_alone = |jobs: u32| {
+        (0..jobs).all(|_| {
+            let others = AtomicUsize::new(0);
+            run_on(team, &[0, 1, 2], 2, &mut [(), ()], &mut [], |_| {
+                if thread::current().id() != caller {
+                    others.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            others.load(Ordering::Relaxed) == 0
+        })
+    };
+    for _ in 0..50 {
+        // Part 1 outlasts `LATE` on a helper, and part 0 waits for it to start there, so
+        // that the caller waits for a claimed part.
+        let (started, on_helper) = (AtomicBool::new(false), AtomicBool::new(false));
+        run_on(team, &[0, 1, 2], 1, &mut [(), ()], &mut [], |s| {
+            if s.part == 1 {
+                started.store(true, Ordering::Release);
+                if thread::current().id() != caller {
+                    on_helper.store(true, Ordering::Relaxed);
+                    thread::sleep(LATE * 3);
+                }
+            } else {
+                let t = Instant::now();
+                while !started.load(Ordering::Acquire) && t.elapsed() < Duration::from_millis(20) {
+                    core::hint::spin_loop();
+                }
+            }
+        });
+        if team.started.load(Ordering::Relaxed) == 0 {
+            return; // one core: no helper to be late
+        }
+        // SAFETY: no job of this team runs, and this thread ran the last one.
+        #[allow(unsafe_code)]
+        let left = unsafe { team.alone.with_mut(|a| a.left) };
+        // The wait was late unless part 1 ran on the caller, or the caller itself was off its
+        // core while the helper slept.
+        if left > 0 {
+            assert!(on_helper.load(Ordering::Relaxed), "only a helper's part is late");
+            assert_eq!(left, FIRST_ALONE);
+            assert!(ran_alone(FIRST_ALONE), "the jobs after a late one run on the caller alone");
+            return;
+        }
+    }
+    panic!("no late wait in 50 jobs whose part 1 sleeps 3 × LATE on a helper");
 }
