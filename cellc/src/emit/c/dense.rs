@@ -50,11 +50,16 @@ pub(super) fn emit(
     // The products fused where the target has FMA: on a convolution model (AMD Zen 3,
     // GCC 12) unfused sums took 1.25× the time, the spare registers holding the products.
     helpers.fma();
-    let cell = std::cell::RefCell::new(&mut *helpers);
-    let act = |v: &str| match d.act {
-        Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &[v.to_owned()], &mut cell.borrow_mut()),
-        None => v.to_owned(),
-    };
+    // The output of lane `l` of each row's sums `a0`, `a1`, ….
+    let act: Vec<String> = (0..ROWS)
+        .map(|i| {
+            let v = format!("a{i}[l]");
+            match d.act {
+                Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &[v], helpers),
+                None => v,
+            }
+        })
+        .collect();
     let rolled = super::kern::rolled(&upper, tile);
     let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix };
     body.comment(&describe(d, t, store));
@@ -65,10 +70,10 @@ pub(super) fn emit(
     body.line(format!("const size_t blocks = rows - rows % {ROWS};"));
     body.line("size_t r;");
     body.open(format!("for (r = 0; r < blocks; r += {ROWS})"));
-    block.emit(body, ROWS, &act);
+    block.emit(body, &act);
     body.close("");
     body.open("for (r = blocks; r < rows; ++r)");
-    block.emit(body, 1, &act);
+    block.emit(body, &act[..1]);
     body.close("");
     body.close("");
     body.line("");
@@ -102,11 +107,11 @@ impl Block<'_> {
     /// The loops computing rows `r .. r + m` of `y`: a sum per row in an array of its own
     /// (`a0`, `a1`, …), all updated in one loop over lanes, so that GCC keeps them in
     /// registers (one two-dimensional array it keeps in memory, each update a load and a
-    /// store: measured 1.75× the Rust's time on a convolution model). `act` gives the output
-    /// of a sum's lane `l` from the sum's name.
-    fn emit(&self, c: &mut Code, m: usize, act: &dyn Fn(&str) -> String) {
+    /// store: measured 1.75× the Rust's time on a convolution model). `act[i]` is the
+    /// output of lane `l` of row `i`'s sums, and there are as many rows as outputs.
+    fn emit(&self, c: &mut Code, act: &[String]) {
         let Block { k, outs, tile, used, ty, w, b, row, lane, rolled, prefix } = *self;
-        let rows: Vec<usize> = (0..m).collect();
+        let rows: Vec<usize> = (0..act.len()).collect();
         let list = |f: &dyn Fn(usize) -> String| rows.iter().map(|&i| f(i)).collect::<Vec<_>>();
         c.line(format!("const float *restrict xr = x + r * {k};"));
         c.line(format!("float *restrict yr = y + r * {outs};"));
@@ -137,11 +142,7 @@ impl Block<'_> {
         c.close("");
         c.open(format!("for (size_t l = 0; l < {width}; ++l)"));
         for &i in &rows {
-            c.line(format!(
-                "yr[{}] = {};",
-                at(i * outs, "t * TILE + l").replace("TILE", &tile.to_string()),
-                act(&format!("a{i}[l]"))
-            ));
+            c.line(format!("yr[{}] = {};", at(i * outs, "t * TILE + l").replace("TILE", &tile.to_string()), act[i]));
         }
         c.close("");
         c.close("");
