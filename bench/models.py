@@ -132,6 +132,9 @@ def cellc_binaries(case_dir, work, cellc):
     if not xml.is_file():
         xml = case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
     pins = [a for p in case.get("pin", []) for a in ("--input", p)]
+    for flag, key in (("--inputs", "cut_inputs"), ("--outputs", "cut_outputs")):
+        if case.get(key):
+            pins += [flag, ",".join(case[key])]
     crate = work / "rust"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--name", "Net", "-o", str(crate / "src" / "net.rs")], check=True)
@@ -153,7 +156,15 @@ def cellc_binaries(case_dir, work, cellc):
     c_bin = work / "c-bin"
     subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L", "-o", str(c_bin),
                     str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
-    ins = [str(case_dir / i["file"]) for i in case["inputs"]]
+    ins = []
+    for i in case["inputs"]:
+        path = case_dir / i["file"]
+        if case.get("frames"):
+            # A streaming case's file holds every frame: a call takes the first.
+            first = work / i["file"]
+            first.write_bytes(path.read_bytes()[: 4 * int(np.prod(i["shape"]))])
+            path = first
+        ins.append(str(path))
     outs = ",".join(str(int(np.prod(o["shape"]))) for o in case["outputs"])
     return case, [str(rust_copy), str(CALLS), outs, *ins], [str(c_bin), str(CALLS), outs, *ins]
 

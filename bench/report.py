@@ -427,8 +427,10 @@ def svg(rows):
 # Microarchitectures by (vendor, cpu family, model), as /proc/cpuinfo numbers them: the key a
 # run's results are kept under, and its name. A CPU not listed is keyed by its numbers.
 MICROARCH = {
-    ("amd", 25, None): ("amd-zen4", "AMD Zen 3/Zen 4"),
+    ("amd", 25, None): ("amd-zen3", "AMD Zen 3"),
     ("amd", 26, None): ("amd-zen5", "AMD Zen 5"),
+    # Zen 4 shares Zen 3's family 25: models 0x10-0x1f, 0x60-0x7f and 0xa0-0xaf are Zen 4.
+    **{("amd", 25, m): ("amd-zen4", "AMD Zen 4") for m in [*range(0x10, 0x20), *range(0x60, 0x80), *range(0xA0, 0xB0)]},
     ("intel", 6, 106): ("intel-icelake", "Intel Ice Lake"),
     ("intel", 6, 108): ("intel-icelake", "Intel Ice Lake"),
     ("intel", 6, 143): ("intel-sapphirerapids", "Intel Sapphire Rapids"),

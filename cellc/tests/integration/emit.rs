@@ -334,22 +334,59 @@ fn runtime_weights_are_packed_only_when_set() {
     }
 }
 
-/// The C of a whole model of `tests/models` (its f32 IR).
+/// The C of a whole model of `tests/models` (its f32 IR, or its only one).
 fn emit_c_model(case: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case).join("f32/model.xml");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case);
+    let path = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file()).expect("an IR");
     let m = cellc::load_ir(&path, None).expect("model loads");
     let opts = Options { name: Some("net".into()), ..Options::default() };
     cellc::emit::c::emit(&m, &opts, "net.h").expect("model emits").source
+}
+
+/// The C of `case` from the first line starting with `head` to the end of the function.
+fn c_function(case: &str, head: &str) -> String {
+    let source = emit_c_model(case);
+    let start = source.find(head).expect("the function");
+    let end = start + source[start..].find("\n}\n").expect("its end") + 3;
+    source[start..end].to_owned()
 }
 
 #[test]
 fn c_dense_layer() {
     // A GRU's last state through a 16 → 1 dense layer and a sigmoid: blocks of rows, each
     // row's sums in arrays of their own, then the rows left one by one.
-    let source = emit_c_model("pt_gru_linear_sigmoid");
-    let start = source.find("/* Dense layer").expect("a dense layer");
-    let end = start + source[start..].find("\n}\n").expect("its end") + 3;
+    insta::assert_snapshot!(c_function("pt_gru_linear_sigmoid", "/* Dense layer"));
+}
+
+#[test]
+fn c_dense_layer_in_vectors() {
+    // A 24 → 8 dense layer with a bias and a relu: under GCC, each row's sums in a vector of
+    // its own; elsewhere the loops over lanes.
+    insta::assert_snapshot!(c_function("ov_convolutions", "/* Dense layer (MatMul \"dense8\""));
+}
+
+#[test]
+fn c_short_sums_written_out() {
+    // A grouped convolution's 9 taps: the sum written out term by term, in order.
+    let source = emit_c_model("ov_convolutions");
+    let at = source.find("acc += ar[0] * br[0];").expect("a sum written out");
+    let start = source[..at].rfind("\n        {\n").expect("its block") + 1;
+    let end = at + source[at..].find("\n        }\n").expect("its end") + 11;
     insta::assert_snapshot!(&source[start..end]);
+}
+
+#[test]
+fn c_gathers_mostly_fill_write_the_fill_first() {
+    // A transposed convolution's strided inputs: the fill over each entry, then the values
+    // taken by (destination, source) pairs, instead of a choice per value.
+    let source = emit_c_model("ov_convolutions");
+    let lines: Vec<&str> = source
+        .lines()
+        .filter(|l| l.contains("pairs") || (l.contains("dst[e * ") && !l.contains("src")))
+        .map(str::trim)
+        .collect();
+    assert!(lines.iter().any(|l| l.contains("pairs[j]")), "a gather by pairs");
+    insta::assert_snapshot!(lines.join("\n"));
 }
 
 #[test]

@@ -253,6 +253,9 @@ impl Emitter {
              the stack.",
         );
         c.define_by(&format!("{u}_FEED_BLOCK"), &[("defined(__AVX2__)", &FEED_BLOCK.to_string())], "1");
+        if self.helpers.vectors {
+            c.raw(&VECTORS.replace("PREFIX", &p).replace("UPPER", &u));
+        }
         c.raw(&self.helpers.definitions(&p));
         c.function(&format!("const char *{p}_status_name(int status)"));
         c.line("switch (status) {");
@@ -268,6 +271,24 @@ impl Emitter {
         CFiles { header: hd.finish(), source: c.finish() }
     }
 }
+
+/// The vector types of the dense layers, and how their functions compile.
+const VECTORS: &str = "\
+/* Dense layers sum in vectors of GCC's vector extensions, which GCC lowers to what the target
+ * has, their products fused where its tuning for the target prefers (`fp-contract=fast` on
+ * those functions alone). Other compilers, or CELLC_PORTABLE defined, take plain loops over
+ * lanes. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE)
+#define UPPER_VECTORS 1
+#define UPPER_CONTRACT __attribute__((optimize(\"fp-contract=fast\")))
+typedef float PREFIX_v4 __attribute__((vector_size(16)));
+typedef float PREFIX_v8 __attribute__((vector_size(32)));
+#else
+#define UPPER_VECTORS 0
+#define UPPER_CONTRACT
+#endif
+
+";
 
 /// The status codes: name after the prefix, value, meaning.
 const STATUS: [(&str, usize, &str); 10] = [

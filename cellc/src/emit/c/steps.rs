@@ -8,6 +8,12 @@ use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Sof
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 
+/// The longest sum of a matrix product written out term by term instead of as a loop.
+const UNROLLED_SUM: usize = 16;
+
+/// A gather at least `1 / FILLED_PICK` fill writes the fill everywhere first.
+const FILLED_PICK: usize = 4;
+
 impl ModelEmitter<'_> {
     /// Opens `for` loops over `counts` (indices `i0`, `i1`, …); returns how many it opened.
     pub(super) fn open_nest(c: &mut Code, counts: &[usize]) -> usize {
@@ -101,6 +107,40 @@ impl ModelEmitter<'_> {
             c.close("");
             return;
         }
+        let fills = s.table.iter().filter(|&&i| i == Pick::NONE).count();
+        if fills > 0 && fills.saturating_mul(FILLED_PICK) >= n {
+            // Mostly fill (a transposed convolution's zeros between the inputs): the fill
+            // written over the whole entry, then the values taken. A choice per value
+            // mispredicts: AMD Zen 3, a table of 8568 values three quarters fill, 8 µs.
+            let pairs: Vec<String> = s
+                .table
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v != Pick::NONE)
+                .map(|(i, v)| format!("{{{i}u, {v}u}}"))
+                .collect();
+            if !pairs.is_empty() {
+                c.open(format!("static const uint32_t pairs[{}][2] =", pairs.len()));
+                for chunk in pairs.chunks(8) {
+                    c.line(format!("{},", chunk.join(", ")));
+                }
+                c.close(";");
+            }
+            self.bind(c, "src", &s.src, false);
+            self.bind(c, "dst", &s.dst, true);
+            c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+            c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {};", s.dst_stride, float(s.fill)));
+            if !pairs.is_empty() {
+                c.line(format!(
+                    "for (size_t j = 0; j < {}; ++j) dst[e * {} + pairs[j][0]] = src[e * {} + pairs[j][1]];",
+                    pairs.len(),
+                    s.dst_stride,
+                    s.src_stride
+                ));
+            }
+            c.close("");
+            return;
+        }
         c.open(format!("static const uint32_t table[{n}] ="));
         for chunk in s.table.chunks(16) {
             let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();
@@ -159,11 +199,12 @@ impl ModelEmitter<'_> {
         axes.push([s.n, 0, s.b_strides[1], 1]);
         // Axes of one element need no loop.
         let live: Vec<(usize, [usize; 4])> = axes.into_iter().enumerate().filter(|(_, a)| a[0] > 1).collect();
-        let idx = |k: usize, q: usize| -> String {
+        // Index `k` of the operands (1: a, 2: b, 3: dst), plus `q` times `qs`.
+        let idx = |k: usize, qs: usize| -> String {
             let mut t: Vec<String> =
                 live.iter().filter(|(_, a)| a[k] != 0).map(|(i, a)| mul(&format!("i{i}"), a[k])).collect();
-            if q != 0 {
-                t.push(mul("q", q));
+            if qs != 0 {
+                t.push(mul("q", qs));
             }
             if t.is_empty() { "0".into() } else { t.join(" + ") }
         };
@@ -171,12 +212,20 @@ impl ModelEmitter<'_> {
             c.open(format!("for (size_t i{i} = 0; i{i} < {}; ++i{i})", a[0]));
         }
         c.line("float acc = 0.0f;");
-        c.line(format!(
-            "for (size_t q = 0; q < {}; ++q) acc += a[{}] * b[{}];",
-            s.k,
-            idx(1, s.a_strides[1]),
-            idx(2, s.b_strides[0])
-        ));
+        let (sa, sb) = (s.a_strides[1], s.b_strides[0]);
+        if s.k <= UNROLLED_SUM {
+            // Written out, in the same order: GCC then vectorises the loop around it, as
+            // LLVM does the Rust (a grouped convolution with 9 taps, AMD Zen 3: the rolled
+            // sum took 9% of the model's time, written out 2.5%).
+            c.line(format!("const float *const ar = a + {}, *const br = b + {};", idx(1, 0), idx(2, 0)));
+            for q in (0..s.k).collect::<Vec<_>>().chunks(4) {
+                let terms: Vec<String> =
+                    q.iter().map(|&q| format!("acc += ar[{}] * br[{}];", q * sa, q * sb)).collect();
+                c.line(terms.join(" "));
+            }
+        } else {
+            c.line(format!("for (size_t q = 0; q < {}; ++q) acc += a[{}] * b[{}];", s.k, idx(1, sa), idx(2, sb)));
+        }
         c.line(format!("dst[{}] = acc;", idx(3, 0)));
         Self::close_nest(c, live.len());
     }

@@ -37,6 +37,13 @@ impl Code {
         self.line(format!("}}{tail}"));
     }
 
+    /// `} else {`: the block closes and the next opens at the same depth.
+    pub(super) fn otherwise(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line("} else {");
+        self.depth += 1;
+    }
+
     /// A function definition's head and opening brace on lines of their own.
     pub(super) fn function(&mut self, signature: &str) {
         self.line(signature);
