@@ -16,6 +16,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
             c,
             "z, r and the candidate for each tile; the candidate's recurrent part is reset after R.h.",
         );
+        let [hs, out] = k.pad_states(c, ["h", "out"], &["h"]);
         c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
         c.line(format!("const float *restrict ax = p + t * {w};"));
         k.bind(c, "r", &k.recurrent[0]);
@@ -25,9 +26,10 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
         c.line(format!("const float z = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
         c.line(format!("const float rg = {};", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
         c.line(format!("const float n = {};", hp.act(pre, g, s.clip, &format!("ax[{t2} + l] + rg * ah[{t2} + l]"))));
-        c.line("out[j] = (1.0f - z) * n + z * h[j];");
+        c.line(format!("{out}[j] = (1.0f - z) * n + z * {hs}[j];"));
         c.close("");
         c.close("");
+        k.unpad_states(c, &["out"]);
         c.close("");
         c.line("");
         return;
@@ -36,14 +38,15 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     let nt = tiles * t;
     c.line(format!("float z[{nt}] = {{0.0f}};"));
     c.line(format!("float xn[{nt}] = {{0.0f}};"));
-    c.line(format!("float rh[{h}];"));
+    c.line(format!("float rh[{nt}];"));
+    let [hs, out] = k.pad_states(c, ["h", "out"], &["h"]);
     c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
     c.line(format!("const float *restrict ax = p + t * {w};"));
     k.bind(c, "rzr", &k.recurrent[0]);
     k.accumulate(c, ("ah", t2, "0.0f"), "rzr", h, "h");
     k.open_lanes(c);
     c.line(format!("z[t * {t} + l] = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
-    c.line(format!("rh[j] = {} * h[j];", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
+    c.line(format!("rh[j] = {} * {hs}[j];", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
     c.line(format!("xn[t * {t} + l] = ax[{t2} + l];"));
     c.close("");
     c.close("");
@@ -53,9 +56,10 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     let init = |tile: &str| format!("xn[{tile} * {t} + l]");
     let lanes = [
         format!("const float n = {};", hp.act(pre, g, s.clip, "a[l]")),
-        format!("out[j] = (1.0f - z[t * {t} + l]) * n + z[t * {t} + l] * h[j];"),
+        format!("{out}[j] = (1.0f - z[t * {t} + l]) * n + z[t * {t} + l] * {hs}[j];"),
     ];
     k.tile_products(c, ("rn", &k.recurrent[1], t), &init, "rh", &lanes);
+    k.unpad_states(c, &["out"]);
     c.close("");
     c.line("");
 }

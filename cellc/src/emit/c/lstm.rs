@@ -18,14 +18,16 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
         c,
         "The projection plus R.h for the four gates, then the new cell and hidden states, tile by tile.",
     );
+    let [cs, out, out_c] = k.pad_states(c, ["c", "out", "out_c"], &["c"]);
     k.single_accumulator(
         c,
         &[
-            format!("const float ct = {fg} * c[j] + {ig} * {cg};"),
-            "out_c[j] = ct;".into(),
-            format!("out[j] = {og} * {hc};"),
+            format!("const float ct = {fg} * {cs}[j] + {ig} * {cg};"),
+            format!("{out_c}[j] = ct;"),
+            format!("{out}[j] = {og} * {hc};"),
         ],
     );
+    k.unpad_states(c, &["out", "out_c"]);
     c.close("");
     c.line("");
 }

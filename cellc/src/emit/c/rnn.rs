@@ -8,7 +8,9 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     let s = &k.cell.spec;
     let e = hp.act(&k.prefix, &s.activations[0], s.clip, "a[l]");
     k.open_step_projected(c, "The projection plus R.h, then the activation, tile by tile.");
-    k.single_accumulator(c, &[format!("out[j] = {e};")]);
+    let out = k.pad_states(c, ["out"], &[]).concat();
+    k.single_accumulator(c, &[format!("{out}[j] = {e};")]);
+    k.unpad_states(c, &["out"]);
     c.close("");
     c.line("");
 }
