@@ -1,8 +1,8 @@
 //! The elementwise functions of the layers around the cells that [`crate::act`] does not
 //! hold, in f32: logarithm, square root, rounding, powers, and the piecewise activations
 //! of OpenVINO's opset (`HSigmoid`, `HSwish`, `Swish`, `Mish`, `Sign`). The libm crate
-//! (a port of musl's) gives the library functions: `sqrt`, `floor` and `ceil` are exact,
-//! `ln` and `pow` within 1 ULP.
+//! (a port of musl's) gives the library functions (`sqrt` on x86-64 is the SSE instruction):
+//! `sqrt`, `floor` and `ceil` are exact, `ln` and `pow` within 1 ULP.
 use crate::act;
 use crate::simd::Isa;
 
@@ -14,8 +14,23 @@ pub fn ln(x: f32) -> f32 {
 
 /// `√x`, correctly rounded (NaN below zero).
 #[inline]
+#[allow(unsafe_code)]
 pub fn sqrt(x: f32) -> f32 {
-    libm::sqrtf(x)
+    // On x86-64, the intrinsic rather than libm's `sqrtf`: libm's is an inline `sqrtss`,
+    // whose legacy SSE encoding the compiler cannot change, and amid AVX code it stalled
+    // (AMD Zen 3: a model whose 32 L2 norms took 11 µs of a 15 µs call ran in 3.9 µs with
+    // the intrinsic, which compiles to `vsqrtss` where AVX is on). Both round correctly.
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_cvtss_f32, _mm_set_ss, _mm_sqrt_ss};
+        // SAFETY: SSE is part of every x86-64 CPU (the target's baseline); no memory is
+        // touched.
+        unsafe { _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        libm::sqrtf(x)
+    }
 }
 
 /// `⌊x⌋`.
