@@ -179,14 +179,12 @@ impl Block<'_> {
         c.close("");
         c.close("");
     }
-}
 
-impl Block<'_> {
     /// The loops of [`Block::emit`] over vectors of GCC's vector extensions
-    /// (`PREFIX_v4`, `PREFIX_v8`): each row's sums in vectors of their own, which GCC keeps
-    /// in registers, where it keeps arrays of lanes in memory after vectorising them
-    /// (PLCMOS's largest convolution, AMD Zen 3: 5.0 ms against 7.1 ms as lanes). The sums
-    /// then go through arrays `a0`, `a1`, … to the outputs, as in [`Block::emit`].
+    /// (`PREFIX_v4`, `PREFIX_v8`) for `n` rows: each row's sums in vectors of their own,
+    /// which GCC keeps in registers, where it keeps arrays of lanes in memory after
+    /// vectorising them (PLCMOS's largest convolution, AMD Zen 3: 5.0 ms against 7.1 ms as
+    /// lanes). The sums go to `y`, then `act[i]` (if any) maps row `i` there.
     fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>) {
         let Block { k, outs, tile, used, w, b, prefix, .. } = *self;
         let width = tile.min(VECTOR_MAX);
@@ -225,27 +223,24 @@ impl Block<'_> {
         // Whole tiles go to `y` as vectors; the last one, partly past the outputs, through
         // an array. (Sums copied to arrays and mapped from there: GCC kept one of them in
         // memory inside the loop above, a load and a store per step.)
-        let store = |c: &mut Code, to: &dyn Fn(usize, usize) -> String| {
+        // Row `i`'s vectors stored at `to(j)`, vector `j`'s place.
+        let store = |c: &mut Code, i: usize, to: &dyn Fn(usize) -> String| {
+            let stores: Vec<String> =
+                vecs.iter().map(|&j| format!("__builtin_memcpy({}, &s{i}_{j}, sizeof s{i}_{j});", to(j))).collect();
+            c.line(stores.join(" "));
+        };
+        let to_y = |c: &mut Code| {
             for &i in &rows {
-                let stores: Vec<String> = vecs
-                    .iter()
-                    .map(|&j| format!("__builtin_memcpy({}, &s{i}_{j}, sizeof s{i}_{j});", to(i, j)))
-                    .collect();
-                c.line(stores.join(" "));
+                store(c, i, &|j| plus(&format!("yr + {}", at(i * outs, &format!("t * {tile}"))), j * width));
             }
         };
-        let to_y = |i: usize, j: usize| plus(&format!("yr + {}", at(i * outs, &format!("t * {tile}"))), j * width);
         if partial {
             c.open(format!("if (width == {tile})"));
-            store(c, &to_y);
+            to_y(c);
             c.otherwise();
             c.line(format!("float a[{tile}];"));
             for &i in &rows {
-                let stores: Vec<String> = vecs
-                    .iter()
-                    .map(|&j| format!("__builtin_memcpy({}, &s{i}_{j}, sizeof s{i}_{j});", plus("a", j * width)))
-                    .collect();
-                c.line(stores.join(" "));
+                store(c, i, &|j| plus("a", j * width));
                 c.line(format!(
                     "for (size_t l = 0; l < width; ++l) yr[{}] = a[l];",
                     at(i * outs, &format!("t * {tile} + l"))
@@ -253,7 +248,7 @@ impl Block<'_> {
             }
             c.close("");
         } else {
-            store(c, &to_y);
+            to_y(c);
         }
         if let Some(act) = act {
             c.open(format!("for (size_t l = 0; l < {last}; ++l)"));

@@ -36,8 +36,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     }
     k.open_step_projected(c, "First pass: z, r * h and the input part of the candidate, tile by tile; second pass: the candidate, which needs all of r * h.");
     let nt = tiles * t;
-    c.line(format!("float z[{nt}] = {{0.0f}};"));
-    c.line(format!("float xn[{nt}] = {{0.0f}};"));
+    c.line(format!("float z[{nt}], xn[{nt}];"));
     c.line(format!("float rh[{nt}];"));
     let [hs, out] = k.pad_states(c, ["h", "out"], &["h"]);
     c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));

@@ -249,8 +249,8 @@ impl Kern<'_> {
     /// The names the loops over lanes give the state arrays `names`: the arrays themselves
     /// when the tiles are whole, else copies padded to whole tiles (`h_pad`…), declared
     /// here, those in `reads` holding the array then zeros. The loops then run over whole
-    /// tiles, which GCC vectorises without a scalar remainder (an LSTM with H = 10 in a
-    /// tile of 16: two lanes' activations one by one took 40% of its step); the lanes past
+    /// tiles, which GCC vectorises without a scalar remainder (LSTMs of 3 layers with H = 10
+    /// in tiles of 16, AMD Zen 3: 5.8 µs a call, 7.6 µs over the real lanes only); the lanes past
     /// the hidden size compute from zero weights and states, and [`Kern::unpad_states`]
     /// copies back only the real rows.
     pub(super) fn pad_states<const N: usize>(&self, c: &mut Code, names: [&str; N], reads: &[&str]) -> [String; N] {
