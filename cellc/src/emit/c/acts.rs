@@ -15,7 +15,7 @@ pub(super) type Definition = (&'static str, &'static str, String);
 
 /// The helpers other helpers call, callees first.
 const CALLEES: &[&str] =
-    &["clip", "select", "fma", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
+    &["clip", "select", "fma", "exp_reduced", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
 
 /// The fast activations that call one of [`CALLEES`].
 const FAST: &[&str] = &["fast_sigmoid", "fast_scaledtanh", "fast_elu", "fast_softplus"];
@@ -30,11 +30,11 @@ pub(super) fn order() -> impl Iterator<Item = &'static str> {
 /// The helper computing `a` (fast or not) and every helper it calls.
 pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'static str]) {
     match (a, fast) {
-        (Activation::Sigmoid, false) => ("sigmoid", &["fma", "exp"]),
-        (Activation::Tanh, false) => ("tanh", &["select", "fma", "exp"]),
-        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["select", "fma", "exp", "tanh"]),
-        (Activation::Elu { .. }, false) => ("elu", &["select", "fma", "exp", "expm1_neg"]),
-        (Activation::Softplus, false) => ("softplus", &["fma", "exp", "ln_1p_unit"]),
+        (Activation::Sigmoid, false) => ("sigmoid", &["fma", "exp_reduced"]),
+        (Activation::Tanh, false) => ("tanh", &["select", "fma", "exp_reduced"]),
+        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["select", "fma", "exp_reduced", "tanh"]),
+        (Activation::Elu { .. }, false) => ("elu", &["select", "fma", "exp_reduced", "exp", "expm1_neg"]),
+        (Activation::Softplus, false) => ("softplus", &["fma", "exp_reduced", "exp", "ln_1p_unit"]),
         (Activation::Sigmoid, true) => ("fast_sigmoid", &["fma", "fast_tanh"]),
         (Activation::Tanh, true) => ("fast_tanh", &["fma"]),
         (Activation::ScaledTanh { .. }, true) => ("fast_scaledtanh", &["fma", "fast_tanh"]),
@@ -52,6 +52,7 @@ pub(super) fn definition(name: &str) -> Option<Definition> {
         "clip" => fixed(CLIP),
         "select" => fixed(SELECT),
         "fma" => fixed(FMA),
+        "exp_reduced" => exp_reduced(),
         "exp" => exp(),
         "expm1_neg" => expm1_neg(),
         "ln_1p_unit" => ln_1p_unit(),
@@ -79,6 +80,25 @@ fn horner(p: &str, x: &str, c: &[f32], declare: bool) -> String {
 /// The reduction `x = n ln2 + r` of the runtime's `reduce`, into `r` (from `nf` and `x`).
 fn reduce() -> String {
     format!("    r = PREFIX_fma(-nf, {}, PREFIX_fma(-nf, {}, x));\n", float(poly::LN2_LO), float(poly::LN2_HI))
+}
+
+/// The runtime's `reduce_biased` of `x` then its `pow2_of`: declares `r`, with
+/// `x = n ln2 + r`, and `s`, whose float is `2^(n + bias - 127)` (`bias` even, as there).
+fn reduce_biased(x: &str, bias: u16) -> String {
+    debug_assert!(bias.is_multiple_of(2), "an even bias, as the runtime's");
+    let shift = float(12_582_912.0 + f32::from(bias));
+    format!(
+        "    union {{ float f; uint32_t u; }} k, s;
+    float nf, r;
+    k.f = PREFIX_fma({x}, {log2e}, {shift});
+    nf = k.f - {shift};
+    r = PREFIX_fma(-nf, {lo}, PREFIX_fma(-nf, {hi}, {x}));
+    s.u = k.u << 23;
+",
+        log2e = float(std::f32::consts::LOG2_E),
+        lo = float(poly::LN2_LO),
+        hi = float(poly::LN2_HI)
+    )
 }
 
 const CLIP: (&str, &str, &str) = (
@@ -116,34 +136,44 @@ const FMA: (&str, &str, &str) = (
 ",
 );
 
+/// `cellc_runtime::act`'s `exp_reduced`.
+fn exp_reduced() -> Definition {
+    let [c0, c1, c2, c3, c4] = poly::EXP.map(float);
+    (
+        "e^r for |r| <= ln2/2, by a polynomial in Estrin's form (a short chain of dependent operations).",
+        "float r",
+        format!(
+            "    const float r2 = r * r;
+    const float lo = PREFIX_fma({c3}, r, {c4});
+    float hi = PREFIX_fma({c1}, r, {c2});
+    hi = PREFIX_fma({c0}, r2, hi);
+    return 1.0f + PREFIX_fma(r2, PREFIX_fma(hi, r2, lo), r);
+"
+        ),
+    )
+}
+
 /// `cellc_runtime::act::exp`, operation for operation.
 fn exp() -> Definition {
-    let [c0, c1, c2, c3, c4] = poly::EXP.map(float);
     let log2e = float(std::f32::consts::LOG2_E);
     (
         "e^x within 1 ULP, straight-line (so loops over lanes vectorise): x = n ln2 + r, e^r by a \
-         polynomial (in Estrin's form: a short chain of dependent operations), 2^n from its bits in \
-         two halves so that subnormal results round once.",
+         polynomial, 2^n from its bits in two halves so that subnormal results round once.",
         "float x",
         format!(
             "    const float shift = 12582912.0f;
     union {{ float f; uint32_t u; }} k, sh, s1, s2;
-    float nf, r, r2, lo, hi, p;
+    float nf, r;
     int32_t n, half;
     x = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
     k.f = PREFIX_fma(x, {log2e}, shift);
     sh.f = shift;
     n = (int32_t)k.u - (int32_t)sh.u;
     nf = k.f - shift;
-{reduce}    r2 = r * r;
-    lo = PREFIX_fma({c3}, r, {c4});
-    hi = PREFIX_fma({c1}, r, {c2});
-    hi = PREFIX_fma({c0}, r2, hi);
-    p = PREFIX_fma(hi, r2, lo);
-    half = n / 2;
+{reduce}    half = n / 2;
     s1.u = (uint32_t)(half + 127) << 23;
     s2.u = (uint32_t)(n - half + 127) << 23;
-    return (1.0f + PREFIX_fma(r2, p, r)) * s1.f * s2.f;
+    return PREFIX_exp_reduced(r) * s1.f * s2.f;
 ",
             reduce = reduce()
         ),
@@ -276,12 +306,7 @@ fn fast_softplus() -> Definition {
 fn activation(a: Activation) -> Definition {
     let (doc, params, body) = match a {
         Activation::Relu => ("max(0, x).", "float x", "    return x > 0.0f ? x : 0.0f;\n"),
-        Activation::Sigmoid => (
-            "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows.",
-            "float x",
-            "    const float e = PREFIX_exp(-fabsf(x));\n    const float num = x >= 0.0f ? 1.0f : e;\n    \
-             return num / (1.0f + e);\n",
-        ),
+        Activation::Sigmoid => return sigmoid(),
         Activation::Tanh => return tanh(),
         Activation::HardSigmoid { .. } => (
             "max(0, min(1, alpha * x + beta)).",
@@ -319,21 +344,43 @@ fn activation(a: Activation) -> Definition {
     (doc, params, body.to_owned())
 }
 
+/// `cellc_runtime::act::sigmoid`: `e^-|x|` at the scale 2^65.
+fn sigmoid() -> Definition {
+    let scale = float(2.0f32.powi(65));
+    (
+        "1 / (1 + e^-x) within 2 ULP, from e^-|x| so it never overflows; e^-|x| is taken at the scale \
+         2^65, where it is a normal float built in one shift.",
+        "float x",
+        format!(
+            "    const float y = -fabsf(x) < -104.0f ? -104.0f : -fabsf(x);
+{reduce}    {{
+        const float e = PREFIX_exp_reduced(r) * s.f;
+        const float num = x >= 0.0f ? {scale} : e;
+        return num / ({scale} + e);
+    }}
+",
+            reduce = reduce_biased("y", 127 + 65)
+        ),
+    )
+}
+
 /// `cellc_runtime::act::tanh`.
 fn tanh() -> Definition {
     let below = float(poly::TANH_SMALL_BELOW);
     (
-        "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above.",
+        "Hyperbolic tangent within 1 ULP: an odd polynomial below |x| = 0.55, 1 - 2 / (e^2|x| + 1) above \
+         (with e^2|x| / 2 built in one shift).",
         "float x",
         format!(
-            "    const float a = fabsf(x), a2 = a * a;
-{}    {{
+            "    const float a = fabsf(x), a2 = a * a, b = 2.0f * (a > 44.0f ? 44.0f : a);
+{p}{reduce}    {{
         const float small = PREFIX_fma(a * a2, p, a);
-        const float large = 1.0f - 2.0f / (PREFIX_exp(2.0f * a) + 1.0f);
+        const float large = 1.0f - 1.0f / (PREFIX_exp_reduced(r) * s.f + 0.5f);
         return copysignf(PREFIX_select(a < {below}, small, large), x);
     }}
 ",
-            horner("p", "a2", &poly::TANH_SMALL, true)
+            p = horner("p", "a2", &poly::TANH_SMALL, true),
+            reduce = reduce_biased("b", 127 - 1)
         ),
     )
 }
