@@ -34,7 +34,7 @@ impl Helpers {
     pub(super) fn act(&mut self, prefix: &str, a: &Activation, clip: Option<f32>, v: &str) -> String {
         let v = match clip {
             Some(c) => {
-                self.used.insert("clip");
+                self.used.extend(["select", "clip"]);
                 format!("{prefix}_clip({v}, {})", float(c))
             }
             None => v.to_owned(),
