@@ -15,7 +15,7 @@ pub(super) type Definition = (&'static str, &'static str, String);
 
 /// The helpers other helpers call, callees first.
 const CALLEES: &[&str] =
-    &["select", "clip", "fma", "exp_reduced", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
+    &["select", "clip", "fma", "exp_reduced_m1", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
 
 /// The fast activations that call one of [`CALLEES`].
 const FAST: &[&str] = &["fast_sigmoid", "fast_scaledtanh", "fast_elu", "fast_softplus"];
@@ -30,11 +30,11 @@ pub(super) fn order() -> impl Iterator<Item = &'static str> {
 /// The helper computing `a` (fast or not) and every helper it calls.
 pub(super) fn helper(a: &Activation, fast: bool) -> (&'static str, &'static [&'static str]) {
     match (a, fast) {
-        (Activation::Sigmoid, false) => ("sigmoid", &["fma", "exp_reduced"]),
-        (Activation::Tanh, false) => ("tanh", &["select", "fma", "exp_reduced"]),
-        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["select", "fma", "exp_reduced", "tanh"]),
-        (Activation::Elu { .. }, false) => ("elu", &["select", "fma", "exp_reduced", "exp", "expm1_neg"]),
-        (Activation::Softplus, false) => ("softplus", &["select", "fma", "exp_reduced", "exp", "ln_1p_unit"]),
+        (Activation::Sigmoid, false) => ("sigmoid", &["fma", "exp_reduced_m1"]),
+        (Activation::Tanh, false) => ("tanh", &["select", "fma", "exp_reduced_m1"]),
+        (Activation::ScaledTanh { .. }, false) => ("scaledtanh", &["select", "fma", "exp_reduced_m1", "tanh"]),
+        (Activation::Elu { .. }, false) => ("elu", &["select", "fma", "exp_reduced_m1", "exp", "expm1_neg"]),
+        (Activation::Softplus, false) => ("softplus", &["select", "fma", "exp_reduced_m1", "exp", "ln_1p_unit"]),
         (Activation::Sigmoid, true) => ("fast_sigmoid", &["select", "fma", "fast_tanh"]),
         (Activation::Tanh, true) => ("fast_tanh", &["select", "fma"]),
         (Activation::ScaledTanh { .. }, true) => ("fast_scaledtanh", &["select", "fma", "fast_tanh"]),
@@ -52,7 +52,7 @@ pub(super) fn definition(name: &str) -> Option<Definition> {
         "clip" => fixed(CLIP),
         "select" => fixed(SELECT),
         "fma" => fixed(FMA),
-        "exp_reduced" => exp_reduced(),
+        "exp_reduced_m1" => exp_reduced_m1(),
         "exp" => exp(),
         "expm1_neg" => expm1_neg(),
         "ln_1p_unit" => ln_1p_unit(),
@@ -136,18 +136,19 @@ const FMA: (&str, &str, &str) = (
 ",
 );
 
-/// `cellc_runtime::act`'s `exp_reduced`.
-fn exp_reduced() -> Definition {
+/// `cellc_runtime::act`'s `exp_reduced_m1`.
+fn exp_reduced_m1() -> Definition {
     let [c0, c1, c2, c3, c4] = poly::EXP.map(float);
     (
-        "e^r for |r| <= ln2/2, by a polynomial in Estrin's form (a short chain of dependent operations).",
+        "e^r - 1 for |r| <= ln2/2, as e^r rounds it: e^r is 1 plus it, by a polynomial in Estrin's form \
+         (a short chain of dependent operations).",
         "float r",
         format!(
             "    const float r2 = r * r;
     const float lo = PREFIX_fma({c3}, r, {c4});
     float hi = PREFIX_fma({c1}, r, {c2});
     hi = PREFIX_fma({c0}, r2, hi);
-    return 1.0f + PREFIX_fma(r2, PREFIX_fma(hi, r2, lo), r);
+    return PREFIX_fma(r2, PREFIX_fma(hi, r2, lo), r);
 "
         ),
     )
@@ -173,7 +174,7 @@ fn exp() -> Definition {
 {reduce}    half = n / 2;
     s1.u = (uint32_t)(half + 127) << 23;
     s2.u = (uint32_t)(n - half + 127) << 23;
-    return PREFIX_exp_reduced(r) * s1.f * s2.f;
+    return (1.0f + PREFIX_exp_reduced_m1(r)) * s1.f * s2.f;
 ",
             reduce = reduce()
         ),
@@ -354,7 +355,7 @@ fn sigmoid() -> Definition {
         format!(
             "    const float y = -fabsf(x) < -104.0f ? -104.0f : -fabsf(x);
 {reduce}    {{
-        const float e = PREFIX_exp_reduced(r) * s.f;
+        const float e = PREFIX_fma(PREFIX_exp_reduced_m1(r), s.f, s.f);
         const float num = x >= 0.0f ? {scale} : e;
         return num / ({scale} + e);
     }}
@@ -375,7 +376,7 @@ fn tanh() -> Definition {
             "    const float a = fabsf(x), a2 = a * a, b = 2.0f * PREFIX_select(a > 44.0f, 44.0f, a);
 {p}{reduce}    {{
         const float small = PREFIX_fma(a * a2, p, a);
-        const float large = 1.0f - 1.0f / (PREFIX_exp_reduced(r) * s.f + 0.5f);
+        const float large = 1.0f - 1.0f / (PREFIX_fma(PREFIX_exp_reduced_m1(r), s.f, s.f) + 0.5f);
         return copysignf(PREFIX_select(a < {below}, small, large), x);
     }}
 ",
