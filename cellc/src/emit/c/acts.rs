@@ -78,8 +78,8 @@ fn horner(p: &str, x: &str, c: &[f32], declare: bool) -> String {
 }
 
 /// The reduction `x = n ln2 + r` of the runtime's `reduce`, into `r` (from `nf` and `x`).
-fn reduce() -> String {
-    format!("    r = PREFIX_fma(-nf, {}, PREFIX_fma(-nf, {}, x));\n", float(poly::LN2_LO), float(poly::LN2_HI))
+fn reduce(x: &str) -> String {
+    format!("    r = PREFIX_fma(-nf, {}, PREFIX_fma(-nf, {}, {x}));\n", float(poly::LN2_LO), float(poly::LN2_HI))
 }
 
 /// The runtime's `reduce_biased` of `x` then its `pow2_of`: declares `r`, with
@@ -92,12 +92,10 @@ fn reduce_biased(x: &str, bias: u16) -> String {
     float nf, r;
     k.f = PREFIX_fma({x}, {log2e}, {shift});
     nf = k.f - {shift};
-    r = PREFIX_fma(-nf, {lo}, PREFIX_fma(-nf, {hi}, {x}));
-    s.u = k.u << 23;
+{reduce}    s.u = k.u << 23;
 ",
         log2e = float(std::f32::consts::LOG2_E),
-        lo = float(poly::LN2_LO),
-        hi = float(poly::LN2_HI)
+        reduce = reduce(x)
     )
 }
 
@@ -176,7 +174,7 @@ fn exp() -> Definition {
     s2.u = (uint32_t)(n - half + 127) << 23;
     return (1.0f + PREFIX_exp_reduced_m1(r)) * s1.f * s2.f;
 ",
-            reduce = reduce()
+            reduce = reduce("x")
         ),
     )
 }
@@ -242,7 +240,7 @@ fn fast_exp_neg() -> Definition {
     return (1.0f + PREFIX_fma(r * r, p, r)) * s.f;
 ",
             log2e = float(std::f32::consts::LOG2_E),
-            reduce = reduce(),
+            reduce = reduce("x"),
             p = horner("p", "r", &poly::FAST_EXP_NEG, false)
         ),
     )
