@@ -129,12 +129,12 @@ impl Kern<'_> {
         let tensors = self.runtime_tensors();
         let params = setter_params(&tensors);
         c.function(&format!("int {}({} *cell, {params})", self.n.f("_set_weights"), self.n.f("")));
-        c.line(format!("if (cell == NULL) return {u}_ERR_NULL;"));
+        c.refuse(u, "cell == NULL", "ERR_NULL");
         for t in &tensors {
-            c.line(format!("if ({}_len != {}) return {u}_ERR_LENGTH;", t.arg(), self.declared_len(*t)));
+            c.refuse(u, &format!("{}_len != {}", t.arg(), self.declared_len(*t)), "ERR_LENGTH");
         }
         let nulls: Vec<String> = tensors.iter().map(|t| format!("{} == NULL", t.arg())).collect();
-        c.line(format!("if ({}) return {u}_ERR_NULL;", nulls.join(" || ")));
+        c.refuse(u, &nulls.join(" || "), "ERR_NULL");
         let mut bias = "b";
         if self.folds_bias() {
             // The declared layout's bias blocks, summed into the kernel's convention.
@@ -308,19 +308,19 @@ impl Kern<'_> {
         };
         c.function(&format!("int {}({sp}const float *x, size_t x_len, {states})", self.n.f("_step_batch")));
         if self.has_struct() {
-            c.line(format!("if (cell == NULL) return {u}_ERR_NULL;"));
+            c.refuse(u, "cell == NULL", "ERR_NULL");
         }
         if i == 1 {
             c.line("const size_t n = x_len;");
         } else {
             c.line(format!("const size_t n = x_len / {i};"));
-            c.line(format!("if (x_len % {i} != 0) return {u}_ERR_PARTIAL_ROW;"));
+            c.refuse(u, &format!("x_len % {i} != 0"), "ERR_PARTIAL_ROW");
         }
         let arrays: &[&str] = if lstm { &["h", "c", "out", "out_c"] } else { &["h", "out"] };
         let lens: Vec<String> = arrays.iter().map(|a| format!("{a}_len != {}", mul("n", h))).collect();
-        c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));
+        c.refuse(u, &lens.join(" || "), "ERR_LENGTH");
         let nulls: Vec<String> = std::iter::once(&"x").chain(arrays).map(|a| format!("{a} == NULL")).collect();
-        c.line(format!("if (n > 0 && ({})) return {u}_ERR_NULL;", nulls.join(" || ")));
+        c.refuse(u, &format!("n > 0 && ({})", nulls.join(" || ")), "ERR_NULL");
         c.open("for (size_t r = 0; r < n; ++r)");
         let (ri, rh) = (mul("r", i), mul("r", h));
         let rows = if lstm {

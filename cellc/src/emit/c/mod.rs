@@ -248,6 +248,11 @@ impl Emitter {
             "",
         );
         c.comment(
+            "The checks of the arguments fail only by mistake: told so, GCC keeps the computation after them \
+             hot (vectorised and unrolled).",
+        );
+        c.define_by(&format!("{u}_UNLIKELY(x)"), &[("defined(__GNUC__)", "__builtin_expect(!!(x), 0)")], "(x)");
+        c.comment(
             "Steps whose input projections `feed` and a reverse sequence compute together: blocks of rows pay off \
              with 256-bit vectors and up; other targets take one row at a time and keep one row of projections on \
              the stack.",

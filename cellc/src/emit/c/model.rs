@@ -4,7 +4,7 @@
 //! sequence length before writing anything, then performs the model's steps for each row.
 use super::helpers::Helpers;
 use super::names::CellNames;
-use super::text::{Code, float, mul, quoted, string};
+use super::text::{Code, float, mul, quoted, refusal, string};
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
 
@@ -275,13 +275,15 @@ impl ModelEmitter<'_> {
         self.define_set_weights(c);
         c.function(&self.run_signature());
         c.line("size_t batch;");
-        c.line(format!("if (n_inputs != {}) return {u}_ERR_INPUT_COUNT;", self.inputs()));
-        c.line(format!("if (n_outputs != {}) return {u}_ERR_OUTPUT_COUNT;", m.outputs.len()));
-        c.line(format!(
-            "if (model == NULL || inputs == NULL || input_lens == NULL || outputs == NULL || output_lens == NULL) return {u}_ERR_NULL;"
-        ));
+        c.refuse(u, &format!("n_inputs != {}", self.inputs()), "ERR_INPUT_COUNT");
+        c.refuse(u, &format!("n_outputs != {}", m.outputs.len()), "ERR_OUTPUT_COUNT");
+        c.refuse(
+            u,
+            "model == NULL || inputs == NULL || input_lens == NULL || outputs == NULL || output_lens == NULL",
+            "ERR_NULL",
+        );
         if self.weights() > 0 {
-            c.line(format!("if (!model->weights_set_) return {u}_ERR_WEIGHTS_NOT_SET;"));
+            c.refuse(u, "!model->weights_set_", "ERR_WEIGHTS_NOT_SET");
         }
         self.check_lengths(c);
         if m.steps.is_empty() {
@@ -336,13 +338,13 @@ impl ModelEmitter<'_> {
             return;
         }
         c.function(&self.set_weights_signature());
-        c.line(format!("if (n_weights != {n}) return {u}_ERR_WEIGHT_COUNT;"));
-        c.line(format!("if (model == NULL || weights == NULL || weight_lens == NULL) return {u}_ERR_NULL;"));
+        c.refuse(u, &format!("n_weights != {n}"), "ERR_WEIGHT_COUNT");
+        c.refuse(u, "model == NULL || weights == NULL || weight_lens == NULL", "ERR_NULL");
         c.line("model->weights_set_ = 0;");
         for (k, (_, par)) in self.m.run_weights().enumerate() {
-            c.line(format!("if (weight_lens[{k}] != {}) return {u}_ERR_LENGTH;", row_len(&par.shape)));
+            c.refuse(u, &format!("weight_lens[{k}] != {}", row_len(&par.shape)), "ERR_LENGTH");
         }
-        c.line(format!("for (size_t k = 0; k < {n}; ++k) if (weights[k] == NULL) return {u}_ERR_NULL;"));
+        c.line(format!("for (size_t k = 0; k < {n}; ++k) {}", refusal(u, "weights[k] == NULL", "ERR_NULL")));
         for cell in self.cells.iter().filter(|c| !c.runtime_args.is_empty()) {
             let args: Vec<String> = cell
                 .runtime_args
@@ -379,7 +381,7 @@ impl ModelEmitter<'_> {
                 for (k, par) in m.run_inputs().map(|(_, p)| p).enumerate().filter(|(_, p)| batched(&p.shape)) {
                     let row = row_len(&par.shape);
                     if row > 1 {
-                        c.line(format!("if (input_lens[{k}] % {row} != 0) return {u}_ERR_PARTIAL_ROW;"));
+                        c.refuse(u, &format!("input_lens[{k}] % {row} != 0"), "ERR_PARTIAL_ROW");
                     }
                     if first {
                         let rows =
@@ -397,21 +399,23 @@ impl ModelEmitter<'_> {
             if batched(shape) { mul("batch", row_len(shape)) } else { row_len(shape).to_string() }
         };
         for (k, (_, par)) in m.run_inputs().enumerate() {
-            c.line(format!("if (input_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&par.shape)));
+            c.refuse(u, &format!("input_lens[{k}] != {}", expected(&par.shape)), "ERR_LENGTH");
         }
         for (k, o) in m.outputs.iter().enumerate() {
-            c.line(format!("if (output_lens[{k}] != {}) return {u}_ERR_LENGTH;", expected(&o.shape)));
+            c.refuse(u, &format!("output_lens[{k}] != {}", expected(&o.shape)), "ERR_LENGTH");
         }
         if self.inputs() > 0 {
             c.line(format!(
-                "for (size_t k = 0; k < {}; ++k) if (inputs[k] == NULL && input_lens[k] > 0) return {u}_ERR_NULL;",
-                self.inputs()
+                "for (size_t k = 0; k < {}; ++k) {}",
+                self.inputs(),
+                refusal(u, "inputs[k] == NULL && input_lens[k] > 0", "ERR_NULL")
             ));
         }
         if !m.outputs.is_empty() {
             c.line(format!(
-                "for (size_t k = 0; k < {}; ++k) if (outputs[k] == NULL && output_lens[k] > 0) return {u}_ERR_NULL;",
-                m.outputs.len()
+                "for (size_t k = 0; k < {}; ++k) {}",
+                m.outputs.len(),
+                refusal(u, "outputs[k] == NULL && output_lens[k] > 0", "ERR_NULL")
             ));
         }
         for cell in &m.cells {
@@ -420,9 +424,11 @@ impl ModelEmitter<'_> {
                 c.open(format!("for (size_t r = 0; r < input_lens[{par}]; ++r)"));
                 c.line(format!("const float v = inputs[{par}][r];"));
                 c.comment("A whole number from 0 to the steps (NaN fails every comparison).");
-                c.line(format!(
-                    "if (!(v >= 0.0f && v <= {steps}.0f && v == (float)(size_t)v)) return {u}_ERR_SEQUENCE_LENGTH;"
-                ));
+                c.refuse(
+                    u,
+                    &format!("!(v >= 0.0f && v <= {steps}.0f && v == (float)(size_t)v)"),
+                    "ERR_SEQUENCE_LENGTH",
+                );
                 c.close("");
             }
         }

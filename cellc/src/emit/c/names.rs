@@ -53,6 +53,8 @@ const MODEL_NAMES: &[&str] = &[
     "_f16",
     "_bf16_lo",
     "_bf16_hi",
+    "_v4",
+    "_v8",
 ];
 
 /// What follows the upper-case prefix in the model's macros.
@@ -72,6 +74,9 @@ const MODEL_MACROS: &[&str] = &[
     "_ALIGNED",
     "_FEED_BLOCK",
     "_LANES",
+    "_UNLIKELY",
+    "_VECTORS",
+    "_CONTRACT",
     "_INPUT_COUNT",
     "_OUTPUT_COUNT",
     "_MAX_RANK",

@@ -5,7 +5,7 @@
 //! the length, forward before reverse, zero final states for a row of length 0.
 use super::cell::setter_params;
 use super::names::CellNames;
-use super::text::{Code, mul, quoted};
+use super::text::{Code, mul, quoted, refusal};
 use crate::emit::plan::runtime_tensors;
 use crate::ir::{Cell, Seq};
 
@@ -148,13 +148,13 @@ impl Wrapper<'_> {
             setter_params(&runtime_tensors(self.cell))
         ));
         let args: Vec<&str> = runtime_tensors(self.cell).iter().map(|t| t.arg()).collect();
-        c.line(format!("if (op == NULL) return {u}_ERR_NULL;"));
+        c.refuse(u, "op == NULL", "ERR_NULL");
         if nd > 1 {
             let lens: Vec<String> = args.iter().map(|a| format!("{a}_len % {nd} != 0")).collect();
-            c.line(format!("if ({}) return {u}_ERR_LENGTH;", lens.join(" || ")));
+            c.refuse(u, &lens.join(" || "), "ERR_LENGTH");
         }
         let nulls: Vec<String> = args.iter().map(|a| format!("{a} == NULL")).collect();
-        c.line(format!("if ({}) return {u}_ERR_NULL;", nulls.join(" || ")));
+        c.refuse(u, &nulls.join(" || "), "ERR_NULL");
         c.line("int status;");
         for (k, d) in self.dirs.iter().enumerate() {
             let parts: Vec<String> = args
@@ -179,7 +179,7 @@ impl Wrapper<'_> {
         let (i, h, l, u) = (s.input, s.hidden, self.q.steps, self.upper);
         let lstm = self.lstm();
         c.function(&format!("int {}({}{})", self.n.f("_run"), self.self_param(), self.run_params("restrict ")));
-        c.line(format!("if (len > {l}) return {u}_ERR_SEQUENCE_LENGTH;"));
+        c.refuse(u, &format!("len > {l}"), "ERR_SEQUENCE_LENGTH");
         for (k, d) in self.dirs.iter().enumerate() {
             let da = self.dir_arg(d);
             c.comment(if d.reversed {
@@ -252,22 +252,25 @@ impl Wrapper<'_> {
         let lstm = self.lstm();
         c.function(&format!("int {}({}{})", self.n.f("_run_batch"), self.self_param(), self.batch_params()));
         if self.runtime {
-            c.line(format!("if (op == NULL) return {u}_ERR_NULL;"));
+            c.refuse(u, "op == NULL", "ERR_NULL");
         }
         c.line(format!("const size_t n = h_len / {};", nd * h));
-        c.line(format!("if (major != {u}_BATCH_MAJOR && major != {u}_TIME_MAJOR) return {u}_ERR_ARGUMENT;"));
-        c.line(format!("if (h_len % {} != 0) return {u}_ERR_PARTIAL_ROW;", nd * h));
+        c.refuse(u, &format!("major != {u}_BATCH_MAJOR && major != {u}_TIME_MAJOR"), "ERR_ARGUMENT");
+        c.refuse(u, &format!("h_len % {} != 0", nd * h), "ERR_PARTIAL_ROW");
         if lstm {
-            c.line(format!("if (c_len != n * {}) return {u}_ERR_LENGTH;", nd * h));
+            c.refuse(u, &format!("c_len != n * {}", nd * h), "ERR_LENGTH");
         }
-        c.line(format!("if (x_len != n * {}) return {u}_ERR_LENGTH;", l * i));
+        c.refuse(u, &format!("x_len != n * {}", l * i), "ERR_LENGTH");
         c.open("if (lengths != NULL)");
-        c.line(format!("if (lengths_len != n) return {u}_ERR_LENGTH;"));
-        c.line(format!("for (size_t r = 0; r < n; ++r) if (lengths[r] > {l}) return {u}_ERR_SEQUENCE_LENGTH;"));
+        c.refuse(u, "lengths_len != n", "ERR_LENGTH");
+        c.line(format!(
+            "for (size_t r = 0; r < n; ++r) {}",
+            refusal(u, &format!("lengths[r] > {l}"), "ERR_SEQUENCE_LENGTH")
+        ));
         c.close("");
-        c.line(format!("if (y != NULL && y_len != n * {}) return {u}_ERR_LENGTH;", nd * l * h));
+        c.refuse(u, &format!("y != NULL && y_len != n * {}", nd * l * h), "ERR_LENGTH");
         let c_null = if lstm { " || c == NULL" } else { "" };
-        c.line(format!("if (n > 0 && (x == NULL || h == NULL{c_null})) return {u}_ERR_NULL;"));
+        c.refuse(u, &format!("n > 0 && (x == NULL || h == NULL{c_null})"), "ERR_NULL");
         c.open("for (size_t r = 0; r < n; ++r)");
         c.line(format!("const size_t len = lengths != NULL ? lengths[r] : {l};"));
         for (k, d) in self.dirs.iter().enumerate() {

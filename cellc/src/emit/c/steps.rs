@@ -11,6 +11,11 @@ use crate::ops::{Binary, Compare, ReduceKind, Unary};
 /// The longest sum of a matrix product written out term by term instead of as a loop.
 const UNROLLED_SUM: usize = 16;
 
+/// A gather of up to `INLINE_RUNS` runs copies each in a loop of its own: GCC turns a copy
+/// whose length it knows into vector moves, where a loop over a table of runs copies value
+/// by value (a model of 34 such gathers, AMD Zen 3: 5.55 against 4.48 µs).
+const INLINE_RUNS: usize = 16;
+
 /// A gather at least `1 / FILLED_PICK` fill writes the fill everywhere first.
 const FILLED_PICK: usize = 4;
 
@@ -83,6 +88,21 @@ impl ModelEmitter<'_> {
     pub(super) fn pick_step(&self, c: &mut Code, s: &Pick) {
         let n = s.table.len();
         if let Some(runs) = crate::emit::runs::runs(&s.table) {
+            if runs.len() <= INLINE_RUNS {
+                self.bind(c, "src", &s.src, false);
+                self.bind(c, "dst", &s.dst, true);
+                c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+                for &[d, from, len] in &runs {
+                    let take = if from == Pick::NONE {
+                        float(s.fill)
+                    } else {
+                        format!("src[e * {} + {from} + i]", s.src_stride)
+                    };
+                    c.line(format!("for (size_t i = 0; i < {len}; ++i) dst[e * {} + {d} + i] = {take};", s.dst_stride));
+                }
+                c.close("");
+                return;
+            }
             c.open(format!("static const uint32_t runs[{}][3] =", runs.len()));
             for chunk in runs.chunks(6) {
                 let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();

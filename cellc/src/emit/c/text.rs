@@ -3,6 +3,11 @@
 //! which a name cannot end the literal or the comment, and nothing but ASCII.
 use std::fmt::Write as _;
 
+/// The statement [`Code::refuse`] writes, to follow a loop's head.
+pub(super) fn refusal(upper: &str, cond: &str, status: &str) -> String {
+    format!("if ({upper}_UNLIKELY({cond})) return {upper}_{status};")
+}
+
 /// C source being written, a line at a time, indented by blocks.
 #[derive(Default)]
 pub(super) struct Code {
@@ -82,6 +87,15 @@ impl Code {
                 }
             }
         }
+    }
+
+    /// `if (cond) return status;` for a check that only a caller's mistake fails (`upper`
+    /// the model's macro prefix, `status` a status code after it), marked unlikely: GCC
+    /// gives each early return a fair chance, so that after a model's thirty checks it takes
+    /// the computation for cold code, which it neither vectorises nor unrolls (a model of
+    /// gathers and products, AMD Zen 3: 7.2 against 5.5 µs).
+    pub(super) fn refuse(&mut self, upper: &str, cond: &str, status: &str) {
+        self.line(refusal(upper, cond, status));
     }
 
     /// `#define name` as `then` where `cond` holds, else as `otherwise` (each of `cases`
