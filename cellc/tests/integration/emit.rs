@@ -355,7 +355,7 @@ fn c_function(case: &str, head: &str) -> String {
 fn c_dense_layer() {
     // A GRU's last state through a 16 → 1 dense layer and a sigmoid: blocks of rows, each
     // row's sums in arrays of their own, then the rows left one by one.
-    insta::assert_snapshot!(c_function("pt_gru_linear_sigmoid", "/* Dense layer"));
+    insta::assert_snapshot!(c_function("pt_gru_linear_sigmoid", "/* Dense layer ("));
 }
 
 #[test]

@@ -16,7 +16,7 @@ pub(super) struct Helpers {
     pub(super) pack_bias: bool,
     /// Whether some weights are stored as IEEE f16.
     pub(super) f16: bool,
-    /// Whether some dense layer takes the vector path (see `dense`).
+    /// Whether some dense layer or projection takes the vector path (see `dense`, `cell`).
     pub(super) vectors: bool,
     /// Whether some weights are stored as bfloat16 pairs.
     pub(super) bf16: bool,

@@ -277,12 +277,12 @@ impl Emitter {
     }
 }
 
-/// The vector types of the dense layers, and how their functions compile.
+/// The vector types of the dense layers and projections, and how their functions compile.
 const VECTORS: &str = "\
-/* Dense layers sum in vectors of GCC's vector extensions, which GCC lowers to what the target
- * has, their products fused where its tuning for the target prefers (`fp-contract=fast` on
- * those functions alone). Other compilers, or CELLC_PORTABLE defined, take plain loops over
- * lanes. */
+/* Dense layers and the projections of blocks of steps sum in vectors of GCC's vector
+ * extensions, which GCC lowers to what the target has, the dense layers' products fused where
+ * its tuning for the target prefers (`fp-contract=fast` on those functions alone). Other
+ * compilers, or CELLC_PORTABLE defined, take plain loops over lanes. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE)
 #define UPPER_VECTORS 1
 #define UPPER_CONTRACT __attribute__((optimize(\"fp-contract=fast\")))
