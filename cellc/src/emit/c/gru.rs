@@ -17,18 +17,18 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
             "z, r and the candidate for each tile; the candidate's recurrent part is reset after R.h.",
         );
         let [hs, out] = k.pad_states(c, ["h", "out"], &["h"]);
-        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
-        c.line(format!("const float *restrict ax = p + t * {w};"));
-        k.bind(c, "r", &k.recurrent[0]);
-        k.bind(c, "bh", &k.recurrent[1]);
-        k.accumulate(c, ("ah", w, "bh[l]"), "r", h, "h");
-        k.open_lanes(c);
-        c.line(format!("const float z = {};", hp.act(pre, f, s.clip, "ax[l] + ah[l]")));
-        c.line(format!("const float rg = {};", hp.act(pre, f, s.clip, &format!("ax[{t} + l] + ah[{t} + l]"))));
-        c.line(format!("const float n = {};", hp.act(pre, g, s.clip, &format!("ax[{t2} + l] + rg * ah[{t2} + l]"))));
-        c.line(format!("{out}[j] = (1.0f - z) * n + z * {hs}[j];"));
-        c.close("");
-        c.close("");
+        // Narrow tiles several at a time, as the Rust kernels take them (nsnet2's GRUs,
+        // H = 400 in tiles of 48 lanes, AMD Zen 3: the C 1.04 -> 0.97 of its Rust).
+        let (bias, stride) = k.tiles_of(&k.recurrent[1]);
+        let init = |tile: &str| format!("{bias}[{tile} * {stride} + l]");
+        let ax = |at: usize| if at == 0 { format!("p[t * {w} + l]") } else { format!("p[t * {w} + {at} + l]") };
+        let lanes = [
+            format!("const float z = {};", hp.act(pre, f, s.clip, &format!("{} + a[l]", ax(0)))),
+            format!("const float rg = {};", hp.act(pre, f, s.clip, &format!("{} + a[{t} + l]", ax(t)))),
+            format!("const float n = {};", hp.act(pre, g, s.clip, &format!("{} + rg * a[{t2} + l]", ax(t2)))),
+            format!("{out}[j] = (1.0f - z) * n + z * {hs}[j];"),
+        ];
+        k.tile_products(c, ("r", &k.recurrent[0], w), &init, "h", &lanes);
         k.unpad_states(c, &["out"]);
         c.close("");
         c.line("");

@@ -74,12 +74,18 @@ impl Kern<'_> {
 
     /// [`Kern::bind`] to the tile `tile` (a C expression).
     fn bind_at(&self, c: &mut Code, name: &str, slot: &Slot, tile: &str) {
+        let ty = c_type(self.slot_store(slot));
+        let (array, stride) = self.tiles_of(slot);
+        c.line(format!("const {ty} *restrict {name} = {array} + {tile} * {stride};"));
+    }
+
+    /// The array holding `slot`, and the values between the starts of two tiles in it.
+    pub(super) fn tiles_of(&self, slot: &Slot) -> (String, usize) {
         let stride = match &slot.pack {
             Pack::Panels { cols, .. } => cols * self.row_len(slot),
             Pack::Bias { .. } => slot.width(self.tile),
         };
-        let ty = c_type(self.slot_store(slot));
-        c.line(format!("const {ty} *restrict {name} = {} + {tile} * {stride};", self.array(slot)));
+        (self.array(slot), stride)
     }
 
     /// Statements `acc[l] += <lane l of row k of panel> * vk` for the lanes `l` of a row of
