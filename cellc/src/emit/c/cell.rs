@@ -309,7 +309,7 @@ impl Kern<'_> {
         // Vector `j` of the tile: `j0 + j`, or `j` where one block spans the tile.
         let (lanes, per_tile) = if per < whole {
             c.open(format!("for (size_t j0 = 0; j0 < {whole}; j0 += {per})"));
-            ("j0 * 8".to_owned(), false)
+            (format!("j0 * {VECTOR}"), false)
         } else {
             ("0".to_owned(), true)
         };
@@ -507,10 +507,11 @@ pub(super) fn project_block(
 const VECTOR: usize = 8;
 
 /// The register block of `_project_rows` over a tile of `width` lanes, `(rows, vectors)`:
-/// the whole tile for one row up to 8 vectors, else 8 vectors at a time, with as many rows
-/// as keep the sums within 12 of AVX2's 16 registers (the blocks the runtime's kernels take;
-/// the whole tile, hey_mycroft's LSTMs, AMD Zen 3: 73 against 88 µs in blocks of 8 rows x 16
-/// lanes of arrays). `None` where the tile is not whole vectors.
+/// the whole tile up to 8 vectors, else the most vectors up to 8 that divide it, with as
+/// many rows as keep the sums within 12 of AVX2's 16 registers: 4 rows up to 3 vectors, 2
+/// up to 6, else 1 (the blocks the runtime's kernels take; hey_mycroft's LSTMs, tiles of 8
+/// vectors, AMD Zen 3: 73 against 88 µs in blocks of 8 rows x 16 lanes of arrays). `None`
+/// where the tile is not whole vectors.
 fn vector_block(width: usize) -> Option<(usize, usize)> {
     if width == 0 || !width.is_multiple_of(VECTOR) {
         return None;
@@ -523,4 +524,23 @@ fn vector_block(width: usize) -> Option<(usize, usize)> {
         _ => 1,
     };
     Some((rows, per))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_blocks_fit_the_registers_and_the_block_of_steps() {
+        assert_eq!(vector_block(64), Some((1, 8)));
+        assert_eq!(vector_block(16), Some((4, 2)));
+        assert_eq!(vector_block(48), Some((2, 6)));
+        assert_eq!(vector_block(96), Some((2, 6)));
+        assert_eq!(vector_block(12), None);
+        for width in (VECTOR..=1024).step_by(VECTOR) {
+            let (rows, per) = vector_block(width).expect("whole vectors");
+            assert!(rows * per <= 12, "{width}: {rows} x {per} sums");
+            assert!((width / VECTOR).is_multiple_of(per) && FEED_BLOCK.is_multiple_of(rows), "{width}");
+        }
+    }
 }
