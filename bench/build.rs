@@ -2,7 +2,8 @@
 //! strategy, as Rust and as C, from the same deterministic weights, which are also written
 //! raw for the naive baseline to read. The C is compiled as a C user would build it for
 //! speed: `-std=c99 -O3 -march=native`.
-use cellc::ir::{CellKind, Model};
+use cellc::ir::CellKind;
+use cellc::ir::verify::Verified as Model;
 use cellc::{Language, Options, Strategy, WeightType};
 use std::path::{Path, PathBuf};
 

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 #[doc(hidden)]
 /// Reads and checks an OpenVINO IR model with default options. `weights` overrides the
 /// `.bin` path.
-pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::Model, Diagnostics> {
+pub fn load_ir(model: &Path, weights: Option<&Path>) -> Result<ir::verify::Verified, Diagnostics> {
     load_graph(model, &Options { weights: weights.map(Path::to_path_buf), ..Options::default() })
 }
 
 #[doc(hidden)]
 /// Reads an OpenVINO IR model as a graph, folds and simplifies it, and checks it: the
 /// pipeline for whole models (layout glue, shape subgraphs and heads around the cells).
-pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::Model, Diagnostics> {
+pub fn load_graph(model: &Path, opts: &Options) -> Result<ir::verify::Verified, Diagnostics> {
     model_of(read_graph(model, opts)?)
 }
 
@@ -62,7 +62,7 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
 /// Folds, simplifies, fuses and checks a graph: the validated model, or every problem the passes
 /// and the check found (ops whose inputs are wrong leave their outputs unknown, and the
 /// check goes on with the rest).
-pub fn model_of(mut g: graph::Graph) -> Result<ir::Model, Diagnostics> {
+pub fn model_of(mut g: graph::Graph) -> Result<ir::verify::Verified, Diagnostics> {
     let diags = run_passes(&mut g);
     check_passed(&g, diags)
 }
@@ -83,7 +83,7 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
 #[doc(hidden)]
 /// The check of [`model_of`] on a graph [`run_passes`] has been through, with the problems
 /// the passes found.
-pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::Model, Diagnostics> {
+pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::verify::Verified, Diagnostics> {
     diags.extend(g.unmatched_renames().into_iter().map(|m| Diag::new(&g.file, None, m)));
     match check::check(g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),

@@ -13,7 +13,7 @@ use cellc_conformance::scratch::{Job, Scratch};
 use std::path::Path;
 
 /// An accepted model, checked again.
-fn model(xml: &str, bin: &[u8]) -> Result<cellc::ir::Model, String> {
+fn model(xml: &str, bin: &[u8]) -> Result<cellc::ir::verify::Verified, String> {
     let g = parse_graph("model.xml", xml, Weights::whole("model.bin", bin.to_vec())).map_err(|d| d.to_string())?;
     cellc::model_of(g).map_err(|d| d.to_string())
 }
@@ -106,9 +106,10 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
             let w = weights.iter().map(|v| v.iter().map(|&x| f64::from(x)).collect());
             (e, data.iter().cloned().chain(w).collect::<Vec<_>>())
         } else {
-            (m.clone(), data.clone())
+            (m.model().clone(), data.clone())
         };
-        let (reference, ref_inputs) = cellc_conformance::stored_as(&m, &data, weight_type).unwrap_or((m.clone(), data));
+        let (reference, ref_inputs) =
+            cellc_conformance::stored_as(&m, &data, weight_type).unwrap_or((m.model().clone(), data));
         let run =
             |i: &[Vec<f64>]| cellc::reference::run(&reference, i).map_err(|e| format!("the reference refused: {e}"));
         let exact = run(&ref_inputs)?;

@@ -772,6 +772,57 @@ def norms(out):
     openvino_case(out, "ov_norms", model, feeds, norms.__doc__)
 
 
+def edge_ops(out):
+    """Where OpenVINO's rules differ from a first reading, against OpenVINO: PRelu with a
+    slope of one value per channel on [N, C, H, W] (per channel, as OpenVINO defines it),
+    where the channel count equals the last axis (still per channel), and the slope given
+    at run time; transposed convolutions (plain and grouped, 1-D and 2-D) with an output
+    shape and same_upper or same_lower padding whose total is odd (the odd pad crops the
+    beginning with same_upper); a max pool over windows of -inf, with and without padding,
+    at run time and folded at compile time (both give the lowest float, as OpenVINO's
+    maximum starts from it)."""
+    import openvino.opset13 as ops
+    import openvino.opset8 as o8
+
+    rng = np.random.default_rng(13)
+    x = ops.parameter([1, 4, 7, 9], np.float32, name="x")
+    sq = ops.parameter([2, 3, 4, 3], np.float32, name="sq")
+    slope = ops.parameter([4], np.float32, name="slope")
+    t = ops.parameter([1, 6, 5], np.float32, name="t")
+    pool = ops.parameter([1, 2, 6], np.float32, name="pool")
+    w = lambda *s: ops.constant(rng.uniform(-0.5, 0.5, s).astype(np.float32))
+    shape = lambda *v: ops.constant(np.array(v, np.int64))
+    outs = []
+
+    def named(node, name):
+        # A node's first output (a MaxPool-8 has a second, its indices, left unread).
+        o = node if isinstance(node, ov.Output) else node.output(0)
+        o.get_tensor().set_names({name})
+        outs.append(o)
+
+    named(ops.prelu(x, w(4)), "prelu_channels")
+    named(ops.prelu(sq, w(3)), "prelu_channels_equal_last")
+    named(ops.prelu(x, slope), "prelu_slope_at_run_time")
+    named(ops.prelu(sq, w(4, 3)), "prelu_numpy")
+    for pad in ["same_upper", "same_lower"]:
+        named(ops.convolution_backprop_data(t, w(6, 2, 3), [2], shape(10), dilations=[1], auto_pad=pad), f"t1_{pad}_odd")
+        named(ops.group_convolution_backprop_data(t, w(2, 3, 2, 4), [3], shape(14), dilations=[1], auto_pad=pad), f"g1_{pad}_odd")
+        named(ops.convolution_backprop_data(x, w(4, 3, 3, 2), [2, 2], shape(14, 17), dilations=[1, 1], auto_pad=pad), f"t2_{pad}_odd")
+    named(o8.max_pool(pool, [2], [1], [1], [1], [2]).output(0), "maxpool_neg_inf")
+    folded = ops.constant(np.array([[[-np.inf, -np.inf, 1.0, -np.inf, -np.inf, -np.inf]]], np.float32))
+    named(ops.add(o8.max_pool(folded, [2], [1], [0], [0], [2]).output(0), ops.reduce_sum(pool, shape(2), True)), "maxpool_neg_inf_folded")
+    model = ov.Model(outs, [x, sq, slope, t, pool], "edge_ops")
+    inf = np.float32(-np.inf)
+    feeds = {
+        "x": rng.uniform(-1, 1, (1, 4, 7, 9)).astype(np.float32),
+        "sq": rng.uniform(-1, 1, (2, 3, 4, 3)).astype(np.float32),
+        "slope": rng.uniform(-0.5, 0.5, (4,)).astype(np.float32),
+        "t": rng.uniform(-1, 1, (1, 6, 5)).astype(np.float32),
+        "pool": np.array([[[inf, inf, 0.5, inf, inf, inf], [inf, -2.0, inf, inf, 3.0, inf]]], np.float32),
+    }
+    openvino_case(out, "ov_edge_ops", model, feeds, edge_ops.__doc__)
+
+
 def interpolates(out):
     """Interpolate (opset 11 and 4) in every mode cellc takes: nearest with each rounding
     and several coordinate transformations, linear (antialiased where it upsamples),
@@ -1145,6 +1196,7 @@ def main():
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
         ("ov_norms", norms),
+        ("ov_edge_ops", edge_ops),
         ("ov_einsums", einsums),
         ("ov_interpolates", interpolates),
         ("ov_scatters", scatters),

@@ -38,7 +38,8 @@ pub fn stored_as(
 }
 
 /// Largest absolute difference between two equally long sequences (infinite if their
-/// lengths differ, NaN-aware: a NaN on either side counts as infinite).
+/// lengths differ). NaN-aware as [`tolerance_used`] is: a NaN on both sides is no error, a
+/// NaN on one side only counts as infinite.
 pub fn max_abs_err(got: &[f32], want: &[f64]) -> f64 {
     if got.len() != want.len() {
         return f64::INFINITY;
@@ -46,8 +47,8 @@ pub fn max_abs_err(got: &[f32], want: &[f64]) -> f64 {
     got.iter()
         .zip(want)
         .map(|(&g, &w)| {
-            // Equal values (infinities of one sign too) are no error.
-            if f64::from(g) == w {
+            // Equal values (infinities of one sign too, and NaN against NaN) are no error.
+            if (g.is_nan() && w.is_nan()) || f64::from(g) == w {
                 return 0.0;
             }
             let d = (g as f64 - w).abs();
@@ -103,6 +104,18 @@ mod tests {
         assert_eq!(tolerance_used(&[f32::INFINITY], &[inf], 1e-5, 8.0), 0.0);
         assert_eq!(max_abs_err(&[f32::INFINITY], &[-inf]), inf);
         assert_eq!(tolerance_used(&[f32::MAX], &[inf], 1e-5, 8.0), inf);
+    }
+
+    #[test]
+    fn the_printed_error_and_the_pass_rule_agree_on_nan() {
+        // NaN on both sides (an average over a window of padding alone): no error, and a pass.
+        assert_eq!(max_abs_err(&[f32::NAN, 1.0], &[f64::NAN, 1.0]), 0.0);
+        assert_eq!(tolerance_used(&[f32::NAN, 1.0], &[f64::NAN, 1.0], 1e-5, 8.0), 0.0);
+        // NaN on one side only: infinite, and a failure, either way round.
+        for (g, w) in [(f32::NAN, 0.0), (0.0, f64::NAN)] {
+            assert_eq!(max_abs_err(&[g], &[w]), f64::INFINITY);
+            assert_eq!(tolerance_used(&[g], &[w], 1e-5, 8.0), f64::INFINITY);
+        }
     }
 
     #[test]

@@ -192,7 +192,7 @@ impl<'g> Lowering<'g> {
                         self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: true }));
                         let k = self.steps.len();
                         let writes = self.ids[t].map(|v| (v, dst)).into_iter().collect();
-                        self.trace.push(ir::verify::Touch { steps: (k - 1, k), reads: Vec::new(), writes });
+                        self.trace.push(ir::verify::Touch { steps: (k - 1, k), node: None, reads: Vec::new(), writes });
                     }
                 }
                 _ => self.homes[t] = Some(src),
@@ -334,14 +334,19 @@ impl<'g> Lowering<'g> {
         let placed = |t: &TensorId| Some((self.ids[*t]?, self.homes[*t]?));
         let reads = node.inputs.iter().flatten().filter_map(placed).collect();
         let writes = node.outputs.iter().filter_map(placed).collect();
-        self.trace.push(ir::verify::Touch { steps: (first, self.steps.len()), reads, writes });
+        self.trace.push(ir::verify::Touch { steps: (first, self.steps.len()), node: Some(id), reads, writes });
     }
 
     /// Records that the step just pushed read tensor `t`.
     fn read_by_last(&mut self, t: TensorId) {
         let read = self.ids[t].zip(self.homes[t]);
         let k = self.steps.len();
-        self.trace.push(ir::verify::Touch { steps: (k - 1, k), reads: read.into_iter().collect(), writes: Vec::new() });
+        self.trace.push(ir::verify::Touch {
+            steps: (k - 1, k),
+            node: None,
+            reads: read.into_iter().collect(),
+            writes: Vec::new(),
+        });
     }
 
     /// The Results: each is written where its value is, or copied there.
@@ -463,7 +468,12 @@ impl<'g> Lowering<'g> {
             let dst = Operand::whole(Home::State(k), src.len);
             steps.push(Step::Copy(ir::steps::Copy::new(src, dst, vec![[src.len, 1, 1]])));
             let reads = id.map(|v| (v, src)).into_iter().collect();
-            trace.push(ir::verify::Touch { steps: (steps.len() - 1, steps.len()), reads, writes: Vec::new() });
+            trace.push(ir::verify::Touch {
+                steps: (steps.len() - 1, steps.len()),
+                node: None,
+                reads,
+                writes: Vec::new(),
+            });
         }
         let model = ir::Model {
             file: self.g.file.clone(),

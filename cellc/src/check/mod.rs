@@ -23,7 +23,7 @@ use lower::Lowering;
 
 /// Checks a folded graph and plans its steps. `reported`: the passes reported problems
 /// already (what they left unknown is then not a problem of its own).
-pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
+pub fn check(g: &Graph, reported: bool) -> Result<ir::verify::Verified, Diagnostics> {
     let mut c = Checker { g, diags: Vec::new(), tainted: vec![false; g.nodes.len()], reported };
     let (order, cyclic) = g.topo_order();
     if !cyclic.is_empty() {
@@ -54,17 +54,23 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::Model, Diagnostics> {
     if !c.diags.is_empty() {
         return Err(c.finish());
     }
-    // In debug and test builds (and the fuzzer's) every plan is checked against itself.
-    if cfg!(debug_assertions)
-        && let Err(problems) = model.verify(&trace)
-    {
-        let msg = format!(
-            "internal error: the planned model fails its own check ({}); please report it",
-            problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-        );
-        return Err(Diagnostics(vec![Diag::new(&g.file, None, msg)]));
-    }
-    Ok(model)
+    #[cfg(test)]
+    tests::sabotage(&mut model);
+    // Every plan is checked against itself, in every build: a plan that fails its check is
+    // an error naming the layers whose steps fail it, never generated code.
+    ir::verify::Verified::new(model, &trace).map_err(|faults| {
+        for f in faults {
+            let msg = format!("internal error: the planned model fails its own check ({f}); please report it");
+            let node = trace
+                .iter()
+                .find(|t| t.node.is_some() && (t.steps.0..t.steps.1.max(t.steps.0 + 1)).contains(&f.steps.0));
+            match node.and_then(|t| t.node) {
+                Some(id) => c.err(id, None, msg),
+                None => c.diags.push(Diag::new(&g.file, None, msg)),
+            }
+        }
+        c.finish()
+    })
 }
 
 /// Why a cell's `activations` cannot be resolved.
@@ -185,5 +191,37 @@ pub(crate) fn resolve_clip(clip: f32) -> Result<Option<f32>, AttrError> {
         Ok(None)
     } else {
         Ok(Some(clip))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Whether the plans made on this thread get their first slot shortened by one value.
+        static SABOTAGE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Breaks the plan as a planner's bug would, when the test asked for it.
+    pub(super) fn sabotage(m: &mut crate::ir::Model) {
+        if SABOTAGE.with(Cell::get)
+            && let Some(s) = m.slots.first_mut()
+        {
+            *s -= 1;
+        }
+    }
+
+    #[test]
+    fn a_plan_that_fails_its_check_is_an_error_naming_the_layer_not_code() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_frame_heads");
+        let graph = || crate::front::openvino::read_graph(&dir.join("model.xml"), None).expect("the fixture reads");
+        crate::pipeline::model_of(graph()).expect("the fixture compiles");
+        SABOTAGE.with(|s| s.set(true));
+        let err = crate::pipeline::model_of(graph()).expect_err("a slot too short");
+        SABOTAGE.with(|s| s.set(false));
+        let text = err.to_string();
+        assert!(text.contains("fails its own check") && text.contains("which holds"), "{text}");
+        assert!(text.contains("layer \""), "the layer is named: {text}");
     }
 }

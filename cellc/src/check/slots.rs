@@ -115,7 +115,8 @@ mod tests {
             ],
             states: Vec::new(),
         };
-        let mut trace = vec![Touch { steps: (2, 3), reads: vec![(1, slot(1, 2))], writes: vec![(2, slot(2, 2))] }];
+        let mut trace =
+            vec![Touch { steps: (2, 3), node: None, reads: vec![(1, slot(1, 2))], writes: vec![(2, slot(2, 2))] }];
         share(&mut m, &mut trace);
         assert_eq!(m.slots, vec![4, 4]);
         let homes: Vec<Vec<Home>> =

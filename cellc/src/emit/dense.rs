@@ -47,9 +47,12 @@ impl Tiling {
         Tiling { tile, tiles: tiles.div_ceil(group) * group, group }
     }
 
-    /// How the product of one group is arranged (the kernel's call computes a group).
-    pub(crate) fn schedule(self, k: usize) -> Schedule {
-        Schedule::of(self.group, self.tile, k)
+    /// How the product of one group is arranged (the kernel's call computes a group) over
+    /// `k` inputs. A `wide` layer (see [`wide`]) keeps one sum per lane: its AVX-512 kernel
+    /// shares each weight between rows instead of splitting sums, and the other levels must
+    /// add the same terms in the same order.
+    pub(crate) fn schedule(self, k: usize, wide: bool) -> Schedule {
+        if wide { Schedule::unsplit(self.group, self.tile) } else { Schedule::of(self.group, self.tile, k) }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Code emitters. Each takes only a validated [`crate::ir::Model`].
+//! Code emitters. Each takes only a planned model that passed its check ([`crate::ir::verify::Verified`]).
 pub mod c;
 pub(crate) mod dense;
 pub(crate) mod plan;
@@ -6,15 +6,16 @@ pub(crate) mod runs;
 pub mod rust;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::ir::{Model, WeightSrc};
+use crate::ir::WeightSrc;
+use crate::ir::verify::Verified;
 use crate::limits::{MAX_EMBEDDED_WEIGHTS, MAX_MODEL_WEIGHTS};
 use crate::options::WeightsMode;
 use std::borrow::Cow;
 
 /// The model as `mode` has it emitted: as it is, or with every constant weight turned into
-/// a Parameter (see [`Model::with_runtime_weights`]); refused when its weights are more than
+/// a Parameter (see [`crate::ir::Model::with_runtime_weights`]); refused when its weights are more than
 /// generated code holds (embedded as tables, or in the types that hold runtime weights).
-pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Result<Cow<'_, Model>, Diagnostics> {
+pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_, Verified>, Diagnostics> {
     let (mut embedded, mut all) = (0u64, 0u64);
     for c in &m.cells {
         let (s, dirs) = (&c.spec, c.seq.as_ref().map_or(1, |q| q.direction.count()) as u64);
@@ -44,6 +45,14 @@ pub(crate) fn in_weights_mode(m: &Model, mode: WeightsMode) -> Result<Cow<'_, Mo
             "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
         )),
         WeightsMode::Embedded => Ok(Cow::Borrowed(m)),
-        WeightsMode::Runtime => Ok(Cow::Owned(m.with_runtime_weights().0)),
+        // The same steps over more Parameters: checked again all the same.
+        WeightsMode::Runtime => Verified::new(m.with_runtime_weights().0, &[]).map(Cow::Owned).map_err(|faults| {
+            let faults: Vec<String> = faults.iter().map(ToString::to_string).collect();
+            let msg = format!(
+                "internal error: the model with its weights given at run time fails its own check ({}); please report it",
+                faults.join("; ")
+            );
+            Diag::new(&m.file, None, msg).into()
+        }),
     }
 }

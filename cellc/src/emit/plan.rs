@@ -70,6 +70,19 @@ impl Schedule {
             4..=7 => split.min(2),
             _ => split,
         };
+        Schedule::split_in(split, tiles, width)
+    }
+
+    /// [`Schedule::of`] with one sum per lane: the schedule of a product whose kernel sums
+    /// each lane in one chain at every level (a dense layer over many rows, whose AVX-512
+    /// kernel shares each weight between rows instead of splitting sums), so that every
+    /// level adds the same terms in the same order.
+    pub(crate) fn unsplit(tiles: usize, width: usize) -> Schedule {
+        Schedule::split_in(1, tiles, width)
+    }
+
+    /// Each lane's sum split in `split`, the tiles interleaved as [`Schedule::of`] says.
+    fn split_in(split: usize, tiles: usize, width: usize) -> Schedule {
         let interleave = match width {
             _ if split > 1 || tiles < 2 => 1,
             0..=16 => 4,

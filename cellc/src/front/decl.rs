@@ -118,7 +118,7 @@ pub fn lower(op: CellOp, d: &Declaration, root: &Path) -> syn::Result<Lowered> {
 /// A declaration written as text (what a macro call holds between its braces), compiled to
 /// the validated model as the macro compiles it: for tests and tools that declare cells.
 /// Paths are relative to `root`.
-pub fn model_of_text(op: CellOp, text: &str, root: &Path) -> syn::Result<crate::ir::Model> {
+pub fn model_of_text(op: CellOp, text: &str, root: &Path) -> syn::Result<crate::ir::verify::Verified> {
     let d: Declaration = syn::parse_str(text)?;
     let lowered = lower(op, &d, root)?;
     check(lowered.graph, &lowered.spans)

@@ -6,12 +6,46 @@
 use super::steps::{CellStep, Copy, DenseStep, Map, MatMul, Reduce, RowCopy, Softmax};
 use super::{Batch, Dim, Home, Lengths, Model, Operand, Step};
 
+/// A planned model that has passed [`Model::verify`]: what the emitters take, so that no
+/// code is written for a plan that fails its own check. It reads as the [`Model`] it holds.
+#[derive(Clone, Debug)]
+pub struct Verified(Model);
+
+impl Verified {
+    /// `model`, when it passes [`Model::verify`] with the planner's `trace` (empty: the
+    /// values read are not replayed, the bounds of every step are still checked).
+    pub fn new(model: Model, trace: &[Touch]) -> Result<Verified, Vec<Fault>> {
+        model.verify(trace)?;
+        Ok(Verified(model))
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.0
+    }
+
+    /// The model, to change it (it must be verified again to be emitted).
+    pub fn into_model(self) -> Model {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Verified {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        &self.0
+    }
+}
+
 /// What the steps of one node of the graph read and wrote, as the planner placed them: the
 /// values (by the planner's number for the storage they share) and where they are.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Touch {
     /// The steps, `first..end` of [`Model::steps`].
     pub steps: (usize, usize),
+    /// The node of the graph they compute (its index), for messages; `None` for the
+    /// copies of the model's inputs and outputs.
+    pub node: Option<usize>,
     /// The values read.
     pub reads: Vec<(usize, Operand)>,
     /// The values written.
@@ -272,27 +306,78 @@ impl Model {
     /// written where it lives.
     fn values(&self, trace: &[Touch], out: &mut Vec<Fault>) {
         let tracked = |h: Home| matches!(h, Home::Slot(_) | Home::Output(_));
-        let mut tags: std::collections::BTreeMap<Home, Vec<Option<usize>>> = std::collections::BTreeMap::new();
+        let mut held: std::collections::BTreeMap<Home, Runs> = std::collections::BTreeMap::new();
         for t in trace {
             for &(v, o) in t.reads.iter().filter(|(_, o)| tracked(o.home)) {
-                let region = tags.get(&o.home).and_then(|h| h.get(o.offset..o.offset + o.len));
-                let wrong = match region {
-                    None => Some(None),
-                    Some(r) => r.iter().find(|&&x| x != Some(v)).copied(),
+                let (a, b) = (o.offset, o.offset.saturating_add(o.len));
+                let wrong = match held.get(&o.home) {
+                    None => (a < b).then_some(None),
+                    Some(runs) => runs.first_other(a, b, v),
                 };
                 if let Some(found) = wrong {
                     out.push(Fault { steps: t.steps, problem: Problem::Stale { value: v, home: o.home, found } });
                 }
             }
             for &(v, o) in t.writes.iter().filter(|(_, o)| tracked(o.home)) {
-                let len = self.home_len(o.home, 1).unwrap_or(0).max(o.offset + o.len);
-                let held = tags.entry(o.home).or_insert_with(|| vec![None; len]);
-                if held.len() < o.offset + o.len {
-                    held.resize(o.offset + o.len, None);
-                }
-                held[o.offset..o.offset + o.len].fill(Some(v));
+                held.entry(o.home).or_default().write(o.offset, o.offset.saturating_add(o.len), v);
             }
         }
+    }
+}
+
+/// Which value each stretch of a home holds: runs `start → (end, value)`, disjoint, so that
+/// a write or a read costs the runs it meets rather than the values it covers (a model with
+/// large tensors replays in microseconds, not in a pass over every value).
+#[derive(Default)]
+struct Runs(std::collections::BTreeMap<usize, (usize, usize)>);
+
+impl Runs {
+    /// Marks `a..b` as holding `v`.
+    fn write(&mut self, a: usize, b: usize, v: usize) {
+        if a >= b {
+            return;
+        }
+        // A run from before `a` reaching into it keeps its part before `a` (and after `b`).
+        if let Some((&s, &(e, w))) = self.0.range(..a).next_back()
+            && e > a
+        {
+            self.0.insert(s, (a, w));
+            if e > b {
+                self.0.insert(b, (e, w));
+            }
+        }
+        let inside: Vec<usize> = self.0.range(a..b).map(|(&s, _)| s).collect();
+        for s in inside {
+            if let Some((e, w)) = self.0.remove(&s)
+                && e > b
+            {
+                self.0.insert(b, (e, w));
+            }
+        }
+        self.0.insert(a, (b, v));
+    }
+
+    /// Where `a..b` holds something other than `v`: `Some(Some(w))` for another value,
+    /// `Some(None)` for a stretch never written; `None` when it all holds `v`.
+    fn first_other(&self, a: usize, b: usize, v: usize) -> Option<Option<usize>> {
+        if a >= b {
+            return None;
+        }
+        let mut at = a;
+        let before = self.0.range(..=a).next_back().filter(|(_, (e, _))| *e > a);
+        for (&s, &(e, w)) in before.into_iter().chain(self.0.range(a.saturating_add(1)..b)) {
+            if at >= b {
+                break;
+            }
+            if s > at {
+                return Some(None);
+            }
+            if w != v {
+                return Some(Some(w));
+            }
+            at = at.max(e);
+        }
+        (at < b).then_some(None)
     }
 }
 
@@ -354,7 +439,7 @@ mod tests {
     }
 
     fn touch(k: usize, reads: &[(usize, Operand)], writes: &[(usize, Operand)]) -> Touch {
-        Touch { steps: (k, k + 1), reads: reads.to_vec(), writes: writes.to_vec() }
+        Touch { steps: (k, k + 1), node: None, reads: reads.to_vec(), writes: writes.to_vec() }
     }
 
     #[test]
@@ -374,6 +459,45 @@ mod tests {
         }
         let err = rows.verify(&[]).map_err(said).expect_err("rows past the slot");
         assert!(err.contains("reaches value 12 of Slot(0), which holds 4 for 3 rows"), "{err}");
+    }
+
+    #[test]
+    fn runs_hold_the_last_value_written_over_each_stretch() {
+        let mut r = Runs::default();
+        r.write(0, 10, 1);
+        r.write(4, 6, 2);
+        assert_eq!(r.first_other(0, 4, 1), None);
+        assert_eq!(r.first_other(0, 10, 1), Some(Some(2)));
+        assert_eq!(r.first_other(4, 6, 2), None);
+        assert_eq!(r.first_other(6, 10, 1), None);
+        assert_eq!(r.first_other(8, 12, 1), Some(None), "10..12 was never written");
+        r.write(2, 12, 3);
+        assert_eq!(r.first_other(2, 12, 3), None);
+        assert_eq!(r.first_other(0, 2, 1), None);
+        assert_eq!(r.first_other(1, 3, 1), Some(Some(3)));
+        r.write(20, 30, 4);
+        assert_eq!(r.first_other(11, 21, 3), Some(None), "the gap 12..20");
+        assert_eq!(r.first_other(5, 5, 9), None, "an empty read reads nothing");
+        // Against a value per position, over random writes.
+        let mut r = Runs::default();
+        let mut naive = vec![None; 64];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for v in 0..200 {
+            let (a, b) = (next(64), next(64));
+            let (a, b) = (a.min(b), a.max(b) + 1);
+            if next(2) == 0 {
+                r.write(a, b, v);
+                naive[a..b].fill(Some(v));
+            } else {
+                let w = naive[a].unwrap_or(usize::MAX);
+                let want = naive[a..b].iter().find(|&&x| x != Some(w)).copied();
+                assert_eq!(r.first_other(a, b, w), want, "{a}..{b}");
+            }
+        }
     }
 
     #[test]

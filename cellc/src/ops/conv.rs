@@ -125,7 +125,23 @@ impl ConvAttrs {
             (false, true) => (1, w[1], w[0]),
         };
         let channels = known(xs[1], "the input channels")?;
-        if groups.checked_mul(ci) != Some(channels) || groups == 0 || co == 0 {
+        if co == 0 || groups == 0 || ci == 0 {
+            return Err(refuse!(
+                "the weights have shape {}: no {}; expected at least one of each",
+                show(ws),
+                if co == 0 {
+                    "output channels"
+                } else if groups == 0 {
+                    "groups"
+                } else {
+                    "input channels"
+                }
+            ));
+        }
+        if let Some(&k) = w[w.len() - r..].iter().find(|&&k| k == 0) {
+            return Err(refuse!("the weights have shape {}: a kernel axis of {k} taps; expected 1 or more", show(ws)));
+        }
+        if groups.checked_mul(ci) != Some(channels) {
             return Err(refuse!(
                 "the data has {channels} channels but the weights {} take {} groups of {ci}",
                 show(ws),
@@ -148,8 +164,8 @@ impl ConvAttrs {
     /// The geometry of a transposed convolution: each axis's output is
     /// `stride·(L − 1) + dilation·(K − 1) + 1 + output_padding − pads`, where the pads are
     /// as written (explicit), 0 (valid), or with same padding what gives the output shape of
-    /// input 2 (same_upper puts the odd one at the end, same_lower first; 0 without it, as
-    /// OpenVINO computes it).
+    /// input 2 (same_upper crops the odd one at the beginning, same_lower at the end; 0
+    /// without it, as OpenVINO computes it).
     fn transposed_geometry(
         &self,
         input: Vec<usize>,
@@ -180,7 +196,9 @@ impl ConvAttrs {
             return Err(refuse!("the output shape (input 2) has {} values for {r} spatial axes", o.len()));
         }
         for a in 0..r {
-            let full = (input[a] - 1)
+            let full = input[a]
+                .checked_sub(1)
+                .ok_or_else(|| refuse!("spatial axis {a} of the input has no values"))?
                 .checked_mul(geo.strides[a])
                 .and_then(|x| x.checked_add((geo.kernel[a] - 1).checked_mul(geo.dilations[a])?))
                 .and_then(|x| x.checked_add(1 + op[a]))
@@ -196,8 +214,11 @@ impl ConvAttrs {
                         .ok()
                         .and_then(|want| full.checked_sub(want))
                         .ok_or_else(|| refuse!("the output of spatial axis {a} cannot be {want} (at most {full})"))?;
+                    // The pads crop the full output: same_upper crops the odd one at the
+                    // beginning (the output is the upper part), as OpenVINO computes it and
+                    // as ONNX's ConvTranspose defines it.
                     let small = total / 2;
-                    if w.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
+                    if w.auto_pad == AutoPad::SameUpper { (total - small, small) } else { (small, total - small) }
                 }
                 _ => (geo.pads_begin[a], geo.pads_end[a]),
             };
@@ -264,7 +285,10 @@ impl Window {
                 }
                 AutoPad::SameUpper | AutoPad::SameLower => {
                     let out = input[a].div_ceil(strides[a]);
-                    let total = ((out.max(1) - 1) * strides[a] + reach).saturating_sub(input[a]);
+                    let total = ((out.max(1) - 1).checked_mul(strides[a]))
+                        .and_then(|x| x.checked_add(reach))
+                        .ok_or_else(|| refuse!("spatial axis {a} is too large"))?
+                        .saturating_sub(input[a]);
                     let small = total / 2;
                     if self.auto_pad == AutoPad::SameUpper { (small, total - small) } else { (total - small, small) }
                 }

@@ -20,13 +20,18 @@ impl Equation {
     /// alphabetical order, as numpy does). Ellipses and letters repeated within one operand
     /// (diagonals) are refused.
     pub fn parse(s: &str) -> Result<Equation, OpError> {
-        let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        // OpenVINO's Einsum takes letters, commas, one `->` and ellipses: no spaces.
+        if let Some(c) = s.chars().find(|c| c.is_whitespace()) {
+            return Err(refuse!(
+                "equation {s:?} holds the whitespace {c:?}; expected subscript letters, commas and `->` alone"
+            ));
+        }
         if s.contains("...") {
             return Err(refuse!("equation {s:?}: cellc does not compile ellipses (`...`) in Einsum yet"));
         }
         let (lhs, out) = match s.split_once("->") {
             Some((l, r)) => (l.to_owned(), Some(r.to_owned())),
-            None => (s.clone(), None),
+            None => (s.to_owned(), None),
         };
         let inputs: Vec<Vec<char>> = lhs.split(',').map(|t| t.chars().collect()).collect();
         if inputs.is_empty() || inputs.len() > 2 {
@@ -36,15 +41,16 @@ impl Equation {
             if let Some(c) = t.iter().find(|c| !c.is_ascii_alphabetic()) {
                 return Err(refuse!("equation {s:?}: {c:?} is not a subscript letter"));
             }
-            if let Some(c) = t.iter().find(|&&c| t.iter().filter(|&&d| d == c).count() > 1) {
-                return Err(refuse!(
-                    "equation {s:?} repeats {c:?} within one term (a diagonal); cellc does not compile that"
-                ));
-            }
             Ok(())
         };
+        let repeated = |t: &[char]| t.iter().copied().find(|&c| t.iter().filter(|&&d| d == c).count() > 1);
         for t in &inputs {
             letters(t)?;
+            if let Some(c) = repeated(t) {
+                return Err(refuse!(
+                    "equation {s:?} repeats {c:?} within one operand (a diagonal); cellc does not compile that yet"
+                ));
+            }
         }
         let output: Vec<char> = match out {
             Some(o) => o.chars().collect(),
@@ -60,6 +66,9 @@ impl Equation {
             }
         };
         letters(&output)?;
+        if let Some(c) = repeated(&output) {
+            return Err(refuse!("equation {s:?} repeats {c:?} in its output; expected each output subscript once"));
+        }
         if let Some(c) = output.iter().find(|c| !inputs.iter().flatten().any(|d| d == *c)) {
             return Err(refuse!("equation {s:?}: output subscript {c:?} is not in any operand"));
         }
@@ -155,7 +164,7 @@ mod tests {
 
     #[test]
     fn equations_parse_with_numpy_implicit_outputs_and_refuse_what_is_not_compiled() {
-        let e = Equation::parse("btgi, gih -> btgh").expect("parses");
+        let e = Equation::parse("btgi,gih->btgh").expect("parses");
         assert_eq!(e.inputs, [vec!['b', 't', 'g', 'i'], vec!['g', 'i', 'h']]);
         assert_eq!(e.output, ['b', 't', 'g', 'h']);
         // Implicit: the letters used once, in alphabetical order.
@@ -164,6 +173,10 @@ mod tests {
         assert!(Equation::parse("...i,ij->...j").is_err_and(|m| m.to_string().contains("ellips")));
         assert!(Equation::parse("ij,jk,kl->il").is_err_and(|m| m.to_string().contains("3 operands")));
         assert!(Equation::parse("ij->ik").is_err_and(|m| m.to_string().contains("'k'")));
+        // OpenVINO's Einsum takes no whitespace, and an output subscript once.
+        assert!(Equation::parse("btgi, gih -> btgh").is_err_and(|m| m.to_string().contains("whitespace ' '")));
+        let twice = Equation::parse("ij,jk->ii").expect_err("an output subscript twice").to_string();
+        assert!(twice.contains("repeats 'i' in its output") && !twice.contains("diagonal"), "{twice}");
     }
 
     #[test]

@@ -52,14 +52,18 @@ pub fn parameters(ins: &[Option<&Fact>]) -> Option<Vec<f64>> {
         .collect()
 }
 
-fn prelu_slope(data: &[Sym], slope: &[Sym]) -> Vec<Sym> {
+/// The shape a `PRelu`'s slope broadcasts as, when OpenVINO's rule for it differs from
+/// numpy's: a 1-D slope as long as axis 1 of data of rank 3 or more applies per channel,
+/// as `[C, 1, …, 1]` would (whatever the other axes' lengths: the last one may be `C`
+/// too); otherwise `None`, and numpy's rules apply to the slope as it is.
+pub fn prelu_slope(data: &[Sym], slope: &[Sym]) -> Option<Vec<Sym>> {
     match (data, slope) {
-        ([_, c, rest @ ..], [s]) if s == c && !rest.is_empty() && rest.last() != Some(s) => {
+        ([_, c, rest @ ..], [s]) if s == c && !rest.is_empty() => {
             let mut v = vec![*s];
             v.extend(std::iter::repeat_n(Sym::known(1), rest.len()));
-            v
+            Some(v)
         }
-        _ => slope.to_vec(),
+        _ => None,
     }
 }
 
@@ -97,7 +101,7 @@ pub(super) fn infer(op: Elementwise, ins: &[Option<&Fact>]) -> Result<Vec<Fact>,
         Elementwise::Binary(f) => {
             let b = input(ins, 1, "b")?;
             let sb = input_shape(ins, 1, "b")?;
-            let sb = if f == Binary::PRelu { prelu_slope(sa, sb) } else { sb.to_vec() };
+            let sb = if f == Binary::PRelu { prelu_slope(sa, sb).unwrap_or_else(|| sb.to_vec()) } else { sb.to_vec() };
             if a.elem != b.elem {
                 return Err(refuse!(
                     "its inputs are {} and {}; expected one element type",

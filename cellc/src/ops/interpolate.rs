@@ -5,7 +5,7 @@
 //! the resize is one such sum per axis in turn. That is how values are folded here and how
 //! `passes::lower` writes it: gathers of the taps by constant tables, weighted and added.
 use super::error::{OpError, refuse};
-use super::tensor::{axis, extents, known_ints, strides, unflatten};
+use super::tensor::{axis, extents, int_input, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
 
@@ -180,9 +180,10 @@ impl Interp {
         let rank = ext.len();
         let (sizes_at, scales_at, axes_at) = if self.version == 4 { (1, 2, 3) } else { (1, 1, 2) };
         let axes: Vec<usize> = match ins.get(axes_at).copied().flatten() {
-            Some(f) => {
-                known_ints(f.value.as_ref(), "axes")?.into_iter().map(|a| axis(a, rank)).collect::<Result<_, _>>()?
-            }
+            Some(_) => int_input(ins, axes_at, &format!("the axes (input {axes_at})"))?
+                .into_iter()
+                .map(|a| axis(a, rank))
+                .collect::<Result<_, _>>()?,
             None => (0..rank).collect(),
         };
         if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
@@ -205,7 +206,12 @@ impl Interp {
             return Err(refuse!("interpolated axis {a} is empty"));
         }
         let (name, at) = if self.by_sizes { ("sizes", sizes_at) } else { ("scales", scales_at) };
-        let values = input(ins, at, name)?.value.as_ref().and_then(Data::floats);
+        let given = input(ins, at, name)?;
+        if self.by_sizes == given.elem.is_float() {
+            let want = if self.by_sizes { "an integer type (i32 or i64)" } else { "a float type" };
+            return Err(refuse!("the {name} (input {at}) are {}; expected {want}", given.elem.name()));
+        }
+        let values = given.value.as_ref().and_then(Data::floats);
         let values = values.ok_or_else(|| refuse!("the {name} (input {at}) are not known at compile time"))?;
         if values.len() != axes.len() {
             return Err(refuse!("{} {name} for {} axes", values.len(), axes.len()));

@@ -1,7 +1,7 @@
 //! Padding and gathers by constant tables: `Pad` (opset 1 and 12) and [`Pick`], what
 //! `passes::lower` makes of windows (convolutions, pools) and of padding.
 use super::error::{OpError, refuse};
-use super::tensor::{extents, known_ints, strides, unflatten};
+use super::tensor::{extents, int_input, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::limits::MAX_PICK_TABLE;
 use crate::vocab::{Data, Fact, Sym};
@@ -34,8 +34,12 @@ impl PadMode {
     /// (negative: cropped), the input position it takes, or `None` for the pad value.
     pub fn axis_map(self, len: usize, begin: i64, end: i64) -> Result<Vec<Option<usize>>, OpError> {
         let n = i64::try_from(len).map_err(|_| refuse!("axis too long"))?;
-        let out = n.checked_add(begin).and_then(|x| x.checked_add(end)).filter(|&x| x >= 0);
-        let out = out.ok_or_else(|| refuse!("padding {begin} and {end} leaves fewer than 0 of {len} values"))?;
+        let out = n.checked_add(begin).and_then(|x| x.checked_add(end)).ok_or_else(|| {
+            refuse!("padding {begin} and {end} of an axis of {len} values overflows; expected an axis of at most {MAX_PICK_TABLE} values")
+        })?;
+        if out < 0 {
+            return Err(refuse!("padding {begin} and {end} crops more than the {len} values of the axis"));
+        }
         // The map is built before the padded tensor's size is checked: bound it first.
         if out as u64 > MAX_PICK_TABLE {
             return Err(refuse!("padding {begin} and {end} makes an axis of {out} values; at most {MAX_PICK_TABLE}"));
@@ -127,7 +131,7 @@ pub fn pad_table(mode: PadMode, ext: &[usize], begin: &[i64], end: &[i64]) -> Re
 /// The pads of a `Pad` as `rank` numbers each.
 fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), OpError> {
     let get = |i: usize, what: &str| -> Result<Vec<i64>, OpError> {
-        let v = known_ints(input(ins, i, what)?.value.as_ref(), what)?;
+        let v = int_input(ins, i, what)?;
         if v.len() != rank {
             return Err(refuse!("{what} has {} values for data of rank {rank}", v.len()));
         }
@@ -163,9 +167,10 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             let mut out = Vec::with_capacity(xs.len());
             for (a, &d) in xs.iter().enumerate() {
                 out.push(match d.value() {
-                    Some(_) => d
-                        .checked_add(Sym::known(begin[a] + end[a]))
-                        .ok_or_else(|| refuse!("the padded size overflows"))?,
+                    Some(_) => begin[a]
+                        .checked_add(end[a])
+                        .and_then(|p| d.checked_add(Sym::known(p)))
+                        .ok_or_else(|| refuse!("the padded size of axis {a} overflows"))?,
                     None if begin[a] == 0 && end[a] == 0 => d,
                     None => return Err(refuse!("padding dynamic dimension {a} ({d}); pin it with --input")),
                 });

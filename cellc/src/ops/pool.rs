@@ -60,7 +60,21 @@ impl PoolAttrs {
         };
         let c = known(xs[1], "the channels")?;
         let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;
-        self.window.geometry(input, kernel, (1, c, c))
+        let geo = self.window.geometry(input, kernel, (1, c, c))?;
+        if self.kind == (PoolKind::Avg { exclude_pad: true }) {
+            // A window wholly in the padding would average no value: OpenVINO refuses the
+            // pads that allow one.
+            let all_pad = (0..r).find(|&a| geo.kernel[a] <= geo.pads_begin[a] || geo.kernel[a] <= geo.pads_end[a]);
+            if let Some(a) = all_pad {
+                return Err(refuse!(
+                    "with `exclude-pad` the window of spatial axis {a} ({} taps) fits wholly in its padding ({} before, {} after), where it would average no value; expected pads smaller than the kernel",
+                    geo.kernel[a],
+                    geo.pads_begin[a],
+                    geo.pads_end[a]
+                ));
+            }
+        }
+        Ok(geo)
     }
 }
 

@@ -3,7 +3,7 @@
 //! replaced by the updates, as streaming models write their caches. `passes::lower` makes
 //! a gather by a table of it over the data and the updates joined.
 use super::error::{OpError, refuse};
-use super::tensor::{axis, count, extents, known_ints, show, strides, unflatten};
+use super::tensor::{axis, count, extents, int_input, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
 
@@ -29,7 +29,7 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
             .ok_or_else(|| refuse!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
     };
     let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
-    let idx = known_ints(input(ins, 1, "indices")?.value.as_ref(), "the indices (input 1)")?;
+    let idx = int_input(ins, 1, "the indices (input 1)")?;
     let mut from: Vec<Result<usize, usize>> = (0..count(&dext)).map(Ok).collect();
     let dst = strides(&dext);
     let norm = |i: i64, dim: usize| -> Result<usize, OpError> {
@@ -42,7 +42,7 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
     };
     match kind {
         Scatter::Axis => {
-            let a = known_ints(input(ins, 3, "axis")?.value.as_ref(), "the axis (input 3)")?;
+            let a = int_input(ins, 3, "the axis (input 3)")?;
             let [a] = a[..] else { return Err(OpError::Rule("the axis (input 3) must be one number".to_owned())) };
             let a = axis(a, dext.len())?;
             // updates: data[..a] ++ indices ++ data[a+1..].

@@ -1,7 +1,7 @@
 //! Index arithmetic shared by the op families: extents, strides, axes, numpy broadcasting.
 //! A constant whose shape has symbolic dimensions holds its values as if each such
 //! dimension had extent 1: it is the same along them (a zero state broadcast to `[1, ?, H]`).
-use super::error::OpError;
+use super::error::{OpError, refuse};
 use crate::limits::MAX_FOLDED_ELEMENTS;
 use crate::vocab::{Data, Fact, Sym};
 
@@ -97,6 +97,17 @@ pub(crate) fn known_ints(d: Option<&Data>, what: &str) -> Result<Vec<i64>, OpErr
         .into_iter()
         .map(|s| s.value().ok_or_else(|| OpError::Dynamic { what: what.to_owned(), dim: s }))
         .collect()
+}
+
+/// The known whole numbers of input `i`, which must be of an integer type: an index, a
+/// pad, a size or an axis, which OpenVINO takes as integers only (a float input holding
+/// whole numbers is refused, not rounded).
+pub(crate) fn int_input(ins: &[Option<&Fact>], i: usize, what: &str) -> Result<Vec<i64>, OpError> {
+    let f = input(ins, i, what)?;
+    if f.elem.is_float() {
+        return Err(refuse!("{what} is {}; expected an integer type (i32 or i64)", f.elem.name()));
+    }
+    known_ints(f.value.as_ref(), what)
 }
 
 /// The input `i`, or an error naming it.

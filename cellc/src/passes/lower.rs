@@ -223,6 +223,15 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) {
     let Some(windows) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
     let last = constant(g, id, Elem::I64, &[1], Data::Int(vec![Sym::known(-1)]));
     let Some(mut out) = add(g, id, Op::Reduce { kind: reduce, keep_dims: false }, &[windows, last]) else { return };
+    if a.kind == PoolKind::Max {
+        // OpenVINO's maximum starts from the lowest float, so a window of -inf (padding or
+        // not) gives the lowest float too, as folding computes it: the reduction starts
+        // from -inf, then the lowest float is the floor.
+        let elem = g.tensors[x].fact.elem;
+        let lowest = constant(g, id, elem, &[], Data::Float(vec![f64::from(f32::MIN)]));
+        let Some(t) = add(g, id, Op::Binary(Binary::Maximum), &[out, lowest]) else { return };
+        out = t;
+    }
     if let PoolKind::Avg { exclude_pad } = a.kind {
         let elem = g.tensors[x].fact.elem;
         let counts = constant(g, id, elem, &geo.output, Data::Float(geo.divisors(exclude_pad)));

@@ -2,7 +2,8 @@
 //! ops that leave their input as it is (a `Reshape` to the same shape, an `Identity`, a
 //! `Convert` to the same type, a `Transpose` that moves only axes of length 1 in a way that
 //! keeps the order of the others) disappear; two `Transpose`s in a row become one;
-//! elementwise ops with constant parameters become plain functions of their input.
+//! elementwise ops with constant parameters become plain functions of their input; a
+//! `PRelu`'s per-channel slope becomes one that broadcasts by numpy's rules.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 use crate::vocab::Origin;
@@ -10,14 +11,16 @@ use crate::vocab::Origin;
 /// Simplifies `g` in place.
 pub fn simplify(g: &mut Graph) {
     let (order, _) = g.topo_order();
+    let readers = super::fuse::readers(g);
     for id in order {
         if g.nodes[id].dead {
             continue;
         }
-        if materialize(g, id) {
+        if materialize(g, id, &readers) {
             continue;
         }
         resolve_parameters(g, id);
+        channel_slope(g, id);
         if let Some(input) = passthrough(g, id) {
             bypass(g, id, input);
             continue;
@@ -27,13 +30,17 @@ pub fn simplify(g: &mut Graph) {
     g.prune();
 }
 
-/// Turns an op whose outputs are all constant into a constant node per output.
-fn materialize(g: &mut Graph, id: NodeId) -> bool {
+/// Turns an op whose outputs are all constant, but for outputs nothing reads (`readers`,
+/// as [`super::fuse::readers`] finds them: a `MaxPool`'s indices), into a constant node
+/// per known output.
+fn materialize(g: &mut Graph, id: NodeId, readers: &[Vec<NodeId>]) -> bool {
     let node = &g.nodes[id];
     if matches!(node.op, Op::Const { .. } | Op::Parameter { .. } | Op::Result) || node.outputs.is_empty() {
         return false;
     }
-    if !node.outputs.iter().all(|&t| g.tensors[t].fact.value.is_some()) {
+    let known = |t: TensorId| g.tensors[t].fact.value.is_some();
+    let unread = |t: TensorId| readers.get(t).is_none_or(Vec::is_empty);
+    if !node.outputs.iter().all(|&t| known(t) || unread(t)) || !node.outputs.iter().any(|&t| known(t)) {
         return false;
     }
     if let [_] = node.outputs[..] {
@@ -44,8 +51,8 @@ fn materialize(g: &mut Graph, id: NodeId) -> bool {
         n.bodies.clear();
         return true;
     }
-    // Several outputs (a Split): one constant node takes each.
-    let outputs = node.outputs.clone();
+    // Several outputs (a Split): one constant node takes each known one.
+    let outputs: Vec<TensorId> = node.outputs.iter().copied().filter(|&t| known(t)).collect();
     let origin = node.origin.clone();
     for t in outputs {
         let c = g.add(Op::Const { src: None }, origin.clone(), Vec::new(), 1);
@@ -68,6 +75,41 @@ fn resolve_parameters(g: &mut Graph, id: NodeId) {
         n.op = Op::Unary(u);
         n.inputs.truncate(1);
         n.input_pos.truncate(1);
+    }
+}
+
+/// Gives a `PRelu` whose slope applies per channel (see [`crate::ops::elementwise`]: a
+/// 1-D slope as long as axis 1 of data of rank 3 or more) the slope shaped `[C, 1, …, 1]`,
+/// which numpy's rules broadcast the same way, so that the kernels, which broadcast by
+/// those rules alone, read it per channel.
+fn channel_slope(g: &mut Graph, id: NodeId) {
+    if g.nodes[id].op != Op::Binary(crate::ops::Binary::PRelu) {
+        return;
+    }
+    let (Some(Some(data)), Some(Some(slope))) =
+        (g.nodes[id].inputs.first().copied(), g.nodes[id].inputs.get(1).copied())
+    else {
+        return;
+    };
+    let (Some(ds), Some(ss)) = (g.tensors[data].fact.shape.as_deref(), g.tensors[slope].fact.shape.as_deref()) else {
+        return;
+    };
+    let Some(shape) = crate::ops::elementwise::prelu_slope(ds, ss) else { return };
+    let Some(dims) = shape.iter().map(|d| d.size().and_then(|v| usize::try_from(v).ok())).collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let fact = &g.tensors[slope].fact;
+    let reshaped = match &fact.value {
+        Some(v) => Some(super::edit::constant(g, id, fact.elem, &dims, v.clone())),
+        None => {
+            let to = dims.iter().map(|&d| Sym::known(d as i64)).collect();
+            let target = super::edit::constant(g, id, Elem::I64, &[dims.len()], Data::Int(to));
+            super::edit::add(g, id, Op::Reshape { special_zero: false }, &[slope, target])
+        }
+    };
+    if let Some(t) = reshaped {
+        g.nodes[id].inputs[1] = Some(t);
     }
 }
 

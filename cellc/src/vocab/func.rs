@@ -254,8 +254,6 @@ impl Compare {
     }
 }
 
-/// The slope of a `PRelu` as numpy would broadcast it: a 1-D slope as long as the channel
-/// axis (1) of the data, and not as its last axis, applies per channel.
 /// An elementwise function.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MapFn {

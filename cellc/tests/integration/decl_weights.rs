@@ -4,7 +4,7 @@ use cellc::ir::WeightSrc;
 use cellc::vocab::CellOp;
 use std::path::Path;
 
-fn lower(declaration: &str) -> Result<cellc::ir::Model, String> {
+fn lower(declaration: &str) -> Result<cellc::ir::verify::Verified, String> {
     let d: cellc::front::decl::Declaration = syn::parse_str(declaration).expect("a declaration");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lowered = cellc::front::decl::lower(CellOp::Gru, &d, root).map_err(|e| e.to_string())?;

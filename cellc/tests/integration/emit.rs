@@ -146,9 +146,10 @@ fn auto_keeps_16_bit_weights_16_bit_and_others_f32() {
 #[test]
 fn weights_too_large_for_f16_are_refused_by_name() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gru_h1_i1");
-    let mut m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
+    let mut m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads").into_model();
     let cellc::ir::WeightSrc::Embedded { values, .. } = &mut m.cells[0].r else { panic!("R is embedded") };
     values[2] = 1.0e5;
+    let m = cellc::ir::verify::Verified::new(m, &[]).expect("the same plan");
     let opts = weights(Strategy::Tiled, cellc::WeightType::F16, cellc::Language::Rust);
     let err = cellc::emit::rust::emit(&m, &opts).expect_err("f16 cannot hold 1e5").to_string();
     assert!(err.contains("R[2] = 100000 is too large for f16 weights"), "{err}");

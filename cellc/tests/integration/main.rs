@@ -10,3 +10,4 @@ mod hostile;
 mod inspect;
 mod layout;
 mod names;
+mod window_ops;

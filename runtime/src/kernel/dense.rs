@@ -66,6 +66,10 @@ pub fn dense_rows<
 /// AVX-512 level, in register blocks of several rows × several tiles (see `wide`), where
 /// every output sums in the order of [`super::panel_acc`] however many rows the call holds;
 /// elsewhere, as [`dense_rows`]. Writes nothing on the lengths [`dense_rows`] refuses.
+///
+/// The blocks are taken only with one sum per lane (`Q` = 1), the schedule whose sums
+/// [`dense_rows`] adds in that same order at every level: with the sums split, every level
+/// goes through [`dense_rows`], so the levels with FMA give the same bits either way.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_rows_wide<
@@ -94,6 +98,7 @@ pub fn dense_rows_wide<
 {
     #[cfg(target_arch = "x86_64")]
     if W <= 16
+        && Q == 1
         && let Some(z) = isa.avx512()
     {
         if fits::<K, W, T, P>(panels, bias, x, y, n) {

@@ -263,3 +263,76 @@ fn sixteen_bit_rows_of_odd_width() {
 fn sixteen_bit_rows_narrower_than_a_block() {
     sixteen_bit_forms_match_f32::<2, 3, 2>();
 }
+
+/// A dense layer of `n` outputs over `K` inputs in tiles of `W` (`T` a group) for `rows`
+/// rows, through `dense_rows_wide` with `Q` partial sums, at the AVX2 and the AVX-512
+/// level: the same bits (the README's promise for the levels with FMA), whether the
+/// AVX-512 level takes its blocks of rows × tiles (`Q` = 1, the schedule the plan gives a
+/// layer over many rows) or the row-by-row kernels (`Q` > 1). On a CPU without both levels
+/// there is nothing to compare (`.ci/run`'s summary says so).
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[allow(unsafe_code)]
+fn dense_levels_agree<const K: usize, const W: usize, const T: usize, const Q: usize>(n: usize, rows: usize) -> bool {
+    use crate::simd::{Avx2, Avx512, Level};
+    use std::{vec, vec::Vec};
+    if crate::simd::cpu_level() < Level::Avx512 {
+        return false;
+    }
+    let tiles = n.div_ceil(W).div_ceil(T) * T;
+    let panels: Vec<[[f32; W]; K]> = (0..tiles)
+        .map(|t| {
+            core::array::from_fn(|k| {
+                core::array::from_fn(|l| {
+                    if t * W + l < n { ((t * 131 + k * 17 + l * 7) % 29) as f32 * 0.071 - 1.0 } else { 0.0 }
+                })
+            })
+        })
+        .collect();
+    let bias: Vec<[f32; W]> = (0..tiles).map(|t| core::array::from_fn(|l| (t * W + l) as f32 * 0.01 - 0.3)).collect();
+    let x: Vec<[f32; K]> =
+        (0..rows).map(|r| core::array::from_fn(|k| ((r * K + k) as f32 * 0.37).sin() * 1.7)).collect();
+    let (mut y2, mut y5) = (vec![f32::NAN; rows * n], vec![f32::NAN; rows * n]);
+    const { assert!(Level::Avx2.batch_rows() == Level::Avx512.batch_rows(), "one block of rows at both levels") };
+    // SAFETY: `cpu_level()` is AVX-512 only when the CPU has every feature of x86-64-v4,
+    // which includes those of x86-64-v3 that `avx2` enables.
+    unsafe {
+        // Blocks of the rows both levels take (`Level::batch_rows`, `batch_lanes`).
+        const S: usize = Level::Avx2.batch_rows();
+        const V: usize = Level::Avx2.batch_lanes();
+        let (a2, a5) = (Avx2::new_unchecked(), Avx512::new_unchecked());
+        crate::simd::avx2(
+            #[inline(always)]
+            || dense_rows_wide::<K, W, S, T, S, V, Q, 1, _, _>(&panels, &bias, &x, &mut y2, n, Block, Schedule, a2),
+        );
+        crate::simd::avx512(
+            #[inline(always)]
+            || dense_rows_wide::<K, W, S, T, S, V, Q, 1, _, _>(&panels, &bias, &x, &mut y5, n, Block, Schedule, a5),
+        );
+    }
+    assert!(y2.iter().all(|v| v.is_finite()), "every output written");
+    let bits = |y: &[f32]| y.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&y2), bits(&y5), "K {K} W {W} T {T} Q {Q}, {n} outputs, {rows} rows");
+    true
+}
+
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[test]
+fn dense_layers_give_the_same_bits_at_avx2_and_avx512() {
+    // The shapes of the fixtures' dense layers and convolutions (a head of 4 outputs over
+    // 15 inputs, 1x1 and 3-tap convolutions, heads of 16 and 48), over fewer rows than a
+    // block, a block and its rest, and many rows; with the sums split as narrow layers over
+    // few rows have them, and unsplit as the plan gives layers over many rows.
+    for rows in [1, 5, 6, 13, 40] {
+        if !dense_levels_agree::<15, 4, 1, 1>(4, rows) {
+            return;
+        }
+        dense_levels_agree::<15, 4, 1, 4>(4, rows);
+        dense_levels_agree::<6, 8, 1, 1>(7, rows);
+        dense_levels_agree::<18, 8, 1, 2>(8, rows);
+        dense_levels_agree::<12, 16, 1, 1>(16, rows);
+        dense_levels_agree::<40, 16, 3, 1>(48, rows);
+        dense_levels_agree::<9, 16, 2, 1>(20, rows);
+        dense_levels_agree::<64, 16, 4, 1>(64, rows);
+        dense_levels_agree::<8, 2, 1, 4>(2, rows);
+    }
+}

@@ -183,7 +183,7 @@ fn run() -> Result<bool, String> {
                     let inputs: Vec<Vec<f64>> =
                         e.case.inputs.iter().map(|(_, v)| v.iter().map(|&x| x as f64).collect()).collect();
                     let rounded = cellc_conformance::stored_as(&model, &inputs, weight_type);
-                    let ref_model = rounded.as_ref().map_or(&model, |(m, _)| m);
+                    let ref_model = rounded.as_ref().map_or(model.model(), |(m, _)| m);
                     let reference = guarded("the reference interpreter", || {
                         frames(&e.case, ref_model, rounded.as_ref().map(|(_, i)| i.as_slice()))
                     })

@@ -16,7 +16,7 @@ use std::process::Command;
 
 /// `h' = f(x·1 + h·0 + 0)`: `f(x)` for every x but −0, which the sum makes +0. Declared as
 /// a macro declares it, its weights in a raw file in `dir`.
-fn one_unit(dir: &Path, activation: Activation) -> cellc::ir::Model {
+fn one_unit(dir: &Path, activation: Activation) -> cellc::ir::verify::Verified {
     let bytes: Vec<u8> = [1.0f32, 0.0, 0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(dir.join("act.bin"), bytes).expect("weights");
     let declaration =

@@ -10,7 +10,7 @@
 //! failure prints the configuration. Long, so `cargo test` leaves it out (`--ignored` runs
 //! it): it draws the first 4 of them, `CELLC_PROPERTY_CASES=N` the first N (`.ci/run`
 //! takes 12).
-use cellc::ir::{Activation, CellKind, Direction, Model};
+use cellc::ir::{Activation, CellKind, Direction};
 use cellc::vocab::CellOp;
 use cellc::vocab::Layout;
 use cellc::{Options, Strategy as Kernel, WeightType};
@@ -138,7 +138,7 @@ impl Rng {
 
 /// The model of a configuration and its inputs, in Parameter order: the cell declared as a
 /// macro declares it, its embedded weights in a raw file of `dir` in the drawn layout.
-fn build(c: &Config, dir: &Path, k: usize) -> (Model, Vec<Vec<f32>>) {
+fn build(c: &Config, dir: &Path, k: usize) -> (cellc::ir::verify::Verified, Vec<Vec<f32>>) {
     let kind = c.kind;
     let acts: Vec<String> = c.acts[..kind.activation_count()]
         .iter()
@@ -312,7 +312,7 @@ fn generated_code_matches_the_reference_interpreter() {
         let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();
         let reference = |weight_type, wide: &[Vec<f64>]| {
             let stored = cellc_conformance::stored_as(&model, wide, weight_type);
-            let (m, i) = stored.as_ref().map_or((&model, wide), |(m, i)| (m, i.as_slice()));
+            let (m, i) = stored.as_ref().map_or((model.model(), wide), |(m, i)| (m, i.as_slice()));
             cellc::reference::run(m, i).unwrap_or_else(|e| panic!("{c:?}: {e}"))
         };
         let want = reference(c.weight_type, &wide);

@@ -21,6 +21,7 @@ mod text;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
+use crate::ir::verify::Verified;
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Strategy};
 use helpers::Helpers;
@@ -40,7 +41,7 @@ pub struct CFiles {
 /// Emits C for a validated model. `header` is the header's file name as the source
 /// includes it (`gru.h`). Identifiers start with `opts.name` (a C identifier), by default
 /// the model's name in `snake_case`.
-pub fn emit(m: &Model, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
+pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
     let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");

@@ -31,7 +31,7 @@ pub(super) fn item(
     ));
     tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), Packed::F32(packed_bias(d, t))));
     let (k, n, tile, group) = (d.k, d.n, t.tile, t.group);
-    let schedule = super::ctx::schedule(t.schedule(d.k));
+    let schedule = super::ctx::schedule(t.schedule(d.k, wide));
     let row = match store {
         Store::Bf16 => cellc_pack::bf16_words(tile),
         Store::F32 | Store::F16 => tile,

@@ -19,6 +19,7 @@ mod steps;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::Store;
+use crate::ir::verify::Verified;
 use crate::ir::{Cell, CellKind, Model};
 use crate::options::{Options, Simd, Strategy, WeightTables};
 use ctx::Ctx;
@@ -39,7 +40,7 @@ pub struct Rust {
 /// Emits Rust source for a validated model, its weight tables as literals: one file, for
 /// standard output or a macro. `opts.weight_tables` set to binary is an error here (there
 /// is no file to write the bytes to).
-pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
+pub fn emit(m: &Verified, opts: &Options) -> Result<String, Diagnostics> {
     Ok(emit_files(m, opts, None)?.source)
 }
 
@@ -47,7 +48,7 @@ pub fn emit(m: &Model, opts: &Options) -> Result<String, Diagnostics> {
 /// weight tables from `weights_file` beside it (a file name, as `include_bytes!` reads it
 /// relative to the source), as `opts.weight_tables` says: `Auto` writes them as bytes from
 /// [`WeightTables::BINARY_FROM`] bytes of tables when there is such a file.
-pub fn emit_files(m: &Model, opts: &Options, weights_file: Option<&str>) -> Result<Rust, Diagnostics> {
+pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> Result<Rust, Diagnostics> {
     if opts.weight_tables == WeightTables::Binary && weights_file.is_none() {
         let msg = "weight tables as bytes (`weight_tables = binary`) are read from a file beside the generated \
                    source, and this code goes to no file (standard output, or a macro's expansion): write it \

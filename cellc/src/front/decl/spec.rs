@@ -10,7 +10,7 @@ use proc_macro2::Span;
 
 /// Checks a lowered model as every model is checked (the passes, then the check), turning
 /// diagnostics into errors at the tokens they concern.
-pub fn check(mut g: Graph, spans: &[Span]) -> syn::Result<crate::ir::Model> {
+pub fn check(mut g: Graph, spans: &[Span]) -> syn::Result<crate::ir::verify::Verified> {
     let diags = crate::pipeline::run_passes(&mut g);
     crate::pipeline::check_passed(&g, diags).map_err(|diags| {
         let mut errors = Errors::default();

@@ -129,7 +129,7 @@ impl Attrs<'_> {
     /// op has none.
     fn window(&mut self, dilations: bool) -> Window {
         let auto_pad = match self.layer.attr("auto_pad").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
-            None | Some("explicit" | "notset") => AutoPad::Explicit,
+            None | Some("explicit") => AutoPad::Explicit,
             Some("same_upper") => AutoPad::SameUpper,
             Some("same_lower") => AutoPad::SameLower,
             Some("valid") => AutoPad::Valid,
@@ -383,7 +383,12 @@ impl Attrs<'_> {
                     Some("inside_sqrt") => true,
                     Some("outside_sqrt") => false,
                     other => {
-                        let msg = format!("`eps_mode` is {other:?}; expected inside_sqrt or outside_sqrt");
+                        let msg = match other {
+                            Some(m) => format!("`eps_mode` is {m:?}; expected inside_sqrt or outside_sqrt"),
+                            None => {
+                                "no `eps_mode` attribute in <data>; expected inside_sqrt or outside_sqrt".to_owned()
+                            }
+                        };
                         self.err(self.layer.attr_pos("eps_mode").or(self.layer.data_pos), msg);
                         true
                     }
@@ -396,7 +401,10 @@ impl Attrs<'_> {
                     Some("add") => EpsMode::Add,
                     Some("max") => EpsMode::Max,
                     other => {
-                        let msg = format!("`eps_mode` is {other:?}; expected add or max");
+                        let msg = match other {
+                            Some(m) => format!("`eps_mode` is {m:?}; expected add or max"),
+                            None => "no `eps_mode` attribute in <data>; expected add or max".to_owned(),
+                        };
                         self.err(self.layer.attr_pos("eps_mode").or(self.layer.data_pos), msg);
                         EpsMode::Add
                     }
@@ -424,7 +432,13 @@ impl Attrs<'_> {
                     Op::Unknown
                 }
             },
-            "BatchNormInference" => Op::Norm(Norm::Batch { eps: self.float("epsilon", None) }),
+            "BatchNormInference" => {
+                let eps = self.float("epsilon", None);
+                if eps < 0.0 {
+                    self.err(self.layer.attr_pos("epsilon"), format!("`epsilon` is {eps}; expected 0 or more"));
+                }
+                Op::Norm(Norm::Batch { eps })
+            }
             "AvgPool" => self.pool(false),
             "Pad" => match self.layer.attr("pad_mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                 None | Some("constant") => Op::Pad(PadMode::Constant),

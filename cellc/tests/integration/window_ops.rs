@@ -1,0 +1,217 @@
+//! The window and gather ops (convolutions, pools, Pad, the norms, Einsum, the scatters,
+//! Interpolate) on inputs their definitions forbid or at the edges of their arithmetic:
+//! each is refused with an error naming the layer and what was expected, and none panics
+//! (these tests run with overflow checks on).
+use cellc::front::openvino::parse_graph;
+use cellc::vocab::Weights;
+use std::fmt::Write as _;
+
+/// A model under construction: its layers, edges and weights file.
+#[derive(Default)]
+struct Net {
+    layers: String,
+    edges: Vec<(u64, u64, u64, u64)>,
+    bin: Vec<u8>,
+}
+
+/// `<port>` of `precision` with `dims`.
+fn port(id: u64, precision: &str, dims: &[u64]) -> String {
+    let d: String = dims.iter().map(|n| format!("<dim>{n}</dim>")).collect();
+    format!(r#"<port id="{id}" precision="{precision}">{d}</port>"#)
+}
+
+impl Net {
+    /// An f32 Parameter.
+    fn parameter(&mut self, id: u64, dims: &[u64]) {
+        let shape: Vec<String> = dims.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            self.layers,
+            r#"<layer id="{id}" name="p{id}" type="Parameter" version="opset1"><data shape="{}" element_type="f32"/><output>{}</output></layer>"#,
+            shape.join(","),
+            port(0, "FP32", dims)
+        );
+    }
+
+    /// A constant of `values` stored as `elem` (`f32` or `i64`).
+    fn constant(&mut self, id: u64, elem: &str, dims: &[u64], values: &[f64]) {
+        let offset = self.bin.len();
+        for &v in values {
+            match elem {
+                "i64" => self.bin.extend((v as i64).to_le_bytes()),
+                _ => self.bin.extend((v as f32).to_le_bytes()),
+            }
+        }
+        let precision = if elem == "i64" { "I64" } else { "FP32" };
+        let shape: Vec<String> = dims.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            self.layers,
+            r#"<layer id="{id}" name="c{id}" type="Const" version="opset1"><data element_type="{elem}" shape="{}" offset="{offset}" size="{}"/><output>{}</output></layer>"#,
+            shape.join(","),
+            self.bin.len() - offset,
+            port(0, precision, dims)
+        );
+    }
+
+    /// Layer `id` named "op" of `ty` reading the output 0 of each of `from` (whose ports are
+    /// `ins`), its output undeclared in shape, into a Result.
+    fn op(&mut self, id: u64, ty: &str, version: &str, data: &str, from: &[u64], ins: &[(&str, &[u64])]) {
+        let inputs: String = ins.iter().enumerate().map(|(k, (p, d))| port(k as u64, p, d)).collect();
+        let out = ins.len() as u64;
+        let _ = writeln!(
+            self.layers,
+            r#"<layer id="{id}" name="op" type="{ty}" version="{version}">{data}<input>{inputs}</input><output><port id="{out}" precision="FP32"/></output></layer>
+<layer id="{}" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32"/></input></layer>"#,
+            id + 1
+        );
+        for (k, &f) in from.iter().enumerate() {
+            self.edges.push((f, 0, id, k as u64));
+        }
+        self.edges.push((id, out, id + 1, 0));
+    }
+
+    /// The error compiling it gives; panics if it compiles.
+    fn refused(self) -> String {
+        let mut e = String::new();
+        for (a, b, c, d) in &self.edges {
+            let _ = writeln!(e, r#"<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>"#);
+        }
+        let xml = format!(
+            "<?xml version=\"1.0\"?>\n<net name=\"edges\" version=\"11\">\n<layers>\n{}</layers>\n<edges>\n{e}</edges>\n</net>\n",
+            self.layers
+        );
+        let compiled = parse_graph("model.xml", &xml, Weights::whole("model.bin", self.bin))
+            .and_then(|g| cellc::model_of(g).map(|_| ()));
+        match compiled {
+            Ok(()) => panic!("accepted:\n{xml}"),
+            Err(d) => d.to_string(),
+        }
+    }
+}
+
+/// Asserts `text` says each of `wanted`.
+fn says(text: &str, wanted: &[&str]) {
+    for w in wanted {
+        assert!(text.contains(w), "the error does not say {w:?}:\n{text}");
+    }
+}
+
+/// `x [1, 2, len]` through a Convolution by weights `[co, 2, 3]` with `data`.
+fn conv(len: u64, co: u64, data: &str) -> Net {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, len]);
+    let w = vec![0.5; (co * 6) as usize];
+    n.constant(1, "f32", &[co, 2, 3], &w);
+    n.op(2, "Convolution", "opset1", data, &[0, 1], &[("FP32", &[1, 2, len]), ("FP32", &[co, 2, 3])]);
+    n
+}
+
+const EXPLICIT: &str = r#"<data strides="1" dilations="1" pads_begin="1" pads_end="1" auto_pad="explicit"/>"#;
+
+#[test]
+fn auto_pad_takes_only_the_values_openvino_reads() {
+    let notset = EXPLICIT.replace("explicit", "notset");
+    says(&conv(8, 3, &notset).refused(), &["\"op\" (Convolution)", "`auto_pad` is \"notset\"", "same_upper"]);
+}
+
+#[test]
+fn a_convolution_without_output_channels_says_so() {
+    let text = conv(8, 0, EXPLICIT).refused();
+    says(&text, &["\"op\" (Convolution)", "no output channels"]);
+    assert!(!text.contains("groups of"), "{text}");
+}
+
+#[test]
+fn a_transposed_convolution_over_an_empty_axis_is_refused() {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, 0]);
+    n.constant(1, "f32", &[2, 3, 3], &[0.5; 18]);
+    let data = r#"<data strides="2" dilations="1" pads_begin="0" pads_end="0" auto_pad="explicit"/>"#;
+    n.op(2, "ConvolutionBackpropData", "opset1", data, &[0, 1], &[("FP32", &[1, 2, 0]), ("FP32", &[2, 3, 3])]);
+    says(&n.refused(), &["\"op\" (ConvolutionBackpropData)"]);
+}
+
+#[test]
+fn an_average_excluding_padding_over_a_window_of_padding_alone_is_refused() {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, 6]);
+    let data = r#"<data strides="1" pads_begin="2" pads_end="0" kernel="2" exclude-pad="true" rounding_type="floor" auto_pad="explicit"/>"#;
+    n.op(1, "AvgPool", "opset1", data, &[0], &[("FP32", &[1, 2, 6])]);
+    says(&n.refused(), &["\"op\" (AvgPool)", "exclude-pad", "wholly in its padding"]);
+}
+
+/// `x [1, 2, 5]` through a Pad by `pads_begin` and `pads_end` stored as `elem`.
+fn pad(elem: &str, begin: [f64; 3], end: [f64; 3]) -> Net {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, 5]);
+    n.constant(1, elem, &[3], &begin);
+    n.constant(2, elem, &[3], &end);
+    let p = if elem == "i64" { "I64" } else { "FP32" };
+    let ins: [(&str, &[u64]); 3] = [("FP32", &[1, 2, 5]), (p, &[3]), (p, &[3])];
+    n.op(3, "Pad", "opset1", r#"<data pad_mode="edge"/>"#, &[0, 1, 2], &ins);
+    n
+}
+
+#[test]
+fn pads_indices_and_sizes_must_be_whole_number_types() {
+    let text = pad("f32", [0.0, 0.0, 1.0], [0.0, 0.0, 2.0]).refused();
+    says(&text, &["\"op\" (Pad)", "pads_begin (input 1) is f32; expected an integer type"]);
+
+    let mut n = Net::default();
+    n.parameter(0, &[4, 3]);
+    n.constant(1, "f32", &[1], &[2.0]);
+    n.parameter(2, &[1, 3]);
+    n.constant(3, "i64", &[], &[0.0]);
+    let ins: [(&str, &[u64]); 4] = [("FP32", &[4, 3]), ("FP32", &[1]), ("FP32", &[1, 3]), ("I64", &[])];
+    n.op(4, "ScatterUpdate", "opset3", "", &[0, 1, 2, 3], &ins);
+    says(&n.refused(), &["\"op\" (ScatterUpdate)", "the indices (input 1) is f32"]);
+
+    let mut n = Net::default();
+    n.parameter(0, &[1, 1, 4]);
+    n.constant(1, "f32", &[1], &[8.0]);
+    n.constant(2, "i64", &[1], &[2.0]);
+    let data = r#"<data mode="nearest" shape_calculation_mode="sizes" coordinate_transformation_mode="asymmetric" nearest_mode="floor" antialias="false" pads_begin="0,0,0" pads_end="0,0,0" cube_coeff="-0.75"/>"#;
+    let ins: [(&str, &[u64]); 3] = [("FP32", &[1, 1, 4]), ("FP32", &[1]), ("I64", &[1])];
+    n.op(3, "Interpolate", "opset11", data, &[0, 1, 2], &ins);
+    says(&n.refused(), &["\"op\" (Interpolate)", "the sizes (input 1) are f32; expected an integer type"]);
+}
+
+#[test]
+fn pads_past_the_integers_are_refused_not_wrapped() {
+    let max = i64::MAX as f64;
+    says(&pad("i64", [0.0, 0.0, max], [0.0, 0.0, max]).refused(), &["\"op\" (Pad)", "overflows"]);
+}
+
+#[test]
+fn a_negative_batch_norm_epsilon_is_refused() {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, 3]);
+    for k in 1..=4 {
+        n.constant(k, "f32", &[2], &[1.0, 0.5]);
+    }
+    let two: &[u64] = &[2];
+    let ins = [("FP32", &[1u64, 2, 3][..]), ("FP32", two), ("FP32", two), ("FP32", two), ("FP32", two)];
+    n.op(5, "BatchNormInference", "opset5", r#"<data epsilon="-0.001"/>"#, &[0, 1, 2, 3, 4], &ins);
+    says(&n.refused(), &["\"op\" (BatchNormInference)", "`epsilon` is -0.001; expected 0 or more"]);
+}
+
+#[test]
+fn an_absent_eps_mode_is_named_as_absent() {
+    let mut n = Net::default();
+    n.parameter(0, &[1, 2, 3]);
+    n.constant(1, "i64", &[1], &[2.0]);
+    let ins: [(&str, &[u64]); 2] = [("FP32", &[1, 2, 3]), ("I64", &[1])];
+    n.op(2, "MVN", "opset6", r#"<data eps="0.001" normalize_variance="true"/>"#, &[0, 1], &ins);
+    let text = n.refused();
+    says(&text, &["\"op\" (MVN)", "no `eps_mode` attribute"]);
+    assert!(!text.contains("Some("), "{text}");
+}
+
+#[test]
+fn an_einsum_equation_with_spaces_is_refused() {
+    let mut n = Net::default();
+    n.parameter(0, &[2, 3]);
+    n.constant(1, "f32", &[3, 4], &[0.25; 12]);
+    let ins: [(&str, &[u64]); 2] = [("FP32", &[2, 3]), ("FP32", &[3, 4])];
+    n.op(2, "Einsum", "opset7", r#"<data equation="ij, jk -> ik"/>"#, &[0, 1], &ins);
+    says(&n.refused(), &["\"op\" (Einsum)", "whitespace"]);
+}
