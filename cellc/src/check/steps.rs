@@ -147,6 +147,18 @@ impl Lowering<'_> {
             Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
+            Op::Conv(_)
+            | Op::Pad(_)
+            | Op::Pool(_)
+            | Op::Norm(_)
+            | Op::Einsum(_)
+            | Op::Scatter(_)
+            | Op::Interpolate(_)
+                if self.g.nodes[id].declined.is_some() =>
+            {
+                // The lowering said why it left the layer: word for word.
+                c.err(id, None, self.g.nodes[id].declined.clone().unwrap_or_default());
+            }
             Op::Conv(_) | Op::Pad(_) | Op::Pool(_) | Op::Norm(_) | Op::Einsum(_) | Op::Scatter(_) => {
                 let what = match op {
                     Op::Conv(_) => "weights (input 1) known at compile time",

@@ -53,6 +53,8 @@ pub struct Node {
     pub bodies: Vec<Body>,
     /// Replaced by a pass: nothing reads it any more.
     pub dead: bool,
+    /// Why the lowering left it as it is (`passes::lower`), in the words the checker reports.
+    pub declined: Option<String>,
 }
 
 /// A graph inside a node, and how the node's ports map to its Parameters and Results.
@@ -149,7 +151,16 @@ impl Graph {
             })
             .collect();
         let input_pos = vec![None; inputs.len()];
-        self.nodes.push(Node { op, origin, inputs, input_pos, outputs: outs, bodies: Vec::new(), dead: false });
+        self.nodes.push(Node {
+            op,
+            origin,
+            inputs,
+            input_pos,
+            outputs: outs,
+            bodies: Vec::new(),
+            dead: false,
+            declined: None,
+        });
         id
     }
 

@@ -3,7 +3,7 @@
 //! the last axis) times that channel's weight for the tap, the terms added. The terms are
 //! elementwise over whole channels, which the fuse pass joins into one chain, where a
 //! product per group would multiply a matrix of one column per channel.
-use super::edit::{add, constant, replace};
+use super::edit::{Decline, add, constant, take_over};
 use crate::graph::{Data, Graph, NodeId, TensorId};
 use crate::limits::MAX_PICK_TABLE;
 use crate::ops::conv::ConvGeometry;
@@ -12,25 +12,26 @@ use crate::ops::tensor::{count, strides, unflatten};
 use crate::ops::{Binary, Op};
 
 /// Lowers convolution `id` (geometry `geo`, weights `w` as `[G, 1, 1, K…]`, input `x`,
-/// output `y`) when it is depthwise; whether it did.
+/// output `y`) when it is depthwise and its shifts' tables are within the limits; whether
+/// it did (if not, the convolution is lowered as any other).
 pub(super) fn depthwise(
     g: &mut Graph,
     id: NodeId,
     geo: &ConvGeometry,
     w: &[f64],
     (x, y): (TensorId, TensorId),
-) -> bool {
+) -> Result<bool, Decline> {
     if geo.ci != 1 || geo.co != 1 || geo.transposed {
-        return false;
+        return Ok(false);
     }
     let (channels, taps, positions) = (geo.groups, count(&geo.kernel), count(&geo.output));
     let n = channels.checked_mul(positions).filter(|&n| n as u64 <= MAX_PICK_TABLE);
-    let Some(n) = n else { return false };
+    let Some(n) = n else { return Ok(false) };
     let elem = g.tensors[x].fact.elem;
     let (r, plane) = (geo.input.len(), count(&geo.input));
     // Every table entry is an index into one batch entry of the input.
     if channels.checked_mul(plane).is_none_or(|e| u32::try_from(e).is_err()) {
-        return false;
+        return Ok(false);
     }
     let in_strides = strides(&geo.input);
     let mut out_shape = vec![channels];
@@ -50,23 +51,16 @@ pub(super) fn depthwise(
             })
             .collect();
         let pick = Pick { lead: 1, shape: out_shape.clone(), entry: channels * plane, table, fill: 0.0 };
-        let Some(shifted) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return false };
+        let shifted = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
         let wk: Vec<f64> = (0..channels).map(|c| w[geo.weight(c, 0, 0, k)]).collect();
         let wt = constant(g, id, elem, &wshape, Data::Float(wk));
-        let Some(term) = add(g, id, Op::Binary(Binary::Multiply), &[shifted, wt]) else { return false };
-        sum = match sum {
-            None => Some(term),
-            Some(s) => add(g, id, Op::Binary(Binary::Add), &[s, term]),
-        };
-        if sum.is_none() {
-            return false;
-        }
+        let term = add(g, id, Op::Binary(Binary::Multiply), &[shifted, wt])?;
+        sum = Some(match sum {
+            None => term,
+            Some(s) => add(g, id, Op::Binary(Binary::Add), &[s, term])?,
+        });
     }
-    match sum {
-        Some(s) if g.tensors[s].fact.shape == g.tensors[y].fact.shape => {
-            replace(g, y, s, &[id]);
-            true
-        }
-        _ => false,
-    }
+    let Some(s) = sum else { return Err(Decline::Internal("a convolution of no taps".to_owned())) };
+    take_over(g, y, s, &[id])?;
+    Ok(true)
 }

@@ -1,19 +1,103 @@
 //! Edits of the graph that the lowering passes share: a node added with its fact inferred,
-//! a constant added, a tensor replaced by another.
+//! a constant added, a tensor replaced by another; why a lowering declined a node.
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 
-/// Adds a node of one output computed by `op` from `inputs`, with its fact inferred.
-pub(super) fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Option<TensorId> {
+/// Why a lowering leaves a node as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Decline {
+    /// What the user can change, in the words the checker then reports for the node.
+    User(String),
+    /// Reported already: the node's own rule failed when folding (its outputs unknown), or
+    /// an input is unknown for a reason reported where it is made.
+    Reported,
+    /// A step of the lowering itself failed (an op it made does not infer, a shape it made
+    /// is not the node's): a bug, which debug builds stop at.
+    Internal(String),
+}
+
+/// An `Option` turned into a [`Decline`] of each kind.
+pub(super) trait OrDecline<T> {
+    /// `None` is [`Decline::Reported`].
+    fn or_reported(self) -> Result<T, Decline>;
+    /// `None` is [`Decline::User`] with `why`.
+    fn or_user(self, why: impl FnOnce() -> String) -> Result<T, Decline>;
+    /// `None` is [`Decline::Internal`] with `what`.
+    fn or_internal(self, what: &str) -> Result<T, Decline>;
+}
+
+impl<T> OrDecline<T> for Option<T> {
+    fn or_reported(self) -> Result<T, Decline> {
+        self.ok_or(Decline::Reported)
+    }
+    fn or_user(self, why: impl FnOnce() -> String) -> Result<T, Decline> {
+        self.ok_or_else(|| Decline::User(why()))
+    }
+    fn or_internal(self, what: &str) -> Result<T, Decline> {
+        self.ok_or_else(|| Decline::Internal(what.to_owned()))
+    }
+}
+
+/// Adds a node of one output computed by `op` from `inputs`, with its fact inferred; an op
+/// that does not infer is an internal [`Decline`] (the pass made it from facts that did).
+pub(super) fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Result<TensorId, Decline> {
     let fact = {
         let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
-        crate::ops::infer(&op, &facts, 1).ok()?.remove(0)
+        let mut facts = crate::ops::infer(&op, &facts, 1)
+            .map_err(|e| Decline::Internal(format!("a {} it made does not infer: {e}", op_name(&op))))?;
+        facts.pop().or_internal("an op it made gives no output")?
     };
     let origin = g.nodes[like].origin.clone();
     let id = g.add(op, origin, inputs.iter().map(|&t| Some(t)).collect(), 1);
     let t = g.nodes[id].outputs[0];
     g.tensors[t].fact = fact;
-    Some(t)
+    Ok(t)
+}
+
+/// The kind of `op`, for messages (a `Pick`'s table is not printed).
+fn op_name(op: &Op) -> String {
+    let s = format!("{op:?}");
+    s.split(['(', ' ', '{']).next().unwrap_or_default().to_owned()
+}
+
+/// What a lowering gives: the node replaced, or why not.
+pub(super) type Lowered = Result<(), Decline>;
+
+/// Makes `out` the tensor `y` was when their shapes agree (else the lowering made something
+/// else than the node: a bug).
+pub(super) fn take_over(g: &mut Graph, y: TensorId, out: TensorId, gone: &[NodeId]) -> Lowered {
+    if g.tensors[out].fact.shape != g.tensors[y].fact.shape {
+        return Err(Decline::Internal(format!(
+            "its lowering gives shape {:?} for {:?}",
+            g.tensors[out].fact.shape, g.tensors[y].fact.shape
+        )));
+    }
+    replace(g, y, out, gone);
+    Ok(())
+}
+
+/// Why a gather table of `n` values (or more, `None`) is not made.
+pub(super) fn table_too_large(what: &str, n: Option<u64>) -> Decline {
+    let n = n.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
+    Decline::User(format!(
+        "{what} would be gathered through a table of {n} values, more than the {} cellc builds at compile time; \
+         cut the model before this layer (--outputs) or make its input smaller",
+        crate::limits::MAX_PICK_TABLE
+    ))
+}
+
+/// Records why the lowering of node `id` declined, for the checker to report: a user's
+/// reason word for word; an internal one as an internal error (debug builds stop there).
+pub(super) fn declined(g: &mut Graph, id: NodeId, why: Decline) {
+    match why {
+        Decline::User(m) => g.nodes[id].declined = Some(m),
+        Decline::Reported => {}
+        Decline::Internal(what) => {
+            debug_assert!(false, "the lowering of layer {:?} failed: {what}", g.nodes[id].origin.name);
+            let msg = format!("internal error: cellc could not lower this layer ({what}); please report it");
+            g.nodes[id].declined = Some(msg);
+        }
+    }
 }
 
 /// Adds a constant.

@@ -4,7 +4,7 @@
 //! weights packed at compile time, with the channel bias and activation that follow the
 //! convolution moved onto it; then a transpose back to channels first. A `Pad` becomes a
 //! [`Pick`]. Runs after folding, so what is constant has been computed already.
-use super::edit::{add, constant, replace};
+use super::edit::{Decline, Lowered, OrDecline, add, constant, declined, table_too_large, take_over};
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::conv::ConvAttrs;
 use crate::ops::norm::{EpsMode, Norm, batch_scale_shift};
@@ -13,15 +13,22 @@ use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::{Binary, Op, ReduceKind};
 
 /// Lowers the convolutions and pads of `g` in place. A node left as it is (weights known
-/// only at run time) is reported by the checker.
+/// only at run time, a table past the limits) holds why (`Node::declined`), which the
+/// checker reports.
 pub fn lower(g: &mut Graph) {
     let (order, _) = g.topo_order();
     let readers = super::fuse::readers(g);
     for id in order {
-        if g.nodes[id].dead || g.nodes[id].outputs.iter().any(|&t| g.tensors[t].fact.value.is_some()) {
+        // A node whose values are known is folded; one whose shape is not failed its own
+        // rule, which folding reported.
+        let outputs = &g.nodes[id].outputs;
+        if g.nodes[id].dead
+            || outputs.iter().any(|&t| g.tensors[t].fact.value.is_some())
+            || outputs.first().is_some_and(|&t| g.tensors[t].fact.shape.is_none())
+        {
             continue;
         }
-        match g.nodes[id].op.clone() {
+        let lowered = match g.nodes[id].op.clone() {
             Op::Conv(a) => conv(g, id, &a, &readers),
             Op::Pad(mode) => pad(g, id, mode),
             Op::Pool(a) => pool(g, id, &a, &readers),
@@ -29,34 +36,40 @@ pub fn lower(g: &mut Graph) {
             Op::Einsum(eq) => einsum(g, id, &eq),
             Op::Scatter(kind) => scatter(g, id, kind),
             Op::Interpolate(it) => super::resize::interpolate(g, id, &it),
-            _ => {}
+            _ => Ok(()),
+        };
+        if let Err(why) = lowered {
+            declined(g, id, why);
         }
     }
     g.prune();
 }
 
-fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
+fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lowered {
     let node = &g.nodes[id];
+    let op = node.origin.op.clone();
     let (Some(Some(x)), Some(Some(w)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
     else {
-        return;
+        return Err(Decline::Reported);
     };
     let (x, w) = (*x, *w);
     let (fx, fw) = (&g.tensors[x].fact, &g.tensors[w].fact);
-    let (Some(xs), Some(ws), Some(wv)) = (fx.shape.clone(), fw.shape.clone(), fw.value.as_ref().and_then(Data::floats))
-    else {
-        return;
-    };
-    let out_shape = match node.inputs.get(2).copied().flatten() {
-        Some(t) => match g.tensors[t].fact.value.as_ref().and_then(Data::known_ints) {
-            Some(v) => Some(v),
-            None => return,
-        },
-        None => None,
-    };
-    let Ok(geo) = a.geometry(&xs, &ws, out_shape.as_deref()) else { return };
-    if super::depthwise::depthwise(g, id, &geo, &wv, (x, y)) {
-        return;
+    let (xs, ws) = (fx.shape.clone().or_reported()?, fw.shape.clone().or_reported()?);
+    let wv = fw
+        .value
+        .as_ref()
+        .and_then(Data::floats)
+        .or_user(|| format!("cellc compiles {op} layers with weights (input 1) known at compile time"))?;
+    let out_shape =
+        match node.inputs.get(2).copied().flatten() {
+            Some(t) => Some(g.tensors[t].fact.value.as_ref().and_then(Data::known_ints).or_user(|| {
+                format!("cellc compiles {op} layers with an output shape (input 2) known at compile time")
+            })?),
+            None => None,
+        };
+    let geo = a.geometry(&xs, &ws, out_shape.as_deref()).map_err(|_| Decline::Reported)?;
+    if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? {
+        return Ok(());
     }
     let elem = g.tensors[x].fact.elem;
     let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
@@ -64,7 +77,8 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     let entry = groups * geo.ci * geo.input.iter().product::<usize>();
     let table_len = crate::limits::product([groups as u64, positions as u64, k as u64]);
     if table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
-        return;
+        let groups = if groups == 1 { String::new() } else { format!("{groups} groups × ") };
+        return Err(table_too_large(&format!("its windows ({groups}{positions} positions × {k} values)"), table_len));
     }
     let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
     // A plain convolution reads its windows from the input laid out channels last with its
@@ -76,7 +90,7 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     let cols = if channels_last {
         let layout = geo.channels_last_shape();
         let pick = Pick { lead: 1, shape: layout, entry, table: geo.channels_last(), fill: 0.0 };
-        let Some(laid) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+        let laid = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
         let entry = last.map_or(0, |n| n as usize);
         let pick = Pick { lead: 1, shape, entry, table: geo.windows_channels_last(), fill: 0.0 };
         add(g, id, Op::Pick(Box::new(pick)), &[laid])
@@ -84,7 +98,7 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
         let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
         add(g, id, Op::Pick(Box::new(pick)), &[x])
     };
-    let Some(cols) = cols else { return };
+    let cols = cols?;
     let wshape = if groups == 1 { vec![geo.co, k] } else { vec![groups, geo.co, k] };
     // The weights as the product reads them: `[G, C_out/G, C_in/G·K]`, a row's columns
     // `(channel, tap)`, or `(tap, channel)` over the channels-last windows.
@@ -105,7 +119,7 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     if norm.is_none() {
         g.tensors[wt].stored = g.tensors[w].stored;
     }
-    let Some(mut prod) = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt]) else { return };
+    let mut prod = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt])?;
     let mut gone = vec![id];
     let mut last = y;
     // The channel bias (or the normalisation's shift) and the activation after it, when only
@@ -117,21 +131,21 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
     };
     if let Some((add_node, bias, out)) = bias {
         let b = constant(g, add_node, elem, &[geo.co], Data::Float(bias));
-        let Some(t) = add(g, add_node, Op::Binary(Binary::Add), &[prod, b]) else { return };
+        let t = add(g, add_node, Op::Binary(Binary::Add), &[prod, b])?;
         (prod, last) = (t, out);
         gone.push(add_node);
         if let Some(r) = only_reader(g, readers, out)
             && let Op::Unary(u) = g.nodes[r].op
             && let Some(&out) = g.nodes[r].outputs.first()
         {
-            let Some(t) = add(g, r, Op::Unary(u), &[prod]) else { return };
+            let t = add(g, r, Op::Unary(u), &[prod])?;
             (prod, last) = (t, out);
             gone.push(r);
         }
     }
     let perm: Vec<i64> = if groups == 1 { vec![0, 2, 1] } else { vec![0, 1, 3, 2] };
     let p = constant(g, id, Elem::I64, &[perm.len()], Data::Int(perm.into_iter().map(Sym::known).collect()));
-    let Some(mut out) = add(g, id, Op::Transpose, &[prod, p]) else { return };
+    let mut out = add(g, id, Op::Transpose, &[prod, p])?;
     if groups > 1 || geo.output.len() > 1 {
         let dims: Vec<Sym> = [0, (groups * geo.co) as i64]
             .into_iter()
@@ -139,13 +153,9 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) {
             .map(Sym::known)
             .collect();
         let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
-        let Some(t) = add(g, id, Op::Reshape { special_zero: true }, &[out, s]) else { return };
-        out = t;
+        out = add(g, id, Op::Reshape { special_zero: true }, &[out, s])?;
     }
-    if g.tensors[out].fact.shape != g.tensors[last].fact.shape {
-        return;
-    }
-    replace(g, last, out, &gone);
+    take_over(g, last, out, &gone)
 }
 
 /// The node reading `t`, when it is the only one and reads it once.
@@ -196,19 +206,24 @@ fn channel_bias(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Op
 /// A pool: its windows gathered (`[N, C, positions…, taps]`), reduced over the taps, and
 /// for an average divided by each position's count. A `MaxPool` whose indices are read is
 /// left for the checker to refuse.
-fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) {
+fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lowered {
     let node = &g.nodes[id];
-    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     if node.outputs.get(1).is_some_and(|&t| readers[t].iter().any(|&r| !g.nodes[r].dead)) {
-        return;
+        let op = &node.origin.op;
+        return Err(Decline::User(format!("cellc compiles {op} layers with indices (output 1) that nothing reads")));
     }
     let x = *x;
-    let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
-    let Ok(geo) = a.geometry(&xs) else { return };
+    let xs = g.tensors[x].fact.shape.clone().or_reported()?;
+    let geo = a.geometry(&xs).map_err(|_| Decline::Reported)?;
     let taps: usize = geo.kernel.iter().product();
-    let table_len = crate::limits::product([geo.ci as u64, geo.output.iter().product::<usize>() as u64, taps as u64]);
+    let positions = geo.output.iter().product::<usize>();
+    let table_len = crate::limits::product([geo.ci as u64, positions as u64, taps as u64]);
     if table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
-        return;
+        return Err(table_too_large(
+            &format!("its windows ({} channels × {positions} positions × {taps} taps)", geo.ci),
+            table_len,
+        ));
     }
     let mut shape = vec![geo.ci];
     shape.extend(&geo.output);
@@ -220,47 +235,49 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) {
     };
     let entry = geo.ci * geo.input.iter().product::<usize>();
     let pick = Pick { lead: 1, shape, entry, table: geo.pool_windows(), fill };
-    let Some(windows) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
+    let windows = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
     let last = constant(g, id, Elem::I64, &[1], Data::Int(vec![Sym::known(-1)]));
-    let Some(mut out) = add(g, id, Op::Reduce { kind: reduce, keep_dims: false }, &[windows, last]) else { return };
+    let mut out = add(g, id, Op::Reduce { kind: reduce, keep_dims: false }, &[windows, last])?;
     if a.kind == PoolKind::Max {
         // OpenVINO's maximum starts from the lowest float, so a window of -inf (padding or
         // not) gives the lowest float too, as folding computes it: the reduction starts
         // from -inf, then the lowest float is the floor.
         let elem = g.tensors[x].fact.elem;
         let lowest = constant(g, id, elem, &[], Data::Float(vec![f64::from(f32::MIN)]));
-        let Some(t) = add(g, id, Op::Binary(Binary::Maximum), &[out, lowest]) else { return };
-        out = t;
+        out = add(g, id, Op::Binary(Binary::Maximum), &[out, lowest])?;
     }
     if let PoolKind::Avg { exclude_pad } = a.kind {
         let elem = g.tensors[x].fact.elem;
         let counts = constant(g, id, elem, &geo.output, Data::Float(geo.divisors(exclude_pad)));
-        let Some(t) = add(g, id, Op::Binary(Binary::Divide { python: false }), &[out, counts]) else { return };
-        out = t;
+        out = add(g, id, Op::Binary(Binary::Divide { python: false }), &[out, counts])?;
     }
-    if g.tensors[out].fact.shape == g.tensors[y].fact.shape {
-        replace(g, y, out, &[id]);
-    }
+    take_over(g, y, out, &[id])
 }
 
 /// A normalisation as reductions and elementwise ops (which the fuse pass joins into
 /// chains): `MVN` and `NormalizeL2` over their axes; `BatchNormInference` as a per-channel
 /// scale and shift computed at compile time.
-fn norm(g: &mut Graph, id: NodeId, n: Norm) {
+fn norm(g: &mut Graph, id: NodeId, n: Norm) -> Lowered {
     let node = &g.nodes[id];
-    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let op = node.origin.op.clone();
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     let x = *x;
     let elem = g.tensors[x].fact.elem;
-    let Some(rank) = g.tensors[x].fact.shape.as_ref().map(Vec::len) else { return };
+    let rank = g.tensors[x].fact.shape.as_ref().map(Vec::len).or_reported()?;
+    let axes_at = |g: &Graph| {
+        node_input(g, id, 1)
+            .filter(|&t| g.tensors[t].fact.value.is_some())
+            .or_user(|| format!("cellc compiles {op} layers with axes (input 1) known at compile time"))
+    };
     let scalar = |g: &mut Graph, v: f64| constant(g, id, elem, &[], Data::Float(vec![elem.round(v)]));
     let bin = |g: &mut Graph, b: Binary, l: TensorId, r: TensorId| add(g, id, Op::Binary(b), &[l, r]);
     let out = (|| match n {
         Norm::Mvn(a) => {
-            let axes = node_input(g, id, 1)?;
+            let axes = axes_at(g)?;
             let mean = add(g, id, Op::Reduce { kind: ReduceKind::Mean, keep_dims: true }, &[x, axes])?;
             let d = bin(g, Binary::Subtract, x, mean)?;
             if !a.normalize_variance {
-                return Some(d);
+                return Ok(d);
             }
             let sq = bin(g, Binary::Multiply, d, d)?;
             let var = add(g, id, Op::Reduce { kind: ReduceKind::Mean, keep_dims: true }, &[sq, axes])?;
@@ -275,7 +292,7 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) {
             bin(g, Binary::Divide { python: false }, d, s)
         }
         Norm::L2 { eps, mode } => {
-            let axes = node_input(g, id, 1)?;
+            let axes = axes_at(g)?;
             let sq = bin(g, Binary::Multiply, x, x)?;
             let ss = add(g, id, Op::Reduce { kind: ReduceKind::Sum, keep_dims: true }, &[sq, axes])?;
             let e = scalar(g, eps);
@@ -284,22 +301,20 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) {
             bin(g, Binary::Divide { python: false }, x, s)
         }
         Norm::Batch { eps } => {
-            let p: Vec<Vec<f64>> =
-                (1..5).map(|i| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.floats())).collect::<Option<_>>()?;
+            let p: Vec<Vec<f64>> = (1..5)
+                .map(|i| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.floats()))
+                .collect::<Option<_>>()
+                .or_user(|| format!("cellc compiles {op} layers with gamma, beta, mean and variance (inputs 1 to 4) known at compile time"))?;
             let (scale, shift) = batch_scale_shift(eps, &p[0], &p[1], &p[2], &p[3]);
             let mut shape = vec![scale.len()];
-            shape.resize(rank.checked_sub(1)?, 1);
+            shape.resize(rank.checked_sub(1).or_reported()?, 1);
             let round = |v: Vec<f64>| Data::Float(v.into_iter().map(|x| elem.round(x)).collect());
             let (sc, sh) = (constant(g, id, elem, &shape, round(scale)), constant(g, id, elem, &shape, round(shift)));
             let m = bin(g, Binary::Multiply, x, sc)?;
             bin(g, Binary::Add, m, sh)
         }
-    })();
-    if let Some(out) = out
-        && g.tensors[out].fact.shape == g.tensors[y].fact.shape
-    {
-        replace(g, y, out, &[id]);
-    }
+    })()?;
+    take_over(g, y, out, &[id])
 }
 
 /// Integers as a constant of one axis.
@@ -309,7 +324,14 @@ fn ints(g: &mut Graph, id: NodeId, v: &[i64]) -> TensorId {
 
 /// `t` (subscripts `have`) with the subscripts in `drop` summed out and the rest put in the
 /// order of `want`; returns the tensor and its subscripts.
-fn arrange(g: &mut Graph, id: NodeId, t: TensorId, have: &[char], drop: &[char], want: &[char]) -> Option<TensorId> {
+fn arrange(
+    g: &mut Graph,
+    id: NodeId,
+    t: TensorId,
+    have: &[char],
+    drop: &[char],
+    want: &[char],
+) -> Result<TensorId, Decline> {
     let mut t = t;
     let kept: Vec<char> = have.iter().copied().filter(|c| !drop.contains(c)).collect();
     if kept.len() < have.len() {
@@ -317,29 +339,33 @@ fn arrange(g: &mut Graph, id: NodeId, t: TensorId, have: &[char], drop: &[char],
         let a = ints(g, id, &axes);
         t = add(g, id, Op::Reduce { kind: ReduceKind::Sum, keep_dims: false }, &[t, a])?;
     }
-    let perm: Vec<i64> =
-        want.iter().map(|c| kept.iter().position(|k| k == c).map(|p| p as i64)).collect::<Option<_>>()?;
+    let perm: Vec<i64> = want
+        .iter()
+        .map(|c| kept.iter().position(|k| k == c).map(|p| p as i64))
+        .collect::<Option<_>>()
+        .or_internal("a subscript of the output is in no operand")?;
     if perm.iter().enumerate().any(|(k, &p)| p != k as i64) {
         let p = ints(g, id, &perm);
         t = add(g, id, Op::Transpose, &[t, p])?;
     }
-    Some(t)
+    Ok(t)
 }
 
 /// An `Einsum` as sums, transposes, reshapes and one matrix product: the subscripts shared
 /// by both operands and the output are the product's batch, those shared by the operands
 /// alone its contraction; a subscript of one operand alone is summed out first.
-fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) {
+fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lowered {
     let node = &g.nodes[id];
-    let Some(&y) = node.outputs.first() else { return };
-    let Some(ins) = node.inputs.iter().copied().collect::<Option<Vec<TensorId>>>() else { return };
+    let op = node.origin.op.clone();
+    let &y = node.outputs.first().or_reported()?;
+    let ins = node.inputs.iter().copied().collect::<Option<Vec<TensorId>>>().or_reported()?;
     let out = &eq.output;
     let result = (|| {
         if let ([a], [t]) = (&eq.inputs[..], &ins[..]) {
             let drop: Vec<char> = a.iter().copied().filter(|c| !out.contains(c)).collect();
             return arrange(g, id, *t, a, &drop, out);
         }
-        let ([a, b], [ta, tb]) = (&eq.inputs[..], &ins[..]) else { return None };
+        let ([a, b], [ta, tb]) = (&eq.inputs[..], &ins[..]) else { return Err(Decline::Reported) };
         let in_a = |c: &char| a.contains(c);
         let in_b = |c: &char| b.contains(c);
         let batch: Vec<char> = out.iter().copied().filter(|c| in_a(c) && in_b(c)).collect();
@@ -350,12 +376,18 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) {
         let b_sum: Vec<char> = b.iter().copied().filter(|c| !in_a(c) && !out.contains(c)).collect();
         let sizes = {
             let shapes: Vec<&[Sym]> =
-                [*ta, *tb].iter().map(|&t| g.tensors[t].fact.shape.as_deref()).collect::<Option<_>>()?;
-            eq.sizes(&shapes).ok()?
+                [*ta, *tb].iter().map(|&t| g.tensors[t].fact.shape.as_deref()).collect::<Option<_>>().or_reported()?;
+            eq.sizes(&shapes).map_err(|_| Decline::Reported)?
         };
         let size = |c: &char| sizes.iter().find(|(l, _)| l == c).map(|(_, s)| *s);
         let known = |cs: &[char]| cs.iter().try_fold(1i64, |acc, c| acc.checked_mul(size(c)?.value()?));
-        let (m, k, n) = (known(&a_free)?, known(&contract)?, known(&b_free)?);
+        let unknown = || {
+            format!(
+                "cellc compiles {op} layers with the sizes of every subscript but the batch's known at compile time; pin them with --input"
+            )
+        };
+        let (m, k, n) =
+            (known(&a_free).or_user(unknown)?, known(&contract).or_user(unknown)?, known(&b_free).or_user(unknown)?);
         let order_a: Vec<char> = [&batch[..], &a_free, &contract].concat();
         let order_b: Vec<char> = [&batch[..], &contract, &b_free].concat();
         let xa = arrange(g, id, *ta, a, &a_sum, &order_a)?;
@@ -367,44 +399,37 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) {
         let ra = add(g, id, Op::Reshape { special_zero: true }, &[xa, sa])?;
         let rb = add(g, id, Op::Reshape { special_zero: true }, &[xb, sb])?;
         let p = add(g, id, Op::MatMul { ta: false, tb: false }, &[ra, rb])?;
-        let free: Vec<i64> = a_free.iter().chain(&b_free).map(|c| size(c)?.value()).collect::<Option<_>>()?;
+        let free: Vec<i64> =
+            a_free.iter().chain(&b_free).map(|c| size(c)?.value()).collect::<Option<_>>().or_user(unknown)?;
         let so = ints(g, id, &[&lead[..], &free].concat());
         let r = add(g, id, Op::Reshape { special_zero: true }, &[p, so])?;
         let have: Vec<char> = [&batch[..], &a_free, &b_free].concat();
         arrange(g, id, r, &have, &[], out)
-    })();
-    if let Some(t) = result
-        && g.tensors[t].fact.shape == g.tensors[y].fact.shape
-    {
-        replace(g, y, t, &[id]);
-    }
+    })()?;
+    take_over(g, y, result, &[id])
 }
 
 /// A scatter by constant indices: the data and the updates, flattened and joined, then
 /// gathered by a table saying which of them each output value is.
-fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) {
+fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) -> Lowered {
     let node = &g.nodes[id];
-    let Some(&y) = node.outputs.first() else { return };
-    let (Some(d), Some(u)) = (node_input(g, id, 0), node_input(g, id, 2)) else { return };
+    let &y = node.outputs.first().or_reported()?;
+    let (d, u) = (node_input(g, id, 0).or_reported()?, node_input(g, id, 2).or_reported()?);
     let from = {
         let ins: Vec<Option<&Fact>> = (0..node.inputs.len()).map(|i| g.input_fact(id, i)).collect();
-        match crate::ops::scatter::sources(kind, &ins) {
-            Ok(f) => f,
-            Err(_) => return,
-        }
+        crate::ops::scatter::sources(kind, &ins).map_err(|_| Decline::Reported)?
     };
-    let Some(dims) = g.tensors[d]
+    let dims = g.tensors[d]
         .fact
         .shape
         .as_ref()
         .and_then(|s| s.iter().map(|x| usize::try_from(x.value()?).ok()).collect::<Option<Vec<usize>>>())
-    else {
-        return;
-    };
+        .or_reported()?;
     let ld = from.len();
-    let Some(lu) = g.tensors[u].fact.known_len() else { return };
-    if (ld + lu) as u64 > crate::limits::MAX_PICK_TABLE {
-        return;
+    let lu = g.tensors[u].fact.known_len().or_reported()?;
+    let n = (ld as u64).saturating_add(lu as u64);
+    if n > crate::limits::MAX_PICK_TABLE {
+        return Err(table_too_large(&format!("its data and updates ({ld} and {lu} values)"), Some(n)));
     }
     let out = (|| {
         let flat = ints(g, id, &[-1]);
@@ -420,12 +445,8 @@ fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) {
             .collect();
         let pick = Pick { lead: 0, shape: dims, entry: ld + lu, table, fill: 0.0 };
         add(g, id, Op::Pick(Box::new(pick)), &[both])
-    })();
-    if let Some(out) = out
-        && g.tensors[out].fact.shape == g.tensors[y].fact.shape
-    {
-        replace(g, y, out, &[id]);
-    }
+    })()?;
+    take_over(g, y, out, &[id])
 }
 
 /// Input `i` of node `id`, when connected.
@@ -433,34 +454,43 @@ fn node_input(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
     g.nodes[id].inputs.get(i).copied().flatten()
 }
 
-fn pad(g: &mut Graph, id: NodeId, mode: PadMode) {
+fn pad(g: &mut Graph, id: NodeId, mode: PadMode) -> Lowered {
     let node = &g.nodes[id];
-    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let op = node.origin.op.clone();
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     let x = *x;
     let value = |i: usize| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.known_ints());
-    let (Some(begin), Some(end)) = (value(1), value(2)) else { return };
+    let pads = || format!("cellc compiles {op} layers with pads (inputs 1 and 2) known at compile time");
+    let (begin, end) = (value(1).or_user(pads)?, value(2).or_user(pads)?);
     let fill = match node.inputs.get(3).copied().flatten() {
         Some(t) if mode == PadMode::Constant => match g.tensors[t].fact.value.as_ref().and_then(Data::floats) {
             Some(v) if v.len() == 1 => v[0],
-            _ => return,
+            Some(v) => {
+                return Err(Decline::User(format!("the pad value (input 3) holds {} values; expected one", v.len())));
+            }
+            None => {
+                return Err(Decline::User(format!(
+                    "cellc compiles {op} layers with a pad value (input 3) known at compile time"
+                )));
+            }
         },
         _ => 0.0,
     };
-    let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
+    let xs = g.tensors[x].fact.shape.clone().or_reported()?;
     if begin.len() != xs.len() || end.len() != xs.len() {
-        return;
+        return Err(Decline::Reported);
     }
     // The first axis (the batch) is kept when it is not padded, so that a dynamic batch runs.
     let lead = usize::from(!xs.is_empty() && begin[0] == 0 && end[0] == 0);
-    let Some(ext) = xs[lead..].iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>() else {
-        return;
-    };
-    let Ok((table, shape)) = pad_table(mode, &ext, &begin[lead..], &end[lead..]) else { return };
+    let ext =
+        xs[lead..].iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>().or_user(|| {
+            format!("cellc pads the batch axis of {op} layers only where it is known: pin it with --input")
+        })?;
+    let (table, shape) =
+        pad_table(mode, &ext, &begin[lead..], &end[lead..]).map_err(|e| Decline::User(e.to_string()))?;
     let pick = Pick { lead, shape, entry: ext.iter().product(), table, fill };
-    let Some(out) = add(g, id, Op::Pick(Box::new(pick)), &[x]) else { return };
-    if g.tensors[out].fact.shape == g.tensors[y].fact.shape {
-        replace(g, y, out, &[id]);
-    }
+    let out = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
+    take_over(g, y, out, &[id])
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! [`Pick`], then, for each interpolated axis, one [`Pick`] per tap (the `t`-th input value
 //! each output value sums) weighted by a constant along the axis, the terms added in tap
 //! order. Nearest modes take one tap of weight 1: a gather alone.
-use super::edit::{add, constant, replace};
+use super::edit::{Decline, Lowered, OrDecline, add, constant, table_too_large, take_over};
 use crate::graph::{Data, Fact, Graph, NodeId};
 use crate::limits::MAX_PICK_TABLE;
 use crate::ops::interpolate::{Interp, Taps};
@@ -12,39 +12,37 @@ use crate::ops::{Binary, Op};
 
 /// Lowers `Interpolate` node `id`; leaves it (for the checker to report) where its inputs
 /// are not known or a table would pass the limit.
-pub(super) fn interpolate(g: &mut Graph, id: NodeId, it: &Interp) {
+pub(super) fn interpolate(g: &mut Graph, id: NodeId, it: &Interp) -> Lowered {
     let node = &g.nodes[id];
-    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return };
+    let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     let mut cur = *x;
-    let Some(xs) = g.tensors[cur].fact.shape.clone() else { return };
+    let xs = g.tensors[cur].fact.shape.clone().or_reported()?;
     let facts: Vec<Option<Fact>> = (0..node.inputs.len()).map(|i| g.input_fact(id, i).cloned()).collect();
     let facts: Vec<Option<&Fact>> = facts.iter().map(Option::as_ref).collect();
     // A dynamic first axis (the batch) stays the gathers' leading axis; `resolve` and the
     // shape rule have refused to interpolate or pad it.
     let lead = usize::from(xs.first().is_some_and(|d| d.value().is_none()));
-    let Some(ext) = xs.iter().map(|d| usize::try_from(d.value().unwrap_or(1)).ok()).collect::<Option<Vec<usize>>>()
-    else {
-        return;
-    };
-    let Ok(r) = it.resolve(&ext, &facts) else { return };
+    let ext = xs
+        .iter()
+        .map(|d| usize::try_from(d.value().unwrap_or(1)).ok())
+        .collect::<Option<Vec<usize>>>()
+        .or_reported()?;
+    let r = it.resolve(&ext, &facts).map_err(|_| Decline::Reported)?;
     let elem = g.tensors[cur].fact.elem;
     if r.pads.iter().any(|&p| p != (0, 0)) {
         let begin: Vec<i64> = r.pads[lead..].iter().map(|p| p.0 as i64).collect();
         let end: Vec<i64> = r.pads[lead..].iter().map(|p| p.1 as i64).collect();
-        let Ok((table, shape)) = pad_table(PadMode::Constant, &ext[lead..], &begin, &end) else { return };
+        let (table, shape) =
+            pad_table(PadMode::Constant, &ext[lead..], &begin, &end).map_err(|e| Decline::User(e.to_string()))?;
         let pick = Pick { lead, shape, entry: ext[lead..].iter().product(), table, fill: 0.0 };
-        let Some(t) = add(g, id, Op::Pick(Box::new(pick)), &[cur]) else { return };
-        cur = t;
+        cur = add(g, id, Op::Pick(Box::new(pick)), &[cur])?;
     }
     let mut shape = r.padded.clone();
     for (a, taps) in &r.axes {
-        let Some(t) = axis(g, id, (cur, elem), (&shape, lead), *a, taps) else { return };
-        cur = t;
+        cur = axis(g, id, (cur, elem), (&shape, lead), *a, taps)?;
         shape[*a] = taps.len();
     }
-    if g.tensors[cur].fact.shape == g.tensors[y].fact.shape {
-        replace(g, y, cur, &[id]);
-    }
+    take_over(g, y, cur, &[id])
 }
 
 /// The resize of `x` (of extents `shape`, its first `lead` axes kept) along `a`.
@@ -55,13 +53,14 @@ fn axis(
     (shape, lead): (&[usize], usize),
     a: usize,
     taps: &Taps,
-) -> Option<crate::graph::TensorId> {
+) -> Result<crate::graph::TensorId, Decline> {
     let mut out = shape.to_vec();
     out[a] = taps.len();
-    let n: usize = out[lead..].iter().product();
-    if n as u64 > MAX_PICK_TABLE {
-        return None;
+    let n = crate::limits::product(out[lead..].iter().map(|&d| d as u64));
+    if n.is_none_or(|n| n > MAX_PICK_TABLE) {
+        return Err(table_too_large(&format!("its output along axis {a} ({:?} values)", &out[lead..]), n));
     }
+    let n = n.unwrap_or_default() as usize;
     let st = strides(&shape[lead..]);
     let width = taps.iter().map(Vec::len).max().unwrap_or(0);
     let la = a - lead;
@@ -95,5 +94,5 @@ fn axis(
             Some(s) => add(g, id, Op::Binary(Binary::Add), &[s, term])?,
         });
     }
-    sum
+    sum.or_internal("an interpolation of no taps")
 }

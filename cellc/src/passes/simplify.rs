@@ -105,11 +105,12 @@ fn channel_slope(g: &mut Graph, id: NodeId) {
         None => {
             let to = dims.iter().map(|&d| Sym::known(d as i64)).collect();
             let target = super::edit::constant(g, id, Elem::I64, &[dims.len()], Data::Int(to));
-            super::edit::add(g, id, Op::Reshape { special_zero: false }, &[slope, target])
+            super::edit::add(g, id, Op::Reshape { special_zero: false }, &[slope, target]).ok()
         }
     };
-    if let Some(t) = reshaped {
-        g.nodes[id].inputs[1] = Some(t);
+    match reshaped {
+        Some(t) => g.nodes[id].inputs[1] = Some(t),
+        None => debug_assert!(false, "a slope of known shape reshapes to [C, 1, …, 1]"),
     }
 }
 

@@ -69,16 +69,21 @@ impl Net {
         self.edges.push((id, out, id + 1, 0));
     }
 
-    /// The error compiling it gives; panics if it compiles.
-    fn refused(self) -> String {
+    /// The model's XML text.
+    fn xml(&self) -> String {
         let mut e = String::new();
         for (a, b, c, d) in &self.edges {
             let _ = writeln!(e, r#"<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>"#);
         }
-        let xml = format!(
+        format!(
             "<?xml version=\"1.0\"?>\n<net name=\"edges\" version=\"11\">\n<layers>\n{}</layers>\n<edges>\n{e}</edges>\n</net>\n",
             self.layers
-        );
+        )
+    }
+
+    /// The error compiling it gives; panics if it compiles.
+    fn refused(self) -> String {
+        let xml = self.xml();
         let compiled = parse_graph("model.xml", &xml, Weights::whole("model.bin", self.bin))
             .and_then(|g| cellc::model_of(g).map(|_| ()));
         match compiled {
@@ -214,4 +219,32 @@ fn an_einsum_equation_with_spaces_is_refused() {
     let ins: [(&str, &[u64]); 2] = [("FP32", &[2, 3]), ("FP32", &[3, 4])];
     n.op(2, "Einsum", "opset7", r#"<data equation="ij, jk -> ik"/>"#, &[0, 1], &ins);
     says(&n.refused(), &["\"op\" (Einsum)", "whitespace"]);
+}
+
+#[test]
+fn a_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
+    // 600 × 600 positions of 8 channels × 9 taps: 25,920,000 window values to gather, past
+    // the limit; the weights are a plain constant, and the message must not say otherwise.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 8, 600, 600]);
+    n.constant(1, "f32", &[4, 8, 3, 3], &[0.125; 288]);
+    let data = r#"<data strides="1,1" dilations="1,1" pads_begin="1,1" pads_end="1,1" auto_pad="explicit"/>"#;
+    n.op(2, "Convolution", "opset1", data, &[0, 1], &[("FP32", &[1, 8, 600, 600]), ("FP32", &[4, 8, 3, 3])]);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(dir.path().join("model.xml"), n.xml()).expect("model.xml");
+    std::fs::write(dir.path().join("model.bin"), &n.bin).expect("model.bin");
+    let text = n.refused();
+    says(
+        &text,
+        &[
+            "\"op\" (Convolution)",
+            "its windows (360000 positions × 72 values)",
+            "table of 25920000 values",
+            "more than the 4194304",
+        ],
+    );
+    assert!(!text.contains("known at compile time"), "{text}");
+    // `inspect` gives the same reason.
+    let report = cellc::inspect::inspect(&dir.path().join("model.xml"), &cellc::Options::default()).expect("described");
+    says(&report.text(), &["table of 25920000 values"]);
 }
