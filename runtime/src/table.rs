@@ -21,8 +21,8 @@ impl Element for u32 {}
 /// The table of `N` values of type `T` stored little-endian at byte `offset` of `bytes`.
 ///
 /// Generated code calls it in a `static`'s initialiser, where it is evaluated at compile
-/// time: an offset off the 64-byte grid, a table past the end of the bytes, or a big-endian
-/// target is a compile error there.
+/// time: an offset off the 64-byte grid, values past the end of the `B` bytes given (not
+/// of their padded block), or a big-endian target is a compile error there.
 #[allow(unsafe_code)]
 pub const fn table<T: Element, const N: usize, const B: usize>(
     bytes: &'static Aligned<[u8; B]>,
@@ -35,17 +35,19 @@ pub const fn table<T: Element, const N: usize, const B: usize>(
         "weight tables stored as bytes are little-endian: generate this model with `weight_tables = source` for a big-endian target"
     );
     assert!(offset.is_multiple_of(align_of::<Aligned<[T; N]>>()), "a weight table's offset is not a multiple of 64");
-    match offset.checked_add(size_of::<Aligned<[T; N]>>()) {
-        Some(end) if end <= size_of::<Aligned<[u8; B]>>() => {}
+    // The values lie within the bytes given, and the view (with its padding) within their
+    // block.
+    match (offset.checked_add(size_of::<[T; N]>()), offset.checked_add(size_of::<Aligned<[T; N]>>())) {
+        (Some(values), Some(view)) if values <= B && view <= size_of::<Aligned<[u8; B]>>() => {}
         _ => panic!("a weight table ends past the bytes that hold it"),
     }
     let start = (bytes as *const Aligned<[u8; B]>).cast::<u8>();
     // SAFETY: `start` points at a 64-byte aligned block of `size_of::<Aligned<[u8; B]>>()`
     // bytes that lives for 'static and is never written (a shared reference to it). The
     // view starts `offset` bytes in, a multiple of 64 (so aligned for `Aligned<[T; N]>`),
-    // and ends within the block (both checked above). Every byte of it is initialised:
-    // `[u8; B]` holds the first `B`, and a view reaching past them covers only what is
-    // padding in `Aligned<[T; N]>` too (both round up to 64). `T` is `f32`, `u16` or `u32`
+    // and ends within the block (both checked above). Its `N` values lie within the `B`
+    // bytes of `[u8; B]` (checked above), all initialised; what the view covers past them
+    // is padding of `Aligned<[T; N]>`, never read as a value. `T` is `f32`, `u16` or `u32`
     // (the sealed `Element`), for which any initialised bytes are a value.
     unsafe { &*start.add(offset).cast::<Aligned<[T; N]>>() }
 }
@@ -103,6 +105,22 @@ mod tests {
     #[should_panic(expected = "past the bytes")]
     fn a_table_past_the_end_is_refused() {
         let _: &Aligned<[f32; 17]> = table(&BLOCK, 64);
+    }
+
+    /// 100 bytes given, in a block padded to 128.
+    static SHORT: Aligned<[u8; 100]> = Aligned([7; 100]);
+
+    #[test]
+    #[should_panic(expected = "past the bytes")]
+    fn values_past_the_bytes_given_are_refused_even_within_the_padding() {
+        // 16 values at 64..128: within the padded block, past the 100 bytes given.
+        let _: &Aligned<[f32; 16]> = table(&SHORT, 64);
+    }
+
+    #[test]
+    fn values_within_the_bytes_given_are_read() {
+        let t: &Aligned<[u32; 9]> = table(&SHORT, 64);
+        assert_eq!(t.0, [0x0707_0707; 9]);
     }
 
     #[test]

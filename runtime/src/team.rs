@@ -259,6 +259,9 @@ impl<L, F: Fn(Stage<'_, L>) + Sync> Job<L, F> {
         }
     }
 
+    /// The entry helpers call this job type's parts through.
+    const ENTRY: &'static Entry = &Entry { call: Self::call };
+
     /// The type-erased `part`, as helpers call it.
     ///
     /// # Safety
@@ -286,7 +289,15 @@ struct Post {
     stages: AtomicUsize,
     parts: AtomicUsize,
     job: AtomicPtr<()>,
-    call: AtomicUsize,
+    entry: AtomicPtr<Entry>,
+}
+
+/// A job type's entry point, type-erased: each `Job<L, F>` has one in a constant
+/// ([`Job::ENTRY`]), and the post carries a pointer to it (a plain data pointer, no
+/// function pointer cast to or from an integer).
+struct Entry {
+    /// `Job::<L, F>::call`.
+    call: unsafe fn(*const (), usize, usize),
 }
 
 /// The process's helpers and the job they are on.
@@ -331,7 +342,7 @@ struct Posted {
     stages: usize,
     parts: usize,
     job: *const (),
-    call: usize,
+    entry: *const Entry,
 }
 
 #[cfg(not(loom))]
@@ -423,7 +434,7 @@ impl Team {
             stages: self.post.stages.load(Ordering::Relaxed),
             parts: self.post.parts.load(Ordering::Relaxed),
             job: self.post.job.load(Ordering::Relaxed),
-            call: self.post.call.load(Ordering::Relaxed),
+            entry: self.post.entry.load(Ordering::Relaxed),
         };
         sync::fence(Ordering::Acquire);
         (self.post.epoch.load(Ordering::Relaxed) == epoch).then_some(p)
@@ -514,14 +525,15 @@ impl Team {
                 return;
             }
             self.stage(me, g, p.parts, current, |k| {
-                // SAFETY: `stage` calls this only for a part it has claimed, so the job is
-                // still running (it ends only when every part of every stage is done, this
-                // one included), `call` is its own function, and no other thread runs this
+                // SAFETY: `p.entry` was read with `p.job` under one epoch (`read`), so it is
+                // the `Job::ENTRY` of the job's own type, a reference to a constant (valid
+                // for the whole program); `stage` calls this only for a part it has
+                // claimed, so the job is still running (it ends only when every part of
+                // every stage is done, this one included), and no other thread runs this
                 // part of this stage; stage `g - 1` is finished, so every earlier one is.
                 #[allow(unsafe_code)]
                 unsafe {
-                    let call: unsafe fn(*const (), usize, usize) = core::mem::transmute(p.call);
-                    call(p.job, k, index);
+                    ((*p.entry).call)(p.job, k, index);
                 }
             });
         }
@@ -595,9 +607,7 @@ impl Held {
         t.post.stages.store(stages, Ordering::Relaxed);
         t.post.parts.store(parts, Ordering::Relaxed);
         t.post.job.store((job as *const Job<L, F>).cast_mut().cast(), Ordering::Relaxed);
-        #[allow(unsafe_code)]
-        let call: unsafe fn(*const (), usize, usize) = Job::<L, F>::call;
-        t.post.call.store(call as usize, Ordering::Relaxed);
+        t.post.entry.store(core::ptr::from_ref(Job::<L, F>::ENTRY).cast_mut(), Ordering::Relaxed);
         t.post.epoch.store(epoch + 2, Ordering::Release);
         // Helpers that sleep take microseconds to wake: their parts are the caller's then.
         // An addition of 0, not a load: see `next_epoch`.

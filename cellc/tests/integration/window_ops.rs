@@ -81,6 +81,13 @@ impl Net {
         )
     }
 
+    /// The model compiled; panics with the error if it is refused.
+    fn compiled(self) -> cellc::ir::verify::Verified {
+        let xml = self.xml();
+        let g = parse_graph("model.xml", &xml, Weights::whole("model.bin", self.bin)).unwrap_or_else(|e| panic!("{e}"));
+        cellc::model_of(g).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// The error compiling it gives; panics if it compiles.
     fn refused(self) -> String {
         let xml = self.xml();
@@ -247,4 +254,18 @@ fn a_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
     // `inspect` gives the same reason.
     let report = cellc::inspect::inspect(&dir.path().join("model.xml"), &cellc::Options::default()).expect("described");
     says(&report.text(), &["table of 25920000 values"]);
+}
+
+#[test]
+fn a_max_pool_8_declaring_only_its_values_compiles() {
+    // OpenVINO writes MaxPool-8 with two output ports; one that declares only the first is
+    // the same op, its indices unreadable.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 1, 6]);
+    let data = r#"<data strides="2" dilations="1" pads_begin="0" pads_end="0" kernel="2" rounding_type="floor" auto_pad="explicit" index_element_type="i64" axis="0"/>"#;
+    n.op(1, "MaxPool", "opset8", data, &[0], &[("FP32", &[1, 1, 6])]);
+    let m = n.compiled();
+    let x = [0.5, -1.0, 3.0, 2.0, -4.0, -5.0];
+    let out = cellc::reference::run(&m, &[x.to_vec()]).expect("runs");
+    assert_eq!(out, [vec![0.5, 3.0, -4.0]]);
 }

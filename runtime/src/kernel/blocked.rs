@@ -12,7 +12,7 @@ use crate::simd::{Avx2, Avx512};
 use core::arch::x86_64::{
     __m256, __m512, __mmask16, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_loadu_si256,
     _mm256_maskz_loadu_epi16, _mm256_set1_ps, _mm256_storeu_ps, _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps,
-    _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps, _mm512_storeu_ps,
+    _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
 };
 
 /// A vector register of f32 lanes at one level, and the few operations a block needs.
@@ -43,10 +43,10 @@ fn tail<T: Copy + Default, const W: usize, const N: usize>(row: &[T; W], lb: usi
 #[derive(Clone, Copy)]
 pub(super) struct Zmm(pub(super) Avx512);
 
-/// The first `n` lanes (`n < 16`).
+/// The first `n` lanes (all 16 from `n = 16` on).
 #[inline(always)]
 fn mask16(n: usize) -> __mmask16 {
-    ((1u32 << n) - 1) as __mmask16
+    ((1u32 << n.min(16)) - 1) as __mmask16
 }
 
 #[allow(unsafe_code)]
@@ -56,10 +56,14 @@ impl Reg for Zmm {
     #[inline(always)]
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> __m512 {
         let lb = 16 * j;
-        debug_assert!(lb < W, "a vector starts inside its row");
-        // SAFETY: the token proves AVX-512 F. A full vector reads lanes `lb..lb + 16`, within
-        // the row when `lb + 16 <= W`; otherwise the mask leaves out every lane at or past
-        // `W`, and masked-out lanes are not read (nor can they fault).
+        // SAFETY: the token proves AVX-512 F; no memory is touched.
+        if lb >= W {
+            return unsafe { _mm512_setzero_ps() };
+        }
+        // SAFETY: the token proves AVX-512 F, and `lb < W`. A full vector reads lanes
+        // `lb..lb + 16`, within the row when `lb + 16 <= W`; otherwise the mask (of the
+        // `W - lb < 16` lanes left) leaves out every lane at or past `W`, and masked-out
+        // lanes are not read (nor can they fault).
         unsafe {
             if lb + 16 <= W {
                 _mm512_loadu_ps(row.as_ptr().add(lb))
@@ -71,9 +75,12 @@ impl Reg for Zmm {
     #[inline(always)]
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> __m512 {
         let lb = 16 * j;
-        debug_assert!(lb < W, "a vector starts inside its row");
-        // SAFETY: the token proves AVX-512 F, BW and VL. As in `load`: 16 lanes of 2 bytes
-        // from `lb`, within the row or masked (masked-out lanes are not read).
+        // SAFETY: the token proves AVX-512 F; no memory is touched.
+        if lb >= W {
+            return unsafe { _mm512_setzero_ps() };
+        }
+        // SAFETY: the token proves AVX-512 F, BW and VL, and `lb < W`. As in `load`: 16
+        // lanes of 2 bytes from `lb`, within the row or masked (masked-out lanes are not read).
         unsafe {
             let h = if lb + 16 <= W {
                 _mm256_loadu_si256(row.as_ptr().add(lb).cast())
@@ -86,7 +93,10 @@ impl Reg for Zmm {
     #[inline(always)]
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: __m512) {
         let lb = 16 * j;
-        // SAFETY: as in `load`, for writes: lanes at or past `W` are masked out.
+        if lb >= W {
+            return;
+        }
+        // SAFETY: as in `load`, for writes (`lb < W`): lanes at or past `W` are masked out.
         unsafe {
             if lb + 16 <= W {
                 _mm512_storeu_ps(row.as_mut_ptr().add(lb), v);
@@ -119,7 +129,6 @@ impl Reg for Ymm {
     #[inline(always)]
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> __m256 {
         let lb = 8 * j;
-        debug_assert!(lb < W, "a vector starts inside its row");
         let rest: [f32; 8];
         let p = if lb + 8 <= W {
             // SAFETY: lanes `lb..lb + 8` lie within the row.
@@ -134,7 +143,6 @@ impl Reg for Ymm {
     #[inline(always)]
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> __m256 {
         let lb = 8 * j;
-        debug_assert!(lb < W, "a vector starts inside its row");
         let rest: [u16; 8];
         let p = if lb + 8 <= W {
             // SAFETY: lanes `lb..lb + 8` lie within the row.
@@ -156,7 +164,9 @@ impl Reg for Ymm {
             let mut rest = [0.0f32; 8];
             // SAFETY: as above, into the 8 lanes of `rest`.
             unsafe { _mm256_storeu_ps(rest.as_mut_ptr(), v) };
-            row[lb..].copy_from_slice(&rest[..W - lb]);
+            for (r, x) in row.iter_mut().skip(lb).zip(rest) {
+                *r = x;
+            }
         }
     }
     #[inline(always)]

@@ -336,3 +336,68 @@ fn dense_layers_give_the_same_bits_at_avx2_and_avx512() {
         dense_levels_agree::<8, 2, 1, 4>(2, rows);
     }
 }
+
+/// The vector loads and stores at a row's end: a vector starting inside the row reads its
+/// lanes and zeros past the end (writes only its lanes); one starting at or past the end
+/// reads zeros and writes nothing, at every level the CPU has.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[test]
+#[allow(unsafe_code)]
+fn vectors_at_the_end_of_a_row_touch_only_the_row() {
+    use super::blocked::{Reg, Ymm, Zmm};
+    use crate::simd::{Avx2, Avx512, Level};
+    fn check<R: Reg>(r: R, lanes: usize, to_array: impl Fn(R::V) -> [f32; 16]) {
+        let row: [f32; 5] = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let half: [u16; 5] = row.map(|v| half::f16::from_f32(v).to_bits());
+        let head = to_array(r.load(&row, 0));
+        for (l, v) in head.iter().take(lanes).enumerate() {
+            assert_eq!(*v, row.get(l).copied().unwrap_or(0.0), "lane {l}");
+        }
+        assert_eq!(to_array(r.load_f16(&half, 0))[..5], row);
+        for j in 1..4 {
+            assert!(to_array(r.load(&row, j)).iter().all(|&v| v == 0.0), "a vector past the row reads zeros");
+            assert!(to_array(r.load_f16(&half, j)).iter().all(|&v| v == 0.0));
+        }
+        let mut out = [9.0f32; 5];
+        r.store(&mut out, 0, r.splat(7.0));
+        assert_eq!(out, [7.0; 5]);
+        for j in 1..4 {
+            r.store(&mut out, j, r.splat(-1.0));
+        }
+        assert_eq!(out, [7.0; 5], "a vector past the row writes nothing");
+    }
+    let cpu = crate::simd::cpu_level();
+    if cpu >= Level::Avx2 {
+        // SAFETY: the CPU runs x86-64-v3 (asked above); the test is compiled for the build's
+        // target, and the intrinsics run under `avx2`'s target features.
+        unsafe {
+            let y = Ymm(Avx2::new_unchecked());
+            crate::simd::avx2(
+                #[inline(always)]
+                || {
+                    check(y, 8, |v| {
+                        let mut a = [0.0f32; 16];
+                        core::arch::x86_64::_mm256_storeu_ps(a.as_mut_ptr(), v);
+                        a
+                    })
+                },
+            );
+        }
+    }
+    if cpu >= Level::Avx512 {
+        // SAFETY: as above, for x86-64-v4.
+        unsafe {
+            let z = Zmm(Avx512::new_unchecked());
+            crate::simd::avx512(
+                #[inline(always)]
+                || {
+                    check(z, 16, |v| {
+                        let mut a = [0.0f32; 16];
+                        core::arch::x86_64::_mm512_storeu_ps(a.as_mut_ptr(), v);
+                        a
+                    })
+                },
+            );
+        }
+    }
+}

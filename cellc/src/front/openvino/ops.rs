@@ -181,7 +181,9 @@ impl Attrs<'_> {
         let kernel = self.int_list("kernel");
         let kind = if max { PoolKind::Max } else { PoolKind::Avg { exclude_pad: self.bool("exclude-pad", false) } };
         let index_elem = self.elem("index_element_type", Some(Elem::I64));
-        let indices = max && self.layer.version.as_deref() != Some("opset1");
+        // MaxPool-8 computes its indices as output 1; a layer that declares its first output
+        // port alone is the same op, whose indices nobody can read.
+        let indices = max && self.layer.version.as_deref() != Some("opset1") && self.layer.outputs.len() > 1;
         Op::Pool(Box::new(PoolAttrs { window, kernel, kind, indices, index_elem }))
     }
 
