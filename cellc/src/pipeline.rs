@@ -72,12 +72,28 @@ pub fn model_of(mut g: graph::Graph) -> Result<ir::verify::Verified, Diagnostics
 /// returns the problems folding found.
 pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     let diags = passes::fold(g);
+    checked(g, "fold");
     passes::simplify(g);
+    checked(g, "simplify");
     passes::lower(g);
+    checked(g, "lower");
     passes::compose(g);
+    checked(g, "compose");
     passes::fuse(g);
+    checked(g, "fuse");
     passes::drop_unread(g);
+    checked(g, "drop_unread");
     diags
+}
+
+/// In debug builds, stops at a graph that the pass just run left inconsistent
+/// ([`graph::Graph::verify`]): a bug of that pass.
+fn checked(g: &graph::Graph, pass: &str) {
+    if cfg!(debug_assertions)
+        && let Err(problems) = g.verify()
+    {
+        panic!("the {pass} pass left the graph of {} inconsistent:\n{}", g.file, problems.join("\n"));
+    }
 }
 
 #[doc(hidden)]

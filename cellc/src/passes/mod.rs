@@ -11,6 +11,7 @@ pub mod lower;
 mod resize;
 pub mod simplify;
 pub mod state;
+mod verify;
 
 pub use compose::compose;
 pub use cut::{cut, drop_unread};
