@@ -780,7 +780,8 @@ def edge_ops(out):
     shape and same_upper or same_lower padding whose total is odd (the odd pad crops the
     beginning with same_upper); a max pool over windows of -inf, with and without padding,
     at run time and folded at compile time (both give the lowest float, as OpenVINO's
-    maximum starts from it)."""
+    maximum starts from it); Einsum diagonals and traces (a subscript repeated within an
+    operand)."""
     import openvino.opset13 as ops
     import openvino.opset8 as o8
 
@@ -790,6 +791,7 @@ def edge_ops(out):
     slope = ops.parameter([4], np.float32, name="slope")
     t = ops.parameter([1, 6, 5], np.float32, name="t")
     pool = ops.parameter([1, 2, 6], np.float32, name="pool")
+    sq3 = ops.parameter([2, 4, 4], np.float32, name="sq3")
     w = lambda *s: ops.constant(rng.uniform(-0.5, 0.5, s).astype(np.float32))
     shape = lambda *v: ops.constant(np.array(v, np.int64))
     outs = []
@@ -811,7 +813,12 @@ def edge_ops(out):
     named(o8.max_pool(pool, [2], [1], [1], [1], [2]).output(0), "maxpool_neg_inf")
     folded = ops.constant(np.array([[[-np.inf, -np.inf, 1.0, -np.inf, -np.inf, -np.inf]]], np.float32))
     named(ops.add(o8.max_pool(folded, [2], [1], [0], [0], [2]).output(0), ops.reduce_sum(pool, shape(2), True)), "maxpool_neg_inf_folded")
-    model = ov.Model(outs, [x, sq, slope, t, pool], "edge_ops")
+    for eq, name, operands in [
+        ("bii->bi", "einsum_diagonal", [sq3]),
+        ("bii->b", "einsum_trace", [sq3]),
+    ]:
+        named(ops.einsum(operands, eq), name)
+    model = ov.Model(outs, [x, sq, slope, t, pool, sq3], "edge_ops")
     inf = np.float32(-np.inf)
     feeds = {
         "x": rng.uniform(-1, 1, (1, 4, 7, 9)).astype(np.float32),
@@ -819,6 +826,7 @@ def edge_ops(out):
         "slope": rng.uniform(-0.5, 0.5, (4,)).astype(np.float32),
         "t": rng.uniform(-1, 1, (1, 6, 5)).astype(np.float32),
         "pool": np.array([[[inf, inf, 0.5, inf, inf, inf], [inf, -2.0, inf, inf, 3.0, inf]]], np.float32),
+        "sq3": rng.uniform(-1, 1, (2, 4, 4)).astype(np.float32),
     }
     openvino_case(out, "ov_edge_ops", model, feeds, edge_ops.__doc__)
 

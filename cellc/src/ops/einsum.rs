@@ -44,16 +44,21 @@ impl Equation {
             Ok(())
         };
         let repeated = |t: &[char]| t.iter().copied().find(|&c| t.iter().filter(|&&d| d == c).count() > 1);
+        // A letter repeated within an operand reads its diagonal (a trace when the output
+        // leaves it out).
         for t in &inputs {
             letters(t)?;
-            if let Some(c) = repeated(t) {
-                return Err(refuse!(
-                    "equation {s:?} repeats {c:?} within one operand (a diagonal); cellc does not compile that yet"
-                ));
-            }
         }
         let output: Vec<char> = match out {
             Some(o) => o.chars().collect(),
+            // numpy reads `ii` as a trace; OpenVINO's Einsum-7 infers an output that keeps the
+            // repeated letters (and then fails to compute it): no output cellc could give is
+            // OpenVINO's.
+            None if inputs.iter().any(|t| repeated(t).is_some()) => {
+                return Err(refuse!(
+                    "equation {s:?} repeats a subscript within an operand and leaves its output implicit, which OpenVINO and numpy read differently; write the output subscripts (`->…`)"
+                ));
+            }
             None => {
                 let mut once: Vec<char> = inputs
                     .iter()
@@ -169,7 +174,9 @@ mod tests {
         assert_eq!(e.output, ['b', 't', 'g', 'h']);
         // Implicit: the letters used once, in alphabetical order.
         assert_eq!(Equation::parse("kj,ji").expect("parses").output, ['i', 'k']);
-        assert!(Equation::parse("ii->i").is_err_and(|m| m.to_string().contains("diagonal")));
+        assert_eq!(Equation::parse("ii->i").expect("a diagonal").inputs, [vec!['i', 'i']]);
+        assert_eq!(Equation::parse("ii->").expect("a trace").output, Vec::<char>::new());
+        assert!(Equation::parse("ii").is_err_and(|m| m.to_string().contains("write the output subscripts")));
         assert!(Equation::parse("...i,ij->...j").is_err_and(|m| m.to_string().contains("ellips")));
         assert!(Equation::parse("ij,jk,kl->il").is_err_and(|m| m.to_string().contains("3 operands")));
         assert!(Equation::parse("ij->ik").is_err_and(|m| m.to_string().contains("'k'")));

@@ -360,12 +360,18 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
     let &y = node.outputs.first().or_reported()?;
     let ins = node.inputs.iter().copied().collect::<Option<Vec<TensorId>>>().or_reported()?;
     let out = &eq.output;
+    // An operand that repeats a subscript (a diagonal, or with the letter summed out, a
+    // trace) is read along its diagonal first: then every operand names each letter once.
+    let (mut ins, mut subs) = (ins, eq.inputs.clone());
+    for (t, s) in ins.iter_mut().zip(&mut subs) {
+        (*t, *s) = diagonal(g, id, *t, s, &op)?;
+    }
     let result = (|| {
-        if let ([a], [t]) = (&eq.inputs[..], &ins[..]) {
+        if let ([a], [t]) = (&subs[..], &ins[..]) {
             let drop: Vec<char> = a.iter().copied().filter(|c| !out.contains(c)).collect();
             return arrange(g, id, *t, a, &drop, out);
         }
-        let ([a, b], [ta, tb]) = (&eq.inputs[..], &ins[..]) else { return Err(Decline::Reported) };
+        let ([a, b], [ta, tb]) = (&subs[..], &ins[..]) else { return Err(Decline::Reported) };
         let in_a = |c: &char| a.contains(c);
         let in_b = |c: &char| b.contains(c);
         let batch: Vec<char> = out.iter().copied().filter(|c| in_a(c) && in_b(c)).collect();
@@ -407,6 +413,46 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
         arrange(g, id, r, &have, &[], out)
     })()?;
     take_over(g, y, result, &[id])
+}
+
+/// Operand `t` of an `Einsum` (subscripts `subs`) with each repeated subscript read once,
+/// where the axes it names have the same index: a gather by a table fixed at compile time
+/// (a strided read of the diagonal); the letters in the order they first appear.
+fn diagonal(g: &mut Graph, id: NodeId, t: TensorId, subs: &[char], op: &str) -> Result<(TensorId, Vec<char>), Decline> {
+    let mut unique: Vec<char> = Vec::new();
+    for &c in subs {
+        if !unique.contains(&c) {
+            unique.push(c);
+        }
+    }
+    if unique.len() == subs.len() {
+        return Ok((t, subs.to_vec()));
+    }
+    let dims = g.tensors[t]
+        .fact
+        .shape
+        .as_ref()
+        .and_then(|s| s.iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>())
+        .or_user(|| {
+            format!("cellc reads the diagonal of an {op} operand whose dimensions are known at compile time: pin them with --input")
+        })?;
+    let at = |c: char| subs.iter().position(|&x| x == c).unwrap_or(0);
+    let kept: Vec<usize> = unique.iter().map(|&c| dims[at(c)]).collect();
+    let n = crate::limits::product(kept.iter().map(|&d| d as u64));
+    if n.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
+        return Err(table_too_large(&format!("the diagonal of an operand ({kept:?})"), n));
+    }
+    let st = crate::ops::tensor::strides(&dims);
+    let letter: Vec<usize> = subs.iter().map(|c| unique.iter().position(|u| u == c).unwrap_or(0)).collect();
+    let mut idx = vec![0; kept.len()];
+    let table = (0..n.unwrap_or_default() as usize)
+        .map(|i| {
+            crate::ops::tensor::unflatten(i, &kept, &mut idx);
+            letter.iter().zip(&st).map(|(&l, &s)| idx[l] * s).sum::<usize>() as u32
+        })
+        .collect();
+    let pick = Pick { lead: 0, shape: kept, entry: dims.iter().product(), table, fill: 0.0 };
+    Ok((add(g, id, Op::Pick(Box::new(pick)), &[t])?, unique))
 }
 
 /// A scatter by constant indices: the data and the updates, flattened and joined, then
