@@ -781,7 +781,8 @@ def edge_ops(out):
     beginning with same_upper); a max pool over windows of -inf, with and without padding,
     at run time and folded at compile time (both give the lowest float, as OpenVINO's
     maximum starts from it); Einsum diagonals and traces (a subscript repeated within an
-    operand)."""
+    operand); ScatterNDUpdate-15 with each reduction, an index repeated (its updates applied
+    in order) and one counted from the end."""
     import openvino.opset13 as ops
     import openvino.opset8 as o8
 
@@ -818,7 +819,14 @@ def edge_ops(out):
         ("bii->b", "einsum_trace", [sq3]),
     ]:
         named(ops.einsum(operands, eq), name)
-    model = ov.Model(outs, [x, sq, slope, t, pool, sq3], "edge_ops")
+    import openvino.opset15 as o15
+
+    cache = ops.parameter([4, 3], np.float32, name="cache")
+    news = ops.parameter([3, 3], np.float32, name="news")
+    rows = ops.constant(np.array([[1], [-1], [1]], np.int64))
+    for reduction in ["sum", "sub", "prod", "min", "max"]:
+        named(o15.scatter_nd_update(cache, rows, news, reduction), f"scatter_nd_{reduction}")
+    model = ov.Model(outs, [x, sq, slope, t, pool, sq3, cache, news], "edge_ops")
     inf = np.float32(-np.inf)
     feeds = {
         "x": rng.uniform(-1, 1, (1, 4, 7, 9)).astype(np.float32),
@@ -827,6 +835,8 @@ def edge_ops(out):
         "t": rng.uniform(-1, 1, (1, 6, 5)).astype(np.float32),
         "pool": np.array([[[inf, inf, 0.5, inf, inf, inf], [inf, -2.0, inf, inf, 3.0, inf]]], np.float32),
         "sq3": rng.uniform(-1, 1, (2, 4, 4)).astype(np.float32),
+        "cache": rng.uniform(-1, 1, (4, 3)).astype(np.float32),
+        "news": rng.uniform(-1, 1, (3, 3)).astype(np.float32),
     }
     openvino_case(out, "ov_edge_ops", model, feeds, edge_ops.__doc__)
 

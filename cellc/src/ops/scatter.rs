@@ -1,7 +1,8 @@
-//! `ScatterUpdate` (opset 3) and `ScatterNDUpdate` (opset 3, and 15 without a reduction)
+//! `ScatterUpdate` (opset 3) and `ScatterNDUpdate` (opset 3, and 15 with each reduction)
 //! with indices known at compile time: the data with some of its values (or slices)
-//! replaced by the updates, as streaming models write their caches. `passes::lower` makes
-//! a gather by a table of it over the data and the updates joined.
+//! replaced by the updates, as streaming models write their caches, or combined with them.
+//! `passes::lower` makes a gather by a table of it over the data and the updates joined,
+//! and for a reduction one elementwise step per round of updates.
 use super::error::{OpError, refuse};
 use super::tensor::{axis, count, extents, int_input, show, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -14,11 +15,67 @@ pub enum Scatter {
     Axis,
     /// `ScatterNDUpdate`: each index row picks a value or a slice.
     Nd,
+    /// `ScatterNDUpdate-15` with a `reduction`: each update combined, in order, with the
+    /// value at its position.
+    NdReduce(Reduction),
+}
+
+/// How `ScatterNDUpdate-15` combines an update with the value at its position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// `x + u`.
+    Sum,
+    /// `x − u`.
+    Sub,
+    /// `x · u`.
+    Prod,
+    /// The smaller.
+    Min,
+    /// The larger.
+    Max,
+}
+
+impl Reduction {
+    /// The reduction OpenVINO names `name` (`none` is no reduction: `None`), if it is one.
+    pub fn parse(name: &str) -> Option<Option<Reduction>> {
+        Some(Some(match name {
+            "none" => return Some(None),
+            "sum" => Reduction::Sum,
+            "sub" => Reduction::Sub,
+            "prod" => Reduction::Prod,
+            "min" => Reduction::Min,
+            "max" => Reduction::Max,
+            _ => return None,
+        }))
+    }
+
+    /// The elementwise function of the value and the update.
+    pub fn binary(self) -> crate::vocab::Binary {
+        use crate::vocab::Binary;
+        match self {
+            Reduction::Sum => Binary::Add,
+            Reduction::Sub => Binary::Subtract,
+            Reduction::Prod => Binary::Multiply,
+            Reduction::Min => Binary::Minimum,
+            Reduction::Max => Binary::Maximum,
+        }
+    }
 }
 
 /// For each value of the output, where it comes from: `Ok(i)` value `i` of the data,
 /// `Err(j)` value `j` of the updates (the last update of a position wins).
 pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize, usize>>, OpError> {
+    let (len, writes) = writes(kind, ins)?;
+    let mut from: Vec<Result<usize, usize>> = (0..len).map(Ok).collect();
+    for (at, j) in writes {
+        from[at] = Err(j);
+    }
+    Ok(from)
+}
+
+/// The values of the data (how many) and where each value of the updates goes, `(output
+/// position, update)`, in the order the updates apply.
+pub fn writes(kind: Scatter, ins: &[Option<&Fact>]) -> Result<(usize, Vec<(usize, usize)>), OpError> {
     let ds = input_shape(ins, 0, "data")?;
     let is = input_shape(ins, 1, "indices")?;
     let us = input_shape(ins, 2, "updates")?;
@@ -30,7 +87,7 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
     };
     let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
     let idx = int_input(ins, 1, "the indices (input 1)")?;
-    let mut from: Vec<Result<usize, usize>> = (0..count(&dext)).map(Ok).collect();
+    let mut writes = Vec::with_capacity(count(&uext));
     let dst = strides(&dext);
     let norm = |i: i64, dim: usize| -> Result<usize, OpError> {
         let n = dim as i64;
@@ -72,10 +129,10 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
                     };
                     at += x * s;
                 }
-                from[at] = Err(j);
+                writes.push((at, j));
             }
         }
-        Scatter::Nd => {
+        Scatter::Nd | Scatter::NdReduce(_) => {
             let depth = *iext.last().ok_or_else(|| refuse!("the indices have no axes"))?;
             if depth == 0 || depth > dext.len() {
                 return Err(refuse!("index rows of {depth} values for data of rank {}", dext.len()));
@@ -91,13 +148,11 @@ pub fn sources(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Result<usize,
                 for k in 0..depth {
                     base += norm(idx[r * depth + k], dext[k])? * dst[k];
                 }
-                for e in 0..slice {
-                    from[base + e] = Err(r * slice + e);
-                }
+                writes.extend((0..slice).map(|e| (base + e, r * slice + e)));
             }
         }
     }
-    Ok(from)
+    Ok((count(&dext), writes))
 }
 
 pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
@@ -105,6 +160,21 @@ pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, O
     let updates = input(ins, 2, "updates")?;
     if updates.elem != data.elem {
         return Err(refuse!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
+    }
+    if let Scatter::NdReduce(r) = kind {
+        let (_, writes) = writes(kind, ins)?;
+        let value = (|| {
+            let (mut d, u) = (data.value.as_ref()?.floats()?, updates.value.as_ref()?.floats()?);
+            extents(data.shape.as_deref()?)?;
+            if !data.elem.is_float() {
+                return None;
+            }
+            for (at, j) in writes {
+                d[at] = data.elem.round(r.binary().apply(d[at], u[j]));
+            }
+            Some(Data::Float(d))
+        })();
+        return Ok(vec![Fact { elem: data.elem, shape: data.shape.clone(), value }]);
     }
     let from = sources(kind, ins)?;
     let value = (|| {

@@ -477,6 +477,11 @@ fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) -> Low
     if n > crate::limits::MAX_PICK_TABLE {
         return Err(table_too_large(&format!("its data and updates ({ld} and {lu} values)"), Some(n)));
     }
+    if let crate::ops::scatter::Scatter::NdReduce(r) = kind {
+        let ins: Vec<Option<&Fact>> = (0..g.nodes[id].inputs.len()).map(|i| g.input_fact(id, i)).collect();
+        let (_, writes) = crate::ops::scatter::writes(kind, &ins).map_err(|_| Decline::Reported)?;
+        return scatter_reduce(g, id, r, (d, u, y), (&dims, lu), &writes);
+    }
     let out = (|| {
         let flat = ints(g, id, &[-1]);
         let fd = add(g, id, Op::Reshape { special_zero: false }, &[d, flat])?;
@@ -492,6 +497,49 @@ fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) -> Low
         let pick = Pick { lead: 0, shape: dims, entry: ld + lu, table, fill: 0.0 };
         add(g, id, Op::Pick(Box::new(pick)), &[both])
     })()?;
+    take_over(g, y, out, &[id])
+}
+
+/// A scatter that combines each update with the value at its position (`writes`, in the
+/// order they apply, over data `d` of extents `dims` and `lu` updates `u`, into `y`): in
+/// rounds, the `k`-th update of every position gathered at once by a table, combined with
+/// the values, and kept where the position has a `k`-th update (elsewhere the values stay
+/// as they are, bit for bit).
+fn scatter_reduce(
+    g: &mut Graph,
+    id: NodeId,
+    r: crate::ops::scatter::Reduction,
+    (d, u, y): (TensorId, TensorId, TensorId),
+    (dims, lu): (&[usize], usize),
+    writes: &[(usize, usize)],
+) -> Lowered {
+    let len: usize = dims.iter().product();
+    let mut rounds: Vec<Vec<u32>> = Vec::new();
+    let mut seen = vec![0usize; len];
+    for &(at, j) in writes {
+        if rounds.len() == seen[at] {
+            rounds.push(vec![Pick::NONE; len]);
+        }
+        rounds[seen[at]][at] = j as u32;
+        seen[at] += 1;
+    }
+    let total = (rounds.len() as u64).saturating_mul(len as u64);
+    if total > crate::limits::MAX_PICK_TABLE {
+        let what = format!("its {} rounds of updates over {len} values", rounds.len());
+        return Err(table_too_large(&what, Some(total)));
+    }
+    let elem = g.tensors[d].fact.elem;
+    let flat = ints(g, id, &[-1]);
+    let fu = add(g, id, Op::Reshape { special_zero: false }, &[u, flat])?;
+    let mut out = d;
+    for table in rounds {
+        let mask: Vec<f64> = table.iter().map(|&t| if t == Pick::NONE { 0.0 } else { 1.0 }).collect();
+        let pick = Pick { lead: 0, shape: dims.to_vec(), entry: lu, table, fill: 0.0 };
+        let picked = add(g, id, Op::Pick(Box::new(pick)), &[fu])?;
+        let combined = add(g, id, Op::Binary(r.binary()), &[out, picked])?;
+        let m = constant(g, id, elem, dims, Data::Float(mask));
+        out = add(g, id, Op::Select, &[m, combined, out])?;
+    }
     take_over(g, y, out, &[id])
 }
 

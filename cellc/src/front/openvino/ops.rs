@@ -414,15 +414,20 @@ impl Attrs<'_> {
                 Op::Norm(Norm::L2 { eps: self.float("eps", None), mode })
             }
             "ScatterUpdate" => Op::Scatter(crate::ops::scatter::Scatter::Axis),
-            "ScatterNDUpdate" => match self.layer.attr("reduction").map(|r| r.trim().to_ascii_lowercase()).as_deref() {
-                None | Some("none") => Op::Scatter(crate::ops::scatter::Scatter::Nd),
-                Some(r) => {
-                    let msg =
-                        format!("`reduction` is {r:?}; cellc compiles ScatterNDUpdate without a reduction (none)");
-                    self.err(self.layer.attr_pos("reduction"), msg);
-                    Op::Unknown
+            "ScatterNDUpdate" => {
+                use crate::ops::scatter::{Reduction, Scatter};
+                let name = self.layer.attr("reduction").map(|r| r.trim().to_ascii_lowercase());
+                match name.as_deref().map_or(Some(None), Reduction::parse) {
+                    Some(None) => Op::Scatter(Scatter::Nd),
+                    Some(Some(r)) => Op::Scatter(Scatter::NdReduce(r)),
+                    None => {
+                        let r = name.unwrap_or_default();
+                        let msg = format!("`reduction` is {r:?}; expected none, sum, sub, prod, min or max");
+                        self.err(self.layer.attr_pos("reduction"), msg);
+                        Op::Unknown
+                    }
                 }
-            },
+            }
             "Einsum" => match self.layer.attr("equation").map(crate::ops::einsum::Equation::parse) {
                 Some(Ok(eq)) => Op::Einsum(Box::new(eq)),
                 Some(Err(msg)) => {
