@@ -45,6 +45,8 @@ impl Checker<'_> {
             let node = &self.g.nodes[id];
             let why = match &node.op {
                 Op::Unknown => Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op))),
+                // With its condition known, folding took the branch or said why not.
+                Op::If if self.g.input_fact(id, 0).is_some_and(|f| f.value.is_some()) => None,
                 Op::If => Some("the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch".to_owned()),
                 Op::Parametric(p) => Some(format!(
                     "the {} of this {} layer are known only at run time; cellc compiles it with constant ones",

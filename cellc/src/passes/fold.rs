@@ -42,7 +42,10 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                     limits(g, &mut diags, &mut reported, id);
                 }
                 Op::If => {
-                    inlined |= if_node(g, id);
+                    match if_node(g, id) {
+                        Ok(done) => inlined |= done,
+                        Err(msg) => report(g, &mut diags, &mut reported, id, msg),
+                    }
                     reported.resize(g.nodes.len(), false);
                 }
                 op => {
@@ -359,14 +362,28 @@ fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)
 }
 
 /// Replaces an `If` whose condition is known by the branch it takes; `true` when it did.
-fn if_node(g: &mut Graph, id: NodeId) -> bool {
+/// A branch that cannot give one of the outputs (its Result reads nothing) is an error,
+/// and the `If` stays.
+fn if_node(g: &mut Graph, id: NodeId) -> Result<bool, String> {
     let Some(cond) = g.input_fact(id, 0).and_then(|f| f.value.as_ref()).and_then(Data::floats) else {
-        return false;
+        return Ok(false);
     };
-    let [c] = cond[..] else { return false };
+    let [c] = cond[..] else {
+        return Err(format!("the condition (input 0) holds {} values; expected one", cond.len()));
+    };
     let role = if c != 0.0 { "then_body" } else { "else_body" };
-    let Some(body) = g.nodes[id].bodies.iter().find(|b| b.role == role).cloned() else { return false };
+    let Some(body) = g.nodes[id].bodies.iter().find(|b| b.role == role).cloned() else {
+        return Err(format!("the condition chooses the {role}, which the layer does not have"));
+    };
     let bg = &body.graph;
+    for &(o, r) in &body.outputs {
+        let connected = bg.results.get(r).and_then(|&rn| bg.nodes[rn].inputs.first().copied().flatten());
+        if connected.is_none() || g.nodes[id].outputs.get(o).is_none() {
+            return Err(format!(
+                "output {o} of the If comes from Result {r} of its {role}, which reads nothing; expected a Result connected to a layer of the body"
+            ));
+        }
+    }
     let mut tmap: HashMap<usize, usize> = HashMap::new();
     for &(p, o) in &body.inputs {
         let (Some(&pn), Some(Some(outer))) = (bg.params.get(p), g.nodes[id].inputs.get(o)) else { continue };
@@ -400,5 +417,5 @@ fn if_node(g: &mut Graph, id: NodeId) -> bool {
         g.replace_uses(old, mapped);
     }
     g.nodes[id].dead = true;
-    true
+    Ok(true)
 }

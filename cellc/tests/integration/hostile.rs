@@ -583,3 +583,14 @@ fn a_flag_that_names_two_parameters_is_refused_naming_both() {
     assert_eq!(err, NameError::SameLayers { kind: PortKind::Parameter, count: 2 });
     assert!(err.to_string().contains("2 Parameter layers are called so"), "{err}");
 }
+
+#[test]
+fn an_if_whose_branch_gives_nothing_is_refused_for_that_reason() {
+    // The edge into the then_body's Result removed: the branch gives no value for the If's
+    // output (folding took the If apart and left its reader on nothing).
+    let (xml, bin) = model("ov_if_constant");
+    let edge = r#"<edge from-layer="1" from-port="1" to-layer="2" to-port="0" />"#;
+    assert!(xml.contains(edge), "the then_body's edge into its Result");
+    let text = refused(&xml.replacen(edge, "", 1), bin, &["(If)", "then_body, which reads nothing"]);
+    assert_eq!(text.matches("error").count(), 1, "one error, the cause:\n{text}");
+}
