@@ -337,15 +337,18 @@ impl<'g> Lowering<'g> {
         self.trace.push(ir::verify::Touch { steps: (first, self.steps.len()), node: Some(id), reads, writes });
     }
 
-    /// Records that the step just pushed read tensor `t`.
-    fn read_by_last(&mut self, t: TensorId) {
+    /// Records that the step just pushed copied tensor `t` into `dst` (a Result's output):
+    /// a read of `t`, and a write of a value of its own.
+    fn copied_by_last(&mut self, t: TensorId, dst: Operand) {
         let read = self.ids[t].zip(self.homes[t]);
         let k = self.steps.len();
+        let written = (self.values, dst);
+        self.values += 1;
         self.trace.push(ir::verify::Touch {
             steps: (k - 1, k),
             node: None,
             reads: read.into_iter().collect(),
-            writes: Vec::new(),
+            writes: vec![written],
         });
     }
 
@@ -383,13 +386,13 @@ impl<'g> Lowering<'g> {
             {
                 let dst = Operand::whole(Home::Output(k), 0);
                 self.steps.push(Step::Rows(ir::steps::RowCopy { src, dst, outer, inner, into_row: false }));
-                self.read_by_last(t);
+                self.copied_by_last(t, dst);
                 continue;
             }
             let len = src.len;
             let dst = self.io(&shape, Home::Output(k), len);
             self.steps.push(Step::Copy(ir::steps::Copy { src, dst, axes: vec![[len, 1, 1]] }));
-            self.read_by_last(t);
+            self.copied_by_last(t, dst);
         }
     }
 

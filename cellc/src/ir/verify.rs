@@ -111,6 +111,17 @@ pub enum Problem {
         /// The operand.
         operand: Operand,
     },
+    /// A step touches values of a scratch slot or an output that the planner's account of
+    /// its node (the trace) does not name: the values it reads or writes there are not
+    /// checked, so the step is refused.
+    Unaccounted {
+        /// Where.
+        home: Home,
+        /// The values the step's operand covers there, `from..to`.
+        from: usize,
+        /// One past the last.
+        to: usize,
+    },
     /// A value read is not the one last written where it lives.
     Stale {
         /// The value read.
@@ -142,6 +153,9 @@ impl std::fmt::Display for Fault {
                 "step {k} ({kind}): reaches value {end} of {:?}, which holds {holds} for {rows} rows ({operand:?})",
                 operand.home
             ),
+            Problem::Unaccounted { home, from, to } => {
+                write!(f, "step {k} touches values {from}..{to} of {home:?}, which no account of its node names")
+            }
             Problem::Stale { value, home, found } => {
                 let there = found.map_or_else(|| "nothing yet".to_owned(), |w| format!("value {w}"));
                 write!(f, "steps {k}..{end} read value {value} in {home:?}, where {there} is")
@@ -276,6 +290,9 @@ impl Model {
                 }
             }
         }
+        if !trace.is_empty() {
+            self.accounted(trace, &mut problems);
+        }
         self.values(trace, &mut problems);
         problems.sort_by_key(|f| (f.steps, f.to_string()));
         problems.dedup();
@@ -298,6 +315,36 @@ impl Model {
             let end = o.offset.saturating_add((rows - 1).saturating_mul(o.row_stride)).saturating_add(reach);
             if end > home {
                 fault(Problem::PastHome { kind, end, holds: home, rows: batch, operand: o });
+            }
+        }
+    }
+
+    /// Whether every scratch or output value each step touches (as its operands say, not as
+    /// the trace does) lies within what the trace says the step's node reads or writes, so
+    /// that the replay of values below sees every access the steps make.
+    fn accounted(&self, trace: &[Touch], out: &mut Vec<Fault>) {
+        let tracked = |h: Home| matches!(h, Home::Slot(_) | Home::Output(_));
+        for (k, step) in self.steps.iter().enumerate() {
+            let Ok(ops) = self.reach(step, 1) else { continue };
+            let mut named: Vec<(Home, usize, usize)> = trace
+                .iter()
+                .filter(|t| (t.steps.0..t.steps.1).contains(&k))
+                .flat_map(|t| t.reads.iter().chain(&t.writes))
+                .map(|&(_, o)| (o.home, o.offset, o.offset.saturating_add(o.len)))
+                .collect();
+            named.sort_unstable();
+            for (o, _, _) in ops.into_iter().filter(|(o, _, _)| tracked(o.home) && o.len > 0) {
+                let (from, to) = (o.offset, o.offset.saturating_add(o.len));
+                // The named stretches of the home, in order, must cover `from..to`.
+                let mut at = from;
+                for &(_, a, b) in named.iter().filter(|(h, _, _)| *h == o.home) {
+                    if a <= at && b > at {
+                        at = b;
+                    }
+                }
+                if at < to {
+                    out.push(Fault { steps: (k, k + 1), problem: Problem::Unaccounted { home: o.home, from, to } });
+                }
             }
         }
     }
@@ -503,12 +550,29 @@ mod tests {
     #[test]
     fn a_value_overwritten_before_it_is_read_is_found() {
         let m = identity();
-        let s = Operand::whole(Home::Slot(0), 4);
-        assert_eq!(m.verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[])]), Ok(()));
-        let clobbered = [touch(0, &[], &[(7, s)]), touch(0, &[], &[(8, s)]), touch(1, &[(7, s)], &[])];
+        let (s, y) = (Operand::whole(Home::Slot(0), 4), Operand::whole(Home::Output(0), 4));
+        assert_eq!(m.verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[(9, y)])]), Ok(()));
+        let clobbered = [touch(0, &[], &[(7, s)]), touch(0, &[], &[(8, s)]), touch(1, &[(7, s)], &[(9, y)])];
         let err = m.verify(&clobbered).map_err(said).expect_err("clobbered");
         assert!(err.contains("read value 7 in Slot(0), where value 8 is"), "{err}");
-        let unwritten = m.verify(&[touch(1, &[(7, s)], &[])]).map_err(said).expect_err("never written");
+        let unwritten = m.verify(&[touch(1, &[(7, s)], &[(9, y)])]).map_err(said).expect_err("never written");
         assert!(unwritten.contains("where nothing yet is"), "{unwritten}");
+    }
+
+    #[test]
+    fn a_step_touching_what_its_account_does_not_name_is_found() {
+        // The copy into the output is not in the account of its node: what it writes there
+        // would escape the replay of values.
+        let m = identity();
+        let (s, y) = (Operand::whole(Home::Slot(0), 4), Operand::whole(Home::Output(0), 4));
+        let err = m.verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[])]).map_err(said).expect_err("unnamed");
+        assert!(err.contains("step 1 touches values 0..4 of Output(0), which no account of its node names"), "{err}");
+        // Named in part only.
+        let half = Operand { len: 2, ..y };
+        let err = m
+            .verify(&[touch(0, &[], &[(7, s)]), touch(1, &[(7, s)], &[(9, half)])])
+            .map_err(said)
+            .expect_err("in part");
+        assert!(err.contains("values 0..4 of Output(0)"), "{err}");
     }
 }
