@@ -61,10 +61,8 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::verify::Verified, Diagnost
     ir::verify::Verified::new(model, &trace).map_err(|faults| {
         for f in faults {
             let msg = format!("internal error: the planned model fails its own check ({f}); please report it");
-            let node = trace
-                .iter()
-                .find(|t| t.node.is_some() && (t.steps.0..t.steps.1.max(t.steps.0 + 1)).contains(&f.steps.0));
-            match node.and_then(|t| t.node) {
+            let node = trace.iter().filter(|t| (t.steps.0..t.steps.1).contains(&f.steps.0)).find_map(|t| t.node);
+            match node {
                 Some(id) => c.err(id, None, msg),
                 None => c.diags.push(Diag::new(&g.file, None, msg)),
             }

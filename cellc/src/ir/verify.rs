@@ -324,11 +324,18 @@ impl Model {
     /// that the replay of values below sees every access the steps make.
     fn accounted(&self, trace: &[Touch], out: &mut Vec<Fault>) {
         let tracked = |h: Home| matches!(h, Home::Slot(_) | Home::Output(_));
-        for (k, step) in self.steps.iter().enumerate() {
+        // The accounts naming each step (a node's steps are a range of their own, so this
+        // costs the steps once, not the steps times the accounts).
+        let mut covering: Vec<Vec<&Touch>> = vec![Vec::new(); self.steps.len()];
+        for t in trace {
+            for c in covering.iter_mut().take(t.steps.1).skip(t.steps.0) {
+                c.push(t);
+            }
+        }
+        for ((k, step), touches) in self.steps.iter().enumerate().zip(&covering) {
             let Ok(ops) = self.reach(step, 1) else { continue };
-            let mut named: Vec<(Home, usize, usize)> = trace
+            let mut named: Vec<(Home, usize, usize)> = touches
                 .iter()
-                .filter(|t| (t.steps.0..t.steps.1).contains(&k))
                 .flat_map(|t| t.reads.iter().chain(&t.writes))
                 .map(|&(_, o)| (o.home, o.offset, o.offset.saturating_add(o.len)))
                 .collect();
