@@ -3,7 +3,7 @@
 //! driver that runs jobs by the protocol of [`crate::scratch`]. `CC` picks the compiler
 //! (default `cc`), `CELLC_SCRATCH_CFLAGS` adds flags to every compile and the link
 //! (`-march=native`, `-fsanitize=address,undefined`).
-use crate::scratch::Scratch;
+use crate::scratch::{Job, Scratch};
 use cellc::emit::c::CFiles;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -235,6 +235,24 @@ fn extra_flags() -> Vec<String> {
 }
 
 impl Scratch {
+    /// Builds the Rust `sources` and the C `models` (module `k` of each the same model) and
+    /// runs `jobs` on both: the Rust writes the jobs' outputs, the C the same paths with the
+    /// extension `c.f32`. Returns the C's jobs (where its outputs are).
+    pub fn run_rust_and_c(&self, sources: &[String], models: &[CFiles], jobs: &[Job]) -> Result<Vec<Job>, String> {
+        let exe = self.build(sources)?;
+        self.run(&exe, jobs)?;
+        let c_jobs: Vec<Job> = jobs
+            .iter()
+            .map(|j| Job {
+                outputs: j.outputs.iter().map(|(p, n)| (p.with_extension("c.f32"), *n)).collect(),
+                ..j.clone()
+            })
+            .collect();
+        let c_exe = self.build_c(models)?;
+        self.run(&c_exe, &c_jobs)?;
+        Ok(c_jobs)
+    }
+
     /// Writes `models` (module `k` compiled with the name `m{k}` and the header `m{k}.h`)
     /// and the driver, compiles each file with [`STRICT`] flags (skipping files unchanged
     /// since their last compile with the same flags) and links. Returns the driver's path,

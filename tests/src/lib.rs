@@ -4,6 +4,7 @@
 pub mod args;
 pub mod case;
 pub mod cscratch;
+pub mod graphs;
 pub mod scratch;
 
 /// `model` and its `inputs` with the `W` and `R` of every cell (embedded, or given as

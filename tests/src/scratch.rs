@@ -70,10 +70,22 @@ impl Module {
     pub const TABLES: &str = "tables.bin";
 }
 
-/// A scratch crate.
+/// A scratch crate. While the value lives it holds an exclusive lock on the crate's
+/// directory, so that two test processes using the same crate take turns instead of
+/// overwriting each other's sources and data.
 pub struct Scratch {
     dir: PathBuf,
     std: bool,
+    /// The locked file (`.lock` in the directory); `None` where locks are not supported.
+    _lock: Option<std::fs::File>,
+}
+
+/// Locks `dir/.lock` exclusively, waiting for another holder to let go.
+fn lock(dir: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(dir).ok()?;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".lock")).ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 /// The target directory every scratch crate builds in, so that `cellc-runtime` and its
@@ -196,13 +208,17 @@ impl Scratch {
     /// `cellc-runtime` with its `std` feature, as most users do: kernels run at the best
     /// vector level the CPU has, or at the one `CELLC_SIMD` caps it to.
     pub fn new(name: &str) -> Scratch {
-        Scratch { dir: workspace_root().join("target").join("cellc-scratch").join(name), std: true }
+        let dir = workspace_root().join("target").join("cellc-scratch").join(name);
+        let lock = lock(&dir);
+        Scratch { dir, std: true, _lock: lock }
     }
 
     /// [`Scratch::new`] with `cellc-runtime` built without `std`, as on an embedded target:
     /// kernels run at the level of the build's target features.
     pub fn no_std(name: &str) -> Scratch {
-        Scratch { std: false, ..Scratch::new(name) }
+        let mut s = Scratch::new(name);
+        s.std = false;
+        s
     }
 
     /// Writes `sources` (generated files, each defining a model type named `Model`) as

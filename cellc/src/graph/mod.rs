@@ -3,6 +3,7 @@
 //! symbolic ([`Sym`]), and, once the fold pass has computed it, a constant value.
 //! Nodes are never removed from the vectors (ids stay valid); a pass that replaces one marks
 //! it dead and points its consumers elsewhere.
+pub mod build;
 pub mod lookup;
 pub mod names;
 

@@ -435,8 +435,12 @@ impl ConvGeometry {
     }
 
     /// The convolution of one batch entry's `[C_in, spatial…]` values by weights laid out
-    /// as `[G, C_out/G, C_in/G, K…]`, computed position by position.
+    /// as `[G, C_out/G, C_in/G, K…]`, computed position by position (transposed: see
+    /// [`Self::eval_transposed`]).
     fn eval(&self, x: &[f64], w: &[f64]) -> Vec<f64> {
+        if self.transposed {
+            return self.eval_transposed(x, w);
+        }
         let (r, taps, positions) = (self.input.len(), count(&self.kernel), count(&self.output));
         let in_strides = strides(&self.input);
         let plane = count(&self.input);
@@ -464,6 +468,50 @@ impl ConvGeometry {
                         }
                     }
                     out[(g * self.co + co) * positions + o] = acc;
+                }
+            }
+        }
+        out
+    }
+}
+
+impl ConvGeometry {
+    /// A transposed convolution by its definition, as a scatter: input position `i` of each
+    /// channel spreads its value times the kernel over output positions
+    /// `i·stride + k·dilation − pads_begin` (those inside the output). It shares nothing
+    /// with [`Self::source`], the inverse map the lowering gathers the windows through, so
+    /// folding checks the lowering.
+    fn eval_transposed(&self, x: &[f64], w: &[f64]) -> Vec<f64> {
+        let (r, taps, positions) = (self.input.len(), count(&self.kernel), count(&self.output));
+        let plane = count(&self.input);
+        let out_strides = strides(&self.output);
+        let mut out = vec![0.0; self.groups * self.co * positions];
+        let (mut i_idx, mut k_idx) = (vec![0; r], vec![0; r]);
+        for i in 0..plane {
+            unflatten(i, &self.input, &mut i_idx);
+            for k in 0..taps {
+                unflatten(k, &self.kernel, &mut k_idx);
+                let mut at = 0;
+                let inside = (0..r).all(|a| {
+                    let full = i_idx[a] * self.strides[a] + k_idx[a] * self.dilations[a];
+                    match full.checked_sub(self.pads_begin[a]) {
+                        Some(o) if o < self.output[a] => {
+                            at += o * out_strides[a];
+                            true
+                        }
+                        _ => false,
+                    }
+                });
+                if !inside {
+                    continue;
+                }
+                for g in 0..self.groups {
+                    for c in 0..self.ci {
+                        let v = x[(g * self.ci + c) * plane + i];
+                        for co in 0..self.co {
+                            out[(g * self.co + co) * positions + at] += v * w[self.weight(g, co, c, k)];
+                        }
+                    }
                 }
             }
         }
@@ -567,6 +615,47 @@ mod tests {
                         assert!((got - exp).abs() < 1e-12, "config {seed}: {got} vs {exp}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_transposed_convolution_is_the_adjoint_of_the_convolution() {
+        // ⟨conv(x), y⟩ = ⟨x, conv_transposed(y)⟩ for the same weights, strides, dilations and
+        // pads, the output padding taking up what the strides leave over: an oracle for the
+        // transposed evaluation that relies only on the plain one.
+        let k = |v: &[usize]| v.iter().map(|&d| Sym::known(d as i64)).collect::<Vec<_>>();
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let mut seed = 0;
+        for (len, kern, s, d, (pb, pe)) in [
+            (9, 3, 2, 1, (1, 0)),
+            (11, 2, 3, 2, (0, 2)),
+            (7, 3, 1, 1, (2, 2)),
+            (10, 4, 3, 1, (1, 1)),
+            (6, 1, 2, 3, (0, 1)),
+        ] {
+            for (groups, ci, co) in [(1, 2, 3), (2, 1, 2), (3, 1, 1)] {
+                seed += 1;
+                let forward = attrs(1, s, d, (pb, pe), AutoPad::Explicit, groups > 1);
+                let (xs, ws) = (k(&[1, groups * ci, len]), {
+                    let mut w = if groups > 1 { vec![groups, co, ci] } else { vec![co, ci] };
+                    w.push(kern);
+                    k(&w)
+                });
+                let f = forward.geometry(&xs, &ws, None).expect("valid");
+                let reach = (kern - 1) * d as usize + 1;
+                let spare = (len + (pb + pe) as usize - reach) % s as usize;
+                // The transposed weights `[G, C_in/G, C_out/G, K]` are the same values: its
+                // input channels are the plain one's outputs.
+                let back = transposed(forward.clone(), &[spare as i64]);
+                let ts = k(&[1, groups * co, f.output[0]]);
+                let t = back.geometry(&ts, &ws, None).expect("valid");
+                assert_eq!(t.output, vec![len], "the transposed output has the plain input's length");
+                let x = values(known_len_of(&xs), seed);
+                let y = values(known_len_of(&ts), 50 + seed);
+                let w = values(known_len_of(&ws), 100 + seed);
+                let (lhs, rhs) = (dot(&f.eval(&x, &w), &y), dot(&x, &t.eval(&y, &w)));
+                assert!((lhs - rhs).abs() < 1e-9, "{len} {kern} {s} {d} {pb} {pe} {groups}: {lhs} vs {rhs}");
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Edits of the graph that the lowering passes share: a node added with its fact inferred,
 //! a constant added, a tensor replaced by another; why a lowering declined a node.
-use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
+use crate::graph::build;
+use crate::graph::{Data, Elem, Graph, NodeId, TensorId};
 use crate::ops::Op;
 
 /// Why a lowering leaves a node as it is.
@@ -41,17 +42,9 @@ impl<T> OrDecline<T> for Option<T> {
 /// Adds a node of one output computed by `op` from `inputs`, with its fact inferred; an op
 /// that does not infer is an internal [`Decline`] (the pass made it from facts that did).
 pub(super) fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Result<TensorId, Decline> {
-    let fact = {
-        let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
-        let mut facts = crate::ops::infer(&op, &facts, 1)
-            .map_err(|e| Decline::Internal(format!("a {} it made does not infer: {e}", op_name(&op))))?;
-        facts.pop().or_internal("an op it made gives no output")?
-    };
+    let what = op_name(&op);
     let origin = g.nodes[like].origin.clone();
-    let id = g.add(op, origin, inputs.iter().map(|&t| Some(t)).collect(), 1);
-    let t = g.nodes[id].outputs[0];
-    g.tensors[t].fact = fact;
-    Ok(t)
+    build::apply(g, origin, op, inputs).map_err(|e| Decline::Internal(format!("a {what} it made does not infer: {e}")))
 }
 
 /// The kind of `op`, for messages (a `Pick`'s table is not printed).
@@ -103,11 +96,7 @@ pub(super) fn declined(g: &mut Graph, id: NodeId, why: Decline) {
 /// Adds a constant.
 pub(super) fn constant(g: &mut Graph, like: NodeId, elem: Elem, shape: &[usize], value: Data) -> TensorId {
     let origin = g.nodes[like].origin.clone();
-    let id = g.add(Op::Const { src: None }, origin, Vec::new(), 1);
-    let t = g.nodes[id].outputs[0];
-    let shape = shape.iter().map(|&d| Sym::known(d as i64)).collect();
-    g.tensors[t].fact = Fact::constant(elem, shape, value);
-    t
+    build::constant(g, origin, elem, shape, value)
 }
 
 /// Makes `new` the tensor `old` was: its readers, names and Results move to it; the nodes

@@ -5,7 +5,7 @@ mod cli;
 mod decl_weights;
 mod emit;
 mod graph;
-mod graph_props;
+mod graph_edges;
 mod hostile;
 mod inspect;
 mod layout;

@@ -1,9 +1,10 @@
 //! The integration tests that build generated code for real (scratch crates of Rust and C
 //! programs), in one test binary: one build and one link instead of one per file. `cargo
 //! test` runs the README's snippet; the others are long, and `.ci/run` runs them (`cargo
-//! test -p cellc-conformance --test it -- --ignored`, the property test over more cells).
+//! test -p cellc-conformance --test it -- --ignored`, the property tests over more cells and graphs).
 mod c_activations;
 mod drift;
+mod graph_props;
 mod included;
 mod properties;
 mod readme;

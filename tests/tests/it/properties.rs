@@ -356,14 +356,7 @@ fn generated_code_matches_the_reference_interpreter() {
         jobs.push(job);
         expected.push((want, c_want));
     }
-    let exe = scratch.build(&sources).unwrap_or_else(|e| panic!("{e}"));
-    scratch.run(&exe, &jobs).unwrap_or_else(|e| panic!("{e}"));
-    let c_jobs: Vec<Job> = jobs
-        .iter()
-        .map(|j| Job { outputs: j.outputs.iter().map(|(p, n)| (p.with_extension("c.f32"), *n)).collect(), ..j.clone() })
-        .collect();
-    let c_exe = scratch.build_c(&c_sources).unwrap_or_else(|e| panic!("{e}"));
-    scratch.run(&c_exe, &c_jobs).unwrap_or_else(|e| panic!("{e}"));
+    let c_jobs = scratch.run_rust_and_c(&sources, &c_sources, &jobs).unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
     for (lang, jobs) in [("Rust", &jobs), ("C", &c_jobs)] {
         for (k, (c, (rust_wants, c_wants))) in configs.iter().zip(&expected).enumerate() {

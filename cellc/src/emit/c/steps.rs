@@ -89,7 +89,10 @@ impl ModelEmitter<'_> {
         let n = s.table.len();
         if let Some(runs) = crate::emit::runs::runs(&s.table) {
             if runs.len() <= INLINE_RUNS {
-                self.bind(c, "src", &s.src, false);
+                // A pick of the fill alone (a window wholly in the padding) reads nothing.
+                if runs.iter().any(|r| r[1] != Pick::NONE) {
+                    self.bind(c, "src", &s.src, false);
+                }
                 self.bind(c, "dst", &s.dst, true);
                 c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
                 for &[d, from, len] in &runs {
@@ -146,7 +149,9 @@ impl ModelEmitter<'_> {
                 }
                 c.close(";");
             }
-            self.bind(c, "src", &s.src, false);
+            if !pairs.is_empty() {
+                self.bind(c, "src", &s.src, false);
+            }
             self.bind(c, "dst", &s.dst, true);
             c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
             c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {};", s.dst_stride, float(s.fill)));
