@@ -401,3 +401,40 @@ fn vectors_at_the_end_of_a_row_touch_only_the_row() {
         }
     }
 }
+
+/// Under Miri (which runs the AVX-512 intrinsics it knows when the build enables their
+/// target features, and checks every access): the masked loads and stores at a row's end
+/// stay inside the row (`.ci/run` runs it so).
+#[cfg(all(miri, target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw"))]
+#[test]
+#[allow(unsafe_code)]
+fn masked_vectors_at_the_end_of_a_row_stay_inside_it() {
+    use super::blocked::{Reg, Zmm};
+    use crate::simd::Avx512;
+    fn check<const W: usize>(z: Zmm) {
+        let row: [f32; W] = core::array::from_fn(|v| v as f32 + 1.0);
+        for j in 0..=W / 16 + 1 {
+            let mut a = [0.0f32; 16];
+            // SAFETY: `a` holds 16 values; the build enables AVX-512 F.
+            unsafe { core::arch::x86_64::_mm512_storeu_ps(a.as_mut_ptr(), z.load(&row, j)) };
+            for (l, v) in a.iter().enumerate() {
+                assert_eq!(*v, row.get(16 * j + l).copied().unwrap_or(0.0), "{W} values, vector {j}, lane {l}");
+            }
+            let mut out = row;
+            z.store(&mut out, j, z.splat(-1.0));
+            for (i, v) in out.iter().enumerate() {
+                let want = if i / 16 == j { -1.0 } else { row[i] };
+                assert_eq!(*v, want, "{W} values, vector {j} stored");
+            }
+        }
+    }
+    // SAFETY: the build enables the AVX-512 features (the cfg above), so every function
+    // compiled in it may use them.
+    let z = Zmm(unsafe { Avx512::new_unchecked() });
+    check::<1>(z);
+    check::<5>(z);
+    check::<15>(z);
+    check::<16>(z);
+    check::<17>(z);
+    check::<31>(z);
+}

@@ -5,6 +5,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::Instant;
 use std::vec;
 
+/// `n` rounds of a loop, or 4 under Miri (which interprets each one some 10⁴ times slower,
+/// checking every access of the team's shared rows and job records; `.ci/run` runs it over
+/// several seeds of its scheduler instead).
+fn rounds(n: usize) -> usize {
+    if cfg!(miri) { n.min(4) } else { n }
+}
+
 /// A two-stage job over `n` units in `parts` parts: stage 0 writes `a[j] = x[j]²`,
 /// stage 1 writes `b[j] = Σa + j + local`, each part's local counting its stages.
 fn job(parts: usize, x: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
@@ -55,7 +62,7 @@ fn parts_compute_what_one_thread_computes() {
     let alone = job(1, &x);
     assert_eq!(alone.2, [2]);
     for parts in [2, 3, 5] {
-        for _ in 0..2000 {
+        for _ in 0..rounds(2000) {
             let (a, b, locals) = job_on(team, parts, &x, &on_helper);
             assert_eq!((&a, &b), (&alone.0, &alone.1), "{parts} parts");
             assert!(locals.iter().all(|&l| l == 2), "each part ran each stage once: {locals:?}");
@@ -103,7 +110,7 @@ fn rows_give_each_stage_its_row_and_the_rows_before() {
     let alone = sequence(1, 19, 7);
     assert!(alone.1.iter().all(|v| v.is_finite()) && alone.1.iter().any(|&v| v != 0.0));
     for parts in [2, 3] {
-        for _ in 0..500 {
+        for _ in 0..rounds(500) {
             assert_eq!(sequence(parts, 19, 7), alone, "{parts} parts");
         }
     }
@@ -122,13 +129,13 @@ fn concurrent_and_nested_jobs_run_alone_with_the_same_results() {
     thread::scope(|s| {
         for _ in 0..3 {
             s.spawn(|| {
-                for _ in 0..300 {
+                for _ in 0..rounds(300) {
                     assert_eq!(job(2, &x).1, alone.1);
                 }
             });
         }
         s.spawn(|| {
-            for _ in 0..100 {
+            for _ in 0..rounds(100) {
                 run(&[0, 1, 2], 1, &mut [(), ()], &mut [], |_| {
                     assert_eq!(job(2, &x).1, alone.1);
                     nested.fetch_add(1, Ordering::Relaxed);
@@ -136,7 +143,7 @@ fn concurrent_and_nested_jobs_run_alone_with_the_same_results() {
             }
         });
     });
-    assert_eq!(nested.load(Ordering::Relaxed), 200);
+    assert_eq!(nested.load(Ordering::Relaxed), 2 * rounds(100));
 }
 
 #[test]
@@ -164,13 +171,14 @@ fn sleeping_helpers_wake_for_the_next_job() {
     team.spin_ns.store(0, Ordering::Relaxed);
     let x = [0.5f32; 9];
     let alone = job(1, &x);
-    for _ in 0..20 {
+    for _ in 0..rounds(20) {
         thread::sleep(Duration::from_millis(1));
         assert_eq!(job_on(team, 2, &x, &AtomicUsize::new(0)).1, alone.1);
     }
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "timing: needs a helper that sleeps past LATE while the caller waits")]
 fn a_late_helper_makes_the_next_jobs_run_alone() {
     // A team of this test's own, so that no other test's jobs come between.
     let team: &'static Team = Box::leak(Box::new(Team::new()));
