@@ -238,7 +238,7 @@ impl Kern<'_> {
         ));
         if let Some((rows, per)) = vectors {
             helpers.vectors = true;
-            c.line(format!("#if {}_VECTORS", self.upper));
+            c.line(format!("#if {}_VECTORS >= {VECTOR}", self.upper));
             self.project_rows_vectors(c, rows, per);
             c.line("#else");
         }

@@ -17,8 +17,12 @@ const ROWS: usize = 4;
 const VECTOR_MIN: usize = 4;
 
 /// The most lanes of a vector: 256 bits, which AVX2 and AVX-512 targets take at once (GCC
-/// lowers wider ones to halves on AVX2); a tile of 16 lanes is two of them.
+/// lowers wider ones to halves on AVX2); a tile of 16 lanes is two of them. Targets with
+/// 128-bit registers alone (`PREFIX_VECTORS` 4) take vectors of 4 lanes.
 const VECTOR_MAX: usize = 8;
+
+/// The lanes of a vector on targets with 128-bit registers alone.
+const VECTOR_NARROW: usize = 4;
 
 /// Emits the tables and the function `names.f("_run")` of dense layer `d`.
 pub(super) fn emit(
@@ -98,8 +102,14 @@ pub(super) fn emit(
         body.line(format!("const float *restrict xr = x + r * {k};"));
         body.line(format!("float *restrict yr = y + r * {outs};"));
         if vectors {
-            body.line(format!("#if {upper}_VECTORS"));
-            block.emit_vectors(body, act.len(), act_y.as_deref().map(|a| &a[..act.len()]));
+            let act_y = act_y.as_deref().map(|a| &a[..act.len()]);
+            let wide = tile.min(VECTOR_MAX);
+            body.line(format!("#if {upper}_VECTORS >= {wide}"));
+            block.emit_vectors(body, act.len(), act_y, wide);
+            if wide > VECTOR_NARROW {
+                body.line(format!("#elif {upper}_VECTORS == {VECTOR_NARROW}"));
+                block.emit_vectors(body, act.len(), act_y, VECTOR_NARROW);
+            }
             body.line("#else");
             block.emit(body, act);
             body.line("#endif");
@@ -180,14 +190,13 @@ impl Block<'_> {
         c.close("");
     }
 
-    /// The loops of [`Block::emit`] over vectors of GCC's vector extensions
-    /// (`PREFIX_v4`, `PREFIX_v8`) for `n` rows: each row's sums in vectors of their own,
+    /// The loops of [`Block::emit`] over vectors of `width` lanes of GCC's vector extensions
+    /// (`PREFIX_v4`, `PREFIX_v8`; `width` divides the tile) for `n` rows: each row's sums in vectors of their own,
     /// which GCC keeps in registers, where it keeps arrays of lanes in memory after
     /// vectorising them (PLCMOS's largest convolution, AMD Zen 3: 5.0 ms against 7.1 ms as
     /// lanes). The sums go to `y`, then `act[i]` (if any) maps row `i` there.
-    fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>) {
+    fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize) {
         let Block { k, outs, tile, used, w, b, prefix, .. } = *self;
-        let width = tile.min(VECTOR_MAX);
         let (ty, per) = (format!("{prefix}_v{width}"), tile / width);
         let rows: Vec<usize> = (0..n).collect();
         let vecs: Vec<usize> = (0..per).collect();

@@ -188,7 +188,11 @@ impl Emitter {
         );
         let mut hd = Code::default();
         hd.raw(&banner);
-        hd.comment("C99; the definitions are in the source beside this header. Link with the math library (-lm).");
+        hd.comment(
+            "C99; the definitions are in the source beside this header. Link with the math library (-lm). For speed, \
+             build the source for the CPU that runs it (-O3 -march=native, or the target's -march): without -march, \
+             x86-64 compilers take SSE2 alone (4 lanes, no fused multiply-add).",
+        );
         hd.line(format!("#ifndef {u}_H_INCLUDED"));
         hd.line(format!("#define {u}_H_INCLUDED"));
         hd.line("");
@@ -281,11 +285,18 @@ impl Emitter {
 /// The vector types of the dense layers and projections, and how their functions compile.
 const VECTORS: &str = "\
 /* Dense layers and the projections of blocks of steps sum in vectors of GCC's vector
- * extensions, which GCC lowers to what the target has, the dense layers' products fused where
- * its tuning for the target prefers (`fp-contract=fast` on those functions alone). Other
- * compilers, or CELLC_PORTABLE defined, take plain loops over lanes. */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE)
-#define UPPER_VECTORS 1
+ * extensions no wider than the target's registers (UPPER_VECTORS lanes: 8 with AVX, 4 with
+ * SSE2 or NEON; wider types would be emulated in halves through memory, ten times slower
+ * than loops), the dense layers' products fused where its tuning for the target prefers
+ * (`fp-contract=fast` on those functions alone). Other compilers or targets, or
+ * CELLC_PORTABLE defined, take plain loops over lanes. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE) && \\
+    (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
+#if defined(__AVX__)
+#define UPPER_VECTORS 8
+#else
+#define UPPER_VECTORS 4
+#endif
 #define UPPER_CONTRACT __attribute__((optimize(\"fp-contract=fast\")))
 typedef float PREFIX_v4 __attribute__((vector_size(16)));
 typedef float PREFIX_v8 __attribute__((vector_size(32)));
