@@ -21,6 +21,13 @@ const VECTOR_MIN: usize = 4;
 /// 128-bit registers alone (`PREFIX_VECTORS` 4) take vectors of 4 lanes.
 const VECTOR_MAX: usize = 8;
 
+/// The lanes of a vector on targets with 512-bit registers (AVX-512).
+const VECTOR_WIDEST: usize = 16;
+
+/// Rows of a block of 16-lane vectors: a tile of 16 lanes is one vector a row, so 8 rows
+/// keep 8 sums in flight, as many as two FMA units of 4 cycles' latency take.
+const ROWS_WIDEST: usize = 8;
+
 /// The lanes of a vector on targets with 128-bit registers alone.
 const VECTOR_NARROW: usize = 4;
 
@@ -73,7 +80,7 @@ pub(super) fn emit(
         .collect();
     // The vector path stores the sums to `y`, then maps them there.
     let act_y: Option<Vec<String>> = d.act.map(|a| {
-        (0..ROWS)
+        (0..ROWS_WIDEST)
             .map(|i| {
                 let v = format!("yr[{}]", at(i * outs, &format!("t * {tile} + l")));
                 super::steps::map_expr(prefix, MapFn::Unary(a), &[v], helpers)
@@ -82,41 +89,62 @@ pub(super) fn emit(
     });
     let rolled = super::kern::rolled(&upper, tile);
     let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix };
-    // Vectors where the weights are f32 and a tile holds whole vectors.
+    // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
+    // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
     let vectors = store == Store::F32 && tile >= VECTOR_MIN;
+    let mut variants: Vec<(String, usize, Option<usize>)> = Vec::new();
+    if vectors {
+        let wide = tile.min(VECTOR_MAX);
+        if tile >= VECTOR_WIDEST {
+            variants.push((format!("{upper}_VECTORS >= {VECTOR_WIDEST}"), ROWS_WIDEST, Some(VECTOR_WIDEST)));
+        }
+        variants.push((format!("{upper}_VECTORS >= {wide}"), ROWS, Some(wide)));
+        if wide > VECTOR_NARROW {
+            variants.push((format!("{upper}_VECTORS == {VECTOR_NARROW}"), ROWS, Some(VECTOR_NARROW)));
+        }
+    }
+    variants.push((String::new(), ROWS, None));
     body.comment(&describe(d, t, store));
     if vectors {
         body.line(format!("{upper}_CONTRACT"));
     }
     body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
-    // Rows `ROWS` at a time: each weight is read once for them. Then the rows left one at a
-    // time, each sum formed in the same order as in a block. (The bound of the blocks is
-    // computed first, so that GCC knows the second loop runs fewer than `ROWS` times.)
-    body.line(format!("const size_t blocks = rows - rows % {ROWS};"));
-    body.line("size_t r;");
-    for (head, act) in [
-        (format!("for (r = 0; r < blocks; r += {ROWS})"), &act[..]),
-        ("for (r = blocks; r < rows; ++r)".to_owned(), &act[..1]),
-    ] {
-        body.open(head);
-        body.line(format!("const float *restrict xr = x + r * {k};"));
-        body.line(format!("float *restrict yr = y + r * {outs};"));
-        if vectors {
-            let act_y = act_y.as_deref().map(|a| &a[..act.len()]);
-            let wide = tile.min(VECTOR_MAX);
-            body.line(format!("#if {upper}_VECTORS >= {wide}"));
-            block.emit_vectors(body, act.len(), act_y, wide);
-            if wide > VECTOR_NARROW {
-                body.line(format!("#elif {upper}_VECTORS == {VECTOR_NARROW}"));
-                block.emit_vectors(body, act.len(), act_y, VECTOR_NARROW);
-            }
-            body.line("#else");
-            block.emit(body, act);
-            body.line("#endif");
-        } else {
-            block.emit(body, act);
+    let last = variants.len() - 1;
+    for (v, (cond, rows, width)) in variants.iter().enumerate() {
+        match v {
+            _ if last == 0 => {}
+            0 => body.line(format!("#if {cond}")),
+            _ if v == last => body.line("#else"),
+            _ => body.line(format!("#elif {cond}")),
         }
-        body.close("");
+        if last > 0 {
+            body.open("");
+        }
+        // Rows `rows` at a time: each weight is read once for them. Then the rows left one
+        // at a time, each sum formed in the same order as in a block. (The bound of the
+        // blocks is computed first, so that GCC knows the second loop runs fewer than
+        // `rows` times.)
+        body.line(format!("const size_t blocks = rows - rows % {rows};"));
+        body.line("size_t r;");
+        for (head, n) in [
+            (format!("for (r = 0; r < blocks; r += {rows})"), *rows),
+            ("for (r = blocks; r < rows; ++r)".to_owned(), 1),
+        ] {
+            body.open(head);
+            body.line(format!("const float *restrict xr = x + r * {k};"));
+            body.line(format!("float *restrict yr = y + r * {outs};"));
+            match width {
+                Some(width) => block.emit_vectors(body, n, act_y.as_deref().map(|a| &a[..n]), *width),
+                None => block.emit(body, &act[..n]),
+            }
+            body.close("");
+        }
+        if last > 0 {
+            body.close("");
+        }
+    }
+    if last > 0 {
+        body.line("#endif");
     }
     body.close("");
     helpers.vectors |= vectors;

@@ -285,14 +285,16 @@ impl Emitter {
 /// The vector types of the dense layers and projections, and how their functions compile.
 const VECTORS: &str = "\
 /* Dense layers and the projections of blocks of steps sum in vectors of GCC's vector
- * extensions no wider than the target's registers (UPPER_VECTORS lanes: 8 with AVX, 4 with
- * SSE2 or NEON; wider types would be emulated in halves through memory, ten times slower
- * than loops), the dense layers' products fused where its tuning for the target prefers
- * (`fp-contract=fast` on those functions alone). Other compilers or targets, or
- * CELLC_PORTABLE defined, take plain loops over lanes. */
+ * extensions no wider than the target's registers (UPPER_VECTORS lanes: 16 with AVX-512, 8
+ * with AVX, 4 with SSE2 or NEON; wider types would be emulated in halves through memory,
+ * ten times slower than loops), the dense layers' products fused where its tuning for the
+ * target prefers (`fp-contract=fast` on those functions alone). Other compilers or targets,
+ * or CELLC_PORTABLE defined, take plain loops over lanes. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE) && \\
     (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
-#if defined(__AVX__)
+#if defined(__AVX512F__)
+#define UPPER_VECTORS 16
+#elif defined(__AVX__)
 #define UPPER_VECTORS 8
 #else
 #define UPPER_VECTORS 4
@@ -300,6 +302,7 @@ const VECTORS: &str = "\
 #define UPPER_CONTRACT __attribute__((optimize(\"fp-contract=fast\")))
 typedef float PREFIX_v4 __attribute__((vector_size(16)));
 typedef float PREFIX_v8 __attribute__((vector_size(32)));
+typedef float PREFIX_v16 __attribute__((vector_size(64)));
 #else
 #define UPPER_VECTORS 0
 #define UPPER_CONTRACT
