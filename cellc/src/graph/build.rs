@@ -17,14 +17,23 @@ pub fn known(shape: &[usize]) -> Vec<Sym> {
 /// Adds a node computing `op` from `inputs` (its one output's fact inferred by the op's
 /// rule); the op's refusal is the error, and then nothing is added.
 pub fn apply(g: &mut Graph, origin: Origin, op: Op, inputs: &[TensorId]) -> Result<TensorId, OpError> {
-    let fact = {
-        let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
-        infer(&op, &facts, 1)?.pop().ok_or(OpError::NotInferred)?
-    };
+    let fact = infer_one(g, &op, inputs)?;
+    Ok(add_inferred(g, origin, op, inputs, fact))
+}
+
+/// The fact of the one output of `op` over `inputs`, by the op's rule.
+pub fn infer_one(g: &Graph, op: &Op, inputs: &[TensorId]) -> Result<Fact, OpError> {
+    let facts: Vec<Option<&Fact>> = inputs.iter().map(|&t| Some(&g.tensors[t].fact)).collect();
+    infer(op, &facts, 1)?.pop().ok_or(OpError::NotInferred)
+}
+
+/// Adds a node computing `op` from `inputs`, its one output of fact `fact` (as
+/// [`infer_one`] gives it).
+pub fn add_inferred(g: &mut Graph, origin: Origin, op: Op, inputs: &[TensorId], fact: Fact) -> TensorId {
     let id = g.add(op, origin, inputs.iter().map(|&t| Some(t)).collect(), 1);
     let t = g.nodes[id].outputs[0];
     g.tensors[t].fact = fact;
-    Ok(t)
+    t
 }
 
 /// Adds a constant of `elem` and `shape` holding `value`.

@@ -42,9 +42,11 @@ impl<T> OrDecline<T> for Option<T> {
 /// Adds a node of one output computed by `op` from `inputs`, with its fact inferred; an op
 /// that does not infer is an internal [`Decline`] (the pass made it from facts that did).
 pub(super) fn add(g: &mut Graph, like: NodeId, op: Op, inputs: &[TensorId]) -> Result<TensorId, Decline> {
-    let what = op_name(&op);
+    // (The op's name only on failure: a `Pick`'s Debug prints its whole table.)
+    let fact = build::infer_one(g, &op, inputs)
+        .map_err(|e| Decline::Internal(format!("a {} it made does not infer: {e}", op_name(&op))))?;
     let origin = g.nodes[like].origin.clone();
-    build::apply(g, origin, op, inputs).map_err(|e| Decline::Internal(format!("a {what} it made does not infer: {e}")))
+    Ok(build::add_inferred(g, origin, op, inputs, fact))
 }
 
 /// The kind of `op`, for messages (a `Pick`'s table is not printed).

@@ -218,11 +218,12 @@ impl Block<'_> {
         c.close("");
     }
 
-    /// The loops of [`Block::emit`] over vectors of `width` lanes of GCC's vector extensions
-    /// (`PREFIX_v4`, `PREFIX_v8`; `width` divides the tile) for `n` rows: each row's sums in vectors of their own,
-    /// which GCC keeps in registers, where it keeps arrays of lanes in memory after
-    /// vectorising them (PLCMOS's largest convolution, AMD Zen 3: 5.0 ms against 7.1 ms as
-    /// lanes). The sums go to `y`, then `act[i]` (if any) maps row `i` there.
+    /// The loops of [`Block::emit`] over vectors of `width` lanes of GCC's vector
+    /// extensions (`PREFIX_v4`, `PREFIX_v8`, `PREFIX_v16`; `width` divides the tile) for
+    /// `n` rows: each row's sums in vectors of their own, which GCC keeps in registers,
+    /// where it keeps arrays of lanes in memory after vectorising them (PLCMOS's largest
+    /// convolution, AMD Zen 3: 5.0 ms against 7.1 ms as lanes). The sums go to `y`, then
+    /// `act[i]` (if any) maps row `i` there.
     fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize) {
         let Block { k, outs, tile, used, w, b, prefix, .. } = *self;
         let (ty, per) = (format!("{prefix}_v{width}"), tile / width);
