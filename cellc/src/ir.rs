@@ -179,6 +179,10 @@ pub struct Dense {
     pub bias: Option<Vec<f32>>,
     /// The activation after the bias.
     pub act: Option<crate::vocab::Unary>,
+    /// The rows are the windows of a convolution, read in place from its input laid out
+    /// channels last (`K` = taps × channels): row `e·positions + p` of the step is output
+    /// position `p` of input entry `e`.
+    pub win: Option<crate::vocab::Windows>,
 }
 
 impl Model {

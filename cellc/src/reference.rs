@@ -265,7 +265,19 @@ fn matmul(h: &mut Homes<'_>, mm: &MatMul, n: usize) {
 
 fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
     for r in 0..s.rows {
-        let x: Vec<f64> = (0..d.k).map(|q| h.get(&s.x, n, r * d.k + q)).collect();
+        let x: Vec<f64> = match &d.win {
+            // A window: each tap's run of channels from the input, or zeros in the padding.
+            Some(w) => {
+                let base = r / w.positions() * w.input_len();
+                (0..d.k)
+                    .map(|q| match w.source(r % w.positions(), q / w.channels) {
+                        Some(at) => h.get(&s.x, n, base + at + q % w.channels),
+                        None => 0.0,
+                    })
+                    .collect()
+            }
+            None => (0..d.k).map(|q| h.get(&s.x, n, r * d.k + q)).collect(),
+        };
         for j in 0..d.n {
             let w = &d.w[j * d.k..(j + 1) * d.k];
             let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();

@@ -86,14 +86,38 @@ impl Lowering<'_> {
         c: &mut Checker<'_>,
         id: NodeId,
         ins: &[(TensorId, Operand, Vec<usize>)],
-        (tb, act): (bool, Option<crate::ops::Unary>),
+        (tb, act, win): (bool, Option<crate::ops::Unary>, Option<&crate::vocab::Windows>),
         y: TensorId,
     ) {
         let [(xt, xo, xd)] = ins else { return };
-        let Some(&k) = xd.last() else { return };
-        if !self.keeps_rows(c, id, *xt, xd.len() - 1, "multiplies") {
-            return;
-        }
+        let Some(&last) = xd.last() else { return };
+        // Over windows, a row of the model holds whole entries of the input.
+        let (k, rows) = match win {
+            Some(w) => {
+                let entries = xd.iter().product::<usize>() / w.input_len();
+                if entries * w.input_len() != xd.iter().product::<usize>() {
+                    c.err(
+                        id,
+                        None,
+                        format!("internal error: windows over entries of {} values read {xd:?}", w.input_len()),
+                    );
+                    return;
+                }
+                if let Some(ax) = self.axis_of_batch(*xt)
+                    && ax != 0
+                    && !self.keeps_rows(c, id, *xt, ax, "a convolution")
+                {
+                    return;
+                }
+                (w.k(), entries * w.positions())
+            }
+            None => {
+                if !self.keeps_rows(c, id, *xt, xd.len() - 1, "multiplies") {
+                    return;
+                }
+                (last, xd.iter().product::<usize>() / last.max(1))
+            }
+        };
         let floats = |i: usize| self.g.input_fact(id, i).and_then(|f| f.value.as_ref()).and_then(Data::floats);
         let Some(w) = floats(1) else { return };
         let bias = match self.g.nodes[id].inputs.get(2).copied().flatten() {
@@ -115,11 +139,10 @@ impl Lowering<'_> {
         } else {
             (0..n * k).map(|i| w[(i % k) * n + i / k] as f32).collect()
         };
-        let rows = xd.iter().product::<usize>() / k;
         let Some(dst) = self.place(y) else { return };
         let name = self.g.code_name(id);
         let bias = bias.map(|b| b.iter().map(|&v| v as f32).collect());
-        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act });
+        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned() });
         let dense = self.denses.len() - 1;
         self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));
     }

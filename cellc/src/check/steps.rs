@@ -144,9 +144,10 @@ impl Lowering<'_> {
             Op::Select => self.map(Chain::single(MapFn::Select), &ins, outs[0]),
             Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
-            Op::Dense { tb, act } => self.dense(c, id, &ins, (*tb, *act), outs[0]),
+            Op::Dense { tb, act, win } => self.dense(c, id, &ins, (*tb, *act, win.as_deref()), outs[0]),
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
+            Op::Windows(w) => self.windows(c, id, w, &ins, outs[0]),
             Op::Conv(_)
             | Op::Pad(_)
             | Op::Pool(_)
@@ -213,6 +214,7 @@ impl Lowering<'_> {
             | Op::Softmax { .. }
             | Op::Reduce { .. }
             | Op::Pick(_)
+            | Op::Windows(_)
             | Op::Dense { .. } => 1,
             _ => self.g.nodes[id].inputs.len(),
         };
@@ -501,6 +503,45 @@ impl Lowering<'_> {
             dst_stride: p.table.len(),
             fill: p.fill as f32,
         }));
+    }
+}
+
+impl Lowering<'_> {
+    /// Windows that no dense layer reads in place: a gather by the table of their sources.
+    fn windows(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        w: &crate::vocab::Windows,
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        y: TensorId,
+    ) {
+        let len = crate::limits::product([w.positions() as u64, w.k() as u64]);
+        if len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
+            let msg = format!(
+                "gathers the windows of a convolution ({} positions × {} values) through a table larger than the {} entries cellc compiles",
+                w.positions(),
+                w.k(),
+                crate::limits::MAX_PICK_TABLE
+            );
+            c.err(id, None, msg);
+            return;
+        }
+        let table = (0..w.positions())
+            .flat_map(|p| (0..w.taps()).map(move |t| (p, t)))
+            .flat_map(|(p, t)| {
+                let at = w.source(p, t);
+                (0..w.channels).map(move |ch| at.map_or(crate::ops::pad::Pick::NONE, |a| (a + ch) as u32))
+            })
+            .collect();
+        let p = crate::ops::pad::Pick {
+            lead: 1,
+            shape: vec![w.positions(), w.k()],
+            entry: w.input_len(),
+            table,
+            fill: 0.0,
+        };
+        self.pick(c, id, &p, ins, y);
     }
 }
 

@@ -95,8 +95,25 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
     if let Some(a) = d.act {
         parts.push(format!("then {}", act_name(a)));
     }
+    let over = match &d.win {
+        Some(w) => format!(
+            " over the windows of a convolution read in place ({}×{} taps of {} channels, stride {}×{}, dilation {}×{}, padding {}×{} before, over {}×{} values laid out channels last)",
+            w.kernel[0],
+            w.kernel[1],
+            w.channels,
+            w.strides[0],
+            w.strides[1],
+            w.dilations[0],
+            w.dilations[1],
+            w.pads[0],
+            w.pads[1],
+            w.input[0],
+            w.input[1]
+        ),
+        None => String::new(),
+    };
     format!(
-        "Dense layer ({}); weights packed in {} tiles of {} outputs ({}).",
+        "Dense layer ({}){over}; weights packed in {} tiles of {} outputs ({}).",
         parts.join(", "),
         t.tiles,
         t.tile,

@@ -82,6 +82,12 @@ pub enum Problem {
         /// The rows.
         rows: usize,
     },
+    /// A dense layer's windows do not fit it (their values a row, their sizes, or the
+    /// step's rows, which must be whole entries of positions).
+    Windows {
+        /// The layer's name.
+        layer: String,
+    },
     /// An operand's home does not exist.
     NoHome {
         /// The step's kind.
@@ -143,6 +149,9 @@ impl std::fmt::Display for Fault {
             }
             Problem::CellLengths { cell, lengths, rows } => {
                 write!(f, "step {k}: cell {cell} has {lengths} sequence lengths for {rows} rows")
+            }
+            Problem::Windows { layer } => {
+                write!(f, "step {k}: the windows of dense layer `{layer}` do not fit its rows")
             }
             Problem::NoHome { kind, operand } => write!(f, "step {k} ({kind}): {:?} does not exist", operand.home),
             Problem::PastOperand { kind, reach, operand } => {
@@ -212,7 +221,18 @@ impl Model {
             Step::Dense(d) => {
                 let dense = self.denses.get(d.dense).ok_or(Problem::Missing("dense layer"))?;
                 let DenseStep { x, dst, rows, .. } = d;
-                vec![(*x, rows * dense.k, false), (*dst, rows * dense.n, false)]
+                // Over windows, `x` holds whole entries of the input, one per `positions` rows.
+                let x_reach = match &dense.win {
+                    Some(w) => {
+                        let fits = w.valid() && w.k() == dense.k && rows.is_multiple_of(w.positions());
+                        if !fits {
+                            return Err(Problem::Windows { layer: dense.name.clone() });
+                        }
+                        rows / w.positions() * w.input_len()
+                    }
+                    None => rows * dense.k,
+                };
+                vec![(*x, x_reach, false), (*dst, rows * dense.n, false)]
             }
             Step::Softmax(Softmax { src, dst, outer, len, stride, .. }) => {
                 let s = span(outer.iter().map(|a| (a[0], a[1])).chain([(*len, *stride)]));

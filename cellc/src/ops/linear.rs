@@ -96,12 +96,29 @@ pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fa
 
 /// The facts of a `Dense`: its product's, with the bias added along the last axis and the
 /// activation applied to a known value.
-pub(super) fn dense(tb: bool, act: Option<Unary>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
+pub(super) fn dense(
+    tb: bool,
+    act: Option<Unary>,
+    win: Option<&crate::vocab::Windows>,
+    ins: &[Option<&Fact>],
+) -> Result<Vec<Fact>, OpError> {
     let w = input_shape(ins, 1, "w")?;
     if w.len() != 2 {
         return Err(refuse!("a dense layer's weights are a matrix; got {}", show(w)));
     }
-    let mut facts = matmul(false, tb, &ins[..2.min(ins.len())])?;
+    // Over windows read in place: the product of the windows the data makes.
+    let windows = match win {
+        Some(win) => {
+            let x = input(ins, 0, "x")?;
+            let (shape, value) = super::pad::windows(win, input_shape(ins, 0, "x")?, x.value.as_ref())?;
+            Some(Fact { elem: x.elem, shape: Some(shape), value })
+        }
+        None => None,
+    };
+    let mut facts = match &windows {
+        Some(x) => matmul(false, tb, &[Some(x), ins.get(1).copied().flatten()])?,
+        None => matmul(false, tb, &ins[..2.min(ins.len())])?,
+    };
     let n = w[if tb { 0 } else { 1 }];
     let bias = match ins.get(2).copied().flatten() {
         Some(b) => {

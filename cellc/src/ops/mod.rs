@@ -135,6 +135,9 @@ pub enum Op {
         tb: bool,
         /// The activation applied after the bias.
         act: Option<Unary>,
+        /// The rows of `x` are the windows of a convolution read in place ([`Op::Windows`]
+        /// absorbed): `x` is that op's input.
+        win: Option<Box<crate::vocab::Windows>>,
     },
     /// `Convolution` or `GroupConvolution`.
     Conv(Box<conv::ConvAttrs>),
@@ -152,6 +155,9 @@ pub enum Op {
     Pad(pad::PadMode),
     /// A gather by a constant table, which passes make of windows and padding.
     Pick(Box<pad::Pick>),
+    /// The windows of a convolution over `[N, spatial…, C]` values laid out channels last,
+    /// as `[N, positions, taps·C]` (zeros in the padding): what a dense layer reads in place.
+    Windows(Box<crate::vocab::Windows>),
     /// `SoftMax` or `LogSoftmax`.
     Softmax {
         /// The axis.
@@ -211,6 +217,7 @@ impl Op {
                 | Op::Tile
                 | Op::Pad(_)
                 | Op::Pick(_)
+                | Op::Windows(_)
         )
     }
 }
@@ -246,12 +253,13 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Select => elementwise::infer(Elementwise::Select, ins)?,
         Op::Chain(c) => chain::infer(c, ins)?,
         Op::MatMul { ta, tb } => linear::matmul(*ta, *tb, ins)?,
-        Op::Dense { tb, act } => linear::dense(*tb, *act, ins)?,
+        Op::Dense { tb, act, win } => linear::dense(*tb, *act, win.as_deref(), ins)?,
         Op::Softmax { axis, log } => reduce::infer(Along::Softmax { axis: *axis, log: *log }, ins)?,
         Op::Reduce { kind, keep_dims } => reduce::infer(Along::Reduce { kind: *kind, keep_dims: *keep_dims }, ins)?,
         Op::Conv(a) => conv::infer(a, ins)?,
         Op::Pad(mode) => pad::infer(Gathering::Pad(*mode), ins)?,
         Op::Pick(p) => pad::infer(Gathering::Pick(p), ins)?,
+        Op::Windows(w) => pad::infer(Gathering::Windows(w), ins)?,
         Op::Pool(a) => pool::infer(a, ins)?,
         Op::Interpolate(it) => interpolate::infer(it, ins)?,
         Op::Norm(n) => norm::infer(n, ins)?,

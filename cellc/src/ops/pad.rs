@@ -147,6 +147,8 @@ pub(super) enum Gathering<'a> {
     Pad(PadMode),
     /// A gather by a constant table.
     Pick(&'a Pick),
+    /// A convolution's windows, read in place.
+    Windows(&'a crate::vocab::Windows),
 }
 
 pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
@@ -192,6 +194,10 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             }
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
+        Gathering::Windows(w) => {
+            let (shape, value) = windows(w, xs, data.value.as_ref())?;
+            Ok(vec![Fact { elem: data.elem, shape: Some(shape), value }])
+        }
         Gathering::Pick(p) => {
             let lead = xs.get(..p.lead).ok_or_else(|| refuse!("the data has fewer axes than the table keeps"))?;
             let per =
@@ -213,6 +219,41 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
     }
+}
+
+/// The shape of the windows `w` over data of shape `xs` (`[N, spatial…, C]`, its entries
+/// of [`crate::vocab::Windows::input_len`] values): `[N, positions, taps·C]`; and their
+/// values when the data's are known.
+pub(super) fn windows(
+    w: &crate::vocab::Windows,
+    xs: &[Sym],
+    data: Option<&Data>,
+) -> Result<(Vec<Sym>, Option<Data>), OpError> {
+    let per = xs.get(1..).and_then(crate::vocab::known_len);
+    if !w.valid() || per != Some(w.input_len()) || xs.last().and_then(|d| d.value()) != Some(w.channels as i64) {
+        return Err(refuse!(
+            "windows over entries of {} values, {} channels each; the data is {xs:?}",
+            w.input_len(),
+            w.channels
+        ));
+    }
+    let shape = vec![xs[0], Sym::known(w.positions() as i64), Sym::known(w.k() as i64)];
+    let value = (|| {
+        let v = data?.floats()?;
+        let (entries, k, c) = (v.len() / w.input_len(), w.k(), w.channels);
+        let mut out = vec![0.0; entries * w.positions() * k];
+        for (e, o) in out.chunks_exact_mut(w.positions() * k).enumerate() {
+            for (p, row) in o.chunks_exact_mut(k).enumerate() {
+                for (t, run) in row.chunks_exact_mut(c).enumerate() {
+                    if let Some(at) = w.source(p, t) {
+                        run.copy_from_slice(&v[e * w.input_len() + at..][..c]);
+                    }
+                }
+            }
+        }
+        Some(Data::Float(out))
+    })();
+    Ok((shape, value))
 }
 
 #[cfg(test)]

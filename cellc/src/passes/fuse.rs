@@ -157,6 +157,8 @@ struct Found {
     tb: bool,
     bias: Option<(NodeId, TensorId)>,
     act: Option<(NodeId, crate::ops::Unary)>,
+    /// The windows the rows are, read in place: their node and its input.
+    win: Option<(NodeId, crate::vocab::Windows, TensorId)>,
     /// The tensor the fused node gives.
     out: TensorId,
 }
@@ -188,7 +190,15 @@ fn dense_at(g: &Graph, id: NodeId, readers: &[Vec<NodeId>]) -> Option<Found> {
     let n = ws[if tb { 0 } else { 1 }];
     let y = *node.outputs.first()?;
     let ys = g.tensors[y].fact.shape.clone()?;
-    let mut found = Found { tb, bias: None, act: None, out: y };
+    // Windows that only this product reads are read in place.
+    let producer = g.tensors[x].producer.0;
+    let win = match &g.nodes[producer].op {
+        Op::Windows(w) if only_reader(g, readers, x) == Some(id) && !g.nodes[producer].dead => {
+            g.nodes[producer].inputs.first().copied().flatten().map(|t| (producer, (**w).clone(), t))
+        }
+        _ => None,
+    };
+    let mut found = Found { tb, bias: None, act: None, win, out: y };
     if let Some(r) = only_reader(g, readers, y)
         && let Op::Binary(Binary::Add) = g.nodes[r].op
         && let Some(b) = g.nodes[r].inputs.iter().flatten().copied().find(|&t| t != y)
@@ -227,13 +237,18 @@ fn apply(g: &mut Graph, id: NodeId, d: Found) {
     let node = &g.nodes[id];
     let mut inputs = node.inputs[..2].to_vec();
     inputs.extend(d.bias.map(|(_, b)| Some(b)));
+    if let Some((_, _, x)) = d.win {
+        inputs[0] = Some(x);
+    }
     let origin = node.origin.clone();
-    let dense = g.add(Op::Dense { tb: d.tb, act: d.act.map(|(_, u)| u) }, origin, inputs, 1);
+    let op =
+        Op::Dense { tb: d.tb, act: d.act.map(|(_, u)| u), win: d.win.as_ref().map(|(_, w, _)| Box::new(w.clone())) };
+    let dense = g.add(op, origin, inputs, 1);
     let t = g.nodes[dense].outputs[0];
     let producer = g.tensors[t].producer;
     g.tensors[t] = crate::graph::Tensor { producer, ..g.tensors[d.out].clone() };
     g.replace_uses(d.out, t);
-    let absorbed = d.bias.map(|(r, _)| r).into_iter().chain(d.act.map(|(r, _)| r));
+    let absorbed = d.bias.map(|(r, _)| r).into_iter().chain(d.act.map(|(r, _)| r)).chain(d.win.map(|(r, _, _)| r));
     for r in std::iter::once(id).chain(absorbed) {
         g.nodes[r].dead = true;
     }
@@ -306,7 +321,7 @@ mod tests {
         let s = apply(&mut g, Op::Unary(Unary::Sigmoid), &[z]);
         result(&mut g, s);
         fuse(&mut g);
-        let dense = Op::Dense { tb: false, act: Some(Unary::Sigmoid) };
+        let dense = Op::Dense { tb: false, act: Some(Unary::Sigmoid), win: None };
         assert_eq!(ops(&g).iter().filter(|o| **o == dense).count(), 1, "{:?}", ops(&g));
         assert!(!ops(&g).iter().any(|o| matches!(o, Op::MatMul { .. } | Op::Binary(_) | Op::Unary(_))));
         assert_eq!(dense_inputs(&g), 3);
@@ -326,7 +341,7 @@ mod tests {
         result(&mut g, y);
         result(&mut g, z);
         fuse(&mut g);
-        assert!(ops(&g).contains(&Op::Dense { tb: true, act: None }));
+        assert!(ops(&g).contains(&Op::Dense { tb: true, act: None, win: None }));
         assert!(ops(&g).contains(&Op::Binary(Binary::Add)), "the product is a Result too: its Add stays");
         assert_eq!(dense_inputs(&g), 2);
     }

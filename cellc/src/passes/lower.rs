@@ -74,20 +74,34 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lo
     let elem = g.tensors[x].fact.elem;
     let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
     let k = geo.ci * taps;
-    let entry = groups * geo.ci * geo.input.iter().product::<usize>();
+    let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
+    // A convolution of one group over one or two spatial axes reads its windows in place
+    // from the input laid out channels last (one transpose, no table): a tap's channels are
+    // a run, and the weights' columns follow, `(tap, channel)`.
+    let windows = match windows_of(&geo) {
+        Some(w) if xs.first().is_some_and(|d| d.is_known()) => Some(w),
+        _ => None,
+    };
     let table_len = crate::limits::product([groups as u64, positions as u64, k as u64]);
-    if table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
+    if windows.is_none() && table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
         let groups = if groups == 1 { String::new() } else { format!("{groups} groups × ") };
         return Err(table_too_large(&format!("its windows ({groups}{positions} positions × {k} values)"), table_len));
     }
-    let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
-    // A plain convolution reads its windows from the input laid out channels last with its
-    // padding (one gather of the input's size), where a tap's channels, and the taps along
-    // an undilated last axis, are runs of adjacent values: the windows are then copied run
-    // by run. The weights' columns follow, `(tap, channel)`.
+    let entry = groups * geo.ci * geo.input.iter().product::<usize>();
+    // Otherwise a plain convolution reads its windows from the input laid out channels last
+    // with its padding (one gather of the input's size), where a tap's channels, and the
+    // taps along an undilated last axis, are runs of adjacent values: the windows are then
+    // copied run by run.
     let last = crate::limits::product(geo.channels_last_shape().iter().map(|&d| d as u64));
-    let channels_last = groups == 1 && !geo.transposed && last.is_some_and(|n| n <= crate::limits::MAX_PICK_TABLE);
-    let cols = if channels_last {
+    let channels_last =
+        windows.is_some() || groups == 1 && !geo.transposed && last.is_some_and(|n| n <= crate::limits::MAX_PICK_TABLE);
+    let cols = if let Some(w) = windows {
+        let rank = xs.len();
+        let perm: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
+        let p = ints(g, id, &perm);
+        let laid = add(g, id, Op::Transpose, &[x, p])?;
+        add(g, id, Op::Windows(Box::new(w)), &[laid])
+    } else if channels_last {
         let layout = geo.channels_last_shape();
         let pick = Pick { lead: 1, shape: layout, entry, table: geo.channels_last(), fill: 0.0 };
         let laid = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
@@ -156,6 +170,25 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lo
         out = add(g, id, Op::Reshape { special_zero: true }, &[out, s])?;
     }
     take_over(g, last, out, &gone)
+}
+
+/// The windows of a convolution of one group, not transposed, over one or two spatial axes
+/// (a 1-D convolution as a height of 1), read in place by the dense layer of its product.
+fn windows_of(geo: &crate::ops::conv::ConvGeometry) -> Option<crate::vocab::Windows> {
+    if geo.groups != 1 || geo.transposed || !(1..=2).contains(&geo.input.len()) {
+        return None;
+    }
+    let two = |v: &[usize], one: usize| -> [usize; 2] { if v.len() == 2 { [v[0], v[1]] } else { [one, v[0]] } };
+    let w = crate::vocab::Windows {
+        input: two(&geo.input, 1),
+        output: two(&geo.output, 1),
+        kernel: two(&geo.kernel, 1),
+        strides: two(&geo.strides, 1),
+        dilations: two(&geo.dilations, 1),
+        pads: two(&geo.pads_begin, 0),
+        channels: geo.ci,
+    };
+    w.valid().then_some(w)
 }
 
 /// The node reading `t`, when it is the only one and reads it once.
@@ -655,7 +688,7 @@ mod tests {
         crate::passes::fuse(&mut g);
         let live: Vec<&Op> = g.nodes.iter().filter(|n| !n.dead).map(|n| &n.op).collect();
         assert!(live.iter().any(|o| matches!(o, Op::Pick(_))), "{live:?}");
-        assert!(live.iter().any(|o| **o == Op::Dense { tb: true, act: Some(Unary::Relu) }), "{live:?}");
+        assert!(live.iter().any(|o| **o == Op::Dense { tb: true, act: Some(Unary::Relu), win: None }), "{live:?}");
         assert!(!live.iter().any(|o| matches!(o, Op::Conv(_) | Op::Binary(_) | Op::Unary(_))), "{live:?}");
         let out = g.nodes[r].inputs[0].expect("connected");
         assert_eq!(g.tensors[out].fact.shape, Some(vec![Sym::symbol(0), Sym::known(4), Sym::known(8)]));

@@ -10,6 +10,7 @@ mod fact;
 mod func;
 mod layout;
 mod sym;
+mod windows;
 
 pub use cell::{Activation, CellKind, CellOp, Direction};
 pub use declared::{Dim, Origin, WeightData, Weights, show_dims};
@@ -19,3 +20,4 @@ pub use fact::{ConstSrc, Data, Fact, known_len};
 pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, ReduceKind, Unary};
 pub use layout::Layout;
 pub use sym::{Sym, show_syms};
+pub use windows::Windows;

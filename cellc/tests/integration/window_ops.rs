@@ -229,14 +229,31 @@ fn an_einsum_equation_with_spaces_is_refused() {
 }
 
 #[test]
-fn a_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
-    // 600 × 600 positions of 8 channels × 9 taps: 25,920,000 window values to gather, past
-    // the limit; the weights are a plain constant, and the message must not say otherwise.
+fn a_large_convolution_reads_its_windows_in_place() {
+    // 600 × 600 positions of 8 channels × 9 taps: 25,920,000 window values, past the limit
+    // of a gather table, read in place by its dense layer: no table at all.
     let mut n = Net::default();
     n.parameter(0, &[1, 8, 600, 600]);
     n.constant(1, "f32", &[4, 8, 3, 3], &[0.125; 288]);
     let data = r#"<data strides="1,1" dilations="1,1" pads_begin="1,1" pads_end="1,1" auto_pad="explicit"/>"#;
     n.op(2, "Convolution", "opset1", data, &[0, 1], &[("FP32", &[1, 8, 600, 600]), ("FP32", &[4, 8, 3, 3])]);
+    let model = n.compiled();
+    let m = model.model();
+    assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Pick(_))), "{:?}", m.steps);
+    let w = m.denses.iter().find_map(|d| d.win.as_ref()).expect("a dense layer over windows");
+    assert_eq!((w.positions(), w.k(), w.channels), (360_000, 72, 8));
+}
+
+#[test]
+fn a_grouped_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
+    // Two groups of 4 channels over 600 × 600 positions × 9 taps: 25,920,000 window values
+    // to gather, past the limit; the weights are a plain constant, and the message must not
+    // say otherwise.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 8, 600, 600]);
+    n.constant(1, "f32", &[2, 2, 4, 3, 3], &[0.125; 144]);
+    let data = r#"<data strides="1,1" dilations="1,1" pads_begin="1,1" pads_end="1,1" auto_pad="explicit"/>"#;
+    n.op(2, "GroupConvolution", "opset1", data, &[0, 1], &[("FP32", &[1, 8, 600, 600]), ("FP32", &[2, 2, 4, 3, 3])]);
     let dir = tempfile::tempdir().expect("a temporary folder");
     std::fs::write(dir.path().join("model.xml"), n.xml()).expect("model.xml");
     std::fs::write(dir.path().join("model.bin"), &n.bin).expect("model.bin");
@@ -244,8 +261,8 @@ fn a_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
     says(
         &text,
         &[
-            "\"op\" (Convolution)",
-            "its windows (360000 positions × 72 values)",
+            "\"op\" (GroupConvolution)",
+            "its windows (2 groups × 360000 positions × 36 values)",
             "table of 25920000 values",
             "more than the 4194304",
         ],

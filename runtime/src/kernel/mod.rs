@@ -14,10 +14,12 @@ mod dense;
 mod row;
 #[cfg(target_arch = "x86_64")]
 mod wide;
+mod windows;
 
 pub use dense::{dense_rows, dense_rows_wide};
 use row::axpy_by;
 pub use row::{Lanes, Row};
+pub use windows::{Windows, dense_windows};
 
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
 /// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are

@@ -88,7 +88,9 @@ pub(super) fn emit(
             .collect()
     });
     let rolled = super::kern::rolled(&upper, tile);
-    let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix };
+    let tap = n.f("_tap");
+    let windows = d.win.as_ref().map(|w| (w, tap.as_str()));
+    let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix, windows };
     // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
     // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
     let vectors = store == Store::F32 && tile >= VECTOR_MIN;
@@ -104,11 +106,24 @@ pub(super) fn emit(
         }
     }
     variants.push((String::new(), ROWS, None));
+    if let Some(w) = &d.win {
+        tap_helper(body, w, &n.f("_tap"));
+    }
     body.comment(&describe(d, t, store));
     if vectors {
         body.line(format!("{upper}_CONTRACT"));
     }
-    body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
+    let win = d.win.as_ref();
+    if let Some(w) = win {
+        // A call runs over whole entries of the input, each its windows' positions.
+        body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows)", n.f("_run")));
+        body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
+        body.line(format!("const float *const x = xs + e * {};", w.input_len()));
+        body.line(format!("float *const y = ys + e * {};", w.positions() * outs));
+        body.line(format!("const size_t rows = {};", w.positions()));
+    } else {
+        body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
+    }
     let last = variants.len() - 1;
     for (v, (cond, rows, width)) in variants.iter().enumerate() {
         match v {
@@ -131,7 +146,23 @@ pub(super) fn emit(
             ("for (r = blocks; r < rows; ++r)".to_owned(), 1),
         ] {
             body.open(head);
-            body.line(format!("const float *restrict xr = x + r * {k};"));
+            match win {
+                // Each row's window starts at (bh, bw) of the input, maybe in the padding.
+                Some(w) => {
+                    for i in 0..n {
+                        let p = if i == 0 { "r".to_owned() } else { format!("(r + {i})") };
+                        body.line(format!(
+                            "const ptrdiff_t bh{i} = (ptrdiff_t)({p} / {ow} * {sh}) - {ph}, bw{i} = (ptrdiff_t)({p} % {ow} * {sw}) - {pw};",
+                            ow = w.output[1],
+                            sh = w.strides[0],
+                            sw = w.strides[1],
+                            ph = w.pads[0],
+                            pw = w.pads[1]
+                        ));
+                    }
+                }
+                None => body.line(format!("const float *restrict xr = x + r * {k};")),
+            }
             body.line(format!("float *restrict yr = y + r * {outs};"));
             match width {
                 Some(width) => block.emit_vectors(body, n, act_y.as_deref().map(|a| &a[..n]), *width),
@@ -145,6 +176,9 @@ pub(super) fn emit(
     }
     if last > 0 {
         body.line("#endif");
+    }
+    if win.is_some() {
+        body.close("");
     }
     body.close("");
     helpers.vectors |= vectors;
@@ -173,6 +207,45 @@ struct Block<'a> {
     rolled: &'a str,
     /// The file's prefix.
     prefix: &'a str,
+    /// The windows the rows are, read in place, and the function finding a tap's run.
+    windows: Option<(&'a crate::vocab::Windows, &'a str)>,
+}
+
+impl Block<'_> {
+    /// Opens the loop over the inputs `k` of `rows` rows, each row's input read into `x0`,
+    /// `x1`, …: one loop over `k`; over windows, loops over the taps (each row's run found
+    /// once a tap) and their channels.
+    fn open_inputs(&self, c: &mut Code, rows: &[usize]) {
+        let Some((w, tap)) = self.windows else {
+            c.open(format!("for (size_t k = 0; k < {}; ++k)", self.k));
+            for &i in rows {
+                c.line(format!("const float x{i} = xr[{}];", at(i * self.k, "k")));
+            }
+            return;
+        };
+        c.open(format!("for (size_t kh = 0; kh < {}; ++kh)", w.kernel[0]));
+        c.open(format!("for (size_t kw = 0; kw < {}; ++kw)", w.kernel[1]));
+        let (dh, dw) = (w.dilations[0], w.dilations[1]);
+        for &i in rows {
+            c.line(format!(
+                "const float *restrict q{i} = {tap}(x, bh{i} + (ptrdiff_t)(kh * {dh}), bw{i} + (ptrdiff_t)(kw * {dw}));"
+            ));
+        }
+        c.open(format!("for (size_t ch = 0; ch < {}; ++ch)", w.channels));
+        c.line(format!("const size_t k = (kh * {} + kw) * {} + ch;", w.kernel[1], w.channels));
+        for &i in rows {
+            c.line(format!("const float x{i} = q{i}[ch];"));
+        }
+    }
+
+    /// Closes what [`Block::open_inputs`] opened.
+    fn close_inputs(&self, c: &mut Code) {
+        c.close("");
+        if self.windows.is_some() {
+            c.close("");
+            c.close("");
+        }
+    }
 }
 
 impl Block<'_> {
@@ -182,7 +255,7 @@ impl Block<'_> {
     /// store: measured 1.75× the Rust's time on a convolution model). `act[i]` is the
     /// output of lane `l` of row `i`'s sums, and there are as many rows as outputs.
     fn emit(&self, c: &mut Code, act: &[String]) {
-        let Block { k, outs, tile, used, ty, w, b, row, lane, rolled, prefix } = *self;
+        let Block { k, outs, tile, used, ty, w, b, row, lane, rolled, prefix, .. } = *self;
         let rows: Vec<usize> = (0..act.len()).collect();
         let list = |f: &dyn Fn(usize) -> String| rows.iter().map(|&i| f(i)).collect::<Vec<_>>();
         c.open(format!("for (size_t t = 0; t < {used}; ++t)"));
@@ -199,17 +272,14 @@ impl Block<'_> {
             "for (size_t l = 0; l < {tile}; ++l) {} = {b}[t * {tile} + l];",
             list(&|i| format!("a{i}[l]")).join(" = ")
         ));
-        c.open(format!("for (size_t k = 0; k < {k}; ++k)"));
-        for &i in &rows {
-            c.line(format!("const float x{i} = xr[{}];", at(i * k, "k")));
-        }
+        self.open_inputs(c, &rows);
         c.open(format!("{rolled}for (size_t l = 0; l < {tile}; ++l)"));
         c.line(format!("const float w = {lane};"));
         for &i in &rows {
             c.line(format!("a{i}[l] = {prefix}_fma(w, x{i}, a{i}[l]);"));
         }
         c.close("");
-        c.close("");
+        self.close_inputs(c);
         c.open(format!("for (size_t l = 0; l < {width}; ++l)"));
         for &i in &rows {
             c.line(format!("yr[{}] = {};", at(i * outs, "t * TILE + l").replace("TILE", &tile.to_string()), act[i]));
@@ -246,10 +316,7 @@ impl Block<'_> {
         let sums: Vec<String> =
             rows.iter().flat_map(|&i| vecs.iter().map(move |&j| format!("s{i}_{j} = b{j}"))).collect();
         c.line(format!("{ty} {};", sums.join(", ")));
-        c.open(format!("for (size_t k = 0; k < {k}; ++k)"));
-        for &i in &rows {
-            c.line(format!("const float x{i} = xr[{}];", at(i * k, "k")));
-        }
+        self.open_inputs(c, &rows);
         c.line(format!("{ty} {};", vecs.iter().map(|j| format!("w{j}")).collect::<Vec<_>>().join(", ")));
         for &j in &vecs {
             c.line(load(&format!("w{j}"), plus(&format!("p + k * {tile}"), j * width)));
@@ -257,7 +324,7 @@ impl Block<'_> {
         for &i in &rows {
             c.line(vecs.iter().map(|j| format!("s{i}_{j} += w{j} * x{i};")).collect::<Vec<_>>().join(" "));
         }
-        c.close("");
+        self.close_inputs(c);
         // Whole tiles go to `y` as vectors; the last one, partly past the outputs, through
         // an array. (Sums copied to arrays and mapped from there: GCC kept one of them in
         // memory inside the loop above, a load and a store per step.)
@@ -317,5 +384,18 @@ fn table(c: &mut Code, decl: &str, texts: &[String], doc: &str) {
         c.line(format!("{},", line.join(", ")));
     }
     c.close(";");
+    c.line("");
+}
+
+/// The function giving the run of channels a tap of a window reads: the input's values at
+/// `(ih, iw)`, or a run of zeros in the padding.
+fn tap_helper(c: &mut Code, w: &crate::vocab::Windows, name: &str) {
+    let (ih, iw, ch) = (w.input[0], w.input[1], w.channels);
+    c.line(format!("static const float {name}_zeros[{ch}] = {{0.0f}};"));
+    c.line(format!("static const float *{name}(const float *x, ptrdiff_t ih, ptrdiff_t iw)"));
+    c.open("");
+    c.line(format!("if (ih < 0 || iw < 0 || ih >= {ih} || iw >= {iw}) return {name}_zeros;"));
+    c.line(format!("return x + ((size_t)ih * {iw} + (size_t)iw) * {ch};"));
+    c.close("");
     c.line("");
 }

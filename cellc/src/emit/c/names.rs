@@ -13,6 +13,7 @@ const CELL_FUNCTIONS: &[&str] = &[
     "_feed",
     "_set_weights",
     "_run",
+    "_tap",
     "_run_batch",
     "_project",
     "_project_rows",

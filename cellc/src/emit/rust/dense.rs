@@ -56,6 +56,9 @@ pub(super) fn item(
         quote! { dense_rows }
     };
     let ty = ident(ty);
+    if let Some(w) = &d.win {
+        return windows_item(d, w, (&ty, &doc), (&w_name, &b_name), (row, tile, group), apply, simd);
+    }
     let body = entry(simd, |level| {
         quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y) }
     });
@@ -85,6 +88,69 @@ pub(super) fn item(
                     #n,
                     ::cellc_runtime::kernel::Block::<R, V>,
                     #schedule,
+                    isa,
+                );
+                #apply
+            }
+        }
+    }
+}
+
+/// The type of a dense layer over the windows of a convolution, read in place from its
+/// input laid out channels last (`cellc_runtime::kernel::dense_windows`).
+fn windows_item(
+    d: &Dense,
+    w: &crate::vocab::Windows,
+    (ty, doc): (&proc_macro2::Ident, &str),
+    (w_name, b_name): (&proc_macro2::Ident, &proc_macro2::Ident),
+    (row, tile, group): (usize, usize, usize),
+    apply: TokenStream,
+    simd: Simd,
+) -> TokenStream {
+    let (k, n, c) = (d.k, d.n, w.channels);
+    let input_size = w.input_len();
+    let two = |v: [usize; 2]| {
+        let [a, b] = v;
+        quote! { [#a, #b] }
+    };
+    let (input, output, kernel) = (two(w.input), two(w.output), two(w.kernel));
+    let (strides, dilations, pads) = (two(w.strides), two(w.dilations), two(w.pads));
+    let body = entry(simd, |_| quote! { Self::run_at(isa, x, y) });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #ty;
+        impl #ty {
+            /// Inputs of an entry: its values laid out channels last.
+            pub const INPUT_SIZE: usize = #input_size;
+            /// Outputs of a window.
+            pub const OUTPUT_SIZE: usize = #n;
+            /// The windows, over the input laid out channels last.
+            const WINDOWS: ::cellc_runtime::kernel::Windows = ::cellc_runtime::kernel::Windows {
+                input: #input,
+                output: #output,
+                kernel: #kernel,
+                strides: #strides,
+                dilations: #dilations,
+                pads: #pads,
+            };
+            /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
+            /// each) to `y` (`OUTPUT_SIZE` a window); writes nothing when `y` does not hold
+            /// as many windows as `x`.
+            pub fn run(x: &[f32], y: &mut [f32]) {
+                #body
+            }
+            #[inline(always)]
+            fn run_at<I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
+                let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
+                let bias = #b_name.0.as_chunks::<#tile>().0;
+                ::cellc_runtime::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
+                    panels,
+                    bias,
+                    x,
+                    y,
+                    #n,
+                    &Self::WINDOWS,
                     isa,
                 );
                 #apply

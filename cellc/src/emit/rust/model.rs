@@ -126,8 +126,14 @@ pub(super) fn items(
             Step::Map(mp) => map_step(mp, &fields),
             Step::MatMul(mm) => matmul_step(mm, &fields),
             Step::Dense(d) => {
-                let (k, n) = (m.denses[d.dense].k, m.denses[d.dense].n);
-                let x = fields.slice(&d.x, 0, d.rows * k, false);
+                let dense = &m.denses[d.dense];
+                let n = dense.n;
+                // Over windows, `x` holds whole entries of the input.
+                let x_len = match &dense.win {
+                    Some(w) => d.rows / w.positions() * w.input_len(),
+                    None => d.rows * dense.k,
+                };
+                let x = fields.slice(&d.x, 0, x_len, false);
                 let y = fields.slice(&d.dst, 0, d.rows * n, true);
                 let ty = ident(&denses[d.dense]);
                 quote! { #ty::run(#x, #y); }

@@ -1,0 +1,454 @@
+//! Dense layers over the windows of a convolution, read in place (an implicit matrix
+//! product): row `p` of the product is output position `p`, its `K` inputs the input's
+//! values under the window, tap by tap, each tap a run of `C` channels of the input laid out
+//! channels last, or zeros where the tap falls in the padding. No table and no copy of
+//! the windows: each tap's run is found from the position, once per block of rows.
+//!
+//! Every output sums in the order of [`super::panel_acc`] from its bias (the taps in
+//! order, each tap's channels in order, one fused multiply–add each where the level has
+//! FMA), so its value does not depend on the block it falls in nor on the level, among the
+//! levels with FMA: the same bits as the dense layer over the windows copied out.
+use super::Row;
+use crate::simd::Isa;
+
+/// Where a convolution's windows lie in its input: two spatial axes (a 1-D convolution
+/// has a height of 1), the channels a const parameter of the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Windows {
+    /// The input's height and width.
+    pub input: [usize; 2],
+    /// The output's height and width.
+    pub output: [usize; 2],
+    /// The kernel's height and width.
+    pub kernel: [usize; 2],
+    /// Strides.
+    pub strides: [usize; 2],
+    /// Dilations.
+    pub dilations: [usize; 2],
+    /// Padding before each axis.
+    pub pads: [usize; 2],
+}
+
+impl Windows {
+    /// Output positions.
+    #[inline(always)]
+    fn positions(&self) -> usize {
+        self.output[0].saturating_mul(self.output[1])
+    }
+
+    /// Values of one entry of the input, for `c` channels.
+    #[inline(always)]
+    fn entry(&self, c: usize) -> Option<usize> {
+        self.input[0].checked_mul(self.input[1])?.checked_mul(c)
+    }
+
+    /// The input position before the first tap of output position `p`, per axis (negative
+    /// in the padding before the data).
+    #[inline(always)]
+    fn base(&self, p: usize) -> [isize; 2] {
+        let o = [p / self.output[1].max(1), p % self.output[1].max(1)];
+        core::array::from_fn(|a| (o[a] * self.strides[a]) as isize - self.pads[a] as isize)
+    }
+
+    /// The run of `C` values that tap `(kh, kw)` of the window at `base` reads from the
+    /// entry `x`, or `zero` in the padding.
+    #[inline(always)]
+    fn run<'a, const C: usize>(
+        &self,
+        x: &'a [f32],
+        zero: &'a [f32; C],
+        base: [isize; 2],
+        kh: usize,
+        kw: usize,
+    ) -> &'a [f32; C] {
+        let ih = base[0] + (kh * self.dilations[0]) as isize;
+        let iw = base[1] + (kw * self.dilations[1]) as isize;
+        if ih < 0 || iw < 0 || ih as usize >= self.input[0] || iw as usize >= self.input[1] {
+            return zero;
+        }
+        let at = (ih as usize * self.input[1] + iw as usize) * C;
+        x.get(at..).and_then(|r| r.first_chunk::<C>()).unwrap_or(zero)
+    }
+
+    /// Whether the sizes hold together: every product fits, the taps make `K` values of
+    /// `C` channels, and every window's reach fits the index type.
+    fn fits<const C: usize, const K: usize>(&self) -> bool {
+        let reach = |a: usize| {
+            (self.output[a].checked_sub(1)?.checked_mul(self.strides[a]))?
+                .checked_add(self.kernel[a].checked_sub(1)?.checked_mul(self.dilations[a])?)?
+                .checked_add(self.input[a])?
+                .checked_add(self.pads[a])
+                .filter(|&r| r <= isize::MAX as usize)
+        };
+        C > 0
+            && self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)) == Some(K)
+            && self.entry(C).is_some()
+            && self.output[0].checked_mul(self.output[1]).is_some()
+            && reach(0).is_some()
+            && reach(1).is_some()
+    }
+}
+
+/// For each entry of `x` (its `[height, width, C]` values) and each output position `p`:
+/// `y[p·n + j] = bias(j) + Σₖ window(p)[k]·w(j, k)` for `j < n`, the windows as
+/// [`Windows`] says, the tiles as [`super::dense_rows`] takes them (`T` a group; every tile
+/// at once here). Writes nothing unless `x` holds whole entries, `y` `n` values per
+/// position of each, and the tiles cover `n` outputs. The layer's activation is the
+/// caller's, as for [`super::dense_rows`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: usize, P, I>(
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    isa: I,
+) where
+    P: Row<W>,
+    I: Isa,
+{
+    let positions = win.positions();
+    let Some(entry) = win.entry(C) else { return };
+    let entries = x.len().checked_div(entry).unwrap_or(0);
+    let groups = panels.len() / T.max(1);
+    let fits = win.fits::<C, K>()
+        && T != 0
+        && W != 0
+        && entries * entry == x.len()
+        && entries.checked_mul(positions).and_then(|r| r.checked_mul(n)) == Some(y.len())
+        && panels.len() == bias.len()
+        && panels.len().is_multiple_of(T)
+        && groups.saturating_mul(T * W) >= n;
+    if !fits || positions == 0 || n == 0 {
+        return;
+    }
+    let zero = [0.0f32; C];
+    for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::blocked::{Ymm, Zmm};
+            if W <= 16
+                && let Some(z) = isa.avx512()
+            {
+                reg_blocks::<Zmm, C, K, W, 1, P>(Zmm(z), panels, bias, xe, ye, n, win, &zero);
+                continue;
+            }
+            if let Some(v) = isa.avx2() {
+                match W {
+                    ..=8 => reg_blocks::<Ymm, C, K, W, 1, P>(Ymm(v), panels, bias, xe, ye, n, win, &zero),
+                    9..=16 => reg_blocks::<Ymm, C, K, W, 2, P>(Ymm(v), panels, bias, xe, ye, n, win, &zero),
+                    _ => lanes::<C, K, W, 4, P, I>(panels, bias, xe, ye, n, win, &zero, isa),
+                }
+                continue;
+            }
+        }
+        lanes::<C, K, W, 4, P, I>(panels, bias, xe, ye, n, win, &zero, isa);
+    }
+}
+
+/// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`.
+#[inline(always)]
+fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W]) {
+    if let Some(out) = yr.get_mut(j0..) {
+        for (o, &v) in out.iter_mut().zip(v) {
+            *o = v;
+        }
+    }
+}
+
+/// Any level, in arrays of lanes: blocks of `RB` positions, one tile at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row<W>, I: Isa>(
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    zero: &[f32; C],
+    isa: I,
+) {
+    let positions = win.positions();
+    let mut p0 = 0;
+    while p0 < positions {
+        let rb = RB.min(positions - p0);
+        let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r.min(rb - 1)));
+        for (t, (panel, b)) in panels.iter().zip(bias).enumerate() {
+            if t * W >= n {
+                break;
+            }
+            let taps = panel.as_chunks::<C>().0;
+            let mut acc = [*b; RB];
+            for kh in 0..win.kernel[0] {
+                for kw in 0..win.kernel[1] {
+                    let Some(tap) = taps.get(kh * win.kernel[1] + kw) else { return };
+                    let xs: [&[f32; C]; RB] = core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw));
+                    for (c, row) in tap.iter().enumerate() {
+                        for (a, xr) in acc.iter_mut().zip(&xs).take(rb) {
+                            row.axpy(isa, a, xr[c]);
+                        }
+                    }
+                }
+            }
+            for (r, a) in acc.iter().enumerate().take(rb) {
+                put(&mut y[(p0 + r) * n..(p0 + r + 1) * n], t * W, a);
+            }
+        }
+        p0 += rb;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+use super::blocked::{Reg, weights};
+
+/// In vector registers (`NV` a tile): blocks of positions × tiles whose accumulators fill
+/// the registers, each weight vector loaded serving every position of the block and each
+/// broadcast input every tile.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn reg_blocks<G: Reg, const C: usize, const K: usize, const W: usize, const NV: usize, P: Row<W>>(
+    g: G,
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    zero: &[f32; C],
+) {
+    // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
+    // block at most 8, each holding a pointer while the block runs.
+    let tiles = n.div_ceil(W).min(panels.len());
+    match (G::LANES, NV, tiles) {
+        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, P>(g, panels, bias, x, y, n, win, zero),
+        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, P>(g, panels, bias, x, y, n, win, zero),
+        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, P>(g, panels, bias, x, y, n, win, zero),
+        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, P>(g, panels, bias, x, y, n, win, zero),
+        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, P>(g, panels, bias, x, y, n, win, zero),
+        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, P>(g, panels, bias, x, y, n, win, zero),
+        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, P>(g, panels, bias, x, y, n, win, zero),
+        _ => positions::<G, C, K, W, NV, 2, 3, P>(g, panels, bias, x, y, n, win, zero),
+    }
+}
+
+/// Blocks of `RB` positions (the last ones fewer), each through the tiles `TG` at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn positions<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    const TG: usize,
+    const RB: usize,
+    P: Row<W>,
+>(
+    g: G,
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    zero: &[f32; C],
+) {
+    let positions = win.positions();
+    let tiles = n.div_ceil(W).min(panels.len());
+    let whole = positions - positions % RB;
+    let mut p0 = 0;
+    while p0 < whole {
+        let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r));
+        let mut t = 0;
+        while t + TG <= tiles {
+            block::<G, C, K, W, NV, TG, RB, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
+            t += TG;
+        }
+        while t < tiles {
+            block::<G, C, K, W, NV, 1, RB, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
+            t += 1;
+        }
+        p0 += RB;
+    }
+    while p0 < positions {
+        let bases = [win.base(p0)];
+        for t in 0..tiles {
+            block::<G, C, K, W, NV, 1, 1, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
+        }
+        p0 += 1;
+    }
+}
+
+/// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
+/// every tap, stored to the outputs (those below `n`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    const TG: usize,
+    const RB: usize,
+    P: Row<W>,
+>(
+    g: G,
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    zero: &[f32; C],
+    (p0, t0): (usize, usize),
+    bases: &[[isize; 2]; RB],
+) {
+    let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
+    let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
+    let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
+    let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
+    for kh in 0..win.kernel[0] {
+        for kw in 0..win.kernel[1] {
+            let tap = kh * win.kernel[1] + kw;
+            // In range: the taps make `K` values (checked before any block).
+            let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
+            let xs: [&[f32; C]; RB] = core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw));
+            for c in 0..C {
+                let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
+                for (a, xr) in a.iter_mut().zip(&xs) {
+                    let v = g.splat(xr[c]);
+                    for (a, w) in a.iter_mut().zip(&w) {
+                        for (a, &w) in a.iter_mut().zip(w) {
+                            *a = g.fma(*a, w, v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (r, a) in a.iter().enumerate() {
+        let Some(yr) = y.get_mut((p0 + r) * n..(p0 + r + 1) * n) else { return };
+        for (t, a) in a.iter().enumerate() {
+            let mut out = [0.0f32; W];
+            for (j, &v) in a.iter().enumerate() {
+                g.store(&mut out, j, v);
+            }
+            put(yr, (t0 + t) * W, &out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::Portable;
+    use std::{format, vec, vec::Vec};
+
+    /// The layer over the windows copied out, each output summed from its bias tap by tap,
+    /// channel by channel, as `isa` multiplies and adds (fused or not).
+    fn reference<const C: usize, const K: usize, const W: usize, I: Isa>(
+        panels: &[[[f32; W]; K]],
+        bias: &[[f32; W]],
+        x: &[f32],
+        n: usize,
+        win: &Windows,
+        _: I,
+    ) -> Vec<f32> {
+        let entry = win.input[0] * win.input[1] * C;
+        let mut y = Vec::new();
+        for xe in x.chunks_exact(entry) {
+            for p in 0..win.positions() {
+                let (oh, ow) = (p / win.output[1], p % win.output[1]);
+                let mut window = vec![0.0f32; K];
+                for t in 0..win.kernel[0] * win.kernel[1] {
+                    let (kh, kw) = (t / win.kernel[1], t % win.kernel[1]);
+                    let ih = (oh * win.strides[0] + kh * win.dilations[0]).checked_sub(win.pads[0]);
+                    let iw = (ow * win.strides[1] + kw * win.dilations[1]).checked_sub(win.pads[1]);
+                    if let (Some(ih), Some(iw)) = (ih, iw)
+                        && ih < win.input[0]
+                        && iw < win.input[1]
+                    {
+                        let at = (ih * win.input[1] + iw) * C;
+                        window[t * C..(t + 1) * C].copy_from_slice(&xe[at..at + C]);
+                    }
+                }
+                for j in 0..n {
+                    let (t, l) = (j / W, j % W);
+                    let mut s = bias[t][l];
+                    for (k, &v) in window.iter().enumerate() {
+                        s = if I::FUSED { panels[t][k][l].mul_add(v, s) } else { s + panels[t][k][l] * v };
+                    }
+                    y.push(s);
+                }
+            }
+        }
+        y
+    }
+
+    fn check<const C: usize, const K: usize, const W: usize>(tiles: usize, n: usize, win: Windows, entries: usize) {
+        let v = |i: usize| ((i as f32) * 0.37).sin();
+        let panels: Vec<[[f32; W]; K]> =
+            (0..tiles).map(|t| core::array::from_fn(|k| core::array::from_fn(|l| v(t * 1000 + k * W + l)))).collect();
+        let bias: Vec<[f32; W]> = (0..tiles).map(|t| core::array::from_fn(|l| v(7000 + t * W + l))).collect();
+        let x: Vec<f32> = (0..entries * win.input[0] * win.input[1] * C).map(|i| v(9000 + i) + 1.5).collect();
+        let len = entries * win.positions() * n;
+        let what = format!("{win:?}, {C} channels, {tiles} tiles, {n} outputs, {entries} entries");
+        // At the level this CPU runs, and at the portable one.
+        let mut y = vec![f32::NAN; len + 3];
+        let fused = crate::dispatch!(|_L, isa| {
+            dense_windows::<C, K, W, 1, _, _>(&panels, &bias, &x, &mut y[..len], n, &win, isa);
+            reference::<C, K, W, _>(&panels, &bias, &x, n, &win, isa)
+        });
+        assert_eq!(&y[..len], &fused[..], "{what}");
+        assert!(y[len..].iter().all(|v| v.is_nan()), "nothing written past the outputs: {what}");
+        let mut y = vec![f32::NAN; len];
+        dense_windows::<C, K, W, 1, _, _>(&panels, &bias, &x, &mut y, n, &win, Portable);
+        assert_eq!(y, reference::<C, K, W, _>(&panels, &bias, &x, n, &win, Portable), "portable: {what}");
+        // Wrong lengths: nothing written.
+        let mut y = vec![f32::NAN; len + 1];
+        dense_windows::<C, K, W, 1, _, _>(&panels, &bias, &x, &mut y, n, &win, Portable);
+        assert!(y.iter().all(|v| v.is_nan()), "{what}");
+    }
+
+    fn win(
+        input: [usize; 2],
+        kernel: [usize; 2],
+        strides: [usize; 2],
+        dilations: [usize; 2],
+        pads: [usize; 2],
+    ) -> Windows {
+        let ends = [pads[0], pads[1]];
+        let output = core::array::from_fn(|a| {
+            (input[a] + pads[a] + ends[a] - (kernel[a] - 1) * dilations[a] - 1) / strides[a] + 1
+        });
+        Windows { input, output, kernel, strides, dilations, pads }
+    }
+
+    #[test]
+    fn every_window_reads_its_taps_in_place() {
+        // 2-D, padded: every block shape (tiles 1 to 5, partial tiles) and a rest of positions.
+        let same = win([5, 7], [3, 3], [1, 1], [1, 1], [1, 1]);
+        check::<3, 27, 16>(1, 16, same, 1);
+        check::<3, 27, 16>(2, 32, same, 2);
+        check::<3, 27, 16>(3, 40, same, 1);
+        check::<3, 27, 16>(4, 64, same, 1);
+        check::<3, 27, 16>(5, 70, same, 1);
+        check::<3, 27, 8>(1, 5, same, 1);
+        check::<3, 27, 8>(3, 20, same, 1);
+        check::<3, 27, 4>(2, 7, same, 1);
+        // Strided, dilated, uneven padding.
+        check::<5, 30, 16>(2, 20, win([9, 8], [2, 3], [2, 3], [2, 1], [1, 2]), 1);
+        check::<2, 18, 16>(1, 9, win([6, 6], [3, 3], [2, 2], [2, 2], [2, 0]), 3);
+        // 1-D, as a height of 1; a window larger than the input in the padding.
+        check::<4, 20, 16>(3, 48, win([1, 19], [1, 5], [1, 1], [1, 1], [0, 2]), 1);
+        check::<1, 9, 16>(1, 16, win([1, 4], [1, 9], [1, 1], [1, 1], [0, 4]), 2);
+        check::<8, 24, 16>(2, 17, win([1, 11], [1, 3], [1, 2], [1, 3], [0, 0]), 1);
+    }
+}
