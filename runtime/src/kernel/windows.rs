@@ -70,6 +70,21 @@ impl Windows {
         x.get(at..).and_then(|r| r.first_chunk::<C>()).unwrap_or(zero)
     }
 
+    /// Where the window at `base` starts in an entry, when every tap of it falls inside the
+    /// data (no padding): then tap `(kh, kw)` reads at that start plus [`Windows::offset`].
+    #[inline(always)]
+    fn inside(&self, base: [isize; 2], c: usize) -> Option<usize> {
+        let reach = |a: usize| (self.kernel[a] - 1) * self.dilations[a];
+        let fits = |a: usize| base[a] >= 0 && base[a] as usize + reach(a) < self.input[a];
+        (fits(0) && fits(1)).then(|| (base[0] as usize * self.input[1] + base[1] as usize) * c)
+    }
+
+    /// How far tap `(kh, kw)` reads from its window's start, for `c` channels.
+    #[inline(always)]
+    fn offset(&self, kh: usize, kw: usize, c: usize) -> usize {
+        (kh * self.dilations[0] * self.input[1] + kw * self.dilations[1]) * c
+    }
+
     /// Whether the sizes hold together: every product fits, the taps make `K` values of
     /// `C` channels, and every window's reach fits the index type.
     fn fits<const C: usize, const K: usize>(&self) -> bool {
@@ -314,12 +329,23 @@ fn block<
     let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
     let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
     let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
+    // A block whose windows lie inside the data finds each run by one addition.
+    let starts: [Option<usize>; RB] = core::array::from_fn(|r| win.inside(bases[r], C));
+    let inside = starts.iter().all(Option::is_some);
     for kh in 0..win.kernel[0] {
         for kw in 0..win.kernel[1] {
             let tap = kh * win.kernel[1] + kw;
             // In range: the taps make `K` values (checked before any block).
             let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
-            let xs: [&[f32; C]; RB] = core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw));
+            let xs: [&[f32; C]; RB] = if inside {
+                let off = win.offset(kh, kw, C);
+                core::array::from_fn(|r| {
+                    let at = starts[r].unwrap_or(0) + off;
+                    x.get(at..).and_then(|v| v.first_chunk::<C>()).unwrap_or(zero)
+                })
+            } else {
+                core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw))
+            };
             for c in 0..C {
                 let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
                 for (a, xr) in a.iter_mut().zip(&xs) {
@@ -443,6 +469,9 @@ mod tests {
         check::<3, 27, 8>(1, 5, same, 1);
         check::<3, 27, 8>(3, 20, same, 1);
         check::<3, 27, 4>(2, 7, same, 1);
+        // Wide enough for blocks of positions whose windows lie inside the data.
+        check::<3, 27, 16>(2, 32, win([12, 40], [3, 3], [1, 1], [1, 1], [1, 1]), 1);
+        check::<2, 18, 16>(3, 48, win([14, 44], [3, 3], [1, 2], [2, 3], [2, 1]), 1);
         // Strided, dilated, uneven padding.
         check::<5, 30, 16>(2, 20, win([9, 8], [2, 3], [2, 3], [2, 1], [1, 2]), 1);
         check::<2, 18, 16>(1, 9, win([6, 6], [3, 3], [2, 2], [2, 2], [2, 0]), 3);
