@@ -109,7 +109,11 @@ impl Lowering<'_> {
                 {
                     return;
                 }
-                (w.k(), entries * w.positions())
+                let Some(rows) = entries.checked_mul(w.positions()) else {
+                    c.err(id, None, format!("{entries} entries of {} windows overflow", w.positions()));
+                    return;
+                };
+                (w.k(), rows)
             }
             None => {
                 if !self.keeps_rows(c, id, *xt, xd.len() - 1, "multiplies") {

@@ -224,11 +224,10 @@ impl Model {
                 // Over windows, `x` holds whole entries of the input, one per `positions` rows.
                 let x_reach = match &dense.win {
                     Some(w) => {
-                        let fits = w.valid() && w.k() == dense.k && rows.is_multiple_of(w.positions());
-                        if !fits {
-                            return Err(Problem::Windows { layer: dense.name.clone() });
-                        }
-                        rows / w.positions() * w.input_len()
+                        let reach = (w.valid() && w.k() == dense.k && rows.is_multiple_of(w.positions()))
+                            .then(|| (rows / w.positions()).checked_mul(w.input_len()))
+                            .flatten();
+                        reach.ok_or_else(|| Problem::Windows { layer: dense.name.clone() })?
                     }
                     None => rows * dense.k,
                 };

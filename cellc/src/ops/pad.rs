@@ -241,7 +241,10 @@ pub(super) fn windows(
     let value = (|| {
         let v = data?.floats()?;
         let (entries, k, c) = (v.len() / w.input_len(), w.k(), w.channels);
-        let mut out = vec![0.0; entries * w.positions() * k];
+        // Values past the tensor limit are left unknown rather than computed.
+        let len = crate::limits::product([entries as u64, w.positions() as u64, k as u64])
+            .filter(|&n| n <= crate::limits::MAX_TENSOR_ELEMENTS)?;
+        let mut out = vec![0.0; len as usize];
         for (e, o) in out.chunks_exact_mut(w.positions() * k).enumerate() {
             for (p, row) in o.chunks_exact_mut(k).enumerate() {
                 for (t, run) in row.chunks_exact_mut(c).enumerate() {

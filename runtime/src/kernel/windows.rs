@@ -85,6 +85,34 @@ impl Windows {
         (kh * self.dilations[0] * self.input[1] + kw * self.dilations[1]) * c
     }
 
+    /// Where each of a block's windows starts, when all of them lie inside the data (see
+    /// [`Windows::inside`]).
+    #[inline(always)]
+    fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB], c: usize) -> Option<[usize; RB]> {
+        let starts = bases.map(|b| self.inside(b, c));
+        starts.iter().all(Option::is_some).then(|| starts.map(|s| s.unwrap_or(0)))
+    }
+
+    /// The runs tap `(kh, kw)` of a block's windows read: one addition each when the block
+    /// lies inside the data (`starts`), else each found from its base.
+    #[inline(always)]
+    fn runs<'a, const C: usize, const RB: usize>(
+        &self,
+        x: &'a [f32],
+        zero: &'a [f32; C],
+        (bases, starts): (&[[isize; 2]; RB], Option<[usize; RB]>),
+        kh: usize,
+        kw: usize,
+    ) -> [&'a [f32; C]; RB] {
+        match starts {
+            Some(starts) => {
+                let off = self.offset(kh, kw, C);
+                starts.map(|s| x.get(s + off..).and_then(|v| v.first_chunk::<C>()).unwrap_or(zero))
+            }
+            None => core::array::from_fn(|r| self.run(x, zero, bases[r], kh, kw)),
+        }
+    }
+
     /// Whether the sizes hold together: every product fits, the taps make `K` values of
     /// `C` channels, and every window's reach fits the index type.
     fn fits<const C: usize, const K: usize>(&self) -> bool {
@@ -191,6 +219,7 @@ fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row
     while p0 < positions {
         let rb = RB.min(positions - p0);
         let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r.min(rb - 1)));
+        let starts = win.starts(&bases, C);
         for (t, (panel, b)) in panels.iter().zip(bias).enumerate() {
             if t * W >= n {
                 break;
@@ -200,7 +229,7 @@ fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row
             for kh in 0..win.kernel[0] {
                 for kw in 0..win.kernel[1] {
                     let Some(tap) = taps.get(kh * win.kernel[1] + kw) else { return };
-                    let xs: [&[f32; C]; RB] = core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw));
+                    let xs = win.runs(x, zero, (&bases, starts), kh, kw);
                     for (c, row) in tap.iter().enumerate() {
                         for (a, xr) in acc.iter_mut().zip(&xs).take(rb) {
                             row.axpy(isa, a, xr[c]);
@@ -329,23 +358,13 @@ fn block<
     let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
     let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
     let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
-    // A block whose windows lie inside the data finds each run by one addition.
-    let starts: [Option<usize>; RB] = core::array::from_fn(|r| win.inside(bases[r], C));
-    let inside = starts.iter().all(Option::is_some);
+    let starts = win.starts(bases, C);
     for kh in 0..win.kernel[0] {
         for kw in 0..win.kernel[1] {
             let tap = kh * win.kernel[1] + kw;
             // In range: the taps make `K` values (checked before any block).
             let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
-            let xs: [&[f32; C]; RB] = if inside {
-                let off = win.offset(kh, kw, C);
-                core::array::from_fn(|r| {
-                    let at = starts[r].unwrap_or(0) + off;
-                    x.get(at..).and_then(|v| v.first_chunk::<C>()).unwrap_or(zero)
-                })
-            } else {
-                core::array::from_fn(|r| win.run(x, zero, bases[r], kh, kw))
-            };
+            let xs = win.runs(x, zero, (bases, starts), kh, kw);
             for c in 0..C {
                 let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
                 for (a, xr) in a.iter_mut().zip(&xs) {
