@@ -68,7 +68,7 @@ pub fn model_of(mut g: graph::Graph) -> Result<ir::verify::Verified, Diagnostics
 }
 
 #[doc(hidden)]
-/// The passes of [`model_of`] (fold, simplify, lower, compose, fuse), leaving the graph as the check sees it;
+/// The passes of [`model_of`] (fold, simplify, lower, cancel_transposes, compose, fuse), leaving the graph as the check sees it;
 /// returns the problems folding found.
 pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     let diags = passes::fold(g);
@@ -77,6 +77,8 @@ pub fn run_passes(g: &mut graph::Graph) -> Vec<Diag> {
     checked(g, "simplify");
     passes::lower(g);
     checked(g, "lower");
+    passes::cancel_transposes(g);
+    checked(g, "cancel_transposes");
     passes::compose(g);
     checked(g, "compose");
     passes::fuse(g);

@@ -186,6 +186,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::Reduce(r) => reduce(&mut homes, r, n),
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
                 Step::Pick(p) => pick(&mut homes, p, n),
+                Step::Pool(p) => pool(&mut homes, p, n),
                 Step::Init(i) => {
                     if homes.states.fresh {
                         let v = homes.read(&i.src, n, 0, m.states[i.state].len);
@@ -284,6 +285,21 @@ fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
             let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
             let y = d.act.map_or(y, |a| a.apply(y) as f32 as f64);
             h.set(&s.dst, n, r * d.n + j, y);
+        }
+    }
+}
+
+/// Each channel of each window reduced in the step's kind, tap by tap, the padding skipped.
+fn pool(h: &mut Homes<'_>, p: &crate::ir::steps::Pool, n: usize) {
+    let (w, c) = (&p.win, p.win.channels);
+    for e in 0..p.entries {
+        for q in 0..w.positions() {
+            for ch in 0..c {
+                let taps = (0..w.taps()).filter_map(|t| w.source(q, t));
+                let acc =
+                    taps.fold(p.kind.start(), |a, at| p.kind.add(a, h.get(&p.src, n, e * w.input_len() + at + ch)));
+                h.set(&p.dst, n, (e * w.positions() + q) * c + ch, acc as f32 as f64);
+            }
         }
     }
 }

@@ -148,6 +148,7 @@ impl Lowering<'_> {
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
             Op::Windows(w) => self.windows(c, id, w, &ins, outs[0]),
+            Op::PoolWindows { win, kind } => self.pool_windows(c, id, (win, *kind), &ins, outs[0]),
             Op::Conv(_)
             | Op::Pad(_)
             | Op::Pool(_)
@@ -215,6 +216,7 @@ impl Lowering<'_> {
             | Op::Reduce { .. }
             | Op::Pick(_)
             | Op::Windows(_)
+            | Op::PoolWindows { .. }
             | Op::Dense { .. } => 1,
             _ => self.g.nodes[id].inputs.len(),
         };
@@ -542,6 +544,33 @@ impl Lowering<'_> {
             fill: 0.0,
         };
         self.pick(c, id, &p, ins, y);
+    }
+
+    /// A pool over windows read in place: one step over the entries of a row.
+    fn pool_windows(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        (w, kind): (&crate::vocab::Windows, crate::vocab::Pooling),
+        ins: &[(TensorId, Operand, Vec<usize>)],
+        y: TensorId,
+    ) {
+        let [(xt, xo, xd)] = ins else { return };
+        let values = xd.iter().product::<usize>();
+        let entries = values / w.input_len().max(1);
+        if entries.checked_mul(w.input_len()) != Some(values) {
+            let msg = format!("internal error: windows over entries of {} values read {xd:?}", w.input_len());
+            c.err(id, None, msg);
+            return;
+        }
+        if let Some(ax) = self.axis_of_batch(*xt)
+            && ax != 0
+            && !self.keeps_rows(c, id, *xt, ax, "a pool")
+        {
+            return;
+        }
+        let Some(dst) = self.place(y) else { return };
+        self.steps.push(Step::Pool(crate::ir::steps::Pool { kind, win: w.clone(), src: *xo, dst, entries }));
     }
 }
 

@@ -296,6 +296,7 @@ fn dst(s: &Step) -> Option<Home> {
         Step::Dense(x) => Some(x.dst.home),
         Step::Softmax(x) => Some(x.dst.home),
         Step::Reduce(x) => Some(x.dst.home),
+        Step::Pool(x) => Some(x.dst.home),
         Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) | Step::Pick(_) => None,
     }
 }
@@ -308,6 +309,17 @@ fn what(m: &Model, s: &Step) -> String {
         Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
         Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
         Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
+        Step::Pool(p) => {
+            let w = &p.win;
+            format!(
+                "a pool ({}) of {}x{} windows over {} channels at {} positions, read in place",
+                p.kind.name(),
+                w.kernel[0],
+                w.kernel[1],
+                w.channels,
+                p.entries.saturating_mul(w.positions())
+            )
+        }
         Step::Init(i) => format!("the first value of variable {:?}", m.states[i.state].name),
         Step::Map(x) => {
             let fs: Vec<String> = x.f.instrs.iter().map(|i| fn_name(i.f)).collect();

@@ -276,6 +276,24 @@ impl Pick {
     }
 }
 
+/// A pool over windows read in place: for each of `entries` entries of `src` (its
+/// [`crate::vocab::Windows::input_len`] values laid out channels last), each output
+/// position `p` and channel `c`, `dst[(e·positions + p)·C + c]` is `kind` over the values
+/// of channel `c` under window `p`, tap by tap in order; the padding takes no part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pool {
+    /// What each window's values become.
+    pub kind: crate::vocab::Pooling,
+    /// The windows.
+    pub win: crate::vocab::Windows,
+    /// Source.
+    pub src: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// Entries in one row of the model.
+    pub entries: usize,
+}
+
 /// Moves row `n` of a batched Parameter into a row buffer, or a row buffer into row `n` of
 /// a batched Result, when the batch is not the tensor's first dimension: the row is `outer`
 /// runs of `inner` values, `batch·inner` apart in the whole tensor.
@@ -316,6 +334,8 @@ pub enum Step {
     Init(Init),
     /// A gather by a constant table.
     Pick(Pick),
+    /// A pool over windows read in place.
+    Pool(Pool),
 }
 
 impl Step {
@@ -341,7 +361,8 @@ impl Step {
             | Step::Softmax(Softmax { src, dst, .. })
             | Step::Reduce(Reduce { src, dst, .. })
             | Step::Rows(RowCopy { src, dst, .. })
-            | Step::Pick(Pick { src, dst, .. }) => vec![src, dst],
+            | Step::Pick(Pick { src, dst, .. })
+            | Step::Pool(Pool { src, dst, .. }) => vec![src, dst],
         }
     }
 }

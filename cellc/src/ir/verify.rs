@@ -88,6 +88,8 @@ pub enum Problem {
         /// The layer's name.
         layer: String,
     },
+    /// A pool's windows are not whole: their sizes overflow or do not hold together.
+    PoolWindows,
     /// An operand's home does not exist.
     NoHome {
         /// The step's kind.
@@ -153,6 +155,7 @@ impl std::fmt::Display for Fault {
             Problem::Windows { layer } => {
                 write!(f, "step {k}: the windows of dense layer `{layer}` do not fit its rows")
             }
+            Problem::PoolWindows => write!(f, "step {k}: a pool's windows do not hold together"),
             Problem::NoHome { kind, operand } => write!(f, "step {k} ({kind}): {:?} does not exist", operand.home),
             Problem::PastOperand { kind, reach, operand } => {
                 write!(f, "step {k} ({kind}): touches {reach} values of an operand of {} ({operand:?})", operand.len)
@@ -263,6 +266,18 @@ impl Model {
                     (p.src, each(p.src_reach(), p.src_stride), false),
                     (p.dst, each(p.table.len(), p.dst_stride), false),
                 ]
+            }
+            Step::Pool(p) => {
+                let w = &p.win;
+                let (src, dst) = w
+                    .valid()
+                    .then(|| {
+                        let src = p.entries.checked_mul(w.input_len())?;
+                        Some((src, p.entries.checked_mul(w.positions())?.checked_mul(w.channels)?))
+                    })
+                    .flatten()
+                    .ok_or(Problem::PoolWindows)?;
+                vec![(p.src, src, false), (p.dst, dst, false)]
             }
         })
     }
@@ -478,6 +493,7 @@ fn step_name(s: &Step) -> &'static str {
         Step::Rows(_) => "rows",
         Step::Init(_) => "init",
         Step::Pick(_) => "pick",
+        Step::Pool(_) => "pool",
     }
 }
 
@@ -532,6 +548,43 @@ mod tests {
         }
         let err = rows.verify(&[]).map_err(said).expect_err("rows past the slot");
         assert!(err.contains("reaches value 12 of Slot(0), which holds 4 for 3 rows"), "{err}");
+    }
+
+    #[test]
+    fn a_pool_reaches_its_whole_entries() {
+        // A 2×2 max pool of stride 2 over 4×4 positions of 2 channels: 32 values in, 8 out.
+        let win = crate::vocab::Windows {
+            input: [4, 4],
+            output: [2, 2],
+            kernel: [2, 2],
+            strides: [2, 2],
+            dilations: [1, 1],
+            pads: [0, 0],
+            channels: 2,
+        };
+        let pool = |win: crate::vocab::Windows| {
+            Step::Pool(crate::ir::steps::Pool {
+                kind: crate::vocab::Pooling::Max,
+                win,
+                src: Operand::whole(Home::Param(0), 32),
+                dst: Operand::whole(Home::Output(0), 8),
+                entries: 1,
+            })
+        };
+        let mut m = identity();
+        m.params[0].shape = vec![Dim::Static(32)];
+        m.outputs[0].shape = vec![Dim::Static(8)];
+        m.slots.clear();
+        m.steps = vec![pool(win.clone())];
+        assert_eq!(m.verify(&[]), Ok(()));
+        let mut wide = m.clone();
+        wide.steps = vec![pool(crate::vocab::Windows { input: [4, 5], ..win.clone() })];
+        let err = wide.verify(&[]).map_err(said).expect_err("past the input");
+        assert!(err.contains("touches 40 values of an operand of 32"), "{err}");
+        let mut broken = m;
+        broken.steps = vec![pool(crate::vocab::Windows { kernel: [0, 2], ..win })];
+        let err = broken.verify(&[]).map_err(said).expect_err("no taps");
+        assert!(err.contains("a pool's windows do not hold together"), "{err}");
     }
 
     #[test]

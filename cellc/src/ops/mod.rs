@@ -158,6 +158,15 @@ pub enum Op {
     /// The windows of a convolution over `[N, spatial…, C]` values laid out channels last,
     /// as `[N, positions, taps·C]` (zeros in the padding): what a dense layer reads in place.
     Windows(Box<crate::vocab::Windows>),
+    /// A pool over the windows of `[N, spatial…, C]` values laid out channels last, read in
+    /// place: `[N, positions, C]`, each channel reduced over its window alone (the padding
+    /// takes no part).
+    PoolWindows {
+        /// The windows.
+        win: Box<crate::vocab::Windows>,
+        /// What each window's values become.
+        kind: crate::vocab::Pooling,
+    },
     /// `SoftMax` or `LogSoftmax`.
     Softmax {
         /// The axis.
@@ -261,6 +270,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Pick(p) => pad::infer(Gathering::Pick(p), ins)?,
         Op::Windows(w) => pad::infer(Gathering::Windows(w), ins)?,
         Op::Pool(a) => pool::infer(a, ins)?,
+        Op::PoolWindows { win, kind } => pool::windows(win, *kind, ins)?,
         Op::Interpolate(it) => interpolate::infer(it, ins)?,
         Op::Norm(n) => norm::infer(n, ins)?,
         Op::Einsum(eq) => einsum::infer(eq, ins)?,

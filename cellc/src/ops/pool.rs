@@ -166,6 +166,46 @@ pub(super) fn infer(a: &PoolAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, O
     Ok(facts)
 }
 
+/// A pool of `kind` over the windows `w` of data `[N, spatial…, C]` laid out channels last
+/// (its entries of [`crate::vocab::Windows::input_len`] values): `[N, positions, C]`, and
+/// its values when the data's are known.
+pub(super) fn windows(
+    w: &crate::vocab::Windows,
+    kind: crate::vocab::Pooling,
+    ins: &[Option<&Fact>],
+) -> Result<Vec<Fact>, OpError> {
+    let data = input(ins, 0, "data")?;
+    let xs = input_shape(ins, 0, "data")?;
+    let per = xs.get(1..).and_then(crate::vocab::known_len);
+    if !w.valid() || per != Some(w.input_len()) || xs.last().and_then(|d| d.value()) != Some(w.channels as i64) {
+        return Err(refuse!(
+            "windows over entries of {} values, {} channels each; the data is {}",
+            w.input_len(),
+            w.channels,
+            show(xs)
+        ));
+    }
+    let shape = vec![xs[0], Sym::known(w.positions() as i64), Sym::known(w.channels as i64)];
+    let value = (|| {
+        let v = data.value.as_ref()?.floats()?;
+        let (entries, c) = (v.len() / w.input_len(), w.channels);
+        let mut out = Vec::with_capacity(entries.checked_mul(w.positions())?.checked_mul(c)?);
+        for e in v.chunks_exact(w.input_len()) {
+            for p in 0..w.positions() {
+                let mut acc = vec![kind.start(); c];
+                for at in (0..w.taps()).filter_map(|t| w.source(p, t)) {
+                    for (a, &x) in acc.iter_mut().zip(&e[at..at + c]) {
+                        *a = kind.add(*a, x);
+                    }
+                }
+                out.extend(acc.into_iter().map(|a| data.elem.round(a)));
+            }
+        }
+        Some(Data::Float(out))
+    })();
+    Ok(vec![Fact { elem: data.elem, shape: Some(shape), value }])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

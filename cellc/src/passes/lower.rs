@@ -157,23 +157,22 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lo
             gone.push(r);
         }
     }
-    let perm: Vec<i64> = if groups == 1 { vec![0, 2, 1] } else { vec![0, 1, 3, 2] };
-    let p = constant(g, id, Elem::I64, &[perm.len()], Data::Int(perm.into_iter().map(Sym::known).collect()));
-    let mut out = add(g, id, Op::Transpose, &[prod, p])?;
-    if groups > 1 || geo.output.len() > 1 {
-        let dims: Vec<Sym> = [0, (groups * geo.co) as i64]
-            .into_iter()
-            .chain(geo.output.iter().map(|&d| d as i64))
-            .map(Sym::known)
-            .collect();
-        let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
-        out = add(g, id, Op::Reshape { special_zero: true }, &[out, s])?;
+    if groups == 1 {
+        let out = back_to_channels_first(g, id, prod, (&geo.output, geo.co))?;
+        return take_over(g, last, out, &gone);
     }
+    let p = ints(g, id, &[0, 1, 3, 2]);
+    let out = add(g, id, Op::Transpose, &[prod, p])?;
+    let dims: Vec<Sym> =
+        [0, (groups * geo.co) as i64].into_iter().chain(geo.output.iter().map(|&d| d as i64)).map(Sym::known).collect();
+    let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
+    let out = add(g, id, Op::Reshape { special_zero: true }, &[out, s])?;
     take_over(g, last, out, &gone)
 }
 
-/// The windows of a convolution of one group, not transposed, over one or two spatial axes
-/// (a 1-D convolution as a height of 1), read in place by the dense layer of its product.
+/// The windows of a convolution of one group, not transposed, or of a pool, over one or two
+/// spatial axes (1-D as a height of 1), read in place by the dense layer of its product or
+/// by the pool.
 fn windows_of(geo: &crate::ops::conv::ConvGeometry) -> Option<crate::vocab::Windows> {
     if geo.groups != 1 || geo.transposed || !(1..=2).contains(&geo.input.len()) {
         return None;
@@ -249,6 +248,11 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lo
     let x = *x;
     let xs = g.tensors[x].fact.shape.clone().or_reported()?;
     let geo = a.geometry(&xs).map_err(|_| Decline::Reported)?;
+    if let Some(w) = windows_of(&geo)
+        && xs.first().is_some_and(|d| d.is_known())
+    {
+        return pool_in_place(g, id, (x, y), a.kind, (&geo, w));
+    }
     let taps: usize = geo.kernel.iter().product();
     let positions = geo.output.iter().product::<usize>();
     let table_len = crate::limits::product([geo.ci as u64, positions as u64, taps as u64]);
@@ -285,6 +289,59 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lo
         out = add(g, id, Op::Binary(Binary::Divide { python: false }), &[out, counts])?;
     }
     take_over(g, y, out, &[id])
+}
+
+/// A pool over one or two spatial axes, its windows read in place: the input laid out
+/// channels last, each channel reduced over its window alone (an average then divided by
+/// each position's count), and the result laid out channels first again. The transposes
+/// cancel against a neighbouring convolution's or pool's once lowering is done.
+fn pool_in_place(
+    g: &mut Graph,
+    id: NodeId,
+    (x, y): (TensorId, TensorId),
+    kind: PoolKind,
+    (geo, w): (&crate::ops::conv::ConvGeometry, crate::vocab::Windows),
+) -> Lowered {
+    let rank = geo.input.len() + 2;
+    let last: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
+    let p = ints(g, id, &last);
+    let laid = add(g, id, Op::Transpose, &[x, p])?;
+    let pooling = match kind {
+        PoolKind::Max => crate::vocab::Pooling::Max,
+        PoolKind::Avg { .. } => crate::vocab::Pooling::Sum,
+    };
+    let positions = w.positions();
+    let mut out = add(g, id, Op::PoolWindows { win: Box::new(w), kind: pooling }, &[laid])?;
+    if let PoolKind::Avg { exclude_pad } = kind {
+        let elem = g.tensors[x].fact.elem;
+        let counts = constant(g, id, elem, &[positions, 1], Data::Float(geo.divisors(exclude_pad)));
+        out = add(g, id, Op::Binary(Binary::Divide { python: false }), &[out, counts])?;
+    }
+    out = back_to_channels_first(g, id, out, (&geo.output, geo.ci))?;
+    take_over(g, y, out, &[id])
+}
+
+/// `[N, positions, C]` (channels last, the positions row-major over `output`) laid out
+/// `[N, C, output…]`: a reshape to `[N, output…, C]`, then one transpose, which cancels
+/// against the next layer's transpose to channels last.
+fn back_to_channels_first(
+    g: &mut Graph,
+    id: NodeId,
+    t: TensorId,
+    (output, c): (&[usize], usize),
+) -> Result<TensorId, Decline> {
+    let rank = output.len() + 2;
+    let mut t = t;
+    if output.len() > 1 {
+        // The batch as it is (`special_zero`).
+        let dims: Vec<Sym> =
+            [0].into_iter().chain(output.iter().copied()).chain([c]).map(|d| Sym::known(d as i64)).collect();
+        let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
+        t = add(g, id, Op::Reshape { special_zero: true }, &[t, s])?;
+    }
+    let first: Vec<i64> = [0, rank as i64 - 1].into_iter().chain(1..rank as i64 - 1).collect();
+    let p = ints(g, id, &first);
+    add(g, id, Op::Transpose, &[t, p])
 }
 
 /// A normalisation as reductions and elementwise ops (which the fuse pass joins into

@@ -153,7 +153,7 @@ fn bypass(g: &mut Graph, id: NodeId, input: TensorId) {
 }
 
 /// `Transpose(Transpose(x, p), q)` → `Transpose(x, p∘q)`; an identity result disappears.
-fn merge_transposes(g: &mut Graph, id: NodeId) {
+pub(super) fn merge_transposes(g: &mut Graph, id: NodeId) {
     if g.nodes[id].op != Op::Transpose {
         return;
     }

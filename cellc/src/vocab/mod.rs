@@ -20,4 +20,4 @@ pub use fact::{ConstSrc, Data, Fact, known_len};
 pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, ReduceKind, Unary};
 pub use layout::Layout;
 pub use sym::{Sym, show_syms};
-pub use windows::Windows;
+pub use windows::{Pooling, Windows};

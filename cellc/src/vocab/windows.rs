@@ -1,6 +1,6 @@
-//! The windows of a convolution over an input laid out channels last: which run of input
-//! channels each tap of each output position reads, in place, without a table. Shared by
-//! the graph op that names them, the dense layer that reads them and the oracle.
+//! The windows of a convolution or a pool over an input laid out channels last: which run
+//! of input channels each tap of each output position reads, in place, without a table.
+//! Shared by the graph ops that name them, the steps that read them and the oracle.
 
 /// The windows of a convolution of one group over `[spatial…, C]` values (one or two
 /// spatial axes; a 1-D convolution is held with a height of 1): output position `p`
@@ -74,6 +74,44 @@ impl Windows {
                     .and_then(|(x, y)| x.checked_add(y))
                     .is_some()
             })
+    }
+}
+
+/// What a pool over windows read in place makes of each channel's values under a window;
+/// the padding takes no part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pooling {
+    /// The largest value, starting from the lowest finite float (OpenVINO's `MaxPool`: a
+    /// window of padding alone, or of `-inf` alone, gives that).
+    Max,
+    /// The sum, starting from zero (an average pool divides it afterwards).
+    Sum,
+}
+
+impl Pooling {
+    /// The value before the first tap.
+    pub fn start(self) -> f64 {
+        match self {
+            Pooling::Max => f64::from(f32::MIN),
+            Pooling::Sum => 0.0,
+        }
+    }
+
+    /// `acc` after one more value (a NaN leaves a maximum as it was).
+    pub fn add(self, acc: f64, v: f64) -> f64 {
+        match self {
+            Pooling::Max if v > acc => v,
+            Pooling::Max => acc,
+            Pooling::Sum => acc + v,
+        }
+    }
+
+    /// Its name in descriptions.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pooling::Max => "max",
+            Pooling::Sum => "sum",
+        }
     }
 }
 

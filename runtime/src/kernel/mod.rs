@@ -11,12 +11,14 @@ use crate::simd::Isa;
 #[cfg(target_arch = "x86_64")]
 mod blocked;
 mod dense;
+mod pool;
 mod row;
 #[cfg(target_arch = "x86_64")]
 mod wide;
 mod windows;
 
 pub use dense::{dense_rows, dense_rows_wide};
+pub use pool::pool_windows;
 use row::axpy_by;
 pub use row::{Lanes, Row};
 pub use windows::{Windows, dense_windows};

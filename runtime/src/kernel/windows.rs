@@ -32,20 +32,20 @@ pub struct Windows {
 impl Windows {
     /// Output positions.
     #[inline(always)]
-    fn positions(&self) -> usize {
+    pub(super) fn positions(&self) -> usize {
         self.output[0].saturating_mul(self.output[1])
     }
 
     /// Values of one entry of the input, for `c` channels.
     #[inline(always)]
-    fn entry(&self, c: usize) -> Option<usize> {
+    pub(super) fn entry(&self, c: usize) -> Option<usize> {
         self.input[0].checked_mul(self.input[1])?.checked_mul(c)
     }
 
     /// The input position before the first tap of output position `p`, per axis (negative
     /// in the padding before the data).
     #[inline(always)]
-    fn base(&self, p: usize) -> [isize; 2] {
+    pub(super) fn base(&self, p: usize) -> [isize; 2] {
         let o = [p / self.output[1].max(1), p % self.output[1].max(1)];
         core::array::from_fn(|a| (o[a] * self.strides[a]) as isize - self.pads[a] as isize)
     }
@@ -61,13 +61,26 @@ impl Windows {
         kh: usize,
         kw: usize,
     ) -> &'a [f32; C] {
+        self.tap(x, base, kh, kw).unwrap_or(zero)
+    }
+
+    /// The run of `C` values that tap `(kh, kw)` of the window at `base` reads from the
+    /// entry `x`; `None` in the padding.
+    #[inline(always)]
+    pub(super) fn tap<'a, const C: usize>(
+        &self,
+        x: &'a [f32],
+        base: [isize; 2],
+        kh: usize,
+        kw: usize,
+    ) -> Option<&'a [f32; C]> {
         let ih = base[0] + (kh * self.dilations[0]) as isize;
         let iw = base[1] + (kw * self.dilations[1]) as isize;
         if ih < 0 || iw < 0 || ih as usize >= self.input[0] || iw as usize >= self.input[1] {
-            return zero;
+            return None;
         }
         let at = (ih as usize * self.input[1] + iw as usize) * C;
-        x.get(at..).and_then(|r| r.first_chunk::<C>()).unwrap_or(zero)
+        x.get(at..)?.first_chunk::<C>()
     }
 
     /// Where the window at `base` starts in an entry, when every tap of it falls inside the
@@ -113,9 +126,15 @@ impl Windows {
         }
     }
 
-    /// Whether the sizes hold together: every product fits, the taps make `K` values of
-    /// `C` channels, and every window's reach fits the index type.
+    /// Whether the taps make `K` values of `C` channels and the sizes hold together
+    /// ([`Windows::holds`]).
     fn fits<const C: usize, const K: usize>(&self) -> bool {
+        self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)) == Some(K) && self.holds::<C>()
+    }
+
+    /// Whether the sizes hold together for `C` channels: every product fits and every
+    /// window's reach fits the index type.
+    pub(super) fn holds<const C: usize>(&self) -> bool {
         let reach = |a: usize| {
             (self.output[a].checked_sub(1)?.checked_mul(self.strides[a]))?
                 .checked_add(self.kernel[a].checked_sub(1)?.checked_mul(self.dilations[a])?)?
@@ -124,7 +143,7 @@ impl Windows {
                 .filter(|&r| r <= isize::MAX as usize)
         };
         C > 0
-            && self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)) == Some(K)
+            && self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)).is_some()
             && self.entry(C).is_some()
             && self.output[0].checked_mul(self.output[1]).is_some()
             && reach(0).is_some()
@@ -391,10 +410,20 @@ fn block<
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::simd::Portable;
     use std::{format, vec, vec::Vec};
+
+    /// The input position (row-major) that tap `t` of output position `p` reads, listed from
+    /// the definition; `None` in the padding.
+    pub(in crate::kernel) fn position(win: &Windows, p: usize, t: usize) -> Option<usize> {
+        let (oh, ow) = (p / win.output[1], p % win.output[1]);
+        let (kh, kw) = (t / win.kernel[1], t % win.kernel[1]);
+        let ih = (oh * win.strides[0] + kh * win.dilations[0]).checked_sub(win.pads[0])?;
+        let iw = (ow * win.strides[1] + kw * win.dilations[1]).checked_sub(win.pads[1])?;
+        (ih < win.input[0] && iw < win.input[1]).then_some(ih * win.input[1] + iw)
+    }
 
     /// The layer over the windows copied out, each output summed from its bias tap by tap,
     /// channel by channel, as `isa` multiplies and adds (fused or not).
@@ -410,18 +439,10 @@ mod tests {
         let mut y = Vec::new();
         for xe in x.chunks_exact(entry) {
             for p in 0..win.positions() {
-                let (oh, ow) = (p / win.output[1], p % win.output[1]);
                 let mut window = vec![0.0f32; K];
                 for t in 0..win.kernel[0] * win.kernel[1] {
-                    let (kh, kw) = (t / win.kernel[1], t % win.kernel[1]);
-                    let ih = (oh * win.strides[0] + kh * win.dilations[0]).checked_sub(win.pads[0]);
-                    let iw = (ow * win.strides[1] + kw * win.dilations[1]).checked_sub(win.pads[1]);
-                    if let (Some(ih), Some(iw)) = (ih, iw)
-                        && ih < win.input[0]
-                        && iw < win.input[1]
-                    {
-                        let at = (ih * win.input[1] + iw) * C;
-                        window[t * C..(t + 1) * C].copy_from_slice(&xe[at..at + C]);
+                    if let Some(at) = position(win, p, t) {
+                        window[t * C..(t + 1) * C].copy_from_slice(&xe[at * C..(at + 1) * C]);
                     }
                 }
                 for j in 0..n {
@@ -462,7 +483,9 @@ mod tests {
         assert!(y.iter().all(|v| v.is_nan()), "{what}");
     }
 
-    fn win(
+    /// The windows over `input` of this kernel, strides, dilations and padding (as much
+    /// after as before).
+    pub(in crate::kernel) fn win(
         input: [usize; 2],
         kernel: [usize; 2],
         strides: [usize; 2],

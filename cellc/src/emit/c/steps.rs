@@ -1,12 +1,14 @@
 //! The C of the steps around the cells: strided copies, elementwise chains, matrix
-//! products, softmaxes, reductions and row gathers, as loops over indices fixed at compile
-//! time (the counterpart of the Rust emitter's `steps.rs`).
+//! products, softmaxes, reductions, row gathers and pools over windows read in place, as
+//! loops over indices fixed at compile time (the counterpart of the Rust emitter's
+//! `steps.rs`).
 use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
+use crate::vocab::Pooling;
 
 /// The longest sum of a matrix product written out term by term instead of as a loop.
 const UNROLLED_SUM: usize = 16;
@@ -82,6 +84,58 @@ impl ModelEmitter<'_> {
         let di = index(&axes.iter().map(|a| a[2]).collect::<Vec<_>>());
         c.line(format!("dst[{di}] = src[{si}];"));
         Self::close_nest(c, opened);
+    }
+
+    /// A pool over windows read in place: each position's channels reduced in a local
+    /// array (which the compiler keeps in vector registers), tap by tap, the taps in the
+    /// padding skipped.
+    pub(super) fn pool_step(&self, c: &mut Code, s: &Pool) {
+        let w = &s.win;
+        let ch = w.channels;
+        self.bind(c, "src", &s.src, false);
+        self.bind(c, "dst", &s.dst, true);
+        let (start, take) = match s.kind {
+            Pooling::Max => (float(f32::MIN), "acc[k] = v > acc[k] ? v : acc[k];"),
+            Pooling::Sum => (float(0.0), "acc[k] += v;"),
+        };
+        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+        c.open(format!("for (size_t p = 0; p < {}; ++p)", w.positions()));
+        c.line(format!("const size_t oh = p / {ow}, ow = p % {ow};", ow = w.output[1]));
+        c.line(format!("float acc[{ch}];"));
+        c.line(format!("for (size_t k = 0; k < {ch}; ++k) acc[k] = {start};"));
+        // A tap is skipped in the padding: before the data only where there are pads before
+        // it, past its end only where a window reaches that far.
+        let skip = |c: &mut Code, a: usize, i: &str| {
+            let (p, n) = (w.pads[a], w.input[a]);
+            let reach = (w.output[a] - 1) * w.strides[a] + (w.kernel[a] - 1) * w.dilations[a];
+            let cond = match (p > 0, reach >= p + n) {
+                (true, true) => format!("{i} < {p} || {i} - {p} >= {n}"),
+                (true, false) => format!("{i} < {p}"),
+                (false, true) => format!("{i} >= {n}"),
+                (false, false) => return,
+            };
+            c.line(format!("if ({cond}) continue;"));
+        };
+        c.open(format!("for (size_t kh = 0; kh < {}; ++kh)", w.kernel[0]));
+        c.line(format!("const size_t ih = oh * {} + kh * {};", w.strides[0], w.dilations[0]));
+        skip(c, 0, "ih");
+        c.open(format!("for (size_t kw = 0; kw < {}; ++kw)", w.kernel[1]));
+        c.line(format!("const size_t iw = ow * {} + kw * {};", w.strides[1], w.dilations[1]));
+        skip(c, 1, "iw");
+        c.line(format!(
+            "const float *const run = src + e * {} + ((ih - {}) * {} + (iw - {})) * {ch};",
+            w.input_len(),
+            w.pads[0],
+            w.input[1],
+            w.pads[1]
+        ));
+        c.line(format!("for (size_t k = 0; k < {ch}; ++k) {{ const float v = run[k]; {take} }}"));
+        c.close("");
+        c.close("");
+        c.line(format!("float *const out = dst + (e * {} + p) * {ch};", w.positions()));
+        c.line(format!("for (size_t k = 0; k < {ch}; ++k) out[k] = acc[k];"));
+        c.close("");
+        c.close("");
     }
 
     /// A gather by a table baked in as a static array.

@@ -109,12 +109,7 @@ fn windows_item(
 ) -> TokenStream {
     let (k, n, c) = (d.k, d.n, w.channels);
     let input_size = w.input_len();
-    let two = |v: [usize; 2]| {
-        let [a, b] = v;
-        quote! { [#a, #b] }
-    };
-    let (input, output, kernel) = (two(w.input), two(w.output), two(w.kernel));
-    let (strides, dilations, pads) = (two(w.strides), two(w.dilations), two(w.pads));
+    let windows = super::lit::windows_value(w);
     let body = entry(simd, |_| quote! { Self::run_at(isa, x, y) });
     quote! {
         #[doc = #doc]
@@ -126,14 +121,7 @@ fn windows_item(
             /// Outputs of a window.
             pub const OUTPUT_SIZE: usize = #n;
             /// The windows, over the input laid out channels last.
-            const WINDOWS: ::cellc_runtime::kernel::Windows = ::cellc_runtime::kernel::Windows {
-                input: #input,
-                output: #output,
-                kernel: #kernel,
-                strides: #strides,
-                dilations: #dilations,
-                pads: #pads,
-            };
+            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
             /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
             /// each) to `y` (`OUTPUT_SIZE` a window); writes nothing when `y` does not hold
             /// as many windows as `x`.

@@ -2,6 +2,7 @@
 //! same bits: the shortest round-trip decimal for finite values, `from_bits` otherwise.
 use crate::emit::plan::Packed;
 use proc_macro2::TokenStream;
+use quote::quote;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
@@ -131,6 +132,26 @@ pub(crate) fn binary(tables: &[Table], blob: &str, file: &str) -> (String, Vec<u
     );
     s.push_str(&views);
     (s, bytes)
+}
+
+/// `w` as the runtime's `kernel::Windows` (its channels are the kernels' const parameter).
+pub(super) fn windows_value(w: &crate::vocab::Windows) -> TokenStream {
+    let two = |v: [usize; 2]| {
+        let [a, b] = v;
+        quote! { [#a, #b] }
+    };
+    let (input, output, kernel) = (two(w.input), two(w.output), two(w.kernel));
+    let (strides, dilations, pads) = (two(w.strides), two(w.dilations), two(w.pads));
+    quote! {
+        ::cellc_runtime::kernel::Windows {
+            input: #input,
+            output: #output,
+            kernel: #kernel,
+            strides: #strides,
+            dilations: #dilations,
+            pads: #pads,
+        }
+    }
 }
 
 #[cfg(test)]

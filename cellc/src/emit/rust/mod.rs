@@ -111,7 +111,7 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         None if names.is_free(&m.name, "Model") => names.unique(&m.name, "Model"),
         None => names.unique(&format!("{}Model", names::type_name(&m.name, "")), "Model"),
     };
-    tokens.extend(model::items(m, &model_ty, (&items, &denses), &mut names, &mut tables));
+    tokens.extend(model::items(m, &model_ty, (&items, &denses), &mut names, &mut tables, opts.simd));
     let mut file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
         Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
     })?;

@@ -5,7 +5,7 @@
 use super::fields::Fields;
 use super::lit::{Table, table};
 use super::names::{Names, field_name, ident};
-use super::steps::{copy_step, map_step, matmul_step, pick_step, reduce_step, rows_step, softmax_step};
+use super::steps::{copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step};
 use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Lengths, Model, Operand, Step};
@@ -50,6 +50,7 @@ pub(super) fn items(
     (cells, denses): (&[CellItem], &[String]),
     names: &mut Names,
     tables: &mut Vec<Table>,
+    simd: crate::options::Simd,
 ) -> TokenStream {
     let ty = ident(ty);
     let fields = Fields {
@@ -140,6 +141,7 @@ pub(super) fn items(
             }
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),
+            Step::Pool(p) => pool_step(p, &fields, simd),
             Step::Rows(r) => rows_step(r, &fields),
             Step::Pick(p) => {
                 let name = ident(&field_name(&names.unique(&format!("Pick{picks}"), "Pick")).to_ascii_uppercase());
@@ -293,6 +295,7 @@ fn uses_row(m: &Model) -> bool {
         Step::Rows(_) => true,
         Step::Init(i) => moves(&i.src),
         Step::Pick(p) => moves(&p.src) || moves(&p.dst),
+        Step::Pool(p) => moves(&p.src) || moves(&p.dst),
     })
 }
 

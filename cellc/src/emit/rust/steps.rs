@@ -1,8 +1,9 @@
 //! The code of the steps around the cells: strided copies, elementwise maps, matrix
-//! products, softmaxes and row gathers, as loops over indices fixed at compile time.
+//! products, softmaxes and row gathers, as loops over indices fixed at compile time; pools
+//! over windows read in place, by the runtime's kernel.
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::{Ident, TokenStream};
@@ -417,4 +418,24 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
     };
     let outer = loops("o", &oc, &|k| os[k] != 0 || od[k] != 0, body);
     quote! { { let src = #src; let dst = #dst; #outer } }
+}
+
+/// A pool over windows read in place: `cellc_runtime::kernel::pool_windows` at the vector
+/// level the model runs at.
+pub(super) fn pool_step(p: &Pool, f: &Fields, simd: crate::options::Simd) -> TokenStream {
+    let w = &p.win;
+    let src = f.slice(&p.src, 0, p.entries * w.input_len(), false);
+    let dst = f.slice(&p.dst, 0, p.entries * w.positions() * w.channels, true);
+    let (c, max) = (w.channels, p.kind == crate::vocab::Pooling::Max);
+    let windows = super::lit::windows_value(w);
+    let call =
+        super::ctx::entry(simd, |_| quote! { ::cellc_runtime::kernel::pool_windows::<#c, #max>(&WINDOWS, src, dst) });
+    quote! {
+        {
+            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
+            let src = #src;
+            let dst = #dst;
+            #call
+        }
+    }
 }
