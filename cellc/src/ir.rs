@@ -2,6 +2,7 @@
 //! the emitters and the reference interpreter take, with every size known, every
 //! activation resolved, every weight either decoded to f32 or bound to a runtime
 //! Parameter. It depends on [`crate::vocab`] alone.
+mod describe;
 pub mod steps;
 pub mod verify;
 

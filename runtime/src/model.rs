@@ -75,8 +75,27 @@ pub trait Model {
         check_weights(Self::WEIGHTS, weights)
     }
 
+    /// The steps of a run in order, as `cellc inspect` lists them, each with its
+    /// floating-point operations for one row of the model (a multiply–add counts two;
+    /// steps that move, compare or map values count none).
+    const RUN_STEPS: &'static [(&'static str, u64)] = &[];
+
     /// Runs the model once. Checks every count and length before writing anything.
     fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> Result<(), Error>;
+
+    /// [`Model::run`], calling `observe(k)` as each step `k` of [`Model::RUN_STEPS`] ends
+    /// (for each row of the model, in order): a way to time the steps. A generated model's
+    /// `run` is this with an observer that does nothing, which compiles to nothing; a model
+    /// without steps to name runs without calling `observe`.
+    fn run_observed(
+        &mut self,
+        inputs: &[&[f32]],
+        outputs: &mut [&mut [f32]],
+        observe: impl FnMut(usize),
+    ) -> Result<(), Error> {
+        let _ = observe;
+        self.run(inputs, outputs)
+    }
 
     /// Sets a stateful model's variables back to their initial values (a model without
     /// variables has nothing to reset).

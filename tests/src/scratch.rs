@@ -170,7 +170,13 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
                 return Err("wrote outputs before refusing bad arguments".into());
             }
         }
-        model.run(&ins, &mut outs).map_err(|e| e.to_string())?;
+        // Run observed: each step's number as it ends, row by row, in the order of RUN_STEPS.
+        let mut seen = Vec::new();
+        model.run_observed(&ins, &mut outs, |k| seen.push(k)).map_err(|e| e.to_string())?;
+        let n = M::RUN_STEPS.len();
+        if seen.iter().enumerate().any(|(i, &k)| k != i % n.max(1)) || (n > 0 && (seen.is_empty() || seen.len() % n != 0)) {
+            return Err(format!("run_observed reported steps {seen:?} for {n} steps"));
+        }
         let next: Vec<(usize, Vec<f32>)> = carry.iter().map(|&(o, i)| (i, outs[o].to_vec())).collect();
         for (i, v) in next {
             state[i] = v;

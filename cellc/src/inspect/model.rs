@@ -112,7 +112,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
             Batch::Dynamic => "dynamic".to_owned(),
         },
         output_sources: (0..m.outputs.len()).map(|i| source(m, Home::Output(i))).collect(),
-        steps: m.steps.iter().map(|s| what(m, s)).collect(),
+        steps: m.steps.iter().map(|s| m.step_text(s)).collect(),
         scratch_bytes: m.slots.iter().sum::<usize>().saturating_mul(4),
         text: describe_stored(m, Some((&cells, &dense_layers))),
         cells,
@@ -274,7 +274,7 @@ fn source(m: &Model, mut home: Home) -> String {
             Step::Rows(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
             Step::Pick(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
             Step::Init(_) | Step::Copy(_) | Step::Rows(_) | Step::Pick(_) => None,
-            s if dst(s) == Some(home) => Some(Writer::Computed(what(m, s))),
+            s if dst(s) == Some(home) => Some(Writer::Computed(m.step_text(s))),
             _ => None,
         });
         match writer {
@@ -301,71 +301,11 @@ fn dst(s: &Step) -> Option<Home> {
     }
 }
 
-/// What a step does, in a few words.
-fn what(m: &Model, s: &Step) -> String {
-    let values = |axes: &mut dyn Iterator<Item = usize>| axes.product::<usize>();
-    match s {
-        Step::Cell(c) => format!("cell {:?}", m.cells[c.cell].name),
-        Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
-        Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
-        Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
-        Step::Pool(p) => {
-            let w = &p.win;
-            format!(
-                "a pool ({}) of {}x{} windows over {} channels at {} positions, read in place",
-                p.kind.name(),
-                w.kernel[0],
-                w.kernel[1],
-                w.channels,
-                p.entries.saturating_mul(w.positions())
-            )
-        }
-        Step::Init(i) => format!("the first value of variable {:?}", m.states[i.state].name),
-        Step::Map(x) => {
-            let fs: Vec<String> = x.f.instrs.iter().map(|i| fn_name(i.f)).collect();
-            let n = values(&mut x.axes.iter().map(|a| a[0]));
-            if fs.len() == 1 {
-                format!("elementwise {} over {n} values", fs[0])
-            } else {
-                format!("an elementwise chain over {n} values ({})", fs.join(", "))
-            }
-        }
-        Step::MatMul(x) => format!("a matrix product ({}x{} by {}x{})", x.m, x.k, x.k, x.n),
-        Step::Dense(x) => {
-            let d = &m.denses[x.dense];
-            let mut parts = vec![format!("{} rows, {} to {}", x.rows, d.k, d.n)];
-            if d.bias.is_some() {
-                parts.push("bias".to_owned());
-            }
-            if let Some(a) = d.act {
-                parts.push(fn_name(crate::ir::steps::MapFn::Unary(a)));
-            }
-            format!("dense layer {:?} ({})", d.name, parts.join(", "))
-        }
-        Step::Softmax(x) => format!("a {} over {} values", if x.log { "log-softmax" } else { "softmax" }, x.len),
-        Step::Reduce(x) => {
-            format!("a reduction ({:?}) of {} values", x.kind, values(&mut x.inner.iter().map(|a| a[0]))).to_lowercase()
-        }
-    }
-}
-
-/// The name of an elementwise function.
-fn fn_name(f: crate::ir::steps::MapFn) -> String {
-    use crate::ir::steps::MapFn;
-    let s = match f {
-        MapFn::Unary(u) => format!("{u:?}"),
-        MapFn::Binary(b) => format!("{b:?}"),
-        MapFn::Compare(c) => format!("{c:?}"),
-        MapFn::Select => "Select".to_owned(),
-    };
-    s.split([' ', '{', '(']).next().unwrap_or_default().to_lowercase()
-}
-
 /// The steps a run performs, one line each, and the scratch memory they share.
 fn steps(m: &Model, s: &mut String) {
     let floats: usize = m.slots.iter().sum();
     let _ = writeln!(s, "steps ({} per row; scratch: {} slots, {} bytes)", m.steps.len(), m.slots.len(), floats * 4);
     for (k, st) in m.steps.iter().enumerate() {
-        let _ = writeln!(s, "  {k}: {}", what(m, st));
+        let _ = writeln!(s, "  {k}: {}", m.step_text(st));
     }
 }

@@ -273,6 +273,11 @@ impl ModelEmitter<'_> {
             c.line("");
         }
         self.define_set_weights(c);
+        c.line("/* Called with its number as each step of a run ends (`cellc inspect` lists the steps);");
+        c.line(format!(" * defined as, say, -D'{u}_STEP_DONE(k)=hook(k)', it times them. */"));
+        c.line(format!("#ifndef {u}_STEP_DONE"));
+        c.line(format!("#define {u}_STEP_DONE(k) ((void)0)"));
+        c.line("#endif");
         c.function(&self.run_signature());
         c.line("size_t batch;");
         c.refuse(u, &format!("n_inputs != {}", self.inputs()), "ERR_INPUT_COUNT");
@@ -290,7 +295,7 @@ impl ModelEmitter<'_> {
             c.line("(void)batch;");
         } else {
             c.open("for (size_t n = 0; n < batch; ++n)");
-            for step in &m.steps {
+            for (k, step) in m.steps.iter().enumerate() {
                 c.open("");
                 match step {
                     Step::Cell(s) => self.cell_step(c, s),
@@ -321,6 +326,7 @@ impl ModelEmitter<'_> {
                     }
                 }
                 c.close("");
+                c.line(format!("{u}_STEP_DONE({k});"));
             }
             c.close("");
         }

@@ -156,7 +156,21 @@ pub(super) fn items(
             }
         })
         .collect();
-    let check = quote! { ::cellc_runtime::check_io(Self::INPUTS, Self::OUTPUTS, #static_batch, inputs, outputs)? };
+    // After each step, the observer hears its number (a no-op closure in `run`).
+    let steps: Vec<TokenStream> = steps.into_iter().enumerate().map(|(k, s)| quote! { #s observe(#k); }).collect();
+    let step_rows = m.steps.iter().map(|s| {
+        let (text, flops) = (m.step_text(s), m.step_flops(s));
+        quote! { (#text, #flops) }
+    });
+    let check = quote! {
+        ::cellc_runtime::check_io(
+            Self::INPUTS,
+            Self::OUTPUTS,
+            #static_batch,
+            inputs,
+            outputs,
+        )?
+    };
     let n_out = m.outputs.len();
     let split = quote! {
         // Disjoint borrows of every output; check_io has checked the count.
@@ -223,10 +237,21 @@ pub(super) fn items(
             const INPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#inputs),*];
             const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = &[#(#outputs),*];
             #weights
+            const RUN_STEPS: &'static [(&'static str, u64)] = &[#(#step_rows),*];
+            fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                self.run_observed(inputs, outputs, |_| {})
+            }
             // The steps index with strides fixed at compile time; a loop over an index says
             // which stride each operand moves by.
             #[allow(clippy::needless_range_loop)]
-            fn run(&mut self, inputs: &[&[f32]], outputs: &mut [&mut [f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            #[inline(always)]
+            fn run_observed(
+                &mut self,
+                inputs: &[&[f32]],
+                outputs: &mut [&mut [f32]],
+                mut observe: impl FnMut(usize),
+            ) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                let _ = &mut observe;
                 #set_check
                 #bind #check;
                 #(#lengths_checks)*

@@ -1,0 +1,86 @@
+//! Each step in words and in floating-point operations: what `cellc inspect` lists and
+//! what the generated code's `STEPS` table holds, so that a profile of a run names its
+//! steps as the user reads them.
+use super::Model;
+use super::steps::{MapFn, Step};
+
+impl Model {
+    /// What step `s` does, in a few words.
+    pub fn step_text(&self, s: &Step) -> String {
+        let values = |axes: &mut dyn Iterator<Item = usize>| axes.product::<usize>();
+        match s {
+            Step::Cell(c) => format!("cell {:?}", self.cells[c.cell].name),
+            Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
+            Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
+            Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
+            Step::Pool(p) => {
+                let w = &p.win;
+                format!(
+                    "a pool ({}) of {}x{} windows over {} channels at {} positions, read in place",
+                    p.kind.name(),
+                    w.kernel[0],
+                    w.kernel[1],
+                    w.channels,
+                    p.entries.saturating_mul(w.positions())
+                )
+            }
+            Step::Init(i) => format!("the first value of variable {:?}", self.states[i.state].name),
+            Step::Map(x) => {
+                let fs: Vec<String> = x.f.instrs.iter().map(|i| fn_name(i.f)).collect();
+                let n = values(&mut x.axes.iter().map(|a| a[0]));
+                if fs.len() == 1 {
+                    format!("elementwise {} over {n} values", fs[0])
+                } else {
+                    format!("an elementwise chain over {n} values ({})", fs.join(", "))
+                }
+            }
+            Step::MatMul(x) => format!("a matrix product ({}x{} by {}x{})", x.m, x.k, x.k, x.n),
+            Step::Dense(x) => {
+                let d = &self.denses[x.dense];
+                let mut parts = vec![format!("{} rows, {} to {}", x.rows, d.k, d.n)];
+                if d.bias.is_some() {
+                    parts.push("bias".to_owned());
+                }
+                if let Some(a) = d.act {
+                    parts.push(fn_name(MapFn::Unary(a)));
+                }
+                format!("dense layer {:?} ({})", d.name, parts.join(", "))
+            }
+            Step::Softmax(x) => format!("a {} over {} values", if x.log { "log-softmax" } else { "softmax" }, x.len),
+            Step::Reduce(x) => {
+                format!("a reduction ({:?}) of {} values", x.kind, values(&mut x.inner.iter().map(|a| a[0])))
+                    .to_lowercase()
+            }
+        }
+    }
+
+    /// The floating-point operations of step `s` for one row of the model: two for each
+    /// multiply–add of a matrix product (a dense layer's, a cell's, a `MatMul`'s), none for
+    /// the steps that move, compare or map values.
+    pub fn step_flops(&self, s: &Step) -> u64 {
+        let two = |v: &[usize]| v.iter().try_fold(2u64, |n, &d| n.checked_mul(d as u64)).unwrap_or(u64::MAX);
+        match s {
+            Step::Dense(d) => self.denses.get(d.dense).map_or(0, |l| two(&[d.rows, l.k, l.n])),
+            Step::MatMul(mm) => {
+                let batch = mm.batch.iter().map(|a| a[0]).product::<usize>();
+                two(&[batch, mm.m, mm.k, mm.n])
+            }
+            Step::Cell(c) => self.cells.get(c.cell).map_or(0, |cell| {
+                let (dirs, steps) = cell.seq.as_ref().map_or((1, 1), |q| (q.direction.count(), q.steps));
+                two(&[cell.spec.macs(), dirs, steps, c.rows])
+            }),
+            _ => 0,
+        }
+    }
+}
+
+/// The name of an elementwise function.
+fn fn_name(f: MapFn) -> String {
+    let s = match f {
+        MapFn::Unary(u) => format!("{u:?}"),
+        MapFn::Binary(b) => format!("{b:?}"),
+        MapFn::Compare(c) => format!("{c:?}"),
+        MapFn::Select => "Select".to_owned(),
+    };
+    s.split([' ', '{', '(']).next().unwrap_or_default().to_lowercase()
+}
