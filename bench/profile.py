@@ -24,6 +24,7 @@ RUST_PROFILE = r"""
 #[allow(dead_code, clippy::all)]
 mod net { include!("net.rs"); }
 use cellc_bench::machine::{Width, fma_loop};
+use cellc_runtime::Model;
 use std::time::Instant;
 
 fn read(path: &str) -> Vec<f32> {
