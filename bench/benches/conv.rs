@@ -140,6 +140,11 @@ fn main() {
             27
         ),
         layer!(
+            Layer { name: "plcmos conv0 1→32 128×257", input: [128, 257], kernel: [3, 3], pads: [0, 1], n: 32 },
+            1,
+            9
+        ),
+        layer!(
             Layer { name: "aecmos conv4 32→64 32×80", input: [32, 80], kernel: [3, 3], pads: [1, 1], n: 64 },
             32,
             288
