@@ -3,7 +3,7 @@
 //! root, from a build script's `OUT_DIR`, and as public modules of a library that denies
 //! `missing_docs`. The models cover every kind of item cellc writes: a cell and a model, a
 //! stateful sequence, a dense head, a bidirectional LSTM, weights given at run time, the
-//! unrolled kernel, 16-bit weights.
+//! unrolled kernel, 16-bit weights, convolutions and pools read in place.
 use cellc::{Options, Strategy, WeightType, WeightsMode};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,6 +24,7 @@ fn sources() -> Vec<(String, String)> {
         (model("ov_gru_stateful"), Options::default()),
         (model("pt_gru_frame_heads"), Options::default()),
         (model("pt_lstm_bidirectional"), Options::default()),
+        (model("ov_convolutions"), Options::default()),
     ];
     cases
         .iter()

@@ -106,6 +106,16 @@ pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> To
     }
 }
 
+/// Loops (`body`, which names no vector level) compiled at the level the code runs at:
+/// dispatched at run time with [`Simd::Dispatch`], as they are for the build's target with
+/// [`Simd::Build`].
+pub(super) fn at_level(simd: Simd, body: TokenStream) -> TokenStream {
+    match simd {
+        Simd::Dispatch => quote! { ::cellc_runtime::dispatch!(|_L, _isa| #body) },
+        Simd::Build => body,
+    }
+}
+
 impl<'a> std::ops::Deref for Ctx<'a> {
     type Target = Plan<'a>;
     fn deref(&self) -> &Plan<'a> {

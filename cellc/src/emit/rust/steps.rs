@@ -429,7 +429,7 @@ pub(super) fn pool_step(p: &Pool, f: &Fields, simd: crate::options::Simd) -> Tok
     let (c, max) = (w.channels, p.kind == crate::vocab::Pooling::Max);
     let windows = super::lit::windows_value(w);
     let call =
-        super::ctx::entry(simd, |_| quote! { ::cellc_runtime::kernel::pool_windows::<#c, #max>(&WINDOWS, src, dst) });
+        super::ctx::at_level(simd, quote! { ::cellc_runtime::kernel::pool_windows::<#c, #max>(&WINDOWS, src, dst) });
     quote! {
         {
             const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
