@@ -73,8 +73,11 @@ fn main() {
 C_MAIN = (ROOT / "bench" / "c_main.c").read_text()
 
 
-def cellc_binaries(case_dir, work, cellc):
-    """Builds the Rust and C timing programs of one model; returns their command lines."""
+def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, deps="", c_flags=(),
+                   target="bench-models"):
+    """Builds the Rust and C timing programs of one model; returns their command lines. The
+    programs are `rust_main` (with `deps` added to its crate's dependencies, built in
+    target/`target`) and `c_main` (built with `c_flags` too) around the generated model."""
     case = json.loads((case_dir / "case.json").read_text())
     xml = case_dir / "f32" / "model.xml"
     if not xml.is_file():
@@ -86,24 +89,24 @@ def cellc_binaries(case_dir, work, cellc):
     crate = work / "rust"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--name", "Net", "-o", str(crate / "src" / "net.rs")], check=True)
-    (crate / "src" / "main.rs").write_text(RUST_MAIN)
+    (crate / "src" / "main.rs").write_text(rust_main)
     runtime = ROOT / "runtime"
     (crate / "Cargo.toml").write_text(
         f'[package]\nname = "bench-model"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
-        f'[dependencies]\ncellc-runtime = {{ path = "{runtime}" }}\n\n[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
+        f'[dependencies]\ncellc-runtime = {{ path = "{runtime}" }}\n{deps}\n[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
     )
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / "bench-models"))
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / target))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")], check=True, env=env)
-    rust = ROOT / "target" / "bench-models" / "release" / "bench-model"
+    rust = ROOT / "target" / target / "release" / "bench-model"
     rust_copy = work / "rust-bin"
     shutil.copy(rust, rust_copy)
     c_dir = work / "c"
     c_dir.mkdir(exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)
-    (c_dir / "main.c").write_text(C_MAIN)
+    (c_dir / "main.c").write_text(c_main)
     c_bin = work / "c-bin"
-    subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L", "-o", str(c_bin),
-                    str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
+    subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L", "-I", str(ROOT / "bench"),
+                    *c_flags, "-o", str(c_bin), str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
     ins = []
     for i in case["inputs"]:
         path = case_dir / i["file"]

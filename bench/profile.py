@@ -9,7 +9,6 @@ Prints a Markdown table per model: the steps that take 1 % of the call or more, 
 summed.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,26 +85,18 @@ fn main() {
 
 def build(case_dir, work, cellc):
     """The Rust and C profiling programs of one model; their command lines."""
-    case, rust, c = models.cellc_binaries(case_dir, work, cellc)
-    crate = work / "rust"
-    (crate / "src" / "main.rs").write_text(RUST_PROFILE)
-    cargo = (crate / "Cargo.toml").read_text()
     bench = ROOT / "bench"
-    cargo = cargo.replace("[dependencies]\n", f'[dependencies]\ncellc-bench = {{ path = "{bench}" }}\n')
-    (crate / "Cargo.toml").write_text(cargo)
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / "bench-profile"))
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")],
-                   check=True, env=env)
-    rust_bin = work / "rust-profile"
-    shutil.copy(ROOT / "target" / "bench-profile" / "release" / "bench-model", rust_bin)
-    c_dir = work / "c"
-    c_bin = work / "c-profile"
-    shutil.copy(ROOT / "bench" / "c_profile.c", c_dir / "main.c")
-    shutil.copy(ROOT / "bench" / "c_profile.h", c_dir / "c_profile.h")
-    subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L",
-                    "-DNET_STEP_DONE(k)=net_step_done(k)", "-include", str(c_dir / "c_profile.h"),
-                    "-o", str(c_bin), str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
-    return [str(rust_bin), *rust[1:]], [str(c_bin), *c[1:]]
+    _, rust, c = models.cellc_binaries(
+        case_dir,
+        work,
+        cellc,
+        rust_main=RUST_PROFILE,
+        c_main=(bench / "c_profile.c").read_text(),
+        deps=f'cellc-bench = {{ path = "{bench}" }}\n',
+        c_flags=["-DNET_STEP_DONE(k)=net_step_done(k)", "-include", str(bench / "c_profile.h")],
+        target="bench-profile",
+    )
+    return rust, c
 
 
 def main():

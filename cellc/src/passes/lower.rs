@@ -96,10 +96,7 @@ fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lo
     let channels_last =
         windows.is_some() || groups == 1 && !geo.transposed && last.is_some_and(|n| n <= crate::limits::MAX_PICK_TABLE);
     let cols = if let Some(w) = windows {
-        let rank = xs.len();
-        let perm: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
-        let p = ints(g, id, &perm);
-        let laid = add(g, id, Op::Transpose, &[x, p])?;
+        let laid = to_channels_last(g, id, x, xs.len())?;
         add(g, id, Op::Windows(Box::new(w)), &[laid])
     } else if channels_last {
         let layout = geo.channels_last_shape();
@@ -302,10 +299,7 @@ fn pool_in_place(
     kind: PoolKind,
     (geo, w): (&crate::ops::conv::ConvGeometry, crate::vocab::Windows),
 ) -> Lowered {
-    let rank = geo.input.len() + 2;
-    let last: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
-    let p = ints(g, id, &last);
-    let laid = add(g, id, Op::Transpose, &[x, p])?;
+    let laid = to_channels_last(g, id, x, geo.input.len() + 2)?;
     let pooling = match kind {
         PoolKind::Max => crate::vocab::Pooling::Max,
         PoolKind::Avg { .. } => crate::vocab::Pooling::Sum,
@@ -319,6 +313,13 @@ fn pool_in_place(
     }
     out = back_to_channels_first(g, id, out, (&geo.output, geo.ci))?;
     take_over(g, y, out, &[id])
+}
+
+/// `x` (`[N, C, spatial…]`, of `rank` axes) laid out `[N, spatial…, C]`: one transpose.
+fn to_channels_last(g: &mut Graph, id: NodeId, x: TensorId, rank: usize) -> Result<TensorId, Decline> {
+    let perm: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
+    let p = ints(g, id, &perm);
+    add(g, id, Op::Transpose, &[x, p])
 }
 
 /// `[N, positions, C]` (channels last, the positions row-major over `output`) laid out

@@ -108,7 +108,7 @@ impl ModelEmitter<'_> {
         let skip = |c: &mut Code, a: usize, i: &str| {
             let (p, n) = (w.pads[a], w.input[a]);
             let reach = (w.output[a] - 1) * w.strides[a] + (w.kernel[a] - 1) * w.dilations[a];
-            let cond = match (p > 0, reach >= p + n) {
+            let cond = match (p > 0, reach >= p.saturating_add(n)) {
                 (true, true) => format!("{i} < {p} || {i} - {p} >= {n}"),
                 (true, false) => format!("{i} < {p}"),
                 (false, true) => format!("{i} >= {n}"),
