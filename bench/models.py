@@ -1,9 +1,12 @@
 """Whole-model latency, side by side: each real model of tests/models (its f32 IR, the
-inputs of its case) through cellc's generated Rust and C, onnxruntime (on the ONNX file the
-IR was converted from, fetched from the model's wheel) and OpenVINO (on the IR), all f32
-and one thread, on the same inputs, in interleaved rounds; each round's median call, and
-the median of the rounds, go to a JSON file. The peers are called from Python: the cost of
-a call to a model that does nothing is measured too (`python_call_floor_ns`).
+inputs of its case) through cellc's generated Rust and C (at `-O3 -march=native` and at the
+README's `-O2`), onnxruntime through its C API (on the ONNX file the IR was converted from,
+fetched from the model's wheel) and OpenVINO through its C++ API (on the IR), all f32 and one
+thread, on the same inputs, in interleaved rounds; each round's median call, and the median
+of the rounds, go to a JSON file. The peers' programs (bench/native_peers.py) bind their
+inputs and outputs once, and their outputs are checked against the case's; what an empty call
+costs in each is measured too (`native_call_floor_ns`). The peers called from Python are an
+extra column (`python_call_floor_ns` the same floor there).
 
 Every other whole model of tests/models is timed too, through cellc's Rust and C only: the
 generated C beside the generated Rust, model by model.
@@ -25,6 +28,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+import native_peers
 
 ROOT = Path(__file__).resolve().parent.parent
 # The real models of the fixtures, and where the ONNX file each IR came from is fetched.
@@ -104,9 +109,7 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
     c_dir.mkdir(exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)
     (c_dir / "main.c").write_text(c_main)
-    c_bin = work / "c-bin"
-    subprocess.run(["cc", "-std=c99", "-O3", "-march=native", "-D_POSIX_C_SOURCE=199309L", "-I", str(ROOT / "bench"),
-                    *c_flags, "-o", str(c_bin), str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
+    c_bin = c_program(work, "c-bin", ["-O3", "-march=native", *c_flags])
     ins = []
     for i in case["inputs"]:
         path = case_dir / i["file"]
@@ -118,6 +121,15 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
         ins.append(str(path))
     outs = ",".join(str(int(np.prod(o["shape"]))) for o in case["outputs"])
     return case, [str(rust_copy), str(CALLS), outs, *ins], [str(c_bin), str(CALLS), outs, *ins]
+
+
+def c_program(work, name, flags):
+    """Builds the C timing program around the model cellc_binaries generated in `work`, with
+    `flags`; returns its path."""
+    c_dir, c_bin = work / "c", work / name
+    subprocess.run(["cc", "-std=c99", *flags, "-D_POSIX_C_SOURCE=199309L", "-I", str(ROOT / "bench"),
+                    "-o", str(c_bin), str(c_dir / "net.c"), str(c_dir / "main.c"), "-lm"], check=True)
+    return c_bin
 
 
 def onnx_of(name, work):
@@ -174,6 +186,23 @@ def peers(case_dir, case, onnx_path):
     return fns
 
 
+def with_calls(command, at):
+    """A command line whose argument `at` is the number of calls, as a function of that number."""
+    return lambda calls: [*command[:at], str(calls), *command[at + 1:]]
+
+
+def run_timed(command, calls):
+    """Runs a timing program for `calls` calls; returns the median call it printed, in ns."""
+    return float(subprocess.run(command(calls), check=True, capture_output=True, text=True).stdout)
+
+
+def calls_for(command, most=CALLS):
+    """How many calls a round makes of a program: about 0.3 s of them, at least 10 and at most
+    `most` (a C model at `-O2` can take 100 times its `-O3 -march=native` time)."""
+    once = run_timed(command, 8)
+    return int(min(most, max(10, 0.3e9 // max(once, 1.0))))
+
+
 def median_call(fn, calls=CALLS):
     for _ in range(calls // 4):
         fn()
@@ -212,23 +241,32 @@ def python_floor():
 
 def render(results):
     """The whole-model section of docs/PERFORMANCE.md."""
-    rows = ["| model | cellc Rust | cellc C | onnxruntime | OpenVINO | cellc Rust / faster peer |", "|---|---|---|---|---|---|"]
+    cols = [("cellc Rust", "cellc Rust"), ("cellc C", "cellc C `-O3 -march=native`"), ("cellc C -O2", "cellc C `-O2`"),
+            ("onnxruntime C", "onnxruntime (C API)"), ("OpenVINO C++", "OpenVINO (C++ API)"),
+            ("onnxruntime", "onnxruntime (Python)"), ("openvino", "OpenVINO (Python)")]
+    rows = ["| model | " + " | ".join(h for _, h in cols) + " | Rust / faster peer | C native / faster peer |",
+            "|---|" + "---:|" * (len(cols) + 2)]
     for name, s in results["models"].items():
-        us = lambda k: f"{s[k]['median_ns'] / 1000:.1f} µs" if k in s else "—"
-        peer = min(s[k]["median_ns"] for k in ("onnxruntime", "openvino") if k in s)
-        rows.append(f"| `{name}` | {us('cellc Rust')} | {us('cellc C')} | {us('onnxruntime')} | {us('openvino')} | "
-                    f"{s['cellc Rust']['median_ns'] / peer:.2f} |")
-    floor = results["python_call_floor_ns"]
+        us = lambda k: f"{s[k]['median_ns'] / 1000:,.1f}" if k in s else "—"
+        natives = [k for k in ("onnxruntime C", "OpenVINO C++") if k in s]
+        peer = min(s[k]["median_ns"] for k in natives)
+        rows.append(f"| `{name}` | " + " | ".join(us(k) for k, _ in cols) +
+                    f" | {s['cellc Rust']['median_ns'] / peer:.2f} | {s['cellc C']['median_ns'] / peer:.2f} |")
+    native, floor = results["native_call_floor_ns"], results["python_call_floor_ns"]
+    v = results["versions"]
     return "\n".join([
-        f"Measured {time.strftime('%Y-%m-%d')} on {results['cpu']} with `python3 bench/models.py` "
-        f"({results['rounds']} interleaved rounds of {results['calls_per_round']} calls, the median call of each, "
-        "then the median of the rounds; f32, one thread; the same inputs, those of each case):",
+        f"Measured {time.strftime('%Y-%m-%d')} on {results['cpu']} with `bench/run.sh` (`python3 bench/models.py`: "
+        f"{results['rounds']} interleaved rounds, the median call of each round (up to {results['calls_per_round']} calls, "
+        "fewer for the slow programs), then the median of the rounds; f32, one thread, batch 1, the inputs of each "
+        f"case; onnxruntime {v['onnxruntime']} and OpenVINO {v['openvino'].split('-')[0]}, the pinned wheels). "
+        "Times in µs. The peers' columns call them as a C or C++ program does (`bench/peers/`: inputs and "
+        "outputs bound once, every output checked against the case's); the ratios are to the faster of those two.",
         "",
         *rows,
         "",
-        f"The peers are called from Python: a call to a model that does nothing costs "
-        f"{floor['onnxruntime'] / 1000:.1f} µs in onnxruntime and {floor['openvino'] / 1000:.1f} µs in OpenVINO "
-        "on the same machine, included in their columns.",
+        f"A call to a model that does nothing costs {native['onnxruntime C'] / 1000:.2f} µs in onnxruntime's C API and "
+        f"{native['OpenVINO C++'] / 1000:.2f} µs in OpenVINO's C++ API, included in their columns; called from Python "
+        f"it costs {floor['onnxruntime'] / 1000:.1f} µs and {floor['openvino'] / 1000:.1f} µs.",
     ])
 
 
@@ -286,25 +324,42 @@ def main():
         pass
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        programs, results["versions"] = native_peers.build(work / "peers")
         setups = {}
         for d in dirs + others:
             w = work / d.name
             w.mkdir()
             case, rust, c = cellc_binaries(d, w, cellc)
-            setups[d.name] = (rust, c, peers(d, case, onnx_of(d.name, work)) if d in dirs else {})
+            timed = {"cellc Rust": with_calls(rust, 1), "cellc C": with_calls(c, 1)}
+            fns, checks = {}, {}
+            if d in dirs:
+                timed["cellc C -O2"] = with_calls([str(c_program(w, "c-o2-bin", ["-O2"])), *c[1:]], 1)
+                onnx = onnx_of(d.name, work)
+                xml = d / "f32" / "model.xml"
+                for peer, (command, check) in native_peers.commands(d, case, onnx, xml, w / "peers", programs).items():
+                    timed[peer], checks[peer] = command, check
+                fns = peers(d, case, onnx)
+            setups[d.name] = ({k: (v, calls_for(v)) for k, v in timed.items()}, fns, checks)
+        floors = {k: (v, calls_for(v, 2000)) for k, v in native_peers.identity(work / "identity", programs).items()}
         samples = {name: {} for name in setups}
+        floor_samples = {}
         for _ in range(rounds):
-            for name, (rust, c, fns) in setups.items():
+            for name, (timed, fns, _) in setups.items():
                 s = samples[name]
-                s.setdefault("cellc Rust", []).append(float(subprocess.run(rust, check=True, capture_output=True, text=True).stdout))
-                s.setdefault("cellc C", []).append(float(subprocess.run(c, check=True, capture_output=True, text=True).stdout))
+                for k, (command, calls) in timed.items():
+                    s.setdefault(k, []).append(run_timed(command, calls))
                 for peer, fn in fns.items():
                     s.setdefault(peer, []).append(median_call(fn))
+            for k, (command, calls) in floors.items():
+                floor_samples.setdefault(k, []).append(run_timed(command, calls))
         for name, s in samples.items():
             timed = {k: {"median_ns": float(np.median(v)), "rounds_ns": v} for k, v in s.items()}
             results["c_beside_rust"][name] = {k: timed[k] for k in ("cellc Rust", "cellc C")}
-            if setups[name][2]:
+            if setups[name][1]:
+                for peer, check in setups[name][2].items():
+                    timed[peer]["max_abs_diff"] = native_peers.check(name, peer, check)
                 results["models"][name] = timed
+        results["native_call_floor_ns"] = {k: float(np.median(v)) for k, v in floor_samples.items()}
         results["python_call_floor_ns"] = python_floor()
     out.write_text(json.dumps(results, indent=1) + "\n")
     if not args:

@@ -2,7 +2,8 @@
 # One benchmark run, everything side by side: cellc's kernels and the naive baseline
 # (cargo bench), OpenVINO on the same configurations (installed pinned in a virtual
 # environment), the cost of the generated code (bench/cost.py), the whole real models
-# against onnxruntime and OpenVINO (bench/models.py), then docs/PERFORMANCE.md,
+# against onnxruntime (its C API) and OpenVINO (its C++ API), both built against the pinned
+# wheels' libraries (bench/models.py, bench/native_peers.py), then docs/PERFORMANCE.md,
 # docs/perf/results-FAMILY.json and docs/perf/chart-FAMILY.svg (FAMILY: vendor and microarchitecture, e.g. amd-zen5).
 # Arguments go to criterion (e.g. `--measurement-time 2`).
 #
