@@ -265,149 +265,9 @@ fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row
 }
 
 #[cfg(target_arch = "x86_64")]
-use super::blocked::{Reg, weights};
-
-/// In vector registers (`NV` a tile): blocks of positions × tiles whose accumulators fill
-/// the registers, each weight vector loaded serving every position of the block and each
-/// broadcast input every tile.
+mod reg;
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn reg_blocks<G: Reg, const C: usize, const K: usize, const W: usize, const NV: usize, P: Row<W>>(
-    g: G,
-    panels: &[[P; K]],
-    bias: &[[f32; W]],
-    x: &[f32],
-    y: &mut [f32],
-    n: usize,
-    win: &Windows,
-    zero: &[f32; C],
-) {
-    // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
-    // block at most 8, each holding a pointer while the block runs.
-    let tiles = n.div_ceil(W).min(panels.len());
-    match (G::LANES, NV, tiles) {
-        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, P>(g, panels, bias, x, y, n, win, zero),
-        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, P>(g, panels, bias, x, y, n, win, zero),
-        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, P>(g, panels, bias, x, y, n, win, zero),
-        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, P>(g, panels, bias, x, y, n, win, zero),
-        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, P>(g, panels, bias, x, y, n, win, zero),
-        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, P>(g, panels, bias, x, y, n, win, zero),
-        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, P>(g, panels, bias, x, y, n, win, zero),
-        _ => positions::<G, C, K, W, NV, 2, 3, P>(g, panels, bias, x, y, n, win, zero),
-    }
-}
-
-/// Blocks of `RB` positions (the last ones fewer), each through the tiles `TG` at a time.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn positions<
-    G: Reg,
-    const C: usize,
-    const K: usize,
-    const W: usize,
-    const NV: usize,
-    const TG: usize,
-    const RB: usize,
-    P: Row<W>,
->(
-    g: G,
-    panels: &[[P; K]],
-    bias: &[[f32; W]],
-    x: &[f32],
-    y: &mut [f32],
-    n: usize,
-    win: &Windows,
-    zero: &[f32; C],
-) {
-    let positions = win.positions();
-    let tiles = n.div_ceil(W).min(panels.len());
-    let whole = positions - positions % RB;
-    let mut p0 = 0;
-    while p0 < whole {
-        let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r));
-        let mut t = 0;
-        while t + TG <= tiles {
-            block::<G, C, K, W, NV, TG, RB, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
-            t += TG;
-        }
-        while t < tiles {
-            block::<G, C, K, W, NV, 1, RB, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
-            t += 1;
-        }
-        p0 += RB;
-    }
-    while p0 < positions {
-        let bases = [win.base(p0)];
-        for t in 0..tiles {
-            block::<G, C, K, W, NV, 1, 1, P>(g, panels, bias, x, y, n, win, zero, (p0, t), &bases);
-        }
-        p0 += 1;
-    }
-}
-
-/// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
-/// every tap, stored to the outputs (those below `n`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn block<
-    G: Reg,
-    const C: usize,
-    const K: usize,
-    const W: usize,
-    const NV: usize,
-    const TG: usize,
-    const RB: usize,
-    P: Row<W>,
->(
-    g: G,
-    panels: &[[P; K]],
-    bias: &[[f32; W]],
-    x: &[f32],
-    y: &mut [f32],
-    n: usize,
-    win: &Windows,
-    zero: &[f32; C],
-    (p0, t0): (usize, usize),
-    bases: &[[isize; 2]; RB],
-) {
-    let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
-    let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
-    let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
-    let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
-    let starts = win.starts(bases, C);
-    for kh in 0..win.kernel[0] {
-        for kw in 0..win.kernel[1] {
-            let tap = kh * win.kernel[1] + kw;
-            // In range: the taps make `K` values (checked before any block).
-            let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
-            let xs = win.runs(x, zero, (bases, starts), kh, kw);
-            for c in 0..C {
-                let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
-                for (a, xr) in a.iter_mut().zip(&xs) {
-                    let v = g.splat(xr[c]);
-                    for (a, w) in a.iter_mut().zip(&w) {
-                        for (a, &w) in a.iter_mut().zip(w) {
-                            *a = g.fma(*a, w, v);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    for (r, a) in a.iter().enumerate() {
-        let Some(yr) = y.get_mut((p0 + r) * n..(p0 + r + 1) * n) else { return };
-        for (t, a) in a.iter().enumerate() {
-            let mut out = [0.0f32; W];
-            for (j, &v) in a.iter().enumerate() {
-                g.store(&mut out, j, v);
-            }
-            put(yr, (t0 + t) * W, &out);
-        }
-    }
-}
+use reg::reg_blocks;
 
 #[cfg(test)]
 pub(super) mod tests {
@@ -521,5 +381,18 @@ pub(super) mod tests {
         check::<4, 20, 16>(3, 48, win([1, 19], [1, 5], [1, 1], [1, 1], [0, 2]), 1);
         check::<1, 9, 16>(1, 16, win([1, 4], [1, 9], [1, 1], [1, 1], [0, 4]), 2);
         check::<8, 24, 16>(2, 17, win([1, 11], [1, 3], [1, 2], [1, 3], [0, 0]), 1);
+    }
+
+    #[test]
+    fn a_few_positions_go_through_every_smaller_block() {
+        // 1 to 9 positions: fewer than a block of positions, or a block and a rest of each
+        // size; tiles in groups of 8, 4, 2 and 1 beside them.
+        for positions in 1..=9 {
+            let w = win([1, positions + 2], [1, 3], [1, 1], [1, 1], [0, 0]);
+            check::<2, 6, 16>(15, 233, w, 1);
+            check::<2, 6, 16>(3, 40, w, 2);
+            check::<2, 6, 8>(15, 117, w, 1);
+            check::<1, 3, 4>(7, 26, w, 1);
+        }
     }
 }

@@ -141,10 +141,25 @@ pub(super) fn emit(
         // `rows` times.)
         body.line(format!("const size_t blocks = rows - rows % {rows};"));
         body.line("size_t r;");
-        for (head, n) in [
-            (format!("for (r = 0; r < blocks; r += {rows})"), *rows),
-            ("for (r = blocks; r < rows; ++r)".to_owned(), 1),
+        // Over windows the rows are known: those left make one block. The blocks of the
+        // rows left take whole tiles several at a time, their sums as many as a block's.
+        let rest = win.map_or(1, |w| w.positions() % rows);
+        let sums = width.map_or(1, |w| rows * (tile / w));
+        let group = (sums / (rest.max(1) * width.map_or(1, |w| tile / w))).max(1);
+        for (head, n, group) in [
+            (format!("for (r = 0; r < blocks; r += {rows})"), *rows, 1),
+            (
+                format!(
+                    "for (r = blocks; r < rows; {})",
+                    if rest == 1 { "++r".to_owned() } else { format!("r += {rest}") }
+                ),
+                rest,
+                group,
+            ),
         ] {
+            if n == 0 {
+                continue;
+            }
             body.open(head);
             match win {
                 // Each row's window starts at (bh, bw) of the input, maybe in the padding.
@@ -165,7 +180,7 @@ pub(super) fn emit(
             }
             body.line(format!("float *restrict yr = y + r * {outs};"));
             match width {
-                Some(width) => block.emit_vectors(body, n, act_y.as_deref().map(|a| &a[..n]), *width),
+                Some(width) => block.emit_vectors(body, n, act_y.as_deref().map(|a| &a[..n]), *width, group),
                 None => block.emit(body, &act[..n]),
             }
             body.close("");
@@ -293,50 +308,78 @@ impl Block<'_> {
     /// `n` rows: each row's sums in vectors of their own, which GCC keeps in registers,
     /// where it keeps arrays of lanes in memory after vectorising them (PLCMOS's largest
     /// convolution, AMD Zen 3: 5.0 ms against 7.1 ms as lanes). The sums go to `y`, then
-    /// `act[i]` (if any) maps row `i` there.
-    fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize) {
+    /// `act[i]` (if any) maps row `i` there. The whole tiles go `group` at a time (a block
+    /// of few rows then still has sums enough to hide the multiply–add's latency), the
+    /// tiles left one at a time.
+    fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize, group: usize) {
+        let full = self.outs / self.tile;
+        if group > 1 && full >= group {
+            c.line("size_t t;");
+            c.open(format!("for (t = 0; t + {group} <= {full}; t += {group})"));
+            self.tiles(c, n, act, width, group, false);
+            c.close("");
+            c.open(format!("for (; t < {}; ++t)", self.used));
+        } else {
+            c.open(format!("for (size_t t = 0; t < {}; ++t)", self.used));
+        }
+        self.tiles(c, n, act, width, 1, !self.outs.is_multiple_of(self.tile));
+        c.close("");
+    }
+
+    /// The body of [`Block::emit_vectors`]'s loop over tiles: `group` tiles from `t` for
+    /// `n` rows, the last of them partly past the outputs when `partial`.
+    fn tiles(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize, group: usize, partial: bool) {
         let Block { k, outs, tile, used, w, b, prefix, .. } = *self;
         let (ty, per) = (format!("{prefix}_v{width}"), tile / width);
         let rows: Vec<usize> = (0..n).collect();
-        let vecs: Vec<usize> = (0..per).collect();
+        // Vector `j` of tile `g` of the group: its name's suffix, and its offset from `t`'s.
+        let vecs: Vec<(String, usize)> = (0..group)
+            .flat_map(|g| {
+                (0..per)
+                    .map(move |j| (if group == 1 { format!("{j}") } else { format!("{g}_{j}") }, g * tile + j * width))
+            })
+            .collect();
+        let names = |f: &dyn Fn(&str) -> String| vecs.iter().map(|(v, _)| f(v)).collect::<Vec<_>>().join(", ");
         let load = |dst: &str, src: String| format!("__builtin_memcpy(&{dst}, {src}, sizeof {dst});");
-        c.open(format!("for (size_t t = 0; t < {used}; ++t)"));
         c.line(format!("const float *restrict p = {w} + t * {};", k * tile));
-        let partial = outs % tile != 0;
         let last = if partial {
             c.line(format!("const size_t width = t + 1 < {used} ? {tile} : {};", outs - (used - 1) * tile));
             "width".to_owned()
         } else {
-            tile.to_string()
+            (group * tile).to_string()
         };
-        c.line(format!("{ty} {};", vecs.iter().map(|j| format!("b{j}")).collect::<Vec<_>>().join(", ")));
-        for &j in &vecs {
-            c.line(load(&format!("b{j}"), plus(&format!("{b} + t * {tile}"), j * width)));
+        c.line(format!("{ty} {};", names(&|v| format!("b{v}"))));
+        for (v, off) in &vecs {
+            c.line(load(&format!("b{v}"), plus(&format!("{b} + t * {tile}"), *off)));
         }
         let sums: Vec<String> =
-            rows.iter().flat_map(|&i| vecs.iter().map(move |&j| format!("s{i}_{j} = b{j}"))).collect();
+            rows.iter().flat_map(|&i| vecs.iter().map(move |(v, _)| format!("s{i}_{v} = b{v}"))).collect();
         c.line(format!("{ty} {};", sums.join(", ")));
         self.open_inputs(c, &rows);
-        c.line(format!("{ty} {};", vecs.iter().map(|j| format!("w{j}")).collect::<Vec<_>>().join(", ")));
-        for &j in &vecs {
-            c.line(load(&format!("w{j}"), plus(&format!("p + k * {tile}"), j * width)));
+        c.line(format!("{ty} {};", names(&|v| format!("w{v}"))));
+        for (v, off) in &vecs {
+            // Tile `g` of the group starts `g · k · tile` values on, `j` its vector.
+            let (g, j) = (off / tile, off % tile);
+            c.line(load(&format!("w{v}"), plus(&format!("p + k * {tile}"), g * k * tile + j)));
         }
         for &i in &rows {
-            c.line(vecs.iter().map(|j| format!("s{i}_{j} += w{j} * x{i};")).collect::<Vec<_>>().join(" "));
+            c.line(vecs.iter().map(|(v, _)| format!("s{i}_{v} += w{v} * x{i};")).collect::<Vec<_>>().join(" "));
         }
         self.close_inputs(c);
         // Whole tiles go to `y` as vectors; the last one, partly past the outputs, through
         // an array. (Sums copied to arrays and mapped from there: GCC kept one of them in
         // memory inside the loop above, a load and a store per step.)
-        // Row `i`'s vectors stored at `to(j)`, vector `j`'s place.
+        // Row `i`'s vectors stored at `to(offset)`, a vector's place.
         let store = |c: &mut Code, i: usize, to: &dyn Fn(usize) -> String| {
-            let stores: Vec<String> =
-                vecs.iter().map(|&j| format!("__builtin_memcpy({}, &s{i}_{j}, sizeof s{i}_{j});", to(j))).collect();
+            let stores: Vec<String> = vecs
+                .iter()
+                .map(|(v, off)| format!("__builtin_memcpy({}, &s{i}_{v}, sizeof s{i}_{v});", to(*off)))
+                .collect();
             c.line(stores.join(" "));
         };
         let to_y = |c: &mut Code| {
             for &i in &rows {
-                store(c, i, &|j| plus(&format!("yr + {}", at(i * outs, &format!("t * {tile}"))), j * width));
+                store(c, i, &|off| plus(&format!("yr + {}", at(i * outs, &format!("t * {tile}"))), off));
             }
         };
         if partial {
@@ -345,7 +388,7 @@ impl Block<'_> {
             c.otherwise();
             c.line(format!("float a[{tile}];"));
             for &i in &rows {
-                store(c, i, &|j| plus("a", j * width));
+                store(c, i, &|off| plus("a", off));
                 c.line(format!(
                     "for (size_t l = 0; l < width; ++l) yr[{}] = a[l];",
                     at(i * outs, &format!("t * {tile} + l"))
@@ -362,7 +405,6 @@ impl Block<'_> {
             }
             c.close("");
         }
-        c.close("");
     }
 }
 

@@ -1,0 +1,175 @@
+//! The windows' dense layer in vector registers (x86-64): blocks of positions × tiles whose
+//! accumulators fill the registers, each weight vector loaded serving every position of the
+//! block and each broadcast input every tile.
+use super::{Windows, put};
+use crate::kernel::Row;
+use crate::kernel::blocked::{Reg, weights};
+
+/// Every position and tile of one entry (`NV` vectors a tile). The block sizes are chosen
+/// here from the vector width and the number of tiles; the positions and tiles left over
+/// go through smaller blocks that hold more of the other (see [`positions`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reg_blocks<G: Reg, const C: usize, const K: usize, const W: usize, const NV: usize, P: Row<W>>(
+    g: G,
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    zero: &[f32; C],
+) {
+    // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
+    // block at most 8, each holding a pointer while the block runs. The blocks of the
+    // positions left (4, 2, 1) take more tiles at once (`T4`, `T2`, `T1`).
+    let tiles = n.div_ceil(W).min(panels.len());
+    let io = (panels, bias, x, y, n, win, zero);
+    match (G::LANES, NV, tiles) {
+        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P>(g, io),
+        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, 4, 8, 8, P>(g, io),
+        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, 4, 8, 8, P>(g, io),
+        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, 4, 8, 8, P>(g, io),
+        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, 2, 4, 8, P>(g, io),
+        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, 2, 4, 8, P>(g, io),
+        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, 1, 2, 4, P>(g, io),
+        _ => positions::<G, C, K, W, NV, 2, 3, 1, 2, 4, P>(g, io),
+    }
+}
+
+/// What a block reads and writes: the panels, their bias, the entry, its outputs, the
+/// outputs a position, the windows and the padding's zeros.
+type Io<'a, P, const K: usize, const W: usize, const C: usize> =
+    (&'a [[P; K]], &'a [[f32; W]], &'a [f32], &'a mut [f32], usize, &'a Windows, &'a [f32; C]);
+
+/// Blocks of `RB` positions through the tiles `TG` at a time; the positions left (fewer
+/// than `RB`) in blocks of 4, 2 and 1 through `T4`, `T2` and `T1` tiles at a time, so that a
+/// layer with few positions (a model called on a short frame) still has enough
+/// accumulators to hide the multiply–add's latency.
+#[inline(always)]
+fn positions<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    const TG: usize,
+    const RB: usize,
+    const T4: usize,
+    const T2: usize,
+    const T1: usize,
+    P: Row<W>,
+>(
+    g: G,
+    mut io: Io<'_, P, K, W, C>,
+) {
+    let mut p0 = span::<G, C, K, W, NV, TG, RB, P>(g, &mut io, 0);
+    if RB > 4 {
+        p0 = span::<G, C, K, W, NV, T4, 4, P>(g, &mut io, p0);
+    }
+    if RB > 2 {
+        p0 = span::<G, C, K, W, NV, T2, 2, P>(g, &mut io, p0);
+    }
+    if RB > 1 {
+        span::<G, C, K, W, NV, T1, 1, P>(g, &mut io, p0);
+    }
+}
+
+/// The blocks of `RB` positions from `p0` while whole ones fit, each through the tiles `TG`
+/// at a time, then the tiles left in groups of 4, 2 and 1; returns the first position left.
+#[inline(always)]
+fn span<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    const TG: usize,
+    const RB: usize,
+    P: Row<W>,
+>(
+    g: G,
+    io: &mut Io<'_, P, K, W, C>,
+    mut p0: usize,
+) -> usize {
+    let (panels, win) = (io.0, io.5);
+    let positions = win.positions();
+    let tiles = io.4.div_ceil(W).min(panels.len());
+    while p0 + RB <= positions {
+        let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r));
+        let mut t = 0;
+        while t + TG <= tiles {
+            block::<G, C, K, W, NV, TG, RB, P>(g, io, (p0, t), &bases);
+            t += TG;
+        }
+        if TG > 4 && t + 4 <= tiles {
+            block::<G, C, K, W, NV, 4, RB, P>(g, io, (p0, t), &bases);
+            t += 4;
+        }
+        if TG > 2 && t + 2 <= tiles {
+            block::<G, C, K, W, NV, 2, RB, P>(g, io, (p0, t), &bases);
+            t += 2;
+        }
+        while t < tiles {
+            block::<G, C, K, W, NV, 1, RB, P>(g, io, (p0, t), &bases);
+            t += 1;
+        }
+        p0 += RB;
+    }
+    p0
+}
+
+/// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
+/// every tap, stored to the outputs (those below `n`).
+#[inline(always)]
+fn block<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    const TG: usize,
+    const RB: usize,
+    P: Row<W>,
+>(
+    g: G,
+    (panels, bias, x, y, n, win, zero): &mut Io<'_, P, K, W, C>,
+    (p0, t0): (usize, usize),
+    bases: &[[isize; 2]; RB],
+) {
+    let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
+    let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
+    let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
+    let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
+    let starts = win.starts(bases, C);
+    for kh in 0..win.kernel[0] {
+        for kw in 0..win.kernel[1] {
+            let tap = kh * win.kernel[1] + kw;
+            // In range: the taps make `K` values (checked before any block).
+            let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
+            let xs = win.runs(x, zero, (bases, starts), kh, kw);
+            for c in 0..C {
+                let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
+                for (a, xr) in a.iter_mut().zip(&xs) {
+                    let v = g.splat(xr[c]);
+                    for (a, w) in a.iter_mut().zip(&w) {
+                        for (a, &w) in a.iter_mut().zip(w) {
+                            *a = g.fma(*a, w, v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let n = *n;
+    for (r, a) in a.iter().enumerate() {
+        let Some(yr) = y.get_mut((p0 + r) * n..(p0 + r + 1) * n) else { return };
+        for (t, a) in a.iter().enumerate() {
+            let mut out = [0.0f32; W];
+            for (j, &v) in a.iter().enumerate() {
+                g.store(&mut out, j, v);
+            }
+            put(yr, (t0 + t) * W, &out);
+        }
+    }
+}
