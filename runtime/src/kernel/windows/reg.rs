@@ -165,11 +165,19 @@ fn block<
     for (r, a) in a.iter().enumerate() {
         let Some(yr) = y.get_mut((p0 + r) * n..(p0 + r + 1) * n) else { return };
         for (t, a) in a.iter().enumerate() {
+            let j0 = (t0 + t) * W;
+            // A whole tile straight to the outputs; the last, partly past them, through an array.
+            if let Some(whole) = yr.get_mut(j0..).and_then(|r| r.first_chunk_mut::<W>()) {
+                for (j, &v) in a.iter().enumerate() {
+                    g.store(whole, j, v);
+                }
+                continue;
+            }
             let mut out = [0.0f32; W];
             for (j, &v) in a.iter().enumerate() {
                 g.store(&mut out, j, v);
             }
-            put(yr, (t0 + t) * W, &out);
+            put(yr, j0, &out);
         }
     }
 }
