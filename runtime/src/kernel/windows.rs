@@ -156,7 +156,7 @@ impl Windows {
 /// [`Windows`] says, the tiles as [`super::dense_rows`] takes them (`T` a group; every tile
 /// at once here). Writes nothing unless `x` holds whole entries, `y` `n` values per
 /// position of each, and the tiles cover `n` outputs. The layer's activation is the
-/// caller's, as for [`super::dense_rows`].
+/// caller's, as for [`super::dense_rows`], or [`dense_windows_then`]'s.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: usize, P, I>(
@@ -170,6 +170,28 @@ pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: us
 ) where
     P: Row<W>,
     I: Isa,
+{
+    dense_windows_then::<C, K, W, T, P, I, _>(panels, bias, x, y, n, win, isa, |_| {});
+}
+
+/// [`dense_windows`], then `then` over each run of outputs as soon as it is written (a
+/// tile of a position, or less at the row's end), while it is still in the first-level
+/// cache: the layer's activation, without a pass of its own over the whole output.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const T: usize, P, I, F>(
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    isa: I,
+    then: F,
+) where
+    P: Row<W>,
+    I: Isa,
+    F: Fn(&mut [f32]) + Copy,
 {
     let positions = win.positions();
     let Some(entry) = win.entry(C) else { return };
@@ -194,36 +216,48 @@ pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: us
             if W <= 16
                 && let Some(z) = isa.avx512()
             {
-                reg_blocks::<Zmm, C, K, W, 1, P>(Zmm(z), panels, bias, xe, ye, n, win, &zero);
+                reg_blocks::<Zmm, C, K, W, 1, P, F>(Zmm(z), (panels, bias, xe, ye, n, win, &zero), then);
                 continue;
             }
             if let Some(v) = isa.avx2() {
                 match W {
-                    ..=8 => reg_blocks::<Ymm, C, K, W, 1, P>(Ymm(v), panels, bias, xe, ye, n, win, &zero),
-                    9..=16 => reg_blocks::<Ymm, C, K, W, 2, P>(Ymm(v), panels, bias, xe, ye, n, win, &zero),
-                    _ => lanes::<C, K, W, 4, P, I>(panels, bias, xe, ye, n, win, &zero, isa),
+                    ..=8 => reg_blocks::<Ymm, C, K, W, 1, P, F>(Ymm(v), (panels, bias, xe, ye, n, win, &zero), then),
+                    9..=16 => reg_blocks::<Ymm, C, K, W, 2, P, F>(Ymm(v), (panels, bias, xe, ye, n, win, &zero), then),
+                    _ => lanes::<C, K, W, 4, P, I, F>(panels, bias, xe, ye, n, win, &zero, isa, then),
                 }
                 continue;
             }
         }
-        lanes::<C, K, W, 4, P, I>(panels, bias, xe, ye, n, win, &zero, isa);
+        lanes::<C, K, W, 4, P, I, F>(panels, bias, xe, ye, n, win, &zero, isa, then);
     }
 }
 
-/// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`.
+/// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`,
+/// then `then` maps them.
 #[inline(always)]
-fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W]) {
+fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W], then: impl Fn(&mut [f32])) {
     if let Some(out) = yr.get_mut(j0..) {
+        let len = out.len().min(W);
+        let out = &mut out[..len];
         for (o, &v) in out.iter_mut().zip(v) {
             *o = v;
         }
+        then(out);
     }
 }
 
 /// Any level, in arrays of lanes: blocks of `RB` positions, one tile at a time.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row<W>, I: Isa>(
+fn lanes<
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const RB: usize,
+    P: Row<W>,
+    I: Isa,
+    F: Fn(&mut [f32]) + Copy,
+>(
     panels: &[[P; K]],
     bias: &[[f32; W]],
     x: &[f32],
@@ -232,6 +266,7 @@ fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row
     win: &Windows,
     zero: &[f32; C],
     isa: I,
+    then: F,
 ) {
     let positions = win.positions();
     let mut p0 = 0;
@@ -257,7 +292,7 @@ fn lanes<const C: usize, const K: usize, const W: usize, const RB: usize, P: Row
                 }
             }
             for (r, a) in acc.iter().enumerate().take(rb) {
-                put(&mut y[(p0 + r) * n..(p0 + r + 1) * n], t * W, a);
+                put(&mut y[(p0 + r) * n..(p0 + r + 1) * n], t * W, a, then);
             }
         }
         p0 += rb;
@@ -337,6 +372,14 @@ pub(super) mod tests {
         let mut y = vec![f32::NAN; len];
         dense_windows::<C, K, W, 1, _, _>(&panels, &bias, &x, &mut y, n, &win, Portable);
         assert_eq!(y, reference::<C, K, W, _>(&panels, &bias, &x, n, &win, Portable), "portable: {what}");
+        // A map over each run as it is written: every output mapped once.
+        let mut y = vec![f32::NAN; len];
+        let then = |run: &mut [f32]| run.iter_mut().for_each(|v| *v = v.max(0.0) * 0.5 - 1.0);
+        crate::dispatch!(|_L, isa| dense_windows_then::<C, K, W, 1, _, _, _>(
+            &panels, &bias, &x, &mut y, n, &win, isa, then
+        ));
+        let mapped: Vec<f32> = fused.iter().map(|v| v.max(0.0) * 0.5 - 1.0).collect();
+        assert_eq!(y, mapped, "mapped: {what}");
         // Wrong lengths: nothing written.
         let mut y = vec![f32::NAN; len + 1];
         dense_windows::<C, K, W, 1, _, _>(&panels, &bias, &x, &mut y, n, &win, Portable);

@@ -111,6 +111,20 @@ fn windows_item(
     let input_size = w.input_len();
     let windows = super::lit::windows_value(w);
     let body = entry(simd, |_| quote! { Self::run_at(isa, x, y) });
+    // The activation maps each run of outputs as the kernel writes it, still in the cache.
+    let call = if apply.is_empty() {
+        quote! {
+            ::cellc_runtime::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
+                panels, bias, x, y, #n, &Self::WINDOWS, isa,
+            );
+        }
+    } else {
+        quote! {
+            ::cellc_runtime::kernel::dense_windows_then::<#c, #k, #tile, #group, _, I, _>(
+                panels, bias, x, y, #n, &Self::WINDOWS, isa, |y: &mut [f32]| { #apply },
+            );
+        }
+    };
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, Default)]
@@ -132,16 +146,7 @@ fn windows_item(
             fn run_at<I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
-                ::cellc_runtime::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
-                    panels,
-                    bias,
-                    x,
-                    y,
-                    #n,
-                    &Self::WINDOWS,
-                    isa,
-                );
-                #apply
+                #call
             }
         }
     }

@@ -10,36 +10,38 @@ use crate::kernel::blocked::{Reg, weights};
 /// go through smaller blocks that hold more of the other (see [`positions`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn reg_blocks<G: Reg, const C: usize, const K: usize, const W: usize, const NV: usize, P: Row<W>>(
+pub(super) fn reg_blocks<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    P: Row<W>,
+    F: Fn(&mut [f32]) + Copy,
+>(
     g: G,
-    panels: &[[P; K]],
-    bias: &[[f32; W]],
-    x: &[f32],
-    y: &mut [f32],
-    n: usize,
-    win: &Windows,
-    zero: &[f32; C],
+    io: Io<'_, P, K, W, C>,
+    then: F,
 ) {
     // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
     // block at most 8, each holding a pointer while the block runs. The blocks of the
     // positions left (4, 2, 1) take more tiles at once (`T4`, `T2`, `T1`).
-    let tiles = n.div_ceil(W).min(panels.len());
-    let io = (panels, bias, x, y, n, win, zero);
+    let tiles = io.4.div_ceil(W).min(io.0.len());
     match (G::LANES, NV, tiles) {
-        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P>(g, io),
-        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, 4, 8, 8, P>(g, io),
-        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, 4, 8, 8, P>(g, io),
-        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, 4, 8, 8, P>(g, io),
-        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, 2, 4, 8, P>(g, io),
-        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, 2, 4, 8, P>(g, io),
-        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, 1, 2, 4, P>(g, io),
-        _ => positions::<G, C, K, W, NV, 2, 3, 1, 2, 4, P>(g, io),
+        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P, F>(g, io, then),
+        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, 4, 8, 8, P, F>(g, io, then),
+        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, 4, 8, 8, P, F>(g, io, then),
+        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, 4, 8, 8, P, F>(g, io, then),
+        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, 2, 4, 8, P, F>(g, io, then),
+        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, 2, 4, 8, P, F>(g, io, then),
+        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, 1, 2, 4, P, F>(g, io, then),
+        _ => positions::<G, C, K, W, NV, 2, 3, 1, 2, 4, P, F>(g, io, then),
     }
 }
 
 /// What a block reads and writes: the panels, their bias, the entry, its outputs, the
 /// outputs a position, the windows and the padding's zeros.
-type Io<'a, P, const K: usize, const W: usize, const C: usize> =
+pub(super) type Io<'a, P, const K: usize, const W: usize, const C: usize> =
     (&'a [[P; K]], &'a [[f32; W]], &'a [f32], &'a mut [f32], usize, &'a Windows, &'a [f32; C]);
 
 /// Blocks of `RB` positions through the tiles `TG` at a time; the positions left (fewer
@@ -59,19 +61,21 @@ fn positions<
     const T2: usize,
     const T1: usize,
     P: Row<W>,
+    F: Fn(&mut [f32]) + Copy,
 >(
     g: G,
     mut io: Io<'_, P, K, W, C>,
+    then: F,
 ) {
-    let mut p0 = span::<G, C, K, W, NV, TG, RB, P>(g, &mut io, 0);
+    let mut p0 = span::<G, C, K, W, NV, TG, RB, P, F>(g, &mut io, 0, then);
     if RB > 4 {
-        p0 = span::<G, C, K, W, NV, T4, 4, P>(g, &mut io, p0);
+        p0 = span::<G, C, K, W, NV, T4, 4, P, F>(g, &mut io, p0, then);
     }
     if RB > 2 {
-        p0 = span::<G, C, K, W, NV, T2, 2, P>(g, &mut io, p0);
+        p0 = span::<G, C, K, W, NV, T2, 2, P, F>(g, &mut io, p0, then);
     }
     if RB > 1 {
-        span::<G, C, K, W, NV, T1, 1, P>(g, &mut io, p0);
+        span::<G, C, K, W, NV, T1, 1, P, F>(g, &mut io, p0, then);
     }
 }
 
@@ -87,10 +91,12 @@ fn span<
     const TG: usize,
     const RB: usize,
     P: Row<W>,
+    F: Fn(&mut [f32]) + Copy,
 >(
     g: G,
     io: &mut Io<'_, P, K, W, C>,
     mut p0: usize,
+    then: F,
 ) -> usize {
     let (panels, win) = (io.0, io.5);
     let positions = win.positions();
@@ -99,19 +105,19 @@ fn span<
         let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r));
         let mut t = 0;
         while t + TG <= tiles {
-            block::<G, C, K, W, NV, TG, RB, P>(g, io, (p0, t), &bases);
+            block::<G, C, K, W, NV, TG, RB, P, F>(g, io, (p0, t), &bases, then);
             t += TG;
         }
         if TG > 4 && t + 4 <= tiles {
-            block::<G, C, K, W, NV, 4, RB, P>(g, io, (p0, t), &bases);
+            block::<G, C, K, W, NV, 4, RB, P, F>(g, io, (p0, t), &bases, then);
             t += 4;
         }
         if TG > 2 && t + 2 <= tiles {
-            block::<G, C, K, W, NV, 2, RB, P>(g, io, (p0, t), &bases);
+            block::<G, C, K, W, NV, 2, RB, P, F>(g, io, (p0, t), &bases, then);
             t += 2;
         }
         while t < tiles {
-            block::<G, C, K, W, NV, 1, RB, P>(g, io, (p0, t), &bases);
+            block::<G, C, K, W, NV, 1, RB, P, F>(g, io, (p0, t), &bases, then);
             t += 1;
         }
         p0 += RB;
@@ -120,7 +126,7 @@ fn span<
 }
 
 /// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
-/// every tap, stored to the outputs (those below `n`).
+/// every tap, stored to the outputs (those below `n`), which `then` maps.
 #[inline(always)]
 fn block<
     G: Reg,
@@ -131,11 +137,13 @@ fn block<
     const TG: usize,
     const RB: usize,
     P: Row<W>,
+    F: Fn(&mut [f32]) + Copy,
 >(
     g: G,
     (panels, bias, x, y, n, win, zero): &mut Io<'_, P, K, W, C>,
     (p0, t0): (usize, usize),
     bases: &[[isize; 2]; RB],
+    then: F,
 ) {
     let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
     let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
@@ -171,13 +179,14 @@ fn block<
                 for (j, &v) in a.iter().enumerate() {
                     g.store(whole, j, v);
                 }
+                then(whole);
                 continue;
             }
             let mut out = [0.0f32; W];
             for (j, &v) in a.iter().enumerate() {
                 g.store(&mut out, j, v);
             }
-            put(yr, j0, &out);
+            put(yr, j0, &out, then);
         }
     }
 }
