@@ -208,6 +208,26 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
     if !fits || positions == 0 || n == 0 {
         return;
     }
+    // Entries of one row (1-D windows) stack into one entry of as many rows: an output row
+    // reads its own input row alone, so that a block of positions spans entries (a batch of
+    // short frames: 8 entries of 1 position each ran 1 position a block).
+    let stacked;
+    let (win, entry, positions) =
+        if entries > 1 && win.input[0] == 1 && win.output[0] == 1 && win.kernel[0] == 1 && win.pads[0] == 0 {
+            stacked = Windows {
+                input: [entries, win.input[1]],
+                output: [entries, win.output[1]],
+                strides: [1, win.strides[1]],
+                dilations: [1, win.dilations[1]],
+                ..*win
+            };
+            (&stacked, x.len(), y.len() / n)
+        } else {
+            (win, entry, positions)
+        };
+    if !win.holds::<C>() {
+        return;
+    }
     let zero = [0.0f32; C];
     for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
         #[cfg(target_arch = "x86_64")]
@@ -436,6 +456,11 @@ pub(super) mod tests {
             check::<2, 6, 16>(3, 40, w, 2);
             check::<2, 6, 8>(15, 117, w, 1);
             check::<1, 3, 4>(7, 26, w, 1);
+        }
+        // Entries of one position each, 1-D: stacked, their positions make blocks.
+        for entries in [2, 5, 8, 13] {
+            check::<2, 6, 16>(5, 70, win([1, 3], [1, 3], [1, 1], [1, 1], [0, 0]), entries);
+            check::<3, 9, 16>(3, 48, win([1, 4], [1, 3], [1, 2], [1, 1], [0, 1]), entries);
         }
     }
 }
