@@ -144,8 +144,7 @@ pub(super) fn emit(
         // Over windows the rows are known: those left make one block. The blocks of the
         // rows left take whole tiles several at a time, their sums as many as a block's.
         let rest = win.map_or(1, |w| w.positions() % rows);
-        let sums = width.map_or(1, |w| rows * (tile / w));
-        let group = (sums / (rest.max(1) * width.map_or(1, |w| tile / w))).max(1);
+        let group = (rows / rest.max(1)).max(1);
         for (head, n, group) in [
             (format!("for (r = 0; r < blocks; r += {rows})"), *rows, 1),
             (
