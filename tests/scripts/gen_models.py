@@ -688,7 +688,8 @@ def convolutions(out):
     """Convolution and GroupConvolution (1-D and 2-D; strides, dilations, explicit pads and
     every auto_pad; grouped and depthwise) and their transposed forms (output_padding, an
     output shape, same padding), each with a channel bias and an activation or
-    none, Pad in its four modes (negative pads crop), MaxPool (opset 1 and 8) and AvgPool
+    none, grouped and transposed ones read in place with a batch normalisation, a bias and
+    an activation after them, Pad in its four modes (negative pads crop), MaxPool (opset 1 and 8) and AvgPool
     with and without the padding counted, rounding down and up: the windows, the products,
     the reductions and the padding, against OpenVINO."""
     import openvino.opset13 as ops
@@ -726,6 +727,22 @@ def convolutions(out):
     named(ops.relu(ops.add(ops.group_convolution_backprop_data(x1, w(2, 3, 2, 4), [2], pads_begin=[1], pads_end=[2], dilations=[1]), w(1, 4, 1))), "g1_transposed_bias_relu")
     named(ops.convolution_backprop_data(x2, w(4, 3, 2, 3), [2, 1], pads_begin=[0, 1], pads_end=[1, 0], dilations=[1, 2]), "t2")
     named(ops.group_convolution_backprop_data(x2, w(4, 1, 1, 3, 3), [2, 2], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1], output_padding=[1, 0]), "g2_depthwise_transposed")
+    # Read in place: groups each their own product, a transposed convolution phase by
+    # phase, with what follows (a batch normalisation, a bias, an activation) on each.
+    # (Their own generator, so the values above stay as they were.)
+    rng2 = np.random.default_rng(77)
+    w2 = lambda *s: ops.constant(rng2.uniform(-0.5, 0.5, s).astype(np.float32))
+    import openvino.opset5 as o5
+
+    def bn(t, c):
+        pos = lambda: ops.constant(rng2.uniform(0.5, 1.5, c).astype(np.float32))
+        return o5.batch_norm_inference(t, pos(), w2(c), w2(c), pos(), 1e-3)
+
+    named(ops.relu(bn(ops.group_convolution(x2, w2(2, 3, 2, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1]), 6)), "g2_groups_bn_relu")
+    named(ops.tanh(bn(ops.convolution_backprop_data(x1, w2(6, 5, 2), [2], pads_begin=[0], pads_end=[0], dilations=[1]), 5)), "t1_k2s2_bn_tanh")
+    t = ops.convolution_backprop_data(x2, w2(4, 3, 4, 4), [2, 2], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1])
+    named(ops.sigmoid(ops.add(t, w2(1, 3, 1, 1))), "t2_s2_bias_sigmoid")
+    named(ops.group_convolution_backprop_data(x2, w2(2, 2, 3, 2, 3), [1, 2], pads_begin=[0, 1], pads_end=[1, 0], dilations=[1, 1]), "g2_transposed")
     import openvino.opset8 as o8
     import openvino.opset1 as o1
 

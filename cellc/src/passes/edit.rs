@@ -1,7 +1,7 @@
 //! Edits of the graph that the lowering passes share: a node added with its fact inferred,
 //! a constant added, a tensor replaced by another; why a lowering declined a node.
 use crate::graph::build;
-use crate::graph::{Data, Elem, Graph, NodeId, TensorId};
+use crate::graph::{Data, Elem, Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 
 /// Why a lowering leaves a node as it is.
@@ -110,4 +110,44 @@ pub(super) fn replace(g: &mut Graph, old: TensorId, new: TensorId, gone: &[NodeI
     for &n in gone {
         g.nodes[n].dead = true;
     }
+}
+
+/// Integers as a constant of one axis.
+pub(super) fn ints(g: &mut Graph, id: NodeId, v: &[i64]) -> TensorId {
+    constant(g, id, Elem::I64, &[v.len()], Data::Int(v.iter().map(|&x| Sym::known(x)).collect()))
+}
+
+/// Input `i` of node `id`, when connected.
+pub(super) fn node_input(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
+    g.nodes[id].inputs.get(i).copied().flatten()
+}
+
+/// `x` (`[N, C, spatial…]`, of `rank` axes) laid out `[N, spatial…, C]`: one transpose.
+pub(super) fn to_channels_last(g: &mut Graph, id: NodeId, x: TensorId, rank: usize) -> Result<TensorId, Decline> {
+    let perm: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
+    let p = ints(g, id, &perm);
+    add(g, id, Op::Transpose, &[x, p])
+}
+
+/// `[N, positions, C]` (channels last, the positions row-major over `output`) laid out
+/// `[N, C, output…]`: a reshape to `[N, output…, C]`, then one transpose, which cancels
+/// against the next layer's transpose to channels last.
+pub(super) fn back_to_channels_first(
+    g: &mut Graph,
+    id: NodeId,
+    t: TensorId,
+    (output, c): (&[usize], usize),
+) -> Result<TensorId, Decline> {
+    let rank = output.len() + 2;
+    let mut t = t;
+    if output.len() > 1 {
+        // The batch as it is (`special_zero`).
+        let dims: Vec<Sym> =
+            [0].into_iter().chain(output.iter().copied()).chain([c]).map(|d| Sym::known(d as i64)).collect();
+        let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
+        t = add(g, id, Op::Reshape { special_zero: true }, &[t, s])?;
+    }
+    let first: Vec<i64> = [0, rank as i64 - 1].into_iter().chain(1..rank as i64 - 1).collect();
+    let p = ints(g, id, &first);
+    add(g, id, Op::Transpose, &[t, p])
 }

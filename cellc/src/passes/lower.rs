@@ -1,12 +1,14 @@
 //! Lowering of the window ops onto the kernels the planner has: a convolution by constant
-//! weights becomes a [`Pick`] of its windows (padding included) and a matrix product by the
-//! weights as a `[C_out, C_in·K]` matrix, which the fuse pass makes a dense layer over
-//! weights packed at compile time, with the channel bias and activation that follow the
-//! convolution moved onto it; then a transpose back to channels first. A `Pad` becomes a
-//! [`Pick`]. Runs after folding, so what is constant has been computed already.
-use super::edit::{Decline, Lowered, OrDecline, add, constant, declined, table_too_large, take_over};
+//! weights onto dense layers over its windows (`passes/conv.rs`), a pool onto reductions of
+//! its windows read in place (or gathered through a [`Pick`] table), a `Pad` onto a
+//! [`Pick`], a normalisation onto reductions and elementwise ops, an `Einsum` onto one
+//! matrix product, a scatter onto a gather. Runs after folding, so what is constant has
+//! been computed already.
+use super::edit::{
+    Decline, Lowered, OrDecline, add, back_to_channels_first, constant, declined, ints, node_input, table_too_large,
+    take_over, to_channels_last,
+};
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
-use crate::ops::conv::ConvAttrs;
 use crate::ops::norm::{EpsMode, Norm, batch_scale_shift};
 use crate::ops::pad::{PadMode, Pick, pad_table};
 use crate::ops::pool::{PoolAttrs, PoolKind};
@@ -29,7 +31,7 @@ pub fn lower(g: &mut Graph) {
             continue;
         }
         let lowered = match g.nodes[id].op.clone() {
-            Op::Conv(a) => conv(g, id, &a, &readers),
+            Op::Conv(a) => super::conv::conv(g, id, &a, &readers),
             Op::Pad(mode) => pad(g, id, mode),
             Op::Pool(a) => pool(g, id, &a, &readers),
             Op::Norm(n) => norm(g, id, n),
@@ -45,193 +47,6 @@ pub fn lower(g: &mut Graph) {
     g.prune();
 }
 
-fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<NodeId>]) -> Lowered {
-    let node = &g.nodes[id];
-    let op = node.origin.op.clone();
-    let (Some(Some(x)), Some(Some(w)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
-    else {
-        return Err(Decline::Reported);
-    };
-    let (x, w) = (*x, *w);
-    let (fx, fw) = (&g.tensors[x].fact, &g.tensors[w].fact);
-    let (xs, ws) = (fx.shape.clone().or_reported()?, fw.shape.clone().or_reported()?);
-    let wv = fw
-        .value
-        .as_ref()
-        .and_then(Data::floats)
-        .or_user(|| format!("cellc compiles {op} layers with weights (input 1) known at compile time"))?;
-    let out_shape =
-        match node.inputs.get(2).copied().flatten() {
-            Some(t) => Some(g.tensors[t].fact.value.as_ref().and_then(Data::known_ints).or_user(|| {
-                format!("cellc compiles {op} layers with an output shape (input 2) known at compile time")
-            })?),
-            None => None,
-        };
-    let geo = a.geometry(&xs, &ws, out_shape.as_deref()).map_err(|_| Decline::Reported)?;
-    if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? {
-        return Ok(());
-    }
-    let elem = g.tensors[x].fact.elem;
-    let (groups, taps, positions) = (geo.groups, geo.kernel.iter().product::<usize>(), geo.output.iter().product());
-    let k = geo.ci * taps;
-    let shape = if groups == 1 { vec![positions, k] } else { vec![groups, positions, k] };
-    // A convolution of one group over one or two spatial axes reads its windows in place
-    // from the input laid out channels last (one transpose, no table): a tap's channels are
-    // a run, and the weights' columns follow, `(tap, channel)`.
-    let windows = match windows_of(&geo) {
-        Some(w) if xs.first().is_some_and(|d| d.is_known()) => Some(w),
-        _ => None,
-    };
-    let table_len = crate::limits::product([groups as u64, positions as u64, k as u64]);
-    if windows.is_none() && table_len.is_none_or(|n| n > crate::limits::MAX_PICK_TABLE) {
-        let groups = if groups == 1 { String::new() } else { format!("{groups} groups × ") };
-        return Err(table_too_large(&format!("its windows ({groups}{positions} positions × {k} values)"), table_len));
-    }
-    let entry = groups * geo.ci * geo.input.iter().product::<usize>();
-    // Otherwise a plain convolution reads its windows from the input laid out channels last
-    // with its padding (one gather of the input's size), where a tap's channels, and the
-    // taps along an undilated last axis, are runs of adjacent values: the windows are then
-    // copied run by run.
-    let last = crate::limits::product(geo.channels_last_shape().iter().map(|&d| d as u64));
-    let channels_last =
-        windows.is_some() || groups == 1 && !geo.transposed && last.is_some_and(|n| n <= crate::limits::MAX_PICK_TABLE);
-    let cols = if let Some(w) = windows {
-        let laid = to_channels_last(g, id, x, xs.len())?;
-        add(g, id, Op::Windows(Box::new(w)), &[laid])
-    } else if channels_last {
-        let layout = geo.channels_last_shape();
-        let pick = Pick { lead: 1, shape: layout, entry, table: geo.channels_last(), fill: 0.0 };
-        let laid = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
-        let entry = last.map_or(0, |n| n as usize);
-        let pick = Pick { lead: 1, shape, entry, table: geo.windows_channels_last(), fill: 0.0 };
-        add(g, id, Op::Pick(Box::new(pick)), &[laid])
-    } else {
-        let pick = Pick { lead: 1, shape, entry, table: geo.windows(), fill: 0.0 };
-        add(g, id, Op::Pick(Box::new(pick)), &[x])
-    };
-    let cols = cols?;
-    let wshape = if groups == 1 { vec![geo.co, k] } else { vec![groups, geo.co, k] };
-    // The weights as the product reads them: `[G, C_out/G, C_in/G·K]`, a row's columns
-    // `(channel, tap)`, or `(tap, channel)` over the channels-last windows.
-    let ci = geo.ci;
-    let taps_of = |q: usize| if channels_last { (q % ci, q / ci) } else { (q / taps, q % taps) };
-    // A batch normalisation of the output (one group): its scale folded into the weights
-    // (in f64, the result stored as f32), its shift the bias.
-    let norm = if groups == 1 { batch_norm(g, readers, y, geo.co) } else { None };
-    let wv: Vec<f64> = (0..groups * geo.co * k)
-        .map(|i| {
-            let (gc, q) = (i / k, i % k);
-            let (c, tap) = taps_of(q);
-            let v = wv[geo.weight(gc / geo.co, gc % geo.co, c, tap)];
-            norm.as_ref().map_or(v, |(_, scale, _)| v * scale[gc])
-        })
-        .collect();
-    let wt = constant(g, id, elem, &wshape, Data::Float(wv));
-    if norm.is_none() {
-        g.tensors[wt].stored = g.tensors[w].stored;
-    }
-    let mut prod = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt])?;
-    let mut gone = vec![id];
-    let mut last = y;
-    // The channel bias (or the normalisation's shift) and the activation after it, when only
-    // they read the values.
-    let bias = match norm {
-        Some((node, _, shift)) => g.nodes[node].outputs.first().map(|&out| (node, shift, out)),
-        None if groups == 1 => channel_bias(g, readers, y, geo.co),
-        None => None,
-    };
-    if let Some((add_node, bias, out)) = bias {
-        let b = constant(g, add_node, elem, &[geo.co], Data::Float(bias));
-        let t = add(g, add_node, Op::Binary(Binary::Add), &[prod, b])?;
-        (prod, last) = (t, out);
-        gone.push(add_node);
-        if let Some(r) = only_reader(g, readers, out)
-            && let Op::Unary(u) = g.nodes[r].op
-            && let Some(&out) = g.nodes[r].outputs.first()
-        {
-            let t = add(g, r, Op::Unary(u), &[prod])?;
-            (prod, last) = (t, out);
-            gone.push(r);
-        }
-    }
-    if groups == 1 {
-        let out = back_to_channels_first(g, id, prod, (&geo.output, geo.co))?;
-        return take_over(g, last, out, &gone);
-    }
-    let p = ints(g, id, &[0, 1, 3, 2]);
-    let out = add(g, id, Op::Transpose, &[prod, p])?;
-    let dims: Vec<Sym> =
-        [0, (groups * geo.co) as i64].into_iter().chain(geo.output.iter().map(|&d| d as i64)).map(Sym::known).collect();
-    let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
-    let out = add(g, id, Op::Reshape { special_zero: true }, &[out, s])?;
-    take_over(g, last, out, &gone)
-}
-
-/// The windows of a convolution of one group, not transposed, or of a pool, over one or two
-/// spatial axes (1-D as a height of 1), read in place by the dense layer of its product or
-/// by the pool.
-fn windows_of(geo: &crate::ops::conv::ConvGeometry) -> Option<crate::vocab::Windows> {
-    if geo.groups != 1 || geo.transposed || !(1..=2).contains(&geo.input.len()) {
-        return None;
-    }
-    let two = |v: &[usize], one: usize| -> [usize; 2] { if v.len() == 2 { [v[0], v[1]] } else { [one, v[0]] } };
-    let w = crate::vocab::Windows {
-        input: two(&geo.input, 1),
-        output: two(&geo.output, 1),
-        kernel: two(&geo.kernel, 1),
-        strides: two(&geo.strides, 1),
-        dilations: two(&geo.dilations, 1),
-        pads: two(&geo.pads_begin, 0),
-        channels: geo.ci,
-    };
-    w.valid().then_some(w)
-}
-
-/// The node reading `t`, when it is the only one and reads it once.
-fn only_reader(g: &Graph, readers: &[Vec<NodeId>], t: TensorId) -> Option<NodeId> {
-    match readers[t][..] {
-        [r] if !g.nodes[r].dead && g.nodes[r].inputs.iter().flatten().filter(|&&x| x == t).count() == 1 => Some(r),
-        _ => None,
-    }
-}
-
-/// When `y` (`[N, C, spatial…]`) is read only by a `BatchNormInference` of constant
-/// parameters: that node and its per-channel scale and shift.
-fn batch_norm(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Option<(NodeId, Vec<f64>, Vec<f64>)> {
-    let r = only_reader(g, readers, y)?;
-    let Op::Norm(Norm::Batch { eps }) = g.nodes[r].op else { return None };
-    if node_input(g, r, 0) != Some(y) {
-        return None;
-    }
-    let p: Vec<Vec<f64>> =
-        (1..5).map(|i| g.input_fact(r, i).and_then(|f| f.value.as_ref()?.floats())).collect::<Option<_>>()?;
-    if p.iter().any(|v| v.len() != c) {
-        return None;
-    }
-    let (scale, shift) = batch_scale_shift(eps, &p[0], &p[1], &p[2], &p[3]);
-    Some((r, scale, shift))
-}
-
-/// When `y` (`[N, C, spatial…]`) is read only by an `Add` of a constant holding one value
-/// per channel: that node, the `c` values and its output.
-fn channel_bias(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Option<(NodeId, Vec<f64>, TensorId)> {
-    let r = only_reader(g, readers, y)?;
-    if g.nodes[r].op != Op::Binary(Binary::Add) {
-        return None;
-    }
-    let b = g.nodes[r].inputs.iter().flatten().copied().find(|&t| t != y)?;
-    let out = *g.nodes[r].outputs.first()?;
-    let (fb, ys) = (&g.tensors[b].fact, g.tensors[y].fact.shape.as_deref()?);
-    let bs = fb.shape.as_deref()?;
-    // Aligned right against `y`: the channel axis is `rank - 1 - 1` from the end.
-    let at = bs.len().checked_sub(ys.len() - 1)?;
-    let per_channel = bs.iter().enumerate().all(|(k, d)| d.value() == Some(if k == at { c as i64 } else { 1 }));
-    if !per_channel || fb.elem != g.tensors[y].fact.elem || g.tensors[out].fact.shape.as_deref() != Some(ys) {
-        return None;
-    }
-    Some((r, fb.value.as_ref()?.floats()?, out))
-}
-
 /// A pool: its windows gathered (`[N, C, positions…, taps]`), reduced over the taps, and
 /// for an average divided by each position's count. A `MaxPool` whose indices are read is
 /// left for the checker to refuse.
@@ -245,7 +60,7 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lo
     let x = *x;
     let xs = g.tensors[x].fact.shape.clone().or_reported()?;
     let geo = a.geometry(&xs).map_err(|_| Decline::Reported)?;
-    if let Some(w) = windows_of(&geo)
+    if let Some(w) = super::conv::windows_of(&geo)
         && xs.first().is_some_and(|d| d.is_known())
     {
         return pool_in_place(g, id, (x, y), a.kind, (&geo, w));
@@ -315,36 +130,6 @@ fn pool_in_place(
     take_over(g, y, out, &[id])
 }
 
-/// `x` (`[N, C, spatial…]`, of `rank` axes) laid out `[N, spatial…, C]`: one transpose.
-fn to_channels_last(g: &mut Graph, id: NodeId, x: TensorId, rank: usize) -> Result<TensorId, Decline> {
-    let perm: Vec<i64> = [0].into_iter().chain(2..rank as i64).chain([1]).collect();
-    let p = ints(g, id, &perm);
-    add(g, id, Op::Transpose, &[x, p])
-}
-
-/// `[N, positions, C]` (channels last, the positions row-major over `output`) laid out
-/// `[N, C, output…]`: a reshape to `[N, output…, C]`, then one transpose, which cancels
-/// against the next layer's transpose to channels last.
-fn back_to_channels_first(
-    g: &mut Graph,
-    id: NodeId,
-    t: TensorId,
-    (output, c): (&[usize], usize),
-) -> Result<TensorId, Decline> {
-    let rank = output.len() + 2;
-    let mut t = t;
-    if output.len() > 1 {
-        // The batch as it is (`special_zero`).
-        let dims: Vec<Sym> =
-            [0].into_iter().chain(output.iter().copied()).chain([c]).map(|d| Sym::known(d as i64)).collect();
-        let s = constant(g, id, Elem::I64, &[dims.len()], Data::Int(dims));
-        t = add(g, id, Op::Reshape { special_zero: true }, &[t, s])?;
-    }
-    let first: Vec<i64> = [0, rank as i64 - 1].into_iter().chain(1..rank as i64 - 1).collect();
-    let p = ints(g, id, &first);
-    add(g, id, Op::Transpose, &[t, p])
-}
-
 /// A normalisation as reductions and elementwise ops (which the fuse pass joins into
 /// chains): `MVN` and `NormalizeL2` over their axes; `BatchNormInference` as a per-channel
 /// scale and shift computed at compile time.
@@ -406,11 +191,6 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) -> Lowered {
         }
     })()?;
     take_over(g, y, out, &[id])
-}
-
-/// Integers as a constant of one axis.
-fn ints(g: &mut Graph, id: NodeId, v: &[i64]) -> TensorId {
-    constant(g, id, Elem::I64, &[v.len()], Data::Int(v.iter().map(|&x| Sym::known(x)).collect()))
 }
 
 /// `t` (subscripts `have`) with the subscripts in `drop` summed out and the rest put in the
@@ -634,11 +414,6 @@ fn scatter_reduce(
     take_over(g, y, out, &[id])
 }
 
-/// Input `i` of node `id`, when connected.
-fn node_input(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
-    g.nodes[id].inputs.get(i).copied().flatten()
-}
-
 fn pad(g: &mut Graph, id: NodeId, mode: PadMode) -> Lowered {
     let node = &g.nodes[id];
     let op = node.origin.op.clone();
@@ -735,7 +510,7 @@ mod tests {
             auto_pad: AutoPad::Explicit,
             ceil: false,
         };
-        let a = ConvAttrs { window, grouped: false, transposed: false, output_padding: Vec::new() };
+        let a = crate::ops::conv::ConvAttrs { window, grouped: false, transposed: false, output_padding: Vec::new() };
         let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);
         let y = apply(&mut g, Op::Binary(Binary::Add), &[c, b]);
         let z = apply(&mut g, Op::Unary(Unary::Relu), &[y]);

@@ -2,6 +2,7 @@
 //! its own module: [`cut()`] (`--inputs`/`--outputs`), [`fold()`] (shape inference and
 //! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`cancel_transposes()`] (layout glue), [`compose()`] (gathers read through transposes), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
 mod compose;
+mod conv;
 pub mod cut;
 mod depthwise;
 mod edit;

@@ -364,14 +364,18 @@ fn c_dense_layer_in_vectors() {
     // A 24 → 8 dense layer with a bias and a relu: under GCC, each row's sums in a vector of
     // its own; elsewhere the loops over lanes. Its rows are the windows of a convolution
     // (3×2 taps of 4 channels), read in place: each row's run found once a tap.
-    insta::assert_snapshot!(c_function("ov_convolutions", "/* Dense layer (MatMul \"dense9\""));
+    let source = emit_c_model("ov_convolutions");
+    let at = source.find(": 24 inputs, 8 outputs, plus a bias, then relu)").expect("the layer");
+    let start = source[..at].rfind("/* Dense layer (").expect("its comment");
+    let end = at + source[at..].find("\n}\n").expect("its end") + 3;
+    insta::assert_snapshot!(&source[start..end]);
 }
 
 #[test]
 fn c_short_sums_written_out() {
-    // A grouped convolution's 9 taps: the sum written out term by term, in order.
-    let source = emit_c_model("ov_convolutions");
-    let at = source.find("acc += ar[0] * br[0];").expect("a sum written out");
+    // A batched product's 6 terms (an Einsum's): the sum written out term by term, in order.
+    let source = emit_c_model("ov_einsums");
+    let at = source.find("acc += ar[0] * br[0]; acc += ar[1] * br[10];").expect("a sum written out");
     let start = source[..at].rfind("\n        {\n").expect("its block") + 1;
     let end = at + source[at..].find("\n        }\n").expect("its end") + 11;
     insta::assert_snapshot!(&source[start..end]);
@@ -379,8 +383,9 @@ fn c_short_sums_written_out() {
 
 #[test]
 fn c_gathers_mostly_fill_write_the_fill_first() {
-    // A transposed convolution's strided inputs: the fill over each entry, then the values
-    // taken by (destination, source) pairs, instead of a choice per value.
+    // A transposed convolution not read in place (stride 2 and dilation 2: half its phases
+    // have no tap): its strided inputs the fill over each entry, then the values taken by
+    // (destination, source) pairs, instead of a choice per value.
     let source = emit_c_model("ov_convolutions");
     let lines: Vec<&str> = source
         .lines()

@@ -245,15 +245,48 @@ fn a_large_convolution_reads_its_windows_in_place() {
 }
 
 #[test]
-fn a_grouped_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
-    // Two groups of 4 channels over 600 × 600 positions × 9 taps: 25,920,000 window values
-    // to gather, past the limit; the weights are a plain constant, and the message must not
-    // say otherwise.
+fn large_grouped_and_transposed_convolutions_read_their_windows_in_place() {
+    // Two groups of 4 channels over 600 × 600 positions × 9 taps (25,920,000 window values,
+    // past the limit of a gather table): each group its own dense layer over windows.
     let mut n = Net::default();
     n.parameter(0, &[1, 8, 600, 600]);
     n.constant(1, "f32", &[2, 2, 4, 3, 3], &[0.125; 144]);
     let data = r#"<data strides="1,1" dilations="1,1" pads_begin="1,1" pads_end="1,1" auto_pad="explicit"/>"#;
     n.op(2, "GroupConvolution", "opset1", data, &[0, 1], &[("FP32", &[1, 8, 600, 600]), ("FP32", &[2, 2, 4, 3, 3])]);
+    let model = n.compiled();
+    let m = model.model();
+    assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Pick(_))), "{:?}", m.steps);
+    let wins: Vec<_> = m.denses.iter().filter_map(|d| d.win.as_ref()).collect();
+    assert_eq!(wins.len(), 2);
+    assert!(wins.iter().all(|w| (w.positions(), w.k(), w.channels) == (360_000, 36, 4)), "{wins:?}");
+    // Transposed, stride 2 both ways, 4 × 4 taps: four phases of 2 × 2 taps each, stride 1,
+    // each 301 × 301 positions (the first and last rows and columns cut off afterwards).
+    let mut n = Net::default();
+    n.parameter(0, &[1, 8, 300, 300]);
+    n.constant(1, "f32", &[8, 3, 4, 4], &[0.125; 384]);
+    let data = r#"<data strides="2,2" dilations="1,1" pads_begin="1,1" pads_end="1,1" auto_pad="explicit"/>"#;
+    let ins: [(&str, &[u64]); 2] = [("FP32", &[1, 8, 300, 300]), ("FP32", &[8, 3, 4, 4])];
+    n.op(2, "ConvolutionBackpropData", "opset1", data, &[0, 1], &ins);
+    let model = n.compiled();
+    let m = model.model();
+    assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Pick(_))), "{:?}", m.steps);
+    let wins: Vec<_> = m.denses.iter().filter_map(|d| d.win.as_ref()).collect();
+    assert_eq!(wins.len(), 4);
+    for w in wins {
+        assert_eq!((w.output, w.kernel, w.strides, w.channels), ([301, 301], [2, 2], [1, 1], 8), "{w:?}");
+    }
+}
+
+#[test]
+fn a_convolution_past_the_window_table_limit_is_refused_for_that_reason() {
+    // Over three spatial axes (not read in place): 100 × 100 × 100 positions × 8 channels ×
+    // 27 taps, past the limit of a gather table; the weights are a plain constant, and the
+    // message must not say otherwise.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 8, 100, 100, 100]);
+    n.constant(1, "f32", &[2, 8, 3, 3, 3], &[0.125; 432]);
+    let data = r#"<data strides="1,1,1" dilations="1,1,1" pads_begin="1,1,1" pads_end="1,1,1" auto_pad="explicit"/>"#;
+    n.op(2, "Convolution", "opset1", data, &[0, 1], &[("FP32", &[1, 8, 100, 100, 100]), ("FP32", &[2, 8, 3, 3, 3])]);
     let dir = tempfile::tempdir().expect("a temporary folder");
     std::fs::write(dir.path().join("model.xml"), n.xml()).expect("model.xml");
     std::fs::write(dir.path().join("model.bin"), &n.bin).expect("model.bin");
@@ -261,16 +294,16 @@ fn a_grouped_convolution_past_the_window_table_limit_is_refused_for_that_reason(
     says(
         &text,
         &[
-            "\"op\" (GroupConvolution)",
-            "its windows (2 groups × 360000 positions × 36 values)",
-            "table of 25920000 values",
+            "\"op\" (Convolution)",
+            "its windows (1000000 positions × 216 values)",
+            "table of 216000000 values",
             "more than the 4194304",
         ],
     );
     assert!(!text.contains("known at compile time"), "{text}");
     // `inspect` gives the same reason.
     let report = cellc::inspect::inspect(&dir.path().join("model.xml"), &cellc::Options::default()).expect("described");
-    says(&report.text(), &["table of 25920000 values"]);
+    says(&report.text(), &["table of 216000000 values"]);
 }
 
 #[test]
