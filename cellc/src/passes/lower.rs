@@ -243,6 +243,14 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
             return arrange(g, id, *t, a, &drop, out);
         }
         let ([a, b], [ta, tb]) = (&subs[..], &ins[..]) else { return Err(Decline::Reported) };
+        let sizes = {
+            let shapes: Vec<&[Sym]> =
+                [*ta, *tb].iter().map(|&t| g.tensors[t].fact.shape.as_deref()).collect::<Option<_>>().or_reported()?;
+            eq.sizes(&shapes).map_err(|_| Decline::Reported)?
+        };
+        // Constant weights go second, where the product of each group is a dense layer.
+        let known = |t: &TensorId| g.tensors[*t].fact.value.is_some();
+        let ((a, b), (ta, tb)) = if known(ta) && !known(tb) { ((b, a), (tb, ta)) } else { ((a, b), (ta, tb)) };
         let in_a = |c: &char| a.contains(c);
         let in_b = |c: &char| b.contains(c);
         let batch: Vec<char> = out.iter().copied().filter(|c| in_a(c) && in_b(c)).collect();
@@ -251,11 +259,6 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
         let b_free: Vec<char> = out.iter().copied().filter(|c| in_b(c) && !in_a(c)).collect();
         let a_sum: Vec<char> = a.iter().copied().filter(|c| !in_b(c) && !out.contains(c)).collect();
         let b_sum: Vec<char> = b.iter().copied().filter(|c| !in_a(c) && !out.contains(c)).collect();
-        let sizes = {
-            let shapes: Vec<&[Sym]> =
-                [*ta, *tb].iter().map(|&t| g.tensors[t].fact.shape.as_deref()).collect::<Option<_>>().or_reported()?;
-            eq.sizes(&shapes).map_err(|_| Decline::Reported)?
-        };
         let size = |c: &char| sizes.iter().find(|(l, _)| l == c).map(|(_, s)| *s);
         let known = |cs: &[char]| cs.iter().try_fold(1i64, |acc, c| acc.checked_mul(size(c)?.value()?));
         let unknown = || {
@@ -275,7 +278,13 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
         let sb = ints(g, id, &[&lead[..], &[k, n]].concat());
         let ra = add(g, id, Op::Reshape { special_zero: true }, &[xa, sa])?;
         let rb = add(g, id, Op::Reshape { special_zero: true }, &[xb, sb])?;
-        let p = add(g, id, Op::MatMul { ta: false, tb: false }, &[ra, rb])?;
+        let groups: Option<Vec<usize>> = batch.iter().map(|c| usize::try_from(size(c)?.size()?).ok()).collect();
+        let p = match groups {
+            Some(lead) if !lead.is_empty() && g.tensors[rb].fact.value.is_some() => {
+                grouped_product(g, id, (ra, rb), &lead, (m, k, n), g.tensors[*tb].stored)?
+            }
+            _ => add(g, id, Op::MatMul { ta: false, tb: false }, &[ra, rb])?,
+        };
         let free: Vec<i64> =
             a_free.iter().chain(&b_free).map(|c| size(c)?.value()).collect::<Option<_>>().or_user(unknown)?;
         let so = ints(g, id, &[&lead[..], &free].concat());
@@ -285,6 +294,51 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
     })()?;
     take_over(g, y, result, &[id])
 }
+
+/// The product of `a` (`[G…, m, k]`) by constant weights `b` (`[G…, k, n]`; `lead` holds
+/// the group axes `G…`, stored as `stored`) as one matrix product per group, which the fuse
+/// pass makes a dense layer over weights packed at compile time: each group's rows sliced
+/// off, its products joined again, `[G…, m, n]`. Past [`MAX_GROUPS`] groups, one batched
+/// product.
+fn grouped_product(
+    g: &mut Graph,
+    id: NodeId,
+    (a, b): (TensorId, TensorId),
+    lead: &[usize],
+    (m, k, n): (i64, i64, i64),
+    stored: Option<Elem>,
+) -> Result<TensorId, Decline> {
+    let groups = lead.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).filter(|&gs| gs <= MAX_GROUPS);
+    let (Some(groups), Some(w)) = (groups, g.tensors[b].fact.value.as_ref().and_then(Data::floats)) else {
+        return add(g, id, Op::MatMul { ta: false, tb: false }, &[a, b]);
+    };
+    let elem = g.tensors[b].fact.elem;
+    let (ku, nu) = (k as usize, n as usize);
+    let s = ints(g, id, &[groups as i64, m, k]);
+    let flat = add(g, id, Op::Reshape { special_zero: false }, &[a, s])?;
+    let mut parts = Vec::with_capacity(groups);
+    for gi in 0..groups {
+        let from = gi as i64;
+        let (s, e, st, ax) = (ints(g, id, &[from]), ints(g, id, &[from + 1]), ints(g, id, &[1]), ints(g, id, &[0]));
+        let rows = add(g, id, Op::Slice, &[flat, s, e, st, ax])?;
+        let s = ints(g, id, &[m, k]);
+        let rows = add(g, id, Op::Reshape { special_zero: false }, &[rows, s])?;
+        let wg = w.get(gi * ku * nu..(gi + 1) * ku * nu).or_internal("the weights of a group")?.to_vec();
+        let wt = constant(g, id, elem, &[ku, nu], Data::Float(wg));
+        g.tensors[wt].stored = stored;
+        let p = add(g, id, Op::MatMul { ta: false, tb: false }, &[rows, wt])?;
+        let s = ints(g, id, &[1, m, n]);
+        parts.push(add(g, id, Op::Reshape { special_zero: false }, &[p, s])?);
+    }
+    let joined = if parts.len() == 1 { parts[0] } else { add(g, id, Op::Concat { axis: 0 }, &parts)? };
+    let dims: Vec<i64> = lead.iter().map(|&d| d as i64).chain([m, n]).collect();
+    let s = ints(g, id, &dims);
+    add(g, id, Op::Reshape { special_zero: false }, &[joined, s])
+}
+
+/// Groups of a product by constant weights made one dense layer each; past this, one
+/// batched product.
+const MAX_GROUPS: usize = 256;
 
 /// Operand `t` of an `Einsum` (subscripts `subs`) with each repeated subscript read once,
 /// where the axes it names have the same index: a gather by a table fixed at compile time

@@ -229,6 +229,27 @@ fn an_einsum_equation_with_spaces_is_refused() {
 }
 
 #[test]
+fn a_grouped_linear_einsum_is_a_dense_layer_per_group() {
+    // `btgi,gih->btgh` by constant weights (DeepFilterNet's grouped linear layers): one dense
+    // layer per group over its rows, not a batched product; the weights first works too.
+    for (eq, from, ins) in [
+        ("btgi,gih->btgh", [0, 1], [("FP32", &[1, 5, 4, 8][..]), ("FP32", &[4, 8, 6][..])]),
+        ("gih,btgi->btgh", [1, 0], [("FP32", &[4, 8, 6][..]), ("FP32", &[1, 5, 4, 8][..])]),
+    ] {
+        let mut n = Net::default();
+        n.parameter(0, &[1, 5, 4, 8]);
+        let w: Vec<f64> = (0..192).map(|i| f64::from(i % 7) * 0.125 - 0.375).collect();
+        n.constant(1, "f32", &[4, 8, 6], &w);
+        n.op(2, "Einsum", "opset7", &format!(r#"<data equation="{eq}"/>"#), &from, &ins);
+        let model = n.compiled();
+        let m = model.model();
+        assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::MatMul(_))), "{eq}: {:?}", m.steps);
+        let dense: Vec<_> = m.steps.iter().filter(|s| matches!(s, cellc::ir::Step::Dense(_))).collect();
+        assert_eq!(dense.len(), 4, "{eq}");
+    }
+}
+
+#[test]
 fn a_large_convolution_reads_its_windows_in_place() {
     // 600 × 600 positions of 8 channels × 9 taps: 25,920,000 window values, past the limit
     // of a gather table, read in place by its dense layer: no table at all.
