@@ -1,8 +1,9 @@
-//! A depthwise convolution (one input and one output channel per group) as a sum over its
-//! taps: for each tap, every channel's input shifted by the tap (a gather, in runs along
-//! the last axis) times that channel's weight for the tap, the terms added. The terms are
-//! elementwise over whole channels, which the fuse pass joins into one chain, where a
-//! product per group would multiply a matrix of one column per channel.
+//! A depthwise convolution (one input channel per group, one output channel per group or
+//! several: a channel multiplier) as a sum over its taps: for each tap, every output
+//! channel's input shifted by the tap (a gather, in runs along the last axis) times that
+//! channel's weight for the tap, the terms added. The terms are elementwise over whole
+//! channels, which the fuse pass joins into one chain, where a product per group would
+//! multiply a matrix of one column per channel.
 use super::edit::{Decline, add, constant, take_over};
 use crate::graph::{Data, Graph, NodeId, TensorId};
 use crate::limits::MAX_PICK_TABLE;
@@ -11,7 +12,7 @@ use crate::ops::pad::Pick;
 use crate::ops::tensor::{count, strides, unflatten};
 use crate::ops::{Binary, Op};
 
-/// Lowers convolution `id` (geometry `geo`, weights `w` as `[G, 1, 1, K…]`, input `x`,
+/// Lowers convolution `id` (geometry `geo`, weights `w` as `[G, C_out/G, 1, K…]`, input `x`,
 /// output `y`) when it is depthwise and its shifts' tables are within the limits; whether
 /// it did (if not, the convolution is lowered as any other).
 pub(super) fn depthwise(
@@ -21,16 +22,19 @@ pub(super) fn depthwise(
     w: &[f64],
     (x, y): (TensorId, TensorId),
 ) -> Result<bool, Decline> {
-    if geo.ci != 1 || geo.co != 1 || geo.transposed {
+    if geo.ci != 1 || geo.groups == 1 || geo.transposed {
         return Ok(false);
     }
-    let (channels, taps, positions) = (geo.groups, count(&geo.kernel), count(&geo.output));
+    // Output channel `c` reads input channel `c / co` (a channel multiplier `co`).
+    let (co, inputs) = (geo.co, geo.groups);
+    let Some(channels) = inputs.checked_mul(co) else { return Ok(false) };
+    let (taps, positions) = (count(&geo.kernel), count(&geo.output));
     let n = channels.checked_mul(positions).filter(|&n| n as u64 <= MAX_PICK_TABLE);
     let Some(n) = n else { return Ok(false) };
     let elem = g.tensors[x].fact.elem;
     let (r, plane) = (geo.input.len(), count(&geo.input));
     // Every table entry is an index into one batch entry of the input.
-    if channels.checked_mul(plane).is_none_or(|e| u32::try_from(e).is_err()) {
+    if inputs.checked_mul(plane).is_none_or(|e| u32::try_from(e).is_err()) {
         return Ok(false);
     }
     let in_strides = strides(&geo.input);
@@ -47,12 +51,12 @@ pub(super) fn depthwise(
                 let (c, o) = (i / positions, i % positions);
                 unflatten(o, &geo.output, &mut o_idx);
                 let at: Option<usize> = (0..r).map(|a| Some(geo.source(a, o_idx[a], k_idx[a])? * in_strides[a])).sum();
-                at.map_or(Pick::NONE, |at| (c * plane + at) as u32)
+                at.map_or(Pick::NONE, |at| ((c / co) * plane + at) as u32)
             })
             .collect();
-        let pick = Pick { lead: 1, shape: out_shape.clone(), entry: channels * plane, table, fill: 0.0 };
+        let pick = Pick { lead: 1, shape: out_shape.clone(), entry: inputs * plane, table, fill: 0.0 };
         let shifted = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
-        let wk: Vec<f64> = (0..channels).map(|c| w[geo.weight(c, 0, 0, k)]).collect();
+        let wk: Vec<f64> = (0..channels).map(|c| w[geo.weight(c / co, c % co, 0, k)]).collect();
         let wt = constant(g, id, elem, &wshape, Data::Float(wk));
         let term = add(g, id, Op::Binary(Binary::Multiply), &[shifted, wt])?;
         sum = Some(match sum {
