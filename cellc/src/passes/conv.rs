@@ -192,9 +192,11 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
     a
 }
 
-/// How a convolution is read in place: its axes (height, width).
+/// How a convolution is read in place: its axes (height, width), and each product's
+/// windows with the taps they read along each axis ([`InPlace::windows`]).
 struct InPlace {
     axes: [Axis; 2],
+    wins: Vec<(Windows, [Vec<usize>; 2])>,
 }
 
 /// The in-place reading of convolution `id` over `x` (shape `xs`), when it has one.
@@ -213,18 +215,27 @@ fn in_place(geo: &ConvGeometry, xs: &[Sym]) -> Option<InPlace> {
     };
     let one = Axis { input: 1, output: 1, kernel: 1, stride: 1, dilation: 1, pad: 0 };
     let axes = if r == 2 { [axis(0), axis(1)] } else { [one, axis(0)] };
-    let plan = InPlace { axes };
+    // Every size the phases and their interleaving compute fits (`i64` for the slice).
+    let fits = |a: &Axis| {
+        let end = a.pad.checked_add(a.output)?.checked_add(a.stride)?;
+        a.kernel.checked_mul(a.dilation)?;
+        i64::try_from(end).ok()
+    };
+    if axes.iter().any(|a| fits(a).is_none()) {
+        return None;
+    }
     // A phase without taps, or windows past the sizes the kernels count in, are not read
     // in place.
-    (!plan.windows(geo).is_empty()).then_some(plan)
+    let wins = InPlace::windows(axes, geo);
+    (!wins.is_empty()).then_some(InPlace { axes, wins })
 }
 
 impl InPlace {
     /// Each product's windows: one, or for a transposed convolution one per phase (height
     /// phase major), with the taps each reads along each axis; empty when one is not
     /// valid.
-    fn windows(&self, geo: &ConvGeometry) -> Vec<(Windows, [Vec<usize>; 2])> {
-        let [h, w] = self.axes;
+    fn windows(axes: [Axis; 2], geo: &ConvGeometry) -> Vec<(Windows, [Vec<usize>; 2])> {
+        let [h, w] = axes;
         let all = |a: Axis| (0..a.kernel).collect::<Vec<_>>();
         let out: Vec<_> = if !geo.transposed {
             let win = Windows {
@@ -270,8 +281,8 @@ impl InPlace {
     ) -> Result<TensorId, Decline> {
         let geo = lay.geo;
         let (ci, co, groups) = (geo.ci, geo.co, geo.groups);
-        let wins = self.windows(geo);
         let laid = to_channels_last(g, id, x, geo.input.len() + 2)?;
+        let kw = geo.kernel.last().copied().unwrap_or(1);
         let mut parts = vec![];
         for grp in 0..groups {
             // A group's channels, sliced off the last axis.
@@ -283,9 +294,8 @@ impl InPlace {
                 add(g, id, Op::Slice, &[laid, s, e, st, ax])?
             };
             let mut phases = vec![];
-            for (win, [th, tw]) in &wins {
+            for (win, [th, tw]) in &self.wins {
                 let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;
-                let kw = geo.kernel.last().copied().unwrap_or(1);
                 let elem = g.tensors[src].fact.elem;
                 let wt = lay.constant(g, id, elem, win.k(), |o, q| {
                     let (tap, c) = (q / ci, q % ci);
