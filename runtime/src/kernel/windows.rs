@@ -174,9 +174,10 @@ pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: us
     dense_windows_then::<C, K, W, T, P, I, _>(panels, bias, x, y, n, win, isa, |_| {});
 }
 
-/// [`dense_windows`], then `then` over each run of outputs as soon as it is written (a
-/// tile of a position, or less at the row's end), while it is still in the first-level
-/// cache: the layer's activation, without a pass of its own over the whole output.
+/// [`dense_windows`], then `then` over each block of positions' outputs as soon as they are
+/// written (the rows of a block of positions, every tile), while they are still in the
+/// first-level cache: the layer's activation, without a pass of its own over the whole
+/// output.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const T: usize, P, I, F>(
@@ -252,17 +253,13 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
     }
 }
 
-/// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`,
-/// then `then` maps them.
+/// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`.
 #[inline(always)]
-fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W], then: impl Fn(&mut [f32])) {
+fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W]) {
     if let Some(out) = yr.get_mut(j0..) {
-        let len = out.len().min(W);
-        let out = &mut out[..len];
         for (o, &v) in out.iter_mut().zip(v) {
             *o = v;
         }
-        then(out);
     }
 }
 
@@ -312,9 +309,10 @@ fn lanes<
                 }
             }
             for (r, a) in acc.iter().enumerate().take(rb) {
-                put(&mut y[(p0 + r) * n..(p0 + r + 1) * n], t * W, a, then);
+                put(&mut y[(p0 + r) * n..(p0 + r + 1) * n], t * W, a);
             }
         }
+        then(&mut y[p0 * n..(p0 + rb) * n]);
         p0 += rb;
     }
 }

@@ -105,20 +105,25 @@ fn span<
         let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r));
         let mut t = 0;
         while t + TG <= tiles {
-            block::<G, C, K, W, NV, TG, RB, P, F>(g, io, (p0, t), &bases, then);
+            block::<G, C, K, W, NV, TG, RB, P>(g, io, (p0, t), &bases);
             t += TG;
         }
         if TG > 4 && t + 4 <= tiles {
-            block::<G, C, K, W, NV, 4, RB, P, F>(g, io, (p0, t), &bases, then);
+            block::<G, C, K, W, NV, 4, RB, P>(g, io, (p0, t), &bases);
             t += 4;
         }
         if TG > 2 && t + 2 <= tiles {
-            block::<G, C, K, W, NV, 2, RB, P, F>(g, io, (p0, t), &bases, then);
+            block::<G, C, K, W, NV, 2, RB, P>(g, io, (p0, t), &bases);
             t += 2;
         }
         while t < tiles {
-            block::<G, C, K, W, NV, 1, RB, P, F>(g, io, (p0, t), &bases, then);
+            block::<G, C, K, W, NV, 1, RB, P>(g, io, (p0, t), &bases);
             t += 1;
+        }
+        // The block's rows, every output written, mapped in one run while in the cache (a
+        // map per tile written cost more than the block: the compiler gathered across rows).
+        if let Some(rows) = io.3.get_mut(p0 * io.4..(p0 + RB) * io.4) {
+            then(rows);
         }
         p0 += RB;
     }
@@ -126,7 +131,7 @@ fn span<
 }
 
 /// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
-/// every tap, stored to the outputs (those below `n`), which `then` maps.
+/// every tap, stored to the outputs (those below `n`).
 #[inline(always)]
 fn block<
     G: Reg,
@@ -137,13 +142,11 @@ fn block<
     const TG: usize,
     const RB: usize,
     P: Row<W>,
-    F: Fn(&mut [f32]) + Copy,
 >(
     g: G,
     (panels, bias, x, y, n, win, zero): &mut Io<'_, P, K, W, C>,
     (p0, t0): (usize, usize),
     bases: &[[isize; 2]; RB],
-    then: F,
 ) {
     let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
     let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
@@ -179,14 +182,13 @@ fn block<
                 for (j, &v) in a.iter().enumerate() {
                     g.store(whole, j, v);
                 }
-                then(whole);
                 continue;
             }
             let mut out = [0.0f32; W];
             for (j, &v) in a.iter().enumerate() {
                 g.store(&mut out, j, v);
             }
-            put(yr, j0, &out, then);
+            put(yr, j0, &out);
         }
     }
 }
