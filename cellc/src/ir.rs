@@ -179,11 +179,41 @@ pub struct Dense {
     /// The bias (`N` values), when there is one.
     pub bias: Option<Vec<f32>>,
     /// The activation after the bias.
-    pub act: Option<crate::vocab::Unary>,
+    pub act: Option<DenseAct>,
     /// The rows are the windows of a convolution, read in place from its input laid out
     /// channels last (`K` = taps × channels): row `e·positions + p` of the step is output
     /// position `p` of input entry `e`.
     pub win: Option<crate::vocab::Windows>,
+}
+
+/// What a dense layer applies after its bias.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DenseAct {
+    /// An activation.
+    Unary(crate::vocab::Unary),
+    /// `y` if `y ≥ 0`, else `slope[j]·y`, one slope per output (`N` values).
+    PRelu(Vec<f32>),
+}
+
+impl DenseAct {
+    /// The activation of output `j` at `y`, in f64 (the reference's).
+    pub fn apply(&self, j: usize, y: f64) -> f64 {
+        match self {
+            DenseAct::Unary(u) => u.apply(y),
+            DenseAct::PRelu(s) => crate::vocab::Binary::PRelu.apply(y, s.get(j).copied().map_or(0.0, f64::from)),
+        }
+    }
+
+    /// Its name, for comments.
+    pub fn name(&self) -> String {
+        match self {
+            DenseAct::Unary(u) => {
+                let s = format!("{u:?}");
+                s.split_whitespace().next().unwrap_or_default().to_ascii_lowercase()
+            }
+            DenseAct::PRelu(_) => "prelu (a slope per output)".to_owned(),
+        }
+    }
 }
 
 impl Model {

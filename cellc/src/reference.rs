@@ -283,7 +283,7 @@ fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
             let w = &d.w[j * d.k..(j + 1) * d.k];
             let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();
             let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
-            let y = d.act.map_or(y, |a| a.apply(y) as f32 as f64);
+            let y = d.act.as_ref().map_or(y, |a| a.apply(j, y) as f32 as f64);
             h.set(&s.dst, n, r * d.n + j, y);
         }
     }

@@ -86,7 +86,7 @@ impl Lowering<'_> {
         c: &mut Checker<'_>,
         id: NodeId,
         ins: &[(TensorId, Operand, Vec<usize>)],
-        (tb, act, win): (bool, Option<crate::ops::Unary>, Option<&crate::vocab::Windows>),
+        (tb, act, win): (bool, Option<crate::ops::DenseAct>, Option<&crate::vocab::Windows>),
         y: TensorId,
     ) {
         let [(xt, xo, xd)] = ins else { return };
@@ -146,6 +146,18 @@ impl Lowering<'_> {
         let Some(dst) = self.place(y) else { return };
         let name = self.g.code_name(id);
         let bias = bias.map(|b| b.iter().map(|&v| v as f32).collect());
+        let act = match act {
+            Some(crate::ops::DenseAct::Unary(u)) => Some(crate::ir::DenseAct::Unary(u)),
+            Some(crate::ops::DenseAct::PRelu) => {
+                // One slope per output, or one for all.
+                let Some(s) = floats(3).filter(|s| s.len() == n || s.len() == 1) else {
+                    c.err(id, None, format!("internal error: a dense layer of {n} outputs without their slopes"));
+                    return;
+                };
+                Some(crate::ir::DenseAct::PRelu((0..n).map(|j| s[j % s.len()] as f32).collect()))
+            }
+            None => None,
+        };
         self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned() });
         let dense = self.denses.len() - 1;
         self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));

@@ -2,8 +2,7 @@
 //! groups of tiles, and its weights and bias packed into them.
 use crate::emit::plan::{MAX_TILE, Packed, Schedule, Store};
 use crate::ir::steps::Step;
-use crate::ir::{Dense, Model};
-use crate::ops::Unary;
+use crate::ir::{Dense, DenseAct, Model};
 
 /// Rows a call of a dense layer must hold for its kernel to take blocks of rows × tiles
 /// (a block of the widest kind holds 6 rows; with fewer, the row-by-row kernels, which
@@ -86,14 +85,22 @@ pub(crate) fn packed_bias(d: &Dense, t: Tiling) -> Vec<f32> {
     (0..t.tiles * t.tile).map(|j| d.bias.as_ref().and_then(|b| b.get(j).copied()).unwrap_or(0.0)).collect()
 }
 
+/// The slopes of `d`'s PReLU in tiles (`[tiles][tile]`, zero past `n`), when it has one.
+pub(crate) fn packed_slope(d: &Dense, t: Tiling) -> Option<Vec<f32>> {
+    match &d.act {
+        Some(DenseAct::PRelu(s)) => Some((0..t.tiles * t.tile).map(|j| s.get(j).copied().unwrap_or(0.0)).collect()),
+        Some(DenseAct::Unary(_)) | None => None,
+    }
+}
+
 /// A line saying what the layer computes.
 pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
     let mut parts = vec![format!("MatMul {:?}: {} inputs, {} outputs", d.name, d.k, d.n)];
     if d.bias.is_some() {
         parts.push("plus a bias".to_owned());
     }
-    if let Some(a) = d.act {
-        parts.push(format!("then {}", act_name(a)));
+    if let Some(a) = &d.act {
+        parts.push(format!("then {}", a.name()));
     }
     let over = match &d.win {
         Some(w) => format!(
@@ -119,10 +126,4 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
         t.tile,
         store.name()
     )
-}
-
-/// The name of an activation, for comments.
-pub(crate) fn act_name(a: Unary) -> String {
-    let s = format!("{a:?}");
-    s.split_whitespace().next().unwrap_or_default().to_ascii_lowercase()
 }

@@ -41,8 +41,10 @@ impl Model {
                 if d.bias.is_some() {
                     parts.push("bias".to_owned());
                 }
-                if let Some(a) = d.act {
-                    parts.push(fn_name(MapFn::Unary(a)));
+                match &d.act {
+                    Some(crate::ir::DenseAct::Unary(a)) => parts.push(fn_name(MapFn::Unary(*a))),
+                    Some(crate::ir::DenseAct::PRelu(_)) => parts.push("prelu".to_owned()),
+                    None => {}
                 }
                 format!("dense layer {:?} ({})", d.name, parts.join(", "))
             }

@@ -88,6 +88,11 @@ pub enum Problem {
         /// The layer's name.
         layer: String,
     },
+    /// A dense layer's weights, bias or slopes are not `K·N`, `N` and `N` values.
+    DenseArrays {
+        /// The layer's name.
+        layer: String,
+    },
     /// A pool's windows are not whole: their sizes overflow or do not hold together.
     PoolWindows,
     /// An operand's home does not exist.
@@ -154,6 +159,9 @@ impl std::fmt::Display for Fault {
             }
             Problem::Windows { layer } => {
                 write!(f, "step {k}: the windows of dense layer `{layer}` do not fit its rows")
+            }
+            Problem::DenseArrays { layer } => {
+                write!(f, "step {k}: dense layer `{layer}` does not hold K·N weights and N biases and slopes")
             }
             Problem::PoolWindows => write!(f, "step {k}: a pool's windows do not hold together"),
             Problem::NoHome { kind, operand } => write!(f, "step {k} ({kind}): {:?} does not exist", operand.home),
@@ -224,6 +232,17 @@ impl Model {
             Step::Dense(d) => {
                 let dense = self.denses.get(d.dense).ok_or(Problem::Missing("dense layer"))?;
                 let DenseStep { x, dst, rows, .. } = d;
+                let slopes = match &dense.act {
+                    Some(crate::ir::DenseAct::PRelu(s)) => Some(s.len()),
+                    Some(crate::ir::DenseAct::Unary(_)) | None => None,
+                };
+                let n = Some(dense.n);
+                if dense.k.checked_mul(dense.n) != Some(dense.w.len())
+                    || dense.bias.as_ref().is_some_and(|b| Some(b.len()) != n)
+                    || slopes.is_some_and(|s| Some(s) != n)
+                {
+                    return Err(Problem::DenseArrays { layer: dense.name.clone() });
+                }
                 // Over windows, `x` holds whole entries of the input, one per `positions` rows.
                 let x_reach = match &dense.win {
                     Some(w) => {
@@ -585,6 +604,42 @@ mod tests {
         broken.steps = vec![pool(crate::vocab::Windows { kernel: [0, 2], ..win })];
         let err = broken.verify(&[]).map_err(said).expect_err("no taps");
         assert!(err.contains("a pool's windows do not hold together"), "{err}");
+    }
+
+    #[test]
+    fn a_dense_layer_holds_its_weights_bias_and_slopes() {
+        // 4 inputs to 2 outputs, then a PReLU: x [4] in, y [2] out.
+        let dense = crate::ir::Dense {
+            name: "d".into(),
+            k: 4,
+            n: 2,
+            w: vec![0.5; 8],
+            bias: Some(vec![0.0; 2]),
+            act: Some(crate::ir::DenseAct::PRelu(vec![0.25; 2])),
+            win: None,
+        };
+        let mut m = identity();
+        m.outputs[0].shape = vec![Dim::Static(2)];
+        m.slots.clear();
+        m.denses = vec![dense.clone()];
+        m.steps = vec![Step::Dense(DenseStep {
+            dense: 0,
+            x: Operand::whole(Home::Param(0), 4),
+            dst: Operand::whole(Home::Output(0), 2),
+            rows: 1,
+        })];
+        assert_eq!(m.verify(&[]), Ok(()));
+        let broken = [
+            crate::ir::Dense { act: Some(crate::ir::DenseAct::PRelu(vec![0.25; 3])), ..dense.clone() },
+            crate::ir::Dense { bias: Some(vec![0.0; 1]), ..dense.clone() },
+            crate::ir::Dense { w: vec![0.5; 7], ..dense },
+        ];
+        for d in broken {
+            let mut b = m.clone();
+            b.denses = vec![d];
+            let err = b.verify(&[]).map_err(said).expect_err("arrays of the wrong lengths");
+            assert!(err.contains("dense layer `d` does not hold K·N weights"), "{err}");
+        }
     }
 
     #[test]

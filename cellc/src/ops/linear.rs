@@ -6,6 +6,16 @@ use super::tensor::{input, input_shape};
 use crate::vocab::Unary;
 use crate::vocab::{Data, Fact, Sym};
 
+/// What a dense layer applies after its bias.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DenseAct {
+    /// An activation.
+    Unary(Unary),
+    /// `y` if `y ≥ 0`, else `slope[j]·y`: a PReLU of one slope per output, the slope the
+    /// layer's fourth input (`N` values along the last axis, as the bias).
+    PRelu,
+}
+
 /// How a `MatMul` multiplies: the broadcast batch shape and the matrix sizes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatMulShape {
@@ -98,7 +108,7 @@ pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fa
 /// activation applied to a known value.
 pub(super) fn dense(
     tb: bool,
-    act: Option<Unary>,
+    act: Option<DenseAct>,
     win: Option<&crate::vocab::Windows>,
     ins: &[Option<&Fact>],
 ) -> Result<Vec<Fact>, OpError> {
@@ -120,27 +130,38 @@ pub(super) fn dense(
         None => matmul(false, tb, &ins[..2.min(ins.len())])?,
     };
     let n = w[if tb { 0 } else { 1 }];
-    let bias = match ins.get(2).copied().flatten() {
+    // The bias holds one value per output; the slope that, or one for all.
+    let per_output = |i: usize, what: &str| match ins.get(i).copied().flatten() {
         Some(b) => {
-            let len = b.known_len().ok_or_else(|| refuse!("the bias's shape is not known"))?;
-            if n.value() != Some(len as i64) {
-                return Err(refuse!("the bias has {len} values for {n} outputs"));
+            let len = b.known_len().ok_or_else(|| refuse!("the {what}'s shape is not known"))?;
+            if n.value() != Some(len as i64) && !(i == 3 && len == 1) {
+                return Err(refuse!("the {what} has {len} values for {n} outputs"));
             }
-            Some(b)
+            Ok(Some(b))
         }
-        None => None,
+        None => Ok(None),
     };
+    let bias = per_output(2, "bias")?;
+    let slope = per_output(3, "slope")?;
+    if (act == Some(DenseAct::PRelu)) != slope.is_some() {
+        return Err(refuse!("a dense layer has a slope exactly when its activation is a PReLU"));
+    }
     let f = &mut facts[0];
     if let (Some(Data::Float(v)), Some(n)) = (f.value.as_mut(), n.size()) {
-        let b = match bias {
+        let values = |b: Option<&Fact>| match b {
             Some(b) => b.value.as_ref().and_then(Data::floats),
             None => Some(vec![0.0; n as usize]),
         };
-        match b {
-            Some(b) if !b.is_empty() => {
+        match (values(bias), values(slope)) {
+            (Some(b), Some(s)) if !b.is_empty() && !s.is_empty() => {
                 for (i, x) in v.iter_mut().enumerate() {
                     let y = *x + b[i % b.len()];
-                    *x = f.elem.round(act.map_or(y, |a| a.apply(y)));
+                    let y = match act {
+                        Some(DenseAct::Unary(a)) => a.apply(y),
+                        Some(DenseAct::PRelu) => crate::vocab::Binary::PRelu.apply(y, s[i % s.len()]),
+                        None => y,
+                    };
+                    *x = f.elem.round(y);
                 }
             }
             _ => f.value = None,

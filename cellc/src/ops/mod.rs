@@ -28,6 +28,7 @@ use crate::vocab::{Elem, Fact};
 pub use crate::vocab::{Binary, Compare, ReduceKind, Unary};
 pub use cells::CellAttrs;
 pub use elementwise::Parametric;
+pub use linear::DenseAct;
 pub use shape::BroadcastMode;
 
 use elementwise::Elementwise;
@@ -129,12 +130,12 @@ pub enum Op {
     },
     /// A dense layer the fuse pass makes: `act(x · w + bias)`, `w` a constant matrix
     /// (`[K, N]`, or `[N, K]` with `tb`), `bias` (optional third input) a constant of `N`
-    /// values along the last axis.
+    /// values along the last axis; a PReLU's slope (fourth input) the same.
     Dense {
         /// `w` is stored `[N, K]` (the `MatMul`'s `transpose_b`).
         tb: bool,
         /// The activation applied after the bias.
-        act: Option<Unary>,
+        act: Option<linear::DenseAct>,
         /// The rows of `x` are the windows of a convolution read in place ([`Op::Windows`]
         /// absorbed): `x` is that op's input.
         win: Option<Box<crate::vocab::Windows>>,

@@ -96,6 +96,13 @@ impl Weights<'_> {
     }
 }
 
+/// An activation after a convolution's bias.
+enum Act {
+    Unary(Unary),
+    /// A PReLU of one slope per output channel.
+    PRelu(Vec<f64>),
+}
+
 /// What follows a convolution and goes onto its products: a batch normalisation of
 /// constant parameters (its scale folded into the weights, its shift a bias), or a bias of
 /// one value per channel, then an activation.
@@ -104,7 +111,7 @@ struct Epilogue {
     /// The bias per output channel, with the node it comes from.
     bias: Option<(NodeId, Vec<f64>)>,
     /// The activation after the bias, with its node.
-    act: Option<(NodeId, Unary)>,
+    act: Option<(NodeId, Act)>,
     /// The tensor the lowering's result stands for.
     last: TensorId,
     /// The nodes the lowering replaces.
@@ -125,11 +132,21 @@ impl Epilogue {
         let Some((node, bias, out)) = bias else { return ep };
         (ep.bias, ep.last) = (Some((node, bias)), out);
         ep.gone.push(node);
-        if let Some(r) = only_reader(g, readers, out)
-            && let Op::Unary(u) = g.nodes[r].op
-            && let Some(&out) = g.nodes[r].outputs.first()
+        let Some(r) = only_reader(g, readers, out) else { return ep };
+        let act = match g.nodes[r].op {
+            Op::Unary(u) => Act::Unary(u),
+            Op::Binary(Binary::PRelu) if g.nodes[r].inputs.first() == Some(&Some(out)) => {
+                match channel_values(g, g.nodes[r].inputs.get(1).copied().flatten(), out, c) {
+                    Some(s) => Act::PRelu(s),
+                    None => return ep,
+                }
+            }
+            _ => return ep,
+        };
+        if let Some(&last) = g.nodes[r].outputs.first()
+            && g.tensors[last].fact.shape == g.tensors[out].fact.shape
         {
-            (ep.act, ep.last) = (Some((r, u)), out);
+            (ep.act, ep.last) = (Some((r, act)), last);
             ep.gone.push(r);
         }
         ep
@@ -144,8 +161,13 @@ impl Epilogue {
         let n: usize = shape.iter().product();
         let b = constant(g, *node, elem, shape, Data::Float(bias[first..first + n].to_vec()));
         t = add(g, *node, Op::Binary(Binary::Add), &[t, b])?;
-        if let Some((r, u)) = self.act {
-            t = add(g, r, Op::Unary(u), &[t])?;
+        match &self.act {
+            Some((r, Act::Unary(u))) => t = add(g, *r, Op::Unary(*u), &[t])?,
+            Some((r, Act::PRelu(s))) => {
+                let s = constant(g, *r, elem, shape, Data::Float(s[first..first + n].to_vec()));
+                t = add(g, *r, Op::Binary(Binary::PRelu), &[t, s])?;
+            }
+            None => {}
         }
         Ok(t)
     }
@@ -463,17 +485,30 @@ fn channel_bias(g: &Graph, readers: &[Vec<NodeId>], y: TensorId, c: usize) -> Op
     if g.nodes[r].op != Op::Binary(Binary::Add) {
         return None;
     }
-    let b = g.nodes[r].inputs.iter().flatten().copied().find(|&t| t != y)?;
+    let b = g.nodes[r].inputs.iter().flatten().copied().find(|&t| t != y);
     let out = *g.nodes[r].outputs.first()?;
-    let (fb, ys) = (&g.tensors[b].fact, g.tensors[y].fact.shape.as_deref()?);
+    if g.tensors[out].fact.shape != g.tensors[y].fact.shape {
+        return None;
+    }
+    Some((r, channel_values(g, b, y, c)?, out))
+}
+
+/// The `c` values of constant `b` when it holds one per channel of `y` (channels first,
+/// broadcast by numpy's rules), or one for all.
+fn channel_values(g: &Graph, b: Option<TensorId>, y: TensorId, c: usize) -> Option<Vec<f64>> {
+    let (fb, ys) = (&g.tensors[b?].fact, g.tensors[y].fact.shape.as_deref()?);
     let bs = fb.shape.as_deref()?;
+    if fb.elem != g.tensors[y].fact.elem || bs.len() > ys.len() {
+        return None;
+    }
+    let v = fb.value.as_ref()?.floats()?;
+    if bs.iter().all(|d| d.value() == Some(1)) && v.len() == 1 {
+        return Some(vec![v[0]; c]);
+    }
     // Aligned right against `y`: the channel axis is `rank - 1 - 1` from the end.
     let at = bs.len().checked_sub(ys.len() - 1)?;
     let per_channel = bs.iter().enumerate().all(|(k, d)| d.value() == Some(if k == at { c as i64 } else { 1 }));
-    if !per_channel || fb.elem != g.tensors[y].fact.elem || g.tensors[out].fact.shape.as_deref() != Some(ys) {
-        return None;
-    }
-    Some((r, fb.value.as_ref()?.floats()?, out))
+    (per_channel && v.len() == c).then_some(v)
 }
 
 #[cfg(test)]

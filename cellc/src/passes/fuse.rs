@@ -8,7 +8,7 @@
 use crate::graph::{Data, Elem, Graph, NodeId, Sym, TensorId};
 use crate::limits::MAX_CHAIN;
 use crate::ops::chain::{Arg, Chain, Instr, MapFn};
-use crate::ops::{Binary, Op};
+use crate::ops::{Binary, DenseAct, Op};
 
 /// Fuses the dense layers of `g`, then its chains of elementwise ops, in place.
 pub fn fuse(g: &mut Graph) {
@@ -156,7 +156,8 @@ pub(super) fn readers(g: &Graph) -> Vec<Vec<NodeId>> {
 struct Found {
     tb: bool,
     bias: Option<(NodeId, TensorId)>,
-    act: Option<(NodeId, crate::ops::Unary)>,
+    /// The activation with its node, and a PReLU's slope.
+    act: Option<(NodeId, DenseAct, Option<TensorId>)>,
     /// The windows the rows are, read in place: their node and its input.
     win: Option<(NodeId, crate::vocab::Windows, TensorId)>,
     /// The tensor the fused node gives.
@@ -210,10 +211,22 @@ fn dense_at(g: &Graph, id: NodeId, readers: &[Vec<NodeId>]) -> Option<Found> {
         found.out = out;
     }
     if let Some(r) = only_reader(g, readers, found.out)
-        && let Op::Unary(u) = g.nodes[r].op
         && let Some(&out) = g.nodes[r].outputs.first()
+        && g.tensors[out].fact.shape.as_deref() == Some(&ys[..])
     {
-        found.act = Some((r, u));
+        let ins = &g.nodes[r].inputs;
+        match g.nodes[r].op {
+            Op::Unary(u) => found.act = Some((r, DenseAct::Unary(u), None)),
+            // A slope per output (or one for all), the data first: a PReLU after the layer.
+            Op::Binary(Binary::PRelu)
+                if ins.first() == Some(&Some(found.out))
+                    && let Some(Some(s)) = ins.get(1).copied()
+                    && (is_bias(g, s, n, &ys) || is_one(g, s, ys.len())) =>
+            {
+                found.act = Some((r, DenseAct::PRelu, Some(s)));
+            }
+            _ => return Some(found),
+        }
         found.out = out;
     }
     Some(found)
@@ -232,23 +245,36 @@ fn is_bias(g: &Graph, b: TensorId, n: Sym, ys: &[Sym]) -> bool {
         })
 }
 
+/// Whether `s` is a constant float of one value, of rank at most `rank` (so that it
+/// broadcasts as a scalar).
+fn is_one(g: &Graph, s: TensorId, rank: usize) -> bool {
+    let f = &g.tensors[s].fact;
+    f.elem == Elem::F32
+        && matches!(f.value, Some(Data::Float(_)))
+        && f.shape.as_deref().is_some_and(|d| d.len() <= rank && d.iter().all(|d| d.value() == Some(1)))
+}
+
 /// Replaces the `MatMul` `id` and what it absorbs by one `Dense` node.
 fn apply(g: &mut Graph, id: NodeId, d: Found) {
     let node = &g.nodes[id];
     let mut inputs = node.inputs[..2].to_vec();
-    inputs.extend(d.bias.map(|(_, b)| Some(b)));
+    let slope = d.act.and_then(|(_, _, s)| s);
+    if d.bias.is_some() || slope.is_some() {
+        inputs.push(d.bias.map(|(_, b)| b));
+    }
+    inputs.extend(slope.map(Some));
     if let Some((_, _, x)) = d.win {
         inputs[0] = Some(x);
     }
     let origin = node.origin.clone();
     let op =
-        Op::Dense { tb: d.tb, act: d.act.map(|(_, u)| u), win: d.win.as_ref().map(|(_, w, _)| Box::new(w.clone())) };
+        Op::Dense { tb: d.tb, act: d.act.map(|(_, a, _)| a), win: d.win.as_ref().map(|(_, w, _)| Box::new(w.clone())) };
     let dense = g.add(op, origin, inputs, 1);
     let t = g.nodes[dense].outputs[0];
     let producer = g.tensors[t].producer;
     g.tensors[t] = crate::graph::Tensor { producer, ..g.tensors[d.out].clone() };
     g.replace_uses(d.out, t);
-    let absorbed = d.bias.map(|(r, _)| r).into_iter().chain(d.act.map(|(r, _)| r)).chain(d.win.map(|(r, _, _)| r));
+    let absorbed = d.bias.map(|(r, _)| r).into_iter().chain(d.act.map(|(r, _, _)| r)).chain(d.win.map(|(r, _, _)| r));
     for r in std::iter::once(id).chain(absorbed) {
         g.nodes[r].dead = true;
     }
@@ -321,7 +347,7 @@ mod tests {
         let s = apply(&mut g, Op::Unary(Unary::Sigmoid), &[z]);
         result(&mut g, s);
         fuse(&mut g);
-        let dense = Op::Dense { tb: false, act: Some(Unary::Sigmoid), win: None };
+        let dense = Op::Dense { tb: false, act: Some(DenseAct::Unary(Unary::Sigmoid)), win: None };
         assert_eq!(ops(&g).iter().filter(|o| **o == dense).count(), 1, "{:?}", ops(&g));
         assert!(!ops(&g).iter().any(|o| matches!(o, Op::MatMul { .. } | Op::Binary(_) | Op::Unary(_))));
         assert_eq!(dense_inputs(&g), 3);
@@ -344,6 +370,43 @@ mod tests {
         assert!(ops(&g).contains(&Op::Dense { tb: true, act: None, win: None }));
         assert!(ops(&g).contains(&Op::Binary(Binary::Add)), "the product is a Result too: its Add stays");
         assert_eq!(dense_inputs(&g), 2);
+    }
+
+    #[test]
+    fn a_prelu_of_a_slope_per_output_or_one_for_all_is_the_layers_activation() {
+        for (slope, bias) in [(&[4][..], true), (&[1, 1][..], false), (&[1, 4][..], false)] {
+            let mut g = Graph::new("t.xml", "t");
+            let x = param(&mut g, &[2, 3]);
+            let (w, b, s) = (constant(&mut g, &[3, 4]), constant(&mut g, &[4]), constant(&mut g, slope));
+            let mut y = apply(&mut g, Op::MatMul { ta: false, tb: false }, &[x, w]);
+            if bias {
+                y = apply(&mut g, Op::Binary(Binary::Add), &[y, b]);
+            }
+            let z = apply(&mut g, Op::Binary(Binary::PRelu), &[y, s]);
+            result(&mut g, z);
+            fuse(&mut g);
+            let dense = Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None };
+            assert_eq!(ops(&g).iter().filter(|o| **o == dense).count(), 1, "{slope:?}: {:?}", ops(&g));
+            assert!(!ops(&g).iter().any(|o| matches!(o, Op::Binary(_))), "{:?}", ops(&g));
+            let node = g.nodes.iter().find(|n| !n.dead && n.op == dense).expect("a dense layer");
+            assert_eq!(node.inputs, vec![Some(x), Some(w), bias.then_some(b), Some(s)]);
+        }
+        // Its value, folded, is the product's, plus the bias, through the PReLU, op by op.
+        let fact = |shape: &[i64], v: Vec<f64>| Fact::constant(Elem::F32, known(shape), Data::Float(v));
+        let x = fact(&[2, 3], vec![1.0, -2.0, 0.5, -1.0, 3.0, 0.25]);
+        let w = fact(&[3, 4], (0..12).map(|i| f64::from(i) * 0.5 - 2.5).collect());
+        let b = fact(&[4], vec![0.5, -1.0, 2.0, -0.25]);
+        let s = fact(&[4], vec![0.1, 0.2, -0.5, 3.0]);
+        let infer = |op: Op, ins: &[&Fact]| {
+            let ins: Vec<Option<&Fact>> = ins.iter().map(|&f| Some(f)).collect();
+            crate::ops::infer(&op, &ins, 1).expect("valid").remove(0)
+        };
+        let p = infer(Op::MatMul { ta: false, tb: false }, &[&x, &w]);
+        let a = infer(Op::Binary(Binary::Add), &[&p, &b]);
+        let want = infer(Op::Binary(Binary::PRelu), &[&a, &s]);
+        let got = infer(Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None }, &[&x, &w, &b, &s]);
+        assert_eq!(got.value, want.value);
+        assert!(want.value.as_ref().and_then(Data::floats).is_some_and(|v| v.iter().any(|&v| v < 0.0)));
     }
 
     #[test]

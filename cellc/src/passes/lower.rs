@@ -575,7 +575,11 @@ mod tests {
         crate::passes::fuse(&mut g);
         let live: Vec<&Op> = g.nodes.iter().filter(|n| !n.dead).map(|n| &n.op).collect();
         assert!(live.iter().any(|o| matches!(o, Op::Pick(_))), "{live:?}");
-        assert!(live.iter().any(|o| **o == Op::Dense { tb: true, act: Some(Unary::Relu), win: None }), "{live:?}");
+        assert!(
+            live.iter()
+                .any(|o| **o == Op::Dense { tb: true, act: Some(crate::ops::DenseAct::Unary(Unary::Relu)), win: None }),
+            "{live:?}"
+        );
         assert!(!live.iter().any(|o| matches!(o, Op::Conv(_) | Op::Binary(_) | Op::Unary(_))), "{live:?}");
         let out = g.nodes[r].inputs[0].expect("connected");
         assert_eq!(g.tensors[out].fact.shape, Some(vec![Sym::symbol(0), Sym::known(4), Sym::known(8)]));

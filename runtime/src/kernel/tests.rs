@@ -438,3 +438,12 @@ fn masked_vectors_at_the_end_of_a_row_stay_inside_it() {
     check::<17>(z);
     check::<31>(z);
 }
+
+#[test]
+fn per_output_maps_each_whole_row_with_its_outputs_parameters() {
+    let p = [0.5f32, -2.0, 3.0];
+    // Two whole rows and one value of a third, left alone.
+    let mut y: [f32; 7] = core::array::from_fn(|i| i as f32 - 3.0);
+    per_output(&mut y, &p, |v, s| if v >= 0.0 { v } else { v * s });
+    assert_eq!(y, [-1.5, 4.0, -3.0, 0.0, 1.0, 2.0, 3.0]);
+}

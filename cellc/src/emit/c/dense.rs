@@ -3,10 +3,11 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float};
-use crate::emit::dense::{Tiling, describe, packed_bias, packed_weights};
+use crate::emit::dense::{Tiling, describe, packed_bias, packed_slope, packed_weights};
 use crate::emit::plan::{Packed, Store};
-use crate::ir::Dense;
 use crate::ir::steps::MapFn;
+use crate::ir::{Dense, DenseAct};
+use crate::vocab::Binary;
 
 /// Rows of a dense layer's blocks: each weight loaded serves them all. Measured on AMD Zen
 /// 3 (AVX2, GCC 12), PLCMOS whole: 22.0 ms a call in blocks of 4 rows, 24.4 ms in blocks of
@@ -52,6 +53,25 @@ pub(super) fn emit(
     table(tables, &format!("{upper}_ALIGNED static const {ty} {w}"), &texts, "Its weights, packed in tiles.");
     let bias: Vec<String> = packed_bias(d, t).into_iter().map(float).collect();
     table(tables, &format!("{upper}_ALIGNED static const float {b}"), &bias, "Its bias, in the same tiles.");
+    let slope = n.m("_S");
+    if let Some(s) = packed_slope(d, t) {
+        let texts: Vec<String> = s.into_iter().map(float).collect();
+        table(
+            tables,
+            &format!("{upper}_ALIGNED static const float {slope}"),
+            &texts,
+            "Its PReLU's slopes, in the same tiles.",
+        );
+    }
+    // The activation of output `t · tile + l` at `v`.
+    let map = |v: String, helpers: &mut Helpers| match &d.act {
+        Some(DenseAct::Unary(a)) => super::steps::map_expr(prefix, MapFn::Unary(*a), &[v], helpers),
+        Some(DenseAct::PRelu(_)) => {
+            let s = format!("{slope}[t * {} + l]", t.tile);
+            super::steps::map_expr(prefix, MapFn::Binary(Binary::PRelu), &[v, s], helpers)
+        }
+        None => v,
+    };
     let (k, outs, tile) = (d.k, d.n, t.tile);
     let used = outs.div_ceil(tile);
     let row = match store {
@@ -69,23 +89,10 @@ pub(super) fn emit(
     // GCC 12) unfused sums took 1.25× the time, the spare registers holding the products.
     helpers.fma();
     // The output of lane `l` of each row's sums `a0`, `a1`, ….
-    let act: Vec<String> = (0..ROWS)
-        .map(|i| {
-            let v = format!("a{i}[l]");
-            match d.act {
-                Some(a) => super::steps::map_expr(prefix, MapFn::Unary(a), &[v], helpers),
-                None => v,
-            }
-        })
-        .collect();
+    let act: Vec<String> = (0..ROWS).map(|i| map(format!("a{i}[l]"), helpers)).collect();
     // The vector path stores the sums to `y`, then maps them there.
-    let act_y: Option<Vec<String>> = d.act.map(|a| {
-        (0..ROWS_WIDEST)
-            .map(|i| {
-                let v = format!("yr[{}]", at(i * outs, &format!("t * {tile} + l")));
-                super::steps::map_expr(prefix, MapFn::Unary(a), &[v], helpers)
-            })
-            .collect()
+    let act_y: Option<Vec<String>> = d.act.as_ref().map(|_| {
+        (0..ROWS_WIDEST).map(|i| map(format!("yr[{}]", at(i * outs, &format!("t * {tile} + l"))), helpers)).collect()
     });
     let rolled = super::kern::rolled(&upper, tile);
     let tap = n.f("_tap");

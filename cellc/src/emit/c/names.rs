@@ -34,6 +34,7 @@ const CELL_MACROS: &[&str] = &[
     "_RZR",
     "_RN",
     "_BH",
+    "_S",
 ];
 
 /// What follows the prefix in the model's own identifiers (functions, types, tables and

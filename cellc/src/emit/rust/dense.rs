@@ -6,8 +6,10 @@ use super::lit::table;
 use super::names::{field_name, ident};
 use crate::emit::dense::{Tiling, describe, packed_bias, packed_weights};
 use crate::emit::plan::{Packed, Store};
-use crate::ir::Dense;
+use crate::ir::steps::MapFn;
+use crate::ir::{Dense, DenseAct};
 use crate::options::Simd;
+use crate::vocab::Binary;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -39,14 +41,23 @@ pub(super) fn item(
     let v = quote! { v };
     // The activation in a loop of its own, compiled at the caller's level (see
     // `dense_rows`).
-    let apply = match d.act {
-        Some(a) => {
-            let e = super::steps::bare(super::steps::map_expr(
-                crate::ir::steps::MapFn::Unary(a),
-                std::slice::from_ref(&v),
-                &quote! { isa },
-            ));
+    let isa = quote! { isa };
+    let apply = match &d.act {
+        Some(DenseAct::Unary(a)) => {
+            let e = super::steps::bare(super::steps::map_expr(MapFn::Unary(*a), std::slice::from_ref(&v), &isa));
             quote! { for y in y.iter_mut() { let v: f32 = *y; *y = #e; } }
+        }
+        // `y` holds whole rows: output `j` of each takes slope `j`.
+        Some(DenseAct::PRelu(s)) => {
+            let s_name = ident(&format!("{prefix}_S"));
+            let slope = Packed::F32(s.clone());
+            tables.push(table(&s_name.to_string(), &format!("Slopes of `{ty}`'s PReLU, one per output."), slope));
+            let e = super::steps::bare(super::steps::map_expr(
+                MapFn::Binary(Binary::PRelu),
+                &[v.clone(), quote! { s }],
+                &isa,
+            ));
+            quote! { ::cellc_runtime::kernel::per_output(y, &#s_name.0, |v: f32, s: f32| #e); }
         }
         None => quote! {},
     };
