@@ -127,9 +127,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
 /// generated code holds them.
 fn constant_bytes(m: &Model) -> usize {
     let values = m.consts.iter().map(Vec::len).chain(m.steps.iter().filter_map(|s| match s {
-        crate::ir::Step::Pick(p) => {
-            Some(crate::emit::runs::runs(&p.table).map_or(p.table.len(), |r| r.len().saturating_mul(3)))
-        }
+        crate::ir::Step::Pick(p) => Some(crate::emit::runs::GatherForm::of(&p.table).index_values(&p.table)),
         _ => None,
     }));
     values.fold(0usize, |n, v| n.saturating_add(v.saturating_mul(4)))

@@ -396,6 +396,49 @@ fn c_gathers_mostly_fill_write_the_fill_first() {
     insta::assert_snapshot!(lines.join("\n"));
 }
 
+/// The Rust of `case`, as `emit_c_model` gives its C.
+fn emit_rust_model(case: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case);
+    let path = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file()).expect("an IR");
+    let m = cellc::load_ir(&path, None).expect("model loads");
+    let opts = Options { name: Some("net".into()), ..Options::default() };
+    cellc::emit::rust::emit(&m, &opts).expect("model emits")
+}
+
+#[test]
+fn both_languages_write_each_gather_in_the_plans_form() {
+    // The same forms, gather by gather: each of a few runs its own copy (C: a loop of known
+    // length; Rust: a slice copy of constant ranges), the fill then pairs, a table of runs.
+    for case in ["ov_convolutions", "ov_edge_ops", "ov_interpolates"] {
+        let (c, rust) = (emit_c_model(case), emit_rust_model(case));
+        let count = |text: &str, what: &str| text.matches(what).count();
+        // C: `for (size_t i = 0; i < LEN; ++i) dst[e * STRIDE + START + i] = …;`.
+        let c_inline = c
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with("for (size_t i = 0; i < "))
+            .filter_map(|l| l.split("; ++i) dst[e * ").nth(1)?.split(']').next())
+            .filter(|index| index.matches(" + ").count() == 2 && index.ends_with(" + i"))
+            .count();
+        // Rust: `dst[START..END].copy_from_slice(&src[FROM..TO]);` or `dst[START..END].fill(…);`.
+        let rust_inline = rust
+            .lines()
+            .map(str::trim_start)
+            .filter_map(|l| l.strip_prefix("dst["))
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .filter(|l| l.contains("].copy_from_slice(&src[") || l.contains("].fill("))
+            .count();
+        let c_pairs = count(&c, "static const uint32_t pairs[");
+        let rust_pairs = count(&rust, "for &[d, s] in ");
+        let c_runs = count(&c, "static const uint32_t runs[");
+        let rust_runs = count(&rust, "for &[d, s, len] in ");
+        assert_eq!(c_pairs, rust_pairs, "{case}: gathers by pairs");
+        assert_eq!(c_runs, rust_runs, "{case}: gathers by tables of runs");
+        assert_eq!(rust_inline, c_inline, "{case}: runs written out");
+        assert!(c_inline + c_pairs + c_runs > 0, "{case}: a gather");
+    }
+}
+
 #[test]
 fn c_conditional_maps_evaluate_both_sides() {
     // Hard-swish and a clamp: both sides of each choice evaluated, chosen through the bits.

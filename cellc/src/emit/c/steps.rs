@@ -5,6 +5,7 @@
 use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
+use crate::emit::runs::GatherForm;
 use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
@@ -12,14 +13,6 @@ use crate::vocab::Pooling;
 
 /// The longest sum of a matrix product written out term by term instead of as a loop.
 const UNROLLED_SUM: usize = 16;
-
-/// A gather of up to `INLINE_RUNS` runs copies each in a loop of its own: GCC turns a copy
-/// whose length it knows into vector moves, where a loop over a table of runs copies value
-/// by value (a model of 34 such gathers, AMD Zen 3: 5.55 against 4.48 µs).
-const INLINE_RUNS: usize = 16;
-
-/// A gather at least `1 / FILLED_PICK` fill writes the fill everywhere first.
-const FILLED_PICK: usize = 4;
 
 impl ModelEmitter<'_> {
     /// Opens `for` loops over `counts` (indices `i0`, `i1`, …); returns how many it opened.
@@ -138,88 +131,85 @@ impl ModelEmitter<'_> {
         c.close("");
     }
 
-    /// A gather by a table baked in as a static array.
+    /// A gather by a table, in the form the plan gives it ([`GatherForm`]).
     pub(super) fn pick_step(&self, c: &mut Code, s: &Pick) {
+        match GatherForm::of(&s.table) {
+            GatherForm::InlineRuns(runs) => self.inline_runs(c, s, &runs),
+            GatherForm::Runs(runs) => self.table_of_runs(c, s, &runs),
+            GatherForm::FillThenPairs(pairs) => self.fill_then_pairs(c, s, &pairs),
+            GatherForm::Table => self.table_pick(c, s),
+        }
+    }
+
+    /// Each run a loop of its own known length (GCC makes vector moves of them).
+    fn inline_runs(&self, c: &mut Code, s: &Pick, runs: &[[u32; 3]]) {
+        // A pick of the fill alone (a window wholly in the padding) reads nothing.
+        if runs.iter().any(|r| r[1] != Pick::NONE) {
+            self.bind(c, "src", &s.src, false);
+        }
+        self.bind(c, "dst", &s.dst, true);
+        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+        for &[d, from, len] in runs {
+            let take =
+                if from == Pick::NONE { float(s.fill) } else { format!("src[e * {} + {from} + i]", s.src_stride) };
+            c.line(format!("for (size_t i = 0; i < {len}; ++i) dst[e * {} + {d} + i] = {take};", s.dst_stride));
+        }
+        c.close("");
+    }
+
+    /// The runs from a static table of three values a run.
+    fn table_of_runs(&self, c: &mut Code, s: &Pick, runs: &[[u32; 3]]) {
+        c.open(format!("static const uint32_t runs[{}][3] =", runs.len()));
+        for chunk in runs.chunks(6) {
+            let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
+            c.line(format!("{},", vals.join(", ")));
+        }
+        c.close(";");
+        self.bind(c, "src", &s.src, false);
+        self.bind(c, "dst", &s.dst, true);
+        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+        c.open(format!("for (size_t r = 0; r < {}; ++r)", runs.len()));
+        c.line(format!("float *const out = dst + e * {} + runs[r][0];", s.dst_stride));
+        c.line("const uint32_t from = runs[r][1], len = runs[r][2];");
+        c.line(format!("if (from == UINT32_MAX) {{ for (uint32_t i = 0; i < len; ++i) out[i] = {}; }}", float(s.fill)));
+        c.line(format!(
+            "else {{ const float *const in = src + e * {} + from; for (uint32_t i = 0; i < len; ++i) out[i] = in[i]; }}",
+            s.src_stride
+        ));
+        c.close("");
+        c.close("");
+    }
+
+    /// Mostly fill (a transposed convolution's zeros between the inputs): the fill written
+    /// over the whole entry, then the values taken.
+    fn fill_then_pairs(&self, c: &mut Code, s: &Pick, pairs: &[[u32; 2]]) {
         let n = s.table.len();
-        if let Some(runs) = crate::emit::runs::runs(&s.table) {
-            if runs.len() <= INLINE_RUNS {
-                // A pick of the fill alone (a window wholly in the padding) reads nothing.
-                if runs.iter().any(|r| r[1] != Pick::NONE) {
-                    self.bind(c, "src", &s.src, false);
-                }
-                self.bind(c, "dst", &s.dst, true);
-                c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-                for &[d, from, len] in &runs {
-                    let take = if from == Pick::NONE {
-                        float(s.fill)
-                    } else {
-                        format!("src[e * {} + {from} + i]", s.src_stride)
-                    };
-                    c.line(format!("for (size_t i = 0; i < {len}; ++i) dst[e * {} + {d} + i] = {take};", s.dst_stride));
-                }
-                c.close("");
-                return;
-            }
-            c.open(format!("static const uint32_t runs[{}][3] =", runs.len()));
-            for chunk in runs.chunks(6) {
-                let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
+        if !pairs.is_empty() {
+            c.open(format!("static const uint32_t pairs[{}][2] =", pairs.len()));
+            for chunk in pairs.chunks(8) {
+                let vals: Vec<String> = chunk.iter().map(|[i, v]| format!("{{{i}u, {v}u}}")).collect();
                 c.line(format!("{},", vals.join(", ")));
             }
             c.close(";");
             self.bind(c, "src", &s.src, false);
-            self.bind(c, "dst", &s.dst, true);
-            c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-            c.open(format!("for (size_t r = 0; r < {}; ++r)", runs.len()));
-            c.line(format!("float *const out = dst + e * {} + runs[r][0];", s.dst_stride));
-            c.line("const uint32_t from = runs[r][1], len = runs[r][2];");
+        }
+        self.bind(c, "dst", &s.dst, true);
+        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
+        c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {};", s.dst_stride, float(s.fill)));
+        if !pairs.is_empty() {
             c.line(format!(
-                "if (from == UINT32_MAX) {{ for (uint32_t i = 0; i < len; ++i) out[i] = {}; }}",
-                float(s.fill)
-            ));
-            c.line(format!(
-                "else {{ const float *const in = src + e * {} + from; for (uint32_t i = 0; i < len; ++i) out[i] = in[i]; }}",
+                "for (size_t j = 0; j < {}; ++j) dst[e * {} + pairs[j][0]] = src[e * {} + pairs[j][1]];",
+                pairs.len(),
+                s.dst_stride,
                 s.src_stride
             ));
-            c.close("");
-            c.close("");
-            return;
         }
-        let fills = s.table.iter().filter(|&&i| i == Pick::NONE).count();
-        if fills > 0 && fills.saturating_mul(FILLED_PICK) >= n {
-            // Mostly fill (a transposed convolution's zeros between the inputs): the fill
-            // written over the whole entry, then the values taken. A choice per value
-            // mispredicts: AMD Zen 3, a table of 8568 values three quarters fill, 8 µs.
-            let pairs: Vec<String> = s
-                .table
-                .iter()
-                .enumerate()
-                .filter(|&(_, &v)| v != Pick::NONE)
-                .map(|(i, v)| format!("{{{i}u, {v}u}}"))
-                .collect();
-            if !pairs.is_empty() {
-                c.open(format!("static const uint32_t pairs[{}][2] =", pairs.len()));
-                for chunk in pairs.chunks(8) {
-                    c.line(format!("{},", chunk.join(", ")));
-                }
-                c.close(";");
-            }
-            if !pairs.is_empty() {
-                self.bind(c, "src", &s.src, false);
-            }
-            self.bind(c, "dst", &s.dst, true);
-            c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-            c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {};", s.dst_stride, float(s.fill)));
-            if !pairs.is_empty() {
-                c.line(format!(
-                    "for (size_t j = 0; j < {}; ++j) dst[e * {} + pairs[j][0]] = src[e * {} + pairs[j][1]];",
-                    pairs.len(),
-                    s.dst_stride,
-                    s.src_stride
-                ));
-            }
-            c.close("");
-            return;
-        }
+        c.close("");
+    }
+
+    /// A source (or the fill) for each value, from a static table.
+    fn table_pick(&self, c: &mut Code, s: &Pick) {
+        let n = s.table.len();
         c.open(format!("static const uint32_t table[{n}] ="));
         for chunk in s.table.chunks(16) {
             let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();

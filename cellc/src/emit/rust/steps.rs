@@ -3,6 +3,7 @@
 //! over windows read in place, by the runtime's kernel.
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
+use crate::emit::runs::GatherForm;
 use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
@@ -55,8 +56,10 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
 }
 
 /// A gather by a table baked in as a static, `name`, pushed onto `tables`: each value of an
-/// entry is the source value the table names, or the fill value; written run by run where
-/// the table is made of runs (`emit::runs`), the static then holding three values per run.
+/// entry is the source value the table names, or the fill value; written in the form the
+/// plan gives it ([`GatherForm`]): run by run (each run its own copy, or from a static of
+/// three values a run), the fill then the values taken (a static of pairs), or value by
+/// value from the table.
 pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Table>) -> TokenStream {
     let (n, reach) = (p.table.len(), p.src_reach());
     let last = p.entries.saturating_sub(1);
@@ -68,18 +71,56 @@ pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Tab
     let none = quote! { u32::MAX };
     let (ss, ds) = (p.src_stride, p.dst_stride);
     let entries = p.entries;
-    if let Some(runs) = crate::emit::runs::runs(&p.table) {
-        let doc = format!(
-            "A gather's runs, three values each: where in the entry of {n} values a run starts, where \
-             in the source (`u32::MAX`: the fill value), and its length."
-        );
-        tables.push(table(&name.to_string(), &doc, Values::Index(runs.concat())));
-        return quote! {
-            {
-                let src = #src;
-                let dst = #dst;
-                for e in 0..#entries {
-                    let (src, dst) = (&src[e * #ss..], &mut dst[e * #ds..e * #ds + #n]);
+    // The loop over entries, `body` seeing the entry's `src` (when `reads`) and `dst`.
+    let entries_loop = |reads: bool, body: TokenStream| {
+        if reads {
+            quote! {
+                {
+                    let src = #src;
+                    let dst = #dst;
+                    for e in 0..#entries {
+                        let (src, dst) = (&src[e * #ss..], &mut dst[e * #ds..e * #ds + #n]);
+                        #body
+                    }
+                }
+            }
+        } else {
+            quote! {
+                {
+                    let dst = #dst;
+                    for e in 0..#entries {
+                        let dst = &mut dst[e * #ds..e * #ds + #n];
+                        #body
+                    }
+                }
+            }
+        }
+    };
+    let at = |v: u32| proc_macro2::Literal::usize_unsuffixed(v as usize);
+    match GatherForm::of(&p.table) {
+        GatherForm::InlineRuns(runs) => {
+            let reads = runs.iter().any(|r| r[1] != Pick::NONE);
+            // A table holds at most `MAX_PICK_TABLE` (2^22) values: the ends fit.
+            let copies = runs.iter().map(|&[d, s, len]| {
+                let (d0, d1) = (at(d), at(d + len));
+                if s == Pick::NONE {
+                    quote! { dst[#d0..#d1].fill(#fill); }
+                } else {
+                    let (s0, s1) = (at(s), at(s + len));
+                    quote! { dst[#d0..#d1].copy_from_slice(&src[#s0..#s1]); }
+                }
+            });
+            return entries_loop(reads, quote! { #(#copies)* });
+        }
+        GatherForm::Runs(runs) => {
+            let doc = format!(
+                "A gather's runs, three values each: where in the entry of {n} values a run starts, where \
+                 in the source (`u32::MAX`: the fill value), and its length."
+            );
+            tables.push(table(&name.to_string(), &doc, Values::Index(runs.concat())));
+            return entries_loop(
+                true,
+                quote! {
                     for &[d, s, len] in #name.0.as_chunks::<3>().0 {
                         let out = &mut dst[d as usize..d as usize + len as usize];
                         if s == #none {
@@ -88,9 +129,29 @@ pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Tab
                             out.copy_from_slice(&src[s as usize..s as usize + len as usize]);
                         }
                     }
-                }
+                },
+            );
+        }
+        GatherForm::FillThenPairs(pairs) => {
+            if pairs.is_empty() {
+                return entries_loop(false, quote! { dst.fill(#fill); });
             }
-        };
+            let doc = format!(
+                "A gather's values taken after its fill, two values each: where in the entry of {n} \
+                 values, and where in the source."
+            );
+            tables.push(table(&name.to_string(), &doc, Values::Index(pairs.concat())));
+            return entries_loop(
+                true,
+                quote! {
+                    dst.fill(#fill);
+                    for &[d, s] in #name.0.as_chunks::<2>().0 {
+                        dst[d as usize] = src[s as usize];
+                    }
+                },
+            );
+        }
+        GatherForm::Table => {}
     }
     let doc =
         format!("A gather's table: the source of each of the {n} values of an entry (`u32::MAX`: the fill value).");
