@@ -215,18 +215,16 @@ fn dense_at(g: &Graph, id: NodeId, readers: &[Vec<NodeId>]) -> Option<Found> {
         && g.tensors[out].fact.shape.as_deref() == Some(&ys[..])
     {
         let ins = &g.nodes[r].inputs;
-        match g.nodes[r].op {
-            Op::Unary(u) => found.act = Some((r, DenseAct::Unary(u), None)),
-            // A slope per output (or one for all), the data first: a PReLU after the layer.
-            Op::Binary(Binary::PRelu)
-                if ins.first() == Some(&Some(found.out))
-                    && let Some(Some(s)) = ins.get(1).copied()
-                    && (is_bias(g, s, n, &ys) || is_one(g, s, ys.len())) =>
-            {
-                found.act = Some((r, DenseAct::PRelu, Some(s)));
-            }
+        // A PReLU after the layer: the data first, a slope per output (or one for all).
+        let slope = match ins[..] {
+            [Some(x), Some(s)] if x == found.out && (is_bias(g, s, n, &ys) || is_one(g, s, ys.len())) => Some(s),
+            _ => None,
+        };
+        found.act = match (&g.nodes[r].op, slope) {
+            (Op::Unary(u), _) => Some((r, DenseAct::Unary(*u), None)),
+            (Op::Binary(Binary::PRelu), Some(s)) => Some((r, DenseAct::PRelu, Some(s))),
             _ => return Some(found),
-        }
+        };
         found.out = out;
     }
     Some(found)
