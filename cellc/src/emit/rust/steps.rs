@@ -96,14 +96,14 @@ pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Tab
             }
         }
     };
-    let at = |v: u32| proc_macro2::Literal::usize_unsuffixed(v as usize);
+    let at = proc_macro2::Literal::usize_unsuffixed;
     match GatherForm::of(&p.table) {
         GatherForm::InlineRuns(runs) => {
             let reads = runs.iter().any(|r| r[1] != Pick::NONE);
-            // A table holds at most `MAX_PICK_TABLE` (2^22) values: the ends fit.
             let copies = runs.iter().map(|&[d, s, len]| {
+                let (d, s, len) = (d as usize, s as usize, len as usize);
                 let (d0, d1) = (at(d), at(d + len));
-                if s == Pick::NONE {
+                if s == Pick::NONE as usize {
                     quote! { dst[#d0..#d1].fill(#fill); }
                 } else {
                     let (s0, s1) = (at(s), at(s + len));
