@@ -4,6 +4,7 @@ pub(crate) mod dense;
 pub(crate) mod plan;
 pub(crate) mod runs;
 pub mod rust;
+pub(crate) mod winograd;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::ir::WeightSrc;

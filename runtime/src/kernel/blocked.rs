@@ -10,9 +10,10 @@
 use super::{Lanes, Row};
 use crate::simd::{Avx2, Avx512};
 use core::arch::x86_64::{
-    __m256, __m512, __mmask16, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_loadu_si256,
-    _mm256_maskz_loadu_epi16, _mm256_set1_ps, _mm256_storeu_ps, _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps,
-    _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
+    __m256, __m512, __mmask16, _mm_loadu_si128, _mm256_add_ps, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps,
+    _mm256_loadu_si256, _mm256_maskz_loadu_epi16, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
+    _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps,
+    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_sub_ps,
 };
 
 /// A vector register of f32 lanes at one level, and the few operations a block needs.
@@ -31,6 +32,10 @@ pub(super) trait Reg: Copy {
     fn splat(self, x: f32) -> Self::V;
     /// `a + w · x` in each lane, rounded once.
     fn fma(self, a: Self::V, w: Self::V, x: Self::V) -> Self::V;
+    /// `a + b` in each lane.
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a - b` in each lane.
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
 }
 
 /// Lanes `lb..lb + N` of a row that ends inside them, zero past its end.
@@ -115,6 +120,16 @@ impl Reg for Zmm {
         // SAFETY: as in `splat`.
         unsafe { _mm512_fmadd_ps(w, x, a) }
     }
+    #[inline(always)]
+    fn add(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: as in `splat`.
+        unsafe { _mm512_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: as in `splat`.
+        unsafe { _mm512_sub_ps(a, b) }
+    }
 }
 
 /// 256-bit registers (8 lanes); the end of a row goes through a copy (AVX2 has no masked
@@ -178,6 +193,16 @@ impl Reg for Ymm {
     fn fma(self, a: __m256, w: __m256, x: __m256) -> __m256 {
         // SAFETY: the token proves FMA; no memory is touched.
         unsafe { _mm256_fmadd_ps(w, x, a) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256, b: __m256) -> __m256 {
+        // SAFETY: the token proves AVX; no memory is touched.
+        unsafe { _mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256, b: __m256) -> __m256 {
+        // SAFETY: the token proves AVX; no memory is touched.
+        unsafe { _mm256_sub_ps(a, b) }
     }
 }
 

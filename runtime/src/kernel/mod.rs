@@ -16,12 +16,14 @@ mod row;
 #[cfg(target_arch = "x86_64")]
 mod wide;
 mod windows;
+mod winograd;
 
 pub use dense::{dense_rows, dense_rows_wide};
 pub use pool::pool_windows;
 use row::axpy_by;
 pub use row::{Lanes, Row};
 pub use windows::{Windows, dense_windows, dense_windows_then};
+pub use winograd::{dense_winograd_then, winograd_work};
 
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
 /// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are

@@ -18,7 +18,7 @@ use quote::quote;
 pub(super) fn item(
     d: &Dense,
     ty: &str,
-    (store, wide): (Store, bool),
+    (store, wide, winograd): (Store, bool, bool),
     simd: Simd,
     tables: &mut Vec<super::lit::Table>,
 ) -> TokenStream {
@@ -26,11 +26,12 @@ pub(super) fn item(
     let prefix = field_name(ty).to_ascii_uppercase();
     let (w_name, b_name) = (ident(&format!("{prefix}_W")), ident(&format!("{prefix}_B")));
     let doc = format!(" {}", describe(d, t, store));
-    tables.push(table(
-        &w_name.to_string(),
-        &format!("Weights of `{ty}`, packed for its kernel."),
-        packed_weights(d, t, store),
-    ));
+    let (weights, what) = if winograd {
+        (Packed::F32(crate::emit::winograd::packed(d)), "transformed for F(2×2, 3×3) and packed for its kernel")
+    } else {
+        (packed_weights(d, t, store), "packed for its kernel")
+    };
+    tables.push(table(&w_name.to_string(), &format!("Weights of `{ty}`, {what}."), weights));
     tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its tiles."), Packed::F32(packed_bias(d, t))));
     let (k, n, tile, group) = (d.k, d.n, t.tile, t.group);
     let schedule = super::ctx::schedule(t.schedule(d.k, wide));
@@ -67,6 +68,9 @@ pub(super) fn item(
         quote! { dense_rows }
     };
     let ty = ident(ty);
+    if let Some(w) = d.win.as_ref().filter(|_| winograd) {
+        return winograd_item(d, w, (&ty, &doc), (&w_name, &b_name), tile, apply, simd);
+    }
     if let Some(w) = &d.win {
         return windows_item(d, w, (&ty, &doc), (&w_name, &b_name), (row, tile, group), apply, simd);
     }
@@ -158,6 +162,76 @@ fn windows_item(
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
                 #call
+            }
+        }
+    }
+}
+
+/// The type of a 3×3 convolution's dense layer run by F(2×2, 3×3)
+/// (`cellc_runtime::kernel::dense_winograd_then`, see [`crate::emit::winograd`]): its weights
+/// the 16 transformed matrices, its work area the caller's.
+fn winograd_item(
+    d: &Dense,
+    w: &crate::vocab::Windows,
+    (ty, doc): (&proc_macro2::Ident, &str),
+    (w_name, b_name): (&proc_macro2::Ident, &proc_macro2::Ident),
+    tile: usize,
+    apply: TokenStream,
+    simd: Simd,
+) -> TokenStream {
+    let (n, c) = (d.n, w.channels);
+    let input_size = w.input_len();
+    let work = crate::emit::winograd::work(d);
+    let windows = super::lit::windows_value(w);
+    let doc = format!(
+        "{doc} Run by F(2×2, 3×3): 16 products over {} tiles of 2×2 outputs at a time.",
+        crate::emit::winograd::TILES
+    );
+    let body = entry(simd, |level| {
+        quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y, work) }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #ty;
+        impl #ty {
+            /// Inputs of an entry: its values laid out channels last.
+            pub const INPUT_SIZE: usize = #input_size;
+            /// Outputs of a window.
+            pub const OUTPUT_SIZE: usize = #n;
+            /// Values of the work area `run` takes.
+            pub const WORK_SIZE: usize = #work;
+            /// The windows, over the input laid out channels last.
+            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
+            /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
+            /// each) to `y` (`OUTPUT_SIZE` a window), using `work` (`WORK_SIZE` values or
+            /// more); writes nothing when `y` does not hold as many windows as `x` or
+            /// `work` is shorter.
+            pub fn run(x: &[f32], y: &mut [f32], work: &mut [f32]) {
+                #body
+            }
+            #[inline(always)]
+            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(
+                isa: I,
+                x: &[f32],
+                y: &mut [f32],
+                work: &mut [f32],
+            ) {
+                let Some(work) = work.get_mut(..Self::WORK_SIZE) else { return };
+                let panels = #w_name.0.as_chunks::<#tile>().0.as_chunks::<#c>().0;
+                let bias = #b_name.0.as_chunks::<#tile>().0;
+                ::cellc_runtime::kernel::dense_winograd_then::<#c, #tile, R, V, _, I, _>(
+                    panels,
+                    bias,
+                    x,
+                    y,
+                    #n,
+                    &Self::WINDOWS,
+                    work,
+                    ::cellc_runtime::kernel::Block::<R, V>,
+                    isa,
+                    |y: &mut [f32]| { #apply },
+                );
             }
         }
     }

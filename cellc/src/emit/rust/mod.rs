@@ -101,8 +101,10 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
             .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
-        tokens.extend(dense::item(d, &ty, (store, crate::emit::dense::wide(m, i)), opts.simd, &mut tables));
-        denses.push(ty);
+        let winograd = crate::emit::winograd::applies(d, store);
+        let plan = (store, crate::emit::dense::wide(m, i), winograd);
+        tokens.extend(dense::item(d, &ty, plan, opts.simd, &mut tables));
+        denses.push((ty, winograd.then(|| crate::emit::winograd::work(d))));
     }
     // Otherwise cells are named first, after their layers, and the model after the model's
     // name, with `Model` appended if a cell took it.

@@ -47,7 +47,7 @@ fn typed(dims: &[usize], mutable: bool) -> TokenStream {
 pub(super) fn items(
     m: &Model,
     ty: &str,
-    (cells, denses): (&[CellItem], &[String]),
+    (cells, denses): (&[CellItem], &[(String, Option<usize>)]),
     names: &mut Names,
     tables: &mut Vec<Table>,
     simd: crate::options::Simd,
@@ -91,8 +91,17 @@ pub(super) fn items(
             quote! { #t::zeroed() }
         }
     });
-    let slot_fields = &fields.slots;
-    let slot_lens = &m.slots;
+    // The work area of the layers run by F(2×2, 3×3), one for all (they run one at a time),
+    // a slot of its own.
+    let work = ident(&field_name(&names.unique("Work", "Work")));
+    let work_len = denses.iter().filter_map(|d| d.1).max();
+    let mut slot_fields = fields.slots.clone();
+    let mut slot_lens = m.slots.clone();
+    if let Some(len) = work_len {
+        slot_fields.push(work.clone());
+        slot_lens.push(len);
+    }
+    let (slot_fields, slot_lens) = (&slot_fields, &slot_lens);
     for (k, (v, name)) in m.consts.iter().zip(&fields.consts).enumerate() {
         let doc = format!("Constant {k} of the model.");
         tables.push(table(&name.to_string(), &doc, Packed::F32(v.clone())));
@@ -136,8 +145,11 @@ pub(super) fn items(
                 };
                 let x = fields.slice(&d.x, 0, x_len, false);
                 let y = fields.slice(&d.dst, 0, d.rows * n, true);
-                let ty = ident(&denses[d.dense]);
-                quote! { #ty::run(#x, #y); }
+                let ty = ident(&denses[d.dense].0);
+                match denses[d.dense].1 {
+                    Some(_) => quote! { #ty::run(#x, #y, &mut self.#work); },
+                    None => quote! { #ty::run(#x, #y); },
+                }
             }
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),

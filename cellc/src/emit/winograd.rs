@@ -1,0 +1,154 @@
+//! Which convolutions run by Winograd's minimal filtering, F(2×2, 3×3), and their weights
+//! as that kernel reads them: decided here once for both languages.
+//!
+//! A 3×3 convolution of stride and dilation 1 computes each 2×2 block of outputs from the
+//! 4×4 inputs under it with 16 products of a channel vector by a transformed weight matrix
+//! (`U = G·g·Gᵀ` per output and input channel) where the direct sum takes 36: 2.25× fewer
+//! multiply–adds, for transforms of additions only. The results differ from the direct
+//! sum's by rounding alone.
+use crate::emit::dense::Tiling;
+use crate::emit::plan::Store;
+use crate::ir::Dense;
+
+/// Tiles (2×2 blocks of outputs) transformed and multiplied together: the rows of each of
+/// the 16 products. Measured on 3×3 layers of 32 and 64 channels (AMD EPYC Zen 4, AVX-512):
+/// the products run at 110 GFLOP/s over 24 rows against 91 over 16 and 103 over 32.
+pub(crate) const TILES: usize = 24;
+
+/// The fewest input channels and outputs a layer needs for F(2×2, 3×3): under them the 16
+/// products are too short to run near the peak (a first layer of 1–3 channels would be
+/// slower than its direct sum).
+const MIN_CHANNELS: usize = 16;
+const MIN_OUTPUTS: usize = 16;
+
+/// Transformed weights a layer may hold, in values (16 per input channel and output).
+const MAX_VALUES: usize = 1 << 22;
+
+/// `G`, which transforms a kernel's rows and columns.
+const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
+
+/// Whether dense layer `d`, its weights stored as `store`, runs by F(2×2, 3×3): the windows
+/// of a 3×3 convolution of stride and dilation 1 with at least two outputs along each
+/// axis, enough channels and outputs, f32 weights (the transformed weights are not 16-bit
+/// values: a layer stored narrow for its size keeps the direct sum).
+pub(crate) fn applies(d: &Dense, store: Store) -> bool {
+    let Some(w) = &d.win else { return false };
+    let t = Tiling::of(d.n);
+    w.kernel == [3, 3]
+        && w.strides == [1, 1]
+        && w.dilations == [1, 1]
+        && w.output[0] >= 2
+        && w.output[1] >= 2
+        && store == Store::F32
+        && w.channels >= MIN_CHANNELS
+        && d.n >= MIN_OUTPUTS
+        && d.k == 9 * w.channels
+        && (t.tiles * t.tile).checked_mul(16 * w.channels).is_some_and(|v| v <= MAX_VALUES)
+}
+
+/// The work area of a layer that [`applies`], in f32 values: the runtime's
+/// `winograd_work(TILES, channels, tiles · tile)`.
+pub(crate) fn work(d: &Dense) -> usize {
+    let (c, t) = (d.k / 9, Tiling::of(d.n));
+    let np = t.tiles * t.tile;
+    16 * TILES * (c + np) + np
+}
+
+/// The transformed weights of `d`, packed as 16 dense layers of `C` inputs (component
+/// `ξ = 4·row + column` first), each `[tiles][C][tile]`, zero past `n`.
+pub(crate) fn packed(d: &Dense) -> Vec<f32> {
+    let c = d.k / 9;
+    let t = Tiling::of(d.n);
+    let layer = t.tiles * c * t.tile;
+    let mut v = vec![0.0f32; 16 * layer];
+    for o in 0..d.n {
+        for ch in 0..c {
+            // The kernel of output `o` over channel `ch`: the dense row reads tap by tap,
+            // each tap's channels in order.
+            let g = |kh: usize, kw: usize| f64::from(d.w[o * d.k + (kh * 3 + kw) * c + ch]);
+            for xi in 0..16 {
+                let (a, b) = (xi / 4, xi % 4);
+                let mut u = 0.0;
+                for (kh, ga) in G[a].iter().enumerate() {
+                    for (kw, gb) in G[b].iter().enumerate() {
+                        u += ga * g(kh, kw) * gb;
+                    }
+                }
+                let (tile, lane) = (o / t.tile, o % t.tile);
+                v[xi * layer + (tile * c + ch) * t.tile + lane] = u as f32;
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::Windows;
+
+    fn layer(channels: usize, n: usize, kernel: [usize; 2], strides: [usize; 2]) -> Dense {
+        let k = kernel[0] * kernel[1] * channels;
+        Dense {
+            name: "conv".into(),
+            k,
+            n,
+            w: (0..n * k).map(|i| ((i as f32) * 0.37).sin()).collect(),
+            bias: None,
+            act: None,
+            win: Some(Windows {
+                input: [8, 8],
+                output: [8, 8],
+                kernel,
+                strides,
+                dilations: [1, 1],
+                pads: [1, 1],
+                channels,
+            }),
+        }
+    }
+
+    #[test]
+    fn only_wide_three_by_three_layers_of_stride_one_in_f32_apply() {
+        assert!(applies(&layer(32, 64, [3, 3], [1, 1]), Store::F32));
+        assert!(!applies(&layer(32, 64, [3, 3], [1, 1]), Store::F16));
+        assert!(!applies(&layer(3, 64, [3, 3], [1, 1]), Store::F32));
+        assert!(!applies(&layer(32, 8, [3, 3], [1, 1]), Store::F32));
+        assert!(!applies(&layer(32, 64, [3, 3], [2, 1]), Store::F32));
+        assert!(!applies(&layer(32, 64, [5, 5], [1, 1]), Store::F32));
+        assert!(!applies(&Dense { win: None, ..layer(32, 64, [3, 3], [1, 1]) }, Store::F32));
+    }
+
+    #[test]
+    fn the_transformed_weights_give_back_the_kernel() {
+        // Component (a, b) of `G·g·Gᵀ` for each output and channel, checked by the inverse
+        // relation on the corner components: U[0][0] = g[0][0], U[0][3] = g[0][2],
+        // U[3][0] = g[2][0], U[3][3] = g[2][2], and the middle's sum of all nine taps / 4
+        // at U[1][1].
+        let d = layer(16, 20, [3, 3], [1, 1]);
+        let v = packed(&d);
+        let t = Tiling::of(d.n);
+        let layer_len = t.tiles * 16 * t.tile;
+        for o in [0, 7, 19] {
+            for ch in [0, 5, 15] {
+                let u = |xi: usize| v[xi * layer_len + ((o / t.tile) * 16 + ch) * t.tile + o % t.tile];
+                let g = |kh: usize, kw: usize| d.w[o * d.k + (kh * 3 + kw) * 16 + ch];
+                assert_eq!(u(0), g(0, 0));
+                assert_eq!(u(3), g(0, 2));
+                assert_eq!(u(12), g(2, 0));
+                assert_eq!(u(15), g(2, 2));
+                let all: f64 = (0..9).map(|k| f64::from(g(k / 3, k % 3))).sum();
+                assert!((f64::from(u(5)) - all / 4.0).abs() < 1e-6);
+            }
+        }
+        // The lanes past the 20 outputs (the second tile's last 12) stay zero.
+        assert_eq!((t.tiles, t.tile), (2, 16));
+        for xi in 0..16 {
+            for ch in 0..16 {
+                let at = xi * layer_len + (16 + ch) * 16;
+                assert!(v[at + 4..at + 16].iter().all(|&x| x == 0.0));
+                assert!(v[at..at + 4].iter().any(|&x| x != 0.0));
+            }
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! A 3×3 convolution of stride 1 by Winograd's minimal filtering, F(2×2, 3×3): each 2×2
+//! block of outputs (a *tile*) from the 4×4 block of inputs under it, with 16 products of
+//! a channel vector by a transformed weight matrix where the direct sum takes 36 — 2.25×
+//! fewer multiply–adds. For a block of tiles the input is transformed (`Bᵀ·d·B`, additions
+//! only) into a work area, the 16 products run through the dense kernel of many rows
+//! ([`super::dense_rows_wide`], the block's tiles its rows), and their results are
+//! transformed back (`Aᵀ·m·A`), the bias added and written out, the layer's activation
+//! then mapped over the block's outputs.
+//!
+//! The weights are transformed at compile time (`U = G·g·Gᵀ` for each output and input
+//! channel, then packed for the dense kernel, one layer per component). The values differ
+//! from a direct sum's by rounding alone: the transforms add and subtract (and halve,
+//! exactly, in the weights').
+use super::{Block, Row, Schedule, Windows, dense_rows_wide};
+use crate::simd::Isa;
+
+/// The work area, in f32 values, that [`dense_winograd_then`] needs for `tiles` tiles at a
+/// time of a layer of `c` input channels and `np` outputs padded to whole tiles of the
+/// dense kernel: the transformed inputs and the products, 16 of each a tile.
+pub const fn winograd_work(tiles: usize, c: usize, np: usize) -> usize {
+    16 * tiles * (c + np) + np
+}
+
+/// The input and output transforms at one level: in arrays of lanes, or in vector
+/// registers. Every level adds the same terms in the same order.
+trait Transforms: Copy {
+    /// The components of `Bᵀ·d·B` for a 4×4 block `d` of `C`-channel runs (row-major),
+    /// component `ξ` written to `v[ξ·stride]` (nothing when `v` is too short).
+    fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize);
+    /// `Aᵀ·m·A + b` for the 16 components `m` of a tile's products: its outputs (0, 0),
+    /// (0, 1), (1, 0), (1, 1).
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4];
+}
+
+/// Arrays of lanes, any level.
+#[derive(Clone, Copy)]
+struct InArrays;
+
+impl Transforms for InArrays {
+    #[inline(always)]
+    fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
+        if v.len() <= 15 * stride {
+            return;
+        }
+        for c in 0..C {
+            let x: [f32; 16] = core::array::from_fn(|k| d[k][c]);
+            let t = rows_in(&x, |a, b| a + b, |a, b| a - b);
+            let out = columns_in(&t, |a, b| a + b, |a, b| a - b);
+            for (xi, o) in out.into_iter().enumerate() {
+                v[xi * stride][c] = o;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
+        let mut out = [[0.0f32; W]; 4];
+        for l in 0..W {
+            let q: [f32; 16] = core::array::from_fn(|k| m[k][l]);
+            let y = out_of(&q, b[l], |a, b| a + b, |a, b| a - b);
+            for (o, y) in out.iter_mut().zip(y) {
+                o[l] = y;
+            }
+        }
+        out
+    }
+}
+
+/// `t = Bᵀ·x` over the rows of a 4×4 block (row-major), by `add` and `sub`.
+#[inline(always)]
+fn rows_in<V: Copy>(x: &[V; 16], add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 16] {
+    let mut t = *x;
+    for s in 0..4 {
+        t[s] = sub(x[s], x[8 + s]);
+        t[4 + s] = add(x[4 + s], x[8 + s]);
+        t[8 + s] = sub(x[8 + s], x[4 + s]);
+        t[12 + s] = sub(x[4 + s], x[12 + s]);
+    }
+    t
+}
+
+/// `t·B` over the columns of a 4×4 block (row-major).
+#[inline(always)]
+fn columns_in<V: Copy>(t: &[V; 16], add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 16] {
+    let mut v = *t;
+    for r in 0..4 {
+        let (t0, t1, t2, t3) = (t[4 * r], t[4 * r + 1], t[4 * r + 2], t[4 * r + 3]);
+        v[4 * r] = sub(t0, t2);
+        v[4 * r + 1] = add(t1, t2);
+        v[4 * r + 2] = sub(t2, t1);
+        v[4 * r + 3] = sub(t1, t3);
+    }
+    v
+}
+
+/// `Aᵀ·m·A + b` for a 4×4 block of products (row-major): the 2×2 outputs, row-major.
+#[inline(always)]
+fn out_of<V: Copy>(m: &[V; 16], b: V, add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 4] {
+    // Over rows: u = Aᵀ·m; then over columns: ·A, and the bias.
+    let u0: [V; 4] = core::array::from_fn(|s| add(add(m[s], m[4 + s]), m[8 + s]));
+    let u1: [V; 4] = core::array::from_fn(|s| sub(sub(m[4 + s], m[8 + s]), m[12 + s]));
+    [
+        add(add(add(u0[0], u0[1]), u0[2]), b),
+        add(sub(sub(u0[1], u0[2]), u0[3]), b),
+        add(add(add(u1[0], u1[1]), u1[2]), b),
+        add(sub(sub(u1[1], u1[2]), u1[3]), b),
+    ]
+}
+
+/// Vector registers of one level (x86-64).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct InRegs<G>(G);
+
+#[cfg(target_arch = "x86_64")]
+impl<G: super::blocked::Reg> Transforms for InRegs<G> {
+    #[inline(always)]
+    fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
+        let g = self.0;
+        if v.len() <= 15 * stride {
+            return;
+        }
+        for j in 0..C.div_ceil(G::LANES) {
+            let x: [G::V; 16] = core::array::from_fn(|k| g.load(d[k], j));
+            let t = rows_in(&x, |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            let out = columns_in(&t, |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            for (xi, o) in out.into_iter().enumerate() {
+                g.store(&mut v[xi * stride], j, o);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
+        let g = self.0;
+        let mut out = [[0.0f32; W]; 4];
+        for j in 0..W.div_ceil(G::LANES) {
+            let q: [G::V; 16] = core::array::from_fn(|k| g.load(m[k], j));
+            let y = out_of(&q, g.load(b, j), |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            for (o, y) in out.iter_mut().zip(y) {
+                g.store(o, j, y);
+            }
+        }
+        out
+    }
+}
+
+/// For each entry of `x` (its `[height, width, C]` values) and each output position `p`,
+/// `y[p·n + j]` as [`super::dense_windows_then`] computes it over 3×3 windows of stride and
+/// dilation 1 (any padding), by F(2×2, 3×3): `panels` holds the 16 transformed weight
+/// matrices (component `ξ = 4·row + column` of `G·g·Gᵀ`), each `tiles` panels of `C` rows
+/// as the dense kernel packs them, `bias` the layer's bias in its tiles, `work` the work area
+/// ([`winograd_work`] for at least one tile). Writes nothing unless the sizes hold together.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F>(
+    panels: &[[P; C]],
+    bias: &[[f32; W]],
+    x: &[f32],
+    y: &mut [f32],
+    n: usize,
+    win: &Windows,
+    work: &mut [f32],
+    block: Block<R, V>,
+    isa: I,
+    then: F,
+) where
+    P: Row<W>,
+    I: Isa,
+    F: Fn(&mut [f32]) + Copy,
+{
+    let tiles = bias.len();
+    let Some(np) = tiles.checked_mul(W) else { return };
+    let positions = win.positions();
+    let Some(entry) = win.entry(C) else { return };
+    let entries = x.len().checked_div(entry).unwrap_or(0);
+    let per_tile = 16 * (C + np);
+    let most = work.len().saturating_sub(np) / per_tile.max(1);
+    let fits = win.kernel == [3, 3]
+        && win.strides == [1, 1]
+        && win.dilations == [1, 1]
+        && win.holds::<C>()
+        && W != 0
+        && np >= n
+        && panels.len() == 16 * tiles
+        && entries * entry == x.len()
+        && entries.checked_mul(positions).and_then(|r| r.checked_mul(n)) == Some(y.len())
+        && most > 0;
+    if !fits || positions == 0 || n == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::blocked::{Ymm, Zmm};
+        if let Some(z) = isa.avx512() {
+            return tiles_of::<C, W, R, V, P, I, F, _>(
+                InRegs(Zmm(z)),
+                (panels, bias, x, y, n, win, work),
+                block,
+                isa,
+                then,
+            );
+        }
+        if let Some(v) = isa.avx2() {
+            return tiles_of::<C, W, R, V, P, I, F, _>(
+                InRegs(Ymm(v)),
+                (panels, bias, x, y, n, win, work),
+                block,
+                isa,
+                then,
+            );
+        }
+    }
+    tiles_of::<C, W, R, V, P, I, F, _>(InArrays, (panels, bias, x, y, n, win, work), block, isa, then);
+}
+
+/// What [`dense_winograd_then`] reads and writes: the panels, the bias, the input, the
+/// outputs, the outputs a position, the windows and the work area.
+type Io<'a, P, const C: usize, const W: usize> =
+    (&'a [[P; C]], &'a [[f32; W]], &'a [f32], &'a mut [f32], usize, &'a Windows, &'a mut [f32]);
+
+/// [`dense_winograd_then`] once the sizes are known to hold, its transforms `tr`.
+#[inline(always)]
+fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F, T>(
+    tr: T,
+    (panels, bias, x, y, n, win, work): Io<'_, P, C, W>,
+    block: Block<R, V>,
+    isa: I,
+    then: F,
+) where
+    P: Row<W>,
+    I: Isa,
+    F: Fn(&mut [f32]) + Copy,
+    T: Transforms,
+{
+    let tiles = bias.len();
+    let np = tiles * W;
+    let (positions, entry) = (win.positions(), win.entry(C).unwrap_or(0));
+    let most = work.len().saturating_sub(np) / (16 * (C + np));
+    let [oh, ow] = win.output;
+    let tw = ow.div_ceil(2);
+    let count = oh.div_ceil(2) * tw;
+    let (zb, work) = work.split_at_mut(np);
+    zb.fill(0.0);
+    let zb = zb.as_chunks::<W>().0;
+    let (v, m) = work.split_at_mut(16 * most * C);
+    let v = v.as_chunks_mut::<C>().0;
+    let m = &mut m[..16 * most * np];
+    let zero = [0.0f32; C];
+    let zero_w = [0.0f32; W];
+    for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
+        let mut t0 = 0;
+        while t0 < count {
+            let tb = most.min(count - t0);
+            // The inputs of the block's tiles, transformed: component ξ of tile i at
+            // `v[ξ·tb + i]`.
+            for i in 0..tb {
+                let (ti, tj) = ((t0 + i) / tw, (t0 + i) % tw);
+                let base = [(2 * ti) as isize - win.pads[0] as isize, (2 * tj) as isize - win.pads[1] as isize];
+                let d: [&[f32; C]; 16] =
+                    core::array::from_fn(|k| win.tap::<C>(xe, base, k / 4, k % 4).unwrap_or(&zero));
+                tr.input(&d, &mut v[i..], tb);
+            }
+            // The 16 products: component ξ of tile i's outputs at `m[(ξ·tb + i)·np..]`.
+            for xi in 0..16 {
+                let vx = &v[xi * tb..(xi + 1) * tb];
+                let mx = &mut m[xi * tb * np..(xi + 1) * tb * np];
+                let px = &panels[xi * tiles..(xi + 1) * tiles];
+                dense_rows_wide::<C, W, R, 1, R, V, 1, 1, P, I>(px, zb, vx, mx, np, block, Schedule::<1, 1>, isa);
+            }
+            // Back to outputs: y = Aᵀ·m·A + bias for each 2×2 tile, then the activation.
+            for i in 0..tb {
+                let (ti, tj) = ((t0 + i) / tw, (t0 + i) % tw);
+                // The tile's outputs that lie inside the output: where each starts in `ye`.
+                let at: [Option<usize>; 4] = core::array::from_fn(|o| {
+                    let (r, c) = (2 * ti + o / 2, 2 * tj + o % 2);
+                    (r < oh && c < ow).then_some((r * ow + c) * n)
+                });
+                for (k, b) in bias.iter().enumerate() {
+                    let j0 = k * W;
+                    let q: [&[f32; W]; 16] = core::array::from_fn(|xi| {
+                        let s = (xi * tb + i) * np + j0;
+                        m.get(s..).and_then(|r| r.first_chunk::<W>()).unwrap_or(&zero_w)
+                    });
+                    let out = tr.output(&q, b);
+                    let len = W.min(n.saturating_sub(j0));
+                    for (vals, p) in out.iter().zip(at) {
+                        let Some(p) = p else { continue };
+                        if len == W {
+                            if let Some(dst) = ye.get_mut(p + j0..).and_then(|r| r.first_chunk_mut::<W>()) {
+                                *dst = *vals;
+                            }
+                        } else if let Some(dst) = ye.get_mut(p + j0..p + j0 + len) {
+                            dst.copy_from_slice(&vals[..len]);
+                        }
+                    }
+                }
+                for p in at.into_iter().flatten() {
+                    if let Some(row) = ye.get_mut(p..p + n) {
+                        then(row);
+                    }
+                }
+            }
+            t0 += tb;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::Portable;
+    use std::{format, vec, vec::Vec};
+
+    /// `G·g·Gᵀ` for a 3×3 kernel `g`: the 16 components.
+    fn transform_weights(g: [[f64; 3]; 3]) -> [f64; 16] {
+        let gm = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
+        core::array::from_fn(|xi| {
+            let (a, b) = (xi / 4, xi % 4);
+            let mut s = 0.0;
+            for (kh, row) in g.iter().enumerate() {
+                for (kw, &v) in row.iter().enumerate() {
+                    s += gm[a][kh] * v * gm[b][kw];
+                }
+            }
+            s
+        })
+    }
+
+    /// A convolution of `n` outputs over `C` channels through the kernel, against the
+    /// direct sum in f64.
+    #[allow(clippy::needless_range_loop)]
+    fn check<const C: usize, const W: usize>(n: usize, input: [usize; 2], pads: [usize; 2], entries: usize) {
+        let output = [input[0] + 2 * pads[0] - 2, input[1] + 2 * pads[1] - 2];
+        let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: [1, 1], pads };
+        let val = |i: usize| ((i as f64) * 0.37).sin();
+        // Direct weights: output j, tap t, channel c.
+        let wd = |j: usize, t: usize, c: usize| val(j * 1000 + t * 37 + c + 11);
+        let tiles = n.div_ceil(W);
+        let mut panels: Vec<[[f32; W]; C]> = vec![[[0.0; W]; C]; 16 * tiles];
+        for j in 0..n {
+            for c in 0..C {
+                let g = core::array::from_fn(|kh| core::array::from_fn(|kw| wd(j, kh * 3 + kw, c)));
+                for (xi, u) in transform_weights(g).iter().enumerate() {
+                    panels[xi * tiles + j / W][c][j % W] = *u as f32;
+                }
+            }
+        }
+        let bias: Vec<[f32; W]> = (0..tiles)
+            .map(|t| core::array::from_fn(|l| if t * W + l < n { val(7000 + t * W + l) as f32 } else { 0.0 }))
+            .collect();
+        let x: Vec<f32> = (0..entries * input[0] * input[1] * C).map(|i| val(9000 + i) as f32).collect();
+        let positions = output[0] * output[1];
+        let mut want = vec![0.0f64; entries * positions * n];
+        for e in 0..entries {
+            for p in 0..positions {
+                for j in 0..n {
+                    let mut s = f64::from(bias[j / W][j % W]);
+                    for t in 0..9 {
+                        if let Some(at) = crate::kernel::windows::tests::position(&win, p, t) {
+                            for c in 0..C {
+                                s += wd(j, t, c) * f64::from(x[(e * input[0] * input[1] + at) * C + c]);
+                            }
+                        }
+                    }
+                    want[(e * positions + p) * n + j] = s.max(0.0);
+                }
+            }
+        }
+        let what = format!("{win:?}, {C} channels, {n} outputs, {entries} entries");
+        for block in [1, 3, 8] {
+            let mut work = vec![f32::NAN; winograd_work(block, C, tiles * W)];
+            let len = want.len();
+            let mut y = vec![f32::NAN; len + 2];
+            let relu = |r: &mut [f32]| r.iter_mut().for_each(|v| *v = v.max(0.0));
+            crate::dispatch!(|_L, isa| dense_winograd_then::<C, W, 4, 8, _, _, _>(
+                &panels,
+                &bias,
+                &x,
+                &mut y[..len],
+                n,
+                &win,
+                &mut work,
+                Block,
+                isa,
+                relu
+            ));
+            assert!(y[len..].iter().all(|v| v.is_nan()), "nothing past the outputs: {what}");
+            let mut z = vec![f32::NAN; len];
+            dense_winograd_then::<C, W, 4, 8, _, _, _>(
+                &panels, &bias, &x, &mut z, n, &win, &mut work, Block, Portable, relu,
+            );
+            for (k, ((&a, &b), &w)) in y.iter().zip(&z).zip(&want).enumerate() {
+                let err = (f64::from(a) - w).abs().max((f64::from(b) - w).abs());
+                assert!(
+                    err <= 1e-5 * (1.0 + w.abs()),
+                    "output {k}: {a} / {b}, want {w}: {what}, {block} tiles a block"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_winograd_convolution_matches_the_direct_sum() {
+        check::<4, 8>(5, [5, 7], [1, 1], 2);
+        check::<8, 16>(16, [6, 6], [0, 0], 1);
+        check::<3, 16>(20, [4, 9], [1, 0], 1);
+        check::<16, 16>(33, [7, 4], [2, 1], 1);
+        // One row of output; one column.
+        check::<2, 8>(3, [3, 5], [0, 1], 1);
+        check::<2, 8>(3, [5, 3], [1, 0], 1);
+    }
+
+    #[test]
+    fn sizes_that_do_not_hold_together_write_nothing() {
+        let win =
+            Windows { input: [4, 4], output: [4, 4], kernel: [3, 3], strides: [1, 1], dilations: [1, 1], pads: [1, 1] };
+        let panels = vec![[[0.5f32; 8]; 2]; 16];
+        let bias = vec![[0.0f32; 8]];
+        let x = vec![1.0f32; 32];
+        let nothing = |_: &mut [f32]| {};
+        // Work too small for one tile; a stride of 2; the wrong number of panels.
+        for (work, strides, p) in
+            [(10, [1, 1], 16), (winograd_work(1, 2, 8), [2, 1], 16), (winograd_work(1, 2, 8), [1, 1], 15)]
+        {
+            let mut y = vec![f32::NAN; 16 * 8];
+            let mut w = vec![0.0; work];
+            let win = Windows { strides, ..win };
+            dense_winograd_then::<2, 8, 4, 8, _, _, _>(
+                &panels[..p],
+                &bias,
+                &x,
+                &mut y,
+                8,
+                &win,
+                &mut w,
+                Block,
+                Portable,
+                nothing,
+            );
+            assert!(y.iter().all(|v| v.is_nan()));
+        }
+    }
+}
