@@ -758,6 +758,35 @@ def convolutions(out):
     openvino_case(out, "ov_convolutions", model, feeds, convolutions.__doc__)
 
 
+def winograd(out):
+    """3×3 convolutions of stride 1 over 16 channels, which cellc runs by Winograd's
+    F(2×2, 3×3): outputs not a whole number of tiles (odd sizes, 20 and 24 output channels),
+    padding none, even and uneven, dilations along either axis, a bias, a batch
+    normalisation and an activation after them, two entries of a batch, against OpenVINO."""
+    import openvino.opset13 as ops
+    import openvino.opset5 as o5
+
+    rng = np.random.default_rng(31)
+    x = ops.parameter([1, 16, 9, 11], np.float32, name="x")
+    xb = ops.parameter([2, 16, 5, 4], np.float32, name="xb")
+    w = lambda *s: ops.constant(rng.uniform(-0.5, 0.5, s).astype(np.float32))
+    outs = []
+
+    def named(node, name):
+        node.output(0).get_tensor().set_names({name})
+        outs.append(node)
+
+    named(ops.relu(ops.add(ops.convolution(x, w(20, 16, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1]), w(1, 20, 1, 1))), "w_pad_bias_relu")
+    named(ops.convolution(x, w(16, 16, 3, 3), [1, 1], [0, 0], [0, 0], [2, 1]), "w_valid_dilated")
+    pos = lambda c: ops.constant(rng.uniform(0.5, 1.5, c).astype(np.float32))
+    c = ops.convolution(x, w(24, 16, 3, 3), [1, 1], [0, 2], [2, 0], [1, 3])
+    named(ops.sigmoid(o5.batch_norm_inference(c, pos(24), w(24), w(24), pos(24), 1e-3)), "w_uneven_dilated_bn_sigmoid")
+    named(ops.convolution(xb, w(16, 16, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1]), "w_batch")
+    model = ov.Model(outs, [x, xb], "winograd")
+    feeds = {"x": rng.uniform(-1, 1, (1, 16, 9, 11)).astype(np.float32), "xb": rng.uniform(-1, 1, (2, 16, 5, 4)).astype(np.float32)}
+    openvino_case(out, "ov_winograd", model, feeds, winograd.__doc__)
+
+
 def norms(out):
     """MVN (opset 6: several axes, eps inside and outside the root, without the variance),
     NormalizeL2 (eps added and as a floor) and BatchNormInference (alone, and after a
@@ -1230,6 +1259,7 @@ def main():
         ("ov_empty_reductions", empty_reductions),
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
+        ("ov_winograd", winograd),
         ("ov_norms", norms),
         ("ov_edge_ops", edge_ops),
         ("ov_einsums", einsums),

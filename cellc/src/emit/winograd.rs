@@ -1,8 +1,8 @@
 //! Which convolutions run by Winograd's minimal filtering, F(2×2, 3×3), and their weights
 //! as that kernel reads them: decided here once for both languages.
 //!
-//! A 3×3 convolution of stride and dilation 1 computes each 2×2 block of outputs from the
-//! 4×4 inputs under it with 16 products of a channel vector by a transformed weight matrix
+//! A 3×3 convolution of stride 1 computes each 2×2 block of outputs (with a dilation, as
+//! far apart as the taps) from the 4×4 inputs under it with 16 products of a channel vector by a transformed weight matrix
 //! (`U = G·g·Gᵀ` per output and input channel) where the direct sum takes 36: 2.25× fewer
 //! multiply–adds, for transforms of additions only. The results differ from the direct
 //! sum's by rounding alone.
@@ -28,7 +28,7 @@ const MAX_VALUES: usize = 1 << 22;
 const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
 
 /// Whether dense layer `d`, its weights stored as `store`, runs by F(2×2, 3×3): the windows
-/// of a 3×3 convolution of stride and dilation 1 with at least two outputs along each
+/// of a 3×3 convolution of stride 1 (any dilation) with at least two outputs along each
 /// axis, enough channels and outputs, f32 weights (the transformed weights are not 16-bit
 /// values: a layer stored narrow for its size keeps the direct sum).
 pub(crate) fn applies(d: &Dense, store: Store) -> bool {
@@ -36,7 +36,6 @@ pub(crate) fn applies(d: &Dense, store: Store) -> bool {
     let t = Tiling::of(d.n);
     w.kernel == [3, 3]
         && w.strides == [1, 1]
-        && w.dilations == [1, 1]
         && w.output[0] >= 2
         && w.output[1] >= 2
         && store == Store::F32
@@ -88,6 +87,10 @@ mod tests {
     use crate::vocab::Windows;
 
     fn layer(channels: usize, n: usize, kernel: [usize; 2], strides: [usize; 2]) -> Dense {
+        dilated(channels, n, kernel, strides, [1, 1])
+    }
+
+    fn dilated(channels: usize, n: usize, kernel: [usize; 2], strides: [usize; 2], dilations: [usize; 2]) -> Dense {
         let k = kernel[0] * kernel[1] * channels;
         Dense {
             name: "conv".into(),
@@ -96,15 +99,7 @@ mod tests {
             w: (0..n * k).map(|i| ((i as f32) * 0.37).sin()).collect(),
             bias: None,
             act: None,
-            win: Some(Windows {
-                input: [8, 8],
-                output: [8, 8],
-                kernel,
-                strides,
-                dilations: [1, 1],
-                pads: [1, 1],
-                channels,
-            }),
+            win: Some(Windows { input: [8, 8], output: [8, 8], kernel, strides, dilations, pads: [1, 1], channels }),
         }
     }
 
@@ -115,6 +110,7 @@ mod tests {
         assert!(!applies(&layer(3, 64, [3, 3], [1, 1]), Store::F32));
         assert!(!applies(&layer(32, 8, [3, 3], [1, 1]), Store::F32));
         assert!(!applies(&layer(32, 64, [3, 3], [2, 1]), Store::F32));
+        assert!(applies(&dilated(32, 64, [3, 3], [1, 1], [2, 1]), Store::F32));
         assert!(!applies(&layer(32, 64, [5, 5], [1, 1]), Store::F32));
         assert!(!applies(&Dense { win: None, ..layer(32, 64, [3, 3], [1, 1]) }, Store::F32));
     }

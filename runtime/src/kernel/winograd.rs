@@ -1,5 +1,6 @@
 //! A 3×3 convolution of stride 1 by Winograd's minimal filtering, F(2×2, 3×3): each 2×2
-//! block of outputs (a *tile*) from the 4×4 block of inputs under it, with 16 products of
+//! block of outputs (a *tile*; with a dilation, outputs as far apart as the taps) from the
+//! 4×4 block of inputs under it, with 16 products of
 //! a channel vector by a transformed weight matrix where the direct sum takes 36 — 2.25×
 //! fewer multiply–adds. For a block of tiles the input is transformed (`Bᵀ·d·B`, additions
 //! only) into a work area, the 16 products run through the dense kernel of many rows
@@ -146,8 +147,8 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
 }
 
 /// For each entry of `x` (its `[height, width, C]` values) and each output position `p`,
-/// `y[p·n + j]` as [`super::dense_windows_then`] computes it over 3×3 windows of stride and
-/// dilation 1 (any padding), by F(2×2, 3×3): `panels` holds the 16 transformed weight
+/// `y[p·n + j]` as [`super::dense_windows_then`] computes it over 3×3 windows of stride 1
+/// (any dilation and padding), by F(2×2, 3×3): `panels` holds the 16 transformed weight
 /// matrices (component `ξ = 4·row + column` of `G·g·Gᵀ`), each `tiles` panels of `C` rows
 /// as the dense kernel packs them, `bias` the layer's bias in its tiles, `work` the work area
 /// ([`winograd_work`] for at least one tile). Writes nothing unless the sizes hold together.
@@ -178,7 +179,8 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
     let most = work.len().saturating_sub(np) / per_tile.max(1);
     let fits = win.kernel == [3, 3]
         && win.strides == [1, 1]
-        && win.dilations == [1, 1]
+        && win.dilations[0] > 0
+        && win.dilations[1] > 0
         && win.holds::<C>()
         && W != 0
         && np >= n
@@ -237,9 +239,13 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
     let np = tiles * W;
     let (positions, entry) = (win.positions(), win.entry(C).unwrap_or(0));
     let most = work.len().saturating_sub(np) / (16 * (C + np));
+    // Along an axis of dilation `d`, a tile's two outputs are `d` apart: tile `t` holds
+    // outputs `o` and `o + d`, `o = (t / d)·2d + t % d`, and its inputs are `d` apart too.
     let [oh, ow] = win.output;
-    let tw = ow.div_ceil(2);
-    let count = oh.div_ceil(2) * tw;
+    let [dh, dw] = win.dilations;
+    let tw = dw * ow.div_ceil(2 * dw);
+    let count = (dh * oh.div_ceil(2 * dh)).saturating_mul(tw);
+    let first = |t: usize, d: usize| (t / d) * 2 * d + t % d;
     let (zb, work) = work.split_at_mut(np);
     zb.fill(0.0);
     let zb = zb.as_chunks::<W>().0;
@@ -255,8 +261,8 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
             // The inputs of the block's tiles, transformed: component ξ of tile i at
             // `v[ξ·tb + i]`.
             for i in 0..tb {
-                let (ti, tj) = ((t0 + i) / tw, (t0 + i) % tw);
-                let base = [(2 * ti) as isize - win.pads[0] as isize, (2 * tj) as isize - win.pads[1] as isize];
+                let (ti, tj) = (first((t0 + i) / tw, dh), first((t0 + i) % tw, dw));
+                let base = [ti as isize - win.pads[0] as isize, tj as isize - win.pads[1] as isize];
                 let d: [&[f32; C]; 16] =
                     core::array::from_fn(|k| win.tap::<C>(xe, base, k / 4, k % 4).unwrap_or(&zero));
                 tr.input(&d, &mut v[i..], tb);
@@ -270,10 +276,10 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
             }
             // Back to outputs: y = Aᵀ·m·A + bias for each 2×2 tile, then the activation.
             for i in 0..tb {
-                let (ti, tj) = ((t0 + i) / tw, (t0 + i) % tw);
+                let (ti, tj) = (first((t0 + i) / tw, dh), first((t0 + i) % tw, dw));
                 // The tile's outputs that lie inside the output: where each starts in `ye`.
                 let at: [Option<usize>; 4] = core::array::from_fn(|o| {
-                    let (r, c) = (2 * ti + o / 2, 2 * tj + o % 2);
+                    let (r, c) = (ti + (o / 2) * dh, tj + (o % 2) * dw);
                     (r < oh && c < ow).then_some((r * ow + c) * n)
                 });
                 for (k, b) in bias.iter().enumerate() {
@@ -330,9 +336,10 @@ mod tests {
     /// A convolution of `n` outputs over `C` channels through the kernel, against the
     /// direct sum in f64.
     #[allow(clippy::needless_range_loop)]
-    fn check<const C: usize, const W: usize>(n: usize, input: [usize; 2], pads: [usize; 2], entries: usize) {
-        let output = [input[0] + 2 * pads[0] - 2, input[1] + 2 * pads[1] - 2];
-        let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: [1, 1], pads };
+    fn check<const C: usize, const W: usize>(n: usize, input: [usize; 2], pads: [usize; 2], dil: [usize; 2]) {
+        let entries = 2;
+        let output = [input[0] + 2 * pads[0] - 2 * dil[0], input[1] + 2 * pads[1] - 2 * dil[1]];
+        let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: dil, pads };
         let val = |i: usize| ((i as f64) * 0.37).sin();
         // Direct weights: output j, tap t, channel c.
         let wd = |j: usize, t: usize, c: usize| val(j * 1000 + t * 37 + c + 11);
@@ -402,13 +409,18 @@ mod tests {
 
     #[test]
     fn a_winograd_convolution_matches_the_direct_sum() {
-        check::<4, 8>(5, [5, 7], [1, 1], 2);
-        check::<8, 16>(16, [6, 6], [0, 0], 1);
-        check::<3, 16>(20, [4, 9], [1, 0], 1);
-        check::<16, 16>(33, [7, 4], [2, 1], 1);
+        check::<4, 8>(5, [5, 7], [1, 1], [1, 1]);
+        check::<8, 16>(16, [6, 6], [0, 0], [1, 1]);
+        check::<3, 16>(20, [4, 9], [1, 0], [1, 1]);
+        check::<16, 16>(33, [7, 4], [2, 1], [1, 1]);
         // One row of output; one column.
-        check::<2, 8>(3, [3, 5], [0, 1], 1);
-        check::<2, 8>(3, [5, 3], [1, 0], 1);
+        check::<2, 8>(3, [3, 5], [0, 1], [1, 1]);
+        check::<2, 8>(3, [5, 3], [1, 0], [1, 1]);
+        // Dilated: outputs of a tile as far apart as the taps, the last tiles partly or
+        // wholly past the output.
+        check::<4, 8>(5, [9, 7], [1, 1], [2, 1]);
+        check::<5, 8>(9, [11, 13], [2, 3], [3, 2]);
+        check::<16, 16>(16, [8, 6], [1, 2], [2, 2]);
     }
 
     #[test]

@@ -190,6 +190,11 @@ fn winograd_item(
     let body = entry(simd, |level| {
         quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y, work) }
     });
+    let then = if apply.is_empty() {
+        quote! { |_: &mut [f32]| {} }
+    } else {
+        quote! { |y: &mut [f32]| { #apply } }
+    };
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, Default)]
@@ -230,7 +235,7 @@ fn winograd_item(
                     work,
                     ::cellc_runtime::kernel::Block::<R, V>,
                     isa,
-                    |y: &mut [f32]| { #apply },
+                    #then,
                 );
             }
         }
