@@ -24,6 +24,10 @@ const MIN_OUTPUTS: usize = 16;
 /// Transformed weights a layer may hold, in values (16 per input channel and output).
 const MAX_VALUES: usize = 1 << 22;
 
+/// The most outputs of a layer, padded to whole tiles: the C transforms a tile's products
+/// back through an array of 4 of them on the stack (16 KiB).
+const MAX_OUTPUTS: usize = 1024;
+
 /// `G`, which transforms a kernel's rows and columns.
 const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
 
@@ -42,6 +46,7 @@ pub(crate) fn applies(d: &Dense, store: Store) -> bool {
         && w.channels >= MIN_CHANNELS
         && d.n >= MIN_OUTPUTS
         && d.k == 9 * w.channels
+        && t.tiles * t.tile <= MAX_OUTPUTS
         && (t.tiles * t.tile).checked_mul(16 * w.channels).is_some_and(|v| v <= MAX_VALUES)
 }
 

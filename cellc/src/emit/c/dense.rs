@@ -98,21 +98,7 @@ pub(super) fn emit(
     let tap = n.f("_tap");
     let windows = d.win.as_ref().map(|w| (w, tap.as_str()));
     let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix, windows };
-    // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
-    // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
     let vectors = store == Store::F32 && tile >= VECTOR_MIN;
-    let mut variants: Vec<(String, usize, Option<usize>)> = Vec::new();
-    if vectors {
-        let wide = tile.min(VECTOR_MAX);
-        if tile >= VECTOR_WIDEST {
-            variants.push((format!("{upper}_VECTORS >= {VECTOR_WIDEST}"), ROWS_WIDEST, Some(VECTOR_WIDEST)));
-        }
-        variants.push((format!("{upper}_VECTORS >= {wide}"), ROWS, Some(wide)));
-        if wide > VECTOR_NARROW {
-            variants.push((format!("{upper}_VECTORS == {VECTOR_NARROW}"), ROWS, Some(VECTOR_NARROW)));
-        }
-    }
-    variants.push((String::new(), ROWS, None));
     if let Some(w) = &d.win {
         tap_helper(body, w, &n.f("_tap"));
     }
@@ -131,6 +117,43 @@ pub(super) fn emit(
     } else {
         body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
     }
+    loops(body, &block, (&upper, vectors), (&act, act_y.as_deref()));
+    if win.is_some() {
+        body.close("");
+    }
+    body.close("");
+    helpers.vectors |= vectors;
+    body.line("");
+    helpers.f16 |= store == Store::F16;
+    helpers.bf16 |= store == Store::Bf16;
+}
+
+/// The loops of a dense layer's function over its rows (`rows` of them, from `x` or the
+/// windows to `y`): one variant per vector width the target may have when `vectors`, each
+/// in blocks of rows, then the rows left; `act` and `act_y` the activation of a row's
+/// lanes (see [`emit`]).
+fn loops(
+    body: &mut Code,
+    block: &Block<'_>,
+    (upper, vectors): (&str, bool),
+    (act, act_y): (&[String], Option<&[String]>),
+) {
+    let (k, outs, tile) = (block.k, block.outs, block.tile);
+    let win = block.windows.map(|(w, _)| w);
+    // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
+    // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
+    let mut variants: Vec<(String, usize, Option<usize>)> = Vec::new();
+    if vectors {
+        let wide = tile.min(VECTOR_MAX);
+        if tile >= VECTOR_WIDEST {
+            variants.push((format!("{upper}_VECTORS >= {VECTOR_WIDEST}"), ROWS_WIDEST, Some(VECTOR_WIDEST)));
+        }
+        variants.push((format!("{upper}_VECTORS >= {wide}"), ROWS, Some(wide)));
+        if wide > VECTOR_NARROW {
+            variants.push((format!("{upper}_VECTORS == {VECTOR_NARROW}"), ROWS, Some(VECTOR_NARROW)));
+        }
+    }
+    variants.push((String::new(), ROWS, None));
     let last = variants.len() - 1;
     for (v, (cond, rows, width)) in variants.iter().enumerate() {
         match v {
@@ -186,7 +209,7 @@ pub(super) fn emit(
             }
             body.line(format!("float *restrict yr = y + r * {outs};"));
             match width {
-                Some(width) => block.emit_vectors(body, n, act_y.as_deref().map(|a| &a[..n]), *width, group),
+                Some(width) => block.emit_vectors(body, n, act_y.map(|a| &a[..n]), *width, group),
                 None => block.emit(body, &act[..n]),
             }
             body.close("");
@@ -198,14 +221,40 @@ pub(super) fn emit(
     if last > 0 {
         body.line("#endif");
     }
-    if win.is_some() {
-        body.close("");
+}
+
+/// A function `name(const float *restrict wt, const float *x, float *y, size_t rows)`: the
+/// product of `rows` rows of `k` values by the weights at `wt` (f32, packed in tiles of
+/// `tile` outputs as a dense layer's, `outs` a whole number of tiles), the bias the table
+/// `zeros` (of `outs` zeros), no activation.
+pub(super) fn product(body: &mut Code, name: &str, (k, outs, tile): (usize, usize, usize), zeros: &str, prefix: &str) {
+    let upper = prefix.to_ascii_uppercase();
+    let rolled = super::kern::rolled(&upper, tile);
+    let lane = format!("p[k * {tile} + l]");
+    let block = Block {
+        k,
+        outs,
+        tile,
+        used: outs.div_ceil(tile),
+        ty: "float",
+        w: "wt",
+        b: zeros,
+        row: tile,
+        lane: &lane,
+        rolled: &rolled,
+        prefix,
+        windows: None,
+    };
+    let vectors = tile >= VECTOR_MIN;
+    if vectors {
+        body.line(format!("{upper}_CONTRACT"));
     }
+    body.open(format!("static void {name}(const float *restrict wt, const float *x, float *y, size_t rows)"));
+    // No activation: each lane's sum as it is.
+    let act: Vec<String> = (0..ROWS).map(|i| format!("a{i}[l]")).collect();
+    loops(body, &block, (&upper, vectors), (&act, None));
     body.close("");
-    helpers.vectors |= vectors;
     body.line("");
-    helpers.f16 |= store == Store::F16;
-    helpers.bf16 |= store == Store::Bf16;
 }
 
 /// What the loops over a block of rows of a dense layer read.
@@ -425,7 +474,7 @@ fn at(offset: usize, rest: &str) -> String {
 }
 
 /// An initialised array `decl[len] = { … };` under a comment.
-fn table(c: &mut Code, decl: &str, texts: &[String], doc: &str) {
+pub(super) fn table(c: &mut Code, decl: &str, texts: &[String], doc: &str) {
     c.comment(doc);
     c.open(format!("{decl}[{}] =", texts.len()));
     for line in texts.chunks(8) {
@@ -437,7 +486,7 @@ fn table(c: &mut Code, decl: &str, texts: &[String], doc: &str) {
 
 /// The function giving the run of channels a tap of a window reads: the input's values at
 /// `(ih, iw)`, or a run of zeros in the padding.
-fn tap_helper(c: &mut Code, w: &crate::vocab::Windows, name: &str) {
+pub(super) fn tap_helper(c: &mut Code, w: &crate::vocab::Windows, name: &str) {
     let (ih, iw, ch) = (w.input[0], w.input[1], w.channels);
     c.line(format!("static const float {name}_zeros[{ch}] = {{0.0f}};"));
     c.line(format!("static const float *{name}(const float *x, ptrdiff_t ih, ptrdiff_t iw)"));

@@ -18,6 +18,7 @@ mod rnn;
 mod seq;
 mod steps;
 mod text;
+mod winograd;
 
 use crate::diag::{Diag, Diagnostics};
 use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
@@ -119,8 +120,16 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         let owner = format!("dense layer {}", quoted(&d.name));
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
             .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
-        dense::emit(d, &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
-        denses.push(n.f("_run"));
+        match d.win.as_ref().filter(|_| crate::emit::winograd::applies(d, store)) {
+            Some(w) => {
+                winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers);
+                denses.push((n.f("_run"), Some(crate::emit::winograd::work(d))));
+            }
+            None => {
+                dense::emit(d, &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
+                denses.push((n.f("_run"), None));
+            }
+        }
     }
     let upper = e.names.upper();
     // Slots and constants take names as cells do, so none collides with a cell's.

@@ -28,7 +28,8 @@ pub(super) struct ModelEmitter<'a> {
     /// Names of the constant arrays.
     pub(super) consts: Vec<String>,
     /// The functions of the dense layers.
-    pub(super) denses: Vec<String>,
+    /// Each dense layer's function, and the work area it takes (F(2×2, 3×3)), if any.
+    pub(super) denses: Vec<(String, Option<usize>)>,
     /// Member names of the variables of a stateful model.
     pub(super) states: Vec<String>,
 }
@@ -56,6 +57,11 @@ impl ModelEmitter<'_> {
         for (name, st) in self.states.iter().zip(&self.m.states) {
             out.push(("float".into(), format!("{name}[{}]", st.len)));
         }
+        if let Some(len) = self.work() {
+            // The work area of the layers run by F(2×2, 3×3), one for all; a name no cell,
+            // slot or variable can take (theirs are words).
+            out.push(("float".into(), format!("work_[{len}]")));
+        }
         if !self.m.states.is_empty() {
             // A member name no cell, slot or variable can take (theirs are words).
             out.push(("int".into(), "started_".into()));
@@ -64,6 +70,11 @@ impl ModelEmitter<'_> {
             out.push(("int".into(), "weights_set_".into()));
         }
         out
+    }
+
+    /// The work area the dense layers take, in values: the largest one's.
+    fn work(&self) -> Option<usize> {
+        self.denses.iter().filter_map(|d| d.1).max()
     }
 
     fn tensor(&self, name: &str, shape: &[Dim]) -> String {
@@ -159,7 +170,7 @@ impl ModelEmitter<'_> {
         hd.line("");
         let members = self.members();
         let weights = self.cells.iter().any(|c| !c.runtime_args.is_empty());
-        let scratch = !self.m.slots.is_empty() || !self.m.states.is_empty();
+        let scratch = !self.m.slots.is_empty() || !self.m.states.is_empty() || self.work().is_some();
         let keeps = match (weights, scratch) {
             (false, false) => "nothing (the weights are embedded)",
             (true, false) => "the weights given at run time, packed",
@@ -303,13 +314,9 @@ impl ModelEmitter<'_> {
                     Step::Map(s) => self.map_step(c, s, helpers),
                     Step::MatMul(s) => self.matmul_step(c, s),
                     Step::Dense(s) => {
-                        c.line(format!(
-                            "{}({}, {}, {});",
-                            self.denses[s.dense],
-                            self.ptr(&s.x),
-                            self.ptr(&s.dst),
-                            s.rows
-                        ));
+                        let (f, work) = &self.denses[s.dense];
+                        let work = if work.is_some() { ", model->work_" } else { "" };
+                        c.line(format!("{f}({}, {}, {}{work});", self.ptr(&s.x), self.ptr(&s.dst), s.rows));
                     }
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Reduce(s) => self.reduce_step(c, s),

@@ -1,0 +1,150 @@
+//! Dense layers over a 3×3 convolution's windows run by F(2×2, 3×3) in C (see
+//! [`crate::emit::winograd`]): the inputs of a block of tiles transformed into the model's
+//! work area, the 16 products through one function over rows (the dense layers' loops,
+//! the weights a parameter), and the products transformed back to outputs, with the bias
+//! and the activation. The arithmetic is the Rust kernel's, in the same order.
+use super::dense::{product, table, tap_helper};
+use super::helpers::Helpers;
+use super::names::CellNames;
+use super::text::{Code, float};
+use crate::emit::dense::{Tiling, describe, packed_bias, packed_slope};
+use crate::emit::plan::Store;
+use crate::emit::winograd::{TILES, packed};
+use crate::ir::steps::MapFn;
+use crate::ir::{Dense, DenseAct};
+use crate::vocab::{Binary, Windows};
+
+/// Emits the tables and the function `names.f("_run")` of dense layer `d`, which
+/// [`crate::emit::winograd::applies`] to, over windows `w`: `(xs, ys, all_rows, work)`.
+pub(super) fn emit(
+    (d, w): (&Dense, &Windows),
+    n: &CellNames,
+    prefix: &str,
+    tables: &mut Code,
+    body: &mut Code,
+    helpers: &mut Helpers,
+) {
+    let t = Tiling::of(d.n);
+    let upper = prefix.to_ascii_uppercase();
+    let (wt, b, z, slope) = (n.m("_W"), n.m("_B"), n.m("_Z"), n.m("_S"));
+    let (c, np, outs, tile) = (w.channels, t.tiles * t.tile, d.n, t.tile);
+    let texts: Vec<String> = packed(d).into_iter().map(float).collect();
+    let decl = |name: &str| format!("{upper}_ALIGNED static const float {name}");
+    table(tables, &decl(&wt), &texts, "Its weights, transformed for F(2×2, 3×3): 16 layers packed in tiles.");
+    let bias: Vec<String> = packed_bias(d, t).into_iter().map(float).collect();
+    table(tables, &decl(&b), &bias, "Its bias, in the same tiles.");
+    table(tables, &decl(&z), &vec![float(0.0); np], "Zeros: the bias of its 16 products.");
+    if let Some(s) = packed_slope(d, t) {
+        let texts: Vec<String> = s.into_iter().map(float).collect();
+        table(tables, &decl(&slope), &texts, "Its PReLU's slopes, in the same tiles.");
+    }
+    // The activation of output `t · tile + l` at `v`.
+    let act = |v: String, helpers: &mut Helpers| match &d.act {
+        Some(DenseAct::Unary(a)) => super::steps::map_expr(prefix, MapFn::Unary(*a), &[v], helpers),
+        Some(DenseAct::PRelu(_)) => {
+            let s = format!("{slope}[t * {tile} + l]");
+            super::steps::map_expr(prefix, MapFn::Binary(Binary::PRelu), &[v, s], helpers)
+        }
+        None => v,
+    };
+    helpers.fma();
+    helpers.vectors |= tile >= 4;
+    let tap = n.f("_tap");
+    tap_helper(body, w, &tap);
+    let prod = n.f("_prod");
+    product(body, &prod, (c, np, tile), &z, prefix);
+    body.comment(&format!(
+        "{} Run by F(2×2, 3×3): the inputs of {TILES} tiles of 2×2 outputs at a time transformed into `work`, 16 products, the outputs transformed back.",
+        describe(d, t, Store::F32)
+    ));
+    let [oh, ow] = w.output;
+    let [dh, dw] = w.dilations;
+    let tw = dw * ow.div_ceil(2 * dw);
+    let count = dh * oh.div_ceil(2 * dh) * tw;
+    let layer = t.tiles * c * tile;
+    body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows, float *work)", n.f("_run")));
+    body.line("float *const v = work;");
+    body.line(format!("float *const m = work + {};", 16 * TILES * c));
+    body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
+    body.line(format!("const float *const x = xs + e * {};", w.input_len()));
+    body.line(format!("float *const y = ys + e * {};", w.positions() * outs));
+    body.open(format!("for (size_t t0 = 0; t0 < {count}; t0 += {TILES})"));
+    body.line(format!("const size_t tb = {count} - t0 < {TILES} ? {count} - t0 : {TILES};"));
+    // Tile `(ti, tj)`'s first output along each axis: its two outputs are a dilation apart.
+    let first = |body: &mut Code| {
+        body.line(format!("const size_t ti = (t0 + i) / {tw}, tj = (t0 + i) % {tw};"));
+        body.line(format!(
+            "const size_t oh0 = ti / {dh} * {} + ti % {dh}, ow0 = tj / {dw} * {} + tj % {dw};",
+            2 * dh,
+            2 * dw
+        ));
+    };
+    // The inputs, transformed: component ξ of tile i at `v + (ξ·tb + i)·C`.
+    body.open("for (size_t i = 0; i < tb; ++i)");
+    first(body);
+    body.line(format!("const ptrdiff_t bh = (ptrdiff_t)oh0 - {}, bw = (ptrdiff_t)ow0 - {};", w.pads[0], w.pads[1]));
+    body.line("const float *q[16];");
+    body.line(format!(
+        "for (size_t k = 0; k < 16; ++k) q[k] = {tap}(x, bh + (ptrdiff_t)(k / 4 * {dh}), bw + (ptrdiff_t)(k % 4 * {dw}));"
+    ));
+    body.line(format!("float *restrict vi = v + i * {c};"));
+    body.line(format!("const size_t st = tb * {c};"));
+    body.open(format!("for (size_t ch = 0; ch < {c}; ++ch)"));
+    body.line("float u[16];");
+    body.open("for (size_t s = 0; s < 4; ++s)");
+    body.line("u[s] = q[s][ch] - q[8 + s][ch];");
+    body.line("u[4 + s] = q[4 + s][ch] + q[8 + s][ch];");
+    body.line("u[8 + s] = q[8 + s][ch] - q[4 + s][ch];");
+    body.line("u[12 + s] = q[4 + s][ch] - q[12 + s][ch];");
+    body.close("");
+    body.open("for (size_t r = 0; r < 4; ++r)");
+    body.line("vi[4 * r * st + ch] = u[4 * r] - u[4 * r + 2];");
+    body.line("vi[(4 * r + 1) * st + ch] = u[4 * r + 1] + u[4 * r + 2];");
+    body.line("vi[(4 * r + 2) * st + ch] = u[4 * r + 2] - u[4 * r + 1];");
+    body.line("vi[(4 * r + 3) * st + ch] = u[4 * r + 1] - u[4 * r + 3];");
+    body.close("");
+    body.close("");
+    body.close("");
+    // The 16 products: component ξ of tile i's outputs at `m + (ξ·tb + i)·NP`.
+    body.line(format!(
+        "for (size_t k = 0; k < 16; ++k) {prod}({wt} + k * {layer}, v + k * tb * {c}, m + k * tb * {np}, tb);"
+    ));
+    // Back to outputs: Aᵀ·m·A + bias, then the activation, for the outputs inside.
+    body.open("for (size_t i = 0; i < tb; ++i)");
+    first(body);
+    body.line(format!("const float *restrict mi = m + i * {np};"));
+    body.line(format!("const size_t st = tb * {np};"));
+    body.line(format!("float o[4][{np}];"));
+    body.open(format!("for (size_t j = 0; j < {np}; ++j)"));
+    body.line("float u0[4], u1[4];");
+    body.open("for (size_t s = 0; s < 4; ++s)");
+    body.line("u0[s] = mi[s * st + j] + mi[(4 + s) * st + j] + mi[(8 + s) * st + j];");
+    body.line("u1[s] = mi[(4 + s) * st + j] - mi[(8 + s) * st + j] - mi[(12 + s) * st + j];");
+    body.close("");
+    body.line(format!("const float bj = {b}[j];"));
+    body.line("o[0][j] = u0[0] + u0[1] + u0[2] + bj;");
+    body.line("o[1][j] = u0[1] - u0[2] - u0[3] + bj;");
+    body.line("o[2][j] = u1[0] + u1[1] + u1[2] + bj;");
+    body.line("o[3][j] = u1[1] - u1[2] - u1[3] + bj;");
+    body.close("");
+    body.open("for (size_t k = 0; k < 4; ++k)");
+    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
+    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    body.line(format!("float *restrict yr = y + (r * {ow} + col) * {outs};"));
+    let used = outs.div_ceil(tile);
+    body.open(format!("for (size_t t = 0; t < {used}; ++t)"));
+    body.open(format!("for (size_t l = 0; l < {tile}; ++l)"));
+    if !outs.is_multiple_of(tile) {
+        body.line(format!("if (t * {tile} + l >= {outs}) break;"));
+    }
+    let out = act(format!("o[k][t * {tile} + l]"), helpers);
+    body.line(format!("yr[t * {tile} + l] = {out};"));
+    body.close("");
+    body.close("");
+    body.close("");
+    body.close("");
+    body.close("");
+    body.close("");
+    body.close("");
+    body.line("");
+}
