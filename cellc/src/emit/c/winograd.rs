@@ -79,53 +79,70 @@ pub(super) fn emit(
             2 * dw
         ));
     };
-    // The inputs, transformed: component ξ of tile i at `v + (ξ·tb + i)·C`.
+    // The inputs, transformed: component ξ of tile i at `v + (ξ·TILES + i)·C`.
     body.open("for (size_t i = 0; i < tb; ++i)");
     first(body);
     body.line(format!("const ptrdiff_t bh = (ptrdiff_t)oh0 - {}, bw = (ptrdiff_t)ow0 - {};", w.pads[0], w.pads[1]));
-    body.line("const float *q[16];");
+    // The 4×4 runs copied out (whole vectors), then transformed lane by lane: straight-line
+    // code over arrays of the function's own, which the compiler vectorises along the
+    // channels (through the 16 pointers it did not: it could not rule out that `vi`'s
+    // stores reach the input).
+    body.line(format!("float d[16][{c}];"));
     body.line(format!(
-        "for (size_t k = 0; k < 16; ++k) q[k] = {tap}(x, bh + (ptrdiff_t)(k / 4 * {dh}), bw + (ptrdiff_t)(k % 4 * {dw}));"
+        "for (size_t k = 0; k < 16; ++k) __builtin_memcpy(d[k], {tap}(x, bh + (ptrdiff_t)(k / 4 * {dh}), bw + (ptrdiff_t)(k % 4 * {dw})), sizeof d[k]);"
     ));
     body.line(format!("float *restrict vi = v + i * {c};"));
-    body.line(format!("const size_t st = tb * {c};"));
+    body.line(format!("const size_t st = {};", TILES * c));
     body.open(format!("for (size_t ch = 0; ch < {c}; ++ch)"));
-    body.line("float u[16];");
-    body.open("for (size_t s = 0; s < 4; ++s)");
-    body.line("u[s] = q[s][ch] - q[8 + s][ch];");
-    body.line("u[4 + s] = q[4 + s][ch] + q[8 + s][ch];");
-    body.line("u[8 + s] = q[8 + s][ch] - q[4 + s][ch];");
-    body.line("u[12 + s] = q[4 + s][ch] - q[12 + s][ch];");
+    // t = Bᵀ·d over rows (column s), then v = t·B over columns (row r).
+    for s in 0..4 {
+        body.line(format!(
+            "const float t{s} = d[{s}][ch] - d[{}][ch], t{} = d[{}][ch] + d[{}][ch], t{} = d[{}][ch] - d[{}][ch], t{} = d[{}][ch] - d[{}][ch];",
+            8 + s,
+            4 + s,
+            4 + s,
+            8 + s,
+            8 + s,
+            8 + s,
+            4 + s,
+            12 + s,
+            4 + s,
+            12 + s
+        ));
+    }
+    for r in 0..4 {
+        let t = |k: usize| format!("t{}", 4 * r + k);
+        let row = 4 * r;
+        body.line(format!("vi[{row} * st + ch] = {} - {};", t(0), t(2)));
+        body.line(format!("vi[{} * st + ch] = {} + {};", row + 1, t(1), t(2)));
+        body.line(format!("vi[{} * st + ch] = {} - {};", row + 2, t(2), t(1)));
+        body.line(format!("vi[{} * st + ch] = {} - {};", row + 3, t(1), t(3)));
+    }
     body.close("");
-    body.open("for (size_t r = 0; r < 4; ++r)");
-    body.line("vi[4 * r * st + ch] = u[4 * r] - u[4 * r + 2];");
-    body.line("vi[(4 * r + 1) * st + ch] = u[4 * r + 1] + u[4 * r + 2];");
-    body.line("vi[(4 * r + 2) * st + ch] = u[4 * r + 2] - u[4 * r + 1];");
-    body.line("vi[(4 * r + 3) * st + ch] = u[4 * r + 1] - u[4 * r + 3];");
     body.close("");
-    body.close("");
-    body.close("");
-    // The 16 products: component ξ of tile i's outputs at `m + (ξ·tb + i)·NP`.
+    // The 16 products: component ξ of tile i's outputs at `m + (ξ·TILES + i)·NP`.
     body.line(format!(
-        "for (size_t k = 0; k < 16; ++k) {prod}({wt} + k * {layer}, v + k * tb * {c}, m + k * tb * {np}, tb);"
+        "for (size_t k = 0; k < 16; ++k) {prod}({wt} + k * {layer}, v + k * {}, m + k * {}, tb);",
+        TILES * c,
+        TILES * np
     ));
     // Back to outputs: Aᵀ·m·A + bias, then the activation, for the outputs inside.
     body.open("for (size_t i = 0; i < tb; ++i)");
     first(body);
     body.line(format!("const float *restrict mi = m + i * {np};"));
-    body.line(format!("const size_t st = tb * {np};"));
+    body.line(format!("const size_t st = {};", TILES * np));
     body.line(format!("float o[4][{np}];"));
     body.open(format!("for (size_t j = 0; j < {np}; ++j)"));
-    body.line("float u0[4], u1[4];");
-    body.open("for (size_t s = 0; s < 4; ++s)");
-    body.line("u0[s] = mi[s * st + j] + mi[(4 + s) * st + j] + mi[(8 + s) * st + j];");
-    body.line("u1[s] = mi[(4 + s) * st + j] - mi[(8 + s) * st + j] - mi[(12 + s) * st + j];");
-    body.close("");
+    let m = |k: usize| if k == 0 { "mi[j]".to_owned() } else { format!("mi[{k} * st + j]") };
+    for s in 0..4 {
+        body.line(format!("const float a{s} = {} + {} + {};", m(s), m(4 + s), m(8 + s)));
+        body.line(format!("const float c{s} = {} - {} - {};", m(4 + s), m(8 + s), m(12 + s)));
+    }
     body.line(format!("const float bj = {b}[j];"));
-    body.line("o[0][j] = u0[0] + u0[1] + u0[2] + bj;");
-    body.line("o[1][j] = u0[1] - u0[2] - u0[3] + bj;");
-    body.line("o[2][j] = u1[0] + u1[1] + u1[2] + bj;");
-    body.line("o[3][j] = u1[1] - u1[2] - u1[3] + bj;");
+    body.line("o[0][j] = a0 + a1 + a2 + bj;");
+    body.line("o[1][j] = a1 - a2 - a3 + bj;");
+    body.line("o[2][j] = c0 + c1 + c2 + bj;");
+    body.line("o[3][j] = c1 - c2 - c3 + bj;");
     body.close("");
     body.open("for (size_t k = 0; k < 4; ++k)");
     body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
