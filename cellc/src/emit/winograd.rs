@@ -7,8 +7,8 @@
 //! multiply–adds, for transforms of additions only. The results differ from the direct
 //! sum's by rounding alone.
 use crate::emit::dense::Tiling;
-use crate::emit::plan::Store;
 use crate::ir::Dense;
+use crate::options::WeightType;
 
 /// Tiles (2×2 blocks of outputs) transformed and multiplied together: the rows of each of
 /// the 16 products. Measured on 3×3 layers of 32 and 64 channels (AMD EPYC Zen 4, AVX-512):
@@ -31,18 +31,20 @@ const MAX_OUTPUTS: usize = 1024;
 /// `G`, which transforms a kernel's rows and columns.
 const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
 
-/// Whether dense layer `d`, its weights stored as `store`, runs by F(2×2, 3×3): the windows
-/// of a 3×3 convolution of stride 1 (any dilation) with at least two outputs along each
-/// axis, enough channels and outputs, f32 weights (the transformed weights are not 16-bit
-/// values: a layer stored narrow for its size keeps the direct sum).
-pub(crate) fn applies(d: &Dense, store: Store) -> bool {
+/// Whether dense layer `d` runs by F(2×2, 3×3) when `weights` is what `--weight-type` says:
+/// the windows of a 3×3 convolution of stride 1 (any dilation) with at least two outputs
+/// along each axis, enough channels and outputs. Its transformed weights are f32 (they are
+/// not 16-bit values even where the layer's are): with `auto`, which would store exact
+/// 16-bit weights narrow for their size (an IR compressed to f16), the speed is taken; a
+/// 16-bit type asked for by name keeps the direct sum, its weights as asked.
+pub(crate) fn applies(d: &Dense, weights: WeightType) -> bool {
     let Some(w) = &d.win else { return false };
     let t = Tiling::of(d.n);
     w.kernel == [3, 3]
         && w.strides == [1, 1]
         && w.output[0] >= 2
         && w.output[1] >= 2
-        && store == Store::F32
+        && matches!(weights, WeightType::Auto | WeightType::F32)
         && w.channels >= MIN_CHANNELS
         && d.n >= MIN_OUTPUTS
         && d.k == 9 * w.channels
@@ -110,14 +112,16 @@ mod tests {
 
     #[test]
     fn only_wide_three_by_three_layers_of_stride_one_in_f32_apply() {
-        assert!(applies(&layer(32, 64, [3, 3], [1, 1]), Store::F32));
-        assert!(!applies(&layer(32, 64, [3, 3], [1, 1]), Store::F16));
-        assert!(!applies(&layer(3, 64, [3, 3], [1, 1]), Store::F32));
-        assert!(!applies(&layer(32, 8, [3, 3], [1, 1]), Store::F32));
-        assert!(!applies(&layer(32, 64, [3, 3], [2, 1]), Store::F32));
-        assert!(applies(&dilated(32, 64, [3, 3], [1, 1], [2, 1]), Store::F32));
-        assert!(!applies(&layer(32, 64, [5, 5], [1, 1]), Store::F32));
-        assert!(!applies(&Dense { win: None, ..layer(32, 64, [3, 3], [1, 1]) }, Store::F32));
+        assert!(applies(&layer(32, 64, [3, 3], [1, 1]), WeightType::F32));
+        assert!(applies(&layer(32, 64, [3, 3], [1, 1]), WeightType::Auto));
+        assert!(!applies(&layer(32, 64, [3, 3], [1, 1]), WeightType::F16));
+        assert!(!applies(&layer(32, 64, [3, 3], [1, 1]), WeightType::Bf16));
+        assert!(!applies(&layer(3, 64, [3, 3], [1, 1]), WeightType::F32));
+        assert!(!applies(&layer(32, 8, [3, 3], [1, 1]), WeightType::F32));
+        assert!(!applies(&layer(32, 64, [3, 3], [2, 1]), WeightType::F32));
+        assert!(applies(&dilated(32, 64, [3, 3], [1, 1], [2, 1]), WeightType::F32));
+        assert!(!applies(&layer(32, 64, [5, 5], [1, 1]), WeightType::F32));
+        assert!(!applies(&Dense { win: None, ..layer(32, 64, [3, 3], [1, 1]) }, WeightType::F32));
     }
 
     #[test]

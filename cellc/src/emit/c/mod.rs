@@ -120,7 +120,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         let owner = format!("dense layer {}", quoted(&d.name));
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
             .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
-        match d.win.as_ref().filter(|_| crate::emit::winograd::applies(d, store)) {
+        match d.win.as_ref().filter(|_| crate::emit::winograd::applies(d, opts.weight_type)) {
             Some(w) => {
                 winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers);
                 denses.push((n.f("_run"), Some(crate::emit::winograd::work(d))));

@@ -101,7 +101,9 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
             .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
-        let winograd = crate::emit::winograd::applies(d, store);
+        let winograd = crate::emit::winograd::applies(d, opts.weight_type);
+        // Transformed weights are f32 (see `emit::winograd::applies`).
+        let store = if winograd { crate::emit::plan::Store::F32 } else { store };
         let plan = (store, crate::emit::dense::wide(m, i), winograd);
         tokens.extend(dense::item(d, &ty, plan, opts.simd, &mut tables));
         denses.push((ty, winograd.then(|| crate::emit::winograd::work(d))));
