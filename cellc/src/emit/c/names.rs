@@ -14,6 +14,7 @@ const CELL_FUNCTIONS: &[&str] = &[
     "_set_weights",
     "_run",
     "_tap",
+    "_prod",
     "_run_batch",
     "_project",
     "_project_rows",
@@ -35,6 +36,7 @@ const CELL_MACROS: &[&str] = &[
     "_RN",
     "_BH",
     "_S",
+    "_Z",
 ];
 
 /// What follows the prefix in the model's own identifiers (functions, types, tables and
