@@ -175,7 +175,7 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
     let positions = win.positions();
     let Some(entry) = win.entry(C) else { return };
     let entries = x.len().checked_div(entry).unwrap_or(0);
-    let per_tile = 16 * (C + np);
+    let Some(per_tile) = C.checked_add(np).and_then(|v| v.checked_mul(16)) else { return };
     let most = work.len().saturating_sub(np) / per_tile.max(1);
     let fits = win.kernel == [3, 3]
         && win.strides == [1, 1]
@@ -184,7 +184,7 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
         && win.holds::<C>()
         && W != 0
         && np >= n
-        && panels.len() == 16 * tiles
+        && tiles.checked_mul(16) == Some(panels.len())
         && entries * entry == x.len()
         && entries.checked_mul(positions).and_then(|r| r.checked_mul(n)) == Some(y.len())
         && most > 0;
