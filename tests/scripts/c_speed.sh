@@ -3,11 +3,9 @@
 # ways and timed side by side in interleaved rounds: `-O2` without `-march` (what a user
 # types; on x86-64 the SSE2 baseline), the same with `-DCELLC_PORTABLE` (plain loops), and
 # `-O3 -march=native`. Fails when `-O2` is slower than the plain loops at the same flags
-# (by more than 15 %, the noise of a shared machine) or more than 8× its own
-# `-O3 -march=native` time; says so when it is past 5×, the target (issue 46), not yet met
-# since the native build runs its 3×3 convolutions by F(2×2, 3×3) (the first convolution,
-# 3 input channels, direct at both flags, is 40 % of the `-O2` call). Prints the medians
-# and ratios.
+# (by more than 15 %, the noise of a shared machine) or more than 5× its own
+# `-O3 -march=native` time (issue 46's target; on x86-64 `-O2` is SSE2: a quarter of
+# AVX-512's lanes and no fused multiply–add). Prints the medians and ratios.
 #
 # Usage: tests/scripts/c_speed.sh [CELLC]   (default: target/release/cellc, built if missing)
 set -euo pipefail
@@ -39,9 +37,7 @@ med = {k: statistics.median(v) for k, v in times.items()}
 for k, v in med.items():
     print(f"  {k:10} {v / 1e6:8.2f} ms a call (median of {len(times[k])} rounds)")
 loops, native = med["O2"] / med["O2_loops"], med["O2"] / med["O3_native"]
-print(f"  -O2 / plain loops at -O2: {loops:.2f} (at most 1.15); -O2 / -O3 -march=native: {native:.2f} (at most 8; the target 5)")
-if native > 5:
-    print("  the target of -O2 within 5x of -O3 -march=native is not met")
-if loops > 1.15 or native > 8:
+print(f"  -O2 / plain loops at -O2: {loops:.2f} (at most 1.15); -O2 / -O3 -march=native: {native:.2f} (at most 5)")
+if loops > 1.15 or native > 5:
     sys.exit("the C at -O2 is slower than it should be")
 EOF
