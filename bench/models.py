@@ -87,24 +87,8 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
     xml = case_dir / "f32" / "model.xml"
     if not xml.is_file():
         xml = case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
-    pins = [a for p in case.get("pin", []) for a in ("--input", p)]
-    for flag, key in (("--inputs", "cut_inputs"), ("--outputs", "cut_outputs")):
-        if case.get(key):
-            pins += [flag, ",".join(case[key])]
-    crate = work / "rust"
-    (crate / "src").mkdir(parents=True, exist_ok=True)
-    subprocess.run([cellc, str(xml), *pins, "--name", "Net", "-o", str(crate / "src" / "net.rs")], check=True)
-    (crate / "src" / "main.rs").write_text(rust_main)
-    runtime = ROOT / "runtime"
-    (crate / "Cargo.toml").write_text(
-        f'[package]\nname = "bench-model"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
-        f'[dependencies]\ncellc-runtime = {{ path = "{runtime}" }}\n{deps}\n[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
-    )
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / target))
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")], check=True, env=env)
-    rust = ROOT / "target" / target / "release" / "bench-model"
-    rust_copy = work / "rust-bin"
-    shutil.copy(rust, rust_copy)
+    pins = case_pins(case)
+    rust_copy = rust_program(xml, pins, work, cellc, rust_main, deps, target)
     c_dir = work / "c"
     c_dir.mkdir(exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)
@@ -121,6 +105,42 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
         ins.append(str(path))
     outs = ",".join(str(int(np.prod(o["shape"]))) for o in case["outputs"])
     return case, [str(rust_copy), str(CALLS), outs, *ins], [str(c_bin), str(CALLS), outs, *ins]
+
+
+def case_pins(case):
+    """The command-line pins and cuts of a case."""
+    pins = [a for p in case.get("pin", []) for a in ("--input", p)]
+    for flag, key in (("--inputs", "cut_inputs"), ("--outputs", "cut_outputs")):
+        if case.get(key):
+            pins += [flag, ",".join(case[key])]
+    return pins
+
+
+def rust_program(xml, pins, work, cellc, rust_main=RUST_MAIN, deps="", target="bench-models", threads=None):
+    """Builds the Rust timing program of the IR `xml` in `work` (`--threads N` and the
+    runtime's `std` feature when `threads`); returns its path, or None when `threads` changes
+    nothing in the generated source (no cell large enough to split)."""
+    crate = work / ("rust" if threads is None else f"rust-{threads}")
+    (crate / "src").mkdir(parents=True, exist_ok=True)
+    flags = [] if threads is None else ["--threads", str(threads)]
+    subprocess.run([cellc, str(xml), *pins, *flags, "--name", "Net", "-o", str(crate / "src" / "net.rs")], check=True)
+    one = work / "rust" / "src" / "net.rs"
+    if threads is not None and one.is_file() and one.read_text() == (crate / "src" / "net.rs").read_text():
+        return None
+    (crate / "src" / "main.rs").write_text(rust_main)
+    runtime = ROOT / "runtime"
+    features = "" if threads is None else ', features = ["std"]'
+    (crate / "Cargo.toml").write_text(
+        f'[package]\nname = "bench-model"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
+        f'[dependencies]\ncellc-runtime = {{ path = "{runtime}"{features} }}\n{deps}\n'
+        '[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
+    )
+    target = target if threads is None else f"{target}-threads"
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / target))
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")], check=True, env=env)
+    copy = work / ("rust-bin" if threads is None else f"rust-{threads}-bin")
+    shutil.copy(ROOT / "target" / target / "release" / "bench-model", copy)
+    return copy
 
 
 def c_program(work, name, flags):
@@ -241,17 +261,19 @@ def python_floor():
 
 def render(results):
     """The whole-model section of docs/PERFORMANCE.md."""
-    cols = [("cellc Rust", "cellc Rust"), ("cellc C", "cellc C `-O3 -march=native`"), ("cellc C -O2", "cellc C `-O2`"),
+    cols = [("cellc Rust", "cellc Rust"), ("cellc Rust, 2 threads", "cellc Rust, `--threads 2`"),
+            ("cellc C", "cellc C `-O3 -march=native`"), ("cellc C -O2", "cellc C `-O2`"),
             ("onnxruntime C", "onnxruntime (C API)"), ("OpenVINO C++", "OpenVINO (C++ API)"),
             ("onnxruntime", "onnxruntime (Python)"), ("openvino", "OpenVINO (Python)")]
-    rows = ["| model | " + " | ".join(h for _, h in cols) + " | Rust / faster peer | C native / faster peer |",
-            "|---|" + "---:|" * (len(cols) + 2)]
+    ratios = [("cellc Rust", "Rust / faster peer"), ("cellc Rust, 2 threads", "Rust 2 threads / faster peer"),
+              ("cellc C", "C native / faster peer")]
+    rows = ["| model | " + " | ".join(h for _, h in cols + ratios) + " |", "|---|" + "---:|" * (len(cols) + len(ratios))]
     for name, s in results["models"].items():
         us = lambda k: f"{s[k]['median_ns'] / 1000:,.1f}" if k in s else "—"
         natives = [k for k in ("onnxruntime C", "OpenVINO C++") if k in s]
         peer = min(s[k]["median_ns"] for k in natives)
-        rows.append(f"| `{name}` | " + " | ".join(us(k) for k, _ in cols) +
-                    f" | {s['cellc Rust']['median_ns'] / peer:.2f} | {s['cellc C']['median_ns'] / peer:.2f} |")
+        ratio = lambda k: f"{s[k]['median_ns'] / peer:.2f}" if k in s else "—"
+        rows.append(f"| `{name}` | " + " | ".join([us(k) for k, _ in cols] + [ratio(k) for k, _ in ratios]) + " |")
     native, floor = results["native_call_floor_ns"], results["python_call_floor_ns"]
     v = results["versions"]
     return "\n".join([
@@ -260,7 +282,9 @@ def render(results):
         "fewer for the slow programs), then the median of the rounds; f32, one thread, batch 1, the inputs of each "
         f"case; onnxruntime {v['onnxruntime']} and OpenVINO {v['openvino'].split('-')[0]}, the pinned wheels). "
         "Times in µs. The peers' columns call them as a C or C++ program does (`bench/peers/`: inputs and "
-        "outputs bound once, every output checked against the case's); the ratios are to the faster of those two.",
+        "outputs bound once, every output checked against the case's); the ratios are to the faster of those two. "
+        "`--threads 2` splits the steps of the cells large enough to gain from it over two cores (the peers run on "
+        "one); where no cell is, the column is empty.",
         "",
         *rows,
         "",
@@ -333,6 +357,10 @@ def main():
             timed = {"cellc Rust": with_calls(rust, 1), "cellc C": with_calls(c, 1)}
             fns, checks = {}, {}
             if d in dirs:
+                xml = d / "f32" / "model.xml"
+                threads = rust_program(xml if xml.is_file() else d / "model.xml", case_pins(case), w, cellc, threads=2)
+                if threads is not None:
+                    timed["cellc Rust, 2 threads"] = with_calls([str(threads), *rust[1:]], 1)
                 timed["cellc C -O2"] = with_calls([str(c_program(w, "c-o2-bin", ["-O2"])), *c[1:]], 1)
                 onnx = onnx_of(d.name, work)
                 xml = d / "f32" / "model.xml"

@@ -296,9 +296,10 @@ const VECTORS: &str = "\
 /* Dense layers and the projections of blocks of steps sum in vectors of GCC's vector
  * extensions no wider than the target's registers (UPPER_VECTORS lanes: 16 with AVX-512, 8
  * with AVX, 4 with SSE2 or NEON; wider types would be emulated in halves through memory,
- * ten times slower than loops), the dense layers' products fused where its tuning for the
- * target prefers (`fp-contract=fast` on those functions alone). Other compilers or targets,
- * or CELLC_PORTABLE defined, take plain loops over lanes. */
+ * ten times slower than loops). The products of dense layers and cells are fused where the
+ * target has fused multiply-adds, as the runtime fuses them (`fp-contract=fast` on those
+ * functions alone). Other compilers or targets, or CELLC_PORTABLE defined, take plain loops
+ * over lanes. */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(CELLC_PORTABLE) && \\
     (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
 #if defined(__AVX512F__)
