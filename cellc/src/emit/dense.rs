@@ -19,6 +19,17 @@ pub(crate) fn wide(m: &Model, dense: usize) -> bool {
     rows.clone().next().is_some() && rows.all(|r| r >= WIDE_ROWS)
 }
 
+/// The rows every call of dense layer `dense` of `m` holds, where all its calls hold as many
+/// (`None` where it has no call or calls of different sizes).
+pub(crate) fn call_rows(m: &Model, dense: usize) -> Option<usize> {
+    let mut rows = m.steps.iter().filter_map(|s| match s {
+        Step::Dense(d) if d.dense == dense => Some(d.rows),
+        _ => None,
+    });
+    let first = rows.next()?;
+    rows.all(|r| r == first).then_some(first)
+}
+
 /// Accumulators a group of tiles may take, in f32 values, for the widest row block (8).
 const MAX_GROUP_VALUES: usize = 4096;
 

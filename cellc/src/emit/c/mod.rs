@@ -115,7 +115,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         items.push(model::CellItem { n, field, runtime_args: runtime_params(cell) });
     }
     let mut denses = Vec::new();
-    for d in &m.denses {
+    for (i, d) in m.denses.iter().enumerate() {
         let n = e.names.cell(&d.name);
         let owner = format!("dense layer {}", quoted(&d.name));
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
@@ -126,7 +126,8 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
                 denses.push((n.f("_run"), Some(crate::emit::winograd::work(d))));
             }
             None => {
-                dense::emit(d, &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
+                let rows = crate::emit::dense::call_rows(m, i);
+                dense::emit((d, rows), &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
                 denses.push((n.f("_run"), None));
             }
         }
