@@ -71,7 +71,7 @@ impl Helpers {
 
     /// `e^v` as a C expression.
     pub(super) fn exp(&mut self, prefix: &str, v: &str) -> String {
-        self.used.extend(["fma", "exp_reduced_m1", "exp"]);
+        self.used.extend(acts::EXP);
         format!("{prefix}_exp({v})")
     }
 
