@@ -84,9 +84,7 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
     programs are `rust_main` (with `deps` added to its crate's dependencies, built in
     target/`target`) and `c_main` (built with `c_flags` too) around the generated model."""
     case = json.loads((case_dir / "case.json").read_text())
-    xml = case_dir / "f32" / "model.xml"
-    if not xml.is_file():
-        xml = case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
+    xml = case_xml(case_dir)
     pins = case_pins(case)
     rust_copy = rust_program(xml, pins, work, cellc, rust_main, deps, target)
     c_dir = work / "c"
@@ -105,6 +103,12 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
         ins.append(str(path))
     outs = ",".join(str(int(np.prod(o["shape"]))) for o in case["outputs"])
     return case, [str(rust_copy), str(CALLS), outs, *ins], [str(c_bin), str(CALLS), outs, *ins]
+
+
+def case_xml(case_dir):
+    """The f32 IR of a case."""
+    xml = case_dir / "f32" / "model.xml"
+    return xml if xml.is_file() else case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
 
 
 def case_pins(case):
@@ -357,8 +361,7 @@ def main():
             timed = {"cellc Rust": with_calls(rust, 1), "cellc C": with_calls(c, 1)}
             fns, checks = {}, {}
             if d in dirs:
-                xml = d / "f32" / "model.xml"
-                threads = rust_program(xml if xml.is_file() else d / "model.xml", case_pins(case), w, cellc, threads=2)
+                threads = rust_program(case_xml(d), case_pins(case), w, cellc, threads=2)
                 if threads is not None:
                     timed["cellc Rust, 2 threads"] = with_calls([str(threads), *rust[1:]], 1)
                 timed["cellc C -O2"] = with_calls([str(c_program(w, "c-o2-bin", ["-O2"])), *c[1:]], 1)
