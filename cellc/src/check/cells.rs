@@ -4,13 +4,11 @@
 //! values of the graph), and the places of its outputs.
 use super::checker::{Checker, Mode, input_tensor};
 use super::lower::Lowering;
-use super::{resolve_activations, resolve_clip, resolve_direction};
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::steps::CellStep;
 use crate::ir::{self, CellKind, CellSpec, Direction, ElemType, Lengths, ParamRole, Seq, Step, WeightSrc};
 use crate::limits::{MAX_BATCH, MAX_CELL_SIZE, MAX_CELLS, MAX_STEPS};
 use crate::ops::CellAttrs;
-use crate::vocab::CellOp;
 use crate::vocab::Layout;
 
 /// A weight tensor (`bias` for `B`) in the kernels' layout, direction block by direction
@@ -46,25 +44,23 @@ impl Lowering<'_> {
             return;
         }
         let pos = |k: &str| a.attr_pos.iter().find(|(n, _)| *n == k).map(|(_, p)| *p);
-        let kind = match a.op {
-            CellOp::Gru => CellKind::Gru { linear_before_reset: a.linear_before_reset },
-            CellOp::Rnn => CellKind::Rnn,
-            CellOp::Lstm => CellKind::Lstm,
-        };
+        let kind = a.kind();
         if let Some(why) = a.layout.refuses(kind) {
             c.err(id, pos("layout"), format!("the {} layout: {why}", a.layout));
             return;
         }
-        let clip = resolve_clip(a.clip).map_err(|m| c.err(id, pos("clip"), m.to_string())).ok();
-        let direction = if a.sequence { resolve_direction(a.direction.as_deref()) } else { Ok(Direction::Forward) };
-        let direction = direction.map_err(|m| c.err(id, pos("direction"), m.to_string())).ok();
-        let activations = resolve_activations(kind, a.activations.as_deref(), &a.alpha, &a.beta)
+        let clip = a.clip.as_ref().map_err(|m| c.err(id, pos("clip"), m.to_string())).ok().copied();
+        let direction = a.direction.as_ref().map_err(|m| c.err(id, pos("direction"), m.to_string())).ok().copied();
+        let activations = a
+            .activations
+            .as_ref()
             .map_err(|e| {
                 // At the activation at fault, where the front-end knows where it is written.
                 let key = e.at().and_then(|i| crate::ops::cells::ACTIVATION_KEYS.get(i).copied());
                 c.err(id, key.and_then(pos).or_else(|| pos("activations")), e.to_string())
             })
-            .ok();
+            .ok()
+            .cloned();
         if a.hidden_size <= 0 || a.hidden_size as u64 > MAX_CELL_SIZE {
             c.err(id, pos("hidden_size"), format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", a.hidden_size));
             return;

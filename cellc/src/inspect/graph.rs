@@ -103,9 +103,18 @@ pub(super) fn cells(g: &Graph) -> Vec<CellInfo> {
             line: node.origin.pos.and_then(Pos::line),
             hidden_size: a.hidden_size,
             input_size: port("X").and_then(|x| shape(g, x)).and_then(|s| s.last().cloned()),
-            direction: a.sequence.then(|| a.direction.clone().unwrap_or_else(|| "forward".to_owned())),
-            activations: a.activations.clone().unwrap_or_default(),
-            clip: a.clip,
+            direction: a.sequence.then(|| match &a.direction {
+                Ok(d) => d.name().to_owned(),
+                Err(e) => e.found.clone().unwrap_or_default(),
+            }),
+            activations: a
+                .activations
+                .as_ref()
+                .map_or_else(|_| Vec::new(), |v| v.iter().map(ToString::to_string).collect()),
+            clip: match a.clip {
+                Ok(c) => c.unwrap_or(0.0),
+                Err(_) => f32::NAN,
+            },
             linear_before_reset: gru.then_some(a.linear_before_reset),
             weights,
         });

@@ -80,9 +80,10 @@ pub struct CellInfo {
     pub input_size: Option<Size>,
     /// `direction` (Sequence forms).
     pub direction: Option<String>,
-    /// `activations`, as written (empty: the op's defaults).
+    /// The activations, with their parameters (the op's defaults where none are written);
+    /// empty when they do not resolve (the problems say why).
     pub activations: Vec<String>,
-    /// `clip` (0: none).
+    /// `clip` (0: none; NaN when it is not a valid clip, which the problems say).
     pub clip: f32,
     /// `linear_before_reset` (GRU).
     pub linear_before_reset: Option<bool>,

@@ -34,9 +34,13 @@ fn cell(s: &mut String, c: &CellInfo) {
     if let Some(d) = &c.direction {
         attrs.push(format!("direction {d}"));
     }
-    let acts = if c.activations.is_empty() { "default".to_owned() } else { c.activations.join(", ") };
+    let acts = if c.activations.is_empty() { "not resolved".to_owned() } else { c.activations.join(", ") };
     attrs.push(format!("activations {acts}"));
-    attrs.push(if c.clip == 0.0 { "no clip".to_owned() } else { format!("clip {}", c.clip) });
+    attrs.push(match c.clip {
+        0.0 => "no clip".to_owned(),
+        c if c.is_nan() => "clip not valid".to_owned(),
+        c => format!("clip {c}"),
+    });
     if let Some(l) = c.linear_before_reset {
         attrs.push(format!("linear_before_reset {l}"));
     }

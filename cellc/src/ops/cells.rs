@@ -3,28 +3,26 @@
 use super::error::{OpError, refuse};
 use super::tensor::{input, input_shape};
 use crate::diag::Pos;
-use crate::vocab::CellOp;
+use crate::vocab::{Activation, ActivationError, AttrError, CellKind, CellOp, Direction};
 use crate::vocab::{Fact, Sym};
 
-/// A cell's attributes, as read.
+/// A cell's attributes, resolved by the front-end that read them (see
+/// [`crate::vocab::resolve_activations`]); one that did not resolve holds its error, which
+/// the check reports at the attribute.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellAttrs {
     /// Which cell.
     pub op: CellOp,
     /// The Sequence form (`GRUSequence`, …).
     pub sequence: bool,
-    /// `direction`, as written.
-    pub direction: Option<String>,
+    /// `direction` (a Cell form runs forward).
+    pub direction: Result<Direction, AttrError>,
     /// `hidden_size`.
     pub hidden_size: i64,
-    /// `activations`, as written; `None` when absent.
-    pub activations: Option<Vec<String>>,
-    /// `activations_alpha`.
-    pub alpha: Vec<Option<f32>>,
-    /// `activations_beta`.
-    pub beta: Vec<Option<f32>>,
-    /// `clip` (0: none).
-    pub clip: f32,
+    /// `activations` with their `alpha` and `beta` (the op's defaults where none are written).
+    pub activations: Result<Vec<Activation>, ActivationError>,
+    /// `clip`: `None` for none.
+    pub clip: Result<Option<f32>, AttrError>,
     /// `linear_before_reset`.
     pub linear_before_reset: bool,
     /// How `W`, `R` and `B` are laid out (OpenVINO's for every op a file holds; a
@@ -41,7 +39,21 @@ pub const ACTIVATION_KEYS: [&str; 3] = ["activations.0", "activations.1", "activ
 impl CellAttrs {
     /// Directions run: 2 for `bidirectional`, else 1.
     pub fn directions(&self) -> i64 {
-        if self.direction.as_deref().is_some_and(|d| d.eq_ignore_ascii_case("bidirectional")) { 2 } else { 1 }
+        if self.direction == Ok(Direction::Bidirectional) { 2 } else { 1 }
+    }
+
+    /// The kind of cell.
+    pub fn kind(&self) -> CellKind {
+        Self::kind_of(self.op, self.linear_before_reset)
+    }
+
+    /// The kind of cell of `op`, with `linear_before_reset` for a GRU.
+    pub fn kind_of(op: CellOp, linear_before_reset: bool) -> CellKind {
+        match op {
+            CellOp::Gru => CellKind::Gru { linear_before_reset },
+            CellOp::Rnn => CellKind::Rnn,
+            CellOp::Lstm => CellKind::Lstm,
+        }
     }
 
     /// Input ports, in order, by role.

@@ -3,6 +3,7 @@
 //! declares, the kinds of cell with their activations, and the elementwise functions
 //! generated code computes. It imports nothing of cellc but `diag` and `limits`.
 mod cell;
+mod cell_attr;
 mod declared;
 mod decode;
 mod elem;
@@ -13,6 +14,7 @@ mod sym;
 mod windows;
 
 pub use cell::{Activation, CellKind, CellOp, Direction};
+pub use cell_attr::{ActivationError, AttrError, resolve_activations, resolve_clip, resolve_direction};
 pub use declared::{Dim, Origin, WeightData, Weights, show_dims};
 pub use decode::decode_data;
 pub use elem::{Elem, ElemType};

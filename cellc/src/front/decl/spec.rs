@@ -157,12 +157,19 @@ impl Spec {
         let attrs = CellAttrs {
             op: self.op,
             sequence: self.sequence(),
-            direction: self.sequence().then(|| self.direction.clone().unwrap_or_else(|| "forward".to_owned())),
+            direction: if self.sequence() {
+                vocab::resolve_direction(Some(self.direction.as_deref().unwrap_or("forward")))
+            } else {
+                Ok(vocab::Direction::Forward)
+            },
             hidden_size: self.hidden as i64,
-            activations: self.activations.clone(),
-            alpha: self.alpha.clone(),
-            beta: self.beta.clone(),
-            clip: self.clip,
+            activations: vocab::resolve_activations(
+                CellAttrs::kind_of(self.op, self.lbr),
+                self.activations.as_deref(),
+                &self.alpha,
+                &self.beta,
+            ),
+            clip: vocab::resolve_clip(self.clip),
             linear_before_reset: self.lbr,
             layout: self.layout,
             attr_pos: self.attr_pos.clone(),

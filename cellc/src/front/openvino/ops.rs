@@ -9,7 +9,7 @@ use crate::ops::pad::PadMode;
 use crate::ops::pool::{PoolAttrs, PoolKind};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
-use crate::vocab::CellOp;
+use crate::vocab::{self, CellOp};
 
 /// Reads attributes, collecting problems.
 pub(super) struct Attrs<'a> {
@@ -286,18 +286,26 @@ impl Attrs<'_> {
                 1
             }
         };
+        let sequence = l.op.ends_with("Sequence");
+        let linear_before_reset = self.bool("linear_before_reset", false);
+        let names: Option<Vec<String>> = l
+            .attr("activations")
+            .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect());
+        let alpha: Vec<Option<f32>> = self.floats("activations_alpha").into_iter().map(Some).collect();
+        let beta: Vec<Option<f32>> = self.floats("activations_beta").into_iter().map(Some).collect();
+        let kind = CellAttrs::kind_of(op, linear_before_reset);
         CellAttrs {
             op,
-            sequence: l.op.ends_with("Sequence"),
-            direction: l.attr("direction").map(|d| d.trim().to_owned()),
+            sequence,
+            direction: if sequence {
+                vocab::resolve_direction(l.attr("direction").map(str::trim))
+            } else {
+                Ok(vocab::Direction::Forward)
+            },
             hidden_size,
-            activations: l
-                .attr("activations")
-                .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect()),
-            alpha: self.floats("activations_alpha").into_iter().map(Some).collect(),
-            beta: self.floats("activations_beta").into_iter().map(Some).collect(),
-            clip: self.floats("clip").first().copied().unwrap_or(0.0),
-            linear_before_reset: self.bool("linear_before_reset", false),
+            activations: vocab::resolve_activations(kind, names.as_deref(), &alpha, &beta),
+            clip: vocab::resolve_clip(self.floats("clip").first().copied().unwrap_or(0.0)),
+            linear_before_reset,
             layout: crate::vocab::Layout::OpenVino,
             attr_pos: ["hidden_size", "activations", "clip", "direction"]
                 .into_iter()
