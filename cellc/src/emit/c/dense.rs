@@ -1,6 +1,7 @@
 //! Dense layers in C: a static function per layer looping over its rows and tiles, over
 //! the weight tables the Rust kernels read (packed the same way, see `emit::dense`).
 use super::helpers::Helpers;
+use super::kern::{NARROW_SUMS, VECTOR_NARROW};
 use super::names::CellNames;
 use super::text::{Code, float};
 use crate::emit::dense::{Tiling, describe, packed_bias, packed_slope, packed_weights};
@@ -28,15 +29,6 @@ const VECTOR_WIDEST: usize = 16;
 /// Rows of a block of 16-lane vectors: a tile of 16 lanes is one vector a row, so 8 rows
 /// keep 8 sums in flight, as many as two FMA units of 4 cycles' latency take.
 const ROWS_WIDEST: usize = 8;
-
-/// The lanes of a vector on targets with 128-bit registers alone.
-const VECTOR_NARROW: usize = 4;
-
-/// The most sums of a block on targets with 128-bit registers alone (SSE2 has 16
-/// registers, and no fused multiply–add to take a weight from memory). Measured on AECMOS at
-/// `-O2` (x86-64 baseline, AMD Zen 4, the three programs side by side): blocks of 4 rows of
-/// 16 lanes (16 sums) 3.61 ms a call, 2 rows (8 sums) 3.51 ms, 3 rows (12 sums) 3.39 ms.
-const NARROW_SUMS: usize = 12;
 
 /// Emits the tables and the function `names.f("_run")` of dense layer `d`, whose calls
 /// hold `rows` rows each where they all hold as many.
