@@ -28,7 +28,7 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     if !repeated.is_empty() {
         return Err(Diagnostics(repeated.into_iter().map(|m| Diag::new(&file, None, m)).collect()));
     }
-    let mut g = front::openvino::read_graph(model, opts.weights.as_deref())?;
+    let mut g = front::read_graph(model, opts.weights.as_deref())?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
         // A state's Result stays a Result of the cut model, to be carried: `--outputs y
         // --state h0=hn` keeps `hn` for the state without listing it.

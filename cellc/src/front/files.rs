@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 /// Why a file was not read.
 #[derive(Debug)]
 pub enum FileError {
-    /// The system could not open or read it (missing, not permitted, not UTF-8 text).
+    /// The system could not open or read it (missing, not permitted).
     Io(std::io::Error),
+    /// It was to be text and is not UTF-8.
+    NotText,
     /// It is a directory.
     Directory,
     /// It is a device, a FIFO or a socket.
@@ -33,6 +35,7 @@ impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FileError::Io(e) => write!(f, "{e}"),
+            FileError::NotText => write!(f, "it is not text (UTF-8)"),
             FileError::Directory => write!(f, "it is a directory"),
             FileError::NotRegular => write!(f, "it is not a regular file (a device, FIFO or socket)"),
             FileError::TooLong { len: Some(len), max } => {
@@ -73,7 +76,10 @@ pub fn read_text(path: &Path) -> Result<String, FileError> {
     }
     let mut text = String::new();
     // The file may grow after its length was read: the cap holds whatever it does.
-    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_string(&mut text)?;
+    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => FileError::NotText,
+        _ => FileError::Io(e),
+    })?;
     if text.len() as u64 > MAX_MODEL_FILE_BYTES {
         return Err(FileError::TooLong { len: None, max: MAX_MODEL_FILE_BYTES });
     }

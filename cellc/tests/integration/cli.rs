@@ -541,3 +541,19 @@ fn weight_tables_go_beside_a_file_when_large() {
     assert!(String::from_utf8_lossy(&c.stderr).contains("binary` is for Rust"));
     assert!(!dir.path().join("m.c").exists() && !dir.path().join("m.h").exists());
 }
+
+#[test]
+fn an_onnx_file_or_the_weights_given_as_the_model_says_what_to_give() {
+    let m = Model::new(|x| x, Some);
+    let onnx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_dynamic/model.onnx");
+    std::fs::copy(onnx, m.dir.path().join("net.onnx")).expect("copy the ONNX file");
+    for args in [["net.onnx", "-o", "out.rs"].as_slice(), &["inspect", "net.onnx"]] {
+        let out = m.cellc(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("this is an ONNX file") && err.contains("ovc net.onnx"), "{err}");
+    }
+    let out = m.cellc(&["model.bin", "-o", "out.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("not text") && err.contains("`.xml`"), "{err}");
+    assert!(!m.dir.path().join("out.rs").exists());
+}

@@ -69,7 +69,7 @@ impl WeightsFile<'_> {
             let text = diags.to_string().replace(&self.path.display().to_string(), &written);
             self.err(format!("cannot take weights from {written:?}:\n{text}"))
         };
-        let mut g = crate::front::openvino::read_graph(self.path, None).map_err(fail)?;
+        let mut g = crate::front::read_graph(self.path, None).map_err(fail)?;
         files.push(self.path.to_path_buf());
         files.push(self.path.with_extension("bin"));
         let diags = crate::pipeline::run_passes(&mut g);

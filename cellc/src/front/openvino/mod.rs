@@ -16,8 +16,15 @@ use std::path::Path;
 /// not an error here: the check reports it if a constant needs it.
 pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::Graph, Diagnostics> {
     let file = model.display().to_string();
-    let text =
-        super::files::read_text(model).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
+    let text = super::files::read_text(model).map_err(|e| {
+        let hint = match e {
+            super::files::FileError::NotText => {
+                "; an OpenVINO IR model is the XML text of its `.xml` file, its weights the `.bin` beside it"
+            }
+            _ => "",
+        };
+        Diag::new(&file, None, format!("cannot read the model: {e}{hint}"))
+    })?;
     let bin = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
     let net = xml::parse(&file, &text).map_err(Diagnostics)?;
     let mut g = graph::build(&file, &net).map_err(Diagnostics)?;
