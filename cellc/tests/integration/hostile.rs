@@ -504,6 +504,18 @@ fn versions_and_attributes_cellc_does_not_implement_are_refused_by_name() {
     // Every op of the graph is held to its table: an attribute of a Parameter too.
     let bad = xml.replacen(r#"element_type="f32""#, r#"element_type="f32" layout="NC""#, 1);
     refused(&bad, bin, &["(Parameter)", "`layout` is not an attribute cellc implements for Parameter opset1"]);
+    // What an op implements is what its reader reads: `linear_before_reset` is a GRU's, and
+    // an LSTM that wrote it would have it ignored.
+    let (xml, bin) = fixture("lstm_cell");
+    let data = r#"<data hidden_size="32" "#;
+    assert!(xml.contains(data), "the fixture's LSTMCell");
+    let bad = xml.replacen(data, r#"<data hidden_size="32" linear_before_reset="true" "#, 1);
+    let msg = refused(
+        &bad,
+        bin,
+        &["`linear_before_reset` is not an attribute cellc implements for LSTMCell opset4", "it reads hidden_size"],
+    );
+    assert!(!msg.contains("it reads hidden_size, linear_before_reset"), "{msg}");
 }
 
 /// `X [1, 4] + (Reshape's target: a folded `a op b` on i64 constants)`, ending in a Result.

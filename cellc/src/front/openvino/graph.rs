@@ -71,9 +71,27 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
 }
 
 fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> NodeId {
-    super::known::check(file, l, diags);
+    // Only a type cellc reads, in a version it implements, is read at all (another stays
+    // unknown, named where the graph needs it); its `<data>` is then checked against what its
+    // reader asked for, unless reading found a problem (a reader that stops at one leaves
+    // the rest unasked).
+    let op = if super::known::check(file, l, diags) {
+        let before = diags.len();
+        let op = read_op(file, l, diags);
+        if diags.len() == before && !matches!(op, Op::Unknown) {
+            super::known::refuse_unread(file, l, diags);
+        }
+        op
+    } else {
+        Op::Unknown
+    };
+    add_op(file, g, l, op, diags)
+}
+
+/// The op of a layer whose type and version cellc reads.
+fn read_op(file: &str, l: &Layer, diags: &mut Vec<Diag>) -> Op {
     let mut attrs = Attrs { file, layer: l, diags };
-    let op = match l.op.as_str() {
+    match l.op.as_str() {
         "Parameter" => {
             let elem = attrs.elem("element_type", Some(Elem::F32));
             let port = l.outputs.first();
@@ -110,7 +128,11 @@ fn add_layer(file: &str, g: &mut Graph, l: &Layer, diags: &mut Vec<Diag>) -> Nod
             Op::Const { src: Some(Box::new(ConstSrc { elem, shape, offset, size, attr_pos })) }
         }
         _ => attrs.op(),
-    };
+    }
+}
+
+/// Adds the node of layer `l`, of op `op`, with its ports.
+fn add_op(file: &str, g: &mut Graph, l: &Layer, op: Op, diags: &mut Vec<Diag>) -> NodeId {
     // A Parameter or a constant is its one output: it has it even when the layer declares
     // no port (which is reported), so every later use of it finds it.
     let outputs = match op {

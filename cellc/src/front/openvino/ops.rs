@@ -125,9 +125,10 @@ impl Attrs<'_> {
         out
     }
 
-    /// How a convolution's or pool's window moves; `dilations` defaults to 1s where the
-    /// op has none.
-    fn window(&mut self, dilations: bool) -> Window {
+    /// How a convolution's or pool's window moves: a convolution's (`pool` false) always
+    /// dilates and never rounds up, a pool's rounds as `rounding_type` says and dilates
+    /// where it says so (MaxPool-8).
+    fn window(&mut self, pool: bool) -> Window {
         let auto_pad = match self.layer.attr("auto_pad").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("explicit") => AutoPad::Explicit,
             Some("same_upper") => AutoPad::SameUpper,
@@ -139,7 +140,8 @@ impl Attrs<'_> {
                 AutoPad::Explicit
             }
         };
-        let ceil = match self.layer.attr("rounding_type").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        let rounding = if pool { self.layer.attr("rounding_type") } else { None };
+        let ceil = match rounding.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("floor") => false,
             Some("ceil") => true,
             Some(m) => {
@@ -153,7 +155,7 @@ impl Attrs<'_> {
             if auto_pad != AutoPad::Explicit && s.layer.attr(key).is_none() { Vec::new() } else { s.int_list(key) }
         };
         let strides = self.int_list("strides");
-        let dilations = if dilations || self.layer.attr("dilations").is_some() {
+        let dilations = if !pool || self.layer.attr("dilations").is_some() {
             self.int_list("dilations")
         } else {
             vec![1; strides.len()]
@@ -170,17 +172,22 @@ impl Attrs<'_> {
 
     /// A convolution's attributes.
     fn conv(&mut self, grouped: bool, transposed: bool) -> Op {
-        let window = self.window(true);
+        let window = self.window(false);
         let output_padding = if transposed { self.list("output_padding", "whole numbers") } else { Vec::new() };
         Op::Conv(Box::new(ConvAttrs { window, grouped, transposed, output_padding }))
     }
 
     /// A pool's attributes.
     fn pool(&mut self, max: bool) -> Op {
-        let window = self.window(false);
+        let window = self.window(true);
         let kernel = self.int_list("kernel");
         let kind = if max { PoolKind::Max } else { PoolKind::Avg { exclude_pad: self.bool("exclude-pad", false) } };
-        let index_elem = self.elem("index_element_type", Some(Elem::I64));
+        let index_elem = if max { self.elem("index_element_type", Some(Elem::I64)) } else { Elem::I64 };
+        // MaxPool-8's `axis` says from which axis its indices count; a model whose indices
+        // are read is refused (`passes::lower`), so it changes nothing cellc computes.
+        if max {
+            self.int("axis", Some(0));
+        }
         // MaxPool-8 computes its indices as output 1; a layer that declares its first output
         // port alone is the same op, whose indices nobody can read.
         let indices = max && self.layer.version.as_deref() != Some("opset1") && self.layer.outputs.len() > 1;
@@ -287,7 +294,7 @@ impl Attrs<'_> {
             }
         };
         let sequence = l.op.ends_with("Sequence");
-        let linear_before_reset = self.bool("linear_before_reset", false);
+        let linear_before_reset = op == CellOp::Gru && self.bool("linear_before_reset", false);
         let names: Option<Vec<String>> = l
             .attr("activations")
             .map(|s| s.split(',').map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect());

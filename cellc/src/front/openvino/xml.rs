@@ -38,6 +38,9 @@ pub(super) struct Layer {
     /// How the layer's ports map to its bodies' Parameters and Results, by port map
     /// element name (`then_port_map`, …).
     pub(super) port_maps: Vec<(String, Vec<PortMap>)>,
+    /// The `<data>` keys the op's reader asked for ([`Layer::attr`]), written or not: the
+    /// attributes it implements; any other written is refused ([`Layer::unread`]).
+    pub(super) read: std::cell::RefCell<Vec<String>>,
 }
 
 /// An `<input>` or `<output>` of a port map: an outer port and the body layer it is.
@@ -50,8 +53,19 @@ pub(super) struct PortMap {
 }
 
 impl Layer {
+    /// Records `key` as read (see [`Layer::read`]).
     pub(super) fn attr(&self, key: &str) -> Option<&str> {
+        let mut read = self.read.borrow_mut();
+        if !read.iter().any(|k| k == key) {
+            read.push(key.to_owned());
+        }
         self.data.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// The `<data>` keys written that the reader did not ask for, in the order written.
+    pub(super) fn unread(&self) -> Vec<&str> {
+        let read = self.read.borrow();
+        self.data.iter().map(|(k, _)| k.as_str()).filter(|k| !read.iter().any(|r| r == k)).collect()
     }
 
     /// Where a `<data>` attribute is written, else where `<data>` (or the layer) starts.
