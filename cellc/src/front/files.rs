@@ -68,6 +68,21 @@ fn open_regular(path: &Path) -> Result<(std::fs::File, u64), FileError> {
     Ok((file, meta.len()))
 }
 
+/// The bytes of a model file: a regular file of at most [`MAX_MODEL_FILE_BYTES`].
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
+    let (file, len) = open_regular(path)?;
+    if len > MAX_MODEL_FILE_BYTES {
+        return Err(FileError::TooLong { len: Some(len), max: MAX_MODEL_FILE_BYTES });
+    }
+    let mut bytes = Vec::new();
+    // The file may grow after its length was read: the cap holds whatever it does.
+    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_MODEL_FILE_BYTES {
+        return Err(FileError::TooLong { len: None, max: MAX_MODEL_FILE_BYTES });
+    }
+    Ok(bytes)
+}
+
 /// The text of a model file: a regular file of at most [`MAX_MODEL_FILE_BYTES`], in UTF-8.
 pub fn read_text(path: &Path) -> Result<String, FileError> {
     let (file, len) = open_regular(path)?;

@@ -46,7 +46,10 @@ fn known_cycles() -> BTreeSet<String> {
         .collect()
 }
 
-/// The source files of `cellc/src` but the crate roots, by path relative to it.
+/// The source files of `cellc/src` but the crate roots and the generated ones, by path
+/// relative to it. A generated file (the ONNX schema's types, `@generated` in its first line)
+/// refers only to itself, from modules inside it, whose `super::` the scanner below would
+/// read as the file's parent: it is checked to name nothing of cellc instead.
 fn sources() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut dirs = vec![src()];
@@ -59,7 +62,12 @@ fn sources() -> BTreeMap<String, String> {
             }
             let rel = path.strip_prefix(src()).expect("under src").to_string_lossy().replace('\\', "/");
             if rel.ends_with(".rs") && rel != "main.rs" {
-                out.insert(rel, std::fs::read_to_string(&path).expect("a source file"));
+                let code = std::fs::read_to_string(&path).expect("a source file");
+                if code.lines().next().is_some_and(|l| l.contains("@generated")) {
+                    assert!(!code.contains("crate::"), "{rel} is generated and names cellc");
+                    continue;
+                }
+                out.insert(rel, code);
             }
         }
     }

@@ -551,6 +551,7 @@ fn an_onnx_file_or_the_weights_given_as_the_model_says_what_to_give() {
         let out = m.cellc(args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains("this is an ONNX file") && err.contains("ovc net.onnx"), "{err}");
+        assert!(err.contains("opset") && err.contains("GRU"), "the model's ops are named: {err}");
     }
     let out = m.cellc(&["model.bin", "-o", "out.rs"]);
     let err = String::from_utf8_lossy(&out.stderr);

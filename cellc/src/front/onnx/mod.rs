@@ -1,0 +1,96 @@
+//! ONNX models (`.onnx`): the file decoded with prost into the schema's types ([`proto`],
+//! generated from the ONNX package's `onnx.proto` by `tools/onnx-proto/gen.sh`). The graph is
+//! not built from it yet: [`describe`] says what a model holds (its opset and its ops), for
+//! the message that asks for its conversion to OpenVINO IR.
+use crate::diag::Diag;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic, clippy::unwrap_used)]
+pub mod proto;
+
+use prost::Message as _;
+
+/// Op types [`describe`] names; it counts the others.
+const MAX_LISTED: usize = 30;
+
+/// Reads and decodes the ONNX model `path` (at most
+/// [`crate::limits::MAX_MODEL_FILE_BYTES`]; prost bounds how deep its messages nest).
+pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diag> {
+    let file = path.display().to_string();
+    let bytes =
+        super::files::read_bytes(path).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
+    proto::ModelProto::decode(bytes.as_slice()).map_err(|e| {
+        Diag::new(&file, None, format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}"))
+    })
+}
+
+/// What `m` holds, in words: the version of the default operator set it imports, and each op
+/// type of its graph and of the graphs inside its nodes with how many nodes have it, the
+/// most common first (walked without recursion).
+pub fn describe(m: &proto::ModelProto) -> String {
+    let opset = m
+        .opset_import
+        .iter()
+        .find(|o| o.domain.as_deref().is_none_or(|d| d.is_empty() || d == "ai.onnx"))
+        .and_then(|o| o.version);
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut nodes = 0usize;
+    let mut stack: Vec<&proto::GraphProto> = m.graph.iter().collect();
+    while let Some(g) = stack.pop() {
+        for n in &g.node {
+            nodes += 1;
+            let op = n.op_type.as_deref().unwrap_or("?");
+            let op = match n.domain.as_deref() {
+                Some(d) if !d.is_empty() && d != "ai.onnx" => format!("{}.{op}", crate::limits::cut(d)),
+                _ => op.to_owned(),
+            };
+            *counts.entry(crate::limits::cut(&op).to_string()).or_default() += 1;
+            for a in &n.attribute {
+                stack.extend(a.g.iter());
+                stack.extend(a.graphs.iter());
+            }
+        }
+    }
+    let mut ops: Vec<(String, usize)> = counts.into_iter().collect();
+    ops.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut listed: Vec<String> =
+        ops.iter().take(MAX_LISTED).map(|(op, n)| if *n == 1 { op.clone() } else { format!("{op} ×{n}") }).collect();
+    if ops.len() > MAX_LISTED {
+        listed.push(format!("and {} other types", ops.len() - MAX_LISTED));
+    }
+    let opset = opset.map_or_else(|| "no default opset".to_owned(), |v| format!("opset {v}"));
+    format!("{opset}, {nodes} nodes: {}", if listed.is_empty() { "none".to_owned() } else { listed.join(", ") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// Any bytes decode to a model or to an error, never a panic, and a model decoded from
+        /// them is described.
+        #[test]
+        fn any_bytes_decode_or_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            if let Ok(m) = proto::ModelProto::decode(bytes.as_slice()) {
+                prop_assert!(describe(&m).contains("nodes"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_model_is_described_by_its_opset_and_ops_inside_its_branches_too() {
+        let node = |op: &str| proto::NodeProto { op_type: Some(op.to_owned()), ..Default::default() };
+        let branch = proto::GraphProto { node: vec![node("Relu"), node("Relu")], ..Default::default() };
+        let mut cond = node("If");
+        cond.attribute.push(proto::AttributeProto { g: Some(branch), ..Default::default() });
+        let graph = proto::GraphProto { node: vec![node("GRU"), cond, node("Relu")], ..Default::default() };
+        let opset = proto::OperatorSetIdProto { domain: Some(String::new()), version: Some(17) };
+        let m = proto::ModelProto { graph: Some(graph), opset_import: vec![opset], ..Default::default() };
+        let bytes = m.encode_to_vec();
+        let back = proto::ModelProto::decode(bytes.as_slice()).expect("decodes");
+        assert_eq!(describe(&back), "opset 17, 5 nodes: Relu ×3, GRU, If");
+    }
+}
