@@ -20,4 +20,6 @@ out="$root/cellc/src/front/onnx/proto.rs"
     cat "$tmp/onnx.rs"
 } > "$out.tmp"
 mv "$out.tmp" "$out"
+# Formatted as the rest of the crate (its rustfmt.toml), so that `cargo fmt` leaves it be.
+rustfmt --edition 2024 "$out"
 echo "wrote $out (onnx $version)"
