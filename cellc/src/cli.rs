@@ -275,7 +275,13 @@ fn report(diags: &crate::Diagnostics) {
         });
         match source {
             Some((id, range)) => diag = diag.with_labels(vec![Label::primary(id, range)]),
-            None => diag = diag.with_notes(vec![format!("in {}", d.file)]),
+            None => {
+                let at = match d.pos {
+                    Some(crate::diag::Pos::Node(n)) => format!(", node {n} of its graph (from 0)"),
+                    _ => String::new(),
+                };
+                diag = diag.with_notes(vec![format!("in {}{at}", d.file)]);
+            }
         }
         if emit_to_io_write(&mut err, &config, &files, &diag).is_err() {
             let _ = writeln!(err, "{d}");

@@ -2,8 +2,10 @@
 //! layer it concerns, so a user can go straight to it.
 use std::fmt;
 
-/// Where a problem is written: a line and column of a model file, or a token of a macro's
-/// declaration, which the macro turns back into the token's span.
+/// Where a problem is written: a line and column of a model file written as text (an IR's
+/// XML), a node of a model file that is a graph of nodes (an ONNX file: the node's index in
+/// its graph; the diagnostic's layer names it), or a token of a macro's declaration, which
+/// the macro turns back into the token's span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Pos {
     /// A line and a column (in characters) of a file, each from 1.
@@ -15,6 +17,8 @@ pub enum Pos {
     },
     /// The token a declaration recorded with this index (`front::decl` keeps the spans).
     Token(u32),
+    /// The node of this index in the file's graph (an ONNX model's `graph.node`, from 0).
+    Node(u32),
 }
 
 impl Pos {
@@ -27,7 +31,7 @@ impl Pos {
     pub fn line(self) -> Option<u32> {
         match self {
             Pos::At { line, .. } => Some(line),
-            Pos::Token(_) => None,
+            Pos::Token(_) | Pos::Node(_) => None,
         }
     }
 
@@ -35,7 +39,7 @@ impl Pos {
     pub fn col(self) -> Option<u32> {
         match self {
             Pos::At { col, .. } => Some(col),
-            Pos::Token(_) => None,
+            Pos::Token(_) | Pos::Node(_) => None,
         }
     }
 }
@@ -126,8 +130,10 @@ impl Diag {
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
-        if let Some(Pos::At { line, col }) = self.pos {
-            write!(f, ":{line}:{col}")?;
+        match self.pos {
+            Some(Pos::At { line, col }) => write!(f, ":{line}:{col}")?,
+            Some(Pos::Node(n)) => write!(f, ": node {n}")?,
+            Some(Pos::Token(_)) | None => {}
         }
         write!(f, ": error: {}", self.headline())
     }
@@ -248,6 +254,17 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_position_is_a_line_and_column_or_a_node_of_a_graph() {
+        let at = Diag::new("m.xml", Some(Pos::at(3, 7)), "bad").in_layer("gru", "GRUSequence");
+        assert_eq!(at.to_string(), "m.xml:3:7: error: layer \"gru\" (GRUSequence): bad");
+        let node = Diag::new("m.onnx", Some(Pos::Node(12)), "bad").in_layer("/rnn/GRU", "GRU");
+        assert_eq!(node.to_string(), "m.onnx: node 12: error: layer \"/rnn/GRU\" (GRU): bad");
+        assert_eq!((Pos::Node(12).line(), Pos::Node(12).col()), (None, None));
+        let text = "<net/>";
+        assert_eq!(LineIndex::new(text).offset(text, Pos::Node(0)), None, "a node is no place in a text");
+    }
 
     #[test]
     fn line_index_counts_from_one() {
