@@ -302,9 +302,8 @@ fn inspect(model: &std::path::Path, opts: &Options, json: bool) -> ExitCode {
     match crate::inspect::inspect(model, opts) {
         Ok(r) => {
             let text = if json { r.json() } else { r.text() };
-            let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", text.trim_end()).is_err() {
-                return ExitCode::FAILURE;
+            if let Err(e) = to_stdout(&format!("{}\n", text.trim_end())) {
+                return e;
             }
             if r.compiles { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
@@ -313,6 +312,21 @@ fn inspect(model: &std::path::Path, opts: &Options, json: bool) -> ExitCode {
             let n = diags.0.len();
             eprintln!("cellc: {n} error{}; the model could not be read", if n == 1 { "" } else { "s" });
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `text` to standard output. A reader that closed the pipe early (`cellc m.xml |
+/// head`) took what it wanted: that is no failure, and nothing is said; another failure to
+/// write is said, and is the exit code (1) of the `Err`.
+fn to_stdout(text: &str) -> Result<(), ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            eprintln!("cellc: cannot write to standard output: {e}");
+            Err(ExitCode::FAILURE)
         }
     }
 }
@@ -341,7 +355,10 @@ pub fn main() -> ExitCode {
             let opts = args.options();
             match (&args.output, opts.language) {
                 (Some(out), _) => crate::pipeline::compile_to(model, &opts, out).and_then(|files| write_all(&files)),
-                (None, Language::Rust) => crate::pipeline::compile_file(model, &opts).map(|code| print!("{code}")),
+                (None, Language::Rust) => match crate::pipeline::compile_file(model, &opts) {
+                    Ok(code) => return to_stdout(&code).err().unwrap_or(ExitCode::SUCCESS),
+                    Err(e) => Err(e),
+                },
                 (None, Language::C) => Err(crate::Diag::new(
                     &model.display().to_string(),
                     None,

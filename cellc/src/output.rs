@@ -47,7 +47,15 @@ fn plan(path: &Path, bytes: &[u8]) -> std::io::Result<Plan> {
     };
     #[cfg(unix)]
     builder.permissions(perms.clone());
-    let mut tmp = builder.tempfile_in(dir)?;
+    // Said of the folder the user named, not of the temporary file made in it.
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| {
+        let why = match std::fs::metadata(dir) {
+            Err(_) => "no such folder".to_owned(),
+            Ok(m) if !m.is_dir() => "it is not a folder".to_owned(),
+            Ok(_) => std::io::Error::from(e.kind()).to_string(),
+        };
+        std::io::Error::new(e.kind(), format!("cannot create a file in {}: {why}", dir.display()))
+    })?;
     tmp.write_all(bytes)?;
     #[cfg(unix)]
     if meta.is_some() {

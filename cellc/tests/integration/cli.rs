@@ -558,3 +558,32 @@ fn an_onnx_file_or_the_weights_given_as_the_model_says_what_to_give() {
     assert!(!out.status.success() && err.contains("not text") && err.contains("`.xml`"), "{err}");
     assert!(!m.dir.path().join("out.rs").exists());
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly() {
+    use std::io::Read as _;
+    // The example's Rust (hundreds of KiB, more than a pipe holds) read only in part, as
+    // `cellc model.xml | head -1` reads it.
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gru/model.xml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cellc"))
+        .arg(&model)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run cellc");
+    let mut head = [0u8; 64];
+    child.stdout.take().expect("its output").read_exact(&mut head).expect("the first bytes");
+    let out = child.wait_with_output().expect("cellc ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.is_empty(), "{:?}: {err}", out.status);
+    assert!(String::from_utf8_lossy(&head).contains("@generated"));
+}
+
+#[test]
+fn an_output_in_a_folder_that_does_not_exist_says_so() {
+    let m = Model::new(|x| x, Some);
+    let out = m.cellc(&["model.xml", "-o", "nodir/x.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("cannot create a file in nodir: no such folder"), "{err}");
+    assert!(!err.contains(".tmp"), "no temporary file is named: {err}");
+}
