@@ -85,20 +85,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
 
 /// The text of a model file: a regular file of at most [`MAX_MODEL_FILE_BYTES`], in UTF-8.
 pub fn read_text(path: &Path) -> Result<String, FileError> {
-    let (file, len) = open_regular(path)?;
-    if len > MAX_MODEL_FILE_BYTES {
-        return Err(FileError::TooLong { len: Some(len), max: MAX_MODEL_FILE_BYTES });
-    }
-    let mut text = String::new();
-    // The file may grow after its length was read: the cap holds whatever it does.
-    file.take(MAX_MODEL_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => FileError::NotText,
-        _ => FileError::Io(e),
-    })?;
-    if text.len() as u64 > MAX_MODEL_FILE_BYTES {
-        return Err(FileError::TooLong { len: None, max: MAX_MODEL_FILE_BYTES });
-    }
-    Ok(text)
+    String::from_utf8(read_bytes(path)?).map_err(|_| FileError::NotText)
 }
 
 /// The bytes of a regular file of exactly `want` bytes ([`FileError::Length`] when it

@@ -273,6 +273,7 @@ impl Kern<'_> {
     /// ([`Kern::narrow_product`]): f32 weights in whole vectors, in a tiled loop.
     fn narrow(&self, width: usize) -> bool {
         matches!(self.store, Store::F32)
+            && width > 0
             && width.is_multiple_of(VECTOR_NARROW)
             && !matches!(self.strategy, Strategy::Unrolled)
     }
