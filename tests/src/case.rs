@@ -39,6 +39,9 @@ struct CaseJson {
     /// `[output, input]` pairs: each run's output is the next run's input.
     #[serde(default)]
     carry: Vec<[usize; 2]>,
+    /// What computed the expected outputs (`onnxruntime` on `model.onnx`, or OpenVINO).
+    #[serde(default)]
+    oracle: Option<String>,
 }
 
 /// A loaded case.
@@ -66,6 +69,8 @@ pub struct Case {
     pub frames: usize,
     /// `(output, input)`: each run's output is the next run's input.
     pub carry: Vec<(usize, usize)>,
+    /// The expected outputs are onnxruntime's on `model.onnx`.
+    pub by_onnxruntime: bool,
 }
 
 impl Case {
@@ -114,11 +119,18 @@ impl Case {
     /// `f32/` IR beside the default f16-compressed one, and OpenVINO's outputs on the
     /// latter in `f16/`), one case per IR: `NAME/f32` against onnxruntime's outputs and
     /// `NAME/f16` against OpenVINO's on the compressed weights (with the inputs in `f16/` when
-    /// it has its own: a model cut after layers whose weights were compressed too).
+    /// it has its own: a model cut after layers whose weights were compressed too). A case
+    /// whose expected outputs are onnxruntime's on the `model.onnx` beside it runs from that
+    /// file too, as `NAME/onnx`.
     pub fn variants(dir: &Path) -> Result<Vec<Case>, String> {
         let base = Case::load(dir)?;
+        let onnx = (base.by_onnxruntime && dir.join("model.onnx").is_file()).then(|| Case {
+            name: format!("{}/onnx", base.name),
+            model: dir.join("model.onnx"),
+            ..base.clone()
+        });
         if !(dir.join("f32/model.xml").is_file() && dir.join("f16").is_dir()) {
-            return Ok(vec![base]);
+            return Ok(std::iter::once(base).chain(onnx).collect());
         }
         let f32 = Case { name: format!("{}/f32", base.name), model: dir.join("f32/model.xml"), ..base.clone() };
         let mut f16 = Case { name: format!("{}/f16", base.name), ..base };
@@ -136,7 +148,7 @@ impl Case {
                 return Err(format!("{}: {} values, but shape {:?}", file.display(), values.len(), e.shape));
             }
         }
-        Ok(vec![f32, f16])
+        Ok([f32, f16].into_iter().chain(onnx).collect())
     }
 
     /// Loads the case in `dir`.
@@ -177,6 +189,7 @@ impl Case {
             cut: (cj.cut_inputs, cj.cut_outputs),
             frames,
             carry: cj.carry.iter().map(|c| (c[0], c[1])).collect(),
+            by_onnxruntime: cj.oracle.as_deref() == Some("onnxruntime"),
         })
     }
 

@@ -289,7 +289,7 @@ impl Lowering<'_> {
     }
 
     /// `sequence_lengths`: constants from 0 to the steps (one per row, or one for all), or a
-    /// Parameter.
+    /// Parameter; unconnected, the steps for every row.
     fn lengths(
         &mut self,
         c: &mut Checker<'_>,
@@ -299,10 +299,8 @@ impl Lowering<'_> {
         steps: usize,
         rows: usize,
     ) -> Option<Lengths> {
-        let Some(t) = input_tensor(self.g, id, port) else {
-            c.err(id, None, format!("{} is not connected", label(a, port)));
-            return None;
-        };
+        // Without lengths (ONNX's `sequence_lens` is optional) every row runs every step.
+        let Some(t) = input_tensor(self.g, id, port) else { return Some(Lengths::Const(vec![steps])) };
         let tensor = &self.g.tensors[t];
         match &tensor.fact.value {
             Some(v) => {

@@ -5,7 +5,7 @@ pub mod files;
 pub mod onnx;
 pub mod openvino;
 
-use crate::diag::{Diag, Diagnostics};
+use crate::diag::Diagnostics;
 use std::path::Path;
 
 /// The formats of model files.
@@ -33,14 +33,6 @@ impl Format {
 pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::Graph, Diagnostics> {
     match Format::of(model) {
         Format::OpenVino => openvino::read_graph(model, weights),
-        Format::Onnx => {
-            let m = onnx::read_model(model).map_err(|d| Diagnostics(vec![d]))?;
-            let msg = format!(
-                "this is an ONNX file ({}), and this version of cellc reads OpenVINO IR models: convert it first with OpenVINO's `ovc {} --compress_to_fp16=False` (`pip install openvino`), which writes the `.xml` and `.bin` to give cellc instead (`--compress_to_fp16=False` keeps the weights f32, as the ONNX file has them)",
-                onnx::describe(&m),
-                model.file_name().map_or_else(|| model.display().to_string(), |n| n.to_string_lossy().into_owned())
-            );
-            Err(Diagnostics(vec![Diag::new(&model.display().to_string(), None, msg)]))
-        }
+        Format::Onnx => onnx::read_graph(model),
     }
 }

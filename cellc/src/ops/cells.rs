@@ -56,7 +56,8 @@ impl CellAttrs {
         }
     }
 
-    /// Input ports, in order, by role.
+    /// Input ports, in order, by role. `sequence_lengths` may be unconnected: every row
+    /// then runs every step. `B` may be absent: zero.
     pub fn input_roles(&self) -> &'static [&'static str] {
         match (self.op, self.sequence) {
             (CellOp::Lstm, true) => {

@@ -372,6 +372,19 @@ pub enum ReduceKind {
 }
 
 impl ReduceKind {
+    /// The reduction of an op type (`ReduceSum`, …: the same names in OpenVINO and ONNX).
+    pub fn of_op(op: &str) -> Option<ReduceKind> {
+        Some(match op {
+            "ReduceSum" => ReduceKind::Sum,
+            "ReduceMean" => ReduceKind::Mean,
+            "ReduceProd" => ReduceKind::Prod,
+            "ReduceMax" => ReduceKind::Max,
+            "ReduceMin" => ReduceKind::Min,
+            "ReduceL2" => ReduceKind::L2,
+            _ => return None,
+        })
+    }
+
     /// Reduces values in f64. Over no values it gives what OpenVINO gives: 0 for the sum,
     /// the mean and the L2 norm, 1 for the product, the lowest f32 for the maximum and
     /// +inf for the minimum.

@@ -46,10 +46,10 @@ fn known_cycles() -> BTreeSet<String> {
         .collect()
 }
 
-/// The source files of `cellc/src` but the crate roots and the generated ones, by path
-/// relative to it. A generated file (the ONNX schema's types, `@generated` in its first line)
-/// refers only to itself, from modules inside it, whose `super::` the scanner below would
-/// read as the file's parent: it is checked to name nothing of cellc instead.
+/// The source files of `cellc/src` but the crate roots, by path relative to it. A generated
+/// file (the ONNX schema's types, `@generated` in its first line) refers only to itself, from
+/// modules inside it, whose `super::` the scanner below would read as the file's parent: it
+/// is checked to name nothing of cellc, and kept as a file that imports nothing.
 fn sources() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut dirs = vec![src()];
@@ -65,6 +65,7 @@ fn sources() -> BTreeMap<String, String> {
                 let code = std::fs::read_to_string(&path).expect("a source file");
                 if code.lines().next().is_some_and(|l| l.contains("@generated")) {
                     assert!(!code.contains("crate::"), "{rel} is generated and names cellc");
+                    out.insert(rel, String::new());
                     continue;
                 }
                 out.insert(rel, code);

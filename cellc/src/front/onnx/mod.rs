@@ -1,10 +1,19 @@
 //! ONNX models (`.onnx`): the file decoded with prost into the schema's types ([`proto`],
-//! generated from the ONNX package's `onnx.proto` by `tools/onnx-proto/gen.sh`). The graph is
-//! not built from it yet: [`describe`] says what a model holds (its opset and its ops), for
-//! the message that asks for its conversion to OpenVINO IR.
-use crate::diag::Diag;
+//! generated from the ONNX package's `onnx.proto` by `tools/onnx-proto/gen.sh`), then built
+//! into the same graph the IR reader builds ([`read_graph`]); [`describe`] says what a model
+//! holds (its opset and its ops).
+use crate::diag::{Diag, Diagnostics};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+mod attrs;
+mod build;
+mod cells;
+mod node;
+mod ops;
+
+/// The versions of the default operator set cellc reads.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 7..=24;
 
 #[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic, clippy::unwrap_used)]
 pub mod proto;
@@ -23,6 +32,39 @@ pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diag> {
     proto::ModelProto::decode(bytes.as_slice()).map_err(|e| {
         Diag::new(&file, None, format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}"))
     })
+}
+
+/// Reads the ONNX model `path` as a graph: its initializers (and the external data files
+/// beside it they name) become constants, its inputs Parameters, its nodes cellc's ops.
+pub fn read_graph(path: &Path) -> Result<crate::graph::Graph, Diagnostics> {
+    let file = path.display().to_string();
+    let m = read_model(path).map_err(Diagnostics::one)?;
+    let opset = m
+        .opset_import
+        .iter()
+        .find(|o| o.domain.as_deref().is_none_or(|d| d.is_empty() || d == "ai.onnx"))
+        .and_then(|o| o.version);
+    let opset = match opset {
+        Some(v) if OPSETS.contains(&v) => v,
+        other => {
+            let found =
+                other.map_or_else(|| "imports no default operator set".to_owned(), |v| format!("uses opset {v}"));
+            let msg = format!(
+                "the model {found}; cellc reads opsets {} to {} (convert it with onnx.version_converter)",
+                OPSETS.start(),
+                OPSETS.end()
+            );
+            return Err(Diagnostics::one(Diag::new(&file, None, msg)));
+        }
+    };
+    let Some(gp) = m.graph.as_ref() else {
+        return Err(Diagnostics::one(Diag::new(&file, None, "the model has no graph")));
+    };
+    let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut b = build::Builder::new(&file, dir, &name, opset);
+    b.graph(gp);
+    if b.diags.is_empty() { Ok(b.into_graph()) } else { Err(Diagnostics(b.diags)) }
 }
 
 /// What `m` holds, in words: the version of the default operator set it imports, and each op

@@ -343,7 +343,7 @@ impl Attrs<'_> {
         if let Some(c) = compare(t) {
             return if self.numpy_broadcast() { Op::Compare(c) } else { Op::Unknown };
         }
-        if let Some(k) = reduce(t) {
+        if let Some(k) = ReduceKind::of_op(t) {
             return Op::Reduce { kind: k, keep_dims: self.bool("keep_dims", false) };
         }
         match t {
@@ -575,18 +575,6 @@ fn compare(t: &str) -> Option<Compare> {
         "LessEqual" => Compare::LessEqual,
         "Greater" => Compare::Greater,
         "GreaterEqual" => Compare::GreaterEqual,
-        _ => return None,
-    })
-}
-
-fn reduce(t: &str) -> Option<ReduceKind> {
-    Some(match t {
-        "ReduceSum" => ReduceKind::Sum,
-        "ReduceMean" => ReduceKind::Mean,
-        "ReduceProd" => ReduceKind::Prod,
-        "ReduceMax" => ReduceKind::Max,
-        "ReduceMin" => ReduceKind::Min,
-        "ReduceL2" => ReduceKind::L2,
         _ => return None,
     })
 }

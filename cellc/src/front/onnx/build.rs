@@ -1,0 +1,166 @@
+//! An ONNX graph as a [`Graph`]: initializers become constants (their bytes gathered into
+//! one weights buffer in memory, external data read by the ranges they name), graph inputs
+//! that are not initializers Parameters, each node the ops that compute it in cellc's terms
+//! ([`super::ops`]), graph outputs Results. Positions are nodes (their index in the graph).
+use super::attrs::NodeAttrs;
+use super::node::{Node, Scope, elem_of, type_name};
+use super::proto::{GraphProto, NodeProto, TensorProto, ValueInfoProto, type_proto};
+use crate::diag::{Diag, Pos};
+use crate::graph::{Fact, Graph};
+use crate::limits::{MAX_RANK, shown};
+use crate::ops::Op;
+use crate::vocab::{self, Origin};
+use std::path::Path;
+
+/// The graph being built, and the problems found.
+pub(super) struct Builder {
+    pub(super) s: Scope,
+    pub(super) diags: Vec<Diag>,
+}
+
+impl Builder {
+    pub(super) fn new(file: &str, dir: &Path, name: &str, opset: i64) -> Self {
+        Builder { s: Scope::new(file, dir, name, opset), diags: Vec::new() }
+    }
+
+    /// The graph built.
+    pub(super) fn into_graph(self) -> Graph {
+        self.s.g
+    }
+
+    fn err(&mut self, msg: String) {
+        self.diags.push(Diag::new(&self.s.file, None, msg));
+    }
+
+    pub(super) fn graph(&mut self, gp: &GraphProto) {
+        for t in &gp.initializer {
+            self.initializer(t);
+        }
+        if !gp.sparse_initializer.is_empty() {
+            self.err("the graph has sparse initializers; cellc reads dense ones only".to_owned());
+        }
+        for v in &gp.input {
+            let name = v.name.clone().unwrap_or_default();
+            // An initializer that is also an input is a default the caller may override
+            // (onnxruntime's rule); cellc compiles it as the constant it is.
+            if !self.s.has(&name) {
+                self.input(v);
+            }
+        }
+        for (k, n) in gp.node.iter().enumerate() {
+            self.node(u32::try_from(k).unwrap_or(u32::MAX), n);
+        }
+        for v in &gp.output {
+            let name = v.name.clone().unwrap_or_default();
+            match self.s.value(&name) {
+                Some(t) => {
+                    crate::graph::build::result(&mut self.s.g, t, Some(&name));
+                }
+                None => self.err(format!("the graph's output {} is computed by no node", shown(&name))),
+            }
+        }
+        if gp.output.is_empty() {
+            self.err("the graph has no outputs; expected at least one".to_owned());
+        }
+        let bytes = std::mem::take(&mut self.s.weights);
+        self.s.g.weights = vocab::Weights::whole(&self.s.file, bytes);
+    }
+
+    /// A graph input: a Parameter of its declared type and shape.
+    fn input(&mut self, v: &ValueInfoProto) {
+        let name = v.name.clone().unwrap_or_default();
+        let tensor = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(type_proto::Value::TensorType(t)) => t,
+            _ => {
+                self.err(format!("the graph's input {} is not a tensor; cellc takes tensors only", shown(&name)));
+                return;
+            }
+        };
+        let Some(elem) = tensor.elem_type.and_then(elem_of) else {
+            let t = type_name(tensor.elem_type.unwrap_or(0));
+            self.err(format!("the graph's input {} is of {t}, which cellc does not take", shown(&name)));
+            return;
+        };
+        let Some(shape) = tensor.shape.as_ref() else {
+            let msg = format!(
+                "the graph's input {} declares no shape; cellc needs its rank (export with a shape, or give it with --input)",
+                shown(&name)
+            );
+            self.err(msg);
+            return;
+        };
+        use super::proto::tensor_shape_proto::dimension::Value;
+        let dims: Vec<vocab::Dim> = shape
+            .dim
+            .iter()
+            .map(|d| match d.value {
+                Some(Value::DimValue(n)) if n >= 0 => vocab::Dim::Static(n as u64),
+                _ => vocab::Dim::Dynamic,
+            })
+            .collect();
+        if dims.len() > MAX_RANK {
+            self.err(format!(
+                "the graph's input {} has {} dimensions; cellc takes at most {MAX_RANK}",
+                shown(&name),
+                dims.len()
+            ));
+            return;
+        }
+        let origin = Origin { pos: None, name: name.clone(), op: "Parameter".to_owned() };
+        let id = self.s.g.add(Op::Parameter { elem, shape: dims.clone() }, origin, Vec::new(), 1);
+        let t = self.s.g.nodes[id].outputs[0];
+        let syms = self.s.g.declare_shape(&name, None, &dims);
+        let tensor = &mut self.s.g.tensors[t];
+        tensor.names = vec![name.clone()];
+        tensor.declared = dims;
+        tensor.fact = Fact { elem, shape: Some(syms), value: None };
+        self.s.g.params.push(id);
+        self.s.bind(&name, t);
+    }
+
+    /// An initializer: a constant whose bytes are appended to the weights buffer.
+    fn initializer(&mut self, t: &TensorProto) {
+        let name = t.name.clone().unwrap_or_default();
+        let origin = Origin { pos: None, name: name.clone(), op: "initializer".to_owned() };
+        match self.s.constant(t, origin) {
+            Ok(id) => {
+                self.s.bind(&name, id);
+            }
+            Err(e) => self.err(format!("initializer {}: {e}", shown(&name))),
+        }
+    }
+
+    /// A constant holding tensor `t` (an initializer, or a `Constant`'s value), as a node
+    /// of `origin`; its output tensor.
+    /// Node `at` of the graph, read into ops; its problems reported at it.
+    fn node(&mut self, at: u32, n: &NodeProto) {
+        let op_type = n.op_type.clone().unwrap_or_default();
+        let domain = n.domain.as_deref().filter(|d| !d.is_empty() && *d != "ai.onnx");
+        let name = match n.name.as_deref() {
+            Some(s) if !s.is_empty() => s.to_owned(),
+            _ => n.output.iter().find(|o| !o.is_empty()).cloned().unwrap_or_else(|| format!("node {at}")),
+        };
+        let op = match domain {
+            Some(d) => format!("{d}.{op_type}"),
+            None => op_type.clone(),
+        };
+        let origin = Origin { pos: Some(Pos::Node(at)), name, op };
+        let mut cx = Node { b: &mut self.s, node: n, attrs: NodeAttrs::new(n), origin, errors: Vec::new() };
+        let known = domain.is_none() && super::ops::translate(&mut cx, &op_type);
+        if !known {
+            cx.unknown();
+        } else if cx.errors.is_empty() && cx.attrs.errors.is_empty() {
+            for key in cx.attrs.unread() {
+                cx.errors.push(format!(
+                    "attribute `{key}` is not one cellc reads for {op_type} (opset {}); it cannot honour it",
+                    cx.b.opset
+                ));
+            }
+        }
+        let errors: Vec<String> = cx.attrs.errors.drain(..).chain(cx.errors.drain(..)).collect();
+        let (name, op) = (cx.origin.name.clone(), cx.origin.op.clone());
+        for e in errors {
+            self.diags.push(Diag::new(&self.s.file, Some(Pos::Node(at)), e).in_layer(&name, &op));
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! Each ONNX op, at the model's opset, as the cellc ops that compute it: attributes that
+//! ONNX gives where cellc's op takes an input become constants, optional inputs their
+//! defaults, and a different port order the op's own. Recurrent cells are in
+//! [`super::cells`].
+use super::node::Node;
+use crate::graph::{Elem, TensorId};
+use crate::ops::norm::{MvnAttrs, Norm};
+use crate::ops::{Binary, BroadcastMode, Compare, Op, ReduceKind, Unary};
+
+/// Adds the ops of node `cx` (of type `op`); `false` for an op type cellc does not read.
+pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
+    if let Some(u) = unary(cx, op) {
+        let x = cx.required(0, "X");
+        if let Some(x) = x {
+            let y = cx.one(Op::Unary(u), &[x]);
+            cx.bind(0, y);
+        }
+        return true;
+    }
+    if let Some(f) = binary(op) {
+        variadic(cx, f, op == "Sum" || op == "Max" || op == "Min");
+        return true;
+    }
+    if let Some(c) = compare(op) {
+        if let (Some(a), Some(b)) = (cx.required(0, "A"), cx.required(1, "B")) {
+            let y = cx.one(Op::Compare(c), &[a, b]);
+            cx.bind(0, y);
+        }
+        return true;
+    }
+    if let Some(k) = ReduceKind::of_op(op) {
+        reduction(cx, k);
+        return true;
+    }
+    match op {
+        "GRU" | "LSTM" | "RNN" => super::cells::cell(cx, op),
+        "Identity" | "Dropout" => identity(cx, op),
+        "Constant" => constant(cx),
+        "Cast" => cast(cx),
+        "Shape" => shape(cx),
+        "Reshape" => reshape(cx),
+        "Transpose" => transpose(cx),
+        "Squeeze" | "Unsqueeze" => squeeze(cx, op == "Squeeze"),
+        "Concat" => concat(cx),
+        "Gather" => gather(cx),
+        "Slice" => slice(cx),
+        "ConstantOfShape" => constant_of_shape(cx),
+        "Expand" => simple(cx, Op::Broadcast { mode: BroadcastMode::Bidirectional }, &["input", "shape"]),
+        "Tile" => simple(cx, Op::Tile, &["input", "repeats"]),
+        "Where" => simple(cx, Op::Select, &["condition", "X", "Y"]),
+        "MatMul" => simple(cx, Op::MatMul { ta: false, tb: false }, &["A", "B"]),
+        "Gemm" => gemm(cx),
+        "Softmax" | "LogSoftmax" => softmax(cx, op == "LogSoftmax"),
+        "LayerNormalization" => layer_norm(cx),
+        "Clip" => clip(cx),
+        _ => return false,
+    }
+    true
+}
+
+/// The elementwise functions of one tensor with no parameter or with attributes.
+fn unary(cx: &mut Node<'_, '_>, op: &str) -> Option<Unary> {
+    Some(match op {
+        "Relu" => Unary::Relu,
+        "Sigmoid" => Unary::Sigmoid,
+        "Tanh" => Unary::Tanh,
+        "Exp" => Unary::Exp,
+        "Log" => Unary::Log,
+        "Abs" => Unary::Abs,
+        "Sqrt" => Unary::Sqrt,
+        "Neg" => Unary::Negative,
+        "Floor" => Unary::Floor,
+        "Ceil" => Unary::Ceiling,
+        "Softplus" => Unary::SoftPlus,
+        "Softsign" => Unary::SoftSign,
+        "HardSwish" => Unary::HSwish,
+        "Mish" => Unary::Mish,
+        "Elu" => Unary::Elu { alpha: f64::from(cx.attrs.float("alpha").unwrap_or(1.0)) },
+        "HardSigmoid" => Unary::HardSigmoid {
+            alpha: f64::from(cx.attrs.float("alpha").unwrap_or(0.2)),
+            beta: f64::from(cx.attrs.float("beta").unwrap_or(0.5)),
+        },
+        "Selu" => Unary::Selu {
+            alpha: f64::from(cx.attrs.float("alpha").unwrap_or(1.673_263_2)),
+            lambda: f64::from(cx.attrs.float("gamma").unwrap_or(1.050_701)),
+        },
+        _ => return None,
+    })
+}
+
+fn binary(op: &str) -> Option<Binary> {
+    Some(match op {
+        "Add" | "Sum" => Binary::Add,
+        "Sub" => Binary::Subtract,
+        "Mul" => Binary::Multiply,
+        // ONNX divides whole numbers towards zero.
+        "Div" => Binary::Divide { python: false },
+        "Pow" => Binary::Power,
+        "Max" => Binary::Maximum,
+        "Min" => Binary::Minimum,
+        "PRelu" => Binary::PRelu,
+        "And" => Binary::LogicalAnd,
+        "Or" => Binary::LogicalOr,
+        "Xor" => Binary::LogicalXor,
+        _ => return None,
+    })
+}
+
+fn compare(op: &str) -> Option<Compare> {
+    Some(match op {
+        "Equal" => Compare::Equal,
+        "Less" => Compare::Less,
+        "LessOrEqual" => Compare::LessEqual,
+        "Greater" => Compare::Greater,
+        "GreaterOrEqual" => Compare::GreaterEqual,
+        _ => return None,
+    })
+}
+
+/// A binary op, or (`many`) one over any number of inputs, joined left to right.
+fn variadic(cx: &mut Node<'_, '_>, f: Binary, many: bool) {
+    let n = if many { cx.node.input.len() } else { 2 };
+    if many && n == 0 {
+        cx.err("has no inputs; expected at least one");
+        return;
+    }
+    let ins: Vec<Option<TensorId>> = (0..n).map(|k| cx.required(k, if k == 0 { "A" } else { "B" })).collect();
+    let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() else { return };
+    let mut acc = ins[0];
+    for &b in &ins[1..] {
+        acc = cx.one(Op::Binary(f), &[acc, b]);
+    }
+    if ins.len() == 1 {
+        acc = cx.one(Op::Identity, &[acc]);
+    }
+    cx.bind(0, acc);
+}
+
+/// An op whose inputs are ONNX's in the same order, all required.
+fn simple(cx: &mut Node<'_, '_>, op: Op, roles: &[&str]) {
+    let ins: Vec<Option<TensorId>> = roles.iter().enumerate().map(|(k, r)| cx.required(k, r)).collect();
+    if let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() {
+        let y = cx.one(op, &ins);
+        cx.bind(0, y);
+    }
+}
+
+fn identity(cx: &mut Node<'_, '_>, op: &str) {
+    if op == "Dropout" {
+        // Inference: the input as it is. A training mode given as an input is refused.
+        cx.attrs.float("ratio");
+        cx.attrs.int("seed");
+        if cx.node.input.len() > 2 && !cx.node.input[2].is_empty() {
+            cx.err("input 2 (training_mode) is given; cellc compiles inference, where Dropout passes its input");
+            return;
+        }
+        if cx.output_used(1) {
+            cx.err("its output 1 (mask) is read; cellc compiles inference and has no mask to give");
+            return;
+        }
+    }
+    if let Some(x) = cx.required(0, "input") {
+        let y = cx.one(Op::Identity, &[x]);
+        cx.bind(0, y);
+    }
+}
+
+fn constant(cx: &mut Node<'_, '_>) {
+    let Some(t) = cx.attrs.tensor("value") else {
+        for k in ["value_float", "value_floats", "value_int", "value_ints"] {
+            if cx.attrs.has(k) {
+                return constant_list(cx, k);
+            }
+        }
+        cx.err("has no `value` attribute cellc reads (value, value_float(s), value_int(s))");
+        return;
+    };
+    match cx.b.constant(t, cx.origin.clone()) {
+        Ok(y) => cx.bind(0, y),
+        Err(e) => cx.err(format!("`value`: {e}")),
+    }
+}
+
+fn constant_list(cx: &mut Node<'_, '_>, key: &str) {
+    let y = match key {
+        "value_float" => {
+            let v = cx.attrs.float(key).unwrap_or(0.0);
+            cx.float(Elem::F32, f64::from(v))
+        }
+        "value_floats" => {
+            let v = cx.attrs.floats(key).unwrap_or_default();
+            let data = crate::graph::Data::Float(v.iter().map(|&x| f64::from(x)).collect());
+            crate::graph::build::constant(&mut cx.b.g, cx.origin.clone(), Elem::F32, &[v.len()], data)
+        }
+        "value_int" => {
+            let v = cx.attrs.int(key).unwrap_or(0);
+            cx.int(v)
+        }
+        _ => {
+            let v = cx.attrs.ints(key).unwrap_or_default();
+            cx.ints(&v)
+        }
+    };
+    cx.bind(0, y);
+}
+
+fn cast(cx: &mut Node<'_, '_>) {
+    let to = cx.attrs.int("to");
+    cx.attrs.int("saturate");
+    let Some(x) = cx.required(0, "input") else { return };
+    let Some(to) = to else {
+        cx.err("has no `to` attribute; expected the data type to cast to");
+        return;
+    };
+    let Some(elem) = i32::try_from(to).ok().and_then(super::node::elem_of) else {
+        cx.err(format!("`to` is {to}, a data type cellc does not compute with"));
+        return;
+    };
+    let y = cx.one(Op::Convert { to: elem }, &[x]);
+    cx.bind(0, y);
+}
+
+fn shape(cx: &mut Node<'_, '_>) {
+    let (start, end) = (cx.attrs.int("start"), cx.attrs.int("end"));
+    let Some(x) = cx.required(0, "data") else { return };
+    let mut y = cx.one(Op::ShapeOf { out: Elem::I64 }, &[x]);
+    if start.is_some() || end.is_some() {
+        let (s, e, step, axes) =
+            (cx.ints(&[start.unwrap_or(0)]), cx.ints(&[end.unwrap_or(i64::MAX)]), cx.ints(&[1]), cx.ints(&[0]));
+        y = cx.one(Op::Slice, &[y, s, e, step, axes]);
+    }
+    cx.bind(0, y);
+}
+
+fn reshape(cx: &mut Node<'_, '_>) {
+    let allowzero = cx.attrs.int("allowzero").unwrap_or(0) != 0;
+    if let (Some(x), Some(s)) = (cx.required(0, "data"), cx.required(1, "shape")) {
+        let y = cx.one(Op::Reshape { special_zero: !allowzero }, &[x, s]);
+        cx.bind(0, y);
+    }
+}
+
+fn transpose(cx: &mut Node<'_, '_>) {
+    // No `perm` reverses the axes, as an empty order does for cellc's op.
+    let perm = cx.attrs.ints("perm").unwrap_or_default();
+    if let Some(x) = cx.required(0, "data") {
+        let p = cx.ints(&perm);
+        let y = cx.one(Op::Transpose, &[x, p]);
+        cx.bind(0, y);
+    }
+}
+
+/// Squeeze and Unsqueeze: axes as an attribute before opset 13, as input 1 since.
+fn squeeze(cx: &mut Node<'_, '_>, squeeze: bool) {
+    let axes = if cx.opset() < 13 { cx.attrs.ints("axes").map(|a| cx.ints(&a)) } else { cx.input(1) };
+    let Some(x) = cx.required(0, "data") else { return };
+    let op = if squeeze { Op::Squeeze } else { Op::Unsqueeze };
+    let y = match axes {
+        Some(a) => cx.one(op, &[x, a]),
+        None if squeeze => cx.one(op, &[x]),
+        None => {
+            cx.err("has no axes; Unsqueeze requires them");
+            return;
+        }
+    };
+    cx.bind(0, y);
+}
+
+fn concat(cx: &mut Node<'_, '_>) {
+    let Some(axis) = cx.attrs.int("axis") else {
+        cx.err("has no `axis` attribute; Concat requires one");
+        return;
+    };
+    let ins: Vec<Option<TensorId>> = (0..cx.node.input.len()).map(|k| cx.required(k, "input")).collect();
+    if let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() {
+        let y = cx.one(Op::Concat { axis }, &ins);
+        cx.bind(0, y);
+    }
+}
+
+fn gather(cx: &mut Node<'_, '_>) {
+    let axis = cx.attrs.int("axis").unwrap_or(0);
+    if let (Some(x), Some(i)) = (cx.required(0, "data"), cx.required(1, "indices")) {
+        let a = cx.int(axis);
+        let y = cx.one(Op::Gather { batch_dims: 0 }, &[x, i, a]);
+        cx.bind(0, y);
+    }
+}
+
+/// Slice: starts, ends and axes as attributes before opset 10; since, as inputs with steps
+/// (1 where absent), in an order cellc's op takes as data, starts, ends, steps, axes.
+fn slice(cx: &mut Node<'_, '_>) {
+    let (starts, ends, axes, steps) = if cx.opset() < 10 {
+        let starts = cx.attrs.ints("starts").map(|v| cx.ints(&v));
+        let ends = cx.attrs.ints("ends").map(|v| cx.ints(&v));
+        let axes = cx.attrs.ints("axes").map(|v| cx.ints(&v));
+        (starts, ends, axes, None)
+    } else {
+        (cx.required(1, "starts"), cx.required(2, "ends"), cx.input(3), cx.input(4))
+    };
+    let Some(x) = cx.required(0, "data") else { return };
+    let (Some(starts), Some(ends)) = (starts, ends) else {
+        if cx.opset() < 10 {
+            cx.err("has no `starts` or `ends` attribute; Slice requires both");
+        }
+        return;
+    };
+    let steps = match steps {
+        Some(s) => s,
+        None => {
+            let one = cx.int(1);
+            let n = cx.one(Op::ShapeOf { out: Elem::I64 }, &[starts]);
+            cx.one(Op::Broadcast { mode: BroadcastMode::Numpy }, &[one, n])
+        }
+    };
+    let ins: Vec<TensorId> = [x, starts, ends, steps].into_iter().chain(axes).collect();
+    let y = cx.one(Op::Slice, &ins);
+    cx.bind(0, y);
+}
+
+fn constant_of_shape(cx: &mut Node<'_, '_>) {
+    let value = cx.attrs.tensor("value");
+    let Some(shape) = cx.required(0, "input") else { return };
+    let v = match value {
+        Some(t) => match cx.b.constant(t, cx.origin.clone()) {
+            Ok(v) => v,
+            Err(e) => {
+                cx.err(format!("`value`: {e}"));
+                return;
+            }
+        },
+        None => cx.float(Elem::F32, 0.0),
+    };
+    // The value is a one-element tensor; as a scalar it broadcasts to any shape, `[]` too.
+    let scalar = cx.ints(&[]);
+    let v = cx.one(Op::Reshape { special_zero: false }, &[v, scalar]);
+    let y = cx.one(Op::Broadcast { mode: BroadcastMode::Numpy }, &[v, shape]);
+    cx.bind(0, y);
+}
+
+/// Gemm: `alpha·A'·B' + beta·C`.
+fn gemm(cx: &mut Node<'_, '_>) {
+    let alpha = cx.attrs.float("alpha").unwrap_or(1.0);
+    let beta = cx.attrs.float("beta").unwrap_or(1.0);
+    let ta = cx.attrs.int("transA").unwrap_or(0) != 0;
+    let tb = cx.attrs.int("transB").unwrap_or(0) != 0;
+    let (Some(a), Some(b)) = (cx.required(0, "A"), cx.required(1, "B")) else { return };
+    let c = cx.input(2);
+    let elem = cx.elem(a);
+    let mut y = cx.one(Op::MatMul { ta, tb }, &[a, b]);
+    if alpha != 1.0 {
+        let k = cx.float(elem, f64::from(alpha));
+        y = cx.one(Op::Binary(Binary::Multiply), &[y, k]);
+    }
+    if let Some(mut c) = c {
+        if beta != 1.0 {
+            let k = cx.float(elem, f64::from(beta));
+            c = cx.one(Op::Binary(Binary::Multiply), &[c, k]);
+        }
+        y = cx.one(Op::Binary(Binary::Add), &[y, c]);
+    }
+    cx.bind(0, y);
+}
+
+/// Softmax and LogSoftmax: over one axis (default the last) since opset 13; before, over
+/// the input flattened into two dimensions at `axis` (default 1), which is the same as over
+/// the last axis of the input reshaped to its first `axis` dimensions and the rest.
+fn softmax(cx: &mut Node<'_, '_>, log: bool) {
+    let modern = cx.opset() >= 13;
+    let axis = cx.attrs.int("axis").unwrap_or(if modern { -1 } else { 1 });
+    let Some(x) = cx.required(0, "input") else { return };
+    if modern {
+        let y = cx.one(Op::Softmax { axis, log }, &[x]);
+        cx.bind(0, y);
+        return;
+    }
+    let axis = match (axis, cx.rank(x)) {
+        (a, _) if a >= 0 => a,
+        (a, Some(r)) if a + r as i64 >= 0 => a + r as i64,
+        _ => {
+            cx.err(format!("`axis` is {axis} on an input whose rank is not known while reading; expected one from 0"));
+            return;
+        }
+    };
+    let Ok(lead) = usize::try_from(axis) else { return };
+    if lead > crate::limits::MAX_RANK {
+        cx.err(format!("`axis` is {axis}; expected at most {}", crate::limits::MAX_RANK));
+        return;
+    }
+    let mut target = vec![0; lead];
+    target.push(-1);
+    let target = cx.ints(&target);
+    let flat = cx.one(Op::Reshape { special_zero: true }, &[x, target]);
+    let s = cx.one(Op::Softmax { axis: -1, log }, &[flat]);
+    let back = cx.one(Op::ShapeOf { out: Elem::I64 }, &[x]);
+    let y = cx.one(Op::Reshape { special_zero: false }, &[s, back]);
+    cx.bind(0, y);
+}
+
+/// Reductions: axes as an attribute before opset 18 (13 for ReduceSum), as input 1 since;
+/// no axes reduces them all unless `noop_with_empty_axes`.
+fn reduction(cx: &mut Node<'_, '_>, kind: ReduceKind) {
+    let keep_dims = cx.attrs.int("keepdims").unwrap_or(1) != 0;
+    let noop = cx.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0;
+    let by_input = cx.opset() >= 18 || (kind == ReduceKind::Sum && cx.opset() >= 13);
+    let axes = if by_input { cx.input(1) } else { cx.attrs.ints("axes").map(|a| cx.ints(&a)) };
+    let Some(x) = cx.required(0, "data") else { return };
+    let axes = match axes {
+        Some(a) => a,
+        None if noop => {
+            let y = cx.one(Op::Identity, &[x]);
+            cx.bind(0, y);
+            return;
+        }
+        None => match cx.rank(x) {
+            Some(r) => cx.ints(&(0..r as i64).collect::<Vec<_>>()),
+            None => {
+                cx.err("reduces every axis of an input whose rank is not known while reading; give `axes`");
+                return;
+            }
+        },
+    };
+    let y = cx.one(Op::Reduce { kind, keep_dims }, &[x, axes]);
+    cx.bind(0, y);
+}
+
+/// LayerNormalization: mean and variance over the axes from `axis` to the last, `epsilon`
+/// inside the root, then `Scale` and `B`.
+fn layer_norm(cx: &mut Node<'_, '_>) {
+    let axis = cx.attrs.int("axis").unwrap_or(-1);
+    let eps = cx.attrs.float("epsilon").unwrap_or(1e-5);
+    let stash = cx.attrs.int("stash_type").unwrap_or(1);
+    if stash != 1 {
+        cx.err(format!("`stash_type` is {stash}; cellc computes the statistics in float (1)"));
+        return;
+    }
+    if cx.output_used(1) || cx.output_used(2) {
+        cx.err("its outputs 1 and 2 (Mean, InvStdDev) are read; cellc computes output 0 (Y) only");
+        return;
+    }
+    let (Some(x), Some(scale)) = (cx.required(0, "X"), cx.required(1, "Scale")) else { return };
+    let b = cx.input(2);
+    let axes: Vec<i64> = match (axis, cx.rank(x)) {
+        (a, _) if a < 0 => (a..0).collect(),
+        (a, Some(r)) => (a..r as i64).collect(),
+        (a, None) => {
+            cx.err(format!(
+                "`axis` is {a} on an input whose rank is not known while reading; expected a negative axis"
+            ));
+            return;
+        }
+    };
+    let axes = cx.ints(&axes);
+    let norm = Op::Norm(Norm::Mvn(MvnAttrs { normalize_variance: true, eps: f64::from(eps), inside: true }));
+    let mut y = cx.one(norm, &[x, axes]);
+    y = cx.one(Op::Binary(Binary::Multiply), &[y, scale]);
+    if let Some(b) = b {
+        y = cx.one(Op::Binary(Binary::Add), &[y, b]);
+    }
+    cx.bind(0, y);
+}
+
+/// Clip: bounds as attributes before opset 11, as optional inputs since (their absence no
+/// bound: the type's lowest and highest values).
+fn clip(cx: &mut Node<'_, '_>) {
+    let Some(x) = cx.required(0, "input") else { return };
+    if cx.opset() < 11 {
+        let min = f64::from(cx.attrs.float("min").unwrap_or(f32::MIN));
+        let max = f64::from(cx.attrs.float("max").unwrap_or(f32::MAX));
+        let y = cx.one(Op::Unary(Unary::Clamp { min, max }), &[x]);
+        cx.bind(0, y);
+        return;
+    }
+    let (min, max) = (cx.input(1), cx.input(2));
+    let mut y = x;
+    if let Some(m) = min {
+        y = cx.one(Op::Binary(Binary::Maximum), &[y, m]);
+    }
+    if let Some(m) = max {
+        y = cx.one(Op::Binary(Binary::Minimum), &[y, m]);
+    }
+    if min.is_none() && max.is_none() {
+        y = cx.one(Op::Identity, &[x]);
+    }
+    cx.bind(0, y);
+}
