@@ -1027,12 +1027,13 @@ def from_wheel(w, member, tmp, d):
 
 
 def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
-    """A real model as a case: its f16-compressed IR (`model.xml`) and f32 IR (`f32/`), as
-    OpenVINO converts the ONNX file; random inputs (of the shapes `pin` gives, else each
+    """A real model as a case: the ONNX file as its wheel ships it (`model.onnx`), its
+    f16-compressed IR (`model.xml`) and f32 IR (`f32/`), as OpenVINO converts it; random inputs (of the shapes `pin` gives, else each
     dynamic dimension `dynamic`);
     expected values onnxruntime's on the ONNX file (for the f32 IR) and OpenVINO's (f32
     hint) on the f16 IR (`f16/`). Exits when OpenVINO and onnxruntime disagree."""
     d = out / name
+    shutil.copy(onnx_path, d / "model.onnx")
     ir = ov.convert_model(str(onnx_path))
     ov.save_model(ir, d / "model.xml")
     ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)
@@ -1103,6 +1104,7 @@ def silero_stream(out):
         w = wheel(SILERO, tmp)
         d = fresh(out, name)
         onnx_path = from_wheel(w, "silero_vad/data/" + file, tmp, d)
+        shutil.copy(onnx_path, d / "model.onnx")
         ir = ov.convert_model(str(onnx_path))
         ov.save_model(ir, d / "model.xml")
         ov.save_model(ir, d / "f32" / "model.xml", compress_to_fp16=False)

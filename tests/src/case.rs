@@ -189,7 +189,7 @@ impl Case {
             cut: (cj.cut_inputs, cj.cut_outputs),
             frames,
             carry: cj.carry.iter().map(|c| (c[0], c[1])).collect(),
-            by_onnxruntime: cj.oracle.as_deref() == Some("onnxruntime"),
+            by_onnxruntime: cj.oracle.as_deref().is_some_and(|o| o.starts_with("onnxruntime")),
         })
     }
 

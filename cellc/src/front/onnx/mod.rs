@@ -11,6 +11,7 @@ mod build;
 mod cells;
 mod node;
 mod ops;
+mod spatial;
 
 /// The versions of the default operator set cellc reads.
 pub const OPSETS: std::ops::RangeInclusive<i64> = 7..=24;

@@ -230,9 +230,18 @@ impl Node<'_, '_> {
     }
 
     /// Adds a node of `op` over `inputs` with `outputs` outputs, of this node's origin.
+    /// Its outputs' facts are inferred where the op's rule can already (the fold pass infers
+    /// them all again), so that later nodes of this reading know ranks they depend on.
     pub(super) fn add(&mut self, op: Op, inputs: &[Option<TensorId>], outputs: usize) -> Vec<TensorId> {
+        let g = &self.b.g;
+        let facts: Vec<Option<&Fact>> = inputs.iter().map(|t| t.map(|t| &g.tensors[t].fact)).collect();
+        let inferred = crate::ops::infer(&op, &facts, outputs).ok();
         let id: NodeId = self.b.g.add(op, self.origin.clone(), inputs.to_vec(), outputs);
-        self.b.g.nodes[id].outputs.clone()
+        let outs = self.b.g.nodes[id].outputs.clone();
+        for (&t, f) in outs.iter().zip(inferred.into_iter().flatten()) {
+            self.b.g.tensors[t].fact = f;
+        }
+        outs
     }
 
     /// Adds a node of `op` over `inputs` with one output; that output.

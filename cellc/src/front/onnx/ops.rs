@@ -3,6 +3,7 @@
 //! defaults, and a different port order the op's own. Recurrent cells are in
 //! [`super::cells`].
 use super::node::Node;
+use super::spatial;
 use crate::graph::{Elem, TensorId};
 use crate::ops::norm::{MvnAttrs, Norm};
 use crate::ops::{Binary, BroadcastMode, Compare, Op, ReduceKind, Unary};
@@ -53,6 +54,19 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "Softmax" | "LogSoftmax" => softmax(cx, op == "LogSoftmax"),
         "LayerNormalization" => layer_norm(cx),
         "Clip" => clip(cx),
+        "LeakyRelu" => leaky_relu(cx),
+        "Split" => split(cx),
+        "Einsum" => einsum(cx),
+        "ScatterND" => scatter_nd(cx),
+        "Conv" | "ConvTranspose" => spatial::conv(cx, op == "ConvTranspose"),
+        "MaxPool" | "AveragePool" => spatial::pool(cx, op == "MaxPool"),
+        "GlobalAveragePool" => spatial::global_pool(cx, ReduceKind::Mean),
+        "GlobalMaxPool" => spatial::global_pool(cx, ReduceKind::Max),
+        "BatchNormalization" => spatial::batch_norm(cx),
+        "InstanceNormalization" => spatial::instance_norm(cx),
+        "Flatten" => spatial::flatten(cx),
+        "Pad" => spatial::pad(cx),
+        "Resize" => spatial::resize(cx),
         _ => return false,
     }
     true
@@ -483,4 +497,66 @@ fn clip(cx: &mut Node<'_, '_>) {
         y = cx.one(Op::Identity, &[x]);
     }
     cx.bind(0, y);
+}
+
+/// LeakyRelu: a PReLU of one slope.
+fn leaky_relu(cx: &mut Node<'_, '_>) {
+    let alpha = cx.attrs.float("alpha").unwrap_or(0.01);
+    let Some(x) = cx.required(0, "X") else { return };
+    let elem = cx.elem(x);
+    let a = cx.float(elem, f64::from(alpha));
+    let y = cx.one(Op::Binary(Binary::PRelu), &[x, a]);
+    cx.bind(0, y);
+}
+
+/// Split: the lengths as an attribute before opset 13, as input 1 since; without them,
+/// equal parts, one per output.
+fn split(cx: &mut Node<'_, '_>) {
+    let axis = cx.attrs.int("axis").unwrap_or(0);
+    let parts_attr = cx.attrs.int("num_outputs");
+    let lengths = if cx.opset() < 13 { cx.attrs.ints("split").map(|v| cx.ints(&v)) } else { cx.input(1) };
+    let Some(x) = cx.required(0, "input") else { return };
+    let n = cx.node.output.len();
+    let a = cx.int(axis);
+    let outs = match lengths {
+        Some(l) => cx.add(Op::VariadicSplit, &[Some(x), Some(a), Some(l)], n),
+        None => {
+            if parts_attr.is_some_and(|p| p != n as i64) {
+                cx.err(format!("`num_outputs` is {} but the node has {n} outputs", parts_attr.unwrap_or(0)));
+                return;
+            }
+            cx.add(Op::Split { parts: n as u64 }, &[Some(x), Some(a)], n)
+        }
+    };
+    cx.bind_all(&outs);
+}
+
+fn einsum(cx: &mut Node<'_, '_>) {
+    let Some(eq) = cx.attrs.string("equation") else {
+        cx.err("has no `equation` attribute");
+        return;
+    };
+    let eq = match crate::ops::einsum::Equation::parse(&eq) {
+        Ok(eq) => eq,
+        Err(e) => return cx.err(e.to_string()),
+    };
+    let ins: Vec<Option<TensorId>> = (0..cx.node.input.len()).map(|k| cx.required(k, "Inputs")).collect();
+    if let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() {
+        let y = cx.one(Op::Einsum(Box::new(eq)), &ins);
+        cx.bind(0, y);
+    }
+}
+
+/// ScatterND, its `reduction` (opset 16) by ONNX's names.
+fn scatter_nd(cx: &mut Node<'_, '_>) {
+    use crate::ops::scatter::{Reduction, Scatter};
+    let kind = match cx.attrs.string("reduction").as_deref().unwrap_or("none") {
+        "none" => Scatter::Nd,
+        "add" => Scatter::NdReduce(Reduction::Sum),
+        "mul" => Scatter::NdReduce(Reduction::Prod),
+        "max" => Scatter::NdReduce(Reduction::Max),
+        "min" => Scatter::NdReduce(Reduction::Min),
+        other => return cx.err(format!("`reduction` is {other:?}; expected none, add, mul, max or min")),
+    };
+    simple(cx, Op::Scatter(kind), &["data", "indices", "updates"]);
 }
