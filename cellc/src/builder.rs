@@ -42,7 +42,7 @@ impl Builder {
         Builder::default()
     }
 
-    /// The model to compile (`model.xml`, with `model.bin` beside it), relative to the
+    /// The model to compile (`model.onnx`, or `model.xml` with `model.bin` beside it), relative to the
     /// crate's manifest directory, where build scripts run.
     pub fn model(mut self, path: impl AsRef<Path>) -> Self {
         self.model = Some(path.as_ref().to_path_buf());
@@ -194,9 +194,17 @@ impl Builder {
             let diags = self.refused.iter().map(|e| Diag::new("build.rs", None, format!("Builder::option: {e}")));
             return Err(Diagnostics(diags.collect()));
         }
-        let weights = self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin"));
         println!("cargo:rerun-if-changed={}", model.display());
-        println!("cargo:rerun-if-changed={}", weights.display());
+        // An IR's weights are a file of their own; an ONNX file holds its weights.
+        let weights = match crate::front::Format::of(model) {
+            crate::front::Format::OpenVino => {
+                Some(self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin")))
+            }
+            crate::front::Format::Onnx => self.options.weights.clone(),
+        };
+        if let Some(w) = weights {
+            println!("cargo:rerun-if-changed={}", w.display());
+        }
         let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
             (Some(d), _) => d.clone(),
             (None, Some(d)) => PathBuf::from(d),

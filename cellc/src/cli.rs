@@ -5,7 +5,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Compile recurrent cells from an OpenVINO IR model to specialised Rust or C.
+/// Compile a recurrent model (an ONNX file or an OpenVINO IR: its cells and the convolutions,
+/// normalisations and dense layers around them) to specialised Rust or C.
 #[derive(Debug, Parser)]
 #[command(name = "cellc", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
@@ -22,9 +23,9 @@ enum Command {
     /// performs; for a model cellc refuses, every cell and layer it read, each problem, and
     /// a cut that would compile. Exits with 1 when the model does not compile.
     Inspect {
-        /// The model (`model.xml`, with `model.bin` beside it).
+        /// The model: `model.onnx`, or `model.xml` with `model.bin` beside it.
         model: PathBuf,
-        /// The weights file, if not the model's path with the extension `.bin`.
+        /// An IR's weights file, if not the model's path with the extension `.bin`.
         #[arg(long, value_name = "PATH")]
         weights: Option<PathBuf>,
         /// How the matrices `W` and `R` would be stored (the bytes reported follow it).
@@ -136,7 +137,7 @@ enum WeightTablesArg {
 
 #[derive(Debug, Args)]
 struct CompileArgs {
-    /// The model to compile (`model.xml`, with `model.bin` beside it).
+    /// The model to compile: `model.onnx`, or `model.xml` with `model.bin` beside it.
     #[arg(required = true)]
     model: Option<PathBuf>,
     /// Write the generated code here (each file written whole or not at all); default:
@@ -150,7 +151,7 @@ struct CompileArgs {
     /// the model's name).
     #[arg(long)]
     name: Option<String>,
-    /// The weights file, if not the model's path with the extension `.bin`.
+    /// An IR's weights file, if not the model's path with the extension `.bin`.
     #[arg(long, value_name = "PATH")]
     weights: Option<PathBuf>,
     /// How the matrix products are written.

@@ -116,11 +116,12 @@ fn cut_quoted(message: &str) -> String {
 }
 
 impl Diag {
-    /// The message with the layer it concerns, without the location.
+    /// The message with the layer (an ONNX graph's node) it concerns, without the location.
     pub fn headline(&self) -> String {
+        let what = if matches!(self.pos, Some(Pos::Node(_))) { "node" } else { "layer" };
         match &self.layer {
             Some(l) => {
-                format!("layer {} ({}): {}", crate::limits::shown(&l.name), crate::limits::cut(&l.op), self.message)
+                format!("{what} {} ({}): {}", crate::limits::shown(&l.name), crate::limits::cut(&l.op), self.message)
             }
             None => self.message.clone(),
         }
@@ -260,7 +261,7 @@ mod tests {
         let at = Diag::new("m.xml", Some(Pos::at(3, 7)), "bad").in_layer("gru", "GRUSequence");
         assert_eq!(at.to_string(), "m.xml:3:7: error: layer \"gru\" (GRUSequence): bad");
         let node = Diag::new("m.onnx", Some(Pos::Node(12)), "bad").in_layer("/rnn/GRU", "GRU");
-        assert_eq!(node.to_string(), "m.onnx: node 12: error: layer \"/rnn/GRU\" (GRU): bad");
+        assert_eq!(node.to_string(), "m.onnx: node 12: error: node \"/rnn/GRU\" (GRU): bad");
         assert_eq!((Pos::Node(12).line(), Pos::Node(12).col()), (None, None));
         let text = "<net/>";
         assert_eq!(LineIndex::new(text).offset(text, Pos::Node(0)), None, "a node is no place in a text");

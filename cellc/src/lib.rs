@@ -1,6 +1,6 @@
-//! cellc: an ahead-of-time compiler for recurrent neural-network cells.
+//! cellc: an ahead-of-time compiler for recurrent models (ONNX or OpenVINO IR) to Rust and C.
 //!
-//! One pipeline, `front → passes → check → emit`: the IR front-end reads a model into a
+//! One pipeline, `front → passes → check → emit`: a front-end (ONNX, IR, macro) reads a model into a
 //! graph, the passes fold and simplify it, the check validates it and plans its steps, and
 //! an emitter writes specialised source for it. The public API is what the doors use:
 //! [`compile_file`] and [`compile_to`] run the whole pipeline with [`Options`],

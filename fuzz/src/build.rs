@@ -5,16 +5,15 @@
 //! `CELLC_SCRATCH_CFLAGS` asks for them) is found; and their outputs compared with the
 //! reference interpreter's on the same inputs, so code that runs but computes something
 //! else is found too.
-use cellc::front::openvino::parse_graph;
+use crate::target::Input;
 use cellc::ir::{Batch, Dim, ParamRole};
-use cellc::vocab::Weights;
 use cellc::{Language, Options, WeightType, WeightsMode};
 use cellc_conformance::scratch::{Job, Scratch};
 use std::path::Path;
 
 /// An accepted model, checked again.
-fn model(xml: &str, bin: &[u8]) -> Result<cellc::ir::verify::Verified, String> {
-    let g = parse_graph("model.xml", xml, Weights::whole("model.bin", bin.to_vec())).map_err(|d| d.to_string())?;
+fn model(input: &Input) -> Result<cellc::ir::verify::Verified, String> {
+    let g = crate::target::graph(input).ok_or("the model is no longer read")?;
     cellc::model_of(g).map_err(|d| d.to_string())
 }
 
@@ -73,19 +72,24 @@ fn job(k: usize, m: &cellc::ir::Model, values: &[Vec<f64>], dir: &Path, lang: &s
     Ok(Job { weights, ..Job::single(k, inputs, outputs.collect()) })
 }
 
-/// Writes the model of module `k` of `lang` to `out` as `{lang}{k}.xml` and `.bin`, so a
-/// compiler's message about module `m{k}` names the input to triage.
-fn keep(out: &Path, lang: &str, k: usize, xml: &str, bin: &[u8]) -> Result<(), String> {
+/// Writes the model of module `k` of `lang` to `out` as `{lang}{k}.xml` and `.bin` (or
+/// `.onnx`), so a compiler's message about module `m{k}` names the input to triage.
+fn keep(out: &Path, lang: &str, k: usize, input: &Input) -> Result<(), String> {
     let base = out.join(format!("{lang}{k}"));
-    std::fs::write(base.with_extension("xml"), xml).map_err(|e| e.to_string())?;
-    std::fs::write(base.with_extension("bin"), bin).map_err(|e| e.to_string())
+    let written = match input {
+        Input::Ir { xml, bin } => std::fs::write(base.with_extension("xml"), xml)
+            .and_then(|()| std::fs::write(base.with_extension("bin"), bin)),
+        Input::Onnx { bytes, .. } => std::fs::write(base.with_extension("onnx"), bytes),
+        Input::Decl { text, .. } => std::fs::write(base.with_extension("decl"), text),
+    };
+    written.map_err(|e| e.to_string())
 }
 
-/// Builds and runs the models `(xml, bin)` as Rust and as C; the first failure's output. A
+/// Builds and runs the models (IR or ONNX inputs) as Rust and as C; the first failure's output. A
 /// model an emitter refuses (with a diagnostic: the C of 16-bit weights given at run time)
 /// is built in the other language only. Module `m{k}` of each language is kept in `out` as
 /// `rs{k}` and `c{k}`.
-pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<(), String> {
+pub(crate) fn build_and_run(models: &[Input], out: &Path) -> Result<(), String> {
     let scratch = Scratch::new("fuzz");
     let dir = scratch.data_dir("inputs")?;
     let _ = std::fs::remove_dir_all(out);
@@ -93,8 +97,8 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
     let (mut rust, mut rust_jobs, mut c, mut c_jobs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     // What each job's outputs must be: the reference interpreter's on the same inputs.
     let (mut rust_want, mut c_want) = (Vec::new(), Vec::new());
-    for (n, (xml, bin)) in models.iter().enumerate() {
-        let m = model(xml, bin)?;
+    for (n, input) in models.iter().enumerate() {
+        let m = model(input)?;
         let data = inputs(&m, n as u64);
         // Every other model with its weights given at run time, in each storage type.
         let weights_mode = if n % 2 == 1 { WeightsMode::Runtime } else { WeightsMode::Embedded };
@@ -122,7 +126,7 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
             .map(|(e, n)| e.iter().zip(n).map(|(&a, &b)| (a, moved(a, b))).collect())
             .collect();
         if let Ok(r) = cellc::emit::rust::emit(&m, &opts) {
-            keep(out, "rs", rust.len(), xml, bin)?;
+            keep(out, "rs", rust.len(), input)?;
             rust_jobs.push(job(rust.len(), &emitted, &values, &dir, "rs")?);
             rust_want.push(want.clone());
             rust.push(r);
@@ -130,7 +134,7 @@ pub(crate) fn build_and_run(models: &[(String, Vec<u8>)], out: &Path) -> Result<
         let k = c.len();
         let copts = Options { language: Language::C, name: Some(format!("m{k}")), ..opts };
         if let Ok(cf) = cellc::emit::c::emit(&m, &copts, &format!("m{k}.h")) {
-            keep(out, "c", k, xml, bin)?;
+            keep(out, "c", k, input)?;
             c_jobs.push(job(k, &emitted, &values, &dir, "c")?);
             c_want.push(want);
             c.push(cf);

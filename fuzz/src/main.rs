@@ -1,6 +1,6 @@
 //! `cellc-fuzz`: a structure-aware fuzzer of cellc that runs on stable Rust. It mutates the
 //! committed models (`tests/fixtures/*/model.xml` and the whole models of `tests/models/`
-//! with their weights, and the hostile seeds in `fuzz/corpus/`) and macro declarations (`fuzz/corpus/*.decl`), runs each mutant
+//! with their weights, their ONNX files at the protobuf level, and the hostile seeds in `fuzz/corpus/`) and macro declarations (`fuzz/corpus/*.decl`), runs each mutant
 //! through the front-ends, the check, `inspect` and both emitters in process, and fails on a
 //! panic, an input slower than the time limit, or one that allocates past the memory limit.
 //! Then it builds the Rust and the C of a sample of the accepted mutants (one of each kind
@@ -8,6 +8,7 @@
 //! Inputs that fail are written to the output directory; a run is reproduced by its seed.
 mod build;
 mod mutate;
+mod onnx;
 mod target;
 
 use clap::Parser;
@@ -46,6 +47,16 @@ struct Args {
 struct Seed {
     xml: String,
     bin: Vec<u8>,
+}
+
+/// The ONNX files of the whole models of `tests/models`, as seeds.
+fn onnx_seeds() -> std::io::Result<Vec<Vec<u8>>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(workspace().join("tests/models"))?
+        .filter_map(|e| e.ok().map(|e| e.path().join("model.onnx")))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    paths.into_iter().map(std::fs::read).collect()
 }
 
 fn workspace() -> PathBuf {
@@ -110,6 +121,9 @@ fn report(out: &Path, i: u64, input: &Input, what: &str) {
             let _ = std::fs::write(base.with_extension("xml"), xml);
             let _ = std::fs::write(base.with_extension("bin"), bin);
         }
+        Input::Onnx { bytes, .. } => {
+            let _ = std::fs::write(base.with_extension("onnx"), bytes);
+        }
         Input::Decl { text, .. } => {
             let _ = std::fs::write(base.with_extension("decl"), text);
         }
@@ -127,8 +141,22 @@ struct Tally {
     peak: u64,
 }
 
-/// The next input: a mutant of a seed model (seven times in eight) or of a declaration.
-fn next_input(rng: &mut fastrand::Rng, seeds: &[Seed], decls: &[(cellc::vocab::CellOp, String)], root: &Path) -> Input {
+/// The seeds of every kind.
+struct Corpus {
+    ir: Vec<Seed>,
+    onnx: Vec<Vec<u8>>,
+    decls: Vec<(cellc::vocab::CellOp, String)>,
+}
+
+/// The next input: a mutant of a seed model (seven times in eight: an IR's two times in
+/// three, an ONNX file's otherwise) or of a declaration.
+fn next_input(rng: &mut fastrand::Rng, corpus: &Corpus, root: &Path) -> Input {
+    let (seeds, decls) = (&corpus.ir, &corpus.decls);
+    if !corpus.onnx.is_empty() && rng.u8(..8) > 0 && rng.u8(..3) == 0 {
+        let (a, b) = (&corpus.onnx[rng.usize(..corpus.onnx.len())], &corpus.onnx[rng.usize(..corpus.onnx.len())]);
+        let bytes = if rng.u8(..10) == 0 { a.clone() } else { onnx::mutate(rng, a, b) };
+        return Input::Onnx { bytes, dir: root.to_path_buf() };
+    }
     if decls.is_empty() || rng.u8(..8) > 0 {
         let (a, b) = (&seeds[rng.usize(..seeds.len())], &seeds[rng.usize(..seeds.len())]);
         let xml = if rng.u8(..10) == 0 { a.xml.clone() } else { mutate::xml(rng, &a.xml, &b.xml) };
@@ -141,7 +169,7 @@ fn next_input(rng: &mut fastrand::Rng, seeds: &[Seed], decls: &[(cellc::vocab::C
 }
 
 /// Builds and runs the sampled models; whether they all passed.
-fn build_sample(to_build: &[(String, Vec<u8>)], out: &Path) -> bool {
+fn build_sample(to_build: &[Input], out: &Path) -> bool {
     let t = Instant::now();
     let kept = out.join("built");
     match build::build_and_run(to_build, &kept) {
@@ -153,7 +181,7 @@ fn build_sample(to_build: &[(String, Vec<u8>)], out: &Path) -> bool {
         Err(e) => {
             eprintln!("{e}");
             eprintln!(
-                "module m{{k}} of the Rust and of the C was built from {0}/rs{{k}}.xml and {0}/c{{k}}.xml",
+                "module m{{k}} of the Rust and of the C was built from {0}/rs{{k}}.xml (or .onnx) and {0}/c{{k}}.xml (or .onnx)",
                 kept.display()
             );
             false
@@ -168,10 +196,11 @@ fn main() -> ExitCode {
         let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("panic at {at}");
     }));
-    let (Ok(seeds), Ok(decls)) = (seeds(), declarations()) else {
+    let (Ok(ir), Ok(onnx), Ok(decls)) = (seeds(), onnx_seeds(), declarations()) else {
         eprintln!("cannot read the seed corpus under {}", workspace().display());
         return ExitCode::FAILURE;
     };
+    let corpus = Corpus { ir, onnx, decls };
     // A crate root for declarations, holding a raw weights file the mutants may name.
     let root =
         match tempfile::tempdir().and_then(|d| std::fs::write(d.path().join("w.bin"), vec![0u8; 4096]).map(|()| d)) {
@@ -185,7 +214,7 @@ fn main() -> ExitCode {
     let (start, limit) = (Instant::now(), Duration::from_millis(args.time_limit_ms));
     let cap = args.memory_limit_mib << 20;
     let mut t = Tally::default();
-    let mut to_build: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut to_build: Vec<Input> = Vec::new();
     let mut kinds = std::collections::HashSet::new();
     let mut sampler = fastrand::Rng::with_seed(args.seed ^ 0x5eed);
     let mut runs = 0;
@@ -194,7 +223,7 @@ fn main() -> ExitCode {
             break;
         }
         runs += 1;
-        let input = next_input(&mut rng, &seeds, &decls, root.path());
+        let input = next_input(&mut rng, &corpus, root.path());
         let t0 = Instant::now();
         let run = target::run(&input, limit);
         t.slowest = t.slowest.max(t0.elapsed());
@@ -217,13 +246,11 @@ fn main() -> ExitCode {
                 t.accepted += 1;
                 // A uniform sample of the kinds of model accepted over the whole run (reservoir
                 // sampling), so it covers as many shapes, attributes and names as it can.
-                if let Input::Ir { xml, bin } = input
-                    && kinds.insert(description)
-                {
+                if !matches!(input, Input::Decl { .. }) && kinds.insert(description) {
                     if to_build.len() < args.build {
-                        to_build.push((xml, bin));
+                        to_build.push(input);
                     } else if let Some(slot) = to_build.get_mut(sampler.usize(..kinds.len())) {
-                        *slot = (xml, bin);
+                        *slot = input;
                     }
                 }
             }

@@ -24,6 +24,8 @@ pub(crate) enum Outcome {
 pub(crate) enum Input {
     /// `model.xml` and `model.bin`.
     Ir { xml: String, bin: Vec<u8> },
+    /// An ONNX model's bytes and the folder its external data files are read from.
+    Onnx { bytes: Vec<u8>, dir: std::path::PathBuf },
     /// A declaration's tokens (the text inside the macro's braces), the macro's cell kind and
     /// the crate root its paths are relative to.
     Decl { text: String, op: cellc::vocab::CellOp, root: std::path::PathBuf },
@@ -36,9 +38,18 @@ fn strategies(m: &cellc::ir::Model) -> Vec<Strategy> {
     if small { vec![Strategy::Tiled, Strategy::Unrolled] } else { vec![Strategy::Tiled] }
 }
 
-/// Reads, checks, inspects and emits an IR model in every form.
-fn ir(xml: &str, bin: &[u8]) -> Outcome {
-    let Ok(g) = parse_graph("model.xml", xml, Weights::whole("model.bin", bin.to_vec())) else {
+/// The graph of a model input, or `None` when its front-end refuses it.
+pub(crate) fn graph(input: &Input) -> Option<cellc::graph::Graph> {
+    match input {
+        Input::Ir { xml, bin } => parse_graph("model.xml", xml, Weights::whole("model.bin", bin.clone())).ok(),
+        Input::Onnx { bytes, dir } => cellc::front::onnx::parse_graph("model.onnx", "model", dir, bytes).ok(),
+        Input::Decl { .. } => None,
+    }
+}
+
+/// Reads, checks, inspects and emits a model in every form.
+fn model(input: &Input) -> Outcome {
+    let Some(g) = graph(input) else {
         return Outcome::Refused;
     };
     let Ok(m) = cellc::model_of(g) else {
@@ -89,7 +100,7 @@ pub(crate) fn run(input: &Input, limit: Duration) -> Run {
         let mut outcome = Outcome::Refused;
         let info = allocation_counter::measure(|| {
             let caught = std::panic::catch_unwind(|| match &input {
-                Input::Ir { xml, bin } => ir(xml, bin),
+                Input::Ir { .. } | Input::Onnx { .. } => model(&input),
                 Input::Decl { text, op, root } => decl(text, *op, root),
             });
             outcome = caught.unwrap_or_else(|p| {

@@ -33,6 +33,15 @@ impl Format {
 pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::Graph, Diagnostics> {
     match Format::of(model) {
         Format::OpenVino => openvino::read_graph(model, weights),
-        Format::Onnx => onnx::read_graph(model),
+        Format::Onnx => match weights {
+            Some(w) => {
+                let msg = format!(
+                    "a weights file ({}) is given with an ONNX model; an ONNX file holds its weights, or names the files of its external data itself",
+                    w.display()
+                );
+                Err(Diagnostics(vec![crate::diag::Diag::new(&model.display().to_string(), None, msg)]))
+            }
+            None => onnx::read_graph(model),
+        },
     }
 }

@@ -159,21 +159,35 @@ fn all_nodes(g: &Graph) -> Vec<&crate::graph::Node> {
 }
 
 /// The layers by type: how many the model has (`read`, before the passes) and what the
-/// passes made of them (`g`). Parameters, Results and constants are not counted.
+/// passes made of them (`g`). Parameters, Results and constants are not counted. A layer
+/// that became several nodes (an ONNX node read as an op and its layout glue, a lowering)
+/// counts once, as run if any of them runs.
 pub(super) fn counts(read: &Graph, g: &Graph, unsupported: &[NodeId]) -> Vec<OpCount> {
     let counted = |n: &crate::graph::Node| !matches!(n.op, Op::Parameter { .. } | Op::Result | Op::Const { .. });
+    let key = |n: &crate::graph::Node| (n.origin.name.clone(), format!("{:?}", n.origin.pos));
     let mut by_op: BTreeMap<&str, OpCount> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
     for n in all_nodes(read).into_iter().filter(|n| !n.dead && counted(n)) {
-        by_op.entry(&n.origin.op).or_insert_with(|| OpCount::new(&n.origin.op)).read += 1;
-    }
-    for n in live(g).filter(|&n| counted(&g.nodes[n])) {
-        let op = g.nodes[n].origin.op.as_str();
-        let c = by_op.entry(op).or_insert_with(|| OpCount::new(op));
-        if unsupported.contains(&n) {
-            c.unsupported += 1;
-        } else {
-            c.run += 1;
+        if seen.insert((n.origin.op.as_str(), key(n))) {
+            by_op.entry(&n.origin.op).or_insert_with(|| OpCount::new(&n.origin.op)).read += 1;
         }
+    }
+    let mut ran = BTreeSet::new();
+    let mut refused = BTreeSet::new();
+    for n in live(g).filter(|&n| counted(&g.nodes[n])) {
+        let k = (g.nodes[n].origin.op.as_str(), key(&g.nodes[n]));
+        if unsupported.contains(&n) {
+            refused.insert(k)
+        } else {
+            ran.insert(k)
+        };
+    }
+    for (op, k) in &refused {
+        by_op.entry(op).or_insert_with(|| OpCount::new(op)).unsupported += 1;
+        ran.remove(&(*op, k.clone()));
+    }
+    for (op, _) in &ran {
+        by_op.entry(op).or_insert_with(|| OpCount::new(op)).run += 1;
     }
     by_op
         .into_values()

@@ -309,12 +309,15 @@ fn concat(ins: &[Option<&Fact>], a: i64) -> Result<Fact, OpError> {
                 map_parts.extend((0..*inner).map(|j| (p, o * inner + j)));
             }
         }
+        // Each piece's values converted once (not once per value taken from it).
         Some(match pieces[0].1 {
             Data::Float(_) => {
-                Data::Float(map_parts.iter().map(|&(p, j)| pieces[p].1.floats().map(|f| f[j])).collect::<Option<_>>()?)
+                let vals: Vec<Vec<f64>> = pieces.iter().map(|(_, v)| v.floats()).collect::<Option<_>>()?;
+                Data::Float(map_parts.iter().map(|&(p, j)| vals[p].get(j).copied()).collect::<Option<_>>()?)
             }
             Data::Int(_) => {
-                Data::Int(map_parts.iter().map(|&(p, j)| pieces[p].1.ints().map(|f| f[j])).collect::<Option<_>>()?)
+                let vals: Vec<Vec<Sym>> = pieces.iter().map(|(_, v)| v.ints()).collect::<Option<_>>()?;
+                Data::Int(map_parts.iter().map(|&(p, j)| vals[p].get(j).copied()).collect::<Option<_>>()?)
             }
         })
     })();

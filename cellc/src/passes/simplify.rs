@@ -4,7 +4,9 @@
 //! keeps the order of the others) disappear; two `Transpose`s in a row become one;
 //! elementwise ops with constant parameters become plain functions of their input; a
 //! `PRelu`'s per-channel slope becomes one that broadcasts by numpy's rules; a float raised
-//! to the constant power 2 becomes its product with itself.
+//! to the constant power 2 becomes its product with itself, `x·sigmoid(x)` a swish; a `Squeeze` of a `Transpose`
+//! squeezes first, so that the transpose can meet the next one (the layout glue around a
+//! recurrent cell read from ONNX: its output moved to ONNX's layout, squeezed, moved back).
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 use crate::vocab::Origin;
@@ -23,10 +25,12 @@ pub fn simplify(g: &mut Graph) {
         resolve_parameters(g, id);
         channel_slope(g, id);
         square(g, id);
+        swish(g, id);
         if let Some(input) = passthrough(g, id) {
             bypass(g, id, input);
             continue;
         }
+        squeeze_first(g, id, &readers);
         merge_transposes(g, id);
     }
     g.prune();
@@ -116,18 +120,21 @@ fn channel_slope(g: &mut Graph, id: NodeId) {
     }
 }
 
+/// The two inputs of node `id` when it is the binary op `f` with both connected.
+fn binary_inputs(g: &Graph, id: NodeId, f: crate::ops::Binary) -> Option<(TensorId, TensorId)> {
+    let n = &g.nodes[id];
+    if n.op != Op::Binary(f) {
+        return None;
+    }
+    Some(((*n.inputs.first()?)?, (*n.inputs.get(1)?)?))
+}
+
 /// Turns `x^2` (a `Power` whose exponent is one constant 2, `x` floats of the output's
 /// shape) into `x·x`: the same value (the square, rounded once), without the general power
 /// function (a `powf` call a value in the Rust, 4 times the time of the rest of an STFT's
 /// magnitude in silero-vad).
 fn square(g: &mut Graph, id: NodeId) {
-    if g.nodes[id].op != Op::Binary(crate::ops::Binary::Power) {
-        return;
-    }
-    let (Some(Some(x)), Some(Some(e))) = (g.nodes[id].inputs.first().copied(), g.nodes[id].inputs.get(1).copied())
-    else {
-        return;
-    };
+    let Some((x, e)) = binary_inputs(g, id, crate::ops::Binary::Power) else { return };
     let two = g.tensors[e].fact.value.as_ref().and_then(Data::floats).is_some_and(|v| v == [2.0]);
     let Some(&out) = g.nodes[id].outputs.first() else { return };
     let (xf, of) = (&g.tensors[x].fact, &g.tensors[out].fact);
@@ -135,6 +142,30 @@ fn square(g: &mut Graph, id: NodeId) {
         g.nodes[id].op = Op::Binary(crate::ops::Binary::Multiply);
         g.nodes[id].inputs[1] = Some(x);
     }
+}
+
+/// Turns `x·sigmoid(x)` (how ONNX exporters write SiLU) into `Swish(x)` with β 1, the
+/// op OpenVINO's converter makes of it, so that it joins a dense layer's epilogue the same
+/// way; the sigmoid goes when nothing else reads it.
+fn swish(g: &mut Graph, id: NodeId) {
+    let Some((a, b)) = binary_inputs(g, id, crate::ops::Binary::Multiply) else { return };
+    let sigmoid_of = |t: TensorId| {
+        let p = &g.nodes[g.tensors[t].producer.0];
+        (p.op == Op::Unary(crate::ops::Unary::Sigmoid)).then(|| p.inputs.first().copied().flatten()).flatten()
+    };
+    let x = match (sigmoid_of(a), sigmoid_of(b)) {
+        (_, Some(x)) if x == a => a,
+        (Some(x), _) if x == b => b,
+        _ => return,
+    };
+    let Some(&out) = g.nodes[id].outputs.first() else { return };
+    if g.tensors[x].fact.shape.is_none() || g.tensors[x].fact.shape != g.tensors[out].fact.shape {
+        return;
+    }
+    let n = &mut g.nodes[id];
+    n.op = Op::Unary(crate::ops::Unary::Swish { beta: 1.0 });
+    n.inputs = vec![Some(x)];
+    n.input_pos.truncate(1);
 }
 
 /// The input an op hands on unchanged, when it does.
@@ -173,6 +204,67 @@ fn bypass(g: &mut Graph, id: NodeId, input: TensorId) {
     }
     g.replace_uses(out, input);
     g.nodes[id].dead = true;
+}
+
+/// `Squeeze(Transpose(x, p), axes)` → `Transpose(Squeeze(x, axes'), p')` when the squeeze
+/// alone reads the transpose: the two nodes swap ops in place (the squeeze's output keeps its
+/// tensor), and the transpose, now last, can merge with one that follows.
+fn squeeze_first(g: &mut Graph, id: NodeId, readers: &[Vec<NodeId>]) {
+    if g.nodes[id].op != Op::Squeeze {
+        return;
+    }
+    let (Some(Some(t)), Some(Some(axes))) = (g.nodes[id].inputs.first().copied(), g.nodes[id].inputs.get(1).copied())
+    else {
+        return;
+    };
+    let inner = g.tensors[t].producer.0;
+    if g.nodes[inner].op != Op::Transpose || readers.get(t).is_none_or(|r| r.len() != 1) {
+        return;
+    }
+    let (Some(p), Some(Some(x))) = (g.transpose_perm(inner), g.nodes[inner].inputs.first().copied()) else { return };
+    let Some(xs) = g.tensors[x].fact.shape.clone() else { return };
+    let rank = p.len();
+    let Some(squeezed) = g.tensors[axes].fact.value.as_ref().and_then(Data::known_ints) else { return };
+    let Some(squeezed) =
+        squeezed.iter().map(|&a| crate::ops::tensor::axis(a, rank).ok()).collect::<Option<Vec<usize>>>()
+    else {
+        return;
+    };
+    // Output axis j is input axis p[j]: the same axes squeezed on the input, the others kept
+    // in the transposed order, renumbered past the squeezed ones.
+    let gone: Vec<usize> = squeezed.iter().map(|&j| p[j]).collect();
+    if gone.iter().any(|&a| xs[a] != Sym::known(1)) {
+        return;
+    }
+    let kept: Vec<usize> = (0..rank).filter(|j| !squeezed.contains(j)).map(|j| p[j]).collect();
+    let order: Vec<i64> = kept.iter().map(|&a| gone.iter().filter(|&&g| g < a).count()).map(|n| n as i64).collect();
+    let order: Vec<i64> = kept.iter().zip(order).map(|(&a, n)| a as i64 - n).collect();
+    let in_axes: Vec<i64> = gone.iter().map(|&a| a as i64).collect();
+    let axes_t = super::edit::constant(
+        g,
+        id,
+        Elem::I64,
+        &[in_axes.len()],
+        Data::Int(in_axes.iter().map(|&a| Sym::known(a)).collect()),
+    );
+    let order_t = super::edit::constant(
+        g,
+        id,
+        Elem::I64,
+        &[order.len()],
+        Data::Int(order.iter().map(|&a| Sym::known(a)).collect()),
+    );
+    let shape: Vec<Sym> = (0..rank).filter(|a| !gone.contains(a)).map(|a| xs[a]).collect();
+    let elem = g.tensors[t].fact.elem;
+    g.tensors[t].fact = Fact::new(elem, shape);
+    let n = &mut g.nodes[inner];
+    n.op = Op::Squeeze;
+    n.inputs = vec![Some(x), Some(axes_t)];
+    n.input_pos = vec![None, None];
+    let n = &mut g.nodes[id];
+    n.op = Op::Transpose;
+    n.inputs = vec![Some(t), Some(order_t)];
+    n.input_pos = vec![None, None];
 }
 
 /// `Transpose(Transpose(x, p), q)` → `Transpose(x, p∘q)`; an identity result disappears.

@@ -10,4 +10,5 @@ mod hostile;
 mod inspect;
 mod layout;
 mod names;
+mod onnx;
 mod window_ops;

@@ -30,8 +30,12 @@ pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diag> {
     let file = path.display().to_string();
     let bytes =
         super::files::read_bytes(path).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
-    proto::ModelProto::decode(bytes.as_slice()).map_err(|e| {
-        Diag::new(&file, None, format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}"))
+    decode(&file, &bytes)
+}
+
+fn decode(file: &str, bytes: &[u8]) -> Result<proto::ModelProto, Diag> {
+    proto::ModelProto::decode(bytes).map_err(|e| {
+        Diag::new(file, None, format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}"))
     })
 }
 
@@ -39,7 +43,16 @@ pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diag> {
 /// beside it they name) become constants, its inputs Parameters, its nodes cellc's ops.
 pub fn read_graph(path: &Path) -> Result<crate::graph::Graph, Diagnostics> {
     let file = path.display().to_string();
-    let m = read_model(path).map_err(Diagnostics::one)?;
+    let bytes = super::files::read_bytes(path)
+        .map_err(|e| Diagnostics::one(Diag::new(&file, None, format!("cannot read the model: {e}"))))?;
+    let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
+    parse_graph(&file, &name, path.parent().unwrap_or(Path::new(".")), &bytes)
+}
+
+/// Builds the graph of the ONNX model held in `bytes` (shown as `file`, named `name`), its
+/// external data files read from folder `dir`.
+pub fn parse_graph(file: &str, name: &str, dir: &Path, bytes: &[u8]) -> Result<crate::graph::Graph, Diagnostics> {
+    let m = decode(file, bytes).map_err(Diagnostics::one)?;
     let opset = m
         .opset_import
         .iter()
@@ -55,15 +68,13 @@ pub fn read_graph(path: &Path) -> Result<crate::graph::Graph, Diagnostics> {
                 OPSETS.start(),
                 OPSETS.end()
             );
-            return Err(Diagnostics::one(Diag::new(&file, None, msg)));
+            return Err(Diagnostics::one(Diag::new(file, None, msg)));
         }
     };
     let Some(gp) = m.graph.as_ref() else {
-        return Err(Diagnostics::one(Diag::new(&file, None, "the model has no graph")));
+        return Err(Diagnostics::one(Diag::new(file, None, "the model has no graph")));
     };
-    let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut b = build::Builder::new(&file, dir, &name, opset);
+    let mut b = build::Builder::new(file, dir, name, opset);
     b.graph(gp);
     if b.diags.is_empty() { Ok(b.into_graph()) } else { Err(Diagnostics(b.diags)) }
 }
