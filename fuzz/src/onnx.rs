@@ -25,7 +25,8 @@ pub(crate) fn mutate(rng: &mut fastrand::Rng, bytes: &[u8], other: &[u8]) -> Vec
 }
 
 fn some_int(rng: &mut fastrand::Rng, was: i64) -> i64 {
-    [was + 1, was - 1, 0, -1, 1, 2, 3, -3, 64, i64::from(i32::MAX), i64::MIN, i64::MAX, 1 << 40][rng.usize(..13)]
+    [was.wrapping_add(1), was.wrapping_sub(1), 0, -1, 1, 2, 3, -3, 64, i64::from(i32::MAX), i64::MIN, i64::MAX, 1 << 40]
+        [rng.usize(..13)]
 }
 
 fn onnx_once(
