@@ -101,7 +101,19 @@ impl Builder {
     /// `--input NAME=[…]` does: `None` keeps a dimension as the model has it. Dynamic steps
     /// must be fixed; a dynamic batch may stay.
     pub fn input(mut self, name: &str, dims: &[Option<u64>]) -> Self {
-        self.options.input_shapes.push(crate::InputShape { name: name.to_owned(), dims: dims.to_vec() });
+        self.options.input_shapes.push(crate::InputShape { name: name.to_owned(), dims: dims.to_vec(), value: None });
+        self
+    }
+
+    /// Fixes Parameter `name`, of one value, to `value` at compile time, as `--input
+    /// NAME=VALUE` does: it becomes a constant (a sample rate or a mode that chooses an
+    /// `If`'s branch), no longer an input of the generated code.
+    pub fn input_value(mut self, name: &str, value: f64) -> Self {
+        self.options.input_shapes.push(crate::InputShape {
+            name: name.to_owned(),
+            dims: Vec::new(),
+            value: Some(value),
+        });
         self
     }
 

@@ -48,8 +48,9 @@ enum Command {
 struct GraphArgs {
     /// Fix a Parameter's shape at compile time, `NAME=[d0,d1,...]` with `?` (or -1) for a
     /// dimension left as the model has it: dynamic steps must be fixed, a dynamic batch may
-    /// stay. Repeat for several Parameters.
-    #[arg(long = "input", value_name = "NAME=[DIMS]", value_parser = crate::InputShape::parse)]
+    /// stay. Or fix a Parameter of one value to a value, `NAME=VALUE` (e.g. `sr=16000`): it
+    /// becomes a constant, and an `If` it chooses compiles. Repeat for several Parameters.
+    #[arg(long = "input", value_name = "NAME=[DIMS]|NAME=VALUE", value_parser = crate::InputShape::parse)]
     input_shapes: Vec<crate::InputShape>,
     /// Compile from these tensors (or layers) on: each becomes a Parameter, after the
     /// model's own that are still needed. Names separated by commas.

@@ -118,7 +118,10 @@ fn cut_quoted(message: &str) -> String {
 impl Diag {
     /// The message with the layer (an ONNX graph's node) it concerns, without the location.
     pub fn headline(&self) -> String {
-        let what = if matches!(self.pos, Some(Pos::Node(_))) { "node" } else { "layer" };
+        // ONNX calls its ops nodes (a node inside an `If`'s branch has no index of the
+        // model's graph, but is a node all the same).
+        let onnx = matches!(self.pos, Some(Pos::Node(_))) || self.file.ends_with(".onnx");
+        let what = if onnx { "node" } else { "layer" };
         match &self.layer {
             Some(l) => {
                 format!("{what} {} ({}): {}", crate::limits::shown(&l.name), crate::limits::cut(&l.op), self.message)

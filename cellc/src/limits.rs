@@ -28,6 +28,9 @@ pub const MAX_THREADS: usize = 16;
 /// The most dimensions of a tensor.
 pub const MAX_RANK: usize = 8;
 
+/// How deep graphs inside nodes (an `If`'s branches) may nest, in either format.
+pub const MAX_BODY_DEPTH: usize = 16;
+
 /// The most weight values (`W`, `R` and `B` of every cell) that become tables in the
 /// generated code: 64 MiB as f32.
 pub const MAX_EMBEDDED_WEIGHTS: u64 = 1 << 24;

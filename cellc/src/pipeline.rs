@@ -44,7 +44,10 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     let pins: Vec<Diag> = opts
         .input_shapes
         .iter()
-        .filter_map(|s| g.pin(&s.name, &s.dims).err())
+        .filter_map(|s| match s.value {
+            Some(v) => g.freeze(&s.name, v).err(),
+            None => g.pin(&s.name, &s.dims).err(),
+        })
         .map(|e| Diag::new(&file, None, e.to_string()))
         .collect();
     if !pins.is_empty() {

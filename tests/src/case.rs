@@ -121,9 +121,13 @@ impl Case {
     /// `NAME/f16` against OpenVINO's on the compressed weights (with the inputs in `f16/` when
     /// it has its own: a model cut after layers whose weights were compressed too). A case
     /// whose expected outputs are onnxruntime's on the `model.onnx` beside it runs from that
-    /// file too, as `NAME/onnx`.
+    /// file too, as `NAME/onnx`; a case with only a `model.onnx` runs from it alone.
     pub fn variants(dir: &Path) -> Result<Vec<Case>, String> {
         let base = Case::load(dir)?;
+        if !dir.join("model.xml").is_file() && dir.join("model.onnx").is_file() {
+            // A model only its ONNX file holds (OpenVINO cannot convert it).
+            return Ok(vec![Case { name: format!("{}/onnx", base.name), model: dir.join("model.onnx"), ..base }]);
+        }
         let onnx = (base.by_onnxruntime && dir.join("model.onnx").is_file()).then(|| Case {
             name: format!("{}/onnx", base.name),
             model: dir.join("model.onnx"),

@@ -44,10 +44,12 @@ impl Checker<'_> {
         for &id in order {
             let node = &self.g.nodes[id];
             let why = match &node.op {
-                Op::Unknown => Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op))),
+                Op::Unknown => {
+                    Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op)))
+                }
                 // With its condition known, folding took the branch or said why not.
                 Op::If if self.g.input_fact(id, 0).is_some_and(|f| f.value.is_some()) => None,
-                Op::If => Some("the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch".to_owned()),
+                Op::If => Some(unknown_condition(self.g, id)),
                 Op::Parametric(p) => Some(format!(
                     "the {} of this {} layer are known only at run time; cellc compiles it with constant ones",
                     p.params(),
@@ -305,4 +307,23 @@ pub(super) fn batch_of(mode: Mode) -> Batch {
 /// The tensor feeding input `i` of a node.
 pub(super) fn input_tensor(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> {
     g.nodes[id].inputs.get(i).copied().flatten()
+}
+
+/// Why the condition of `If` node `id` is not known: the Parameters it depends on, each of
+/// which a value pin would fix.
+fn unknown_condition(g: &Graph, id: NodeId) -> String {
+    let base = "the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch";
+    let name = |p: NodeId| {
+        g.tensors[g.nodes[p].outputs[0]].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone())
+    };
+    let cond = g.nodes[id].inputs.first().copied().flatten();
+    let params: Vec<String> = cond.map_or_else(Vec::new, |c| g.params_reaching(c).into_iter().map(name).collect());
+    match params.as_slice() {
+        [] => base.to_owned(),
+        [p] => format!("{base}: it depends on Parameter {}; fix its value with --input {p}=VALUE", shown(p)),
+        ps => format!(
+            "{base}: it depends on Parameters {}; fix their values with --input NAME=VALUE",
+            ps.iter().map(|p| shown(p)).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }

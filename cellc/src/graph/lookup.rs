@@ -109,6 +109,19 @@ pub enum PinProblem {
         /// The size pinned.
         want: u64,
     },
+    /// A value is given (`NAME=VALUE`) to a Parameter that holds more than one, of this
+    /// shape.
+    NotOne {
+        /// Its shape, as shown.
+        shape: String,
+    },
+    /// A value that the Parameter's element type cannot hold.
+    NotOfType {
+        /// The value, as given.
+        value: String,
+        /// The element type.
+        elem: &'static str,
+    },
 }
 
 impl fmt::Display for PinError {
@@ -124,6 +137,13 @@ impl fmt::Display for PinError {
                 f,
                 "the pin of {name:?} (--input): dimension {dim} is {have} in the model; it cannot be changed to {want}"
             ),
+            PinProblem::NotOne { shape } => write!(
+                f,
+                "the value given to {name:?} (--input) fixes a Parameter of one value; it is of shape {shape} (give its shape with NAME=[…] instead)"
+            ),
+            PinProblem::NotOfType { value, elem } => {
+                write!(f, "the value given to {name:?} (--input) is {value}, which its type {elem} cannot hold")
+            }
         }
     }
 }

@@ -261,6 +261,50 @@ impl Graph {
         Ok(())
     }
 
+    /// The Parameters whose values tensor `t` depends on, in the model's order (walked
+    /// without recursion).
+    pub fn params_reaching(&self, t: TensorId) -> Vec<NodeId> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![self.tensors[t].producer.0];
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            stack.extend(self.nodes[n].inputs.iter().flatten().map(|&i| self.tensors[i].producer.0));
+        }
+        self.params.iter().copied().filter(|&p| seen[p]).collect()
+    }
+
+    /// Fixes a Parameter of one value (named by its tensor or its layer) to `value` before
+    /// folding: it becomes a constant, and the model no longer takes it. A Parameter with
+    /// a dynamic dimension is refused (a value fixes what holds one value).
+    pub fn freeze(&mut self, name: &str, value: f64) -> Result<(), PinError> {
+        let refuse = |problem| PinError { name: name.to_owned(), problem };
+        let k = self.param_named(name).map_err(|e| refuse(PinProblem::Name(e)))?;
+        let p = self.params[k];
+        let t = self.nodes[p].outputs[0];
+        let fact = &self.tensors[t].fact;
+        let shape = fact.shape.clone().unwrap_or_default();
+        if fact.shape.is_none() || shape.iter().any(|d| d.value() != Some(1)) {
+            return Err(refuse(PinProblem::NotOne { shape: crate::ops::tensor::show(&shape) }));
+        }
+        let elem = fact.elem;
+        let data = if elem.is_float() {
+            Data::Float(vec![elem.round(value)])
+        } else {
+            // A whole number the type holds as it is (no wrapping: the user meant this value).
+            let whole = (value.fract() == 0.0 && value.abs() < 9.0e15).then_some(value as i64);
+            match whole.filter(|&v| elem.wrap(v) == Some(v) && (elem != Elem::U64 || v >= 0)) {
+                Some(v) => Data::Int(vec![Sym::known(v)]),
+                None => return Err(refuse(PinProblem::NotOfType { value: value.to_string(), elem: elem.name() })),
+            }
+        };
+        self.nodes[p].op = Op::Const { src: None };
+        self.tensors[t].fact = Fact::constant(elem, shape, data);
+        self.params.remove(k);
+        Ok(())
+    }
+
     /// The position in [`Graph::params`] of the Parameter called `name`: the one whose layer
     /// has that name, else the one whose tensor has it.
     pub fn param_named(&self, name: &str) -> Result<usize, NameError> {

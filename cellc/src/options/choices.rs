@@ -251,21 +251,32 @@ impl Threads {
 }
 
 /// A Parameter's shape fixed at compile time (`--input NAME=[1,?,16]`): `None` leaves a
-/// dimension as the model has it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// dimension as the model has it. Or (`--input NAME=VALUE`) a Parameter of one value fixed
+/// to that value: it becomes a constant, no longer an input of the generated code (what a
+/// model's `sr` or `mode` input is for, when it chooses a branch).
+#[derive(Clone, Debug, PartialEq)]
 pub struct InputShape {
     /// The Parameter's tensor or layer name.
     pub name: String,
-    /// Each dimension: a size, or `None` (`?` or `-1`) to keep it.
+    /// Each dimension: a size, or `None` (`?` or `-1`) to keep it. Empty for a value.
     pub dims: Vec<Option<u64>>,
+    /// The value the Parameter is fixed to, when it is.
+    pub value: Option<f64>,
 }
 
 impl InputShape {
-    /// Parses `NAME=[d0,d1,…]`, each `d` a size, `?` or `-1`.
+    /// Parses `NAME=[d0,d1,…]`, each `d` a size, `?` or `-1`; or `NAME=VALUE`, a number.
     pub fn parse(s: &str) -> Result<InputShape, BadValue> {
-        let bad = || BadValue::new(s, "NAME=[d0,d1,...] (each d a size, `?` or -1)");
+        let bad = || BadValue::new(s, "NAME=[d0,d1,...] (each d a size, `?` or -1) or NAME=VALUE (a number)");
         let (name, dims) = s.rsplit_once('=').ok_or_else(bad)?;
-        let dims = dims.trim().strip_prefix('[').and_then(|d| d.strip_suffix(']')).ok_or_else(bad)?;
+        if name.trim().is_empty() {
+            return Err(bad());
+        }
+        let name = name.trim().to_owned();
+        let Some(dims) = dims.trim().strip_prefix('[').and_then(|d| d.strip_suffix(']')) else {
+            let value = dims.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?;
+            return Ok(InputShape { name, dims: Vec::new(), value: Some(value) });
+        };
         let dims = if dims.trim().is_empty() {
             Vec::new()
         } else {
@@ -276,10 +287,18 @@ impl InputShape {
                 })
                 .collect::<Result<_, _>>()?
         };
-        if name.trim().is_empty() {
-            return Err(bad());
+        Ok(InputShape { name, dims, value: None })
+    }
+}
+
+impl std::fmt::Display for InputShape {
+    /// As `--input` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(v) = self.value {
+            return write!(f, "{}={v}", self.name);
         }
-        Ok(InputShape { name: name.trim().to_owned(), dims })
+        let dims: Vec<String> = self.dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |n| n.to_string())).collect();
+        write!(f, "{}=[{}]", self.name, dims.join(","))
     }
 }
 

@@ -3,7 +3,7 @@ use super::choices::{InputShape, Language, Simd, Strategy, Threads, WeightTables
 use std::path::PathBuf;
 
 /// Options of one compilation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
     /// Name of the generated model type (in C, the prefix of every identifier); by default
     /// derived from the model's name.

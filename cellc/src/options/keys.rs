@@ -237,11 +237,7 @@ impl Options {
         out.extend((*weight_tables != d.weight_tables).then(|| ("weight_tables", weight_tables.name().to_owned())));
         out.extend(fast_activations.then(|| ("fast_activations", String::new())));
         out.extend((*threads != d.threads).then(|| ("threads", threads.get().to_string())));
-        for s in input_shapes {
-            let dims: Vec<String> =
-                s.dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |n| n.to_string())).collect();
-            out.push(("input", format!("{}=[{}]", s.name, dims.join(","))));
-        }
+        out.extend(input_shapes.iter().map(|s| ("input", s.to_string())));
         out.extend((!cut_inputs.is_empty()).then(|| ("inputs", cut_inputs.join(","))));
         out.extend((!cut_outputs.is_empty()).then(|| ("outputs", cut_outputs.join(","))));
         out.extend(cell_names.iter().map(|(f, t)| ("cell_name", format!("{f}={t}"))));
@@ -260,17 +256,11 @@ impl Options {
     /// two states, a cut tensor listed twice. Each message names the flag and both values.
     pub fn repeated(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let shape = |s: &InputShape| {
-            let d: Vec<String> = s.dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |n| n.to_string())).collect();
-            format!("{}=[{}]", s.name, d.join(","))
-        };
         for (k, s) in self.input_shapes.iter().enumerate() {
             if let Some(first) = self.input_shapes[..k].iter().find(|f| f.name == s.name) {
                 out.push(format!(
-                    "--input {:?} is given twice ({} and {}); give each Parameter's shape once",
-                    s.name,
-                    shape(first),
-                    shape(s)
+                    "--input {:?} is given twice ({} and {}); give each Parameter's shape or value once",
+                    s.name, first, s
                 ));
             }
         }

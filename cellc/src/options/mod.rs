@@ -60,9 +60,12 @@ mod tests {
     #[test]
     fn input_shapes_parse() {
         let s = InputShape::parse("x:0=[1, ?,16,-1]").expect("parses");
-        assert_eq!(s, InputShape { name: "x:0".into(), dims: vec![Some(1), None, Some(16), None] });
+        assert_eq!(s, InputShape { name: "x:0".into(), dims: vec![Some(1), None, Some(16), None], value: None });
+        let v = InputShape::parse("sr=16000").expect("a value");
+        assert_eq!(v, InputShape { name: "sr".into(), dims: Vec::new(), value: Some(16000.0) });
+        assert_eq!((v.to_string(), s.to_string()), ("sr=16000".to_owned(), "x:0=[1,?,16,?]".to_owned()));
         assert_eq!(InputShape::parse("s=[]").expect("scalar").dims, Vec::new());
-        for bad in ["x", "x=1,2", "=[1]", "x=[1,a]", "x=[-2]"] {
+        for bad in ["x", "x=1,2", "=[1]", "x=[1,a]", "x=[-2]", "x=inf", "x=NaN"] {
             assert!(InputShape::parse(bad).is_err(), "{bad}");
         }
     }

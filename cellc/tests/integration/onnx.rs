@@ -207,3 +207,92 @@ fn an_lstm_with_peepholes_or_coupled_gates_is_refused_by_name() {
     let err = compile(&d.write("m.onnx", &m)).expect_err("coupled");
     assert!(err.contains("`input_forget`"), "{err}");
 }
+
+fn typed_value(name: &str, dims: &[i64], elem: tensor_proto::DataType) -> ValueInfoProto {
+    let mut v = value(name, dims);
+    if let Some(TypeProto { value: Some(proto::type_proto::Value::TensorType(t)), .. }) = v.r#type.as_mut() {
+        t.elem_type = Some(elem as i32);
+    }
+    v
+}
+
+fn branches(mut n: NodeProto, then: GraphProto, otherwise: GraphProto) -> NodeProto {
+    for (key, g) in [("then_branch", then), ("else_branch", otherwise)] {
+        n.attribute.push(AttributeProto {
+            name: Some(key.to_owned()),
+            r#type: Some(AttributeType::Graph as i32),
+            g: Some(g),
+            ..Default::default()
+        });
+    }
+    n
+}
+
+fn branch(nodes: Vec<NodeProto>, output: &str) -> GraphProto {
+    GraphProto { node: nodes, output: vec![value(output, &[])], ..Default::default() }
+}
+
+/// `y = mode == 16000 ? (yes ? (x + a) * b : -(x + a)) : x - a`: branches that read values
+/// of the graphs around them (`b` two levels up), one `If` inside another.
+fn nested_ifs() -> ModelProto {
+    let inner = branches(
+        node("If", &["yes"], &["t2"]),
+        branch(vec![node("Mul", &["t", "b"], &["m"])], "m"),
+        branch(vec![node("Neg", &["t"], &["n"])], "n"),
+    );
+    let outer = branches(
+        node("If", &["is16k"], &["y"]),
+        branch(vec![node("Add", &["x", "a"], &["t"]), inner], "t2"),
+        branch(vec![node("Sub", &["x", "a"], &["d"])], "d"),
+    );
+    let mut k16000 = floats("k16000", &[], &[]);
+    k16000.raw_data = None;
+    k16000.data_type = Some(tensor_proto::DataType::Int64 as i32);
+    k16000.int64_data = vec![16000];
+    let mut yes = floats("yes", &[], &[]);
+    yes.raw_data = None;
+    yes.data_type = Some(tensor_proto::DataType::Bool as i32);
+    yes.int32_data = vec![1];
+    model(
+        vec![node("Equal", &["mode", "k16000"], &["is16k"]), outer],
+        vec![floats("a", &[4], &[1.0, 2.0, 3.0, 4.0]), floats("b", &[], &[2.0]), k16000, yes],
+        vec![value("x", &[1, 4]), typed_value("mode", &[], tensor_proto::DataType::Int64)],
+        &["y"],
+    )
+}
+
+#[test]
+fn an_if_takes_the_branch_a_fixed_input_chooses_and_reads_the_values_around_it() {
+    let d = Dir::new();
+    let path = d.write("m.onnx", &nested_ifs());
+    let x = [0.5, -1.0, 2.0, 0.0];
+    for (mode, want) in [("16000", [3.0, 2.0, 10.0, 8.0]), ("8000", [-0.5, -3.0, -1.0, -4.0])] {
+        let mut o = cellc::Options::default();
+        o.input_shapes.push(cellc::InputShape::parse(&format!("mode={mode}")).expect("a value"));
+        let v = cellc::load_graph(&path, &o).expect("compiles");
+        let m = v.model();
+        assert_eq!(m.params.len(), 1, "mode is no longer an input");
+        let got = cellc::reference::run(m, &[x.to_vec()]).expect("runs");
+        assert_eq!(got, [want.to_vec()], "mode={mode}");
+    }
+    // Unfixed, the condition is refused, naming the Parameter and the fix.
+    let err = compile(&path).expect_err("unknown condition");
+    assert!(err.contains("depends on Parameter \"mode\"") && err.contains("--input mode=VALUE"), "{err}");
+    // A value no i64 holds, and a value for an input of more than one.
+    let mut o = cellc::Options::default();
+    o.input_shapes.push(cellc::InputShape::parse("mode=0.5").expect("a value"));
+    o.input_shapes.push(cellc::InputShape::parse("x=1").expect("a value"));
+    let err = cellc::compile_file(&path, &o).expect_err("refused").to_string();
+    assert!(err.contains("0.5, which its type i64 cannot hold") && err.contains("of shape [1, 4]"), "{err}");
+}
+
+#[test]
+fn a_branch_that_reads_a_value_no_graph_gives_is_refused_at_its_node() {
+    let d = Dir::new();
+    let mut m = nested_ifs();
+    let g = m.graph.as_mut().expect("graph");
+    g.node[1].attribute[1].g.as_mut().expect("else").node[0].input[1] = "nowhere".to_owned();
+    let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
+    assert!(err.contains("node \"Sub_node\" (Sub): input 1 is \"nowhere\", which no node"), "{err}");
+    assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
+}

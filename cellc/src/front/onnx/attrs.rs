@@ -2,7 +2,7 @@
 //! recorded, so that the ones it did not ask for (which cellc would otherwise ignore) are
 //! refused by name; an attribute of the wrong type is reported, not read as its default.
 use super::proto::attribute_proto::AttributeType;
-use super::proto::{AttributeProto, NodeProto, TensorProto};
+use super::proto::{AttributeProto, GraphProto, NodeProto, TensorProto};
 
 /// The attributes of one node, with what has been read of them and the problems found.
 pub(super) struct NodeAttrs<'a> {
@@ -97,6 +97,11 @@ impl<'a> NodeAttrs<'a> {
     /// A `TENSOR` attribute.
     pub(super) fn tensor(&mut self, key: &str) -> Option<&'a TensorProto> {
         self.find(key, AttributeType::Tensor).and_then(|a| a.t.as_ref())
+    }
+
+    /// A `GRAPH` attribute (an `If`'s branch).
+    pub(super) fn graph(&mut self, key: &str) -> Option<&'a GraphProto> {
+        self.find(key, AttributeType::Graph).and_then(|a| a.g.as_ref())
     }
 
     /// The names of the attributes nobody asked for, in the node's order.

@@ -3,42 +3,37 @@
 //! that are not initializers Parameters, each node the ops that compute it in cellc's terms
 //! ([`super::ops`]), graph outputs Results. Positions are nodes (their index in the graph).
 use super::attrs::NodeAttrs;
+use super::control;
 use super::node::{Node, Scope, elem_of, type_name};
-use super::proto::{GraphProto, NodeProto, TensorProto, ValueInfoProto, type_proto};
+use super::proto::{GraphProto, NodeProto, ValueInfoProto, type_proto};
 use crate::diag::{Diag, Pos};
-use crate::graph::{Fact, Graph};
+use crate::graph::{Fact, Graph, NodeId};
 use crate::limits::{MAX_RANK, shown};
 use crate::ops::Op;
 use crate::vocab::{self, Origin};
 use std::path::Path;
 
-/// The graph being built, and the problems found.
+/// The graph being built (with the problems found).
 pub(super) struct Builder {
     pub(super) s: Scope,
-    pub(super) diags: Vec<Diag>,
 }
 
 impl Builder {
     pub(super) fn new(file: &str, dir: &Path, name: &str, opset: i64) -> Self {
-        Builder { s: Scope::new(file, dir, name, opset), diags: Vec::new() }
+        Builder { s: Scope::new(file, dir, name, opset) }
     }
 
-    /// The graph built.
-    pub(super) fn into_graph(self) -> Graph {
-        self.s.g
+    /// The graph built, or the problems found.
+    pub(super) fn finish(self) -> Result<Graph, Vec<Diag>> {
+        if self.s.diags.is_empty() { Ok(self.s.g) } else { Err(self.s.diags) }
     }
 
     fn err(&mut self, msg: String) {
-        self.diags.push(Diag::new(&self.s.file, None, msg));
+        self.s.diags.push(Diag::new(&self.s.file, None, msg));
     }
 
     pub(super) fn graph(&mut self, gp: &GraphProto) {
-        for t in &gp.initializer {
-            self.initializer(t);
-        }
-        if !gp.sparse_initializer.is_empty() {
-            self.err("the graph has sparse initializers; cellc reads dense ones only".to_owned());
-        }
+        initializers(&mut self.s, gp);
         for v in &gp.input {
             let name = v.name.clone().unwrap_or_default();
             // An initializer that is also an input is a default the caller may override
@@ -47,15 +42,15 @@ impl Builder {
                 self.input(v);
             }
         }
-        for (k, n) in gp.node.iter().enumerate() {
-            self.node(u32::try_from(k).unwrap_or(u32::MAX), n);
-        }
+        nodes(&mut self.s, gp, true);
         for v in &gp.output {
             let name = v.name.clone().unwrap_or_default();
             match self.s.value(&name) {
                 Some(t) => {
                     crate::graph::build::result(&mut self.s.g, t, Some(&name));
                 }
+                // After a problem at a node, a missing output is what followed from it.
+                None if !self.s.diags.is_empty() => {}
                 None => self.err(format!("the graph's output {} is computed by no node", shown(&name))),
             }
         }
@@ -117,50 +112,103 @@ impl Builder {
         self.s.g.params.push(id);
         self.s.bind(&name, t);
     }
+}
 
-    /// An initializer: a constant whose bytes are appended to the weights buffer.
-    fn initializer(&mut self, t: &TensorProto) {
+/// The initializers of `gp`: constants whose bytes are appended to the weights buffer.
+pub(super) fn initializers(s: &mut Scope, gp: &GraphProto) {
+    for t in &gp.initializer {
         let name = t.name.clone().unwrap_or_default();
         let origin = Origin { pos: None, name: name.clone(), op: "initializer".to_owned() };
-        match self.s.constant(t, origin) {
+        match s.constant(t, origin) {
             Ok(id) => {
-                self.s.bind(&name, id);
+                s.bind(&name, id);
             }
-            Err(e) => self.err(format!("initializer {}: {e}", shown(&name))),
+            Err(e) => s.diags.push(Diag::new(&s.file, None, format!("initializer {}: {e}", shown(&name)))),
         }
     }
+    if !gp.sparse_initializer.is_empty() {
+        s.diags.push(Diag::new(&s.file, None, "the graph has sparse initializers; cellc reads dense ones only"));
+    }
+}
 
-    /// A constant holding tensor `t` (an initializer, or a `Constant`'s value), as a node
-    /// of `origin`; its output tensor.
-    /// Node `at` of the graph, read into ops; its problems reported at it.
-    fn node(&mut self, at: u32, n: &NodeProto) {
-        let op_type = n.op_type.clone().unwrap_or_default();
-        let domain = n.domain.as_deref().filter(|d| !d.is_empty() && *d != "ai.onnx");
-        let name = match n.name.as_deref() {
-            Some(s) if !s.is_empty() => s.to_owned(),
-            _ => n.output.iter().find(|o| !o.is_empty()).cloned().unwrap_or_else(|| format!("node {at}")),
-        };
-        let op = match domain {
-            Some(d) => format!("{d}.{op_type}"),
-            None => op_type.clone(),
-        };
-        let origin = Origin { pos: Some(Pos::Node(at)), name, op };
-        let mut cx = Node { b: &mut self.s, node: n, attrs: NodeAttrs::new(n), origin, errors: Vec::new() };
-        let known = domain.is_none() && super::ops::translate(&mut cx, &op_type);
-        if !known {
-            cx.unknown();
-        } else if cx.errors.is_empty() && cx.attrs.errors.is_empty() {
-            for key in cx.attrs.unread() {
-                cx.errors.push(format!(
-                    "attribute `{key}` is not one cellc reads for {op_type} (opset {}); it cannot honour it",
-                    cx.b.opset
-                ));
-            }
-        }
-        let errors: Vec<String> = cx.attrs.errors.drain(..).chain(cx.errors.drain(..)).collect();
-        let (name, op) = (cx.origin.name.clone(), cx.origin.op.clone());
-        for e in errors {
-            self.diags.push(Diag::new(&self.s.file, Some(Pos::Node(at)), e).in_layer(&name, &op));
+/// The nodes of `gp` (the model's graph when `top`, else a branch), read in order; an `If`'s
+/// branches read right after it, so that they see the values before it and no other.
+pub(super) fn nodes(s: &mut Scope, gp: &GraphProto, top: bool) {
+    for (k, n) in gp.node.iter().enumerate() {
+        let at = top.then(|| u32::try_from(k).unwrap_or(u32::MAX));
+        if let Some(id) = node(s, at, n) {
+            branches(s, id, n);
         }
     }
+}
+
+/// Reads the branches of `If` node `n` (added as node `id`) and gives them to it.
+fn branches(s: &mut Scope, id: NodeId, n: &NodeProto) {
+    let mut read = Vec::new();
+    for (role, key) in control::BRANCHES {
+        let Some(gp) = n.attribute.iter().find(|a| a.name.as_deref() == Some(key)).and_then(|a| a.g.as_ref()) else {
+            continue;
+        };
+        s.enter();
+        let before = s.diags.len();
+        initializers(s, gp);
+        nodes(s, gp, false);
+        let mut missing = Vec::new();
+        for v in &gp.output {
+            let name = v.name.clone().unwrap_or_default();
+            match s.value(&name) {
+                Some(t) => {
+                    crate::graph::build::result(&mut s.g, t, Some(&name));
+                }
+                // After a problem inside the branch, a missing output is what followed from it.
+                None if s.diags.len() > before => {}
+                None => missing.push(name),
+            }
+        }
+        let (graph, captures) = s.leave();
+        for name in missing {
+            control::report(s, id, format!("its `{key}`'s output {} is computed by no node", shown(&name)));
+        }
+        read.push((role, key, graph, captures));
+    }
+    control::give(s, id, read);
+}
+
+/// Node `n` (the model graph's node `at`; `None` inside a branch), read into ops; its
+/// problems reported at it. An `If` node is returned, for its branches to be read.
+fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
+    let op_type = n.op_type.clone().unwrap_or_default();
+    let domain = n.domain.as_deref().filter(|d| !d.is_empty() && *d != "ai.onnx");
+    let name = match n.name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => n.output.iter().find(|o| !o.is_empty()).cloned().unwrap_or_else(|| match at {
+            Some(at) => format!("node {at}"),
+            None => format!("a {op_type} node"),
+        }),
+    };
+    let op = match domain {
+        Some(d) => format!("{d}.{op_type}"),
+        None => op_type.clone(),
+    };
+    let pos = at.map(Pos::Node);
+    let origin = Origin { pos, name, op };
+    let mut cx = Node { b: s, node: n, attrs: NodeAttrs::new(n), origin, errors: Vec::new() };
+    let known = domain.is_none() && super::ops::translate(&mut cx, &op_type);
+    let pending = cx.b.pending_if.take();
+    if !known {
+        cx.unknown();
+    } else if cx.errors.is_empty() && cx.attrs.errors.is_empty() {
+        for key in cx.attrs.unread() {
+            cx.errors.push(format!(
+                "attribute `{key}` is not one cellc reads for {op_type} (opset {}); it cannot honour it",
+                cx.b.opset
+            ));
+        }
+    }
+    let errors: Vec<String> = cx.attrs.errors.drain(..).chain(cx.errors.drain(..)).collect();
+    let (name, op) = (cx.origin.name.clone(), cx.origin.op.clone());
+    for e in errors {
+        s.diags.push(Diag::new(&s.file, pos, e).in_layer(&name, &op));
+    }
+    pending
 }

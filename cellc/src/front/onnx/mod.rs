@@ -9,6 +9,7 @@ use std::path::Path;
 mod attrs;
 mod build;
 mod cells;
+mod control;
 mod node;
 mod ops;
 mod spatial;
@@ -76,7 +77,7 @@ pub fn parse_graph(file: &str, name: &str, dir: &Path, bytes: &[u8]) -> Result<c
     };
     let mut b = build::Builder::new(file, dir, name, opset);
     b.graph(gp);
-    if b.diags.is_empty() { Ok(b.into_graph()) } else { Err(Diagnostics(b.diags)) }
+    b.finish().map_err(Diagnostics)
 }
 
 /// What `m` holds, in words: the version of the default operator set it imports, and each op

@@ -3,6 +3,7 @@
 //! [`super::ops`] and [`super::cells`] add the ops a node becomes.
 use super::attrs::NodeAttrs;
 use super::proto::{NodeProto, TensorProto, tensor_proto};
+use crate::diag::Diag;
 use crate::graph::{ConstSrc, Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::limits::{MAX_CONSTANT_BYTES, MAX_MODEL_WEIGHTS, MAX_RANK, shown};
 use crate::ops::Op;
@@ -10,16 +11,33 @@ use crate::vocab::{self, Origin};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
-/// The graph being built, the tensor of each ONNX value name, and the weights buffer.
+/// The graph being built, the tensor of each ONNX value name, and the weights buffer; while a
+/// branch of an `If` is read, the graphs around it wait in `outer`.
 pub(super) struct Scope {
     pub(super) file: String,
     dir: PathBuf,
     pub(super) g: Graph,
     values: HashMap<String, TensorId>,
+    /// In a branch: the values of the graphs around it it reads, each a Parameter of the
+    /// branch, in the order of the branch's Parameters.
+    captures: Vec<String>,
+    outer: Vec<Frame>,
     pub(super) weights: Vec<u8>,
     /// The version of the default operator set the model imports.
     pub(super) opset: i64,
+    /// Problems found, each at its node.
+    pub(super) diags: Vec<Diag>,
+    /// The `If` node just added, whose branches are to be read.
+    pub(super) pending_if: Option<NodeId>,
 }
+
+/// A graph whose reading waits while a branch inside one of its nodes is read.
+struct Frame {
+    g: Graph,
+    values: HashMap<String, TensorId>,
+    captures: Vec<String>,
+}
+
 /// The element type of an ONNX `TensorProto.DataType`, when cellc has it.
 pub(super) fn elem_of(t: i32) -> Option<Elem> {
     use tensor_proto::DataType as T;
@@ -51,9 +69,37 @@ impl Scope {
             dir: dir.to_path_buf(),
             g: Graph::new(file, name),
             values: HashMap::new(),
+            captures: Vec::new(),
+            outer: Vec::new(),
             weights: Vec::new(),
             opset,
+            diags: Vec::new(),
+            pending_if: None,
         }
+    }
+
+    /// How many branches deep the reading is (0: the model's graph).
+    pub(super) fn depth(&self) -> usize {
+        self.outer.len()
+    }
+
+    /// Starts reading a branch: a graph of its own, whose constants go to the same weights
+    /// buffer (so that they stay valid once the branch is inlined).
+    pub(super) fn enter(&mut self) {
+        let body = Graph::new(&self.file, &self.g.name);
+        let g = std::mem::replace(&mut self.g, body);
+        let values = std::mem::take(&mut self.values);
+        let captures = std::mem::take(&mut self.captures);
+        self.outer.push(Frame { g, values, captures });
+    }
+
+    /// Ends reading a branch: its graph and the names of the outer values its Parameters
+    /// stand for, in order.
+    pub(super) fn leave(&mut self) -> (Graph, Vec<String>) {
+        let Some(f) = self.outer.pop() else { return (Graph::new(&self.file, &self.g.name), Vec::new()) };
+        self.values = f.values;
+        let captures = std::mem::replace(&mut self.captures, f.captures);
+        (std::mem::replace(&mut self.g, f.g), captures)
     }
 
     /// Whether value `name` is given.
@@ -166,9 +212,27 @@ impl Scope {
         })
     }
 
-    /// The tensor of value `name`, if some node, input or initializer gives it.
-    pub(super) fn value(&self, name: &str) -> Option<TensorId> {
-        self.values.get(name).copied()
+    /// The tensor of value `name`, if some node, input or initializer gives it. In a branch,
+    /// a value of a graph around it becomes a Parameter of the branch (of the value's fact),
+    /// which the `If` feeds.
+    pub(super) fn value(&mut self, name: &str) -> Option<TensorId> {
+        if let Some(&t) = self.values.get(name) {
+            return Some(t);
+        }
+        let fact = self.outer.iter().rev().find_map(|f| f.values.get(name).map(|&t| f.g.tensors[t].fact.clone()))?;
+        let shape = fact.shape.as_ref().map_or_else(Vec::new, |s| {
+            s.iter()
+                .map(|d| d.value().and_then(|v| u64::try_from(v).ok()).map_or(vocab::Dim::Dynamic, vocab::Dim::Static))
+                .collect()
+        });
+        let origin = Origin { pos: None, name: name.to_owned(), op: "Parameter".to_owned() };
+        let id = self.g.add(Op::Parameter { elem: fact.elem, shape }, origin, Vec::new(), 1);
+        let t = self.g.nodes[id].outputs[0];
+        self.g.tensors[t].fact = fact;
+        self.g.params.push(id);
+        self.captures.push(name.to_owned());
+        self.bind(name, t);
+        Some(t)
     }
 
     /// Names tensor `t` as value `name` (an ONNX name names one value: a second is reported).

@@ -35,10 +35,12 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
     }
     match op {
         "GRU" | "LSTM" | "RNN" => super::cells::cell(cx, op),
+        "If" => super::control::if_node(cx),
         "Identity" | "Dropout" => identity(cx, op),
         "Constant" => constant(cx),
         "Cast" => cast(cx),
         "Shape" => shape(cx),
+        "Size" => size(cx),
         "Reshape" => reshape(cx),
         "Transpose" => transpose(cx),
         "Squeeze" | "Unsqueeze" => squeeze(cx, op == "Squeeze"),
@@ -89,6 +91,8 @@ fn unary(cx: &mut Node<'_, '_>, op: &str) -> Option<Unary> {
         "Softsign" => Unary::SoftSign,
         "HardSwish" => Unary::HSwish,
         "Mish" => Unary::Mish,
+        "Sign" => Unary::Sign,
+        "Not" => Unary::LogicalNot,
         "Elu" => Unary::Elu { alpha: f64::from(cx.attrs.float("alpha").unwrap_or(1.0)) },
         "HardSigmoid" => Unary::HardSigmoid {
             alpha: f64::from(cx.attrs.float("alpha").unwrap_or(0.2)),
@@ -243,6 +247,15 @@ fn shape(cx: &mut Node<'_, '_>) {
             (cx.ints(&[start.unwrap_or(0)]), cx.ints(&[end.unwrap_or(i64::MAX)]), cx.ints(&[1]), cx.ints(&[0]));
         y = cx.one(Op::Slice, &[y, s, e, step, axes]);
     }
+    cx.bind(0, y);
+}
+
+/// Size: the product of the input's shape, a scalar.
+fn size(cx: &mut Node<'_, '_>) {
+    let Some(x) = cx.required(0, "data") else { return };
+    let shape = cx.one(Op::ShapeOf { out: Elem::I64 }, &[x]);
+    let axes = cx.ints(&[0]);
+    let y = cx.one(Op::Reduce { kind: ReduceKind::Prod, keep_dims: false }, &[shape, axes]);
     cx.bind(0, y);
 }
 

@@ -169,9 +169,9 @@ const BODIES: [&str; 3] = ["then_body", "else_body", "body"];
 /// The elements of a layer that map its ports to its bodies' Parameters and Results.
 const PORT_MAPS: [&str; 3] = ["then_port_map", "else_port_map", "port_map"];
 
-/// How deep bodies may nest (an `If` inside an `If` …); a deeper model is refused, so no walk
-/// over them (dropping them included) goes deeper than this.
-const MAX_BODY_DEPTH: usize = 16;
+// How deep bodies may nest (an `If` inside an `If` …): a deeper model is refused, so no walk
+// over them (dropping them included) goes deeper than `MAX_BODY_DEPTH`.
+use crate::limits::MAX_BODY_DEPTH;
 
 /// Parses a dimension: a non-negative integer, or `-1` / `?` for a dynamic one.
 pub(super) fn parse_dim(s: &str) -> Option<Dim> {
