@@ -4,7 +4,8 @@
 //! keeps the order of the others) disappear; two `Transpose`s in a row become one;
 //! elementwise ops with constant parameters become plain functions of their input; a
 //! `PRelu`'s per-channel slope becomes one that broadcasts by numpy's rules; a float raised
-//! to the constant power 2 becomes its product with itself, `x·sigmoid(x)` a swish; a `Squeeze` of a `Transpose`
+//! to the constant power 2 becomes its product with itself, `x·sigmoid(x)` a swish, `min(max(x, lo), hi)`
+//! one clamp; a `Squeeze` of a `Transpose`
 //! squeezes first, so that the transpose can meet the next one (the layout glue around a
 //! recurrent cell read from ONNX: its output moved to ONNX's layout, squeezed, moved back).
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
@@ -26,6 +27,7 @@ pub fn simplify(g: &mut Graph) {
         channel_slope(g, id);
         square(g, id);
         swish(g, id);
+        clamp(g, id, &readers);
         if let Some(input) = passthrough(g, id) {
             bypass(g, id, input);
             continue;
@@ -164,6 +166,44 @@ fn swish(g: &mut Graph, id: NodeId) {
     }
     let n = &mut g.nodes[id];
     n.op = Op::Unary(crate::ops::Unary::Swish { beta: 1.0 });
+    n.inputs = vec![Some(x)];
+    n.input_pos.truncate(1);
+}
+
+/// Turns `min(max(x, lo), hi)` with one constant `lo ≤ hi` each (how ONNX's `Clip` reads
+/// since opset 11, its bounds inputs) into one `Clamp`, the op OpenVINO's converter makes of
+/// it: the same values (`Clamp` computes exactly this), one function of the chain instead of
+/// two. The `max` goes when nothing else reads it.
+fn clamp(g: &mut Graph, id: NodeId, readers: &[Vec<NodeId>]) {
+    use crate::ops::Binary;
+    let one = |t: TensorId| match g.tensors[t].fact.value.as_ref().and_then(Data::floats).as_deref() {
+        Some(&[v]) => Some(v),
+        _ => None,
+    };
+    let Some((m, b)) = binary_inputs(g, id, Binary::Minimum) else { return };
+    let (inner, hi) = match (one(m), one(b)) {
+        (None, Some(hi)) => (m, hi),
+        (Some(hi), None) => (b, hi),
+        _ => return,
+    };
+    let max = g.tensors[inner].producer.0;
+    if readers.get(inner).is_none_or(|r| r.len() != 1) {
+        return;
+    }
+    let Some((x, lo)) = binary_inputs(g, max, Binary::Maximum).and_then(|(a, c)| match (one(a), one(c)) {
+        (None, Some(lo)) => Some((a, lo)),
+        (Some(lo), None) => Some((c, lo)),
+        _ => None,
+    }) else {
+        return;
+    };
+    let Some(&out) = g.nodes[id].outputs.first() else { return };
+    let (xf, of) = (&g.tensors[x].fact, &g.tensors[out].fact);
+    if lo > hi || !xf.elem.is_float() || xf.elem != of.elem || xf.shape.is_none() || xf.shape != of.shape {
+        return;
+    }
+    let n = &mut g.nodes[id];
+    n.op = Op::Unary(crate::ops::Unary::Clamp { min: lo, max: hi });
     n.inputs = vec![Some(x)];
     n.input_pos.truncate(1);
 }

@@ -12,3 +12,4 @@ mod split;
 mod stateful;
 mod streaming;
 mod tables;
+mod two_fronts;

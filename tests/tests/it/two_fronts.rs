@@ -1,0 +1,83 @@
+//! Two front-ends, one answer: every committed model with both an ONNX file and the IR
+//! OpenVINO converted from it compiles to the same steps from either (names aside: ONNX
+//! names its tensors, OpenVINO renames them), so that the kernels, and therefore the
+//! numbers, are the same. Their outputs are checked against the same expected values by
+//! the conformance runner.
+use cellc_conformance::case::Case;
+use std::path::{Path, PathBuf};
+
+/// Models whose forms differ by steps the conversion explains: OpenVINO's converter merges
+/// silero-vad's slice of a slice (of its STFT's padded frame) into one, where the ONNX form
+/// copies twice; each entry is how many more copies the ONNX form makes.
+const EXPLAINED: [(&str, usize); 3] = [("silero_vad", 3), ("silero_vad_stream", 3), ("silero_vad_sequence", 2)];
+
+fn models() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
+}
+
+/// A step's words with the names in them (the quoted parts) left out.
+fn unnamed(step: &str) -> String {
+    step.split('"').step_by(2).collect::<Vec<_>>().join("\"…\"")
+}
+
+fn steps(path: &Path, case: &Case) -> Result<Vec<String>, String> {
+    let opts = cellc::Options {
+        input_shapes: case.pins.clone(),
+        cut_inputs: case.cut.0.clone(),
+        cut_outputs: case.cut.1.clone(),
+        ..cellc::Options::default()
+    };
+    let v = cellc::load_graph(path, &opts).map_err(|e| format!("{}: {e}", path.display()))?;
+    let m = v.model();
+    // Steps that do not depend on each other may come in another order (the order of the
+    // nodes in the file): the same steps, as a multiset.
+    let mut steps: Vec<String> = m.steps.iter().map(|s| unnamed(&m.step_text(s))).collect();
+    steps.sort();
+    Ok(steps)
+}
+
+#[test]
+fn an_onnx_file_and_its_ir_compile_to_the_same_steps() {
+    let mut compared = Vec::new();
+    let mut problems = Vec::new();
+    for dir in Case::discover(&models()).expect("tests/models") {
+        let ir = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file());
+        let (Some(ir), true) = (ir, dir.join("model.onnx").is_file()) else { continue };
+        let case = Case::load(&dir).expect("case");
+        let (a, b) = match (steps(&dir.join("model.onnx"), &case), steps(&ir, &case)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                problems.extend(a.err().into_iter().chain(b.err()));
+                continue;
+            }
+        };
+        let extra = EXPLAINED.iter().find(|(n, _)| *n == case.name).map_or(0, |e| e.1);
+        let copies = |s: &[String]| s.iter().filter(|t| t.contains("a copy of")).count();
+        let others = |s: &[String]| s.iter().filter(|t| !t.contains("a copy of")).cloned().collect::<Vec<_>>();
+        if others(&a) != others(&b) || copies(&a) != copies(&b) + extra {
+            let diff: Vec<String> = a
+                .iter()
+                .zip(&b)
+                .enumerate()
+                .filter(|(_, (x, y))| x != y)
+                .take(3)
+                .map(|(k, (x, y))| format!("step {k}: ONNX {x:?}, IR {y:?}"))
+                .collect();
+            problems.push(format!(
+                "{}: {} steps from the ONNX file, {} from the IR ({} and {} copies; {extra} more expected): {}",
+                case.name,
+                a.len(),
+                b.len(),
+                copies(&a),
+                copies(&b),
+                diff.join("; ")
+            ));
+        }
+        compared.push(case.name);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(compared.len() >= 28, "only {} models have both forms: {compared:?}", compared.len());
+    for (name, _) in EXPLAINED {
+        assert!(compared.iter().any(|c| c == name), "{name} was not compared");
+    }
+}
