@@ -404,7 +404,6 @@ fn window_op(g: &mut Graph, rng: &mut Rng, x: TensorId, s: &[usize]) -> Option<T
             let pads = |rng: &mut Rng| -> Vec<i64> { (0..r).map(|_| i64::from(rng.below(4) == 0)).collect() };
             let by_sizes = rng.below(2) == 0;
             let it = Interp {
-                version: 11,
                 mode,
                 by_sizes,
                 coord: coords[rng.below(coords.len())],

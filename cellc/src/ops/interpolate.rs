@@ -57,11 +57,17 @@ pub enum Coord {
     AlignCorners,
 }
 
-/// An `Interpolate` layer's attributes.
+/// The input port of the data.
+pub const DATA: usize = 0;
+/// The input port of the target: the sizes or the scales, as `by_sizes` says (a front-end
+/// connects the one its format's attributes choose: OpenVINO's opset 4 has a port for each).
+pub const TARGET: usize = 1;
+/// The input port of the axes interpolated (optional: every axis).
+pub const AXES: usize = 2;
+
+/// An `Interpolate` layer's attributes; its inputs are [`DATA`], [`TARGET`] and [`AXES`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interp {
-    /// 4 (inputs: data, sizes, scales, axes) or 11 (data, scales or sizes, axes).
-    pub version: u8,
     /// `mode` (with `nearest_mode`, `antialias` or `cube_coeff`).
     pub mode: Mode,
     /// `shape_calculation_mode` is `sizes` (else `scales`).
@@ -178,12 +184,10 @@ impl Interp {
     /// axes as constants).
     pub fn resolve(&self, ext: &[usize], ins: &[Option<&Fact>]) -> Result<Resize, OpError> {
         let rank = ext.len();
-        let (sizes_at, scales_at, axes_at) = if self.version == 4 { (1, 2, 3) } else { (1, 1, 2) };
-        let axes: Vec<usize> = match ins.get(axes_at).copied().flatten() {
-            Some(_) => int_input(ins, axes_at, &format!("the axes (input {axes_at})"))?
-                .into_iter()
-                .map(|a| axis(a, rank))
-                .collect::<Result<_, _>>()?,
+        let axes: Vec<usize> = match ins.get(AXES).copied().flatten() {
+            Some(_) => {
+                int_input(ins, AXES, "the axes")?.into_iter().map(|a| axis(a, rank)).collect::<Result<_, _>>()?
+            }
             None => (0..rank).collect(),
         };
         if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
@@ -205,14 +209,14 @@ impl Interp {
         if let Some(&a) = axes.iter().find(|&&a| padded[a] == 0) {
             return Err(refuse!("interpolated axis {a} is empty"));
         }
-        let (name, at) = if self.by_sizes { ("sizes", sizes_at) } else { ("scales", scales_at) };
-        let given = input(ins, at, name)?;
+        let name = if self.by_sizes { "sizes" } else { "scales" };
+        let given = input(ins, TARGET, name)?;
         if self.by_sizes == given.elem.is_float() {
             let want = if self.by_sizes { "an integer type (i32 or i64)" } else { "a float type" };
-            return Err(refuse!("the {name} (input {at}) are {}; expected {want}", given.elem.name()));
+            return Err(refuse!("the {name} are {}; expected {want}", given.elem.name()));
         }
         let values = given.value.as_ref().and_then(Data::floats);
-        let values = values.ok_or_else(|| refuse!("the {name} (input {at}) are not known at compile time"))?;
+        let values = values.ok_or_else(|| refuse!("the {name} are not known at compile time"))?;
         if values.len() != axes.len() {
             return Err(refuse!("{} {name} for {} axes", values.len(), axes.len()));
         }
@@ -323,7 +327,7 @@ mod tests {
     use super::*;
 
     fn interp(mode: Mode, coord: Coord) -> Interp {
-        Interp { version: 11, mode, by_sizes: false, coord, pads_begin: vec![], pads_end: vec![] }
+        Interp { mode, by_sizes: false, coord, pads_begin: vec![], pads_end: vec![] }
     }
 
     #[test]
@@ -367,7 +371,6 @@ mod tests {
     fn eval_pads_then_resizes_each_axis() {
         // [1, 2] padded by one zero in front, then nearest ×2 along the one axis.
         let it = Interp {
-            version: 11,
             mode: Mode::Nearest(Rounding::Floor),
             by_sizes: false,
             coord: Coord::Asymmetric,

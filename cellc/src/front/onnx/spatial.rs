@@ -332,7 +332,7 @@ pub(super) fn resize(cx: &mut Node<'_, '_>) {
         (None, None) => return cx.err("has neither scales (input 2) nor sizes (input 3); Resize needs one"),
     };
     let axes = axes.map(|a| cx.ints(&a));
-    let interp = Interp { version: 11, mode, by_sizes, coord, pads_begin: Vec::new(), pads_end: Vec::new() };
+    let interp = Interp { mode, by_sizes, coord, pads_begin: Vec::new(), pads_end: Vec::new() };
     let ins: Vec<TensorId> = [x, target].into_iter().chain(axes).collect();
     let y = cx.one(Op::Interpolate(Box::new(interp)), &ins);
     cx.bind(0, y);

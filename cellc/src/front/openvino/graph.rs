@@ -37,6 +37,9 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
         }
     }
     connect(file, &mut g, net, &node_of, diags);
+    for (l, id) in net.layers.iter().zip(0..) {
+        ports_of_op(&mut g, l, id);
+    }
     // Parameters and Results in layer-id order, which is the order OpenVINO gives them.
     let by_id: BTreeMap<u64, NodeId> = node_of.iter().map(|(&k, &v)| (k, v)).collect();
     g.params = by_id.values().copied().filter(|&n| matches!(g.nodes[n].op, Op::Parameter { .. })).collect();
@@ -199,6 +202,33 @@ fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<voca
         }
     }
     dims
+}
+
+/// Gives node `id` of layer `l` the input ports of its op, where the layer's differ:
+/// `Interpolate`-4 has a port for the sizes and one for the scales, of which its
+/// `shape_calculation_mode` reads one; the op has one port for what it reads.
+fn ports_of_op(g: &mut Graph, l: &Layer, id: NodeId) {
+    use crate::ops::interpolate::{AXES, DATA, TARGET};
+    let node = &mut g.nodes[id];
+    let Op::Interpolate(it) = &node.op else { return };
+    if l.version.as_deref() != Some("opset4") {
+        return;
+    }
+    // Layer ports: data 0, sizes 1, scales 2, axes 3.
+    let from = |k: usize| {
+        if k == TARGET && !it.by_sizes {
+            2
+        } else if k == AXES {
+            3
+        } else {
+            k
+        }
+    };
+    let ports = [DATA, TARGET, AXES].map(from);
+    let inputs = ports.iter().map(|&k| node.inputs.get(k).copied().flatten()).collect();
+    let pos = ports.iter().map(|&k| node.input_pos.get(k).copied().flatten()).collect();
+    node.inputs = inputs;
+    node.input_pos = pos;
 }
 
 /// Connects each input port to the output port its edge comes from, checking that edges

@@ -217,7 +217,6 @@ impl Attrs<'_> {
     /// An `Interpolate`'s attributes (opset 4 and 11).
     fn interpolate(&mut self) -> Op {
         use crate::ops::interpolate::{Coord, Interp, Mode, Rounding};
-        let version = if self.layer.version.as_deref() == Some("opset4") { 4 } else { 11 };
         let modes = ["nearest", "linear", "linear_onnx", "cubic"];
         let mode = self.choice("mode", None, &modes);
         let roundings = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"];
@@ -248,7 +247,7 @@ impl Attrs<'_> {
             Coord::TfHalfPixelForNn,
             Coord::AlignCorners,
         ][coord];
-        Op::Interpolate(Box::new(Interp { version, mode, by_sizes: by_sizes == 0, coord, pads_begin, pads_end }))
+        Op::Interpolate(Box::new(Interp { mode, by_sizes: by_sizes == 0, coord, pads_begin, pads_end }))
     }
 
     fn floats(&mut self, key: &str) -> Vec<f32> {
