@@ -296,3 +296,61 @@ fn a_branch_that_reads_a_value_no_graph_gives_is_refused_at_its_node() {
     assert!(err.contains("node \"Sub_node\" (Sub): input 1 is \"nowhere\", which no node"), "{err}");
     assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
 }
+
+fn int64s(name: &str, v: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.to_owned()),
+        dims: vec![v.len() as i64],
+        data_type: Some(tensor_proto::DataType::Int64 as i32),
+        int64_data: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn small_constants_are_known_while_reading_so_ranks_after_a_slice_are_too() {
+    // LayerNormalization's positive axis needs the rank of the Slice's output, which
+    // depends on the values of its constant inputs.
+    let d = Dir::new();
+    let mut ln = node("LayerNormalization", &["s", "scale", "bias"], &["y"]);
+    ln.attribute.push(AttributeProto {
+        name: Some("axis".to_owned()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(2),
+        ..Default::default()
+    });
+    let m = model(
+        vec![node("Slice", &["x", "starts", "ends", "axes"], &["s"]), ln],
+        vec![
+            int64s("starts", &[0]),
+            int64s("ends", &[2]),
+            int64s("axes", &[2]),
+            floats("scale", &[2], &[1.0, 2.0]),
+            floats("bias", &[2], &[0.0, 0.5]),
+        ],
+        vec![value("x", &[2, 3, 4])],
+        &["y"],
+    );
+    compile(&d.write("m.onnx", &m)).expect("compiles");
+}
+
+#[test]
+fn the_nodes_after_a_refused_one_are_not_refused_for_its_absence() {
+    let d = Dir::new();
+    let mut bad = node("Relu", &["x"], &["r"]);
+    bad.attribute.push(AttributeProto {
+        name: Some("alpha".to_owned()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(0.1),
+        ..Default::default()
+    });
+    let m = model(
+        vec![bad, node("Sigmoid", &["r"], &["s"]), node("Tanh", &["s"], &["y"])],
+        vec![],
+        vec![value("x", &[1, 4])],
+        &["y"],
+    );
+    let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
+    assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
+    assert!(err.contains("`alpha`"), "{err}");
+}

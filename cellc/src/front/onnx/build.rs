@@ -206,6 +206,15 @@ fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
         }
     }
     let errors: Vec<String> = cx.attrs.errors.drain(..).chain(cx.errors.drain(..)).collect();
+    if !errors.is_empty() {
+        // The outputs a refused node leaves unnamed stand for what it would give, so that
+        // the nodes reading them do not report their absence too (the model is refused).
+        let missing: Vec<String> = n.output.iter().filter(|o| !o.is_empty() && !cx.b.has(o)).cloned().collect();
+        let stand_in = cx.add(Op::Unknown, &[], missing.len());
+        for (name, t) in missing.iter().zip(stand_in) {
+            cx.b.bind(name, t);
+        }
+    }
     let (name, op) = (cx.origin.name.clone(), cx.origin.op.clone());
     for e in errors {
         s.diags.push(Diag::new(&s.file, pos, e).in_layer(&name, &op));

@@ -38,6 +38,9 @@ struct Frame {
     captures: Vec<String>,
 }
 
+/// The most values of a constant known while reading (see [`Scope::constant`]).
+const MAX_VALUES_READ: u64 = 1 << 12;
+
 /// The element type of an ONNX `TensorProto.DataType`, when cellc has it.
 pub(super) fn elem_of(t: i32) -> Option<Elem> {
     use tensor_proto::DataType as T;
@@ -140,7 +143,14 @@ impl Scope {
         let id = self.g.add(Op::Const { src: Some(Box::new(src)) }, origin, Vec::new(), 1);
         let out = self.g.nodes[id].outputs[0];
         let dims = shape.iter().map(|&n| Sym::known(i64::try_from(n).unwrap_or(i64::MAX))).collect();
-        self.g.tensors[out].fact = Fact { elem, shape: Some(dims), value: None };
+        // A small constant's values are known while reading (the shapes, axes and bounds a
+        // graph computes with), so the ops after it know their ranks; the fold pass loads
+        // the rest.
+        let value = (count <= MAX_VALUES_READ).then(|| crate::graph::decode_data(elem, &bytes));
+        if value.is_some() {
+            self.g.tensors[out].stored = Some(elem);
+        }
+        self.g.tensors[out].fact = Fact { elem, shape: Some(dims), value };
         if let Some(n) = &t.name {
             self.g.tensors[out].names = vec![n.clone()];
         }
