@@ -31,6 +31,18 @@ fn node(op: &str, ins: &[&str], outs: &[&str]) -> NodeProto {
     }
 }
 
+fn attr(name: &str, t: AttributeType) -> AttributeProto {
+    AttributeProto { name: Some(name.to_owned()), r#type: Some(t as i32), ..Default::default() }
+}
+
+fn int_attr(name: &str, i: i64) -> AttributeProto {
+    AttributeProto { i: Some(i), ..attr(name, AttributeType::Int) }
+}
+
+fn float_attr(name: &str, f: f32) -> AttributeProto {
+    AttributeProto { f: Some(f), ..attr(name, AttributeType::Float) }
+}
+
 fn floats(name: &str, dims: &[i64], v: &[f32]) -> TensorProto {
     TensorProto {
         name: Some(name.to_owned()),
@@ -133,23 +145,13 @@ fn what_cannot_be_honoured_is_refused_at_its_node() {
     let d = Dir::new();
     // An attribute Relu does not have.
     let mut m = add_relu(floats("c", &[4], &[1.0; 4]));
-    let attr = AttributeProto {
-        name: Some("alpha".to_owned()),
-        r#type: Some(AttributeType::Float as i32),
-        f: Some(0.1),
-        ..Default::default()
-    };
+    let attr = float_attr("alpha", 0.1);
     m.graph.as_mut().expect("graph").node[1].attribute.push(attr);
     let err = compile(&d.write("m.onnx", &m)).expect_err("unread attribute");
     assert!(err.contains("node 1") && err.contains("Relu_node") && err.contains("`alpha`"), "{err}");
     // An attribute of the wrong type.
     let mut m = model(vec![node("Concat", &["x", "x"], &["y"])], vec![], vec![value("x", &[1, 4])], &["y"]);
-    let axis = AttributeProto {
-        name: Some("axis".to_owned()),
-        r#type: Some(AttributeType::Float as i32),
-        f: Some(1.0),
-        ..Default::default()
-    };
+    let axis = float_attr("axis", 1.0);
     m.graph.as_mut().expect("graph").node[0].attribute.push(axis);
     let err = compile(&d.write("m.onnx", &m)).expect_err("wrong type");
     assert!(err.contains("`axis` is of type FLOAT; expected INT"), "{err}");
@@ -184,12 +186,7 @@ fn an_lstm_with_peepholes_or_coupled_gates_is_refused_by_name() {
         floats("P", &[1, 3 * h], &vec![0.5; (3 * h) as usize]),
     ];
     let mut lstm = node("LSTM", &["x", "W", "R", "", "", "", "", "P"], &["y"]);
-    let hidden = AttributeProto {
-        name: Some("hidden_size".to_owned()),
-        r#type: Some(AttributeType::Int as i32),
-        i: Some(h),
-        ..Default::default()
-    };
+    let hidden = int_attr("hidden_size", h);
     lstm.attribute.push(hidden);
     let m = model(vec![lstm.clone()], inits.clone(), vec![value("x", &[5, 1, i])], &["y"]);
     let err = compile(&d.write("m.onnx", &m)).expect_err("peepholes");
@@ -197,12 +194,7 @@ fn an_lstm_with_peepholes_or_coupled_gates_is_refused_by_name() {
     lstm.input.truncate(3);
     let m = model(vec![lstm.clone()], inits[..2].to_vec(), vec![value("x", &[5, 1, i])], &["y"]);
     compile(&d.write("m.onnx", &m)).expect("without peepholes it compiles");
-    lstm.attribute.push(AttributeProto {
-        name: Some("input_forget".to_owned()),
-        r#type: Some(AttributeType::Int as i32),
-        i: Some(1),
-        ..Default::default()
-    });
+    lstm.attribute.push(int_attr("input_forget", 1));
     let m = model(vec![lstm], inits[..2].to_vec(), vec![value("x", &[5, 1, i])], &["y"]);
     let err = compile(&d.write("m.onnx", &m)).expect_err("coupled");
     assert!(err.contains("`input_forget`"), "{err}");
@@ -218,12 +210,7 @@ fn typed_value(name: &str, dims: &[i64], elem: tensor_proto::DataType) -> ValueI
 
 fn branches(mut n: NodeProto, then: GraphProto, otherwise: GraphProto) -> NodeProto {
     for (key, g) in [("then_branch", then), ("else_branch", otherwise)] {
-        n.attribute.push(AttributeProto {
-            name: Some(key.to_owned()),
-            r#type: Some(AttributeType::Graph as i32),
-            g: Some(g),
-            ..Default::default()
-        });
+        n.attribute.push(AttributeProto { g: Some(g), ..attr(key, AttributeType::Graph) });
     }
     n
 }
@@ -313,12 +300,7 @@ fn small_constants_are_known_while_reading_so_ranks_after_a_slice_are_too() {
     // depends on the values of its constant inputs.
     let d = Dir::new();
     let mut ln = node("LayerNormalization", &["s", "scale", "bias"], &["y"]);
-    ln.attribute.push(AttributeProto {
-        name: Some("axis".to_owned()),
-        r#type: Some(AttributeType::Int as i32),
-        i: Some(2),
-        ..Default::default()
-    });
+    ln.attribute.push(int_attr("axis", 2));
     let m = model(
         vec![node("Slice", &["x", "starts", "ends", "axes"], &["s"]), ln],
         vec![
@@ -338,12 +320,7 @@ fn small_constants_are_known_while_reading_so_ranks_after_a_slice_are_too() {
 fn the_nodes_after_a_refused_one_are_not_refused_for_its_absence() {
     let d = Dir::new();
     let mut bad = node("Relu", &["x"], &["r"]);
-    bad.attribute.push(AttributeProto {
-        name: Some("alpha".to_owned()),
-        r#type: Some(AttributeType::Float as i32),
-        f: Some(0.1),
-        ..Default::default()
-    });
+    bad.attribute.push(float_attr("alpha", 0.1));
     let m = model(
         vec![bad, node("Sigmoid", &["r"], &["s"]), node("Tanh", &["s"], &["y"])],
         vec![],
