@@ -207,15 +207,10 @@ impl Builder {
             return Err(Diagnostics(diags.collect()));
         }
         println!("cargo:rerun-if-changed={}", model.display());
-        // An IR's weights are a file of their own; an ONNX file holds its weights.
-        let weights = match crate::front::Format::of(model) {
-            crate::front::Format::OpenVino => {
-                Some(self.options.weights.clone().unwrap_or_else(|| model.with_extension("bin")))
-            }
-            crate::front::Format::Onnx => self.options.weights.clone(),
-        };
-        if let Some(w) = weights {
-            println!("cargo:rerun-if-changed={}", w.display());
+        // An IR's weights are a file of their own; an ONNX file holds its weights, or names
+        // files of external data beside it.
+        for f in crate::front::side_files(model, self.options.weights.as_deref()) {
+            println!("cargo:rerun-if-changed={}", f.display());
         }
         let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
             (Some(d), _) => d.clone(),

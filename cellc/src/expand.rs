@@ -183,7 +183,7 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
             files.push(w.clone());
             opts.weights = Some(w);
         }
-        None => files.extend(Some(path.with_extension("bin")).filter(|b| b.exists())),
+        None => files.extend(crate::front::side_files(&path, None)),
     }
     let fail = |msg: String| syn::Error::new(lit.span(), msg);
     let code = crate::pipeline::compile_file(&path, &opts).map_err(|mut diags| {

@@ -8,23 +8,18 @@ pub mod openvino;
 use crate::diag::Diagnostics;
 use std::path::Path;
 
-/// The formats of model files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// OpenVINO IR: an `.xml` file and its `.bin` weights.
-    OpenVino,
-    /// An ONNX file (`.onnx`).
-    Onnx,
-}
+pub use crate::vocab::Format;
 
-impl Format {
-    /// The format of the model file `path`, by its extension: `.onnx` (in any case) is ONNX;
-    /// any other file is read as an OpenVINO IR's XML.
-    pub fn of(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("onnx") => Format::Onnx,
-            _ => Format::OpenVino,
+/// The files beside model `model` that reading it reads, which exist: an IR's weights
+/// (`weights`, else the `.bin` of the same stem), an ONNX model's external data files. What
+/// a build script or a macro tells cargo to watch with the model.
+pub fn side_files(model: &Path, weights: Option<&Path>) -> Vec<std::path::PathBuf> {
+    match Format::of(model) {
+        Format::OpenVino => {
+            let w = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
+            vec![w].into_iter().filter(|w| w.exists()).collect()
         }
+        Format::Onnx => onnx::external_files(model),
     }
 }
 

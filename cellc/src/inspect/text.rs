@@ -23,9 +23,19 @@ fn tensors(s: &mut String, title: &str, ts: &[TensorInfo]) {
     }
 }
 
-fn cell(s: &mut String, c: &CellInfo) {
+/// What the model's format calls an op and the parts of a graph that are not layers: ONNX
+/// has nodes, inputs, outputs and initializers; an IR layers, Parameters, Results and
+/// constants.
+fn words(file: &str) -> (&'static str, &'static str) {
+    match crate::vocab::Format::of(std::path::Path::new(file)) {
+        crate::vocab::Format::Onnx => ("node", "nodes ({total}, besides inputs, outputs and initializers)"),
+        crate::vocab::Format::OpenVino => ("layer", "layers ({total}, besides Parameters, Results and constants)"),
+    }
+}
+
+fn cell(s: &mut String, c: &CellInfo, layer_word: &str) {
     let line = c.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-    let layer = if c.name == c.layer { String::new() } else { format!(" (layer {:?})", c.layer) };
+    let layer = if c.name == c.layer { String::new() } else { format!(" ({layer_word} {:?})", c.layer) };
     let _ = writeln!(s, "  {:?}{layer}{line}: {}", c.name, c.op);
     let mut attrs = vec![format!("hidden_size {}", c.hidden_size)];
     if let Some(i) = &c.input_size {
@@ -74,12 +84,13 @@ pub(super) fn render(r: &Report) -> String {
     tensors(&mut s, "outputs", &r.outputs);
     let _ = writeln!(s, "recurrent cells ({})", r.cells.len());
     for c in &r.cells {
-        cell(&mut s, c);
+        cell(&mut s, c, words(&r.file).0);
     }
     let total: usize = r.layers.iter().map(|c| c.read).sum();
+    let heading = words(&r.file).1.replace("{total}", &total.to_string());
     let _ = writeln!(
         s,
-        "layers ({total}, besides Parameters, Results and constants), by type: how many run, how many the passes \
+        "{heading}, by type: how many run, how many the passes \
          computed at compile time, fused into another step or removed, and how many cellc does not compile"
     );
     let width = r.layers.iter().map(|c| c.op.len()).max().unwrap_or(0).max(4);
@@ -97,7 +108,7 @@ pub(super) fn render(r: &Report) -> String {
             _ => p.file.clone(),
         };
         let layer = match (&p.layer, &p.op) {
-            (Some(l), Some(o)) => format!("layer {} ({o}): ", crate::limits::shown(l)),
+            (Some(l), Some(o)) => format!("{} {} ({o}): ", words(&r.file).0, crate::limits::shown(l)),
             _ => String::new(),
         };
         let _ = writeln!(s, "  {at}: {layer}{}", p.message);

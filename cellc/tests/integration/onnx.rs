@@ -116,7 +116,10 @@ fn initializers_in_raw_bytes_typed_fields_and_external_data_compile_alike() {
     ext.raw_data = None;
     ext.data_location = Some(tensor_proto::DataLocation::External as i32);
     ext.external_data = vec![entry("location", "w.data"), entry("offset", "8"), entry("length", "16")];
-    assert_eq!(compile(&d.write("m.onnx", &add_relu(ext.clone()))).expect("external"), raw);
+    let path = d.write("m.onnx", &add_relu(ext.clone()));
+    assert_eq!(compile(&path).expect("external"), raw);
+    // A build script and the macro watch the data file with the model.
+    assert_eq!(cellc::front::side_files(&path, None), [d.0.path().join("w.data")]);
     // A range past the file's end, and a file outside the model's folder, are refused.
     ext.external_data[1] = entry("offset", "12");
     let err = compile(&d.write("m.onnx", &add_relu(ext.clone()))).expect_err("past the end");

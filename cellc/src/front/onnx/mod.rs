@@ -80,6 +80,35 @@ pub fn parse_graph(file: &str, name: &str, dir: &Path, bytes: &[u8]) -> Result<c
     b.finish().map_err(Diagnostics)
 }
 
+/// The external data files the ONNX model `path` names (its graphs' initializers', those
+/// inside its `If`s' branches too), which exist beside it, each once, in the order named; none
+/// for a file that cannot be read as a model (reading it says why).
+pub fn external_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(m) = read_model(path) else { return Vec::new() };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    let mut stack: Vec<&proto::GraphProto> = m.graph.iter().collect();
+    while let Some(g) = stack.pop() {
+        for t in &g.initializer {
+            let location = t.external_data.iter().find(|e| e.key.as_deref() == Some("location"));
+            let Some(rel) = location.and_then(|e| e.value.as_deref()).map(Path::new) else { continue };
+            let beside =
+                rel.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+            let file = dir.join(rel);
+            if beside && file.is_file() && !out.contains(&file) {
+                out.push(file);
+            }
+        }
+        for n in &g.node {
+            for a in &n.attribute {
+                stack.extend(a.g.iter());
+                stack.extend(a.graphs.iter());
+            }
+        }
+    }
+    out
+}
+
 /// What `m` holds, in words: the version of the default operator set it imports, and each op
 /// type of its graph and of the graphs inside its nodes with how many nodes have it, the
 /// most common first (walked without recursion).
