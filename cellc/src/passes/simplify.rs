@@ -1,6 +1,6 @@
 //! Simplification after folding: every op whose outputs are all known becomes a constant;
 //! ops that leave their input as it is (a `Reshape` to the same shape, an `Identity`, a
-//! `Convert` to the same type, a `Transpose` that moves only axes of length 1 in a way that
+//! `Convert` to the same type, a `Slice` of steps 1 that takes every value, a `Transpose` that moves only axes of length 1 in a way that
 //! keeps the order of the others) disappear; two `Transpose`s in a row become one;
 //! elementwise ops with constant parameters become plain functions of their input; a
 //! `PRelu`'s per-channel slope becomes one that broadcasts by numpy's rules; a float raised
@@ -34,6 +34,7 @@ pub fn simplify(g: &mut Graph) {
         }
         squeeze_first(g, id, &readers);
         merge_transposes(g, id);
+        merge_slices(g, id, &readers);
     }
     g.prune();
 }
@@ -219,8 +220,64 @@ fn passthrough(g: &Graph, id: NodeId) -> Option<TensorId> {
         Op::Identity => Some(x),
         Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Convert { .. } | Op::ConvertLike if same => Some(x),
         Op::Transpose if same && keeps_order(g, id) => Some(x),
+        // A slice of steps 1 that keeps every extent starts at 0 and takes it all (PyTorch
+        // writes `x[:, :n]` as a Slice over axis 0 from 0 to i64::MAX, then one over axis 1).
+        Op::Slice if same && unit_steps(g, id) => Some(x),
         _ => None,
     }
+}
+
+/// Turns a `Slice` of a `Slice` over other axes (nothing else reading the inner one) into
+/// one `Slice` over the axes of both, as OpenVINO's converter does with PyTorch's `x[:n, 1:]`
+/// (written as a Slice per axis): one copy instead of two. Each slice clamps its starts and
+/// stops to the extents of its own axes, which the other leaves as they are, so the values
+/// are the same.
+fn merge_slices(g: &mut Graph, id: NodeId, readers: &[Vec<NodeId>]) {
+    let params = |g: &Graph, n: NodeId| -> Option<[Vec<i64>; 4]> {
+        if g.nodes[n].op != Op::Slice {
+            return None;
+        }
+        let v = |k: usize| -> Option<Vec<i64>> {
+            let d = g.input_fact(n, k)?.value.as_ref()?;
+            match d {
+                Data::Int(v) => v.iter().map(|s| s.value()).collect(),
+                Data::Float(_) => None,
+            }
+        };
+        Some([v(1)?, v(2)?, v(3)?, v(4)?])
+    };
+    let Some(Some(inner)) = g.nodes[id].inputs.first().copied() else { return };
+    let first = g.tensors[inner].producer.0;
+    if readers.get(inner).is_none_or(|r| r.len() != 1) {
+        return;
+    }
+    let (Some(outer), Some(under)) = (params(g, id), params(g, first)) else { return };
+    let Some(Some(x)) = g.nodes[first].inputs.first().copied() else { return };
+    let Some(rank) = g.tensors[x].fact.shape.as_ref().map(|s| s.len() as i64) else { return };
+    let norm = |a: &[i64]| -> Option<Vec<i64>> { a.iter().map(|&a| Some(if a < 0 { a + rank } else { a })).collect() };
+    let (Some(ao), Some(au)) = (norm(&outer[3]), norm(&under[3])) else { return };
+    let lengths_agree = |p: &[Vec<i64>; 4]| p.iter().all(|v| v.len() == p[3].len());
+    if !lengths_agree(&outer) || !lengths_agree(&under) || ao.iter().any(|a| au.contains(a)) {
+        return;
+    }
+    let joined = |k: usize| -> Vec<i64> { under[k].iter().chain(&outer[k]).copied().collect() };
+    let axes: Vec<i64> = au.iter().chain(&ao).copied().collect();
+    let n = axes.len();
+    let mut ins = vec![x];
+    for v in [joined(0), joined(1), joined(2), axes] {
+        ins.push(super::edit::constant(g, id, Elem::I64, &[n], Data::Int(v.into_iter().map(Sym::known).collect())));
+    }
+    let node = &mut g.nodes[id];
+    node.inputs = ins.into_iter().map(Some).collect();
+    node.input_pos = vec![None; 5];
+}
+
+/// Whether every step of a `Slice` (input 3) is a known 1.
+fn unit_steps(g: &Graph, id: NodeId) -> bool {
+    g.input_fact(id, 3)
+        .and_then(|f| f.value.as_ref())
+        .and_then(Data::floats)
+        .is_some_and(|v| v.iter().all(|&s| s == 1.0))
 }
 
 /// Whether a `Transpose` keeps the relative order of the axes longer than 1 (so the values
