@@ -21,7 +21,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-OPSETS = [11, 13, 14, 17, 18]
+OPSETS = [11, 13, 14, 17, 18, 20]
 
 
 class Chain:
@@ -66,7 +66,8 @@ def pick(rng, seq):
 
 def unary(c, x, s):
     op = pick(c.rng, ["Relu", "Sigmoid", "Tanh", "Abs", "Neg", "Softplus", "Softsign", "HardSigmoid",
-                      "HardSwish", "Elu", "Selu", "LeakyRelu", "Exp", "Sqrt", "Log", "Mish"])
+                      "HardSwish", "Elu", "Selu", "LeakyRelu", "Exp", "Sqrt", "Log", "Mish", "Reciprocal",
+                      "ThresholdedRelu", "Celu", "Gelu"])
     r = c.rng
     if op == "HardSigmoid":
         return c.node(op, [x], alpha=float(r.uniform(0.1, 0.5)), beta=float(r.uniform(0.3, 0.7))), s
@@ -74,7 +75,15 @@ def unary(c, x, s):
         return c.node(op, [x], alpha=float(r.uniform(0.01, 1.5))), s
     if op == "Selu":
         return c.node(op, [x], alpha=float(r.uniform(1.0, 2.0)), gamma=float(r.uniform(0.8, 1.2))), s
-    if op in ("Sqrt", "Log"):
+    if op == "ThresholdedRelu":
+        return c.node(op, [x], alpha=float(r.uniform(-0.5, 0.5))), s
+    if op == "Celu" and c.opset >= 12:
+        return c.node(op, [x], alpha=float(r.uniform(0.3, 2.0))), s
+    if op == "Gelu" and c.opset >= 20:
+        return c.node(op, [x], approximate="tanh"), s
+    if op in ("Celu", "Gelu"):
+        op = "Sigmoid"
+    if op in ("Sqrt", "Log", "Reciprocal"):
         # Away from the poles: |x| + 0.5.
         x = c.node("Add", [c.node("Abs", [x]), c.const(np.float32(0.5))])
     if op == "Exp":
@@ -91,7 +100,7 @@ def broadcast_shape(rng, s):
 
 
 def binary(c, x, s):
-    op = pick(c.rng, ["Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu", "Where", "Sum"])
+    op = pick(c.rng, ["Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "PRelu", "Where", "Sum", "Mean"])
     shape = broadcast_shape(c.rng, s)
     if op == "Div":
         return c.node(op, [x, c.floats(shape, 0.5, 2.0)]), s
@@ -102,7 +111,7 @@ def binary(c, x, s):
         return c.node(op, [x, c.floats(shape, 0.0, 0.5)]), s
     if op == "Where":
         return c.node(op, [c.node("Greater", [x, c.floats(shape)]), x, c.floats(shape)]), s
-    if op == "Sum":
+    if op in ("Sum", "Mean"):
         return c.node(op, [x, c.floats(shape), x]), s
     other = c.floats(shape)
     return (c.node(op, [other, x]) if c.rng.random() < 0.3 else c.node(op, [x, other])), s
@@ -138,9 +147,13 @@ def softmax(c, x, s):
 
 
 def reduce(c, x, s):
-    op = pick(c.rng, ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceProd"])
+    op = pick(c.rng, ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceProd",
+                      "ReduceSumSquare", "ReduceL1", "ReduceLogSum"])
     axes = sorted(set(int(a) for a in c.rng.choice(len(s), int(c.rng.integers(1, len(s))), replace=False)))
     since = 13 if op == "ReduceSum" else 18
+    if op == "ReduceLogSum":
+        # A sum of positive values: |x| + 0.5.
+        x = c.node("Add", [c.node("Abs", [x]), c.const(np.float32(0.5))])
     y = c.axes_arg(op, [x], axes, since, keepdims=1)
     return y, [1 if k in axes else d for k, d in enumerate(s)]
 

@@ -334,3 +334,15 @@ fn the_nodes_after_a_refused_one_are_not_refused_for_its_absence() {
     assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
     assert!(err.contains("`alpha`"), "{err}");
 }
+
+#[test]
+fn the_exact_gelu_is_refused_by_name_and_the_tanh_form_compiles() {
+    let d = Dir::new();
+    let mut m = model(vec![node("Gelu", &["x"], &["y"])], vec![], vec![value("x", &[1, 4])], &["y"]);
+    m.opset_import[0].version = Some(20);
+    let err = compile(&d.write("m.onnx", &m)).expect_err("exact");
+    assert!(err.contains("Gelu_node") && err.contains("needs erf") && err.contains("approximate=\"tanh\""), "{err}");
+    let tanh = AttributeProto { s: Some(b"tanh".to_vec()), ..attr("approximate", AttributeType::String) };
+    m.graph.as_mut().expect("graph").node[0].attribute.push(tanh);
+    compile(&d.write("m.onnx", &m)).expect("the tanh form");
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 mod attrs;
 mod build;
 mod cells;
+mod composed;
 mod control;
 mod node;
 mod ops;

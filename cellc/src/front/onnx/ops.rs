@@ -427,28 +427,33 @@ fn softmax(cx: &mut Node<'_, '_>, log: bool) {
 /// Reductions: axes as an attribute before opset 18 (13 for ReduceSum), as input 1 since;
 /// no axes reduces them all unless `noop_with_empty_axes`.
 fn reduction(cx: &mut Node<'_, '_>, kind: ReduceKind) {
+    let Some(x) = cx.required(0, "data") else { return };
+    if let Some(y) = reduce_of(cx, kind, x, false) {
+        cx.bind(0, y);
+    }
+}
+
+/// The reduction `kind` of `x` (which the node's data input became: `from_sum` for ONNX's
+/// reductions that are a sum of a function of it, whose axes are an input from opset 18 as
+/// the other reductions' are) over the node's axes, with its `keepdims` and
+/// `noop_with_empty_axes`.
+pub(super) fn reduce_of(cx: &mut Node<'_, '_>, kind: ReduceKind, x: TensorId, from_sum: bool) -> Option<TensorId> {
     let keep_dims = cx.attrs.int("keepdims").unwrap_or(1) != 0;
     let noop = cx.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0;
-    let by_input = cx.opset() >= 18 || (kind == ReduceKind::Sum && cx.opset() >= 13);
+    let by_input = cx.opset() >= 18 || (kind == ReduceKind::Sum && !from_sum && cx.opset() >= 13);
     let axes = if by_input { cx.input(1) } else { cx.attrs.ints("axes").map(|a| cx.ints(&a)) };
-    let Some(x) = cx.required(0, "data") else { return };
     let axes = match axes {
         Some(a) => a,
-        None if noop => {
-            let y = cx.one(Op::Identity, &[x]);
-            cx.bind(0, y);
-            return;
-        }
+        None if noop => return Some(cx.one(Op::Identity, &[x])),
         None => match cx.rank(x) {
             Some(r) => cx.ints(&(0..r as i64).collect::<Vec<_>>()),
             None => {
                 cx.err("reduces every axis of an input whose rank is not known while reading; give `axes`");
-                return;
+                return None;
             }
         },
     };
-    let y = cx.one(Op::Reduce { kind, keep_dims }, &[x, axes]);
-    cx.bind(0, y);
+    Some(cx.one(Op::Reduce { kind, keep_dims }, &[x, axes]))
 }
 
 /// LayerNormalization: mean and variance over the axes from `axis` to the last, `epsilon`
