@@ -4,7 +4,7 @@
 use crate::diag::Diag;
 use crate::graph::{Elem, Graph, NodeId, TensorId};
 use crate::ops::Op;
-use crate::vocab::Origin;
+use crate::vocab::{Dim, Origin};
 
 /// The tensor a name stands for: a tensor name (a port's `names`), or a layer name (its
 /// first output; for a Result, what it returns).
@@ -55,6 +55,18 @@ pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
     for (n, t) in &outs {
         if t.is_none() {
             missing("--outputs", n, g);
+        }
+    }
+    // An ONNX value declares no shape unless `value_info` gives one: an empty declared
+    // shape is a scalar only when the value is known to be one.
+    let onnx = crate::vocab::Format::of(std::path::Path::new(&g.file)) == crate::vocab::Format::Onnx;
+    for (n, t) in &ins {
+        let Some(t) = *t else { continue };
+        if onnx && g.tensors[t].declared.is_empty() && g.tensors[t].fact.shape.is_none() {
+            let msg = format!(
+                "--inputs {n:?}: cellc does not know this value's shape while reading (an op it does not know gives it, and the model's value_info declares none); expected a value whose shape the model declares"
+            );
+            diags.push(Diag::new(&g.file, None, msg));
         }
     }
     if !diags.is_empty() {
@@ -113,7 +125,16 @@ pub fn drop_unread(g: &mut Graph) {
 /// A new Parameter standing for tensor `t`, with the shape declared on its port (dynamic
 /// dimensions becoming new symbols) and its element type.
 fn parameter(g: &mut Graph, name: &str, t: TensorId) -> NodeId {
-    let declared = g.tensors[t].declared.clone();
+    let mut declared = g.tensors[t].declared.clone();
+    if declared.is_empty()
+        && let Some(shape) = &g.tensors[t].fact.shape
+    {
+        // A shape known while reading (an ONNX value's): its known extents, the rest dynamic.
+        declared = shape
+            .iter()
+            .map(|d| d.value().and_then(|v| u64::try_from(v).ok()).map_or(Dim::Dynamic, Dim::Static))
+            .collect();
+    }
     let elem = g.tensors[t].fact.elem;
     let pos = g.tensors[t].pos;
     let origin = Origin { pos, name: name.to_owned(), op: "Parameter".into() };

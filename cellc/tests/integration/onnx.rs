@@ -346,3 +346,44 @@ fn the_exact_gelu_is_refused_by_name_and_the_tanh_form_compiles() {
     m.graph.as_mut().expect("graph").node[0].attribute.push(tanh);
     compile(&d.write("m.onnx", &m)).expect("the tanh form");
 }
+
+#[test]
+fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
+    let d = Dir::new();
+    let mut m = model(
+        vec![node("Hardmax", &["x"], &["h"]), node("Relu", &["h"], &["y"])],
+        vec![],
+        vec![value("x", &[1, 4])],
+        &["y"],
+    );
+    let path = d.write("m.onnx", &m);
+    let cut = cellc::Options { cut_inputs: vec!["h".to_owned()], ..cellc::Options::default() };
+    // Without a declared shape the cut is refused (it once became a scalar input).
+    let err = cellc::compile_file(&path, &cut).expect_err("no shape for h").to_string();
+    assert!(err.contains("--inputs \"h\": cellc does not know this value's shape"), "{err}");
+    m.graph.as_mut().expect("graph").value_info.push(value("h", &[1, 4]));
+    let path = d.write("m.onnx", &m);
+    let rs = cellc::compile_file(&path, &cut).expect("h's declared shape");
+    assert!(
+        rs.contains(
+            "name: \"h\",\n            shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
+        ),
+        "{rs}"
+    );
+    // A cut at a value whose shape is known while reading takes that shape.
+    let cut = cellc::Options { cut_inputs: vec!["x".to_owned()], ..cellc::Options::default() };
+    let m = model(
+        vec![node("Relu", &["x"], &["r"]), node("Tanh", &["r"], &["y"])],
+        vec![],
+        vec![value("x", &[1, 4])],
+        &["y"],
+    );
+    let cut_r = cellc::Options { cut_inputs: vec!["r".to_owned()], ..cut };
+    let rs = cellc::compile_file(&d.write("m.onnx", &m), &cut_r).expect("r's inferred shape");
+    assert!(
+        rs.contains(
+            "name: \"r\",\n            shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
+        ),
+        "{rs}"
+    );
+}

@@ -43,6 +43,20 @@ impl Builder {
             }
         }
         nodes(&mut self.s, gp, true);
+        // The shapes the file declares for the values of ops cellc does not know
+        // (`value_info`, the outputs) are what they keep, so that what depends on them alone
+        // still folds and a cut around them knows its shapes. (Elsewhere cellc infers them
+        // as onnxruntime does, which does not fail on a declaration it contradicts.)
+        for v in gp.value_info.iter().chain(&gp.output) {
+            let name = v.name.as_deref().unwrap_or_default();
+            if let (Some(t), Some(dims)) = (self.s.bound(name), declared_dims(v)) {
+                let unknown = self.s.g.nodes[self.s.g.tensors[t].producer.0].op == Op::Unknown;
+                let tensor = &mut self.s.g.tensors[t];
+                if unknown && tensor.declared.is_empty() && dims.len() <= MAX_RANK {
+                    tensor.declared = dims;
+                }
+            }
+        }
         for v in &gp.output {
             let name = v.name.clone().unwrap_or_default();
             match self.s.value(&name) {
@@ -84,15 +98,7 @@ impl Builder {
             self.err(msg);
             return;
         };
-        use super::proto::tensor_shape_proto::dimension::Value;
-        let dims: Vec<vocab::Dim> = shape
-            .dim
-            .iter()
-            .map(|d| match d.value {
-                Some(Value::DimValue(n)) if n >= 0 => vocab::Dim::Static(n as u64),
-                _ => vocab::Dim::Dynamic,
-            })
-            .collect();
+        let dims = dims_of(shape);
         if dims.len() > MAX_RANK {
             self.err(format!(
                 "the graph's input {} has {} dimensions; cellc takes at most {MAX_RANK}",
@@ -111,6 +117,27 @@ impl Builder {
         tensor.fact = Fact { elem, shape: Some(syms), value: None };
         self.s.g.params.push(id);
         self.s.bind(&name, t);
+    }
+}
+
+/// The dimensions of an ONNX shape: a size, or dynamic (a symbol, or nothing written).
+fn dims_of(shape: &super::proto::TensorShapeProto) -> Vec<vocab::Dim> {
+    use super::proto::tensor_shape_proto::dimension::Value;
+    shape
+        .dim
+        .iter()
+        .map(|d| match d.value {
+            Some(Value::DimValue(n)) if n >= 0 => vocab::Dim::Static(n as u64),
+            _ => vocab::Dim::Dynamic,
+        })
+        .collect()
+}
+
+/// The dimensions a value's type declares, when it declares a tensor's shape.
+fn declared_dims(v: &ValueInfoProto) -> Option<Vec<vocab::Dim>> {
+    match v.r#type.as_ref()?.value.as_ref()? {
+        type_proto::Value::TensorType(t) => t.shape.as_ref().map(dims_of),
+        _ => None,
     }
 }
 

@@ -245,6 +245,11 @@ impl Scope {
         Some(t)
     }
 
+    /// The tensor value `name` names in the graph being read (no branch Parameter made).
+    pub(super) fn bound(&self, name: &str) -> Option<TensorId> {
+        self.values.get(name).copied()
+    }
+
     /// Names tensor `t` as value `name` (an ONNX name names one value: a second is reported).
     pub(super) fn bind(&mut self, name: &str, t: TensorId) -> bool {
         if self.values.contains_key(name) {
