@@ -120,7 +120,7 @@ impl Diag {
     pub fn headline(&self) -> String {
         // ONNX calls its ops nodes (a node inside an `If`'s branch has no index of the
         // model's graph, but is a node all the same).
-        let onnx = matches!(self.pos, Some(Pos::Node(_))) || self.file.ends_with(".onnx");
+        let onnx = matches!(self.pos, Some(Pos::Node(_))) || self.file.to_ascii_lowercase().ends_with(".onnx");
         let what = if onnx { "node" } else { "layer" };
         match &self.layer {
             Some(l) => {
