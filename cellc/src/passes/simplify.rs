@@ -436,4 +436,63 @@ mod tests {
         let twos = Fact::constant(Elem::F32, vec![Sym::known(2), Sym::known(1)], Data::Float(vec![2.0, 2.0]));
         assert_eq!(power(twos).0, Op::Binary(Binary::Power));
     }
+
+    /// `y = f(x)` over a Parameter `x` of `shape`, as `make` builds it, simplified: the node
+    /// giving `y`, and `x`.
+    fn simplified(shape: &[usize], make: impl Fn(&mut Graph, TensorId) -> TensorId) -> (crate::graph::Node, TensorId) {
+        use crate::graph::build;
+        let mut g = Graph::new("t.onnx", "t");
+        let x = build::parameter(&mut g, "x", Elem::F32, shape);
+        let y = make(&mut g, x);
+        build::result(&mut g, y, Some("y"));
+        simplify(&mut g);
+        assert!(g.verify().is_ok());
+        (g.nodes[g.tensors[y].producer.0].clone(), x)
+    }
+
+    #[test]
+    fn a_max_then_min_of_constant_bounds_is_a_clamp_unless_they_cross() {
+        use crate::graph::build;
+        for (lo, hi) in [(-0.5, 0.5), (0.5, -0.5)] {
+            let (node, x) = simplified(&[2, 3], |g, x| {
+                let c = |g: &mut Graph, v: f64| {
+                    build::constant(g, build::origin("c", "Const"), Elem::F32, &[], Data::Float(vec![v]))
+                };
+                let (l, h) = (c(g, lo), c(g, hi));
+                let m = build::apply(g, build::origin("m", "Max"), Op::Binary(Binary::Maximum), &[x, l]).expect("max");
+                build::apply(g, build::origin("n", "Min"), Op::Binary(Binary::Minimum), &[m, h]).expect("min")
+            });
+            if lo <= hi {
+                assert_eq!(
+                    (node.op, node.inputs),
+                    (Op::Unary(crate::ops::Unary::Clamp { min: lo, max: hi }), vec![Some(x)])
+                );
+            } else {
+                assert_eq!(node.op, Op::Binary(Binary::Minimum));
+            }
+        }
+    }
+
+    #[test]
+    fn a_slice_of_a_slice_over_other_axes_is_one_and_over_the_same_axis_two() {
+        use crate::graph::build;
+        for (second_axis, merged) in [(1, true), (0, false)] {
+            let (node, x) = simplified(&[4, 6], |g, x| {
+                let slice = |g: &mut Graph, t: TensorId, start: i64, stop: i64, axis: i64| {
+                    let ins = [
+                        t,
+                        build::ints(g, &[start]),
+                        build::ints(g, &[stop]),
+                        build::ints(g, &[1]),
+                        build::ints(g, &[axis]),
+                    ];
+                    build::apply(g, build::origin("s", "Slice"), Op::Slice, &ins).expect("slice")
+                };
+                let inner = slice(g, x, 0, 2, 0);
+                slice(g, inner, 1, 3, second_axis)
+            });
+            assert_eq!(node.op, Op::Slice);
+            assert_eq!(node.inputs[0] == Some(x), merged, "second slice over axis {second_axis}");
+        }
+    }
 }
