@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's way in, as a new user takes it from a clone: install the `cellc` command with
-# `cargo install --path`, compile the example model with it, make a new crate outside the
+# `cargo install --locked --path`, compile the example model with it, make a new crate outside the
 # workspace, depend on cellc-runtime with `cargo add --path`, paste the README's usage
 # snippet as its main.rs, and build (warnings denied) and run it.
 set -euo pipefail
@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "\$ cargo install --path cellc"
+echo "\$ cargo install --locked --path cellc"
 # The workspace's target directory, so that a release build already made is reused.
 cargo install --quiet --locked --path "$root/cellc" --root "$work/install" --target-dir "$root/target"
 cellc="$work/install/bin/cellc"
