@@ -28,8 +28,8 @@ fn tensors(s: &mut String, title: &str, ts: &[TensorInfo]) {
 /// constants.
 fn words(file: &str) -> (&'static str, &'static str) {
     match crate::vocab::Format::of(std::path::Path::new(file)) {
-        crate::vocab::Format::Onnx => ("node", "nodes ({total}, besides inputs, outputs and initializers)"),
-        crate::vocab::Format::OpenVino => ("layer", "layers ({total}, besides Parameters, Results and constants)"),
+        crate::vocab::Format::Onnx => ("node", "inputs, outputs and initializers"),
+        crate::vocab::Format::OpenVino => ("layer", "Parameters, Results and constants"),
     }
 }
 
@@ -83,14 +83,14 @@ pub(super) fn render(r: &Report) -> String {
     tensors(&mut s, "inputs", &r.inputs);
     tensors(&mut s, "outputs", &r.outputs);
     let _ = writeln!(s, "recurrent cells ({})", r.cells.len());
+    let (layer, besides) = words(&r.file);
     for c in &r.cells {
-        cell(&mut s, c, words(&r.file).0);
+        cell(&mut s, c, layer);
     }
     let total: usize = r.layers.iter().map(|c| c.read).sum();
-    let heading = words(&r.file).1.replace("{total}", &total.to_string());
     let _ = writeln!(
         s,
-        "{heading}, by type: how many run, how many the passes \
+        "{layer}s ({total}, besides {besides}), by type: how many run, how many the passes \
          computed at compile time, fused into another step or removed, and how many cellc does not compile"
     );
     let width = r.layers.iter().map(|c| c.op.len()).max().unwrap_or(0).max(4);
@@ -108,7 +108,7 @@ pub(super) fn render(r: &Report) -> String {
             _ => p.file.clone(),
         };
         let layer = match (&p.layer, &p.op) {
-            (Some(l), Some(o)) => format!("{} {} ({o}): ", words(&r.file).0, crate::limits::shown(l)),
+            (Some(l), Some(o)) => format!("{layer} {} ({o}): ", crate::limits::shown(l)),
             _ => String::new(),
         };
         let _ = writeln!(s, "  {at}: {layer}{}", p.message);

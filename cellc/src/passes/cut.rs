@@ -130,10 +130,7 @@ fn parameter(g: &mut Graph, name: &str, t: TensorId) -> NodeId {
         && let Some(shape) = &g.tensors[t].fact.shape
     {
         // A shape known while reading (an ONNX value's): its known extents, the rest dynamic.
-        declared = shape
-            .iter()
-            .map(|d| d.value().and_then(|v| u64::try_from(v).ok()).map_or(Dim::Dynamic, Dim::Static))
-            .collect();
+        declared = shape.iter().copied().map(Dim::of_sym).collect();
     }
     let elem = g.tensors[t].fact.elem;
     let pos = g.tensors[t].pos;

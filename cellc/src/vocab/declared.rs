@@ -22,6 +22,13 @@ pub enum Dim {
     Dynamic,
 }
 
+impl Dim {
+    /// A dimension as far as `d` knows it: its size when known, else dynamic.
+    pub fn of_sym(d: super::sym::Sym) -> Dim {
+        d.value().and_then(|v| u64::try_from(v).ok()).map_or(Dim::Dynamic, Dim::Static)
+    }
+}
+
 /// Declared dimensions as messages show them: `[1, ?, 16]`.
 pub fn show_dims(dims: &[Dim]) -> String {
     let parts: Vec<String> = dims

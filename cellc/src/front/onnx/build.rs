@@ -57,16 +57,8 @@ impl Builder {
                 }
             }
         }
-        for v in &gp.output {
-            let name = v.name.clone().unwrap_or_default();
-            match self.s.value(&name) {
-                Some(t) => {
-                    crate::graph::build::result(&mut self.s.g, t, Some(&name));
-                }
-                // After a problem at a node, a missing output is what followed from it.
-                None if !self.s.diags.is_empty() => {}
-                None => self.err(format!("the graph's output {} is computed by no node", shown(&name))),
-            }
+        for name in outputs(&mut self.s, gp, 0) {
+            self.err(format!("the graph's output {} is computed by no node", shown(&name)));
         }
         if gp.output.is_empty() {
             self.err("the graph has no outputs; expected at least one".to_owned());
@@ -180,18 +172,7 @@ fn branches(s: &mut Scope, id: NodeId, n: &NodeProto) {
         let before = s.diags.len();
         initializers(s, gp);
         nodes(s, gp, false);
-        let mut missing = Vec::new();
-        for v in &gp.output {
-            let name = v.name.clone().unwrap_or_default();
-            match s.value(&name) {
-                Some(t) => {
-                    crate::graph::build::result(&mut s.g, t, Some(&name));
-                }
-                // After a problem inside the branch, a missing output is what followed from it.
-                None if s.diags.len() > before => {}
-                None => missing.push(name),
-            }
-        }
+        let missing = outputs(s, gp, before);
         let (graph, captures) = s.leave();
         for name in missing {
             control::report(s, id, format!("its `{key}`'s output {} is computed by no node", shown(&name)));
@@ -199,6 +180,22 @@ fn branches(s: &mut Scope, id: NodeId, n: &NodeProto) {
         read.push((role, key, graph, captures));
     }
     control::give(s, id, read);
+}
+
+/// The outputs of graph `gp` as Results of the graph being read; the names no node gives,
+/// unless a problem was found since `diags[before]` (then their absence followed from it).
+fn outputs(s: &mut Scope, gp: &GraphProto, before: usize) -> Vec<String> {
+    let mut missing = Vec::new();
+    for v in &gp.output {
+        let name = v.name.clone().unwrap_or_default();
+        match s.value(&name) {
+            Some(t) => {
+                crate::graph::build::result(&mut s.g, t, Some(&name));
+            }
+            None => missing.push(name),
+        }
+    }
+    if s.diags.len() > before { Vec::new() } else { missing }
 }
 
 /// Node `n` (the model graph's node `at`; `None` inside a branch), read into ops; its

@@ -88,23 +88,29 @@ pub fn external_files(path: &Path) -> Vec<std::path::PathBuf> {
     let Ok(m) = read_model(path) else { return Vec::new() };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out: Vec<std::path::PathBuf> = Vec::new();
-    let mut stack: Vec<&proto::GraphProto> = m.graph.iter().collect();
-    while let Some(g) = stack.pop() {
+    for g in graphs(&m) {
         for t in &g.initializer {
             let location = t.external_data.iter().find(|e| e.key.as_deref() == Some("location"));
             let Some(rel) = location.and_then(|e| e.value.as_deref()).map(Path::new) else { continue };
-            let beside =
-                rel.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
             let file = dir.join(rel);
-            if beside && file.is_file() && !out.contains(&file) {
+            if node::beside_model(rel) && file.is_file() && !out.contains(&file) {
                 out.push(file);
             }
         }
-        for n in &g.node {
-            for a in &n.attribute {
-                stack.extend(a.g.iter());
-                stack.extend(a.graphs.iter());
-            }
+    }
+    out
+}
+
+/// The model's graph and the graphs inside its nodes (an `If`'s branches), walked without
+/// recursion.
+fn graphs(m: &proto::ModelProto) -> Vec<&proto::GraphProto> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&proto::GraphProto> = m.graph.iter().collect();
+    while let Some(g) = stack.pop() {
+        out.push(g);
+        for a in g.node.iter().flat_map(|n| &n.attribute) {
+            stack.extend(a.g.iter());
+            stack.extend(a.graphs.iter());
         }
     }
     out
@@ -112,7 +118,7 @@ pub fn external_files(path: &Path) -> Vec<std::path::PathBuf> {
 
 /// What `m` holds, in words: the version of the default operator set it imports, and each op
 /// type of its graph and of the graphs inside its nodes with how many nodes have it, the
-/// most common first (walked without recursion).
+/// most common first.
 pub fn describe(m: &proto::ModelProto) -> String {
     let opset = m
         .opset_import
@@ -121,21 +127,14 @@ pub fn describe(m: &proto::ModelProto) -> String {
         .and_then(|o| o.version);
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut nodes = 0usize;
-    let mut stack: Vec<&proto::GraphProto> = m.graph.iter().collect();
-    while let Some(g) = stack.pop() {
-        for n in &g.node {
-            nodes += 1;
-            let op = n.op_type.as_deref().unwrap_or("?");
-            let op = match n.domain.as_deref() {
-                Some(d) if !d.is_empty() && d != "ai.onnx" => format!("{}.{op}", crate::limits::cut(d)),
-                _ => op.to_owned(),
-            };
-            *counts.entry(crate::limits::cut(&op).to_string()).or_default() += 1;
-            for a in &n.attribute {
-                stack.extend(a.g.iter());
-                stack.extend(a.graphs.iter());
-            }
-        }
+    for n in graphs(m).into_iter().flat_map(|g| &g.node) {
+        nodes += 1;
+        let op = n.op_type.as_deref().unwrap_or("?");
+        let op = match n.domain.as_deref() {
+            Some(d) if !d.is_empty() && d != "ai.onnx" => format!("{}.{op}", crate::limits::cut(d)),
+            _ => op.to_owned(),
+        };
+        *counts.entry(crate::limits::cut(&op).to_string()).or_default() += 1;
     }
     let mut ops: Vec<(String, usize)> = counts.into_iter().collect();
     ops.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));

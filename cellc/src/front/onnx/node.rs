@@ -41,6 +41,12 @@ struct Frame {
 /// The most values of a constant known while reading (see [`Scope::constant`]).
 const MAX_VALUES_READ: u64 = 1 << 12;
 
+/// Whether an external data `location` names a file in the model's folder or below it (a
+/// relative path without `..`), the only files cellc reads for it.
+pub(super) fn beside_model(rel: &Path) -> bool {
+    rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
 /// The element type of an ONNX `TensorProto.DataType`, when cellc has it.
 pub(super) fn elem_of(t: i32) -> Option<Elem> {
     use tensor_proto::DataType as T;
@@ -194,7 +200,7 @@ impl Scope {
         };
         let offset = num("offset")?.unwrap_or(0);
         let rel = Path::new(&location);
-        if rel.is_absolute() || rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        if !beside_model(rel) {
             return Err(format!(
                 "its external data is in {location:?}; expected a file beside the model (a relative path without `..`)"
             ));
@@ -230,11 +236,7 @@ impl Scope {
             return Some(t);
         }
         let fact = self.outer.iter().rev().find_map(|f| f.values.get(name).map(|&t| f.g.tensors[t].fact.clone()))?;
-        let shape = fact.shape.as_ref().map_or_else(Vec::new, |s| {
-            s.iter()
-                .map(|d| d.value().and_then(|v| u64::try_from(v).ok()).map_or(vocab::Dim::Dynamic, vocab::Dim::Static))
-                .collect()
-        });
+        let shape = fact.shape.as_ref().map_or_else(Vec::new, |s| s.iter().copied().map(vocab::Dim::of_sym).collect());
         let origin = Origin { pos: None, name: name.to_owned(), op: "Parameter".to_owned() };
         let id = self.g.add(Op::Parameter { elem: fact.elem, shape }, origin, Vec::new(), 1);
         let t = self.g.nodes[id].outputs[0];
