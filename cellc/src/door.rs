@@ -32,6 +32,9 @@ fn value<'a>(key: &Key, rest: &'a str) -> Option<&'a str> {
     };
     let ok = if key.is_switch() || token.is_empty() {
         false
+    } else if key.value.contains('=') {
+        // A pair (`x=[1,?,40]`, `sr=16000`, `h0=hn`), whichever of its forms.
+        token.contains('=') || (token.len() > 1 && token.starts_with('"') && token.ends_with('"'))
     } else if key.value.contains('|') {
         key.value.split('|').any(|c| c == token)
     } else if key.value == "N" {
@@ -39,7 +42,7 @@ fn value<'a>(key: &Key, rest: &'a str) -> Option<&'a str> {
     } else if token.starts_with('"') {
         token.len() > 1 && token.ends_with('"')
     } else {
-        key.value.contains('=') && token.contains('=')
+        false
     };
     ok.then_some(token)
 }
@@ -132,6 +135,7 @@ mod tests {
             Door::Builder.say("--state h0=hn: no such Parameter"),
             "`.option(\"state\", \"h0=hn\")`: no such Parameter"
         );
+        assert_eq!(Door::Macro.say("fix its value with --input sr=VALUE"), "fix its value with `input = \"sr=VALUE\"`");
         assert_eq!(Door::Macro.say("leave --threads at 1"), "leave `threads` at 1");
         assert_eq!(Door::Macro.say("--threads 2 splits"), "`threads = 2` splits");
         assert_eq!(Door::Macro.say("use --fast-activations."), "use `fast_activations = true`.");

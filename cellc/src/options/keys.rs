@@ -144,7 +144,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "input",
-        value: "NAME=[DIMS]",
+        value: "NAME=[DIMS]|NAME=VALUE",
         repeats: true,
         set: |o, v| {
             o.input_shapes.push(InputShape::parse(v)?);
