@@ -103,6 +103,9 @@ pub struct Cell {
     pub r: WeightSrc,
     /// `B`: `[bias_blocks·H]`, or `None` for zero.
     pub b: Option<WeightSrc>,
+    /// An LSTM's peephole weights `P`: `[3·H]`, in the kernels' order f, i, o (whatever the
+    /// layout declared), always embedded; `None` for none.
+    pub p: Option<WeightSrc>,
 }
 
 /// What a Parameter is used for.

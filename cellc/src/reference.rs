@@ -356,6 +356,8 @@ fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result
         .as_ref()
         .map(|b| weights(b, true))
         .unwrap_or_else(|| vec![0.0; dirs * sp.kind.bias_blocks() * sp.hidden]);
+    let p = cell.p.as_ref().map(|p| weights(p, false)).unwrap_or_default();
+    let all = Weights { w: &w, r: &r, b: &b, p: &p };
     let (xl, hl) = match &cell.seq {
         None => (sp.input, sp.hidden),
         Some(q) => (q.steps * sp.input, dirs * sp.hidden),
@@ -365,7 +367,7 @@ fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result
         let h = homes.read(&s.h, n, row * hl, hl);
         let c = s.c.as_ref().map(|c| homes.read(c, n, row * hl, hl));
         let next = match &cell.seq {
-            None => step(cell, &w, &r, &b, &x, &h, c.as_deref()),
+            None => step(cell, &all, &x, &h, c.as_deref()),
             Some(q) => {
                 let at = n * s.rows + row;
                 let len = match &q.lengths {
@@ -379,7 +381,7 @@ fn cell_step(m: &Model, homes: &mut Homes<'_>, s: &CellStep, n: usize) -> Result
                         v as usize
                     }
                 };
-                sequence(cell, q, len, &w, &r, &b, &x, &h, c.as_deref())
+                sequence(cell, q, len, &all, &x, &h, c.as_deref())
             }
         };
         for (o, vals) in s.out.iter().zip(next) {
@@ -400,14 +402,26 @@ pub(crate) fn step_for_tests(cell: &Cell, x: &[f64], h: &[f64], c: &[f64]) -> Ve
         WeightSrc::Embedded { values, .. } => values.iter().map(|&x| x as f64).collect(),
         WeightSrc::Runtime(_) => Vec::new(),
     };
-    let b = cell.b.as_ref().map(v).unwrap_or_default();
-    step(cell, &v(&cell.w), &v(&cell.r), &b, x, h, (!c.is_empty()).then_some(c))
+    let (b, p) = (cell.b.as_ref().map(v).unwrap_or_default(), cell.p.as_ref().map(v).unwrap_or_default());
+    let all = Weights { w: &v(&cell.w), r: &v(&cell.r), b: &b, p: &p };
+    step(cell, &all, x, h, (!c.is_empty()).then_some(c))
 }
 
-/// One step of one cell with one direction's weights `w`, `r`, `b` (IR layout): the next
-/// hidden state, and for an LSTM the next cell state `[h', c']`.
-fn step(cell: &Cell, w: &[f64], r: &[f64], b: &[f64], x: &[f64], h: &[f64], c: Option<&[f64]>) -> Vec<Vec<f64>> {
+/// A cell's weights in the kernels' layout: all directions' blocks, or one direction's.
+#[derive(Clone, Copy)]
+struct Weights<'a> {
+    w: &'a [f64],
+    r: &'a [f64],
+    b: &'a [f64],
+    /// An LSTM's peepholes (f, i, o), or empty for none.
+    p: &'a [f64],
+}
+
+/// One step of one cell with one direction's weights: the next hidden state, and for an
+/// LSTM the next cell state `[h', c']`.
+fn step(cell: &Cell, wts: &Weights<'_>, x: &[f64], h: &[f64], c: Option<&[f64]>) -> Vec<Vec<f64>> {
     let s = &cell.spec;
+    let Weights { w, r, b, p } = *wts;
     let clip = |v: f64| match s.clip {
         Some(c) => v.clamp(-(c as f64), c as f64),
         None => v,
@@ -422,10 +436,16 @@ fn step(cell: &Cell, w: &[f64], r: &[f64], b: &[f64], x: &[f64], h: &[f64], c: O
         CellKind::Lstm => {
             // Gates f, i, c, o; the new cell state goes through h unclipped.
             let (f, g, hh) = (&s.activations[0], &s.activations[1], &s.activations[2]);
+            // With peepholes, f and i also read the old cell state and o the new one.
             let c0 = c.unwrap_or(h);
-            let ct: Vec<f64> =
-                (0..hs).map(|j| act(f, gate(0, j)) * c0[j] + act(f, gate(1, j)) * act(g, gate(2, j))).collect();
-            let ht = (0..hs).map(|j| act(f, gate(3, j)) * hh.apply_f64(ct[j])).collect();
+            let peep = |k: usize, j: usize, c: f64| if p.is_empty() { 0.0 } else { p[k * hs + j] * c };
+            let ct: Vec<f64> = (0..hs)
+                .map(|j| {
+                    let (fg, ig) = (gate(0, j) + peep(0, j, c0[j]), gate(1, j) + peep(1, j, c0[j]));
+                    act(f, fg) * c0[j] + act(f, ig) * act(g, gate(2, j))
+                })
+                .collect();
+            let ht = (0..hs).map(|j| act(f, gate(3, j) + peep(2, j, ct[j])) * hh.apply_f64(ct[j])).collect();
             vec![ht, ct]
         }
         CellKind::Gru { linear_before_reset } => {
@@ -449,16 +469,18 @@ fn step(cell: &Cell, w: &[f64], r: &[f64], b: &[f64], x: &[f64], h: &[f64], c: O
     }
 }
 
+/// Direction `d`'s block of `n` values.
+fn block(v: &[f64], d: usize, n: usize) -> &[f64] {
+    &v[d * n..(d + 1) * n]
+}
+
 /// A Sequence op over one batch row with `len` valid steps: `[Y, Ho]` (and `Co` for an
 /// LSTM), each direction with its own block of weights and initial states.
-#[allow(clippy::too_many_arguments)]
 fn sequence(
     cell: &Cell,
     q: &Seq,
     len: usize,
-    w: &[f64],
-    r: &[f64],
-    b: &[f64],
+    wts: &Weights<'_>,
     x: &[f64],
     h0: &[f64],
     c0: Option<&[f64]>,
@@ -472,12 +494,14 @@ fn sequence(
     let mut ho = vec![0.0; dirs * hs];
     let mut co = vec![0.0; dirs * hs];
     for d in 0..dirs {
-        let (wd, rd, bd) = (&w[d * nw..(d + 1) * nw], &r[d * nr..(d + 1) * nr], &b[d * nb..(d + 1) * nb]);
+        let np = if wts.p.is_empty() { 0 } else { 3 * hs };
+        let wd =
+            Weights { w: block(wts.w, d, nw), r: block(wts.r, d, nr), b: block(wts.b, d, nb), p: block(wts.p, d, np) };
         let mut h = h0[d * hs..(d + 1) * hs].to_vec();
         let mut c = c0.map(|c| c[d * hs..(d + 1) * hs].to_vec());
         let order: Vec<usize> = if q.direction.reversed(d) { (0..len).rev().collect() } else { (0..len).collect() };
         for t in order {
-            let mut next = step(cell, wd, rd, bd, &x[t * is..(t + 1) * is], &h, c.as_deref());
+            let mut next = step(cell, &wd, &x[t * is..(t + 1) * is], &h, c.as_deref());
             if next.len() > 1 {
                 c = Some(next.pop().unwrap_or_default());
             }

@@ -302,6 +302,18 @@ def openvino_outputs(xml, feeds):
     return [np.asarray(result[o]) for o in compiled.outputs]
 
 
+def save_io(d, case, feeds, outputs):
+    """Writes a case's inputs (`feeds`, by name) and expected `outputs` ((name, value) pairs)
+    into `d` as raw f32 files, listing each in `case`."""
+    for k, (n, v) in enumerate(feeds.items()):
+        v.tofile(d / f"in_{k}.f32")
+        case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
+    for k, (n, v) in enumerate(outputs):
+        v = np.asarray(v, np.float32)
+        v.tofile(d / f"out_{k}.f32")
+        case["outputs"].append({"name": n, "shape": list(v.shape), "file": f"out_{k}.f32"})
+
+
 def write_case(out, name, model, shapes, seed):
     d = out / name
     shutil.rmtree(d, ignore_errors=True)
@@ -323,12 +335,7 @@ def write_case(out, name, model, shapes, seed):
             pins.append(f"{i.name}=[{','.join(fixed)}]")
     if pins:
         case["pin"] = pins
-    for k, (n, v) in enumerate(feeds.items()):
-        v.tofile(d / f"in_{k}.f32")
-        case["inputs"].append({"name": n, "shape": list(v.shape), "file": f"in_{k}.f32"})
-    for k, (o, v) in enumerate(zip(model.graph.output, expected)):
-        np.asarray(v, np.float32).tofile(d / f"out_{k}.f32")
-        case["outputs"].append({"name": o.name, "shape": list(v.shape), "file": f"out_{k}.f32"})
+    save_io(d, case, feeds, zip((o.name for o in model.graph.output), expected))
     # OpenVINO on the f32 IR must agree with onnxruntime within AGREE. The f16-compressed IR
     # computes with weights rounded to f16: its expected outputs are OpenVINO's on it
     # (f16/out_k.f32), and how far they are from onnxruntime's is recorded.
@@ -1305,6 +1312,52 @@ def silero_onnx(out):
 
 
 
+def onnx_peepholes(out):
+    """ONNX LSTMs with peepholes (`P`, input 7), which OpenVINO's ONNX front end drops
+    without a word: a bidirectional LSTM with a bias, initial states and `clip`, then a
+    forward one without a bias (its port left empty) and zero states reading the first's
+    output (time-major: onnxruntime does not run `layout` 1). Expected values: onnxruntime on the file; how far OpenVINO's
+    conversion of the same file is from them is recorded (`openvino_f32_max_abs_diff`)."""
+    name, (steps, batch, inp, hidden) = "onnx_lstm_peepholes", (6, 2, 5, 8)
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    g = Graph(47)
+    x = g.input("x", [steps, batch, inp])
+    h0 = g.input("h0", [2, batch, hidden])
+    c0 = g.input("c0", [2, batch, hidden])
+    s = hidden ** -0.5
+    # Peepholes as large as the gates' other terms, so that dropping them shows.
+    y, _, _ = g.node("LSTM", [x, g.weights((2, 4 * hidden, inp), s), g.weights((2, 4 * hidden, hidden), s),
+                              g.weights((2, 8 * hidden), s), "", h0, c0, g.weights((2, 3 * hidden), 1.0)],
+                     3, hidden_size=hidden, direction="bidirectional", clip=2.5)
+    # [steps, 2, batch, H] -> [steps, batch, 2H]
+    y = g.node("Transpose", [y], perm=[0, 2, 1, 3])
+    y = g.node("Reshape", [y, g.const(np.array([steps, batch, 2 * hidden], np.int64))])
+    y2, h2, c2 = g.node("LSTM", [y, g.weights((1, 4 * hidden, 2 * hidden), s), g.weights((1, 4 * hidden, hidden), s),
+                                 "", "", "", "", g.weights((1, 3 * hidden), 1.0)],
+                        3, hidden_size=hidden)
+    g.output(y2, "y", [steps, 1, batch, hidden])
+    g.output(h2, "h_n", [1, batch, hidden])
+    g.output(c2, "c_n", [1, batch, hidden])
+    model = g.model()
+    onnx.save(model, d / "model.onnx")
+    rng = np.random.default_rng(4747)
+    feeds = {"x": rng.uniform(-1, 1, (steps, batch, inp)), "h0": rng.uniform(-1, 1, (2, batch, hidden)),
+             "c0": rng.uniform(-2, 2, (2, batch, hidden))}
+    feeds = {k: v.astype(np.float32) for k, v in feeds.items()}
+    expected = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (OpenVINO drops the peepholes)",
+            "tolerance": 1e-5, "ulps": ULPS}
+    save_io(d, case, feeds, zip((o.name for o in model.graph.output), expected))
+    core = ov.Core()
+    compiled = core.compile_model(ov.convert_model(str(d / "model.onnx")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    got = compiled(feeds)
+    case["openvino_f32_max_abs_diff"] = max(float(np.max(np.abs(got[o] - e))) for o, e in zip(compiled.outputs, expected))
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: OpenVINO's conversion is {case['openvino_f32_max_abs_diff']:.2e} from onnxruntime")
+
+
 def main():
     out = Path(sys.argv[1])
     only = set(sys.argv[2:])
@@ -1331,6 +1384,7 @@ def main():
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),
         ("silero_vad_onnx", silero_onnx),
+        ("onnx_lstm_peepholes", onnx_peepholes),
         ("aecmos", aecmos),
         ("plcmos", plcmos),
         ("nsnet2", nsnet2),

@@ -335,6 +335,9 @@ def cell(c, x, s):
            c.floats(state) if r.random() < 0.5 else ""]
     if kind == "LSTM":
         ins.append(c.floats(state) if r.random() < 0.5 else "")
+        # Peepholes, P[iof] per direction.
+        if r.random() < 0.4:
+            ins.append(c.floats([dirs, 3 * hidden]))
     while ins[-1] == "":
         ins.pop()
     outs = c.node(kind, ins, 3 if kind == "LSTM" else 2, **attrs)

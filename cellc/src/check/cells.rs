@@ -69,10 +69,12 @@ impl Lowering<'_> {
         let sp = if kind.has_cell_state() { 3 } else { 2 };
         let wp = sp + usize::from(a.sequence);
         let n_in = self.g.nodes[id].inputs.len();
-        if !(wp + 2..=wp + 3).contains(&n_in) {
+        let most = a.input_roles().len();
+        if !(wp + 2..=most).contains(&n_in) {
             let names = a.input_roles();
+            let more = if most == wp + 4 { " or with P" } else { "" };
             let msg = format!(
-                "has {n_in} inputs; expected {} ({}) or {} (with B)",
+                "has {n_in} inputs; expected {} ({}), or {} (with B){more}",
                 wp + 2,
                 names[..wp + 2].join(", "),
                 wp + 3
@@ -135,12 +137,12 @@ impl Lowering<'_> {
         };
         let w = self.weights(c, id, a, wp, &per_dir(&[g3, input]));
         let r = self.weights(c, id, a, wp + 1, &per_dir(&[g3, h]));
-        let b = (n_in == wp + 3).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[a.layout.bias_blocks(kind) * h])));
+        let given = |port: usize| input_tensor(self.g, id, port).is_some();
+        let b = given(wp + 2).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[a.layout.bias_blocks(kind) * h])));
+        let p = given(wp + 3).then(|| self.peepholes(c, id, a, wp + 3, &per_dir(&[3 * h])));
         let (Some(w), Some(r), Some(lengths)) = (w, r, lengths) else { return };
-        let b = match b {
-            Some(None) => return,
-            Some(Some(b)) => Some(b),
-            None => None,
+        let (Some(b), Some(p)) = (b.map_or(Some(None), |b| b.map(Some)), p.map_or(Some(None), |p| p.map(Some))) else {
+            return;
         };
         if !ok {
             return;
@@ -153,6 +155,10 @@ impl Lowering<'_> {
             relayout(a.layout, kind, h, dirs, r, false),
             b.map(|b| relayout(a.layout, kind, h, dirs, b, true)),
         );
+        let p = p.map(|p| {
+            let values = p.chunks((3 * h).max(1)).flat_map(|d| a.layout.peepholes(d)).collect();
+            WeightSrc::Embedded { values, stored: ElemType::F32 }
+        });
         let ins: Vec<Option<ir::Operand>> =
             std::iter::once(x).chain(states.iter().copied()).map(|t| self.operand(t)).collect();
         let Some(ins) = ins.into_iter().collect::<Option<Vec<_>>>() else { return };
@@ -161,7 +167,7 @@ impl Lowering<'_> {
         let seq = steps.map(|steps| Seq { direction, steps, lengths });
         let spec = CellSpec { kind, hidden: h, input, activations, clip };
         let name = self.g.code_name(id);
-        self.cells.push(ir::Cell { name, spec, w, r, b, seq, layout: a.layout });
+        self.cells.push(ir::Cell { name, spec, w, r, b, p, seq, layout: a.layout });
         self.steps.push(Step::Cell(CellStep {
             cell: self.cells.len() - 1,
             rows,
@@ -281,6 +287,29 @@ impl Lowering<'_> {
                     label(a, port),
                     p.name,
                     p.op
+                );
+                c.err(id, None, msg);
+                None
+            }
+        }
+    }
+
+    /// An LSTM's `P`: constants (its values; a Parameter is refused, because peepholes are
+    /// packed at compile time).
+    fn peepholes(
+        &mut self,
+        c: &mut Checker<'_>,
+        id: NodeId,
+        a: &CellAttrs,
+        port: usize,
+        want: &[usize],
+    ) -> Option<Vec<f32>> {
+        match self.weights(c, id, a, port, want)? {
+            WeightSrc::Embedded { values, .. } => Some(values),
+            WeightSrc::Runtime(_) => {
+                let msg = format!(
+                    "{} is a Parameter; cellc takes an LSTM's peephole weights as constants only",
+                    label(a, port)
                 );
                 c.err(id, None, msg);
                 None

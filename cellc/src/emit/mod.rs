@@ -22,8 +22,8 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
         let (s, dirs) = (&c.spec, c.seq.as_ref().map_or(1, |q| q.direction.count()) as u64);
         let (g, h, i) = (s.kind.gates() as u64, s.hidden as u64, s.input as u64);
         // Within `limits`, these products are far from overflowing.
-        all += dirs * (g * h * (i + h) + s.kind.bias_blocks() as u64 * h);
-        for w in [Some(&c.w), Some(&c.r), c.b.as_ref()].into_iter().flatten() {
+        all += dirs * (g * h * (i + h) + s.kind.bias_blocks() as u64 * h + if c.p.is_some() { 3 * h } else { 0 });
+        for w in [Some(&c.w), Some(&c.r), c.b.as_ref(), c.p.as_ref()].into_iter().flatten() {
             if let WeightSrc::Embedded { values, .. } = w {
                 embedded += values.len() as u64;
             }

@@ -208,6 +208,8 @@ pub(crate) enum Tensor {
     W,
     R,
     B,
+    /// An LSTM's peepholes (always embedded).
+    P,
 }
 
 impl Tensor {
@@ -217,6 +219,7 @@ impl Tensor {
             Tensor::W => "w",
             Tensor::R => "r",
             Tensor::B => "b",
+            Tensor::P => "p",
         }
     }
 }
@@ -246,6 +249,11 @@ impl Slot {
 
     fn bias(field: &'static str, segs: Vec<Option<usize>>) -> Slot {
         Slot { field, tensor: Tensor::B, pack: Pack::Bias { segs } }
+    }
+
+    /// An LSTM's peepholes, read as a bias is: `[tiles][f, i, o × tile]`.
+    fn peepholes() -> Slot {
+        Slot { field: "peep", tensor: Tensor::P, pack: Pack::Bias { segs: vec![Some(0), Some(1), Some(2)] } }
     }
 
     /// Lanes of one tile of this array: gates (or segments) × tile width.
@@ -299,7 +307,7 @@ impl<'a> Plan<'a> {
         };
         let (h, i, gates) = (s.hidden, s.input, s.kind.gates());
         let all: Vec<usize> = (0..gates).collect();
-        let (bias, recurrent) = match s.kind {
+        let (bias, mut recurrent) = match s.kind {
             CellKind::Gru { linear_before_reset: true } => (
                 Slot::bias("bx", vec![Some(0), Some(1), Some(2)]),
                 vec![Slot::panels("r", Tensor::R, all.clone(), h), Slot::bias("bh", vec![None, None, Some(3)])],
@@ -313,6 +321,9 @@ impl<'a> Plan<'a> {
                 vec![Slot::panels("r", Tensor::R, all.clone(), h)],
             ),
         };
+        if cell.p.is_some() {
+            recurrent.push(Slot::peepholes());
+        }
         let input = [Slot::panels("w", Tensor::W, all, i), bias];
         Plan { cell, strategy, store, tile, input, recurrent, width: gates * tile, rule: rule() }
     }
@@ -326,6 +337,11 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The array of an LSTM's peepholes, when it has them.
+    pub(crate) fn peepholes(&self) -> Option<&Slot> {
+        self.recurrent.iter().find(|s| s.tensor == Tensor::P)
+    }
+
     /// Tiles the state is cut into.
     pub(crate) fn tiles(&self) -> usize {
         cellc_pack::tiles(self.cell.spec.hidden, self.tile)
@@ -336,12 +352,13 @@ impl<'a> Plan<'a> {
         self.input.iter().chain(&self.recurrent)
     }
 
-    /// The source of a tensor, `None` for an absent bias.
+    /// The source of a tensor, `None` for an absent bias or peepholes.
     pub(crate) fn src(&self, t: Tensor) -> Option<&WeightSrc> {
         match t {
             Tensor::W => Some(&self.cell.w),
             Tensor::R => Some(&self.cell.r),
             Tensor::B => self.cell.b.as_ref(),
+            Tensor::P => self.cell.p.as_ref(),
         }
     }
 
@@ -363,6 +380,7 @@ impl<'a> Plan<'a> {
             Tensor::W => g * s.input,
             Tensor::R => g * s.hidden,
             Tensor::B => s.kind.bias_blocks() * s.hidden,
+            Tensor::P => 3 * s.hidden,
         }
     }
 
@@ -371,7 +389,7 @@ impl<'a> Plan<'a> {
         let s = &self.cell.spec;
         match t {
             Tensor::B => self.cell.layout.bias_blocks(s.kind) * s.hidden,
-            Tensor::W | Tensor::R => self.raw_len(t),
+            Tensor::W | Tensor::R | Tensor::P => self.raw_len(t),
         }
     }
 
@@ -522,6 +540,7 @@ pub(crate) fn direction_cell(cell: &Cell, q: &Seq, d: usize) -> Cell {
         w: slice(&cell.w),
         r: slice(&cell.r),
         b: cell.b.as_ref().map(slice),
+        p: cell.p.as_ref().map(slice),
         seq: None,
         layout: cell.layout,
     }

@@ -207,12 +207,18 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String 
         }
         let g = sp.kind.gates() * sp.hidden;
         let dirs = c.seq.as_ref().map(|q| q.direction.count());
-        let ws: [(&str, Option<&WeightSrc>, &[usize]); 3] = [
+        let peep = [3 * sp.hidden];
+        let ws: [(&str, Option<&WeightSrc>, &[usize]); 4] = [
             ("W", Some(&c.w), &[g, sp.input]),
             ("R", Some(&c.r), &[g, sp.hidden]),
             ("B", c.b.as_ref(), &[sp.kind.bias_blocks() * sp.hidden]),
+            // Only an LSTM that has them shows its peepholes (held f, i, o).
+            ("P (peepholes, held f, i, o)", c.p.as_ref(), &peep),
         ];
         for (name, w, shape) in ws {
+            if name.starts_with('P') && w.is_none() {
+                continue;
+            }
             let dims: Vec<String> = dirs.iter().chain(shape).map(ToString::to_string).collect();
             let shape = format!("[{}]", dims.join(", "));
             let what = match w {

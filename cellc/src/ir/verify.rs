@@ -37,6 +37,33 @@ impl std::ops::Deref for Verified {
     }
 }
 
+/// Checks that each embedded weight tensor of `cell` holds what its sizes say, in the
+/// kernels' layout, so that packing it reads inside it.
+fn cell_weights(cell: &super::Cell) -> Result<(), Problem> {
+    use super::WeightSrc;
+    let (sp, dirs) = (&cell.spec, cell.seq.as_ref().map_or(1, |q| q.direction.count()));
+    let per_dir = |n: Option<usize>| n.and_then(|n| n.checked_mul(dirs));
+    let gh = sp.kind.gates().checked_mul(sp.hidden);
+    let lstm = sp.kind == super::CellKind::Lstm;
+    let wants = [
+        ("W", Some(&cell.w), per_dir(gh.and_then(|g| g.checked_mul(sp.input)))),
+        ("R", Some(&cell.r), per_dir(gh.and_then(|g| g.checked_mul(sp.hidden)))),
+        ("B", cell.b.as_ref(), per_dir(sp.kind.bias_blocks().checked_mul(sp.hidden))),
+        ("P", cell.p.as_ref(), per_dir(3usize.checked_mul(sp.hidden)).filter(|_| lstm)),
+    ];
+    for (tensor, src, want) in wants {
+        let ok = match src {
+            Some(WeightSrc::Embedded { values, .. }) => Some(values.len()) == want,
+            Some(WeightSrc::Runtime(_)) => tensor != "P",
+            None => true,
+        };
+        if !ok {
+            return Err(Problem::CellWeights { cell: cell.name.clone(), tensor });
+        }
+    }
+    Ok(())
+}
+
 /// What the steps of one node of the graph read and wrote, as the planner placed them: the
 /// values (by the planner's number for the storage they share) and where they are.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +99,14 @@ pub enum Problem {
         cell: String,
         /// The step's outputs.
         outputs: usize,
+    },
+    /// A cell's embedded weights are not as many as its sizes say (`P` also when it is not
+    /// an LSTM's, or not embedded).
+    CellWeights {
+        /// The cell's name.
+        cell: String,
+        /// `W`, `R`, `B` or `P`.
+        tensor: &'static str,
     },
     /// A cell holds fewer sequence lengths than the rows it runs over.
     CellLengths {
@@ -153,6 +188,9 @@ impl std::fmt::Display for Fault {
             Problem::Missing(what) => write!(f, "step {k}: a {what} that does not exist"),
             Problem::CellPorts { cell, outputs } => {
                 write!(f, "step {k}: cell {cell} has {outputs} outputs and the wrong states for its kind")
+            }
+            Problem::CellWeights { cell, tensor } => {
+                write!(f, "step {k}: cell {cell} holds {tensor} of another size than its sizes say")
             }
             Problem::CellLengths { cell, lengths, rows } => {
                 write!(f, "step {k}: cell {cell} has {lengths} sequence lengths for {rows} rows")
@@ -317,6 +355,7 @@ impl Model {
             return Err(Problem::CellPorts { cell: cell.name.clone(), outputs: s.out.len() });
         }
         out.extend(s.out.iter().zip(lens).map(|(o, &l)| (*o, l, false)));
+        cell_weights(cell)?;
         if let Some(Lengths::Const(v)) = cell.seq.as_ref().map(|q| &q.lengths)
             && v.len() != 1
             && v.len() < batch * rows

@@ -57,14 +57,15 @@ impl CellAttrs {
     }
 
     /// Input ports, in order, by role. `sequence_lengths` may be unconnected: every row
-    /// then runs every step. `B` may be absent: zero.
+    /// then runs every step. `B` may be absent or unconnected: zero. An LSTM's `P` (its
+    /// peepholes, which only an ONNX file gives) may be absent or unconnected: none.
     pub fn input_roles(&self) -> &'static [&'static str] {
         match (self.op, self.sequence) {
             (CellOp::Lstm, true) => {
-                &["X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B"]
+                &["X", "initial_hidden_state", "initial_cell_state", "sequence_lengths", "W", "R", "B", "P"]
             }
             (_, true) => &["X", "initial_hidden_state", "sequence_lengths", "W", "R", "B"],
-            (CellOp::Lstm, false) => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B"],
+            (CellOp::Lstm, false) => &["X", "initial_hidden_state", "initial_cell_state", "W", "R", "B", "P"],
             (_, false) => &["X", "initial_hidden_state", "W", "R", "B"],
         }
     }

@@ -130,6 +130,24 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// For each of the kernels' peephole blocks (an LSTM's f, i, o), the block of `P` it takes
+    /// in this layout. ONNX stacks them i, o, f; no other layout carries peepholes (a file
+    /// that does is read as ONNX), so they are taken in the kernels' order.
+    pub fn peephole_order(self) -> [usize; 3] {
+        match self {
+            Layout::Onnx => [2, 0, 1],
+            Layout::OpenVino | Layout::PyTorch | Layout::Bnns => [0, 1, 2],
+        }
+    }
+
+    /// `P` (three blocks of `H`) in the kernels' order f, i, o.
+    pub fn peepholes(self, p: &[f32]) -> Vec<f32> {
+        let block = p.len() / 3;
+        self.peephole_order().iter().flat_map(|&g| p[g * block..(g + 1) * block].iter().copied()).collect()
+    }
+}
+
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -171,6 +189,7 @@ mod tests {
             w: emb(w),
             r: emb(r),
             b: Some(emb(b)),
+            p: None,
             seq: None,
             layout: Layout::OpenVino,
         };

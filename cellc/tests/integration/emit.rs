@@ -449,3 +449,20 @@ fn c_conditional_maps_evaluate_both_sides() {
     assert!(!lines.iter().any(|l| l.contains(" ? ")), "no conditional expression left in a map: {lines:#?}");
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+#[test]
+fn lstm_peepholes_in_both_languages() {
+    // An ONNX LSTM's peepholes, packed f, i, o per tile: f and i read the old cell state, o
+    // the new one, each inside the clip. The lines that read them, in Rust then in C.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_lstm_peepholes/model.onnx");
+    let m = cellc::load_ir(&path, None).expect("model loads");
+    let opts = Options { name: Some("net".into()), ..Options::default() };
+    let rust = cellc::emit::rust::emit(&m, &opts).expect("emits Rust");
+    let c = cellc::emit::c::emit(&m, &opts, "net.h").expect("emits C").source;
+    let lines: Vec<&str> = [rust.as_str(), c.as_str()]
+        .into_iter()
+        .flat_map(|s| s.lines().filter(|l| l.contains("peep") || l.contains("PEEP")).map(str::trim))
+        .filter(|l| !l.starts_with("0x") && !l.starts_with(|ch: char| ch == '-' || ch.is_ascii_digit()))
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+}

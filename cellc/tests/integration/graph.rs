@@ -135,7 +135,12 @@ fn run_cases(dirs: Vec<PathBuf>, weight: Weight) {
         if case["frames"].as_u64().is_some_and(|f| f > 1) {
             continue;
         }
-        let xml = if dir.join("f32/model.xml").exists() { dir.join("f32/model.xml") } else { dir.join("model.xml") };
+        // The f32 IR when there is one, else the IR, else the ONNX file alone.
+        let xml = ["f32/model.xml", "model.xml", "model.onnx"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| dir.join("model.xml"));
         let pins = case["pin"]
             .as_array()
             .map(|v| v.iter().filter_map(|p| cellc::InputShape::parse(p.as_str()?).ok()).collect());

@@ -606,3 +606,30 @@ fn an_if_whose_branch_gives_nothing_is_refused_for_that_reason() {
     let text = refused(&xml.replacen(edge, "", 1), bin, &["(If)", "then_body, which reads nothing"]);
     assert_eq!(text.matches("error").count(), 1, "one error, the cause:\n{text}");
 }
+
+#[test]
+fn a_cell_whose_weights_do_not_fit_its_sizes_fails_the_plan_check() {
+    use cellc::ir::WeightSrc;
+    let (xml, bin) = fixture("lstm_seq_forward");
+    let m = cellc::model_of(parse_graph("model.xml", &xml, Weights::whole("model.bin", bin)).expect("reads"))
+        .expect("compiles")
+        .into_model();
+    m.verify(&[]).expect("as checked, it holds together");
+    let embedded = |n: usize| WeightSrc::Embedded { values: vec![0.5; n], stored: cellc::ir::ElemType::F32 };
+    let (h, dirs) = (m.cells[0].spec.hidden, 1);
+    // R one value short; then peepholes of the right size, then one short.
+    let mut short = m.clone();
+    if let WeightSrc::Embedded { values, .. } = &mut short.cells[0].r {
+        values.pop();
+    }
+    let err = short.verify(&[]).expect_err("R short");
+    assert!(err.iter().any(|f| f.to_string().contains("holds R of another size")), "{err:?}");
+    let mut peep = m.clone();
+    peep.cells[0].p = Some(embedded(dirs * 3 * h));
+    peep.verify(&[]).expect("peepholes of 3·H values");
+    peep.cells[0].p = Some(embedded(dirs * 3 * h - 1));
+    let err = peep.verify(&[]).expect_err("P short");
+    assert!(err.iter().any(|f| f.to_string().contains("holds P of another size")), "{err:?}");
+    peep.cells[0].p = Some(WeightSrc::Runtime(0));
+    assert!(peep.verify(&[]).is_err(), "peepholes are embedded only");
+}

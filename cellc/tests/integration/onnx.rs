@@ -180,7 +180,7 @@ fn what_cannot_be_honoured_is_refused_at_its_node() {
 }
 
 #[test]
-fn an_lstm_with_peepholes_or_coupled_gates_is_refused_by_name() {
+fn lstm_peepholes_are_constants_of_their_shape_and_coupled_gates_are_refused() {
     let d = Dir::new();
     let (i, h) = (2, 3);
     let inits = vec![
@@ -191,14 +191,23 @@ fn an_lstm_with_peepholes_or_coupled_gates_is_refused_by_name() {
     let mut lstm = node("LSTM", &["x", "W", "R", "", "", "", "", "P"], &["y"]);
     let hidden = int_attr("hidden_size", h);
     lstm.attribute.push(hidden);
-    let m = model(vec![lstm.clone()], inits.clone(), vec![value("x", &[5, 1, i])], &["y"]);
-    let err = compile(&d.write("m.onnx", &m)).expect_err("peepholes");
-    assert!(err.contains("LSTM_node") && err.contains("input 7 (P"), "{err}");
+    let x = || value("x", &[5, 1, i]);
+    // Constant peepholes (its bias absent) compile; their values reach the code.
+    let m = model(vec![lstm.clone()], inits.clone(), vec![x()], &["y"]);
+    let code = compile(&d.write("m.onnx", &m)).expect("constant peepholes compile");
+    assert!(code.contains("peep"), "{code}");
+    // Peepholes given at run time are refused, naming the port.
+    let m = model(vec![lstm.clone()], inits[..2].to_vec(), vec![x(), value("P", &[1, 3 * h])], &["y"]);
+    let err = compile(&d.write("m.onnx", &m)).expect_err("runtime peepholes");
+    assert!(err.contains("LSTM_node") && err.contains("(P) is a Parameter"), "{err}");
+    // Peepholes of another shape.
+    let short = vec![inits[0].clone(), inits[1].clone(), floats("P", &[1, 2 * h], &vec![0.5; (2 * h) as usize])];
+    let m = model(vec![lstm.clone()], short, vec![x()], &["y"]);
+    let err = compile(&d.write("m.onnx", &m)).expect_err("short peepholes");
+    assert!(err.contains("(P) has shape [1, 6]; expected [1, 9]"), "{err}");
     lstm.input.truncate(3);
-    let m = model(vec![lstm.clone()], inits[..2].to_vec(), vec![value("x", &[5, 1, i])], &["y"]);
-    compile(&d.write("m.onnx", &m)).expect("without peepholes it compiles");
     lstm.attribute.push(int_attr("input_forget", 1));
-    let m = model(vec![lstm], inits[..2].to_vec(), vec![value("x", &[5, 1, i])], &["y"]);
+    let m = model(vec![lstm], inits[..2].to_vec(), vec![x()], &["y"]);
     let err = compile(&d.write("m.onnx", &m)).expect_err("coupled");
     assert!(err.contains("`input_forget`"), "{err}");
 }

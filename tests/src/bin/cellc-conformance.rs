@@ -456,7 +456,7 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path, c_fuses:
                 if ok { "PASS" } else { "FAIL" },
                 fmt(&errs),
                 if rounded {
-                    "vs the reference on rounded weights; the rounding moved it from OpenVINO by"
+                    "vs the reference on rounded weights; the rounding moved it from the expected values by"
                 } else {
                     "reference interpreter"
                 },

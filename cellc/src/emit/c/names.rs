@@ -35,6 +35,7 @@ const CELL_MACROS: &[&str] = &[
     "_RZR",
     "_RN",
     "_BH",
+    "_PEEP",
     "_S",
     "_Z",
 ];

@@ -138,6 +138,14 @@ impl WeightsFile<'_> {
                 errors.at(span_of(key), format!("the declaration has {key} {mine}, but {layer_name} has {theirs}"));
             }
         }
+        if c.p.is_some() {
+            errors.at(
+                self.lit.span(),
+                format!(
+                    "{layer_name} has peepholes (`P`), which a declared cell does not compute; compile the model itself (`include_model!`, or `cellc`)"
+                ),
+            );
+        }
         if let Some(e) = errors.0 {
             return Err(e);
         }

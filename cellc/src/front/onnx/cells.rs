@@ -81,12 +81,9 @@ pub(super) fn cell(cx: &mut Node<'_, '_>, op: &str) {
         return;
     };
     let lstm = cop == CellOp::Lstm;
-    if lstm && cx.input(7).is_some() {
-        cx.err("input 7 (P, the peephole weights) is given; cellc does not compute peepholes yet");
-        return;
-    }
     let (Some(x), Some(w), Some(r)) = (cx.required(0, "X"), cx.required(1, "W"), cx.required(2, "R")) else { return };
     let (b, lens, h0) = (cx.input(3), cx.input(4), cx.input(5));
+    let p = if lstm { cx.input(7) } else { None };
     let c0 = if lstm { cx.input(6) } else { None };
     let swap = |cx: &mut Node<'_, '_>, t: TensorId| {
         let p = cx.ints(&[1, 0, 2]);
@@ -116,7 +113,11 @@ pub(super) fn cell(cx: &mut Node<'_, '_>, op: &str) {
         .into_iter()
         .chain(c0.map(Some))
         .chain([lens, Some(w), Some(r)])
-        .chain(b.map(Some))
+        .chain(match p {
+            // B may then be absent (zero): its port stays unconnected.
+            Some(_) => vec![b, p],
+            None => b.map(Some).into_iter().collect(),
+        })
         .collect();
     let outs = cx.add(Op::Cell(Box::new(attrs)), &ins, if lstm { 3 } else { 2 });
     // Y: [batch, dirs, steps, hidden] → [steps, dirs, batch, hidden] or [batch, steps, dirs, hidden].
