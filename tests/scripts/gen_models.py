@@ -611,6 +611,31 @@ def empty_reductions(out):
     openvino_case(out, "ov_empty_reductions", model, feeds, empty_reductions.__doc__)
 
 
+def ranges(out):
+    """Range-4 (`output_type` i32) over a length read with ShapeOf, every second index from
+    1, and Range-1 backwards from 6 by -3, each as the indices of a Gather; and a float
+    Range-4 added to the data: computed at compile time, against OpenVINO."""
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    import openvino.opset13 as ops
+
+    i64 = lambda v: ops.constant(np.array(v, np.int64))
+    x = ops.parameter([2, 7], np.float32, name="x")
+    n = o8.gather(ops.shape_of(x), i64(1), i64(0))
+    outs = []
+    for name, idx in [("every_second", ops.range(i64(1), n, i64(2), "i32")), ("backwards", o1.range(i64(6), i64(-1), i64(-3)))]:
+        g = o8.gather(x, idx, i64(1))
+        g.output(0).get_tensor().set_names({name})
+        outs.append(g)
+    f32 = lambda v: ops.constant(np.array(v, np.float32))
+    ramp = ops.add(x, ops.range(f32(-0.5), f32(1.25), f32(0.25), "f32"))
+    ramp.output(0).get_tensor().set_names({"ramp"})
+    outs.append(ramp)
+    model = ov.Model(outs, [x], "ranges")
+    feeds = {"x": np.random.default_rng(4).uniform(-1, 1, (2, 7)).astype(np.float32)}
+    openvino_case(out, "ov_ranges", model, feeds, ranges.__doc__)
+
+
 SILERO = "silero-vad==6.2.3"
 SILERO_CORE_IN = "F0::If_0_then_branch__Inline_0__/encoder/3/activation/Relu_output_0"
 SILERO_CORE_OUT = "F0::If_0_then_branch__Inline_0__/decoder/decoder/1/Relu_output_0"
@@ -1381,6 +1406,7 @@ def main():
         ("ov_einsums", einsums),
         ("ov_interpolates", interpolates),
         ("ov_scatters", scatters),
+        ("ov_ranges", ranges),
         ("silero_vad", silero_whole),
         ("silero_vad_stream", silero_stream),
         ("silero_vad_onnx", silero_onnx),

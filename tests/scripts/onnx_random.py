@@ -224,8 +224,18 @@ def split(c, x, s):
 def gather(c, x, s):
     axis = int(c.rng.integers(len(s)))
     d = s[axis]
-    idx = [int(i) for i in c.rng.integers(-d, d, int(c.rng.integers(1, 5)))]
     t = list(s)
+    if c.rng.random() < 0.3:
+        # Indices from a Range over the axis's length (read with Shape), every `step`-th
+        # from a start, forward or backward.
+        step = int(pick(c.rng, [1, 2, 3, -1, -2]))
+        start = int(c.rng.integers(d)) if step > 0 else d - 1 - int(c.rng.integers(d))
+        dim = c.node("Gather", [c.node("Shape", [x]), c.const(np.int64(axis))], axis=0)
+        limit = dim if step > 0 else c.const(np.int64(-1))
+        idx = c.node("Range", [c.const(np.int64(start)), limit, c.const(np.int64(step))])
+        t[axis] = len(range(start, d if step > 0 else -1, step))
+        return c.node("Gather", [x, idx], axis=axis), t
+    idx = [int(i) for i in c.rng.integers(-d, d, int(c.rng.integers(1, 5)))]
     t[axis] = len(idx)
     return c.node("Gather", [x, c.ints(idx)], axis=axis), t
 

@@ -12,6 +12,7 @@ pub mod linear;
 pub mod norm;
 pub mod pad;
 pub mod pool;
+pub mod range;
 pub mod reduce;
 pub mod scatter;
 pub mod shape;
@@ -182,6 +183,11 @@ pub enum Op {
         /// `keep_dims`.
         keep_dims: bool,
     },
+    /// `Range` (opset 1 and 4; ONNX's): computed at compile time only.
+    Range {
+        /// `output_type` (opset 4); `None`: the start's type.
+        out: Option<Elem>,
+    },
     /// `If`: the branches are the node's bodies.
     If,
     /// `ReadValue` (opset 3 and 6): the value of a variable kept between runs; on the first
@@ -255,6 +261,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::VariadicSplit => shape::infer(Moving::VariadicSplit, ins, outputs)?,
         Op::Broadcast { mode } => shape::infer(Moving::Broadcast(*mode), ins, outputs)?,
         Op::Tile => shape::infer(Moving::Tile, ins, outputs)?,
+        Op::Range { out } => range::infer(*out, ins)?,
         Op::StridedSlice(m) => strided::infer(m, ins)?,
         Op::Unary(u) => elementwise::infer(Elementwise::Unary(*u), ins)?,
         Op::Parametric(p) => elementwise::infer(Elementwise::Parametric(*p), ins)?,

@@ -34,6 +34,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         return true;
     }
     match op {
+        "PRelu" => prelu(cx),
         "GRU" | "LSTM" | "RNN" => super::cells::cell(cx, op),
         "If" => super::control::if_node(cx),
         "Identity" | "Dropout" => identity(cx, op),
@@ -50,6 +51,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "ConstantOfShape" => constant_of_shape(cx),
         "Expand" => simple(cx, Op::Broadcast { mode: BroadcastMode::Bidirectional }, &["input", "shape"]),
         "Tile" => simple(cx, Op::Tile, &["input", "repeats"]),
+        "Range" => simple(cx, Op::Range { out: None }, &["start", "limit", "delta"]),
         "Where" => simple(cx, Op::Select, &["condition", "X", "Y"]),
         "MatMul" => simple(cx, Op::MatMul { ta: false, tb: false }, &["A", "B"]),
         "Gemm" => gemm(cx),
@@ -116,7 +118,6 @@ fn binary(op: &str) -> Option<Binary> {
         "Pow" => Binary::Power,
         "Max" => Binary::Maximum,
         "Min" => Binary::Minimum,
-        "PRelu" => Binary::PRelu,
         "And" => Binary::LogicalAnd,
         "Or" => Binary::LogicalOr,
         "Xor" => Binary::LogicalXor,
@@ -514,6 +515,31 @@ fn clip(cx: &mut Node<'_, '_>) {
     if min.is_none() && max.is_none() {
         y = cx.one(Op::Identity, &[x]);
     }
+    cx.bind(0, y);
+}
+
+/// PRelu, its slope broadcast onto the data by numpy's rules. cellc's PReLU takes
+/// OpenVINO's rule, under which a 1-D slope as long as axis 1 of data of rank 3 or more
+/// applies along axis 1, where numpy's applies it along the last: such a slope is given as
+/// `[1, C]`, which both rules apply along the last axis. Where a rank is not known while
+/// reading, the PReLU is written out: `max(x, 0) + slope · min(x, 0)`.
+fn prelu(cx: &mut Node<'_, '_>) {
+    let (Some(x), Some(slope)) = (cx.required(0, "X"), cx.required(1, "slope")) else { return };
+    let y = match (cx.rank(x), cx.rank(slope)) {
+        (Some(r), Some(1)) if r >= 3 => {
+            let row = cx.ints(&[1, -1]);
+            let slope = cx.one(Op::Reshape { special_zero: false }, &[slope, row]);
+            cx.one(Op::Binary(Binary::PRelu), &[x, slope])
+        }
+        (Some(_), Some(_)) => cx.one(Op::Binary(Binary::PRelu), &[x, slope]),
+        _ => {
+            let zero = cx.float(cx.elem(x), 0.0);
+            let pos = cx.one(Op::Binary(Binary::Maximum), &[x, zero]);
+            let neg = cx.one(Op::Binary(Binary::Minimum), &[x, zero]);
+            let neg = cx.one(Op::Binary(Binary::Multiply), &[slope, neg]);
+            cx.one(Op::Binary(Binary::Add), &[pos, neg])
+        }
+    };
     cx.bind(0, y);
 }
 

@@ -20,6 +20,7 @@ const TABLE: &[Entry] = &[
     (&["Identity"], &["opset16"]),
     (&["ShapeOf"], &["opset1", "opset3"]),
     (&["Reshape"], &["opset1"]),
+    (&["Range"], &["opset1", "opset4"]),
     (&["Concat"], &["opset1"]),
     (&["Gather"], &["opset1", "opset7", "opset8"]),
     (&["Slice"], &["opset8"]),

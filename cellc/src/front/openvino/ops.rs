@@ -368,6 +368,10 @@ impl Attrs<'_> {
             "Split" => Op::Split { parts: self.int("num_splits", None).max(0) as u64 },
             "VariadicSplit" => Op::VariadicSplit,
             "Tile" => Op::Tile,
+            "Range" => match self.layer.version.as_deref() {
+                Some("opset1") => Op::Range { out: None },
+                _ => Op::Range { out: Some(self.elem("output_type", None)) },
+            },
             "Broadcast" => match self.layer.attr("mode").map(|m| m.trim().to_ascii_lowercase()).as_deref() {
                 None | Some("numpy") => Op::Broadcast { mode: BroadcastMode::Numpy },
                 Some("bidirectional") => Op::Broadcast { mode: BroadcastMode::Bidirectional },
