@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Random ONNX graphs for cellc's conformance runner, with onnxruntime as the oracle.
 
-    onnx_random.py OUT COUNT SEED
+    onnx_random.py OUT COUNT SEED [--ir]
 
 writes COUNT case folders `OUT/onnx_random_SEED_K` (a `model.onnx`, its inputs and
-onnxruntime's outputs, a `case.json`). Each graph is a chain of random ops with random
+onnxruntime's outputs, a `case.json`). With `--ir`, each graph is also converted by
+OpenVINO (`convert_model`, saved with f32 weights as `model.xml`) where OpenVINO converts
+it and its own outputs agree with onnxruntime's: the runner then compiles both forms of
+the same random model, each checked against the same outputs (the case records why a
+graph has no IR). Each graph is a chain of random ops with random
 legal attributes, at a random opset (each op written in that opset's form: Clip's bounds,
 Squeeze's and the reductions' axes, Split's lengths, Softmax's axis convention, Pad's
 inputs), around a recurrent cell more often than not: what cellc's ONNX reader maps onto
 its ops is checked against what onnxruntime computes, op by op and attribute by attribute.
-Needs numpy, onnx and onnxruntime only (no OpenVINO).
+Needs numpy, onnx and onnxruntime only (and OpenVINO for `--ir`).
 """
 import json
 import shutil
@@ -397,8 +401,32 @@ def graph(seed, shape):
     return g, opset, c.ops, rng
 
 
+def ir_twin(d, x, y, tolerance):
+    """Writes OpenVINO's conversion of `d/model.onnx` beside it when OpenVINO's outputs for
+    `x` agree with onnxruntime's `y` within `tolerance` (or 16 ULPs); returns what it did."""
+    import openvino as ov
+
+    try:
+        m = ov.convert_model(str(d / "model.onnx"))
+        got = ov.Core().compile_model(m, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({"x": x})
+        got = np.asarray(next(iter(got.values())), np.float32)
+    except Exception as e:  # noqa: BLE001 - a graph OpenVINO refuses has no IR
+        return f"no IR: OpenVINO does not convert or run it ({str(e).splitlines()[0][:160]})"
+    if got.shape != y.shape:
+        return f"no IR: OpenVINO gives shape {list(got.shape)}"
+    diff = float(np.max(np.abs(got - y))) if y.size else 0.0
+    ulp = 16 * np.spacing(np.abs(y).astype(np.float32))
+    if not np.all(np.abs(got - y) <= np.maximum(tolerance, ulp)):
+        return f"no IR: OpenVINO's outputs are {diff:.2e} from onnxruntime's"
+    ov.save_model(m, d / "model.xml", compress_to_fp16=False)
+    return f"IR by OpenVINO {ov.__version__} (its outputs {diff:.2e} from onnxruntime's)"
+
+
 def main():
-    out, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    args = [a for a in sys.argv[1:] if a != "--ir"]
+    with_ir = "--ir" in sys.argv[1:]
+    out, count, seed = Path(args[0]), int(args[1]), int(args[2])
+    twins = 0
     out.mkdir(parents=True, exist_ok=True)
     made, draw = 0, 0
     while made < count:
@@ -431,8 +459,13 @@ def main():
                 "outputs": [{"name": "y", "shape": list(y.shape), "file": "out_0.f32"}],
                 "oracle": f"onnxruntime {ort.__version__} (random graph {case_seed})", "tolerance": 2e-5, "ulps": 16,
                 "opset": opset, "ops": ops}
+        if with_ir:
+            case["ir"] = ir_twin(d, x, y, case["tolerance"])
+            twins += case["ir"].startswith("IR")
         (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
-        print(f"{d.name}: opset {opset}: {' '.join(ops)} -> {list(y.shape)}")
+        print(f"{d.name}: opset {opset}: {' '.join(ops)} -> {list(y.shape)}" + (f"; {case['ir']}" if with_ir else ""))
+    if with_ir:
+        print(f"onnx_random: {twins} of {count} graphs also as OpenVINO's IR")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ pub fn simplify(g: &mut Graph) {
         square(g, id);
         swish(g, id);
         clamp(g, id, &readers);
+        select_of_bool(g, id);
         if let Some(input) = passthrough(g, id) {
             bypass(g, id, input);
             continue;
@@ -207,6 +208,25 @@ fn clamp(g: &mut Graph, id: NodeId, readers: &[Vec<NodeId>]) {
     n.op = Op::Unary(crate::ops::Unary::Clamp { min: lo, max: hi });
     n.inputs = vec![Some(x)];
     n.input_pos.truncate(1);
+}
+
+/// A `Convert` of booleans computed at run time to a float type (how OpenVINO writes a
+/// mask, `ThresholdedRelu` among others) becomes a `Select` of 1 and 0, which cellc
+/// compiles.
+fn select_of_bool(g: &mut Graph, id: NodeId) {
+    let Op::Convert { to } = g.nodes[id].op else { return };
+    let Some(Some(c)) = g.nodes[id].inputs.first().copied() else { return };
+    let f = &g.tensors[c].fact;
+    if !to.is_float() || f.elem != Elem::Bool || f.value.is_some() {
+        return;
+    }
+    let origin = g.nodes[id].origin.clone();
+    let one = crate::graph::build::constant(g, origin.clone(), to, &[], Data::Float(vec![1.0]));
+    let zero = crate::graph::build::constant(g, origin, to, &[], Data::Float(vec![0.0]));
+    let n = &mut g.nodes[id];
+    n.op = Op::Select;
+    n.inputs = vec![Some(c), Some(one), Some(zero)];
+    n.input_pos.resize(3, None);
 }
 
 /// The input an op hands on unchanged, when it does.

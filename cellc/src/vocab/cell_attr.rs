@@ -14,6 +14,11 @@ pub enum ActivationError {
         /// The cell's kind.
         kind: CellKind,
     },
+    /// A bidirectional cell listing a different set for each direction.
+    PerDirection {
+        /// The names given.
+        given: Vec<String>,
+    },
     /// A name that is not an activation.
     Unknown {
         /// Its position in the list.
@@ -27,7 +32,7 @@ impl ActivationError {
     /// The position of the name at fault (`None`: the count).
     pub fn at(&self) -> Option<usize> {
         match self {
-            ActivationError::Count { .. } => None,
+            ActivationError::Count { .. } | ActivationError::PerDirection { .. } => None,
             ActivationError::Unknown { at, .. } => Some(*at),
         }
     }
@@ -44,6 +49,11 @@ impl std::fmt::Display for ActivationError {
                 kind.op(),
                 kind.activation_count(),
                 kind.default_activations().join(", ")
+            ),
+            ActivationError::PerDirection { given } => write!(
+                f,
+                "`activations` lists a different set for each direction ({}); cellc runs both directions of a cell with one set",
+                given.join(", ")
             ),
             ActivationError::Unknown { at, name } => write!(
                 f,
@@ -78,6 +88,29 @@ pub fn resolve_activations(
         out.push(act);
     }
     Ok(out)
+}
+
+/// [`resolve_activations`] for a cell running `dirs` directions: a bidirectional cell may
+/// list one set per direction (as ONNX writes them, and OpenVINO's converter after it),
+/// each with its parameters by position, taken as one set when both are the same.
+pub fn resolve_activations_of(
+    kind: CellKind,
+    dirs: usize,
+    names: Option<&[String]>,
+    alpha: &[Option<f32>],
+    beta: &[Option<f32>],
+) -> Result<Vec<Activation>, ActivationError> {
+    let per = kind.activation_count();
+    let Some(names) = names.filter(|n| dirs == 2 && n.len() == 2 * per) else {
+        return resolve_activations(kind, names, alpha, beta);
+    };
+    let half = |v: &[Option<f32>], k: usize| -> Vec<Option<f32>> {
+        (k * per..(k + 1) * per).map(|i| v.get(i).copied().flatten()).collect()
+    };
+    let one = resolve_activations(kind, Some(&names[..per]), &half(alpha, 0), &half(beta, 0))?;
+    let two = resolve_activations(kind, Some(&names[per..]), &half(alpha, 1), &half(beta, 1))
+        .map_err(|_| ActivationError::PerDirection { given: names.to_vec() })?;
+    if one == two { Ok(one) } else { Err(ActivationError::PerDirection { given: names.to_vec() }) }
 }
 
 /// A Sequence op's `direction`.

@@ -15,7 +15,9 @@ mod sym;
 mod windows;
 
 pub use cell::{Activation, CellKind, CellOp, Direction};
-pub use cell_attr::{ActivationError, AttrError, resolve_activations, resolve_clip, resolve_direction};
+pub use cell_attr::{
+    ActivationError, AttrError, resolve_activations, resolve_activations_of, resolve_clip, resolve_direction,
+};
 pub use declared::{Dim, Origin, WeightData, Weights, show_dims};
 pub use decode::decode_data;
 pub use elem::{Elem, ElemType};

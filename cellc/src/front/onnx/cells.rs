@@ -36,15 +36,7 @@ fn activations(
         alpha.push(if a { ai.next().copied() } else { None });
         beta.push(if b { bi.next().copied() } else { None });
     }
-    let per = kind.activation_count();
-    if dirs == 2 && names.len() == 2 * per {
-        let one = vocab::resolve_activations(kind, Some(&names[..per]), &alpha[..per], &beta[..per])?;
-        let two = vocab::resolve_activations(kind, Some(&names[per..]), &alpha[per..], &beta[per..])?;
-        if one == two {
-            return Ok(one);
-        }
-    }
-    vocab::resolve_activations(kind, Some(&names), &alpha, &beta)
+    vocab::resolve_activations_of(kind, dirs, Some(&names), &alpha, &beta)
 }
 
 /// A GRU, LSTM or RNN node.

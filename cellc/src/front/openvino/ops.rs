@@ -300,16 +300,18 @@ impl Attrs<'_> {
         let alpha: Vec<Option<f32>> = self.floats("activations_alpha").into_iter().map(Some).collect();
         let beta: Vec<Option<f32>> = self.floats("activations_beta").into_iter().map(Some).collect();
         let kind = CellAttrs::kind_of(op, linear_before_reset);
+        let direction = if sequence {
+            vocab::resolve_direction(l.attr("direction").map(str::trim))
+        } else {
+            Ok(vocab::Direction::Forward)
+        };
+        let dirs = direction.as_ref().map_or(1, |d| d.count());
         CellAttrs {
             op,
             sequence,
-            direction: if sequence {
-                vocab::resolve_direction(l.attr("direction").map(str::trim))
-            } else {
-                Ok(vocab::Direction::Forward)
-            },
+            direction,
             hidden_size,
-            activations: vocab::resolve_activations(kind, names.as_deref(), &alpha, &beta),
+            activations: vocab::resolve_activations_of(kind, dirs, names.as_deref(), &alpha, &beta),
             clip: vocab::resolve_clip(self.floats("clip").first().copied().unwrap_or(0.0)),
             linear_before_reset,
             layout: crate::vocab::Layout::OpenVino,
