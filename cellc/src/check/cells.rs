@@ -28,9 +28,10 @@ fn relayout(layout: Layout, kind: CellKind, h: usize, dirs: usize, w: WeightSrc,
     }
 }
 
-/// `input {port} ({role})`, for messages.
+/// `input {role}`, for messages: by role, as every format names the cell's inputs (their
+/// positions are the op's own, not the file's).
 fn label(a: &CellAttrs, port: usize) -> String {
-    format!("input {port} ({})", a.input_roles().get(port).copied().unwrap_or("extra"))
+    format!("input {}", a.input_roles().get(port).copied().unwrap_or("past the last"))
 }
 
 impl Lowering<'_> {
@@ -98,7 +99,7 @@ impl Lowering<'_> {
                 } else {
                     format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
                 };
-                c.err(id, None, format!("input 0 (X) has shape {}; expected {want}", super::checker::dims_text(&xs)));
+                c.err(id, None, format!("input X has shape {}; expected {want}", super::checker::dims_text(&xs)));
                 return;
             }
         };

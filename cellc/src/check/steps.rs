@@ -163,12 +163,12 @@ impl Lowering<'_> {
             }
             Op::Conv(_) | Op::Pad(_) | Op::Pool(_) | Op::Norm(_) | Op::Einsum(_) | Op::Scatter(_) => {
                 let what = match op {
-                    Op::Conv(_) => "weights (input 1) known at compile time",
-                    Op::Pad(_) => "pads (inputs 1 and 2) and a pad value (input 3) known at compile time",
-                    Op::Norm(_) => "axes or parameters (inputs 1 and on) known at compile time",
+                    Op::Conv(_) => "weights known at compile time",
+                    Op::Pad(_) => "pads and a pad value known at compile time",
+                    Op::Norm(_) => "axes or parameters known at compile time",
                     Op::Einsum(_) => "the sizes of every subscript but the batch's known at compile time",
-                    Op::Scatter(_) => "indices (input 1), an axis and every shape known at compile time",
-                    _ => "indices (output 1) that nothing reads",
+                    Op::Scatter(_) => "indices, an axis and every shape known at compile time",
+                    _ => "indices that nothing reads",
                 };
                 let msg = format!("cellc compiles {} layers with {what}", self.g.nodes[id].origin.op);
                 c.err(id, None, msg);

@@ -193,7 +193,7 @@ impl ConvAttrs {
         if let Some(o) = out_shape
             && o.len() != r
         {
-            return Err(refuse!("the output shape (input 2) has {} values for {r} spatial axes", o.len()));
+            return Err(refuse!("the output shape has {} values for {r} spatial axes", o.len()));
         }
         for a in 0..r {
             let full = input[a]
@@ -229,7 +229,7 @@ impl ConvAttrs {
                 && want != out as i64
             {
                 return Err(refuse!(
-                    "the output shape (input 2) asks for {want} values on spatial axis {a}; the pads give {out}"
+                    "the output shape asks for {want} values on spatial axis {a}; the pads give {out}"
                 ));
             }
             (geo.pads_begin[a], geo.pads_end[a], geo.output[a]) = (pb, pe, out);
@@ -527,7 +527,7 @@ pub(super) fn infer(a: &ConvAttrs, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, O
         return Err(refuse!("its inputs are {} and {}; expected one float type", data.elem.name(), wf.elem.name()));
     }
     let out_shape = match ins.get(2).copied().flatten() {
-        Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape (input 2)")?),
+        Some(f) => Some(super::tensor::known_ints(f.value.as_ref(), "the output shape")?),
         None => None,
     };
     let geo = a.geometry(xs, ws, out_shape.as_deref())?;

@@ -73,8 +73,9 @@ impl std::fmt::Display for OpError {
         use crate::limits::{MAX_RANK, MAX_TENSOR_ELEMENTS};
         use crate::vocab::show_syms as show;
         match self {
-            OpError::Unconnected { index, what } => write!(f, "input {index} ({what}) is not connected"),
-            OpError::UnknownShape { index, what } => write!(f, "the shape of input {index} ({what}) is not known"),
+            // Inputs by role: their positions are the op's own, not the file's.
+            OpError::Unconnected { what, .. } => write!(f, "its {what} input is not connected"),
+            OpError::UnknownShape { what, .. } => write!(f, "the shape of its {what} input is not known"),
             OpError::Axis { axis, rank } => {
                 let r = i64::try_from(*rank).unwrap_or(i64::MAX);
                 write!(f, "axis {axis} is out of range for rank {rank}; expected {} to {}", -r, r - 1)

@@ -286,7 +286,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {
-                variable_agrees(shape.as_deref(), *elem, init, "its initial value (input 0)")?;
+                variable_agrees(shape.as_deref(), *elem, init, "its initial value")?;
                 vec![Fact { value: None, ..init.clone() }]
             }
             None => {

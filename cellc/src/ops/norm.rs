@@ -48,7 +48,7 @@ pub enum Norm {
 
 /// The axes of input 1 as a set over `rank` axes.
 pub(crate) fn axes_of(ins: &[Option<&Fact>], rank: usize) -> Result<Vec<bool>, OpError> {
-    let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes (input 1)")?;
+    let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes")?;
     let mut set = vec![false; rank];
     for a in axes {
         let a = axis(a, rank)?;

@@ -137,7 +137,7 @@ fn pads(ins: &[Option<&Fact>], rank: usize) -> Result<(Vec<i64>, Vec<i64>), OpEr
         }
         Ok(v)
     };
-    Ok((get(1, "pads_begin (input 1)")?, get(2, "pads_end (input 2)")?))
+    Ok((get(1, "pads_begin")?, get(2, "pads_end")?))
 }
 
 /// The ops of this family, as [`infer`] takes them.

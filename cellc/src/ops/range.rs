@@ -8,7 +8,7 @@ use crate::vocab::{Data, Elem, Fact, Sym};
 
 /// What the op calls its inputs: ONNX's start, limit and delta are OpenVINO's start, stop
 /// and step.
-const INPUTS: [&str; 3] = ["the start", "the limit", "the delta"];
+const INPUTS: [&str; 3] = ["start", "limit", "delta"];
 
 /// The output: `[n]` values `start + i·delta` for `n = max(⌈(limit − start) / delta⌉, 0)`,
 /// of type `out` (OpenVINO's `Range`-4 `output_type`), or of the start's type.
@@ -113,6 +113,6 @@ mod tests {
         assert!(err.to_string().contains("at most"), "{err}");
         let unknown = Fact::new(Elem::I64, vec![]);
         let err = infer(None, &[Some(&s), Some(&unknown), Some(&d)]).expect_err("run time");
-        assert!(err.to_string().contains("the limit must be a constant"), "{err}");
+        assert!(err.to_string().contains("limit must be a constant"), "{err}");
     }
 }

@@ -54,7 +54,7 @@ pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpErr
             Ok(vec![Fact { elem: x.elem, shape: Some(shape.to_vec()), value }])
         }
         Along::Reduce { kind, keep_dims } => {
-            let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes (input 1)")?;
+            let axes = known_ints(input(ins, 1, "axes")?.value.as_ref(), "the axes")?;
             let mut ax: Vec<usize> = axes.iter().map(|&a| axis(a, shape.len())).collect::<Result<_, _>>()?;
             ax.sort_unstable();
             ax.dedup();

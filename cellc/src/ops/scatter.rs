@@ -86,7 +86,7 @@ pub fn writes(kind: Scatter, ins: &[Option<&Fact>]) -> Result<(usize, Vec<(usize
             .ok_or_else(|| refuse!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
     };
     let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
-    let idx = int_input(ins, 1, "the indices (input 1)")?;
+    let idx = int_input(ins, 1, "the indices")?;
     let mut writes = Vec::with_capacity(count(&uext));
     let dst = strides(&dext);
     let norm = |i: i64, dim: usize| -> Result<usize, OpError> {
@@ -99,8 +99,8 @@ pub fn writes(kind: Scatter, ins: &[Option<&Fact>]) -> Result<(usize, Vec<(usize
     };
     match kind {
         Scatter::Axis => {
-            let a = int_input(ins, 3, "the axis (input 3)")?;
-            let [a] = a[..] else { return Err(OpError::Rule("the axis (input 3) must be one number".to_owned())) };
+            let a = int_input(ins, 3, "the axis")?;
+            let [a] = a[..] else { return Err(OpError::Rule("the axis must be one number".to_owned())) };
             let a = axis(a, dext.len())?;
             // updates: data[..a] ++ indices ++ data[a+1..].
             let want: Vec<usize> = [&dext[..a], &iext[..], &dext[a + 1..]].concat();

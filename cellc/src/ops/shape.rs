@@ -66,18 +66,18 @@ pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result
             vec![Fact::constant(out, vec![n], Data::Int(shape.to_vec()))]
         }
         Moving::Reshape(special_zero) => {
-            let out = reshape(shape, &ints(value(1), "the target shape (input 1)")?, special_zero)?;
+            let out = reshape(shape, &ints(value(1), "the target shape")?, special_zero)?;
             vec![same_values(data, out)]
         }
         Moving::Squeeze => {
             let axes = match ins.get(1).copied().flatten() {
-                Some(a) => Some(known_ints(a.value.as_ref(), "the axes (input 1)")?),
+                Some(a) => Some(known_ints(a.value.as_ref(), "the axes")?),
                 None => None,
             };
             vec![same_values(data, squeeze(shape, axes.as_deref())?)]
         }
         Moving::Unsqueeze => {
-            let axes = known_ints(value(1), "the axes (input 1)")?;
+            let axes = known_ints(value(1), "the axes")?;
             let rank = shape.len() + axes.len();
             let mut at = vec![false; rank];
             for &a in &axes {
@@ -91,17 +91,17 @@ pub(super) fn infer(op: Moving, ins: &[Option<&Fact>], outputs: usize) -> Result
                 at.iter().map(|&u| if u { Some(Sym::known(1)) } else { rest.next().copied() }).collect();
             vec![same_values(data, out.ok_or_else(|| refuse!("the axes do not fit the input"))?)]
         }
-        Moving::Transpose => vec![transpose(data, shape, &known_ints(value(1), "the order (input 1)")?)?],
+        Moving::Transpose => vec![transpose(data, shape, &known_ints(value(1), "the order")?)?],
         Moving::Concat(a) => vec![concat(ins, a)?],
         Moving::Gather(batch_dims) => vec![gather(data, shape, ins, batch_dims)?],
         Moving::Slice => vec![slice(data, shape, ins)?],
-        Moving::Split(parts) => split(data, shape, known_ints(value(1), "the axis (input 1)")?, None, parts, outputs)?,
+        Moving::Split(parts) => split(data, shape, known_ints(value(1), "the axis")?, None, parts, outputs)?,
         Moving::VariadicSplit => {
-            let lengths = known_ints(value(2), "the split lengths (input 2)")?;
-            split(data, shape, known_ints(value(1), "the axis (input 1)")?, Some(lengths), 0, outputs)?
+            let lengths = known_ints(value(2), "the split lengths")?;
+            split(data, shape, known_ints(value(1), "the axis")?, Some(lengths), 0, outputs)?
         }
         Moving::Broadcast(mode) => vec![broadcast_op(data, shape, ins, mode)?],
-        Moving::Tile => vec![tile(data, shape, &known_ints(value(1), "the repeats (input 1)")?)?],
+        Moving::Tile => vec![tile(data, shape, &known_ints(value(1), "the repeats")?)?],
     })
 }
 
@@ -345,8 +345,8 @@ pub(crate) fn gather_batch_dims(batch_dims: i64, indices_rank: usize, ax: usize)
 fn gather(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], batch_dims: i64) -> Result<Fact, OpError> {
     let indices = input(ins, 1, "indices")?;
     let ishape = input_shape(ins, 1, "indices")?;
-    let ax = known_ints(input(ins, 2, "axis")?.value.as_ref(), "the axis (input 2)")?;
-    let [ax] = ax[..] else { return Err(OpError::Rule("the axis (input 2) must be one number".to_owned())) };
+    let ax = known_ints(input(ins, 2, "axis")?.value.as_ref(), "the axis")?;
+    let [ax] = ax[..] else { return Err(OpError::Rule("the axis must be one number".to_owned())) };
     let ax = axis(ax, shape.len())?;
     let b = gather_batch_dims(batch_dims, ishape.len(), ax)?;
     for k in 0..b {
@@ -423,9 +423,9 @@ pub(crate) fn slice_range(dim: i64, start: i64, stop: i64, step: i64) -> Vec<i64
 
 fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, OpError> {
     let val = |i: usize, what: &str| known_ints(ins.get(i).copied().flatten().and_then(|f| f.value.as_ref()), what);
-    let (start, stop, step) = (val(1, "start (input 1)")?, val(2, "stop (input 2)")?, val(3, "step (input 3)")?);
+    let (start, stop, step) = (val(1, "start")?, val(2, "stop")?, val(3, "step")?);
     let axes: Vec<usize> = match ins.get(4).copied().flatten() {
-        Some(a) => known_ints(a.value.as_ref(), "the axes (input 4)")?
+        Some(a) => known_ints(a.value.as_ref(), "the axes")?
             .into_iter()
             .map(|a| axis(a, shape.len()))
             .collect::<Result<_, _>>()?,
@@ -520,7 +520,7 @@ fn split(
 }
 
 fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: BroadcastMode) -> Result<Fact, OpError> {
-    let target = ints(ins.get(1).copied().flatten().and_then(|f| f.value.as_ref()), "the target shape (input 1)")?;
+    let target = ints(ins.get(1).copied().flatten().and_then(|f| f.value.as_ref()), "the target shape")?;
     // The input's shape aligned to the output's rank.
     let (aligned, out) = match mode {
         BroadcastMode::Numpy => {
@@ -535,8 +535,7 @@ fn broadcast_op(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>], mode: Broadca
         }
         BroadcastMode::Bidirectional => (shape.to_vec(), broadcast(shape, &target)?),
         BroadcastMode::Explicit => {
-            let map =
-                known_ints(ins.get(2).copied().flatten().and_then(|f| f.value.as_ref()), "the axes mapping (input 2)")?;
+            let map = known_ints(ins.get(2).copied().flatten().and_then(|f| f.value.as_ref()), "the axes mapping")?;
             if map.len() != shape.len() {
                 return Err(refuse!("the axes mapping {map:?} does not give an axis for each of {}", show(shape)));
             }

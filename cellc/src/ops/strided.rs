@@ -113,9 +113,9 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
 pub fn plan_of(m: &Masks, ins: &[Option<&Fact>]) -> Result<Plan, OpError> {
     let shape = input_shape(ins, 0, "data")?;
     let val = |i: usize, what: &str| known_ints(ins.get(i).copied().flatten().and_then(|f| f.value.as_ref()), what);
-    let (begin, end) = (val(1, "begin (input 1)")?, val(2, "end (input 2)")?);
+    let (begin, end) = (val(1, "begin")?, val(2, "end")?);
     let steps = match ins.get(3).copied().flatten() {
-        Some(_) => Some(val(3, "strides (input 3)")?),
+        Some(_) => Some(val(3, "strides")?),
         None => None,
     };
     plan(shape, &begin, &end, steps.as_deref(), m)

@@ -38,14 +38,18 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
         .value
         .as_ref()
         .and_then(Data::floats)
-        .or_user(|| format!("cellc compiles {op} layers with weights (input 1) known at compile time"))?;
-    let out_shape =
-        match node.inputs.get(2).copied().flatten() {
-            Some(t) => Some(g.tensors[t].fact.value.as_ref().and_then(Data::known_ints).or_user(|| {
-                format!("cellc compiles {op} layers with an output shape (input 2) known at compile time")
-            })?),
-            None => None,
-        };
+        .or_user(|| format!("cellc compiles {op} layers with weights known at compile time"))?;
+    let out_shape = match node.inputs.get(2).copied().flatten() {
+        Some(t) => Some(
+            g.tensors[t]
+                .fact
+                .value
+                .as_ref()
+                .and_then(Data::known_ints)
+                .or_user(|| format!("cellc compiles {op} layers with an output shape known at compile time"))?,
+        ),
+        None => None,
+    };
     let geo = a.geometry(&xs, &ws, out_shape.as_deref()).map_err(|_| Decline::Reported)?;
     if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? {
         return Ok(());

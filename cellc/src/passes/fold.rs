@@ -369,7 +369,7 @@ fn if_node(g: &mut Graph, id: NodeId) -> Result<bool, String> {
         return Ok(false);
     };
     let [c] = cond[..] else {
-        return Err(format!("the condition (input 0) holds {} values; expected one", cond.len()));
+        return Err(format!("the condition holds {} values; expected one", cond.len()));
     };
     let role = if c != 0.0 { "then_body" } else { "else_body" };
     let Some(body) = g.nodes[id].bodies.iter().find(|b| b.role == role).cloned() else {

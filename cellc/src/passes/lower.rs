@@ -55,7 +55,7 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lo
     let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     if node.outputs.get(1).is_some_and(|&t| readers[t].iter().any(|&r| !g.nodes[r].dead)) {
         let op = &node.origin.op;
-        return Err(Decline::User(format!("cellc compiles {op} layers with indices (output 1) that nothing reads")));
+        return Err(Decline::User(format!("cellc compiles {op} layers with indices that nothing reads")));
     }
     let x = *x;
     let xs = g.tensors[x].fact.shape.clone().or_reported()?;
@@ -143,7 +143,7 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) -> Lowered {
     let axes_at = |g: &Graph| {
         node_input(g, id, 1)
             .filter(|&t| g.tensors[t].fact.value.is_some())
-            .or_user(|| format!("cellc compiles {op} layers with axes (input 1) known at compile time"))
+            .or_user(|| format!("cellc compiles {op} layers with axes known at compile time"))
     };
     let scalar = |g: &mut Graph, v: f64| constant(g, id, elem, &[], Data::Float(vec![elem.round(v)]));
     let bin = |g: &mut Graph, b: Binary, l: TensorId, r: TensorId| add(g, id, Op::Binary(b), &[l, r]);
@@ -180,7 +180,9 @@ fn norm(g: &mut Graph, id: NodeId, n: Norm) -> Lowered {
             let p: Vec<Vec<f64>> = (1..5)
                 .map(|i| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.floats()))
                 .collect::<Option<_>>()
-                .or_user(|| format!("cellc compiles {op} layers with gamma, beta, mean and variance (inputs 1 to 4) known at compile time"))?;
+                .or_user(|| {
+                    format!("cellc compiles {op} layers with gamma, beta, mean and variance known at compile time")
+                })?;
             let (scale, shift) = batch_scale_shift(eps, &p[0], &p[1], &p[2], &p[3]);
             let mut shape = vec![scale.len()];
             shape.resize(rank.checked_sub(1).or_reported()?, 1);
@@ -474,17 +476,17 @@ fn pad(g: &mut Graph, id: NodeId, mode: PadMode) -> Lowered {
     let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     let x = *x;
     let value = |i: usize| g.input_fact(id, i).and_then(|f| f.value.as_ref()?.known_ints());
-    let pads = || format!("cellc compiles {op} layers with pads (inputs 1 and 2) known at compile time");
+    let pads = || format!("cellc compiles {op} layers with pads known at compile time");
     let (begin, end) = (value(1).or_user(pads)?, value(2).or_user(pads)?);
     let fill = match node.inputs.get(3).copied().flatten() {
         Some(t) if mode == PadMode::Constant => match g.tensors[t].fact.value.as_ref().and_then(Data::floats) {
             Some(v) if v.len() == 1 => v[0],
             Some(v) => {
-                return Err(Decline::User(format!("the pad value (input 3) holds {} values; expected one", v.len())));
+                return Err(Decline::User(format!("the pad value holds {} values; expected one", v.len())));
             }
             None => {
                 return Err(Decline::User(format!(
-                    "cellc compiles {op} layers with a pad value (input 3) known at compile time"
+                    "cellc compiles {op} layers with a pad value known at compile time"
                 )));
             }
         },

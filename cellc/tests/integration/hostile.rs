@@ -417,11 +417,7 @@ fn a_variable_whose_initial_value_is_not_its_declared_shape_is_refused() {
     let decl = r#"<data variable_id="LSTMSequence_111168/variable_1" variable_type="f32" variable_shape="2,1,16" />"#;
     assert!(xml.contains(decl), "the fixture's ReadValue");
     let bad = xml.replacen(decl, &decl.replace("2,1,16", "2,1,?,16"), 1);
-    refused(
-        &bad,
-        bin,
-        &["ReadValue_271", "`variable_shape` is [2, 1, ?, 16] but its initial value (input 0) has shape"],
-    );
+    refused(&bad, bin, &["ReadValue_271", "`variable_shape` is [2, 1, ?, 16] but its initial value has shape"]);
 }
 
 /// An i64 constant of `values` stored at `offset` of `bin`.

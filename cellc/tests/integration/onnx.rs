@@ -199,12 +199,12 @@ fn lstm_peepholes_are_constants_of_their_shape_and_coupled_gates_are_refused() {
     // Peepholes given at run time are refused, naming the port.
     let m = model(vec![lstm.clone()], inits[..2].to_vec(), vec![x(), value("P", &[1, 3 * h])], &["y"]);
     let err = compile(&d.write("m.onnx", &m)).expect_err("runtime peepholes");
-    assert!(err.contains("LSTM_node") && err.contains("(P) is a Parameter"), "{err}");
+    assert!(err.contains("LSTM_node") && err.contains("input P is a Parameter"), "{err}");
     // Peepholes of another shape.
     let short = vec![inits[0].clone(), inits[1].clone(), floats("P", &[1, 2 * h], &vec![0.5; (2 * h) as usize])];
     let m = model(vec![lstm.clone()], short, vec![x()], &["y"]);
     let err = compile(&d.write("m.onnx", &m)).expect_err("short peepholes");
-    assert!(err.contains("(P) has shape [1, 6]; expected [1, 9]"), "{err}");
+    assert!(err.contains("input P has shape [1, 6]; expected [1, 9]"), "{err}");
     lstm.input.truncate(3);
     lstm.attribute.push(int_attr("input_forget", 1));
     let m = model(vec![lstm], inits[..2].to_vec(), vec![x()], &["y"]);
