@@ -28,6 +28,15 @@ fn relayout(layout: Layout, kind: CellKind, h: usize, dirs: usize, w: WeightSrc,
     }
 }
 
+/// An optional input as read: `None` when it was given but refused (reported), else
+/// `Some` of what it holds (`None` when it was not given).
+fn optional<T>(read: Option<Option<T>>) -> Option<Option<T>> {
+    match read {
+        None => Some(None),
+        Some(v) => v.map(Some),
+    }
+}
+
 /// `input {role}`, for messages: by role, as every format names the cell's inputs (their
 /// positions are the op's own, not the file's).
 fn label(a: &CellAttrs, port: usize) -> String {
@@ -142,9 +151,7 @@ impl Lowering<'_> {
         let b = given(wp + 2).then(|| self.weights(c, id, a, wp + 2, &per_dir(&[a.layout.bias_blocks(kind) * h])));
         let p = given(wp + 3).then(|| self.peepholes(c, id, a, wp + 3, &per_dir(&[3 * h])));
         let (Some(w), Some(r), Some(lengths)) = (w, r, lengths) else { return };
-        let (Some(b), Some(p)) = (b.map_or(Some(None), |b| b.map(Some)), p.map_or(Some(None), |p| p.map(Some))) else {
-            return;
-        };
+        let (Some(b), Some(p)) = (optional(b), optional(p)) else { return };
         if !ok {
             return;
         }

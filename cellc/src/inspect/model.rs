@@ -207,19 +207,17 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String 
         }
         let g = sp.kind.gates() * sp.hidden;
         let dirs = c.seq.as_ref().map(|q| q.direction.count());
-        let peep = [3 * sp.hidden];
-        let ws: [(&str, Option<&WeightSrc>, &[usize]); 4] = [
-            ("W", Some(&c.w), &[g, sp.input]),
-            ("R", Some(&c.r), &[g, sp.hidden]),
-            ("B", c.b.as_ref(), &[sp.kind.bias_blocks() * sp.hidden]),
-            // Only an LSTM that has them shows its peepholes (held f, i, o).
-            ("P (peepholes, held f, i, o)", c.p.as_ref(), &peep),
+        let mut ws: Vec<(&str, Option<&WeightSrc>, Vec<usize>)> = vec![
+            ("W", Some(&c.w), vec![g, sp.input]),
+            ("R", Some(&c.r), vec![g, sp.hidden]),
+            ("B", c.b.as_ref(), vec![sp.kind.bias_blocks() * sp.hidden]),
         ];
+        // Only an LSTM that has them shows its peepholes.
+        if c.p.is_some() {
+            ws.push(("P (peepholes, held f, i, o)", c.p.as_ref(), vec![3 * sp.hidden]));
+        }
         for (name, w, shape) in ws {
-            if name.starts_with('P') && w.is_none() {
-                continue;
-            }
-            let dims: Vec<String> = dirs.iter().chain(shape).map(ToString::to_string).collect();
+            let dims: Vec<String> = dirs.iter().chain(&shape).map(ToString::to_string).collect();
             let shape = format!("[{}]", dims.join(", "));
             let what = match w {
                 None => "absent (zero)".to_owned(),

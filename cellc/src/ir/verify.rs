@@ -45,16 +45,17 @@ fn cell_weights(cell: &super::Cell) -> Result<(), Problem> {
     let per_dir = |n: Option<usize>| n.and_then(|n| n.checked_mul(dirs));
     let gh = sp.kind.gates().checked_mul(sp.hidden);
     let lstm = sp.kind == super::CellKind::Lstm;
+    // (tensor, source, values it must hold, whether it may come at run time)
     let wants = [
-        ("W", Some(&cell.w), per_dir(gh.and_then(|g| g.checked_mul(sp.input)))),
-        ("R", Some(&cell.r), per_dir(gh.and_then(|g| g.checked_mul(sp.hidden)))),
-        ("B", cell.b.as_ref(), per_dir(sp.kind.bias_blocks().checked_mul(sp.hidden))),
-        ("P", cell.p.as_ref(), per_dir(3usize.checked_mul(sp.hidden)).filter(|_| lstm)),
+        ("W", Some(&cell.w), per_dir(gh.and_then(|g| g.checked_mul(sp.input))), true),
+        ("R", Some(&cell.r), per_dir(gh.and_then(|g| g.checked_mul(sp.hidden))), true),
+        ("B", cell.b.as_ref(), per_dir(sp.kind.bias_blocks().checked_mul(sp.hidden)), true),
+        ("P", cell.p.as_ref(), per_dir(3usize.checked_mul(sp.hidden)).filter(|_| lstm), false),
     ];
-    for (tensor, src, want) in wants {
+    for (tensor, src, want, runtime) in wants {
         let ok = match src {
             Some(WeightSrc::Embedded { values, .. }) => Some(values.len()) == want,
-            Some(WeightSrc::Runtime(_)) => tensor != "P",
+            Some(WeightSrc::Runtime(_)) => runtime,
             None => true,
         };
         if !ok {
