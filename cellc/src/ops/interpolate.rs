@@ -92,8 +92,14 @@ pub struct Resize {
     pub padded: Vec<usize>,
     /// The output's extents.
     pub out: Vec<usize>,
-    /// Each interpolated axis (ascending) and its taps.
-    pub axes: Vec<(usize, Taps)>,
+    /// Each interpolated axis (ascending) and its scale; [`Resize::taps`] gives its taps,
+    /// built only where they are read (an axis may have millions: shape inference needs
+    /// only the extents).
+    pub axes: Vec<(usize, f32)>,
+    /// The layer.
+    interp: Interp,
+    /// Whether any axis is downsampled.
+    downsample: bool,
 }
 
 /// Output positions an `Interpolate` may have on one axis (its taps are built one by one).
@@ -250,12 +256,17 @@ impl Interp {
             ));
         }
         scales.sort_by_key(|&(a, _)| a);
-        let axes = scales.into_iter().map(|(a, s)| (a, self.taps(padded[a], out[a], s, downsample))).collect();
-        Ok(Resize { pads, padded, out, axes })
+        Ok(Resize { pads, padded, out, axes: scales, interp: self.clone(), downsample })
     }
 }
 
 impl Resize {
+    /// The taps of interpolated axis `a` of scale `scale` (an entry of [`Resize::axes`]):
+    /// for each output position, the input positions it sums and their weights.
+    pub fn taps(&self, a: usize, scale: f32) -> Taps {
+        self.interp.taps(self.padded[a], self.out[a], scale, self.downsample)
+    }
+
     /// The resize of values `v` (row-major, of the unpadded extents), in f64.
     pub fn eval(&self, v: &[f64]) -> Vec<f64> {
         let ext: Vec<usize> = self.padded.iter().zip(&self.pads).map(|(&p, &(b, e))| p - b - e).collect();
@@ -277,8 +288,9 @@ impl Resize {
             .collect();
         // One axis at a time.
         let mut shape = self.padded.clone();
-        for (a, taps) in &self.axes {
-            let (a, n) = (*a, taps.len());
+        for &(a, scale) in &self.axes {
+            let taps = self.taps(a, scale);
+            let n = taps.len();
             let inner: usize = shape[a + 1..].iter().product();
             let outer: usize = shape[..a].iter().product();
             let len = shape[a];
@@ -364,7 +376,7 @@ mod tests {
         assert!(aa.resolve(&[4, 3], &ins).is_err_and(|e| e.to_string().contains("antialias")));
         let r = interp(Mode::Linear { antialias: false }, Coord::HalfPixel).resolve(&[4, 3], &ins).expect("resolves");
         assert_eq!(r.out, [2, 6]);
-        assert_eq!(r.axes.iter().map(|(a, t)| (*a, t.len())).collect::<Vec<_>>(), [(0, 2), (1, 6)]);
+        assert_eq!(r.axes.iter().map(|&(a, s)| (a, r.taps(a, s).len())).collect::<Vec<_>>(), [(0, 2), (1, 6)]);
     }
 
     #[test]
@@ -377,8 +389,14 @@ mod tests {
             pads_begin: vec![1],
             pads_end: vec![0],
         };
-        let taps = it.taps(3, 6, 2.0, false);
-        let r = Resize { pads: vec![(1, 0)], padded: vec![3], out: vec![6], axes: vec![(0, taps)] };
+        let r = Resize {
+            pads: vec![(1, 0)],
+            padded: vec![3],
+            out: vec![6],
+            axes: vec![(0, 2.0)],
+            interp: it,
+            downsample: false,
+        };
         assert_eq!(r.eval(&[1.0, 2.0]), [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
     }
 }

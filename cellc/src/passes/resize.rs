@@ -5,7 +5,7 @@
 use super::edit::{Decline, Lowered, OrDecline, add, constant, table_too_large, take_over};
 use crate::graph::{Data, Fact, Graph, NodeId};
 use crate::limits::MAX_PICK_TABLE;
-use crate::ops::interpolate::{Interp, Taps};
+use crate::ops::interpolate::{Interp, Resize};
 use crate::ops::pad::{PadMode, Pick, pad_table};
 use crate::ops::tensor::{strides, unflatten};
 use crate::ops::{Binary, Op};
@@ -38,9 +38,9 @@ pub(super) fn interpolate(g: &mut Graph, id: NodeId, it: &Interp) -> Lowered {
         cur = add(g, id, Op::Pick(Box::new(pick)), &[cur])?;
     }
     let mut shape = r.padded.clone();
-    for (a, taps) in &r.axes {
-        cur = axis(g, id, (cur, elem), (&shape, lead), *a, taps)?;
-        shape[*a] = taps.len();
+    for &(a, scale) in &r.axes {
+        cur = axis(g, id, (cur, elem), (&shape, lead), a, (&r, scale))?;
+        shape[a] = r.out[a];
     }
     take_over(g, y, cur, &[id])
 }
@@ -52,14 +52,15 @@ fn axis(
     (x, elem): (crate::graph::TensorId, crate::graph::Elem),
     (shape, lead): (&[usize], usize),
     a: usize,
-    taps: &Taps,
+    (r, scale): (&Resize, f32),
 ) -> Result<crate::graph::TensorId, Decline> {
     let mut out = shape.to_vec();
-    out[a] = taps.len();
+    out[a] = r.out[a];
     let n = crate::limits::product(out[lead..].iter().map(|&d| d as u64));
     if n.is_none_or(|n| n > MAX_PICK_TABLE) {
         return Err(table_too_large(&format!("its output along axis {a} ({:?} values)", &out[lead..]), n));
     }
+    let taps = r.taps(a, scale);
     let n = n.unwrap_or_default() as usize;
     let st = strides(&shape[lead..]);
     let width = taps.iter().map(Vec::len).max().unwrap_or(0);
