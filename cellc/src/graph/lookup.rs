@@ -109,6 +109,16 @@ pub enum PinProblem {
         /// The size pinned.
         want: u64,
     },
+    /// Dimension `dim` is an interval in the model (`allowed`, as OpenVINO writes it) that
+    /// the size pinned is outside.
+    OutOfInterval {
+        /// The dimension.
+        dim: usize,
+        /// The sizes it allows.
+        allowed: String,
+        /// The size pinned.
+        want: u64,
+    },
     /// A value is given (`NAME=VALUE`) to a Parameter that holds more than one, of this
     /// shape.
     NotOne {
@@ -136,6 +146,10 @@ impl fmt::Display for PinError {
             PinProblem::Fixed { dim, have, want } => write!(
                 f,
                 "the pin of {name:?} (--input): dimension {dim} is {have} in the model; it cannot be changed to {want}"
+            ),
+            PinProblem::OutOfInterval { dim, allowed, want } => write!(
+                f,
+                "the pin of {name:?} (--input): dimension {dim} is the interval {allowed} in the model; {want} is outside it"
             ),
             PinProblem::NotOne { shape } => write!(
                 f,

@@ -82,6 +82,8 @@ pub struct Symbol {
     pub axis: usize,
     /// Where the Parameter is written.
     pub pos: Option<Pos>,
+    /// The sizes the model allows (`Dim::Dynamic`: any; an interval, OpenVINO's `1..10`).
+    pub allowed: vocab::Dim,
 }
 
 /// A model as a graph.
@@ -229,8 +231,8 @@ impl Graph {
             .enumerate()
             .map(|(axis, d)| match d {
                 vocab::Dim::Static(n) => Sym::known(i64::try_from(*n).unwrap_or(i64::MAX)),
-                vocab::Dim::Dynamic => {
-                    self.symbols.push(Symbol { param: param.to_owned(), axis, pos });
+                vocab::Dim::Dynamic | vocab::Dim::Interval { .. } => {
+                    self.symbols.push(Symbol { param: param.to_owned(), axis, pos, allowed: *d });
                     Sym::symbol(self.symbols.len() as u32 - 1)
                 }
             })
@@ -252,8 +254,12 @@ impl Graph {
         for (k, (d, pin)) in shape.iter().zip(dims).enumerate() {
             let Some(n) = *pin else { continue };
             let v = i64::try_from(n).map_err(|_| refuse(PinProblem::TooLarge { dim: k }))?;
-            match d.value() {
-                Some(have) if have != v => return Err(refuse(PinProblem::Fixed { dim: k, have, want: n })),
+            let allowed = (d.c == 0 && d.k == 1).then(|| self.symbols.get(d.s as usize)).flatten().map(|s| s.allowed);
+            match (d.value(), allowed) {
+                (Some(have), _) if have != v => return Err(refuse(PinProblem::Fixed { dim: k, have, want: n })),
+                (None, Some(a)) if !a.allows(v) => {
+                    return Err(refuse(PinProblem::OutOfInterval { dim: k, allowed: a.to_string(), want: n }));
+                }
                 _ => out[k] = Sym::known(v),
             }
         }

@@ -7,11 +7,15 @@ use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A dimension as users write it: a size, `?` for a dynamic one, else its expression.
-fn dim(s: &Sym) -> Size {
+/// A dimension as users write it: a size, `?` for a dynamic one (its interval, `1..10`,
+/// where the model bounds it), else its expression.
+fn dim(g: &Graph, s: &Sym) -> Size {
     match (u64::try_from(s.c), s.k) {
         (Ok(c), 0) => Size::Known(c),
-        (_, 1) if s.c == 0 => Size::Dynamic("?".to_owned()),
+        (_, 1) if s.c == 0 => {
+            let allowed = g.symbols.get(s.s as usize).map_or(crate::vocab::Dim::Dynamic, |x| x.allowed);
+            Size::Dynamic(allowed.to_string())
+        }
         _ => Size::Dynamic(s.to_string()),
     }
 }
@@ -21,7 +25,7 @@ fn dim(s: &Sym) -> Size {
 fn shape(g: &Graph, t: TensorId) -> Option<Vec<Size>> {
     let tensor = &g.tensors[t];
     match &tensor.fact.shape {
-        Some(s) => Some(s.iter().map(dim).collect()),
+        Some(s) => Some(s.iter().map(|d| dim(g, d)).collect()),
         None if !tensor.declared.is_empty() => Some(
             tensor
                 .declared
@@ -29,6 +33,7 @@ fn shape(g: &Graph, t: TensorId) -> Option<Vec<Size>> {
                 .map(|d| match d {
                     crate::vocab::Dim::Static(n) => Size::Known(*n),
                     crate::vocab::Dim::Dynamic => Size::Dynamic("?".to_owned()),
+                    d @ crate::vocab::Dim::Interval { .. } => Size::Dynamic(d.to_string()),
                 })
                 .collect(),
         ),

@@ -296,7 +296,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
                     .iter()
                     .map(|d| match d {
                         vocab::Dim::Static(n) => Ok(crate::vocab::Sym::known(i64::try_from(*n).unwrap_or(i64::MAX))),
-                        vocab::Dim::Dynamic => {
+                        vocab::Dim::Dynamic | vocab::Dim::Interval { .. } => {
                             Err(OpError::Rule("`variable_shape` must be static without an initial value".to_owned()))
                         }
                     })

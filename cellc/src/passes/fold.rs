@@ -83,7 +83,7 @@ fn declared_shapes(g: &mut Graph, id: NodeId) {
                 .iter()
                 .map(|d| match d {
                     crate::vocab::Dim::Static(n) => i64::try_from(*n).ok().map(Sym::known),
-                    crate::vocab::Dim::Dynamic => None,
+                    crate::vocab::Dim::Dynamic | crate::vocab::Dim::Interval { .. } => None,
                 })
                 .collect();
         }
@@ -273,16 +273,12 @@ fn stored(g: &Graph, id: NodeId, op: &Op) -> Option<Elem> {
 
 /// A message when declared dimensions contradict inferred ones.
 fn contradiction(declared: &[crate::vocab::Dim], inferred: Option<&[Sym]>) -> Option<String> {
-    use crate::vocab::Dim;
     let inferred = inferred?;
     if declared.is_empty() {
         return None;
     }
     let differs = declared.len() != inferred.len()
-        || declared.iter().zip(inferred).any(|(d, i)| match (d, i.value()) {
-            (Dim::Static(n), Some(v)) => i64::try_from(*n).ok() != Some(v),
-            _ => false,
-        });
+        || declared.iter().zip(inferred).any(|(d, i)| i.value().is_some_and(|v| !d.allows(v)));
     differs.then(|| {
         format!(
             "an output port is declared {}, but the op gives {} for these inputs",

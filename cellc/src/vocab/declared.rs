@@ -20,6 +20,14 @@ pub enum Dim {
     Static(u64),
     /// `?` or `-1`.
     Dynamic,
+    /// OpenVINO's interval (`1..`, `2..10`, `..8`): dynamic, of a size from `min` to `max`
+    /// (no bound above when `None`).
+    Interval {
+        /// The least size.
+        min: u64,
+        /// The greatest size, if any.
+        max: Option<u64>,
+    },
 }
 
 impl Dim {
@@ -27,17 +35,32 @@ impl Dim {
     pub fn of_sym(d: super::sym::Sym) -> Dim {
         d.value().and_then(|v| u64::try_from(v).ok()).map_or(Dim::Dynamic, Dim::Static)
     }
+
+    /// The dimension as declared, given a size `v`: whether `v` is one it may take.
+    pub fn allows(self, v: i64) -> bool {
+        match (self, u64::try_from(v)) {
+            (_, Err(_)) => false,
+            (Dim::Static(n), Ok(v)) => n == v,
+            (Dim::Dynamic, Ok(_)) => true,
+            (Dim::Interval { min, max }, Ok(v)) => v >= min && max.is_none_or(|m| v <= m),
+        }
+    }
+}
+
+impl std::fmt::Display for Dim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dim::Static(n) => write!(f, "{n}"),
+            Dim::Dynamic => f.write_str("?"),
+            Dim::Interval { min, max: Some(max) } => write!(f, "{min}..{max}"),
+            Dim::Interval { min, max: None } => write!(f, "{min}.."),
+        }
+    }
 }
 
 /// Declared dimensions as messages show them: `[1, ?, 16]`.
 pub fn show_dims(dims: &[Dim]) -> String {
-    let parts: Vec<String> = dims
-        .iter()
-        .map(|d| match d {
-            Dim::Static(n) => n.to_string(),
-            Dim::Dynamic => "?".to_owned(),
-        })
-        .collect();
+    let parts: Vec<String> = dims.iter().map(Dim::to_string).collect();
     format!("[{}]", parts.join(", "))
 }
 

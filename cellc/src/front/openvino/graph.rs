@@ -53,7 +53,11 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
     if top {
         for p in g.params.clone() {
             let t = g.nodes[p].outputs[0];
-            let dims = g.tensors[t].declared.clone();
+            // The layer's `shape` has the bounds of an interval its port writes as `-1`.
+            let dims = match &g.nodes[p].op {
+                Op::Parameter { shape, .. } if shape.len() == g.tensors[t].declared.len() => shape.clone(),
+                _ => g.tensors[t].declared.clone(),
+            };
             let name = g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone());
             let pos = g.nodes[p].origin.pos;
             let shape = g.declare_shape(&name, pos, &dims);
@@ -99,8 +103,17 @@ fn read_op(file: &str, l: &Layer, diags: &mut Vec<Diag>) -> Op {
             let elem = attrs.elem("element_type", Some(Elem::F32));
             let port = l.outputs.first();
             let declared = l.attr("shape").map(|s| shape_attr(file, l, s, diags));
+            // A port writes an interval of the `shape` attribute as `-1`: the attribute has
+            // its bounds.
+            let agree = |p: &[vocab::Dim], d: &[vocab::Dim]| {
+                p.len() == d.len()
+                    && p.iter()
+                        .zip(d)
+                        .all(|(p, d)| p == d || (*p == vocab::Dim::Dynamic && matches!(d, vocab::Dim::Interval { .. })))
+            };
             let shape = match (port, declared) {
-                (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() && p.dims != d => {
+                (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() && agree(&p.dims, &d) => d,
+                (Some(p), Some(d)) if !p.dims.is_empty() && !d.is_empty() => {
                     let msg = format!(
                         "`shape` is {} but the output port declares {}; expected the two to agree",
                         vocab::show_dims(&d),
@@ -121,7 +134,7 @@ fn read_op(file: &str, l: &Layer, diags: &mut Vec<Diag>) -> Op {
                 .into_iter()
                 .map(|d| match d {
                     vocab::Dim::Static(n) => n,
-                    vocab::Dim::Dynamic => 0,
+                    vocab::Dim::Dynamic | vocab::Dim::Interval { .. } => 0,
                 })
                 .collect();
             let mut attrs = Attrs { file, layer: l, diags };

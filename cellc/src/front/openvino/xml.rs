@@ -173,11 +173,22 @@ const PORT_MAPS: [&str; 3] = ["then_port_map", "else_port_map", "port_map"];
 // over them (dropping them included) goes deeper than `MAX_BODY_DEPTH`.
 use crate::limits::MAX_BODY_DEPTH;
 
-/// Parses a dimension: a non-negative integer, or `-1` / `?` for a dynamic one.
+/// Parses a dimension: a non-negative integer, `-1` / `?` for a dynamic one, or an
+/// interval as OpenVINO writes it (`1..`, `2..10`, `..8`; `3..3` is 3).
 pub(super) fn parse_dim(s: &str) -> Option<Dim> {
     let s = s.trim();
     if s == "?" || s == "-1" {
         return Some(Dim::Dynamic);
+    }
+    if let Some((lo, hi)) = s.split_once("..") {
+        let min = if lo.is_empty() { 0 } else { lo.parse::<u64>().ok()? };
+        let max = if hi.is_empty() { None } else { Some(hi.parse::<u64>().ok()?) };
+        return match max {
+            Some(m) if m < min => None,
+            Some(m) if m == min => Some(Dim::Static(m)),
+            _ if min == 0 && max.is_none() => Some(Dim::Dynamic),
+            _ => Some(Dim::Interval { min, max }),
+        };
     }
     s.parse::<u64>().ok().map(Dim::Static)
 }
@@ -351,4 +362,24 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Net, Vec<Diag>> {
     }
     let net = nets.swap_remove(0);
     if p.diags.is_empty() { Ok(net) } else { Err(p.diags) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dimensions_read_as_openvino_writes_them() {
+        assert_eq!(parse_dim("16"), Some(Dim::Static(16)));
+        assert_eq!(parse_dim(" -1 "), Some(Dim::Dynamic));
+        assert_eq!(parse_dim("?"), Some(Dim::Dynamic));
+        assert_eq!(parse_dim("1.."), Some(Dim::Interval { min: 1, max: None }));
+        assert_eq!(parse_dim("2..10"), Some(Dim::Interval { min: 2, max: Some(10) }));
+        assert_eq!(parse_dim("..8"), Some(Dim::Interval { min: 0, max: Some(8) }));
+        assert_eq!(parse_dim("0.."), Some(Dim::Dynamic));
+        assert_eq!(parse_dim("3..3"), Some(Dim::Static(3)));
+        for bad in ["5..2", "1...", "a..3", "-2", "1..2..3"] {
+            assert_eq!(parse_dim(bad), None, "{bad}");
+        }
+    }
 }
