@@ -292,6 +292,22 @@ fn report(diags: &crate::Diagnostics) {
 }
 
 /// Writes generated files, all of them whole or none.
+/// Says on standard error which file a Rust source reads beside it (its weight tables as
+/// bytes), so that it is not left behind when the source is copied.
+fn announce_side_files(files: &[(PathBuf, Vec<u8>)], out: &std::path::Path, language: Language) {
+    if language != Language::Rust {
+        return;
+    }
+    for (path, bytes) in files.iter().filter(|(p, _)| p != out) {
+        eprintln!(
+            "cellc: wrote {} and, beside it, {} ({} KiB of weight tables it reads with include_bytes!): keep the two together",
+            out.display(),
+            path.display(),
+            bytes.len().div_ceil(1024)
+        );
+    }
+}
+
 fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), crate::Diagnostics> {
     crate::output::write_all_or_none(files).map_err(|(path, e)| {
         crate::Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}")).into()
@@ -356,7 +372,11 @@ pub fn main() -> ExitCode {
             };
             let opts = args.options();
             match (&args.output, opts.language) {
-                (Some(out), _) => crate::pipeline::compile_to(model, &opts, out).and_then(|files| write_all(&files)),
+                (Some(out), _) => crate::pipeline::compile_to(model, &opts, out).and_then(|files| {
+                    write_all(&files)?;
+                    announce_side_files(&files, out, opts.language);
+                    Ok(())
+                }),
                 (None, Language::Rust) => match crate::pipeline::compile_file(model, &opts) {
                     Ok(code) => return to_stdout(&code).err().unwrap_or(ExitCode::SUCCESS),
                     Err(e) => Err(e),

@@ -29,8 +29,15 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
     let model = decl::check(lowered.graph, &lowered.spans)?;
     let code = crate::emit::rust::emit(&model, &lowered.options)
         .map_err(|diags| syn::Error::new(d.name.span(), Door::Macro.diagnostics(diags).to_string()))?;
-    let mut file = syn::parse_file(&code)
-        .map_err(|e| syn::Error::new(d.name.span(), format!("internal error: generated code does not parse: {e}")))?;
+    let internal = |what: String| syn::Error::new(d.name.span(), format!("internal error: generated code {what}"));
+    let mut file = syn::parse_file(&code).map_err(|e| internal(format!("does not parse: {e}")))?;
+    // The items of the module a model's file opens, at the top level: the declaration's
+    // visibility goes on them, and every name they define derives from the declared type's.
+    let items = std::mem::take(&mut file.items).into_iter().find_map(|item| match item {
+        syn::Item::Mod(m) => m.content.map(|(_, items)| items),
+        _ => None,
+    });
+    file.items = items.ok_or_else(|| internal("opens no module".to_owned()))?;
     for item in &mut file.items {
         if let syn::Item::Struct(s) = item {
             s.vis = d.vis.clone();

@@ -16,6 +16,20 @@ fn formatted(code: &str) -> String {
     prettyplease::unparse(&syn::parse_file(code).expect("generated code parses"))
 }
 
+/// The items of a whole model's file: those of the one module it opens (a declaration's
+/// expansion has them at the top level, with the names the declaration gives).
+fn model_items(code: &str) -> String {
+    let mut file = syn::parse_file(code).expect("generated code parses");
+    let mut modules = std::mem::take(&mut file.items).into_iter().filter_map(|i| match i {
+        syn::Item::Mod(m) => m.content.map(|(_, items)| items),
+        _ => None,
+    });
+    let items = modules.next().expect("the file opens a module");
+    assert!(modules.next().is_none(), "one module");
+    file.items = items;
+    prettyplease::unparse(&file)
+}
+
 /// What `cellc MODEL` prints: the library's compilation with the default options
 /// (`cellc/tests/integration/cli.rs` checks that the binary prints exactly that, and that its flags and
 /// the builder's options stay in step).
@@ -52,8 +66,9 @@ fn declared(op: CellOp, decl: proc_macro2::TokenStream, root: &Path) -> String {
 fn assert_doors_agree(name: &str, op: CellOp, decl: impl Fn(&str) -> proc_macro2::TokenStream) {
     let model = fixture(name).join("model.xml");
     let tmp = tempfile::tempdir().expect("temporary directory");
-    let cli = formatted(&command_line(&model));
-    assert_eq!(formatted(&builder(&model, tmp.path())), cli, "{name}: builder vs command line");
+    let cli = command_line(&model);
+    assert_eq!(formatted(&builder(&model, tmp.path())), formatted(&cli), "{name}: builder vs command line");
+    let cli = model_items(&cli);
     let from_ir = declared(op, decl("model.xml"), &fixture(name));
     assert_eq!(from_ir, cli, "{name}: declaration (IR weights) vs command line");
     raw_weights(&model, &tmp.path().join("weights.bin"));

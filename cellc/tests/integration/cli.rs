@@ -517,13 +517,20 @@ fn weight_tables_go_beside_a_file_when_large() {
     let bytes = std::fs::read(out("vad.weights.bin")).expect("the bytes beside it");
     assert!(source.contains("include_bytes!(\"vad.weights.bin\")") && !source.contains("Aligned(["));
     assert!(bytes.len() >= 627_204 && bytes.len().is_multiple_of(64), "{}", bytes.len());
+    // The second file is announced where the user looks, and in the source's header.
+    let said = String::from_utf8_lossy(&large.stderr);
+    assert!(said.contains("vad.weights.bin") && said.contains("keep the two together"), "{said}");
+    assert!(
+        source.lines().take(4).any(|l| l.starts_with("//") && l.contains("\"vad.weights.bin\" beside")),
+        "{source:.400}"
+    );
     let literal = run(&[&silero, "-o", &out("lit.rs"), "--weight-tables", "source"]);
     assert!(literal.status.success());
     assert!(std::fs::read_to_string(out("lit.rs")).expect("the source").contains("Aligned(["));
     assert!(!dir.path().join("lit.weights.bin").exists());
 
     let small = run(&[&gru, "-o", &out("gru.rs")]);
-    assert!(small.status.success());
+    assert!(small.status.success() && small.stderr.is_empty(), "{}", String::from_utf8_lossy(&small.stderr));
     assert!(!dir.path().join("gru.weights.bin").exists(), "224 KiB of tables stay literals");
     let forced = run(&[&gru, "-o", &out("gru2.rs"), "--weight-tables", "binary"]);
     assert!(forced.status.success());
@@ -590,4 +597,41 @@ fn an_output_in_a_folder_that_does_not_exist_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("cannot create a file in nodir: no such folder"), "{err}");
     assert!(!err.contains(".tmp"), "no temporary file is named: {err}");
+}
+
+/// OpenVINO's interval dimensions (`1..`, `2..10`), as `save_model` writes them for a
+/// Parameter of shape `[?, 1.., 2..10, 4]` (its ports say `-1`): read as dynamic with their
+/// bounds, shown by `inspect`, and a pin outside an interval refused.
+#[test]
+fn interval_dimensions_are_dynamic_within_their_bounds() {
+    let port = "<port id=\"0\" precision=\"FP32\"><dim>-1</dim><dim>-1</dim><dim>-1</dim><dim>4</dim></port>";
+    let out_port = port.replace("id=\"0\"", "id=\"1\"");
+    let xml = format!(
+        "<?xml version=\"1.0\"?>\n<net name=\"iv\" version=\"11\">\n<layers>\n\
+         <layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\">\n\
+         <data shape=\"?,1..,2..10,4\" element_type=\"f32\" />\n<output>{port}</output>\n</layer>\n\
+         <layer id=\"1\" name=\"relu\" type=\"ReLU\" version=\"opset1\">\n<input>{port}</input><output>{out_port}</output>\n</layer>\n\
+         <layer id=\"2\" name=\"y\" type=\"Result\" version=\"opset1\">\n<input>{port}</input>\n</layer>\n</layers>\n\
+         <edges>\n<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\" />\n\
+         <edge from-layer=\"1\" from-port=\"1\" to-layer=\"2\" to-port=\"0\" />\n</edges>\n</net>\n"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("iv.xml");
+    std::fs::write(&model, xml).expect("write xml");
+    std::fs::write(dir.path().join("iv.bin"), b"").expect("write bin");
+    let model = model.display().to_string();
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_cellc")).args(args).output().expect("run cellc");
+
+    let shown = run(&["inspect", &model]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("\"x\" [?, 1.., 2..10, 4]"), "{text}");
+    let within = run(&[&model, "--input", "x=[1,3,10,4]"]);
+    assert!(within.status.success(), "{}", String::from_utf8_lossy(&within.stderr));
+    for (pin, dim, interval, size) in [("x=[1,3,11,4]", 2, "2..10", 11), ("x=[1,0,5,4]", 1, "1..", 0)] {
+        let out = run(&[&model, "--input", pin]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want = format!("dimension {dim} is the interval {interval} in the model; {size} is outside it");
+        assert!(err.contains(&want), "{pin}: {err}");
+    }
 }

@@ -75,7 +75,7 @@ fn a_refused_model_shows_the_shapes_it_declares() {
 /// each `static NAME: ::cellc_runtime::Aligned<[T; N]>`.
 fn table_bytes(code: &str) -> u64 {
     code.lines()
-        .filter_map(|l| l.strip_prefix("static ")?.split_once("Aligned<[")?.1.split_once("]>"))
+        .filter_map(|l| l.trim_start().strip_prefix("static ")?.split_once("Aligned<[")?.1.split_once("]>"))
         .map(|(inner, _)| {
             let (ty, n) = inner.split_once("; ").expect("[T; N]");
             let size = match ty {

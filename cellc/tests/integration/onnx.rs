@@ -375,7 +375,7 @@ fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
     let rs = cellc::compile_file(&path, &cut).expect("h's declared shape");
     assert!(
         rs.contains(
-            "name: \"h\",\n            shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
+            "name: \"h\",\n                shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
         ),
         "{rs}"
     );
@@ -391,7 +391,7 @@ fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
     let rs = cellc::compile_file(&d.write("m.onnx", &m), &cut_r).expect("r's inferred shape");
     assert!(
         rs.contains(
-            "name: \"r\",\n            shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
+            "name: \"r\",\n                shape: &[::cellc_runtime::Dim::Static(1), ::cellc_runtime::Dim::Static(4)]"
         ),
         "{rs}"
     );

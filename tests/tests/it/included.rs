@@ -1,7 +1,8 @@
 //! Generated code builds without a warning (`-D warnings`) in a user's crate however it is
 //! included and however little of it the program uses: in a private `mod`, at a binary's
 //! root, from a build script's `OUT_DIR`, and as public modules of a library that denies
-//! `missing_docs`. The models cover every kind of item cellc writes: a cell and a model, a
+//! `missing_docs`; and three models side by side in one module, as a pipeline of models
+//! (a front end, an embedding, a classifier) includes them. The models cover every kind of item cellc writes: a cell and a model, a
 //! stateful sequence, a dense head, a bidirectional LSTM, weights given at run time, the
 //! unrolled kernel, 16-bit weights, convolutions and pools read in place.
 use cellc::{Options, Strategy, WeightType, WeightsMode};
@@ -32,6 +33,25 @@ fn sources() -> Vec<(String, String)> {
         .map(|(k, (path, opts))| {
             let code = cellc::compile_file(path, opts).unwrap_or_else(|d| panic!("{}: {d}", path.display()));
             (format!("net{k}"), code)
+        })
+        .collect()
+}
+
+/// Three whole models named as their files would name them, for one module: (file stem,
+/// source). Two of them have a cell of the same name (`Gru0`).
+fn side_by_side() -> Vec<(&'static str, String)> {
+    let model = |dir: &str| root().join("tests/models").join(dir).join("model.xml");
+    let models = [
+        ("stateful", "Stateful", "ov_gru_stateful"),
+        ("heads", "Heads", "pt_gru_frame_heads"),
+        ("bidirectional", "Bidirectional", "pt_lstm_bidirectional"),
+    ];
+    models
+        .into_iter()
+        .map(|(name, ty, dir)| {
+            let opts = Options { name: Some(ty.to_owned()), ..Options::default() };
+            let code = cellc::compile_file(&model(dir), &opts).unwrap_or_else(|d| panic!("{dir}: {d}"));
+            (name, code)
         })
         .collect()
 }
@@ -94,6 +114,19 @@ fn generated_code_is_warning_free_however_it_is_included() {
          Vad::new().run(&[&x, &h], &mut [&mut y]).unwrap();\n    println!(\"{}\", y[0]);\n}\n",
     );
     write(&dir.join("src/lib.rs"), &format!("#![deny(missing_docs)]\n{lib}"));
+    // Each model's type by its name; a cell two models define, through its model's module.
+    let mut both = String::new();
+    for (name, code) in side_by_side() {
+        write(&dir.join("gen").join(format!("{name}.rs")), &code);
+        let _ = writeln!(both, "include!(\"../../gen/{name}.rs\");");
+    }
+    write(
+        &dir.join("src/bin/side_by_side.rs"),
+        &format!(
+            "{both}\nfn main() {{\n    let _ = (Stateful::new(), Heads::new(), Bidirectional::new());\n    \
+             let _ = (stateful::Gru0::default(), heads::Gru0::default(), Lstm0::default());\n}}\n"
+        ),
+    );
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         // Lints run in `check` as in `build`, without the code generation.
         .args(["check", "--quiet", "--message-format=short", "--lib", "--bins"])
