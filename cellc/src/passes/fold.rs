@@ -14,8 +14,10 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
     let mut diags = Vec::new();
     let mut reported = vec![false; g.nodes.len()];
     let mut budget = Budget { left: crate::limits::MAX_FOLDED_TOTAL, said: false };
+    let mut unread = Unread::default();
     loop {
         reported.resize(g.nodes.len(), false);
+        unread.tensors.resize(g.tensors.len(), false);
         g.prune();
         let (order, cyclic) = g.topo_order();
         for &id in &cyclic {
@@ -37,7 +39,7 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                 Op::Unknown => declared_shapes(g, id),
                 Op::Const { src } => {
                     if let Some(src) = src.clone() {
-                        load(g, &mut diags, &mut reported, id, &src);
+                        load(g, &mut diags, &mut reported, &mut unread, (id, &src));
                     }
                     limits(g, &mut diags, &mut reported, id);
                 }
@@ -47,14 +49,17 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
                         Err(msg) => report(g, &mut diags, &mut reported, id, msg),
                     }
                     reported.resize(g.nodes.len(), false);
+                    unread.tensors.resize(g.tensors.len(), false);
                 }
                 op => {
                     let op = op.clone();
+                    let before = diags.len();
                     infer_node(g, &mut diags, &mut reported, id, &op, &mut budget);
                     if budget.said {
                         // Past the budget nothing more is folded, and the model is refused.
-                        return diags;
+                        return unread.said(diags);
                     }
+                    unread.follow(g, &mut diags, before, id);
                 }
             }
         }
@@ -63,7 +68,54 @@ pub fn fold(g: &mut Graph) -> Vec<Diag> {
         }
     }
     g.prune();
-    diags
+    unread.said(diags)
+}
+
+/// The values the weights file could not give, and what follows from them: a layer whose
+/// problem is an input left without its value by an unreadable constant is not reported
+/// (the constant is: the first error is the cause), and its outputs are unread too. The
+/// constants past the end of a short file are said once, at the first.
+#[derive(Default)]
+struct Unread {
+    /// Per tensor: its value is missing because a constant could not be read.
+    tensors: Vec<bool>,
+    /// The diagnostic of the first constant past the file's end, how many more there are,
+    /// and where the last one ends.
+    past_end: Option<(usize, usize, u64)>,
+    /// Whether the weights file's being unreadable is said.
+    file_said: bool,
+}
+
+impl Unread {
+    /// After layer `id` was inferred (its problems are `diags[before..]`): when an input of
+    /// it is unread, its problems follow from that and are dropped, and its outputs
+    /// without a value are unread too.
+    fn follow(&mut self, g: &Graph, diags: &mut Vec<Diag>, before: usize, id: NodeId) {
+        let node = &g.nodes[id];
+        if !node.inputs.iter().flatten().any(|&t| self.tensors.get(t).copied().unwrap_or(false)) {
+            return;
+        }
+        diags.truncate(before);
+        for &t in &node.outputs {
+            if g.tensors[t].fact.value.is_none()
+                && let Some(u) = self.tensors.get_mut(t)
+            {
+                *u = true;
+            }
+        }
+    }
+
+    /// The problems, the first constant past the file's end saying how many follow it.
+    fn said(self, mut diags: Vec<Diag>) -> Vec<Diag> {
+        if let Some((k, more, end)) = self.past_end
+            && more > 0
+            && let Some(d) = diags.get_mut(k)
+        {
+            let (s, lie) = if more == 1 { ("", "lies") } else { ("s", "lie") };
+            d.message.push_str(&format!(" ({more} more constant{s} {lie} past its end, up to byte {end})"));
+        }
+        diags
+    }
 }
 
 /// Reports a Parameter or a constant past the limits of one tensor.
@@ -289,7 +341,13 @@ fn contradiction(declared: &[crate::vocab::Dim], inferred: Option<&[Sym]>) -> Op
 }
 
 /// Reads a constant's value from the weights file.
-fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, src: &ConstSrc) {
+fn load(
+    g: &mut Graph,
+    diags: &mut Vec<Diag>,
+    reported: &mut [bool],
+    unread: &mut Unread,
+    (id, src): (NodeId, &ConstSrc),
+) {
     let Some(&t) = g.nodes[id].outputs.first() else { return };
     if g.tensors[t].fact.value.is_some() {
         return;
@@ -299,14 +357,33 @@ fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId,
             g.tensors[t].fact.value = Some(v);
             g.tensors[t].stored = Some(src.elem);
         }
-        Err((key, msg)) => {
-            // An unreadable file is said once, at the first constant that needs it.
-            let file_said =
-                g.weights.data.is_err() && diags.iter().any(|d| d.message.starts_with("cannot read the weights file"));
-            if reported[id] || file_said {
+        Err(e) => {
+            if let Some(u) = unread.tensors.get_mut(t) {
+                *u = true;
+            }
+            if std::mem::replace(&mut reported[id], true) {
                 return;
             }
-            reported[id] = true;
+            let (key, msg) = match e {
+                // An unreadable file is said once, at the first constant that needs it.
+                Unreadable::File(_) if unread.file_said => return,
+                Unreadable::File(msg) => {
+                    unread.file_said = true;
+                    ("offset", msg)
+                }
+                Unreadable::PastEnd { end, msg } => match &mut unread.past_end {
+                    Some((_, more, last)) => {
+                        *more += 1;
+                        *last = (*last).max(end);
+                        return;
+                    }
+                    None => {
+                        unread.past_end = Some((diags.len(), 0, end));
+                        ("offset", msg)
+                    }
+                },
+                Unreadable::Attr(key, msg) => (key, msg),
+            };
             let o = &g.nodes[id].origin;
             let pos = src.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(o.pos);
             diags.push(Diag::new(&g.file, pos, msg).in_layer(&o.name, &o.op));
@@ -314,9 +391,20 @@ fn load(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId,
     }
 }
 
-fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)> {
-    let count = crate::limits::product(src.shape.iter().copied())
-        .ok_or(("size", format!("shape {:?} has more elements than cellc can count", src.shape)))?;
+/// Why a constant could not be read.
+enum Unreadable {
+    /// Its attribute (`size`, `offset`) is wrong, as the message says.
+    Attr(&'static str, String),
+    /// The weights file could not be read.
+    File(String),
+    /// Its bytes lie past the end of the file; the last ends at `end`.
+    PastEnd { end: u64, msg: String },
+}
+
+fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, Unreadable> {
+    let count = crate::limits::product(src.shape.iter().copied()).ok_or_else(|| {
+        Unreadable::Attr("size", format!("shape {:?} has more elements than cellc can count", src.shape))
+    })?;
     let want = count.checked_mul(src.elem.size());
     // OpenVINO's serializer gives a constant of no values one byte, which holds nothing.
     if count == 0 && src.size <= 1 {
@@ -328,7 +416,7 @@ fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)
     if want != Some(src.size) {
         let want = want.map_or_else(|| "more than 2^64".to_owned(), |w| w.to_string());
         let elem = src.elem.name();
-        return Err((
+        return Err(Unreadable::Attr(
             "size",
             format!("`size` is {} bytes; expected {want} ({count} {elem} elements of shape {:?})", src.size, src.shape),
         ));
@@ -337,22 +425,21 @@ fn const_value(g: &Graph, src: &ConstSrc) -> Result<Data, (&'static str, String)
         .weights
         .data
         .as_ref()
-        .map_err(|e| ("offset", format!("cannot read the weights file {}: {e}", g.weights.path)))?;
+        .map_err(|e| Unreadable::File(format!("cannot read the weights file {}: {e}", g.weights.path)))?;
     let bytes = data.get(src.offset, src.size).ok_or_else(|| {
         let end = src.offset.checked_add(src.size);
-        let key = if end.is_some_and(|e| e <= data.len()) { "size" } else { "offset" };
-        let msg = if key == "size" && src.size > crate::limits::MAX_CONSTANT_BYTES {
-            format!("the constant holds {} bytes; cellc reads constants of at most {} bytes", src.size, crate::limits::MAX_CONSTANT_BYTES)
-        } else {
-            format!(
-                "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
-                src.offset,
-                end.map_or_else(|| "(past 2^64)".to_owned(), |e| e.to_string()),
-                g.weights.path,
-                data.len()
-            )
-        };
-        (key, msg)
+        if end.is_some_and(|e| e <= data.len()) && src.size > crate::limits::MAX_CONSTANT_BYTES {
+            let max = crate::limits::MAX_CONSTANT_BYTES;
+            return Unreadable::Attr("size", format!("the constant holds {} bytes; cellc reads constants of at most {max} bytes", src.size));
+        }
+        let msg = format!(
+            "bytes {}..{} lie outside the weights file {} ({} bytes); the file is truncated or does not belong to this model",
+            src.offset,
+            end.map_or_else(|| "(past 2^64)".to_owned(), |e| e.to_string()),
+            g.weights.path,
+            data.len()
+        );
+        Unreadable::PastEnd { end: end.unwrap_or(u64::MAX), msg }
     })?;
     Ok(crate::graph::decode_data(src.elem, bytes))
 }

@@ -635,3 +635,31 @@ fn interval_dimensions_are_dynamic_within_their_bounds() {
         assert!(err.contains(&want), "{pin}: {err}");
     }
 }
+
+/// A whole model (silero-vad, whose shape subgraphs read constants) with its weights file cut
+/// in half, or missing: one error, the cause, and none of what follows from it (a Reshape
+/// whose target shape was unread, a Squeeze whose axes were).
+#[test]
+fn a_short_or_missing_weights_file_is_one_error() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/silero_vad_stream");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(model.join("model.xml"), dir.path().join("model.xml")).expect("copy xml");
+    let bin = std::fs::read(model.join("model.bin")).expect("read bin");
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_cellc"))
+            .args(["model.xml", "-o", "out.rs"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run cellc");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    std::fs::write(dir.path().join("model.bin"), &bin[..bin.len() / 2]).expect("write bin");
+    let short = run();
+    assert_eq!(short.matches("error:").count(), 1, "{short}");
+    assert!(short.contains("the file is truncated") && short.contains("more constants lie past its end"), "{short}");
+    std::fs::remove_file(dir.path().join("model.bin")).expect("remove bin");
+    let missing = run();
+    assert_eq!(missing.matches("error:").count(), 1, "{missing}");
+    assert!(missing.contains("cannot read the weights file model.bin"), "{missing}");
+}
