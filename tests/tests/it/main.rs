@@ -3,6 +3,7 @@
 //! test` runs the README's snippet; the others are long, and `.ci/run` runs them (`cargo
 //! test -p cellc-conformance --test it -- --ignored`, the property tests over more cells and graphs).
 mod c_activations;
+mod dense;
 mod drift;
 mod graph_props;
 mod included;

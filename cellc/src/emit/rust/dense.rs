@@ -75,7 +75,7 @@ pub(super) fn item(
         return windows_item(d, w, (&ty, &doc), (&w_name, &b_name), (row, tile, group), apply, simd);
     }
     let body = entry(simd, |level| {
-        quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y) }
+        quote! { Self::run_at::<{ #level.batch_rows() }, { #level.batch_lanes() }, _>(isa, x, y.as_flattened_mut()) }
     });
     quote! {
         #[doc = #doc]
@@ -86,19 +86,22 @@ pub(super) fn item(
             pub const INPUT_SIZE: usize = #k;
             /// Outputs of a row.
             pub const OUTPUT_SIZE: usize = #n;
-            /// Writes the outputs of the rows of `x` (`INPUT_SIZE` values each) to `y`
-            /// (`OUTPUT_SIZE` each); writes nothing when `y` does not hold as many rows as `x`.
-            pub fn run(x: &[f32], y: &mut [f32]) {
-                #body
+            /// Writes the outputs of each row of `x` to the row of `y` of the same index;
+            /// `y` must have one row for each row of `x` (another count is
+            /// `Error::Length`, and nothing is written).
+            pub fn run(x: &[[f32; #k]], y: &mut [[f32; #n]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+                ::cellc_runtime::check_len("y", x.len(), y.len())?;
+                #body;
+                Ok(())
             }
             #[inline(always)]
-            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
+            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[[f32; #k]], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
                 ::cellc_runtime::kernel::#kernel::<#k, #tile, R, #group, R, V, _, _, _, I>(
                     panels,
                     bias,
-                    x.as_chunks::<#k>().0,
+                    x,
                     y,
                     #n,
                     ::cellc_runtime::kernel::Block::<R, V>,

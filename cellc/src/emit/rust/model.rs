@@ -146,9 +146,13 @@ pub(super) fn items(
                 let x = fields.slice(&d.x, 0, x_len, false);
                 let y = fields.slice(&d.dst, 0, d.rows * n, true);
                 let ty = ident(&denses[d.dense].0);
-                match denses[d.dense].1 {
-                    Some(_) => quote! { #ty::run(#x, #y, &mut self.#work); },
-                    None => quote! { #ty::run(#x, #y); },
+                match (denses[d.dense].1, &dense.win) {
+                    (Some(_), _) => quote! { #ty::run(#x, #y, &mut self.#work); },
+                    (None, Some(_)) => quote! { #ty::run(#x, #y); },
+                    (None, None) => {
+                        let (k, x, y) = (dense.k, fields.place(&d.x, 0, x_len), fields.place(&d.dst, 0, d.rows * n));
+                        quote! { #ty::run(#x.as_chunks::<#k>().0, #y.as_chunks_mut::<#n>().0)?; }
+                    }
                 }
             }
             Step::Softmax(sm) => softmax_step(sm, &fields),
