@@ -2,6 +2,26 @@
 //! layer it concerns, so a user can go straight to it.
 use std::fmt;
 
+/// The one of `known` that `given` most likely misspells, as rustc suggests a name: the same
+/// letters in another case, or the fewest edits, at most a third of its length (at least
+/// one). `None` when nothing is that close.
+pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = given.to_lowercase();
+    let most = (given.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .filter(|k| *k != given)
+        .map(|k| (if k.to_lowercase() == lower { 0 } else { strsim::levenshtein(&lower, &k.to_lowercase()) }, k))
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// `" (did you mean `X`?)"` when one of `known` is close to `given`, else nothing.
+pub fn suggestion<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    did_you_mean(given, known).map_or_else(String::new, |k| format!(" (did you mean `{k}`?)"))
+}
+
 /// Where a problem is written: a line and column of a model file written as text (an IR's
 /// XML), a node of a model file that is a graph of nodes (an ONNX file: the node's index in
 /// its graph; the diagnostic's layer names it), or a token of a macro's declaration, which
@@ -131,15 +151,25 @@ impl Diag {
     }
 }
 
+impl Diag {
+    /// `FILE:LINE:COL: MESSAGE` (or `FILE: node N: …`), for a reader that says "error"
+    /// itself (a compile error a macro gives).
+    pub fn located(&self) -> String {
+        format!("{}: {}", self.location(), self.headline())
+    }
+
+    fn location(&self) -> String {
+        match self.pos {
+            Some(Pos::At { line, col }) => format!("{}:{line}:{col}", self.file),
+            Some(Pos::Node(n)) => format!("{}: node {n}", self.file),
+            Some(Pos::Token(_)) | None => self.file.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        match self.pos {
-            Some(Pos::At { line, col }) => write!(f, ":{line}:{col}")?,
-            Some(Pos::Node(n)) => write!(f, ": node {n}")?,
-            Some(Pos::Token(_)) | None => {}
-        }
-        write!(f, ": error: {}", self.headline())
+        write!(f, "{}: error: {}", self.location(), self.headline())
     }
 }
 
@@ -302,5 +332,21 @@ mod tests {
             assert_eq!(pos, Pos::at(line as u32, col as u32), "at byte {offset}");
             assert_eq!(ix.offset(&t, pos), Some(offset), "back from {pos:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn a_close_name_is_suggested_and_a_far_one_is_not() {
+        let keys = ["weight_type", "weights_mode", "input", "outputs", "state"];
+        assert_eq!(did_you_mean("wieght_type", keys), Some("weight_type"));
+        assert_eq!(did_you_mean("ouputs", keys), Some("outputs"));
+        assert_eq!(did_you_mean("INPUT", keys), Some("input"));
+        assert_eq!(did_you_mean("threads", keys), None);
+        assert_eq!(did_you_mean("input", keys), None, "the name itself is not a suggestion");
+        assert_eq!(did_you_mean("x", ["h", "X"]), Some("X"), "the same letter in another case first");
     }
 }

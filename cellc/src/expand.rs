@@ -27,8 +27,8 @@ pub fn declaration(op: CellOp, input: TokenStream, root: &Path) -> syn::Result<(
     let d: Declaration = syn::parse2(input)?;
     let lowered = decl::lower(op, &d, root)?;
     let model = decl::check(lowered.graph, &lowered.spans)?;
-    let code = crate::emit::rust::emit(&model, &lowered.options)
-        .map_err(|diags| syn::Error::new(d.name.span(), Door::Macro.diagnostics(diags).to_string()))?;
+    let code =
+        crate::emit::rust::emit(&model, &lowered.options).map_err(|diags| compile_errors(d.name.span(), diags))?;
     let internal = |what: String| syn::Error::new(d.name.span(), format!("internal error: generated code {what}"));
     let mut file = syn::parse_file(&code).map_err(|e| internal(format!("does not parse: {e}")))?;
     // The items of the module a model's file opens, at the top level: the declaration's
@@ -169,7 +169,11 @@ fn include_options(keys: &[Given]) -> syn::Result<(crate::Options, bool, Option<
                     let all: Vec<&str> = crate::options::KEYS.iter().map(|k| k.name).collect();
                     return Err(syn::Error::new(
                         g.key.span(),
-                        format!("unknown key `{name}`; expected one of {}, allow_outside_crate", all.join(", ")),
+                        format!(
+                            "unknown key `{name}`{}; expected one of {}, allow_outside_crate",
+                            crate::diag::suggestion(&name, all.iter().copied().chain(["allow_outside_crate"])),
+                            all.join(", ")
+                        ),
                     ));
                 }
                 _ => opts.set(&name, v).map_err(|e| err(e.to_string()))?,
@@ -207,12 +211,23 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
                 d.message = d.message.replace(full.as_str(), written);
             }
         }
-        fail(Door::Macro.diagnostics(diags).to_string())
+        compile_errors(lit.span(), diags)
     })?;
     let items: TokenStream =
         code.parse().map_err(|e| fail(format!("internal error: generated code does not tokenize: {e}")))?;
     let track = tracking(&files);
     Ok(quote! { #track #items })
+}
+
+/// One compile error a problem, each at `span`, each saying where in the model it is (the
+/// compiler says "error" itself), with the macro's advice (`input = "…"`).
+fn compile_errors(span: proc_macro2::Span, diags: crate::Diagnostics) -> syn::Error {
+    let mut errors = Door::Macro.diagnostics(diags).0.into_iter().map(|d| syn::Error::new(span, d.located()));
+    let mut all = errors.next().unwrap_or_else(|| syn::Error::new(span, "the model was refused"));
+    for e in errors {
+        all.combine(e);
+    }
+    all
 }
 
 /// Reading a file through `include_bytes!` makes cargo rebuild the crate when it changes;

@@ -30,6 +30,8 @@ pub enum NameError {
         kind: PortKind,
         /// The names they answer to, quoted.
         known: Vec<String>,
+        /// The one the name given most likely misspells, quoted.
+        close: Option<String>,
     },
     /// Several ports are called so (by their tensors, or the model's names for them).
     Several {
@@ -50,9 +52,10 @@ pub enum NameError {
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NameError::NoSuch { kind, known } => {
+            NameError::NoSuch { kind, known, close } => {
                 let k = kind.name();
-                write!(f, "the model has no such {k}; its {k}s are {}", known.join(", "))
+                let hint = close.as_ref().map_or_else(String::new, |c| format!(" (did you mean {c}?)"));
+                write!(f, "the model has no such {k}{hint}; its {k}s are {}", known.join(", "))
             }
             NameError::Several { kind, layers } => write!(
                 f,

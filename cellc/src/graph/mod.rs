@@ -324,7 +324,7 @@ impl Graph {
         let kind = PortKind::Parameter;
         match (by_layer.as_slice(), by_tensor.as_slice()) {
             ([k], _) | ([], [k]) => Ok(*k),
-            ([], []) => Err(NameError::NoSuch { kind, known: (0..self.params.len()).map(shown).collect() }),
+            ([], []) => Err(no_such(kind, name, (0..self.params.len()).map(shown).collect())),
             ([], ks) => Err(NameError::Several {
                 kind,
                 layers: ks.iter().map(|&k| format!("{:?}", self.nodes[self.params[k]].origin.name)).collect(),
@@ -353,7 +353,7 @@ impl Graph {
         let kind = PortKind::Result;
         match (given.as_slice(), by_layer.as_slice()) {
             ([k], _) | ([], [k]) => Ok(*k),
-            ([], []) => Err(NameError::NoSuch { kind, known: (0..n).map(shown).collect() }),
+            ([], []) => Err(no_such(kind, name, (0..n).map(shown).collect())),
             (ks, _) if ks.len() > 1 => Err(NameError::Several {
                 kind,
                 layers: ks.iter().map(|&k| format!("{:?}", self.nodes[self.results[k]].origin.name)).collect(),
@@ -380,4 +380,13 @@ impl Graph {
             node.dead |= !live;
         }
     }
+}
+
+/// That no port of `kind` answers to `name`, among `known` (quoted), with the one it most
+/// likely misspells.
+fn no_such(kind: PortKind, name: &str, known: Vec<String>) -> NameError {
+    let unquoted = |k: &String| k.trim_matches('"').to_owned();
+    let names: Vec<String> = known.iter().map(unquoted).collect();
+    let close = crate::diag::did_you_mean(name, names.iter().map(String::as_str)).map(|c| format!("{c:?}"));
+    NameError::NoSuch { kind, known, close }
 }

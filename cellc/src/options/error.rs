@@ -51,7 +51,8 @@ impl fmt::Display for OptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OptionError::UnknownKey { key, known } => {
-                write!(f, "no option is called `{key}`; expected one of {}", known.join(", "))
+                let hint = crate::diag::suggestion(key, known.iter().copied());
+                write!(f, "no option is called `{key}`{hint}; expected one of {}", known.join(", "))
             }
             OptionError::Value { key, error, takes } => write!(f, "`{key}`: {error}; it takes {takes}"),
         }

@@ -22,17 +22,23 @@ fn find(g: &Graph, name: &str) -> Option<TensorId> {
 
 /// A few names the model has, for messages.
 fn some_names(g: &Graph) -> String {
-    let mut names: Vec<&str> = g
-        .tensors
-        .iter()
-        .filter(|t| !g.nodes[t.producer.0].dead)
-        .flat_map(|t| t.names.iter().map(String::as_str))
-        .collect();
+    let mut names = tensor_names(g);
     names.sort_unstable();
     names.dedup();
     let shown: Vec<String> = names.iter().take(12).map(|n| format!("{n:?}")).collect();
     let more = if names.len() > 12 { format!(" and {} more", names.len() - 12) } else { String::new() };
     format!("{}{more}", shown.join(", "))
+}
+
+/// The name of a tensor or a layer that `given` most likely misspells.
+fn close_name<'g>(g: &'g Graph, given: &str) -> Option<&'g str> {
+    let layers = g.nodes.iter().filter(|n| !n.dead).map(|n| n.origin.name.as_str());
+    crate::diag::did_you_mean(given, tensor_names(g).into_iter().chain(layers))
+}
+
+/// The names of the live tensors.
+fn tensor_names(g: &Graph) -> Vec<&str> {
+    g.tensors.iter().filter(|t| !g.nodes[t.producer.0].dead).flat_map(|t| t.names.iter().map(String::as_str)).collect()
 }
 
 /// Makes the tensors named by `outputs` the Results (in that order) and those named by
@@ -41,8 +47,12 @@ fn some_names(g: &Graph) -> String {
 pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
     let mut diags = Vec::new();
     let mut missing = |what: &str, name: &str, g: &Graph| {
-        let msg =
-            format!("{what} {name:?}: the model has no such tensor or layer; its tensors include {}", some_names(g));
+        let msg = match close_name(g, name) {
+            Some(close) => format!("{what} {name:?}: the model has no such tensor or layer (did you mean {close:?}?)"),
+            None => {
+                format!("{what} {name:?}: the model has no such tensor or layer; its tensors include {}", some_names(g))
+            }
+        };
         diags.push(Diag::new(&g.file, None, msg));
     };
     let ins: Vec<(String, Option<TensorId>)> = inputs.iter().map(|n| (n.clone(), find(g, n))).collect();

@@ -202,7 +202,8 @@ impl<'a> Keys<'a> {
         for e in &d.entries {
             let key = e.key.to_string();
             if !KEYS.contains(&key.as_str()) {
-                errors.at(e.key.span(), format!("unknown key `{key}`; expected one of {}", KEYS.join(", ")));
+                let hint = crate::diag::suggestion(&key, KEYS.iter().copied());
+                errors.at(e.key.span(), format!("unknown key `{key}`{hint}; expected one of {}", KEYS.join(", ")));
             } else if entries.iter().any(|f| f.key == e.key) {
                 errors.at(e.key.span(), format!("`{key}` is given twice"));
             } else {
@@ -259,7 +260,8 @@ pub(super) fn name(e: &Entry, choices: &[&str]) -> syn::Result<Ident> {
 pub(super) fn choice<T>(e: &Entry, choices: &[&str], parse: impl Fn(&str) -> Option<T>) -> syn::Result<T> {
     let i = name(e, choices)?;
     parse(&i.to_string()).ok_or_else(|| {
-        syn::Error::new(i.span(), format!("unknown {} `{i}`; expected one of {}", e.key, choices.join(", ")))
+        let hint = crate::diag::suggestion(&i.to_string(), choices.iter().copied());
+        syn::Error::new(i.span(), format!("unknown {} `{i}`{hint}; expected one of {}", e.key, choices.join(", ")))
     })
 }
 
