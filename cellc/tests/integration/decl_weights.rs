@@ -42,3 +42,17 @@ fn a_cell_of_an_exported_model_lends_its_weights() {
     .expect_err("another hidden size");
     assert!(err.contains("hidden_size 32") && err.contains("has 16"), "{err}");
 }
+
+/// A declaration of a cell whose weights file holds sequences says which layers it holds and
+/// what to declare to take one of them.
+#[test]
+fn a_model_without_the_declared_kind_says_what_it_holds() {
+    let path = "../tests/models/pt_gru_2_layers/model.xml";
+    let err = lower(&format!(
+        "struct Enc<input_size = 8, hidden_size = 16, linear_before_reset = true, weights = {path:?}, \
+         allow_outside_crate = true>;"
+    ))
+    .expect_err("a GRUCell declared, GRUSequences held");
+    assert!(err.contains("has no GRUCell layer"), "{err}");
+    assert!(err.contains("\"GRUSequence_54665\" (GRUSequence)") && err.contains("declare its `steps`"), "{err}");
+}

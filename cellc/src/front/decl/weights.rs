@@ -95,7 +95,7 @@ impl WeightsFile<'_> {
                 let msg = format!("{written:?} has no layer {:?} of the declared kind", l.value());
                 return Err(syn::Error::new(l.span(), msg));
             }
-            ([], None) => return Err(self.err(format!("{written:?} has no cell of the declared kind"))),
+            ([], None) => return Err(self.err(no_cell_of_kind(&g, spec, &written))),
             (many, _) => {
                 let names: Vec<String> = many.iter().map(|(n, _, _)| format!("{n:?}")).collect();
                 return Err(self.err(format!(
@@ -211,4 +211,38 @@ fn fmt_clip(c: Option<f32>) -> String {
 
 fn fmt_seq(s: &Option<crate::ir::Seq>) -> String {
     s.as_ref().map_or_else(|| "none (a cell)".to_owned(), |q| format!("{} over {} steps", q.direction.name(), q.steps))
+}
+
+/// That the model `written` holds no cell of the declared kind: which it holds, and what
+/// to declare to take one of them.
+fn no_cell_of_kind(g: &crate::graph::Graph, spec: &Spec, written: &str) -> String {
+    let op = match spec.op {
+        crate::vocab::CellOp::Gru => "GRU",
+        crate::vocab::CellOp::Rnn => "RNN",
+        crate::vocab::CellOp::Lstm => "LSTM",
+    };
+    let want = format!("{op}{}", if spec.sequence() { "Sequence" } else { "Cell" });
+    let held: Vec<(String, &crate::ops::CellAttrs)> = g
+        .nodes
+        .iter()
+        .filter(|n| !n.dead)
+        .filter_map(|n| match &n.op {
+            crate::ops::Op::Cell(a) => Some((format!("{:?} ({})", n.origin.name, n.origin.op), &**a)),
+            _ => None,
+        })
+        .collect();
+    if held.is_empty() {
+        return format!("{written:?} has no recurrent cell; a declaration takes the weights of one {want}");
+    }
+    let names: Vec<&str> = held.iter().map(|(n, _)| n.as_str()).collect();
+    let advice = if held.iter().any(|(_, a)| a.op == spec.op) {
+        if spec.sequence() {
+            "; remove `steps` to take a cell's weights"
+        } else {
+            "; declare its `steps` (and `direction`) to take a sequence's weights"
+        }
+    } else {
+        ""
+    };
+    format!("{written:?} has no {want} layer, which this declaration takes; it holds {}{advice}", names.join(", "))
 }
