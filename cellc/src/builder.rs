@@ -279,7 +279,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_dynamic_h0/model.xml");
         let err = Builder::new().model(&model).out_dir(dir.path()).generate().expect_err("dynamic steps").to_string();
-        assert!(err.contains(r#"pin it with `.option("input", "input=[?,N,8]")`"#), "{err}");
+        assert!(err.contains(r#"pin it with `.input("input", &[None, Some(N), Some(8)])`"#), "{err}");
         assert!(!err.contains("--input"), "{err}");
     }
 

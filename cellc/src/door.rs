@@ -100,10 +100,40 @@ impl Door {
             (Door::Macro, Some(v)) => format!("`{} = {}`", key.name, quoted(v)),
             (Door::Macro, None) if key.is_switch() => format!("`{} = true`", key.name),
             (Door::Macro, None) => format!("`{}`", key.name),
-            (Door::Builder, Some(v)) => format!("`.option(\"{}\", {})`", key.name, quoted(v)),
+            (Door::Builder, Some(v)) => match builder_call(key.name, v.trim_matches('"')) {
+                Some(call) => format!("`{call}`"),
+                None => format!("`.option(\"{}\", {})`", key.name, quoted(v)),
+            },
             (Door::Builder, None) if key.is_switch() => format!("`.option(\"{}\", \"true\")`", key.name),
-            (Door::Builder, None) => format!("`.option(\"{}\", …)`", key.name),
+            // The builder has a method of each option's name (`lang`'s is `language`).
+            (Door::Builder, None) if key.name == "lang" => "`.language(…)`".to_owned(),
+            (Door::Builder, None) => format!("`.{}(…)`", key.name),
         }
+    }
+}
+
+/// The builder's own method for option `key` with `value`, where it has one that takes the
+/// value as written: a pin (`x=[?,N,40]`: `.input("x", &[None, Some(N), Some(40)])`), a
+/// Parameter's value (`sr=VALUE`: `.input_value("sr", VALUE)`), a state pair
+/// (`h0=hn`: `.state("h0", "hn")`).
+fn builder_call(key: &str, value: &str) -> Option<String> {
+    let (name, rest) = value.split_once('=')?;
+    match key {
+        "input" => match rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            Some(dims) => {
+                let dims: Vec<String> = dims
+                    .split(',')
+                    .map(|d| match d.trim() {
+                        "?" | "-1" => "None".to_owned(),
+                        d => format!("Some({d})"),
+                    })
+                    .collect();
+                Some(format!(".input({name:?}, &[{}])", dims.join(", ")))
+            }
+            None => Some(format!(".input_value({name:?}, {rest})")),
+        },
+        "state" => Some(format!(".state({name:?}, {rest:?})")),
+        _ => None,
     }
 }
 
@@ -121,7 +151,7 @@ mod tests {
         );
         assert_eq!(
             Door::Builder.say(pin),
-            "dimension 1 is dynamic; pin it with `.option(\"input\", \"feats=[?,N,40]\")` (N its size)"
+            "dimension 1 is dynamic; pin it with `.input(\"feats\", &[None, Some(N), Some(40)])` (N its size)"
         );
         // A bare flag, a choice, a flag that begins another, a quoted name, a pair at the
         // start, a number, and what is no option.
@@ -133,7 +163,13 @@ mod tests {
         assert_eq!(Door::Macro.say("--inputs \"x\": no such tensor"), "`inputs = \"x\"`: no such tensor");
         assert_eq!(
             Door::Builder.say("--state h0=hn: no such Parameter"),
-            "`.option(\"state\", \"h0=hn\")`: no such Parameter"
+            "`.state(\"h0\", \"hn\")`: no such Parameter"
+        );
+        assert_eq!(Door::Builder.say("fix it with --input sr=VALUE"), "fix it with `.input_value(\"sr\", VALUE)`");
+        assert_eq!(Door::Builder.say("--weight-type f32"), "`.option(\"weight_type\", \"f32\")`");
+        assert_eq!(
+            Door::Builder.say("the pin of \"x\" (--input): no such Parameter"),
+            "the pin of \"x\" (`.input(…)`): no such Parameter"
         );
         assert_eq!(Door::Macro.say("fix its value with --input sr=VALUE"), "fix its value with `input = \"sr=VALUE\"`");
         assert_eq!(Door::Macro.say("leave --threads at 1"), "leave `threads` at 1");
