@@ -131,3 +131,27 @@ int main(void) {
     let run = Command::new(dir.path().join("prog")).output().expect("run");
     assert!(run.status.success(), "an entry point took a NULL handle: exit {:?}", run.status.code());
 }
+
+/// A model struct whose scratch could overflow a thread's stack says its size in the header
+/// (PLCMOS's, over 5 MB); a small one says nothing of it.
+#[test]
+fn a_large_model_struct_says_its_size() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plcmos = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/plcmos/model.xml");
+    let pins = ["--input", "degraded_audio=[1,1,128,257]", "--input", "rater_embed=[1,64]"];
+    let plcmos = plcmos.display().to_string();
+    let out = cellc(dir.path(), &[&plcmos, "--lang", "c", "-o", "p.c", pins[0], pins[1], pins[2], pins[3]]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let header = std::fs::read_to_string(dir.path().join("p.h")).expect("header");
+    // The size said is that of the struct's float arrays.
+    let floats: usize = header
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("float ")?.split_once('[')?.1.strip_suffix("];")?.parse::<usize>().ok())
+        .sum();
+    assert!(floats > 16 * 1024, "{header}");
+    assert!(header.contains(&format!("Its scratch alone is {} bytes", floats * 4)), "{header}");
+    let gru = fixture("gru_act_sigmoid_tanh").display().to_string();
+    let out = cellc(dir.path(), &[&gru, "--lang", "c", "-o", "g.c"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!std::fs::read_to_string(dir.path().join("g.h")).expect("header").contains("scratch alone"));
+}

@@ -44,6 +44,9 @@ fn batched(shape: &[Dim]) -> bool {
     shape.contains(&Dim::Batch)
 }
 
+/// Bytes of scratch from which the header says to keep the model struct off a stack.
+const SMALL_STACK: usize = 64 * 1024;
+
 impl ModelEmitter<'_> {
     /// The struct's members: runtime weights, then scratch slots.
     fn members(&self) -> Vec<(String, String)> {
@@ -73,6 +76,7 @@ impl ModelEmitter<'_> {
     }
 
     /// The work area the dense layers take, in values: the largest one's.
+    /// Values of the largest work area a dense layer takes.
     fn work(&self) -> Option<usize> {
         self.denses.iter().filter_map(|d| d.1).max()
     }
@@ -189,6 +193,15 @@ impl ModelEmitter<'_> {
                 "What {p}_run keeps besides its arguments: {keeps}, and the variables {} carried from one run to the \
                  next. Call {p}_reset before the first run (a zeroed struct is reset too), and to start a new stream; give each stream its own.",
                 names.join(", ")
+            ));
+        }
+        // Scratch alone can make the struct too large for a thread's stack: say its size.
+        let scratch_bytes =
+            self.m.slots.iter().chain(self.work().as_ref()).fold(0usize, |n, &k| n.saturating_add(k.saturating_mul(4)));
+        if scratch_bytes >= SMALL_STACK {
+            hd.comment(&format!(
+                "Its scratch alone is {scratch_bytes} bytes ({} KiB): give it static storage or the heap, not a thread's stack.",
+                scratch_bytes / 1024
             ));
         }
         hd.open(format!("typedef struct {p}_model"));
