@@ -35,7 +35,8 @@ pub fn inspect(path: &Path, opts: &Options) -> Result<Report, Diagnostics> {
         if unsupported.is_empty() || pins_pending { Vec::new() } else { cut::advice(path, opts, &g, &unsupported) };
     Ok(Report {
         file: path.display().to_string(),
-        model: read.name.clone(),
+        // As generated code names it (a converter's default name gives way to the file's).
+        model: read.code_model_name(),
         compiles: checked.is_ok(),
         inputs: graph::params(&g),
         outputs: graph::results(&g),

@@ -150,3 +150,20 @@ fn every_printed_cut_runs_as_printed() {
     }
     assert!(printed >= 3, "only {printed} cuts were printed");
 }
+
+/// `inspect` names a model as its generated code does, refused or not: a converter's default
+/// name (`onnx_Frontend_IR`) gives way to the file's, before and after the pins.
+#[test]
+fn a_model_is_named_as_its_code_names_it() {
+    let path = model("aecmos_prelu");
+    let path = path.to_str().expect("a UTF-8 path");
+    let refused = json(&["inspect", "--json", path]);
+    assert_eq!(refused["compiles"], false);
+    assert_eq!(refused["model"], "model");
+    let pins = ["--input", "input=[1,3,64,160]", "--input", "h0=[4,1,64]"];
+    let code = cellc(&[path, pins[0], pins[1], pins[2], pins[3]]);
+    assert!(code.status.success(), "{}", String::from_utf8_lossy(&code.stderr));
+    assert!(String::from_utf8_lossy(&code.stdout).contains("\npub mod model {\n"));
+    let compiled = json(&["inspect", "--json", path, pins[0], pins[1], pins[2], pins[3]]);
+    assert_eq!((&compiled["compiles"], &compiled["model"]), (&serde_json::json!(true), &serde_json::json!("model")));
+}
