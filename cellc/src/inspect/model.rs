@@ -180,6 +180,13 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String 
         let from = source(m, Home::Output(i));
         let _ = writeln!(s, "  output {i} {:?} {} from {from}", o.name, dims(&o.shape, m.batch));
     }
+    for st in &m.states {
+        let _ = writeln!(
+            s,
+            "  state {:?}: {} values, carried from one run to the next (zero after a reset)",
+            st.name, st.len
+        );
+    }
     for (k, c) in m.cells.iter().enumerate() {
         let sp = &c.spec;
         match &c.seq {

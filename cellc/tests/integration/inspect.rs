@@ -167,3 +167,17 @@ fn a_model_is_named_as_its_code_names_it() {
     let compiled = json(&["inspect", "--json", path, pins[0], pins[1], pins[2], pins[3]]);
     assert_eq!((&compiled["compiles"], &compiled["model"]), (&serde_json::json!(true), &serde_json::json!("model")));
 }
+
+/// `inspect --state` shows the state carried between runs, of the size of the Parameter it
+/// replaces (examples/gru's `H`, [1, 128]).
+#[test]
+fn a_carried_state_is_shown() {
+    let gru = root().join("examples/gru/model.xml");
+    let out = cellc(&["inspect", gru.to_str().expect("a UTF-8 path"), "--state", "H=gru_spec_example_out"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("state \"H\": 128 values, carried from one run to the next"),
+        "{text}"
+    );
+    assert!(!text.contains("input 1 \"H\""), "{text}");
+}
