@@ -418,6 +418,12 @@ def ir_twin(d, x, y, tolerance):
     ulp = 16 * np.spacing(np.abs(y).astype(np.float32))
     if not np.all(np.abs(got - y) <= np.maximum(tolerance, ulp)):
         return f"no IR: OpenVINO's outputs are {diff:.2e} from onnxruntime's"
+    # OpenVINO fuses the tanh form of Gelu into its own `Gelu` op, which cellc's IR reader
+    # refuses by name ("does not compile Gelu layers yet"; its ONNX reader composes it): such
+    # a graph is checked in its ONNX form only.
+    unread = sorted({op.get_type_name() for op in m.get_ops()} & {"Gelu"})
+    if unread:
+        return f"no IR: OpenVINO writes {', '.join(unread)}, which cellc's IR reader does not read yet"
     ov.save_model(m, d / "model.xml", compress_to_fp16=False)
     return f"IR by OpenVINO {ov.__version__} (its outputs {diff:.2e} from onnxruntime's)"
 
