@@ -73,8 +73,161 @@ pub struct LayerRef {
     pub op: String,
 }
 
+/// An option a diagnostic names (the one a problem is in, or one that fixes it), which each
+/// door writes as it takes options: `--input x=[1,?]` on the command line,
+/// `input = "x=[1,?]"` in `include_model!`, `.input("x", &[Some(1), None])` in a builder.
+/// Its `Display` is the command line's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The option's key, as the library's options name it (`input`, `weight_type`).
+    pub key: &'static str,
+    /// Its value as the command line writes it (`x=[1,?]`, `f32`), if the setting has one.
+    pub value: Option<String>,
+}
+
+impl Setting {
+    /// Option `key` set to `value`.
+    pub fn new(key: &'static str, value: impl Into<String>) -> Self {
+        Setting { key, value: Some(value.into()) }
+    }
+
+    /// Option `key`, its value left to the user (or a switch turned on).
+    pub fn key(key: &'static str) -> Self {
+        Setting { key, value: None }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--{}", self.key.replace('_', "-"))?;
+        match &self.value {
+            Some(v) => write!(f, " {v}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What fixes a problem, said after it: `verb`, one of `settings`, and `then`
+/// (`pin it with --input x=[1,N] (N its size)`, `use --weight-type f32, or --lang rust`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What to do with the setting (`pin it with`).
+    pub verb: String,
+    /// The settings that fix it, any one of them.
+    pub settings: Vec<Setting>,
+    /// Words after the settings (` (N its size)`), if any.
+    pub then: String,
+}
+
+impl Fix {
+    /// `verb` `setting`.
+    pub fn new(verb: impl Into<String>, setting: Setting) -> Self {
+        Fix { verb: verb.into(), settings: vec![setting], then: String::new() }
+    }
+
+    /// The same fix with another setting that does it as well.
+    pub fn or(mut self, setting: Setting) -> Self {
+        self.settings.push(setting);
+        self
+    }
+
+    /// The same fix with `then` said after its settings.
+    pub fn then(mut self, then: impl Into<String>) -> Self {
+        self.then = then.into();
+        self
+    }
+
+    /// "pin it with --input": the fix of values needed at compile time that hang on a
+    /// dynamic dimension of the model's inputs.
+    pub fn pin() -> Self {
+        Fix::new("pin it with", Setting::key("input"))
+    }
+
+    /// "pin the batch with --input": the fix of an op that would mix a dynamic batch's rows.
+    pub fn pin_batch() -> Self {
+        Fix::new("pin the batch with", Setting::key("input"))
+    }
+
+    /// Whether the fix is to pin a Parameter's shape or value.
+    pub fn is_pin(&self) -> bool {
+        self.settings.iter().any(|s| s.key == "input")
+    }
+
+    /// The fix in words, each setting written by `setting`.
+    pub fn words(&self, setting: &dyn Fn(&Setting) -> String) -> String {
+        let settings: Vec<String> = self.settings.iter().map(setting).collect();
+        format!("{} {}{}", self.verb, settings.join(", or "), self.then)
+    }
+}
+
+/// What a diagnostic says: its words, the option it is about (said before them) and what
+/// fixes it (said after them), the options kept apart from the words so that each door
+/// writes them its own way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The option the problem is in (`--state h0=hn`), when the user gave one.
+    pub subject: Option<Box<Setting>>,
+    /// What is wrong and what was expected.
+    pub words: String,
+    /// What fixes it, when an option does.
+    pub fix: Option<Box<Fix>>,
+}
+
+impl Message {
+    /// `words`, about no option.
+    pub fn new(words: impl Into<String>) -> Self {
+        Message { subject: None, words: words.into(), fix: None }
+    }
+
+    /// The same message, about option `subject`.
+    pub fn about(mut self, subject: Setting) -> Self {
+        self.subject = Some(Box::new(subject));
+        self
+    }
+
+    /// The same message, fixed by `fix`.
+    pub fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(Box::new(fix));
+        self
+    }
+}
+
+impl From<String> for Message {
+    fn from(words: String) -> Self {
+        Message::new(words)
+    }
+}
+
+impl From<&str> for Message {
+    fn from(words: &str) -> Self {
+        Message::new(words)
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&said(self.subject.as_deref(), &self.words, self.fix.as_deref(), &|s| s.to_string()))
+    }
+}
+
+/// `SUBJECT: WORDS; FIX`, each setting written by `setting`.
+fn said(subject: Option<&Setting>, words: &str, fix: Option<&Fix>, setting: &dyn Fn(&Setting) -> String) -> String {
+    let mut out = String::new();
+    if let Some(s) = subject {
+        out.push_str(&setting(s));
+        out.push_str(": ");
+    }
+    out.push_str(words);
+    if let Some(fix) = fix {
+        out.push_str("; ");
+        out.push_str(&fix.words(setting));
+    }
+    out
+}
+
 /// One problem found in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diag {
     /// The file the problem is in, as given by the user.
     pub file: String,
@@ -82,16 +235,26 @@ pub struct Diag {
     pub pos: Option<Pos>,
     /// The layer concerned, when there is one.
     pub layer: Option<LayerRef>,
+    /// The option the problem is in, when the user gave one (said before the message).
+    pub subject: Option<Box<Setting>>,
     /// What is wrong and what was expected.
     pub message: String,
+    /// What fixes it, when an option does (said after the message).
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Diag {
     /// A diagnostic at `pos` in `file`.
     /// Every quoted text in the message longer than [`crate::limits::MAX_NAME_CHARS`] is
     /// cut, so a model's megabyte-long name or attribute does not flood the terminal.
-    pub fn new(file: &str, pos: Option<Pos>, message: impl Into<String>) -> Self {
-        Diag { file: file.to_owned(), pos, layer: None, message: cut_quoted(&message.into()) }
+    pub fn new(file: &str, pos: Option<Pos>, message: impl Into<Message>) -> Self {
+        let Message { subject, words, fix } = message.into();
+        Diag { file: file.to_owned(), pos, layer: None, subject, message: cut_quoted(&words), fix }
+    }
+
+    /// What the diagnostic says, its options written by `setting` (each door's way).
+    pub fn said(&self, setting: &dyn Fn(&Setting) -> String) -> String {
+        said(self.subject.as_deref(), &self.message, self.fix.as_deref(), setting)
     }
 
     /// The same diagnostic, attributed to a layer.
@@ -142,11 +305,10 @@ impl Diag {
         // model's graph, but is a node all the same).
         let onnx = matches!(self.pos, Some(Pos::Node(_))) || self.file.to_ascii_lowercase().ends_with(".onnx");
         let what = if onnx { "node" } else { "layer" };
+        let said = self.said(&|s| s.to_string());
         match &self.layer {
-            Some(l) => {
-                format!("{what} {} ({}): {}", crate::limits::shown(&l.name), crate::limits::cut(&l.op), self.message)
-            }
-            None => self.message.clone(),
+            Some(l) => format!("{what} {} ({}): {said}", crate::limits::shown(&l.name), crate::limits::cut(&l.op)),
+            None => said,
         }
     }
 }

@@ -1,91 +1,36 @@
-//! The doors a compilation comes through, and how each says an option. Messages name the
-//! options as the command line spells them (`pin it with --input x=[?,N,40]`); before a
-//! message reaches a user of the builder or of a macro, [`Door::say`] writes each option
-//! the way that door takes it (`.option("input", "x=[?,N,40]")`, `input = "x=[?,N,40]"`),
-//! from the one table of options ([`crate::options::KEYS`]).
-use crate::diag::Diagnostics;
+//! The doors a compilation comes through, and how each says an option. A diagnostic keeps
+//! the options it names apart from its words (the option it is about, the one that fixes
+//! it: [`crate::diag::Setting`]); [`Door::diagnostics`] writes each the way that door takes
+//! it (`--input x=[?,N,40]`, `.input("x", &[None, Some(N), Some(40)])`,
+//! `input = "x=[?,N,40]"`), from the one table of options ([`crate::options::KEYS`]).
+use crate::diag::{Diagnostics, Setting};
 use crate::options::{KEYS, Key};
 
 /// Where a compilation was asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Door {
-    /// The `cellc` command line: flags (`--input x=[1,?,40]`).
-    Cli,
     /// A build script's `cellc::Builder`: `.option("input", "x=[1,?,40]")`.
     Builder,
     /// `include_model!`: keys (`input = "x=[1,?,40]"`).
     Macro,
 }
 
-/// The value written after a flag at the start of `rest`, if it is one the key takes: a
-/// choice of a key with choices, a quoted name, a number of a key that takes one, or text
-/// holding `=` (`x=[1,?,40]`, `h0=hn`) of a key that takes such pairs. Trailing
-/// punctuation of the sentence is not part of it.
-fn value<'a>(key: &Key, rest: &'a str) -> Option<&'a str> {
-    let rest = rest.strip_prefix(' ')?;
-    let token = rest.split(char::is_whitespace).next()?;
-    let token = token.trim_end_matches([',', ';', ':', '.', ')']);
-    let token = if token.ends_with(']') && token.matches('[').count() < token.matches(']').count() {
-        &token[..token.len() - 1]
-    } else {
-        token
-    };
-    let ok = if key.is_switch() || token.is_empty() {
-        false
-    } else if key.value.contains('=') {
-        // A pair (`x=[1,?,40]`, `sr=16000`, `h0=hn`), whichever of its forms.
-        token.contains('=') || (token.len() > 1 && token.starts_with('"') && token.ends_with('"'))
-    } else if key.value.contains('|') {
-        key.value.split('|').any(|c| c == token)
-    } else if key.value == "N" {
-        token.bytes().all(|b| b.is_ascii_digit())
-    } else if token.starts_with('"') {
-        token.len() > 1 && token.ends_with('"')
-    } else {
-        false
-    };
-    ok.then_some(token)
-}
-
 impl Door {
-    /// `text` with every option it names written as this door takes it.
-    pub(crate) fn say(self, text: &str) -> String {
-        if self == Door::Cli {
-            return text.to_owned();
+    /// `setting` as this door takes it (`` `input = "x=[1,?]"` ``,
+    /// `` `.input("x", &[Some(1), None])` ``), from the one table of options.
+    pub(crate) fn setting(self, setting: &Setting) -> String {
+        match KEYS.iter().find(|k| k.name == setting.key) {
+            Some(key) => self.option(key, setting.value.as_deref()),
+            None => setting.to_string(),
         }
-        // Longest flags first: `--inputs` is not `--input` followed by `s`.
-        let mut keys: Vec<&Key> = KEYS.iter().collect();
-        keys.sort_by_key(|k| std::cmp::Reverse(k.name.len()));
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        'scan: while let Some(at) = rest.find("--") {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + 2..];
-            for key in &keys {
-                let flag = key.name.replace('_', "-");
-                let Some(tail) = after.strip_prefix(flag.as_str()) else { continue };
-                if tail.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-                    continue;
-                }
-                let v = value(key, tail);
-                out.push_str(&self.option(key, v));
-                rest = match v {
-                    Some(v) => &tail[1 + v.len()..],
-                    None => tail,
-                };
-                continue 'scan;
-            }
-            out.push_str("--");
-            rest = after;
-        }
-        out.push_str(rest);
-        out
     }
 
-    /// `diags` with their messages as this door says them ([`Door::say`]).
+    /// `diags` as this door says them: each message's options written its way.
     pub(crate) fn diagnostics(self, mut diags: Diagnostics) -> Diagnostics {
         for d in &mut diags.0 {
-            d.message = self.say(&d.message);
+            d.message = d.said(&|s| self.setting(s));
+            d.subject = None;
+            d.fix = None;
         }
         diags
     }
@@ -94,8 +39,6 @@ impl Door {
     fn option(self, key: &Key, value: Option<&str>) -> String {
         let quoted = |v: &str| if v.starts_with('"') { v.to_owned() } else { format!("\"{v}\"") };
         match (self, value) {
-            (Door::Cli, Some(v)) => format!("{} {v}", key.flag()),
-            (Door::Cli, None) => key.flag(),
             (Door::Macro, Some(v)) if v.bytes().all(|b| b.is_ascii_digit()) => format!("`{} = {v}`", key.name),
             (Door::Macro, Some(v)) => format!("`{} = {}`", key.name, quoted(v)),
             (Door::Macro, None) if key.is_switch() => format!("`{} = true`", key.name),
@@ -125,6 +68,7 @@ fn builder_call(key: &str, value: &str) -> Option<String> {
                     .split(',')
                     .map(|d| match d.trim() {
                         "?" | "-1" => "None".to_owned(),
+                        "…" => "…".to_owned(),
                         d => format!("Some({d})"),
                     })
                     .collect();
@@ -140,43 +84,84 @@ fn builder_call(key: &str, value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::{Diag, Fix, Message};
+
+    fn said(door: Door, m: Message) -> String {
+        door.diagnostics(Diag::new("m.xml", None, m).into()).0[0].message.clone()
+    }
 
     #[test]
     fn each_door_says_each_option_its_way() {
-        let pin = "dimension 1 is dynamic; pin it with --input feats=[?,N,40] (N its size)";
-        assert_eq!(Door::Cli.say(pin), pin);
+        let pin = || {
+            Message::new("dimension 1 is dynamic")
+                .fix(Fix::new("pin it with", Setting::new("input", "feats=[?,N,40]")).then(" (N its size)"))
+        };
+        assert_eq!(pin().to_string(), "dimension 1 is dynamic; pin it with --input feats=[?,N,40] (N its size)");
         assert_eq!(
-            Door::Macro.say(pin),
+            said(Door::Macro, pin()),
             "dimension 1 is dynamic; pin it with `input = \"feats=[?,N,40]\"` (N its size)"
         );
         assert_eq!(
-            Door::Builder.say(pin),
+            said(Door::Builder, pin()),
             "dimension 1 is dynamic; pin it with `.input(\"feats\", &[None, Some(N), Some(40)])` (N its size)"
         );
-        // A bare flag, a choice, a flag that begins another, a quoted name, a pair at the
-        // start, a number, and what is no option.
-        assert_eq!(Door::Macro.say("pin the batch with --input"), "pin the batch with `input`");
+        // A bare key, choices, a quoted name as the subject, a pair, a number, a switch.
+        let m = |fix: Fix| Message::new("m").fix(fix);
+        assert_eq!(said(Door::Macro, m(Fix::pin_batch())), "m; pin the batch with `input`");
+        let types = || {
+            Fix::new("use", Setting::new("weight_type", "f32")).or(Setting::new("lang", "rust")).then(" (at run time)")
+        };
+        assert_eq!(m(types()).to_string(), "m; use --weight-type f32, or --lang rust (at run time)");
+        assert_eq!(said(Door::Macro, m(types())), "m; use `weight_type = \"f32\"`, or `lang = \"rust\"` (at run time)");
         assert_eq!(
-            Door::Macro.say("use --weight-type f32 (or auto) with --lang c, or --lang rust"),
-            "use `weight_type = \"f32\"` (or auto) with `lang = \"c\"`, or `lang = \"rust\"`"
+            said(Door::Builder, m(types())),
+            "m; use `.option(\"weight_type\", \"f32\")`, or `.option(\"lang\", \"rust\")` (at run time)"
         );
-        assert_eq!(Door::Macro.say("--inputs \"x\": no such tensor"), "`inputs = \"x\"`: no such tensor");
+        let about = |s: Setting| Message::new("no such tensor").about(s);
+        assert_eq!(said(Door::Macro, about(Setting::new("inputs", "\"x\""))), "`inputs = \"x\"`: no such tensor");
         assert_eq!(
-            Door::Builder.say("--state h0=hn: no such Parameter"),
-            "`.state(\"h0\", \"hn\")`: no such Parameter"
+            said(Door::Builder, about(Setting::new("state", "h0=hn"))),
+            "`.state(\"h0\", \"hn\")`: no such tensor"
         );
-        assert_eq!(Door::Builder.say("fix it with --input sr=VALUE"), "fix it with `.input_value(\"sr\", VALUE)`");
-        assert_eq!(Door::Builder.say("--weight-type f32"), "`.option(\"weight_type\", \"f32\")`");
+        assert_eq!(said(Door::Builder, about(Setting::key("input"))), "`.input(…)`: no such tensor");
+        assert_eq!(said(Door::Builder, about(Setting::key("lang"))), "`.language(…)`: no such tensor");
+        let value = || m(Fix::new("fix its value with", Setting::new("input", "sr=VALUE")));
+        assert_eq!(said(Door::Builder, value()), "m; fix its value with `.input_value(\"sr\", VALUE)`");
+        assert_eq!(said(Door::Macro, value()), "m; fix its value with `input = \"sr=VALUE\"`");
+        assert_eq!(said(Door::Macro, about(Setting::new("threads", "2"))), "`threads = 2`: no such tensor");
         assert_eq!(
-            Door::Builder.say("the pin of \"x\" (--input): no such Parameter"),
-            "the pin of \"x\" (`.input(…)`): no such Parameter"
+            said(Door::Macro, m(Fix::new("use", Setting::key("fast_activations")))),
+            "m; use `fast_activations = true`"
         );
-        assert_eq!(Door::Macro.say("fix its value with --input sr=VALUE"), "fix its value with `input = \"sr=VALUE\"`");
-        assert_eq!(Door::Macro.say("leave --threads at 1"), "leave `threads` at 1");
-        assert_eq!(Door::Macro.say("--threads 2 splits"), "`threads = 2` splits");
-        assert_eq!(Door::Macro.say("use --fast-activations."), "use `fast_activations = true`.");
-        assert_eq!(Door::Macro.say("a -- b --nope --input-ish"), "a -- b --nope --input-ish");
-        // The pin ends before a bracket that closes the sentence's own.
-        assert_eq!(Door::Macro.say("(pin it with --input x=[1,N])"), "(pin it with `input = \"x=[1,N]\"`)");
+        assert_eq!(
+            said(Door::Builder, m(Fix::new("pin it with", Setting::new("input", "x=[…]")))),
+            "m; pin it with `.input(\"x\", &[…])`"
+        );
+    }
+
+    #[test]
+    fn every_setting_a_message_names_is_an_option() {
+        // A key misspelt in a message would tell the user of an option that does not exist.
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut dirs = vec![src];
+        let mut named = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("src reads") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("source reads");
+                for call in ["Setting::new(\"", "Setting::key(\""] {
+                    for (at, _) in text.match_indices(call) {
+                        let key = text[at + call.len()..].split('"').next().unwrap_or_default();
+                        assert!(KEYS.iter().any(|k| k.name == key), "{}: no option is called {key:?}", path.display());
+                        named += 1;
+                    }
+                }
+            }
+        }
+        assert!(named > 20, "the messages' settings were found ({named})");
     }
 }

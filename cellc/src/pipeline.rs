@@ -1,6 +1,6 @@
 //! The pipeline a model file takes, whatever the door: read into a graph, the passes, the
 //! check, an emitter; and its stages one by one, for `inspect` and the tests.
-use crate::diag::{Diag, Diagnostics};
+use crate::diag::{Diag, Diagnostics, Message, Setting};
 use crate::options::{Language, Options, WeightTables};
 use crate::{check, emit, front, graph, ir, passes};
 use std::path::{Path, PathBuf};
@@ -44,11 +44,13 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     let pins: Vec<Diag> = opts
         .input_shapes
         .iter()
-        .filter_map(|s| match s.value {
-            Some(v) => g.freeze(&s.name, v).err(),
-            None => g.pin(&s.name, &s.dims).err(),
+        .filter_map(|s| {
+            let e = match s.value {
+                Some(v) => g.freeze(&s.name, v).err(),
+                None => g.pin(&s.name, &s.dims).err(),
+            }?;
+            Some(Diag::new(&file, None, Message::new(e.to_string()).about(Setting::new("input", s.to_string()))))
         })
-        .map(|e| Diag::new(&file, None, e.to_string()))
         .collect();
     if !pins.is_empty() {
         return Err(Diagnostics(pins));

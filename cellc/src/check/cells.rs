@@ -103,12 +103,25 @@ impl Lowering<'_> {
             _ => {
                 let want = if a.sequence {
                     format!(
-                        "[batch, steps, input_size] with static steps of 1 to {MAX_STEPS} and an input_size of 1 to {MAX_CELL_SIZE} (pin dynamic steps with --input)"
+                        "[batch, steps, input_size] with static steps of 1 to {MAX_STEPS} and an input_size of 1 to {MAX_CELL_SIZE}"
                     )
                 } else {
                     format!("[batch, input_size] with a static input_size of 1 to {MAX_CELL_SIZE}")
                 };
-                c.err(id, None, format!("input X has shape {}; expected {want}", super::checker::dims_text(&xs)));
+                let msg = crate::diag::Message::new(format!(
+                    "input X has shape {}; expected {want}",
+                    super::checker::dims_text(&xs)
+                ));
+                let dynamic_steps = a.sequence && xs.get(1).is_some_and(|l| !l.is_known());
+                c.err(
+                    id,
+                    None,
+                    if dynamic_steps {
+                        msg.fix(crate::diag::Fix::new("pin dynamic steps with", crate::diag::Setting::key("input")))
+                    } else {
+                        msg
+                    },
+                );
                 return;
             }
         };

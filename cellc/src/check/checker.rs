@@ -1,7 +1,7 @@
 //! What the checking of a graph model shares: the [`Checker`] that collects diagnostics
 //! (and marks what an unsupported op taints), the run's [`Mode`], and the helpers its
 //! parts use to name and measure tensors in messages.
-use crate::diag::{Diag, Diagnostics, Pos};
+use crate::diag::{Diag, Diagnostics, Fix, Message, Pos, Setting};
 use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ir::{Batch, ParamRole};
 use crate::limits::{MAX_NAME_BYTES, shown};
@@ -28,7 +28,7 @@ pub(super) struct Checker<'g> {
 }
 
 impl Checker<'_> {
-    pub(super) fn err(&mut self, id: NodeId, pos: Option<Pos>, msg: impl Into<String>) {
+    pub(super) fn err(&mut self, id: NodeId, pos: Option<Pos>, msg: impl Into<crate::diag::Message>) {
         let o = &self.g.nodes[id].origin;
         self.diags.push(Diag::new(&self.g.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
@@ -45,16 +45,19 @@ impl Checker<'_> {
             let node = &self.g.nodes[id];
             let why = match &node.op {
                 Op::Unknown => {
-                    Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op)))
+                    Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op)).into())
                 }
                 // With its condition known, folding took the branch or said why not.
                 Op::If if self.g.input_fact(id, 0).is_some_and(|f| f.value.is_some()) => None,
                 Op::If => Some(unknown_condition(self.g, id)),
-                Op::Parametric(p) => Some(format!(
-                    "the {} of this {} layer are known only at run time; cellc compiles it with constant ones",
-                    p.params(),
-                    node.origin.op
-                )),
+                Op::Parametric(p) => Some(
+                    format!(
+                        "the {} of this {} layer are known only at run time; cellc compiles it with constant ones",
+                        p.params(),
+                        node.origin.op
+                    )
+                    .into(),
+                ),
                 _ => None,
             };
             let upstream = node.inputs.iter().flatten().any(|&t| self.tainted[g_producer(self.g, t)]);
@@ -201,19 +204,20 @@ impl Checker<'_> {
             ok = false;
             let sym = &g.symbols[s as usize];
             let what = if batch.len() > 1 && batch.contains(&s) {
-                "is the batch of some cells while another dimension is the batch of others; cellc takes one dynamic batch"
+                "is the batch of some cells while another dimension is the batch of others, and cellc takes one dynamic batch"
             } else if chosen.is_none() && sym.axis == 0 && symbols.len() > 1 {
                 // With other dimensions dynamic, where the cells' batch is cannot be told.
                 "is dynamic: it may stay so, as the batch, once the model's other dynamic dimensions are fixed, or be fixed too"
             } else {
-                "is dynamic and is not the batch; cellc needs it fixed"
+                "is dynamic and is not the batch, so cellc needs it fixed"
             };
             let param = g.params.iter().find(|&&p| {
                 g.nodes[p].origin.name == sym.param
                     || g.tensors[g.nodes[p].outputs[0]].names.first() == Some(&sym.param)
             });
-            let hint = param.map(|&p| pin_hint(g, p, sym.axis)).unwrap_or_default();
-            let msg = format!("dimension {} of Parameter {} {what}: pin it{hint}", sym.axis, shown(&sym.param));
+            let hint = param.map_or_else(Fix::pin, |&p| pin_hint(g, p, sym.axis));
+            let msg =
+                Message::new(format!("dimension {} of Parameter {} {what}", sym.axis, shown(&sym.param))).fix(hint);
             self.diags.push(Diag::new(&g.file, sym.pos, msg));
         }
         if ok { chosen.map(|s| (Mode::Rows(s), also)) } else { None }
@@ -243,8 +247,8 @@ pub(super) fn g_producer(g: &Graph, t: TensorId) -> NodeId {
     g.tensors[t].producer.0
 }
 
-/// ` with --input NAME=[…]`, the dimension to pin shown as `N`.
-pub(super) fn pin_hint(g: &Graph, p: NodeId, axis: usize) -> String {
+/// `pin it with --input NAME=[…]`, the dimension to pin shown as `N`.
+pub(super) fn pin_hint(g: &Graph, p: NodeId, axis: usize) -> Fix {
     let t = g.nodes[p].outputs[0];
     let name = g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone());
     let dims: Vec<String> = g.tensors[t]
@@ -259,7 +263,7 @@ pub(super) fn pin_hint(g: &Graph, p: NodeId, axis: usize) -> String {
             None => "?".to_owned(),
         })
         .collect();
-    format!(" with --input {name}=[{}] (N its size)", dims.join(","))
+    Fix::new("pin it with", Setting::new("input", format!("{name}=[{}]", dims.join(",")))).then(" (N its size)")
 }
 
 /// The name a Parameter is known by: its tensor's, else its layer's.
@@ -311,7 +315,7 @@ pub(super) fn input_tensor(g: &Graph, id: NodeId, i: usize) -> Option<TensorId> 
 
 /// Why the condition of `If` node `id` is not known: the Parameters it depends on, each of
 /// which a value pin would fix.
-fn unknown_condition(g: &Graph, id: NodeId) -> String {
+fn unknown_condition(g: &Graph, id: NodeId) -> Message {
     let base = "the condition of this If is not known at compile time; cellc compiles an If only when it can choose the branch";
     let name = |p: NodeId| {
         g.tensors[g.nodes[p].outputs[0]].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone())
@@ -319,11 +323,13 @@ fn unknown_condition(g: &Graph, id: NodeId) -> String {
     let cond = g.nodes[id].inputs.first().copied().flatten();
     let params: Vec<String> = cond.map_or_else(Vec::new, |c| g.params_reaching(c).into_iter().map(name).collect());
     match params.as_slice() {
-        [] => base.to_owned(),
-        [p] => format!("{base}: it depends on Parameter {}; fix its value with --input {p}=VALUE", shown(p)),
-        ps => format!(
-            "{base}: it depends on Parameters {}; fix their values with --input NAME=VALUE",
+        [] => base.into(),
+        [p] => Message::new(format!("{base}: it depends on Parameter {}", shown(p)))
+            .fix(Fix::new("fix its value with", Setting::new("input", format!("{p}=VALUE")))),
+        ps => Message::new(format!(
+            "{base}: it depends on Parameters {}",
             ps.iter().map(|p| shown(p)).collect::<Vec<_>>().join(", ")
-        ),
+        ))
+        .fix(Fix::new("fix their values with", Setting::new("input", "NAME=VALUE"))),
     }
 }

@@ -423,7 +423,8 @@ impl<'g> Lowering<'g> {
     /// The variable named `name` of `len` values, made on first use.
     pub(super) fn variable(&mut self, c: &mut Checker<'_>, id: NodeId, name: &str, len: usize) -> Option<usize> {
         if let Mode::Rows(_) = self.mode {
-            let msg = "a stateful model keeps one value per row of a static batch: pin the batch with --input";
+            let msg = crate::diag::Message::new("a stateful model keeps one value per row of a static batch")
+                .fix(crate::diag::Fix::pin_batch());
             c.err(id, None, msg);
             return None;
         }

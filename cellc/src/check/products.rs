@@ -22,7 +22,10 @@ impl Lowering<'_> {
         if let Mode::Rows(_) = self.mode {
             let k_axis = if ad.len() == 1 || !ta { ad.len() - 1 } else { ad.len() - 2 };
             if self.axis_of_batch(*bt).is_some() || self.axis_of_batch(*at) == Some(k_axis) {
-                let msg = "multiplies along the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input";
+                let msg = crate::diag::Message::new(
+                    "multiplies along the dynamic batch; cellc runs a dynamic batch row by row",
+                )
+                .fix(crate::diag::Fix::pin_batch());
                 c.err(id, None, msg);
                 return;
             }

@@ -71,9 +71,10 @@ impl Lowering<'_> {
     /// Refuses an op that would work across the batch's rows along `ax` of tensor `t`.
     pub(super) fn keeps_rows(&self, c: &mut Checker<'_>, id: NodeId, t: TensorId, ax: usize, what: &str) -> bool {
         if self.axis_of_batch(t) == Some(ax) {
-            let msg = format!(
-                "{what} along dimension {ax}, the dynamic batch; cellc runs a dynamic batch row by row: pin the batch with --input"
-            );
+            let msg = crate::diag::Message::new(format!(
+                "{what} along dimension {ax}, the dynamic batch; cellc runs a dynamic batch row by row"
+            ))
+            .fix(crate::diag::Fix::pin_batch());
             c.err(id, None, msg);
             return false;
         }
@@ -159,7 +160,7 @@ impl Lowering<'_> {
                 if self.g.nodes[id].declined.is_some() =>
             {
                 // The lowering said why it left the layer: word for word.
-                c.err(id, None, self.g.nodes[id].declined.clone().unwrap_or_default());
+                c.err(id, None, self.g.nodes[id].declined.clone().unwrap_or_else(|| "declined".into()));
             }
             Op::Conv(_) | Op::Pad(_) | Op::Pool(_) | Op::Norm(_) | Op::Einsum(_) | Op::Scatter(_) => {
                 let what = match op {

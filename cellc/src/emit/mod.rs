@@ -32,19 +32,26 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
     // Dense layers keep their weights embedded in either mode.
     let dense: u64 = m.denses.iter().map(|d| d.w.len() as u64).sum();
     embedded += dense;
-    let refuse = |msg: String| Err(Diag::new(&m.file, None, msg).into());
+    let refuse = |msg: crate::diag::Message| Err(Diag::new(&m.file, None, msg).into());
     if all > MAX_MODEL_WEIGHTS {
-        return refuse(format!(
-            "the model's cells hold {all} weight values; cellc generates cells of at most {MAX_MODEL_WEIGHTS} in all"
-        ));
+        return refuse(
+            format!("the model's cells hold {all} weight values; cellc generates cells of at most {MAX_MODEL_WEIGHTS} in all")
+                .into(),
+        );
     }
     match mode {
-        WeightsMode::Runtime if dense > MAX_EMBEDDED_WEIGHTS => refuse(format!(
-            "the model's dense layers embed {dense} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS}"
-        )),
-        WeightsMode::Embedded if embedded > MAX_EMBEDDED_WEIGHTS => refuse(format!(
-            "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS} (use --weights-mode runtime to give them at run time)"
-        )),
+        WeightsMode::Runtime if dense > MAX_EMBEDDED_WEIGHTS => refuse(
+            format!(
+                "the model's dense layers embed {dense} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS}"
+            )
+            .into(),
+        ),
+        WeightsMode::Embedded if embedded > MAX_EMBEDDED_WEIGHTS => refuse(
+            crate::diag::Message::new(format!(
+                "the model embeds {embedded} weight values; cellc generates tables of at most {MAX_EMBEDDED_WEIGHTS}"
+            ))
+            .fix(crate::diag::Fix::new("use", crate::diag::Setting::new("weights_mode", "runtime")).then(" to give them at run time")),
+        ),
         WeightsMode::Embedded => Ok(Cow::Borrowed(m)),
         // The same steps over more Parameters: checked again all the same.
         WeightsMode::Runtime => Verified::new(m.with_runtime_weights().0, &[]).map(Cow::Owned).map_err(|faults| {

@@ -183,13 +183,20 @@ pub(crate) struct StoreError {
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let StoreError { owner, matrix, index, value, store } = self;
-        let or = if *store == Store::F16 { " or bf16" } else { "" };
-        write!(
-            f,
-            "{owner}: {matrix}[{index}] = {value} is too large for {} weights; use --weight-type f32{or}",
-            store.name()
-        )
+        write!(f, "{}", crate::diag::Message::from(self.clone()))
+    }
+}
+
+impl From<StoreError> for crate::diag::Message {
+    /// The value that does not fit, and the weight types it fits.
+    fn from(e: StoreError) -> Self {
+        use crate::diag::{Fix, Message, Setting};
+        let StoreError { owner, matrix, index, value, store } = e;
+        let mut fix = Fix::new("use", Setting::new("weight_type", "f32"));
+        if store == Store::F16 {
+            fix = fix.or(Setting::new("weight_type", "bf16"));
+        }
+        Message::new(format!("{owner}: {matrix}[{index}] = {value} is too large for {} weights", store.name())).fix(fix)
     }
 }
 

@@ -138,28 +138,27 @@ pub enum PinProblem {
 }
 
 impl fmt::Display for PinError {
+    /// The problem, the pin itself left to the message that names it (a diagnostic's subject).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = &self.name;
         match &self.problem {
-            PinProblem::Name(e) => write!(f, "the pin of {name:?} (--input): {e}"),
+            PinProblem::Name(e) => write!(f, "{e}"),
             PinProblem::Rank { given, rank, shape } => {
-                write!(f, "the pin of {name:?} (--input) gives {given} dimensions; the Parameter has {rank} ({shape})")
+                write!(f, "the pin gives {given} dimensions; the Parameter has {rank} ({shape})")
             }
-            PinProblem::TooLarge { dim } => write!(f, "the pin of {name:?} (--input): dimension {dim} is too large"),
-            PinProblem::Fixed { dim, have, want } => write!(
-                f,
-                "the pin of {name:?} (--input): dimension {dim} is {have} in the model; it cannot be changed to {want}"
-            ),
-            PinProblem::OutOfInterval { dim, allowed, want } => write!(
-                f,
-                "the pin of {name:?} (--input): dimension {dim} is the interval {allowed} in the model; {want} is outside it"
-            ),
+            PinProblem::TooLarge { dim } => write!(f, "dimension {dim} is too large"),
+            PinProblem::Fixed { dim, have, want } => {
+                write!(f, "dimension {dim} is {have} in the model; it cannot be changed to {want}")
+            }
+            PinProblem::OutOfInterval { dim, allowed, want } => {
+                write!(f, "dimension {dim} is the interval {allowed} in the model; {want} is outside it")
+            }
             PinProblem::NotOne { shape } => write!(
                 f,
-                "the value given to {name:?} (--input) fixes a Parameter of one value; it is of shape {shape} (give its shape with NAME=[…] instead)"
+                "Parameter {:?} is of shape {shape}, and a value fixes a Parameter of one value (give its shape with {}=[…] instead)",
+                self.name, self.name
             ),
             PinProblem::NotOfType { value, elem } => {
-                write!(f, "the value given to {name:?} (--input) is {value}, which its type {elem} cannot hold")
+                write!(f, "Parameter {:?} is of type {elem}, which cannot hold {value}", self.name)
             }
         }
     }

@@ -55,7 +55,7 @@ pub struct Node {
     /// Replaced by a pass: nothing reads it any more.
     pub dead: bool,
     /// Why the lowering left it as it is (`passes::lower`), in the words the checker reports.
-    pub declined: Option<String>,
+    pub declined: Option<crate::diag::Message>,
 }
 
 /// A graph inside a node, and how the node's ports map to its Parameters and Results.

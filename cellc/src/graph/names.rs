@@ -81,7 +81,7 @@ impl Graph {
     }
 
     /// A message for each rename that names no live cell or dense layer, listing those there are.
-    pub fn unmatched_renames(&self) -> Vec<String> {
+    pub fn unmatched_renames(&self) -> Vec<crate::diag::Message> {
         let named: Vec<(String, &str)> =
             self.named().into_iter().map(|(n, s)| (s, self.nodes[n].origin.name.as_str())).collect();
         let known: Vec<String> =
@@ -94,7 +94,10 @@ impl Graph {
         self.renames
             .iter()
             .filter(|(from, _)| !named.iter().any(|(s, l)| s == from || l == from))
-            .map(|(from, to)| format!("--cell-name {from}={to}: no cell or dense layer is called {from:?}; {there}"))
+            .map(|(from, to)| {
+                crate::diag::Message::new(format!("no cell or dense layer is called {from:?}; {there}"))
+                    .about(crate::diag::Setting::new("cell_name", format!("{from}={to}")))
+            })
             .collect()
     }
 }

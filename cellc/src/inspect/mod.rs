@@ -30,7 +30,10 @@ pub fn inspect(path: &Path, opts: &Options) -> Result<Report, Diagnostics> {
     };
     let unsupported = graph::unsupported(&g, checked.as_ref().err());
     // While dimensions wait for a pin, the problems say which; a cut would only move them.
-    let pins_pending = checked.as_ref().err().is_some_and(|d| d.0.iter().any(|d| d.message.contains("pin it")));
+    let pins_pending = checked
+        .as_ref()
+        .err()
+        .is_some_and(|d| d.0.iter().any(|d| d.fix.as_deref().is_some_and(crate::diag::Fix::is_pin)));
     let advice =
         if unsupported.is_empty() || pins_pending { Vec::new() } else { cut::advice(path, opts, &g, &unsupported) };
     Ok(Report {

@@ -2,7 +2,7 @@
 //! `ConvolutionBackpropData` and `GroupConvolutionBackpropData` (opset 1). A convolution's
 //! semantics are computed here directly (for folding, and as the check of its lowering to
 //! a [`Pick`] of its windows and a product, in `passes::lower`).
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -94,7 +94,7 @@ fn positive(v: &[i64], what: &str) -> Result<Vec<usize>, OpError> {
 fn known(d: Sym, what: &str) -> Result<usize, OpError> {
     d.value()
         .and_then(|v| usize::try_from(v).ok())
-        .ok_or_else(|| refuse!("{what} ({d}) must be known at compile time; pin it with --input"))
+        .ok_or_else(|| unpinned!("{what} ({d}) must be known at compile time"))
 }
 
 impl ConvAttrs {

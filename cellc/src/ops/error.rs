@@ -62,6 +62,9 @@ pub enum OpError {
         /// What the layer declares.
         declared: usize,
     },
+    /// Values the op needs at compile time hang on dynamic dimensions, in words; pinning
+    /// the model's inputs fixes it.
+    Unpinned(String),
     /// An op the shape rules do not cover (Parameters, constants, Results, `If`s).
     NotInferred,
     /// Any other disagreement between the inputs, the attributes and the op's rule, in words.
@@ -82,7 +85,7 @@ impl std::fmt::Display for OpError {
             }
             OpError::NotConstant { what } => write!(f, "{what} must be a constant (computable at compile time)"),
             OpError::Dynamic { what, dim } => {
-                write!(f, "{what} depends on a dynamic dimension ({dim}); pin it with --input")
+                write!(f, "{what} depends on a dynamic dimension ({dim})")
             }
             OpError::Broadcast { a, b } => {
                 write!(f, "shapes {} and {} do not broadcast (numpy rules)", show(a), show(b))
@@ -102,12 +105,21 @@ impl std::fmt::Display for OpError {
                 write!(f, "the op gives {gives} outputs; the layer declares {declared}")
             }
             OpError::NotInferred => f.write_str("not inferred by its op"),
-            OpError::Rule(msg) => f.write_str(msg),
+            OpError::Rule(msg) | OpError::Unpinned(msg) => f.write_str(msg),
         }
     }
 }
 
 impl std::error::Error for OpError {}
+
+impl From<OpError> for crate::diag::Message {
+    /// The refusal in words, with the fix (pin the inputs) of one that a pin fixes.
+    fn from(e: OpError) -> Self {
+        let pin = matches!(e, OpError::Dynamic { .. } | OpError::Unpinned(_));
+        let m = crate::diag::Message::new(e.to_string());
+        if pin { m.fix(crate::diag::Fix::pin()) } else { m }
+    }
+}
 
 /// `refuse!("…", args)`: an [`OpError::Rule`] worded as `format!` words it.
 macro_rules! refuse {
@@ -116,3 +128,11 @@ macro_rules! refuse {
     };
 }
 pub(crate) use refuse;
+
+/// `unpinned!("…", args)`: an [`OpError::Unpinned`] worded as `format!` words it.
+macro_rules! unpinned {
+    ($($arg:tt)*) => {
+        $crate::ops::error::OpError::Unpinned(format!($($arg)*))
+    };
+}
+pub(crate) use unpinned;

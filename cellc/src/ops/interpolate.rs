@@ -4,7 +4,7 @@
 //! an interpolated axis is a weighted sum of a few input values along it (its taps), and
 //! the resize is one such sum per axis in turn. That is how values are folded here and how
 //! `passes::lower` writes it: gathers of the taps by constant tables, weighted and added.
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::tensor::{axis, extents, int_input, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
@@ -322,7 +322,7 @@ pub(super) fn infer(it: &Interp, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpE
         shape.push(match d.value() {
             Some(_) => Sym::known(r.out[a] as i64),
             None if !touched => d,
-            None => return Err(refuse!("dimension {a} ({d}) is interpolated or padded; pin it with --input")),
+            None => return Err(unpinned!("dimension {a} ({d}) is interpolated or padded")),
         });
     }
     let value = (|| {

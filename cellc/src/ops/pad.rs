@@ -1,6 +1,6 @@
 //! Padding and gathers by constant tables: `Pad` (opset 1 and 12) and [`Pick`], what
 //! `passes::lower` makes of windows (convolutions, pools) and of padding.
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::tensor::{extents, int_input, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::limits::MAX_PICK_TABLE;
@@ -174,7 +174,7 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
                         .and_then(|p| d.checked_add(Sym::known(p)))
                         .ok_or_else(|| refuse!("the padded size of axis {a} overflows"))?,
                     None if begin[a] == 0 && end[a] == 0 => d,
-                    None => return Err(refuse!("padding dynamic dimension {a} ({d}); pin it with --input")),
+                    None => return Err(unpinned!("padding dynamic dimension {a} ({d})")),
                 });
             }
             let value = (|| {

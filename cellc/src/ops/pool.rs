@@ -2,7 +2,7 @@
 //! a window over each channel alone; `passes::lower` gathers its windows with a
 //! [`super::pad::Pick`] and reduces them.
 use super::conv::{ConvGeometry, Window};
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::pad::Pick;
 use super::tensor::{count, extents, show, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -56,7 +56,7 @@ impl PoolAttrs {
         let known = |d: Sym, what: &str| {
             d.value()
                 .and_then(|v| usize::try_from(v).ok())
-                .ok_or_else(|| refuse!("{what} ({d}) must be known at compile time; pin it with --input"))
+                .ok_or_else(|| unpinned!("{what} ({d}) must be known at compile time"))
         };
         let c = known(xs[1], "the channels")?;
         let input: Vec<usize> = xs[2..].iter().map(|&d| known(d, "a spatial dimension")).collect::<Result<_, _>>()?;

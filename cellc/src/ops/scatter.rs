@@ -3,7 +3,7 @@
 //! replaced by the updates, as streaming models write their caches, or combined with them.
 //! `passes::lower` makes a gather by a table of it over the data and the updates joined,
 //! and for a reduction one elementwise step per round of updates.
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::tensor::{axis, count, extents, int_input, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact, Sym};
@@ -83,7 +83,7 @@ pub fn writes(kind: Scatter, ins: &[Option<&Fact>]) -> Result<(usize, Vec<(usize
         s.iter()
             .map(|d| d.value().and_then(|v| usize::try_from(v).ok()))
             .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| refuse!("the {what} shape {} must be known at compile time; pin it with --input", show(s)))
+            .ok_or_else(|| unpinned!("the {what} shape {} must be known at compile time", show(s)))
     };
     let (dext, iext, uext) = (known(ds, "data")?, known(is, "indices")?, known(us, "updates")?);
     let idx = int_input(ins, 1, "the indices")?;

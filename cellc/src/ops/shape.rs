@@ -2,7 +2,7 @@
 //! `Reshape`, `Squeeze`, `Unsqueeze`, `Concat`, `Gather`, `Slice`, `Split`,
 //! `VariadicSplit`, `Broadcast`), the shape subgraph's `ShapeOf`, and `Convert`.
 //! Each op's rule gives the output shapes, and the values when the inputs are constant.
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::tensor::{axis, broadcast, broadcast_map, count, extents, ints, known_ints, show, strides, unflatten};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Elem, Fact, Sym};
@@ -173,13 +173,11 @@ fn reshape(shape: &[Sym], target: &[Sym], special_zero: bool) -> Result<Vec<Sym>
             _ => out.push(t),
         }
     }
-    let total = product(shape).ok_or_else(|| {
-        refuse!("the size of the input {} multiplies dynamic dimensions together; pin them with --input", show(shape))
-    })?;
+    let total = product(shape)
+        .ok_or_else(|| unpinned!("the size of the input {} multiplies dynamic dimensions together", show(shape)))?;
     if let Some(i) = infer_at {
-        let rest = product(&out).ok_or_else(|| {
-            refuse!("the target {} multiplies dynamic dimensions together; pin them with --input", show(&out))
-        })?;
+        let rest = product(&out)
+            .ok_or_else(|| unpinned!("the target {} multiplies dynamic dimensions together", show(&out)))?;
         let d = total
             .exact_div(rest)
             .ok_or_else(|| refuse!("cannot infer the -1 of {} from the input shape {}", show(target), show(shape)))?;
@@ -450,10 +448,7 @@ fn slice(data: &Fact, shape: &[Sym], ins: &[Option<&Fact>]) -> Result<Fact, OpEr
             // The whole of a dynamic dimension.
             None if s == 0 && st == 1 && e >= i64::MAX / 2 => {}
             None => {
-                return Err(refuse!(
-                    "slicing {s}:{e}:{st} of dimension {a} ({}) depends on its size; pin it with --input",
-                    shape[a]
-                ));
+                return Err(unpinned!("slicing {s}:{e}:{st} of dimension {a} ({}) depends on its size", shape[a]));
             }
         }
     }
@@ -489,9 +484,7 @@ fn split(
 ) -> Result<Vec<Fact>, OpError> {
     let [ax] = ax[..] else { return Err(OpError::Rule("the axis must be one number".to_owned())) };
     let ax = axis(ax, shape.len())?;
-    let dim = shape[ax]
-        .value()
-        .ok_or_else(|| refuse!("splitting dimension {ax} ({}) needs its size; pin it with --input", shape[ax]))?;
+    let dim = shape[ax].value().ok_or_else(|| unpinned!("splitting dimension {ax} ({}) needs its size", shape[ax]))?;
     let mut lengths = match lengths {
         Some(l) => l,
         None if parts > 0 && dim % parts as i64 == 0 => vec![dim / parts as i64; parts as usize],

@@ -2,7 +2,7 @@
 //! insert axes of length 1, drop an axis after taking one index of it, or stand for the
 //! axes not named (an ellipsis). [`plan`] turns it into what each input axis keeps, which
 //! serves its constant evaluation and its copy at run time alike.
-use super::error::{OpError, refuse};
+use super::error::{OpError, refuse, unpinned};
 use super::shape::slice_range;
 use super::tensor::{count, extents, known_ints, strides, unflatten};
 use super::tensor::{input, input_shape};
@@ -67,9 +67,8 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
         }
         let dim = shape[ax].value();
         if flag(&m.shrink_axis, i) {
-            let dim = dim.ok_or_else(|| {
-                refuse!("taking one index of dimension {ax} ({}) needs its size; pin it with --input", shape[ax])
-            })?;
+            let dim =
+                dim.ok_or_else(|| unpinned!("taking one index of dimension {ax} ({}) needs its size", shape[ax]))?;
             let at = if begin[i] < 0 { begin[i].saturating_add(dim) } else { begin[i] };
             if !(0..dim).contains(&at) {
                 return Err(refuse!("index {} of dimension {ax}, which has {dim} values", begin[i]));
@@ -97,8 +96,8 @@ pub fn plan(shape: &[Sym], begin: &[i64], end: &[i64], steps: Option<&[i64]>, m:
             // The whole of a dynamic dimension.
             None if start == 0 && step == 1 && stop >= i64::MAX / 2 => out.push(shape[ax]),
             None => {
-                return Err(refuse!(
-                    "slicing {start}:{stop}:{step} of dimension {ax} ({}) depends on its size; pin it with --input",
+                return Err(unpinned!(
+                    "slicing {start}:{stop}:{step} of dimension {ax} ({}) depends on its size",
                     shape[ax]
                 ));
             }

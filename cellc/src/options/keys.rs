@@ -5,6 +5,7 @@ use super::choices::{
 };
 use super::error::{BadValue, OptionError};
 use super::fields::Options;
+use crate::diag::{Message, Setting};
 use std::path::PathBuf;
 
 /// One option of a compilation, as every door spells it: the command line as `--KEY` (with
@@ -253,33 +254,37 @@ impl Options {
     }
 
     /// What the options name twice: a Parameter given two shapes, a Parameter or a Result in
-    /// two states, a cut tensor listed twice. Each message names the flag and both values.
-    pub fn repeated(&self) -> Vec<String> {
+    /// two states, a cut tensor listed twice. Each message names the option and both values.
+    pub fn repeated(&self) -> Vec<Message> {
         let mut out = Vec::new();
         for (k, s) in self.input_shapes.iter().enumerate() {
             if let Some(first) = self.input_shapes[..k].iter().find(|f| f.name == s.name) {
-                out.push(format!(
-                    "--input {:?} is given twice ({} and {}); give each Parameter's shape or value once",
-                    s.name, first, s
-                ));
+                out.push(
+                    Message::new(format!(
+                        "Parameter {:?} is given twice ({first} and {s}); give each Parameter's shape or value once",
+                        s.name
+                    ))
+                    .about(Setting::new("input", s.to_string())),
+                );
             }
         }
         for (k, (i, o)) in self.states.iter().enumerate() {
             let earlier = &self.states[..k];
-            if let Some((fi, fo)) = earlier.iter().find(|(fi, _)| fi == i) {
-                out.push(format!(
-                    "--state: Parameter {i:?} is given twice ({fi}={fo} and {i}={o}); a Parameter carries one state"
-                ));
+            let words = if let Some((fi, fo)) = earlier.iter().find(|(fi, _)| fi == i) {
+                format!("Parameter {i:?} is given twice ({fi}={fo} and {i}={o}); a Parameter carries one state")
             } else if let Some((fi, fo)) = earlier.iter().find(|(_, fo)| fo == o) {
-                out.push(format!(
-                    "--state: Result {o:?} is given twice ({fi}={fo} and {i}={o}); a Result stores one state"
-                ));
-            }
+                format!("Result {o:?} is given twice ({fi}={fo} and {i}={o}); a Result stores one state")
+            } else {
+                continue;
+            };
+            out.push(Message::new(words).about(Setting::new("state", format!("{i}={o}"))));
         }
-        for (flag, names) in [("--inputs", &self.cut_inputs), ("--outputs", &self.cut_outputs)] {
+        for (key, names) in [("inputs", &self.cut_inputs), ("outputs", &self.cut_outputs)] {
             for (k, n) in names.iter().enumerate() {
                 if names[..k].contains(n) {
-                    out.push(format!("{flag} names {n:?} twice; name each tensor once"));
+                    out.push(
+                        Message::new(format!("{n:?} is named twice; name each tensor once")).about(Setting::key(key)),
+                    );
                 }
             }
         }

@@ -24,12 +24,12 @@ mod tests {
             cut_outputs: vec!["y".into(), "y".into()],
             ..Options::default()
         };
-        let r = opts.repeated();
+        let r: Vec<String> = opts.repeated().iter().map(ToString::to_string).collect();
         assert_eq!(r.len(), 4, "{r:?}");
-        assert!(r[0].contains("--input \"x\" is given twice (x=[1,2] and x=[1,?])"), "{}", r[0]);
+        assert!(r[0].contains("--input x=[1,?]: Parameter \"x\" is given twice (x=[1,2] and x=[1,?])"), "{}", r[0]);
         assert!(r[1].contains("Parameter \"h\" is given twice (h=a and h=b)"), "{}", r[1]);
         assert!(r[2].contains("Result \"a\" is given twice (h=a and g=a)"), "{}", r[2]);
-        assert!(r[3].contains("--outputs names \"y\" twice"), "{}", r[3]);
+        assert!(r[3].contains("--outputs: \"y\" is named twice"), "{}", r[3]);
         assert!(Options::default().repeated().is_empty());
     }
 

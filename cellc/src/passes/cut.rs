@@ -1,7 +1,7 @@
 //! Cutting a model (`--inputs`, `--outputs`): the named tensors become the model's Results
 //! and new Parameters, and only what lies between them is compiled, so a user can take the
 //! recurrent core of a model whose other parts cellc does not compile yet.
-use crate::diag::Diag;
+use crate::diag::{Diag, Message, Setting};
 use crate::graph::{Elem, Graph, NodeId, TensorId};
 use crate::ops::Op;
 use crate::vocab::{Dim, Origin};
@@ -46,25 +46,23 @@ fn tensor_names(g: &Graph) -> Vec<&str> {
 /// reported.
 pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
     let mut diags = Vec::new();
-    let mut missing = |what: &str, name: &str, g: &Graph| {
-        let msg = match close_name(g, name) {
-            Some(close) => format!("{what} {name:?}: the model has no such tensor or layer (did you mean {close:?}?)"),
-            None => {
-                format!("{what} {name:?}: the model has no such tensor or layer; its tensors include {}", some_names(g))
-            }
+    let mut missing = |key: &'static str, name: &str, g: &Graph| {
+        let words = match close_name(g, name) {
+            Some(close) => format!("the model has no such tensor or layer (did you mean {close:?}?)"),
+            None => format!("the model has no such tensor or layer; its tensors include {}", some_names(g)),
         };
-        diags.push(Diag::new(&g.file, None, msg));
+        diags.push(Diag::new(&g.file, None, Message::new(words).about(Setting::new(key, format!("{name:?}")))));
     };
     let ins: Vec<(String, Option<TensorId>)> = inputs.iter().map(|n| (n.clone(), find(g, n))).collect();
     let outs: Vec<(String, Option<TensorId>)> = outputs.iter().map(|n| (n.clone(), find(g, n))).collect();
     for (n, t) in &ins {
         if t.is_none() {
-            missing("--inputs", n, g);
+            missing("inputs", n, g);
         }
     }
     for (n, t) in &outs {
         if t.is_none() {
-            missing("--outputs", n, g);
+            missing("outputs", n, g);
         }
     }
     // An ONNX value declares no shape unless `value_info` gives one: an empty declared
@@ -73,9 +71,10 @@ pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
     for (n, t) in &ins {
         let Some(t) = *t else { continue };
         if onnx && g.tensors[t].declared.is_empty() && g.tensors[t].fact.shape.is_none() {
-            let msg = format!(
-                "--inputs {n:?}: cellc does not know this value's shape while reading (an op it does not know gives it, and the model's value_info declares none); expected a value whose shape the model declares"
-            );
+            let msg = Message::new(
+                "cellc does not know this value's shape while reading (an op it does not know gives it, and the model's value_info declares none); expected a value whose shape the model declares",
+            )
+            .about(Setting::new("inputs", format!("{n:?}")));
             diags.push(Diag::new(&g.file, None, msg));
         }
     }

@@ -1,5 +1,6 @@
 //! Edits of the graph that the lowering passes share: a node added with its fact inferred,
 //! a constant added, a tensor replaced by another; why a lowering declined a node.
+use crate::diag::{Fix, Message, Setting};
 use crate::graph::build;
 use crate::graph::{Data, Elem, Graph, NodeId, Sym, TensorId};
 use crate::ops::Op;
@@ -8,7 +9,7 @@ use crate::ops::Op;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Decline {
     /// What the user can change, in the words the checker then reports for the node.
-    User(String),
+    User(crate::diag::Message),
     /// Reported already: the node's own rule failed when folding (its outputs unknown), or
     /// an input is unknown for a reason reported where it is made.
     Reported,
@@ -22,7 +23,7 @@ pub(super) trait OrDecline<T> {
     /// `None` is [`Decline::Reported`].
     fn or_reported(self) -> Result<T, Decline>;
     /// `None` is [`Decline::User`] with `why`.
-    fn or_user(self, why: impl FnOnce() -> String) -> Result<T, Decline>;
+    fn or_user<M: Into<crate::diag::Message>>(self, why: impl FnOnce() -> M) -> Result<T, Decline>;
     /// `None` is [`Decline::Internal`] with `what`.
     fn or_internal(self, what: &str) -> Result<T, Decline>;
 }
@@ -31,8 +32,8 @@ impl<T> OrDecline<T> for Option<T> {
     fn or_reported(self) -> Result<T, Decline> {
         self.ok_or(Decline::Reported)
     }
-    fn or_user(self, why: impl FnOnce() -> String) -> Result<T, Decline> {
-        self.ok_or_else(|| Decline::User(why()))
+    fn or_user<M: Into<crate::diag::Message>>(self, why: impl FnOnce() -> M) -> Result<T, Decline> {
+        self.ok_or_else(|| Decline::User(why().into()))
     }
     fn or_internal(self, what: &str) -> Result<T, Decline> {
         self.ok_or_else(|| Decline::Internal(what.to_owned()))
@@ -74,11 +75,13 @@ pub(super) fn take_over(g: &mut Graph, y: TensorId, out: TensorId, gone: &[NodeI
 /// Why a gather table of `n` values (or more, `None`) is not made.
 pub(super) fn table_too_large(what: &str, n: Option<u64>) -> Decline {
     let n = n.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string());
-    Decline::User(format!(
-        "{what} would be gathered through a table of {n} values, more than the {} cellc builds at compile time; \
-         cut the model before this layer (--outputs) or make its input smaller",
+    let words = format!(
+        "{what} would be gathered through a table of {n} values, more than the {} cellc builds at compile time",
         crate::limits::MAX_PICK_TABLE
-    ))
+    );
+    let fix =
+        Fix::new("cut the model before this layer with", Setting::key("outputs")).then(", or make its input smaller");
+    Decline::User(Message::new(words).fix(fix))
 }
 
 /// Records why the lowering of node `id` declined, for the checker to report: a user's
@@ -90,7 +93,7 @@ pub(super) fn declined(g: &mut Graph, id: NodeId, why: Decline) {
         Decline::Internal(what) => {
             debug_assert!(false, "the lowering of layer {:?} failed: {what}", g.nodes[id].origin.name);
             let msg = format!("internal error: cellc could not lower this layer ({what}); please report it");
-            g.nodes[id].declined = Some(msg);
+            g.nodes[id].declined = Some(msg.into());
         }
     }
 }

@@ -122,7 +122,7 @@ impl Unread {
 fn limits(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId) {
     let Some(&t) = g.nodes[id].outputs.first() else { return };
     if let Err(msg) = ops::within_limits(g.tensors[t].fact.shape.as_deref().unwrap_or_default()) {
-        report(g, diags, reported, id, msg.to_string());
+        report(g, diags, reported, id, msg);
     }
 }
 
@@ -228,7 +228,7 @@ fn unify(g: &mut Graph) -> bool {
     changed
 }
 
-fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, msg: String) {
+fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, msg: impl Into<crate::diag::Message>) {
     if std::mem::replace(&mut reported[id], true) {
         return;
     }
@@ -289,7 +289,7 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
     }
     let facts = match ops::infer(op, &ins, node.outputs.len()) {
         Ok(f) => f,
-        Err(msg) => return report(g, diags, reported, id, msg.to_string()),
+        Err(msg) => return report(g, diags, reported, id, msg),
     };
     let made: u64 = facts.iter().filter_map(|f| f.value.as_ref()).map(|v| v.len() as u64).sum();
     if over(made, budget.left) {

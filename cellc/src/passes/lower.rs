@@ -8,6 +8,7 @@ use super::edit::{
     Decline, Lowered, OrDecline, add, back_to_channels_first, constant, declined, ints, node_input, table_too_large,
     take_over, to_channels_last,
 };
+use crate::diag::{Fix, Message};
 use crate::graph::{Data, Elem, Fact, Graph, NodeId, Sym, TensorId};
 use crate::ops::norm::{EpsMode, Norm, batch_scale_shift};
 use crate::ops::pad::{PadMode, Pick, pad_table};
@@ -55,7 +56,7 @@ fn pool(g: &mut Graph, id: NodeId, a: &PoolAttrs, readers: &[Vec<NodeId>]) -> Lo
     let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return Err(Decline::Reported) };
     if node.outputs.get(1).is_some_and(|&t| readers[t].iter().any(|&r| !g.nodes[r].dead)) {
         let op = &node.origin.op;
-        return Err(Decline::User(format!("cellc compiles {op} layers with indices that nothing reads")));
+        return Err(Decline::User(format!("cellc compiles {op} layers with indices that nothing reads").into()));
     }
     let x = *x;
     let xs = g.tensors[x].fact.shape.clone().or_reported()?;
@@ -264,9 +265,10 @@ fn einsum(g: &mut Graph, id: NodeId, eq: &crate::ops::einsum::Equation) -> Lower
         let size = |c: &char| sizes.iter().find(|(l, _)| l == c).map(|(_, s)| *s);
         let known = |cs: &[char]| cs.iter().try_fold(1i64, |acc, c| acc.checked_mul(size(c)?.value()?));
         let unknown = || {
-            format!(
-                "cellc compiles {op} layers with the sizes of every subscript but the batch's known at compile time; pin them with --input"
-            )
+            Message::new(format!(
+                "cellc compiles {op} layers with the sizes of every subscript but the batch's known at compile time"
+            ))
+            .fix(Fix::pin())
         };
         let (m, k, n) =
             (known(&a_free).or_user(unknown)?, known(&contract).or_user(unknown)?, known(&b_free).or_user(unknown)?);
@@ -361,7 +363,10 @@ fn diagonal(g: &mut Graph, id: NodeId, t: TensorId, subs: &[char], op: &str) -> 
         .as_ref()
         .and_then(|s| s.iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>())
         .or_user(|| {
-            format!("cellc reads the diagonal of an {op} operand whose dimensions are known at compile time: pin them with --input")
+            Message::new(format!(
+                "cellc reads the diagonal of an {op} operand whose dimensions are known at compile time"
+            ))
+            .fix(Fix::pin())
         })?;
     let at = |c: char| subs.iter().position(|&x| x == c).unwrap_or(0);
     let kept: Vec<usize> = unique.iter().map(|&c| dims[at(c)]).collect();
@@ -482,12 +487,12 @@ fn pad(g: &mut Graph, id: NodeId, mode: PadMode) -> Lowered {
         Some(t) if mode == PadMode::Constant => match g.tensors[t].fact.value.as_ref().and_then(Data::floats) {
             Some(v) if v.len() == 1 => v[0],
             Some(v) => {
-                return Err(Decline::User(format!("the pad value holds {} values; expected one", v.len())));
+                return Err(Decline::User(format!("the pad value holds {} values; expected one", v.len()).into()));
             }
             None => {
-                return Err(Decline::User(format!(
-                    "cellc compiles {op} layers with a pad value known at compile time"
-                )));
+                return Err(Decline::User(
+                    format!("cellc compiles {op} layers with a pad value known at compile time").into(),
+                ));
             }
         },
         _ => 0.0,
@@ -500,10 +505,9 @@ fn pad(g: &mut Graph, id: NodeId, mode: PadMode) -> Lowered {
     let lead = usize::from(!xs.is_empty() && begin[0] == 0 && end[0] == 0);
     let ext =
         xs[lead..].iter().map(|d| usize::try_from(d.value()?).ok()).collect::<Option<Vec<usize>>>().or_user(|| {
-            format!("cellc pads the batch axis of {op} layers only where it is known: pin it with --input")
+            Message::new(format!("cellc pads the batch axis of {op} layers only where it is known")).fix(Fix::pin())
         })?;
-    let (table, shape) =
-        pad_table(mode, &ext, &begin[lead..], &end[lead..]).map_err(|e| Decline::User(e.to_string()))?;
+    let (table, shape) = pad_table(mode, &ext, &begin[lead..], &end[lead..]).map_err(|e| Decline::User(e.into()))?;
     let pick = Pick { lead, shape, entry: ext.iter().product(), table, fill };
     let out = add(g, id, Op::Pick(Box::new(pick)), &[x])?;
     take_over(g, y, out, &[id])

@@ -33,7 +33,7 @@ pub(super) fn interpolate(g: &mut Graph, id: NodeId, it: &Interp) -> Lowered {
         let begin: Vec<i64> = r.pads[lead..].iter().map(|p| p.0 as i64).collect();
         let end: Vec<i64> = r.pads[lead..].iter().map(|p| p.1 as i64).collect();
         let (table, shape) =
-            pad_table(PadMode::Constant, &ext[lead..], &begin, &end).map_err(|e| Decline::User(e.to_string()))?;
+            pad_table(PadMode::Constant, &ext[lead..], &begin, &end).map_err(|e| Decline::User(e.into()))?;
         let pick = Pick { lead, shape, entry: ext[lead..].iter().product(), table, fill: 0.0 };
         cur = add(g, id, Op::Pick(Box::new(pick)), &[cur])?;
     }

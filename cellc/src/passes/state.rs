@@ -3,7 +3,7 @@
 //! variable, as OpenVINO's `MakeStateful` makes them: a `ReadValue` instead of the
 //! Parameter, an `Assign` instead of the Result. The variable starts at zero and after each
 //! run holds what the Result would have returned.
-use crate::diag::Diag;
+use crate::diag::{Diag, Fix, Message, Setting};
 use crate::graph::{Graph, NodeId};
 use crate::ops::Op;
 use crate::vocab::{Dim, Origin};
@@ -12,12 +12,12 @@ use crate::vocab::{Dim, Origin};
 pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
     let mut diags = Vec::new();
     for (input, output) in pairs {
-        let flag = format!("--state {input}={output}");
+        let about = Setting::new("state", format!("{input}={output}"));
         let (pi, ri) = match (g.param_named(input), g.result_named(output)) {
             (Ok(pi), Ok(ri)) => (pi, ri),
             (p, r) => {
                 let errs = [p.err(), r.err()].into_iter().flatten();
-                diags.extend(errs.map(|e| Diag::new(&g.file, None, format!("{flag}: {e}"))));
+                diags.extend(errs.map(|e| Diag::new(&g.file, None, Message::new(e.to_string()).about(about.clone()))));
                 continue;
             }
         };
@@ -29,15 +29,18 @@ pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
                 d.map(|d| d.value().map_or_else(|| unknown.to_owned(), |v| v.to_string())).collect::<Vec<_>>().join(",")
             };
             let msg = match g.tensors[pt].fact.shape {
-                Some(_) => format!(
-                    "--state {input}={output}: the Parameter's shape [{}] is not static, and a state's size is fixed at compile time: pin it with --input {input}=[{}] (each N a size; the batch as the other inputs' pins have it)",
-                    dims("?"),
-                    dims("N")
+                Some(_) => Message::new(format!(
+                    "the Parameter's shape [{}] is not static, and a state's size is fixed at compile time",
+                    dims("?")
+                ))
+                .fix(
+                    Fix::new("pin it with", Setting::new("input", format!("{input}=[{}]", dims("N"))))
+                        .then(" (each N a size; the batch as the other inputs' pins have it)"),
                 ),
-                None => format!(
-                    "--state {input}={output}: the Parameter's rank is not known; pin its shape with --input {input}=[…]"
-                ),
+                None => Message::new("the Parameter's rank is not known")
+                    .fix(Fix::new("pin its shape with", Setting::new("input", format!("{input}=[…]")))),
             };
+            let msg = msg.about(about.clone());
             diags.push(Diag::new(&g.file, g.nodes[p].origin.pos, msg));
             continue;
         };

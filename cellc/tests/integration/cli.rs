@@ -489,8 +489,11 @@ fn one_run_names_every_unsupported_op() {
 fn a_flag_given_twice_is_named_with_both_values() {
     let m = Model::xml(|x| x);
     for (args, want) in [
-        (&["--input", "X=[1,8]", "--input", "X=[2,8]"][..], "--input \"X\" is given twice (X=[1,8] and X=[2,8])"),
-        (&["--state", "H=a", "--state", "H=b"][..], "--state: Parameter \"H\" is given twice (H=a and H=b)"),
+        (
+            &["--input", "X=[1,8]", "--input", "X=[2,8]"][..],
+            "--input X=[2,8]: Parameter \"X\" is given twice (X=[1,8] and X=[2,8])",
+        ),
+        (&["--state", "H=a", "--state", "H=b"][..], "--state H=b: Parameter \"H\" is given twice (H=a and H=b)"),
     ] {
         let out = m.cellc(&[&["model.xml", "-o", "out.rs"][..], args].concat());
         let stderr = String::from_utf8_lossy(&out.stderr);

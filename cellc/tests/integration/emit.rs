@@ -248,7 +248,7 @@ fn c_refuses_threads() {
     let opts =
         Options { threads: cellc::Threads::new(2).expect("valid"), language: cellc::Language::C, ..Options::default() };
     let err = emit_with("rnn_clip", &opts).expect_err("C runs on one thread");
-    assert!(err.contains("--threads 2") && err.contains("--lang c"), "{err}");
+    assert!(err.contains("--threads 2: ") && err.contains("use --threads 1, or --lang rust"), "{err}");
 }
 
 /// The functions of a generated file, each with the number of calls into

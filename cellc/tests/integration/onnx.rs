@@ -282,7 +282,11 @@ fn an_if_takes_the_branch_a_fixed_input_chooses_and_reads_the_values_around_it()
     o.input_shapes.push(cellc::InputShape::parse("mode=0.5").expect("a value"));
     o.input_shapes.push(cellc::InputShape::parse("x=1").expect("a value"));
     let err = cellc::compile_file(&path, &o).expect_err("refused").to_string();
-    assert!(err.contains("0.5, which its type i64 cannot hold") && err.contains("of shape [1, 4]"), "{err}");
+    assert!(
+        err.contains("--input mode=0.5: Parameter \"mode\" is of type i64, which cannot hold 0.5")
+            && err.contains("--input x=1: Parameter \"x\" is of shape [1, 4]"),
+        "{err}"
+    );
 }
 
 #[test]

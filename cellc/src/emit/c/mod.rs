@@ -20,7 +20,7 @@ mod steps;
 mod text;
 mod winograd;
 
-use crate::diag::{Diag, Diagnostics};
+use crate::diag::{Diag, Diagnostics, Fix, Message, Setting};
 use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
 use crate::ir::verify::Verified;
 use crate::ir::{Cell, CellKind, Model};
@@ -49,11 +49,12 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         return Err(Diag::new(&m.file, None, msg).into());
     }
     if opts.threads.get() > 1 {
-        let msg = format!(
-            "--threads {} splits steps in the generated Rust (through cellc_runtime::team); the generated C runs each \
-             step on the caller's thread: leave --threads at 1 for --lang c",
-            opts.threads.get()
-        );
+        let msg = Message::new(
+            "the generated Rust splits steps between threads (through cellc_runtime::team); the generated C runs each \
+             step on the caller's thread",
+        )
+        .about(Setting::new("threads", opts.threads.get().to_string()))
+        .fix(Fix::new("for C, use", Setting::new("threads", "1")).or(Setting::new("lang", "rust")));
         return Err(Diag::new(&m.file, None, msg).into());
     }
     let prefix = match &opts.name {
@@ -79,13 +80,17 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let mut items = Vec::new();
     for cell in &m.cells {
         let n = e.names.cell(&cell.name);
-        let store = store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
+        let store = store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e))?;
         if store != Store::F32 && !runtime_params(cell).is_empty() {
-            let msg = format!(
-                "cell {}: the C back-end packs weights given at run time as f32 only; use --weight-type f32 (or auto) \
-                 with --lang c, or --lang rust for {} weights given at run time",
-                quoted(&cell.name),
-                store.name()
+            let msg = Message::new(format!(
+                "cell {}: the C back-end packs weights given at run time as f32 only",
+                quoted(&cell.name)
+            ))
+            .fix(
+                Fix::new("use", Setting::new("weight_type", "f32"))
+                    .or(Setting::new("weight_type", "auto"))
+                    .or(Setting::new("lang", "rust"))
+                    .then(format!(" (for {} weights given at run time)", store.name())),
             );
             return Err(Diag::new(&m.file, None, msg).into());
         }

@@ -74,8 +74,7 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
     let strategy = opts.strategy.resolve();
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
-        let store =
-            crate::emit::plan::store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
+        let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e))?;
         let kopts = (strategy, opts.simd, store, opts.fast_activations, opts.threads.get());
         match &cell.seq {
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
@@ -105,7 +104,7 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         let ty = names.unique(&d.name, "Dense");
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
-            .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
+            .map_err(|e| Diag::new(&m.file, None, e))?;
         let winograd = crate::emit::winograd::applies(d, opts.weight_type);
         // Transformed weights are f32 (see `emit::winograd::applies`).
         let store = if winograd { crate::emit::plan::Store::F32 } else { store };

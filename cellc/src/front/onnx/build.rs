@@ -6,7 +6,7 @@ use super::attrs::NodeAttrs;
 use super::control;
 use super::node::{Node, Scope, elem_of, type_name};
 use super::proto::{GraphProto, NodeProto, ValueInfoProto, type_proto};
-use crate::diag::{Diag, Pos};
+use crate::diag::{Diag, Fix, Message, Pos, Setting};
 use crate::graph::{Fact, Graph, NodeId};
 use crate::limits::{MAX_RANK, shown};
 use crate::ops::Op;
@@ -28,7 +28,7 @@ impl Builder {
         if self.s.diags.is_empty() { Ok(self.s.g) } else { Err(self.s.diags) }
     }
 
-    fn err(&mut self, msg: String) {
+    fn err(&mut self, msg: impl Into<Message>) {
         self.s.diags.push(Diag::new(&self.s.file, None, msg));
     }
 
@@ -83,10 +83,12 @@ impl Builder {
             return;
         };
         let Some(shape) = tensor.shape.as_ref() else {
-            let msg = format!(
-                "the graph's input {} declares no shape; cellc needs its rank (export with a shape, or give it with --input)",
-                shown(&name)
-            );
+            let msg =
+                Message::new(format!("the graph's input {} declares no shape; cellc needs its rank", shown(&name)))
+                    .fix(Fix::new(
+                        "export it with a shape, or give it with",
+                        Setting::new("input", format!("{name}=[…]")),
+                    ));
             self.err(msg);
             return;
         };

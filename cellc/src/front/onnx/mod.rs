@@ -28,16 +28,17 @@ const MAX_LISTED: usize = 30;
 
 /// Reads and decodes the ONNX model `path` (at most
 /// [`crate::limits::MAX_MODEL_FILE_BYTES`]; prost bounds how deep its messages nest).
-pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diag> {
+pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diagnostics> {
     let file = path.display().to_string();
-    let bytes =
-        super::files::read_bytes(path).map_err(|e| Diag::new(&file, None, format!("cannot read the model: {e}")))?;
+    let bytes = super::files::read_bytes(path)
+        .map_err(|e| Diagnostics::one(Diag::new(&file, None, format!("cannot read the model: {e}"))))?;
     decode(&file, &bytes)
 }
 
-fn decode(file: &str, bytes: &[u8]) -> Result<proto::ModelProto, Diag> {
+fn decode(file: &str, bytes: &[u8]) -> Result<proto::ModelProto, Diagnostics> {
     proto::ModelProto::decode(bytes).map_err(|e| {
-        Diag::new(file, None, format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}"))
+        let msg = format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}");
+        Diagnostics::one(Diag::new(file, None, msg))
     })
 }
 
@@ -54,7 +55,7 @@ pub fn read_graph(path: &Path) -> Result<crate::graph::Graph, Diagnostics> {
 /// Builds the graph of the ONNX model held in `bytes` (shown as `file`, named `name`), its
 /// external data files read from folder `dir`.
 pub fn parse_graph(file: &str, name: &str, dir: &Path, bytes: &[u8]) -> Result<crate::graph::Graph, Diagnostics> {
-    let m = decode(file, bytes).map_err(Diagnostics::one)?;
+    let m = decode(file, bytes)?;
     let opset = m
         .opset_import
         .iter()

@@ -120,7 +120,7 @@ impl Parser<'_> {
         Some(self.pos(start + at as u64))
     }
 
-    fn err(&mut self, pos: Pos, msg: impl Into<String>) {
+    fn err(&mut self, pos: Pos, msg: impl Into<crate::diag::Message>) {
         self.diags.push(Diag::new(self.file, Some(pos), msg));
     }
 
