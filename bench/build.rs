@@ -133,13 +133,13 @@ fn sequence(out: &Path) -> PathBuf {
     }
     let lbr_model =
         cell_model("gru_lbr_seq", CellKind::Gru { linear_before_reset: true }, (h, i), Some(1), Some(1000), lbr);
-    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
+    let opts = Options::default().name(Some("Model".into())).strategy(Strategy::Tiled);
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256.rs"), code).expect("write code");
-    let opts = Options { threads: cellc::Threads::new(2).expect("a valid count"), ..opts };
+    let opts = opts.threads(cellc::Threads::new(2).expect("a valid count"));
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h256_i256_threads2.rs"), code).expect("write code");
-    let opts = Options { name: Some("Model".into()), strategy: Strategy::Tiled, ..Options::default() };
+    let opts = Options::default().name(Some("Model".into())).strategy(Strategy::Tiled);
     let code = cellc::emit::rust::emit(&lbr_model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_lbr_seq_h256_i256.rs"), code).expect("write code");
     c_files(out, &model, "gru_seq_h256_i256_c", Strategy::Tiled)
@@ -152,12 +152,10 @@ fn batch_sequence(out: &Path) {
     let (h, i) = (512, 512);
     let weights = [vec![0.0; 3 * h * i], vec![0.0; 3 * h * h], vec![0.0; 3 * h]];
     let model = cell_model("gru_seq_d", CellKind::Gru { linear_before_reset: false }, (h, i), None, Some(100), weights);
-    let opts = Options {
-        name: Some("Model".into()),
-        strategy: Strategy::Tiled,
-        weights_mode: cellc::WeightsMode::Runtime,
-        ..Options::default()
-    };
+    let opts = Options::default()
+        .name(Some("Model".into()))
+        .strategy(Strategy::Tiled)
+        .weights_mode(cellc::WeightsMode::Runtime);
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join("gru_seq_h512_i512.rs"), code).expect("write code");
 }
@@ -211,14 +209,14 @@ fn dense(out: &Path, (name, rows, k, n, act): (&str, usize, usize, usize, cellc:
     g.result_names.push(Some("y".into()));
     let model = cellc::model_of(g).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(model.denses.len(), 1, "{name}: one dense layer");
-    let opts = Options { name: Some("Model".into()), ..Options::default() };
+    let opts = Options::default().name(Some("Model".into()));
     let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
     std::fs::write(out.join(format!("{name}.rs")), code).expect("write code");
 }
 
 /// Writes the C of `model` with identifiers prefixed `name`; returns the source's path.
 fn c_files(out: &Path, model: &Model, name: &str, strategy: Strategy) -> PathBuf {
-    let opts = Options { name: Some(name.into()), strategy, language: Language::C, ..Options::default() };
+    let opts = Options::default().name(Some(name.into())).strategy(strategy).language(Language::C);
     let files = cellc::emit::c::emit(model, &opts, &format!("{name}.h")).unwrap_or_else(|d| panic!("{d}"));
     let source = out.join(format!("{name}.c"));
     std::fs::write(out.join(format!("{name}.h")), files.header).expect("write header");
@@ -244,25 +242,23 @@ fn main() {
         let lstm = kind.has_cell_state();
         let model = cell_model(name, kind, (h, i), Some(1), None, [w, r, b]);
         for strategy in [Strategy::Unrolled, Strategy::Tiled] {
-            let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
+            let opts = Options::default().name(Some("Model".into())).strategy(strategy);
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             std::fs::write(out.join(format!("{name}_{}.rs", strategy.name())), code).expect("write code");
             c_sources.push(c_files(out, &model, &format!("{name}_c_{}", strategy.name()), strategy));
             // Fast activations: tiled everywhere, unrolled where it is small.
             if strategy == Strategy::Tiled || h <= 16 {
-                let opts = Options { fast_activations: true, ..opts };
+                let opts = opts.fast_activations(true);
                 let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
                 std::fs::write(out.join(format!("{name}_{}_fast.rs", strategy.name())), code).expect("write code");
             }
         }
         // The H=128 cells whose lone steps split (A lbr, F) also run across two threads.
         if matches!(name, "gru_lbr_h128_i16" | "lstm_h128_i16") {
-            let opts = Options {
-                name: Some("Model".into()),
-                strategy: Strategy::Tiled,
-                threads: cellc::Threads::new(2).expect("a valid count"),
-                ..Options::default()
-            };
+            let opts = Options::default()
+                .name(Some("Model".into()))
+                .strategy(Strategy::Tiled)
+                .threads(cellc::Threads::new(2).expect("a valid count"));
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             // One job for `feed`'s blocks, one each for `step` and `step_projected`.
             let jobs = code.matches("::cellc_runtime::team::run").count();
@@ -272,12 +268,7 @@ fn main() {
         // Configuration A also with 16-bit weights.
         if h == 128 && i == 16 && !lstm && kind.gates() == 3 {
             for wt in [WeightType::F16, WeightType::Bf16] {
-                let opts = Options {
-                    name: Some("Model".into()),
-                    strategy: Strategy::Tiled,
-                    weight_type: wt,
-                    ..Options::default()
-                };
+                let opts = Options::default().name(Some("Model".into())).strategy(Strategy::Tiled).weight_type(wt);
                 let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
                 std::fs::write(out.join(format!("{name}_tiled_{}.rs", wt.name())), code).expect("write code");
             }

@@ -103,7 +103,7 @@ pub(crate) fn build_and_run(models: &[Input], out: &Path) -> Result<(), String> 
         // Every other model with its weights given at run time, in each storage type.
         let weights_mode = if n % 2 == 1 { WeightsMode::Runtime } else { WeightsMode::Embedded };
         let weight_type = [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16][n / 2 % 4];
-        let opts = Options { name: Some("Model".into()), weights_mode, weight_type, ..Options::default() };
+        let opts = Options::default().name(Some("Model".into())).weights_mode(weights_mode).weight_type(weight_type);
         // Weights given at run time are Parameters of the model as it is emitted.
         let (emitted, values) = if weights_mode == WeightsMode::Runtime {
             let (e, weights) = m.with_runtime_weights();
@@ -132,7 +132,7 @@ pub(crate) fn build_and_run(models: &[Input], out: &Path) -> Result<(), String> 
             rust.push(r);
         }
         let k = c.len();
-        let copts = Options { language: Language::C, name: Some(format!("m{k}")), ..opts };
+        let copts = opts.language(Language::C).name(Some(format!("m{k}")));
         if let Ok(cf) = cellc::emit::c::emit(&m, &copts, &format!("m{k}.h")) {
             keep(out, "c", k, input)?;
             c_jobs.push(job(k, &emitted, &values, &dir, "c")?);

@@ -58,11 +58,11 @@ fn model(input: &Input) -> Outcome {
     let description = cellc::inspect::describe(&m);
     for strategy in strategies(&m) {
         for weights_mode in [cellc::WeightsMode::Embedded, cellc::WeightsMode::Runtime] {
-            let opts = Options { strategy, weights_mode, name: Some("Model".into()), ..Options::default() };
+            let opts = Options::default().strategy(strategy).weights_mode(weights_mode).name(Some("Model".into()));
             // An emitter may refuse what it cannot generate, with a diagnostic; the other
             // language must then refuse it too.
             let rust = cellc::emit::rust::emit(&m, &opts);
-            let copts = Options { language: Language::C, name: Some("m".into()), ..opts };
+            let copts = opts.language(Language::C).name(Some("m".into()));
             let c = cellc::emit::c::emit(&m, &copts, "m.h");
             if rust.is_ok() != c.is_ok() && weights_mode == cellc::WeightsMode::Embedded {
                 let (ok, err) = if rust.is_ok() { ("Rust", "C") } else { ("C", "Rust") };

@@ -2,8 +2,12 @@
 use super::choices::{InputShape, Language, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode};
 use std::path::PathBuf;
 
-/// Options of one compilation.
+/// Options of one compilation. New options may come in a minor release, so a crate outside
+/// cellc starts from [`Options::default()`] and sets what it needs, field by field or
+/// through the methods named after them:
+/// `Options::default().name(Some("vad".into())).language(Language::C)`.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Options {
     /// Name of the generated model type (in C, the prefix of every identifier); by default
     /// derived from the model's name.
@@ -44,4 +48,39 @@ pub struct Options {
     /// Parameter and Result pairs that carry a state between runs (`--state IN=OUT`): each
     /// becomes a variable of the generated model, zero after `reset()`.
     pub states: Vec<(String, String)>,
+}
+
+/// One method per field, each giving the same options with that field set, so that options
+/// chain from [`Options::default()`].
+macro_rules! setters {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        impl Options {
+            $(
+                #[doc = concat!("The same options with [`Options::", stringify!($field), "`] set.")]
+                #[must_use]
+                pub fn $field(mut self, $field: $ty) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters! {
+    name: Option<String>,
+    language: Language,
+    strategy: Strategy,
+    weights: Option<PathBuf>,
+    weights_mode: WeightsMode,
+    simd: Simd,
+    weight_type: WeightType,
+    fast_activations: bool,
+    weight_tables: WeightTables,
+    threads: Threads,
+    input_shapes: Vec<InputShape>,
+    cut_inputs: Vec<String>,
+    cut_outputs: Vec<String>,
+    cell_names: Vec<(String, String)>,
+    states: Vec<(String, String)>,
 }

@@ -34,6 +34,31 @@ mod tests {
     }
 
     #[test]
+    fn every_field_is_listed_where_the_doors_read_it() {
+        // A new field must be added to the command line, the keys and the builder (the
+        // integration tests check those three agree), or this stops compiling: outside the
+        // crate the options are non-exhaustive.
+        let Options {
+            name: _,
+            language: _,
+            strategy: _,
+            weights: _,
+            weights_mode: _,
+            simd: _,
+            weight_type: _,
+            fast_activations: _,
+            weight_tables: _,
+            threads: _,
+            input_shapes: _,
+            cut_inputs: _,
+            cut_outputs: _,
+            cell_names: _,
+            states: _,
+        } = Options::default().name(Some("x".into()));
+        assert_eq!(Options::default().name(Some("x".into())).name, Some("x".to_owned()));
+    }
+
+    #[test]
     fn names_parse_back() {
         for s in Strategy::ALL {
             assert_eq!(Strategy::parse(s.name()), Some(s));

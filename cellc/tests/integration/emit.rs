@@ -7,7 +7,7 @@ use std::path::Path;
 fn emit(case: &str, strategy: Strategy) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
     let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
-    cellc::emit::rust::emit(&m, &Options { strategy, ..Options::default() }).expect("fixture emits")
+    cellc::emit::rust::emit(&m, &Options::default().strategy(strategy)).expect("fixture emits")
 }
 
 macro_rules! snap {
@@ -64,7 +64,7 @@ fn embedded_weights_are_bit_exact() {
 fn emit_c(case: &str, strategy: Strategy, weights_mode: cellc::WeightsMode) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
     let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
-    let opts = Options { strategy, weights_mode, name: Some("net".into()), ..Options::default() };
+    let opts = Options::default().strategy(strategy).weights_mode(weights_mode).name(Some("net".into()));
     let files = cellc::emit::c::emit(&m, &opts, "net.h").expect("fixture emits");
     format!("==> net.h <==\n{}\n==> net.c <==\n{}", files.header, files.source)
 }
@@ -110,7 +110,7 @@ fn emit_with(case: &str, opts: &Options) -> Result<String, String> {
 }
 
 fn weights(strategy: Strategy, weight_type: cellc::WeightType, language: cellc::Language) -> Options {
-    Options { strategy, weight_type, language, name: Some("net".into()), ..Options::default() }
+    Options::default().strategy(strategy).weight_type(weight_type).language(language).name(Some("net".into()))
 }
 
 macro_rules! snap_16 {
@@ -153,11 +153,11 @@ fn weights_too_large_for_f16_are_refused_by_name() {
     let opts = weights(Strategy::Tiled, cellc::WeightType::F16, cellc::Language::Rust);
     let err = cellc::emit::rust::emit(&m, &opts).expect_err("f16 cannot hold 1e5").to_string();
     assert!(err.contains("R[2] = 100000 is too large for f16 weights"), "{err}");
-    let c_opts = Options { language: cellc::Language::C, ..opts.clone() };
+    let c_opts = opts.clone().language(cellc::Language::C);
     let err = cellc::emit::c::emit(&m, &c_opts, "net.h").expect_err("f16 cannot hold 1e5").to_string();
     assert!(err.contains("R[2] = 100000 is too large for f16 weights"), "{err}");
     // bf16 has f32's range.
-    let bf16 = Options { weight_type: cellc::WeightType::Bf16, ..opts };
+    let bf16 = opts.weight_type(cellc::WeightType::Bf16);
     assert!(cellc::emit::rust::emit(&m, &bf16).is_ok());
 }
 
@@ -169,7 +169,7 @@ fn c_refuses_16_bit_weights_given_at_run_time() {
 }
 
 fn fast(strategy: Strategy, language: cellc::Language) -> Options {
-    Options { strategy, language, fast_activations: true, name: Some("net".into()), ..Options::default() }
+    Options::default().strategy(strategy).language(language).fast_activations(true).name(Some("net".into()))
 }
 
 // Sigmoid and tanh from `act::fast`; in C, the fast helpers in place of the exact ones.
@@ -187,7 +187,7 @@ fn c_lstm_fast_activations() {
 fn fast_activations_replace_every_transcendental_helper() {
     use cellc::Language::{C, Rust};
     for case in ["gru_act_elu", "gru_act_softplus", "gru_act_scaledtanh", "lstm_acts"] {
-        let exact = emit_with(case, &Options { name: Some("net".into()), ..Options::default() }).expect("emits");
+        let exact = emit_with(case, &Options::default().name(Some("net".into()))).expect("emits");
         let rust = emit_with(case, &fast(Strategy::Tiled, Rust)).expect("emits");
         assert!(!exact.contains("act::fast::"), "{case}");
         assert!(rust.contains("act::fast::"), "{case}");
@@ -203,7 +203,7 @@ fn fast_activations_replace_every_transcendental_helper() {
 /// at run time (no tables).
 fn emit_split(case: &str, threads: usize) -> Result<String, String> {
     let threads = cellc::Threads::new(threads).expect("a valid count");
-    emit_with(case, &Options { threads, weights_mode: Runtime, name: Some("Net".into()), ..Options::default() })
+    emit_with(case, &Options::default().threads(threads).weights_mode(Runtime).name(Some("Net".into())))
 }
 
 // A GRU with H = 128 in two parts: blocks of steps as jobs of two stages a step, the second
@@ -231,22 +231,16 @@ fn only_large_tiled_cells_are_split() {
     assert_eq!(jobs("rnn_clip", 1), 0, "one thread");
     assert_eq!(jobs("gru_h1_i1", 2), 0, "a cell of one tile");
     assert_eq!(jobs("gru_lbr_off", 2), 1, "a GRU with H = 128 in two stages of 96 KiB: blocks of steps only");
-    let f16 = Options {
-        threads: cellc::Threads::new(2).expect("valid"),
-        weight_type: cellc::WeightType::F16,
-        ..Options::default()
-    };
+    let f16 = Options::default().threads(cellc::Threads::new(2).expect("valid")).weight_type(cellc::WeightType::F16);
     let f16_jobs = emit_with("gru_lbr_off", &f16).expect("emits").matches("::cellc_runtime::team::run").count();
     assert_eq!(f16_jobs, 0, "the same GRU with 16-bit weights: two stages of 48 KiB stay on one thread");
-    let unrolled =
-        Options { threads: cellc::Threads::new(2).expect("valid"), strategy: Strategy::Unrolled, ..Options::default() };
+    let unrolled = Options::default().threads(cellc::Threads::new(2).expect("valid")).strategy(Strategy::Unrolled);
     assert!(!emit_with("rnn_clip", &unrolled).expect("emits").contains("team::run"), "an unrolled cell");
 }
 
 #[test]
 fn c_refuses_threads() {
-    let opts =
-        Options { threads: cellc::Threads::new(2).expect("valid"), language: cellc::Language::C, ..Options::default() };
+    let opts = Options::default().threads(cellc::Threads::new(2).expect("valid")).language(cellc::Language::C);
     let err = emit_with("rnn_clip", &opts).expect_err("C runs on one thread");
     assert!(err.contains("--threads 2: ") && err.contains("use --threads 1, or --lang rust"), "{err}");
 }
@@ -313,7 +307,7 @@ fn runtime_weights_are_packed_only_when_set() {
         for strategy in [Strategy::Tiled, Strategy::Unrolled] {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(case);
             let m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads");
-            let opts = Options { strategy, weights_mode: cellc::WeightsMode::Runtime, ..Options::default() };
+            let opts = Options::default().strategy(strategy).weights_mode(cellc::WeightsMode::Runtime);
             let code = cellc::emit::rust::emit(&m, &opts).expect("fixture emits");
             let file = syn::parse_file(&code).expect("generated Rust parses");
             let mut calls = Calls::default();
@@ -340,7 +334,7 @@ fn emit_c_model(case: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case);
     let path = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file()).expect("an IR");
     let m = cellc::load_ir(&path, None).expect("model loads");
-    let opts = Options { name: Some("net".into()), ..Options::default() };
+    let opts = Options::default().name(Some("net".into()));
     cellc::emit::c::emit(&m, &opts, "net.h").expect("model emits").source
 }
 
@@ -401,7 +395,7 @@ fn emit_rust_model(case: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models").join(case);
     let path = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file()).expect("an IR");
     let m = cellc::load_ir(&path, None).expect("model loads");
-    let opts = Options { name: Some("net".into()), ..Options::default() };
+    let opts = Options::default().name(Some("net".into()));
     cellc::emit::rust::emit(&m, &opts).expect("model emits")
 }
 
@@ -456,7 +450,7 @@ fn lstm_peepholes_in_both_languages() {
     // the new one, each inside the clip. The lines that read them, in Rust then in C.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_lstm_peepholes/model.onnx");
     let m = cellc::load_ir(&path, None).expect("model loads");
-    let opts = Options { name: Some("net".into()), ..Options::default() };
+    let opts = Options::default().name(Some("net".into()));
     let rust = cellc::emit::rust::emit(&m, &opts).expect("emits Rust");
     let c = cellc::emit::c::emit(&m, &opts, "net.h").expect("emits C").source;
     let lines: Vec<&str> = [rust.as_str(), c.as_str()]

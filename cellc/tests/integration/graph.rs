@@ -154,12 +154,10 @@ fn run_cases(dirs: Vec<PathBuf>, weight: Weight) {
                 .map(|v| v.iter().filter_map(|s| Some(s.as_str()?.to_owned())).collect())
                 .unwrap_or_default()
         };
-        let opts = cellc::Options {
-            input_shapes: pins.unwrap_or_default(),
-            cut_inputs: names("cut_inputs"),
-            cut_outputs: names("cut_outputs"),
-            ..Default::default()
-        };
+        let opts = cellc::Options::default()
+            .input_shapes(pins.unwrap_or_default())
+            .cut_inputs(names("cut_inputs"))
+            .cut_outputs(names("cut_outputs"));
         let m = match cellc::load_graph(&xml, &opts) {
             Ok(m) => m,
             Err(d) => {
@@ -217,7 +215,7 @@ fn cutting_a_model_compiles_the_part_between() {
     let model = tmp.path().join("model.xml");
     let err = cellc::load_graph(&model, &cellc::Options::default()).expect_err("Sin is not compiled");
     assert!(err.to_string().contains("Sin"), "{err}");
-    let logits = cellc::Options { cut_outputs: vec!["/Gemm_20_output_0".into()], ..Default::default() };
+    let logits = cellc::Options::default().cut_outputs(vec!["/Gemm_20_output_0".into()]);
     let m = cellc::load_graph(&model, &logits).expect("the logits compile");
     let got = &cellc::reference::run(&m, std::slice::from_ref(&x)).expect("runs")[0];
     for (g, w) in got.iter().zip(&want) {
@@ -226,18 +224,18 @@ fn cutting_a_model_compiles_the_part_between() {
     }
     // The last hidden state as the output, then as the input of the head.
     let dir_model = dir.join("f32/model.xml");
-    let state = cellc::Options { cut_outputs: vec!["/Gather_16_output_0".into()], ..Default::default() };
+    let state = cellc::Options::default().cut_outputs(vec!["/Gather_16_output_0".into()]);
     let m = cellc::load_graph(&dir_model, &state).expect("the GRU compiles alone");
     let h = cellc::reference::run(&m, std::slice::from_ref(&x)).expect("runs").remove(0);
     assert_eq!(h.len(), 2 * 16);
-    let head = cellc::Options { cut_inputs: vec!["/Gather_16_output_0".into()], ..Default::default() };
+    let head = cellc::Options::default().cut_inputs(vec!["/Gather_16_output_0".into()]);
     let m = cellc::load_graph(&dir_model, &head).expect("the head compiles alone");
     assert_eq!(m.params.len(), 1, "the input of the GRU is no longer needed");
     assert!(m.cells.is_empty());
     let got = &cellc::reference::run(&m, &[h]).expect("runs")[0];
     let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     assert!(err < 1e-5, "max error {err}");
-    let bad = cellc::Options { cut_outputs: vec!["nowhere".into()], ..Default::default() };
+    let bad = cellc::Options::default().cut_outputs(vec!["nowhere".into()]);
     let err = cellc::load_graph(&dir_model, &bad).expect_err("no such tensor");
     assert!(err.to_string().contains("\"nowhere\"") && err.to_string().contains("/Gather_16_output_0"), "{err}");
 }
@@ -276,14 +274,12 @@ fn a_stateful_model_carries_its_state_between_calls() {
 fn a_state_pair_becomes_a_variable() {
     let stateful = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/ov_gru_stateful");
     let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_dynamic_h0/f32/model.xml");
-    let opts = cellc::Options {
-        input_shapes: vec![
+    let opts = cellc::Options::default()
+        .input_shapes(vec![
             cellc::InputShape::parse("input=[2,1,8]").expect("pin"),
             cellc::InputShape::parse("h0=[1,2,16]").expect("pin"),
-        ],
-        states: vec![("h0".into(), "h_n".into())],
-        ..Default::default()
-    };
+        ])
+        .states(vec![("h0".into(), "h_n".into())]);
     let m = cellc::load_graph(&plain, &opts).expect("compiles");
     assert_eq!((m.params.len(), m.outputs.len(), m.states.len()), (1, 1, 1));
     let case: serde_json::Value =
@@ -296,11 +292,11 @@ fn a_state_pair_becomes_a_variable() {
         let err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         assert!(err < 1e-5, "max error {err}");
     }
-    let bad = cellc::Options { states: vec![("h0".into(), "nowhere".into())], ..opts.clone() };
+    let bad = opts.clone().states(vec![("h0".into(), "nowhere".into())]);
     let msg = cellc::load_graph(&plain, &bad).expect_err("no such Result").to_string();
     assert!(msg.contains("--state h0=nowhere: the model has no such Result; its Results are"), "{msg}");
     // A state left dynamic is told the pin to write.
-    let dynamic = cellc::Options { input_shapes: opts.input_shapes[..1].to_vec(), ..opts };
+    let dynamic = opts.clone().input_shapes(opts.input_shapes[..1].to_vec());
     let msg = cellc::load_graph(&plain, &dynamic).expect_err("a dynamic state").to_string();
     assert!(msg.contains("shape [1,?,16] is not static") && msg.contains("--input h0=[1,N,16]"), "{msg}");
 }

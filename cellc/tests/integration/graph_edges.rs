@@ -86,7 +86,7 @@ fn a_gather_of_the_fill_alone_reads_nothing_in_c() {
         build::result(&mut g, y, Some("y"));
         let m = cellc::model_of(g).expect("compiles");
         assert_eq!(cellc::reference::run(&m, &[vec![1.0; n]]).expect("runs"), vec![vec![0.5; n]]);
-        let opts = cellc::Options { name: Some("fill".into()), language: cellc::Language::C, ..Default::default() };
+        let opts = cellc::Options::default().name(Some("fill".into())).language(cellc::Language::C);
         let files = cellc::emit::c::emit(&m, &opts, "fill.h").expect("C");
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("fill.c"), &files.source).expect("source");

@@ -22,7 +22,7 @@ fn compile(xml: &str, bin: Vec<u8>) -> Result<(String, String), Diagnostics> {
 fn compile_with(xml: &str, weights: Weights) -> Result<(String, String), Diagnostics> {
     let m = cellc::model_of(parse_graph("model.xml", xml, weights)?)?;
     let rust = cellc::emit::rust::emit(&m, &Options::default())?;
-    let c = cellc::emit::c::emit(&m, &Options { language: Language::C, ..Options::default() }, "model.h")?;
+    let c = cellc::emit::c::emit(&m, &Options::default().language(Language::C), "model.h")?;
     Ok((rust, c.source))
 }
 

@@ -50,7 +50,7 @@ fn public_names(code: &str, lang: Language) -> BTreeSet<String> {
 }
 
 fn generated(model: &Path, lang: Language, opts: &Options) -> String {
-    let opts = Options { language: lang, ..opts.clone() };
+    let opts = opts.clone().language(lang);
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join(if lang == Language::C { "net.c" } else { "net.rs" });
     let files = cellc::compile_to(model, &opts, &out).unwrap_or_else(|d| panic!("{}: {d}", model.display()));

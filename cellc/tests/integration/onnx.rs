@@ -370,7 +370,7 @@ fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
         &["y"],
     );
     let path = d.write("m.onnx", &m);
-    let cut = cellc::Options { cut_inputs: vec!["h".to_owned()], ..cellc::Options::default() };
+    let cut = cellc::Options::default().cut_inputs(vec!["h".to_owned()]);
     // Without a declared shape the cut is refused (it once became a scalar input).
     let err = cellc::compile_file(&path, &cut).expect_err("no shape for h").to_string();
     assert!(err.contains("--inputs \"h\": cellc does not know this value's shape"), "{err}");
@@ -384,14 +384,14 @@ fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
         "{rs}"
     );
     // A cut at a value whose shape is known while reading takes that shape.
-    let cut = cellc::Options { cut_inputs: vec!["x".to_owned()], ..cellc::Options::default() };
+    let cut = cellc::Options::default().cut_inputs(vec!["x".to_owned()]);
     let m = model(
         vec![node("Relu", &["x"], &["r"]), node("Tanh", &["r"], &["y"])],
         vec![],
         vec![value("x", &[1, 4])],
         &["y"],
     );
-    let cut_r = cellc::Options { cut_inputs: vec!["r".to_owned()], ..cut };
+    let cut_r = cut.cut_inputs(vec!["r".to_owned()]);
     let rs = cellc::compile_file(&d.write("m.onnx", &m), &cut_r).expect("r's inferred shape");
     assert!(
         rs.contains(

@@ -136,19 +136,17 @@ fn run() -> Result<bool, String> {
                 Language::Rust => "Model".to_owned(),
                 Language::C => format!("m{}", c_sources.len()),
             };
-            let opts = Options {
-                name: Some(name.clone()),
-                strategy,
-                weights_mode,
-                language,
-                simd,
-                weight_type,
-                fast_activations,
-                input_shapes: e.case.pins.clone(),
-                cut_inputs: e.case.cut.0.clone(),
-                cut_outputs: e.case.cut.1.clone(),
-                ..Options::default()
-            };
+            let opts = Options::default()
+                .name(Some(name.clone()))
+                .strategy(strategy)
+                .weights_mode(weights_mode)
+                .language(language)
+                .simd(simd)
+                .weight_type(weight_type)
+                .fast_activations(fast_activations)
+                .input_shapes(e.case.pins.clone())
+                .cut_inputs(e.case.cut.0.clone())
+                .cut_outputs(e.case.cut.1.clone());
             // Every plan is checked against itself too (a release build of cellc does not).
             let loaded = guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
                 .and_then(|r| r.map_err(|d| d.to_string()))
@@ -231,7 +229,7 @@ fn run() -> Result<bool, String> {
                         }),
                         Language::C => {
                             let emit_as = |name: &str| {
-                                let opts = Options { name: Some(name.to_owned()), ..opts.clone() };
+                                let opts = opts.clone().name(Some(name.to_owned()));
                                 guarded("the C emitter", || cellc::emit::c::emit(&model, &opts, &format!("{name}.h")))
                                     .and_then(|r| r.map_err(|d| d.to_string()))
                             };

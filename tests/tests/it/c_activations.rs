@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
 
 /// `f` as the C of `activation` computes it, compiled with `flags`, on every input in `xs`.
 fn in_c(dir: &Path, (activation, fast): (Activation, bool), flags: &[&str], xs: &[f32]) -> Vec<f32> {
-    let opts = cellc::Options { name: Some("act".into()), fast_activations: fast, ..cellc::Options::default() };
+    let opts = cellc::Options::default().name(Some("act".into())).fast_activations(fast);
     let files = cellc::emit::c::emit(&one_unit(dir, activation), &opts, "act.h").expect("emits");
     std::fs::write(dir.join("act.h"), files.header).expect("header");
     std::fs::write(dir.join("act.c"), files.source).expect("source");

@@ -134,9 +134,9 @@ fn generated_code_computes_what_the_reference_does_on_random_graphs() {
         let want = cellc::reference::run(&model, &inputs).unwrap_or_else(|e| panic!("graph of seed {s}: {e}"));
         // Each kernel strategy in turn, so that both are built over the graphs.
         let strategy = [Kernel::Auto, Kernel::Tiled, Kernel::Unrolled][k % 3];
-        let opts = Options { name: Some("Model".into()), strategy, ..Options::default() };
+        let opts = Options::default().name(Some("Model".into())).strategy(strategy);
         sources.push(cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("seed {s}: {d}")));
-        let c_opts = Options { name: Some(format!("m{k}")), language: Language::C, ..opts };
+        let c_opts = opts.name(Some(format!("m{k}"))).language(Language::C);
         c_sources.push(
             cellc::emit::c::emit(&model, &c_opts, &format!("m{k}.h")).unwrap_or_else(|d| panic!("seed {s}: {d}")),
         );

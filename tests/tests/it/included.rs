@@ -20,8 +20,8 @@ fn sources() -> Vec<(String, String)> {
     let model = |dir: &str| root().join("tests/models").join(dir).join("model.xml");
     let cases = [
         (gru.clone(), Options::default()),
-        (gru.clone(), Options { weights_mode: WeightsMode::Runtime, ..Options::default() }),
-        (gru, Options { strategy: Strategy::Unrolled, weight_type: WeightType::Bf16, ..Options::default() }),
+        (gru.clone(), Options::default().weights_mode(WeightsMode::Runtime)),
+        (gru, Options::default().strategy(Strategy::Unrolled).weight_type(WeightType::Bf16)),
         (model("ov_gru_stateful"), Options::default()),
         (model("pt_gru_frame_heads"), Options::default()),
         (model("pt_lstm_bidirectional"), Options::default()),
@@ -49,7 +49,7 @@ fn side_by_side() -> Vec<(&'static str, String)> {
     models
         .into_iter()
         .map(|(name, ty, dir)| {
-            let opts = Options { name: Some(ty.to_owned()), ..Options::default() };
+            let opts = Options::default().name(Some(ty.to_owned()));
             let code = cellc::compile_file(&model(dir), &opts).unwrap_or_else(|d| panic!("{dir}: {d}"));
             (name, code)
         })

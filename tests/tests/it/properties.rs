@@ -293,8 +293,7 @@ fn generated_code_matches_the_reference_interpreter() {
         // model entry point, so both paths are checked.
         let via_batch = k % 2 == 1 && c.seq.is_none();
         let name = if via_batch { "Generated" } else { "Model" };
-        let opts =
-            Options { name: Some(name.into()), strategy: kernel, weight_type: c.weight_type, ..Options::default() };
+        let opts = Options::default().name(Some(name.into())).strategy(kernel).weight_type(c.weight_type);
         let mut src = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{c:?}: {d}"));
         if via_batch {
             src.push_str(&batch_glue(c));
@@ -306,7 +305,7 @@ fn generated_code_matches_the_reference_interpreter() {
             WeightType::F16 | WeightType::Bf16 if c.runtime_weights => WeightType::F32,
             t => t,
         };
-        let c_opts = Options { name: Some(format!("m{k}")), language: cellc::Language::C, weight_type: c_type, ..opts };
+        let c_opts = opts.name(Some(format!("m{k}"))).language(cellc::Language::C).weight_type(c_type);
         c_sources
             .push(cellc::emit::c::emit(&model, &c_opts, &format!("m{k}.h")).unwrap_or_else(|d| panic!("{c:?}: {d}")));
         let wide: Vec<Vec<f64>> = inputs.iter().map(|v| v.iter().map(|&x| x as f64).collect()).collect();

@@ -27,7 +27,7 @@ fn readme_c_header_excerpt_is_what_cellc_writes() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     let start = readme.find("```c\n").expect("the C header excerpt in the README") + "```c\n".len();
     let excerpt = &readme[start..start + readme[start..].find("```").expect("end of the block")];
-    let opts = cellc::Options { language: cellc::Language::C, name: Some("vad".into()), ..Default::default() };
+    let opts = cellc::Options::default().language(cellc::Language::C).name(Some("vad".into()));
     let files = cellc::compile_to(&root.join("examples/gru/model.xml"), &opts, Path::new("vad.c"))
         .unwrap_or_else(|d| panic!("{d}"));
     let header = String::from_utf8_lossy(&files[0].1);
@@ -67,7 +67,7 @@ fn readme_lists_every_system_header_the_c_includes() {
     ];
     let (mut got_header, mut got_source) = (Vec::new(), Vec::new());
     for model in &models {
-        let mut opts = cellc::Options { language: cellc::Language::C, name: Some("m".into()), ..Default::default() };
+        let mut opts = cellc::Options::default().language(cellc::Language::C).name(Some("m".into()));
         if let Ok(case) = cellc_conformance::case::Case::load(model.parent().expect("a case directory")) {
             opts.input_shapes = case.pins.clone();
             (opts.cut_inputs, opts.cut_outputs) = case.cut.clone();

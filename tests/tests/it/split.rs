@@ -79,13 +79,11 @@ fn split_steps_compute_what_one_thread_computes() {
                 }
                 None => (Vec::new(), Vec::new()),
             };
-            let opts = cellc::Options {
-                name: Some("Model".into()),
-                cut_inputs,
-                cut_outputs,
-                threads: cellc::Threads::new(threads).expect("a valid count"),
-                ..cellc::Options::default()
-            };
+            let opts = cellc::Options::default()
+                .name(Some("Model".into()))
+                .cut_inputs(cut_inputs)
+                .cut_outputs(cut_outputs)
+                .threads(cellc::Threads::new(threads).expect("a valid count"));
             let code = cellc::compile_file(&root.join(case).join("model.xml"), &opts).unwrap_or_else(|d| panic!("{d}"));
             assert_eq!(code.contains("team::run"), threads > 1, "{case} with {threads} threads");
             main.push_str(&format!("mod c{c}t{threads} {{ include!(\"c{c}t{threads}.rs\"); }}\n"));

@@ -44,7 +44,7 @@ fn stateful_models_stream_in_rust() {
 }
 
 fn streams_in_rust(name: &str) {
-    let opts = cellc::Options { name: Some("Model".into()), ..Default::default() };
+    let opts = cellc::Options::default().name(Some("Model".into()));
     let code = cellc::compile_file(&case_dir(name).join("model.xml"), &opts).expect("compiles");
     let ins = |xs: &[Vec<f32>]| xs.iter().map(|x| format!("&{}", array(x))).collect::<Vec<_>>().join(", ");
     let outs = |ys: &[Vec<f32>]| ys.iter().map(|y| format!("vec![0.0f32; {}]", y.len())).collect::<Vec<_>>().join(", ");
@@ -90,7 +90,7 @@ fn stateful_models_stream_in_c() {
 }
 
 fn streams_in_c(name: &str) {
-    let opts = cellc::Options { name: Some("m".into()), language: cellc::Language::C, ..Default::default() };
+    let opts = cellc::Options::default().name(Some("m".into())).language(cellc::Language::C);
     let dir = tempfile::tempdir().expect("temp dir");
     let files = cellc::compile_to(&case_dir(name).join("model.xml"), &opts, &dir.path().join("m.c")).expect("compiles");
     for (path, text) in &files {

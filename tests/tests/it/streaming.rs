@@ -189,7 +189,7 @@ fn weights_given_at_run_time_are_set_once_and_run_alone() {
     use std::fmt::Write as _;
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gru/model.xml");
     let compile = |mode| {
-        let opts = cellc::Options { weights_mode: mode, name: Some("Vad".into()), ..cellc::Options::default() };
+        let opts = cellc::Options::default().weights_mode(mode).name(Some("Vad".into()));
         cellc::compile_file(&model, &opts).unwrap_or_else(|d| panic!("{d}"))
     };
     let loaded = cellc::load_graph(&model, &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"));

@@ -60,12 +60,8 @@ fn tables_as_bytes_compute_what_tables_as_literals_compute() {
     for (name, model) in &models {
         for wt in [cellc::WeightType::F32, cellc::WeightType::F16, cellc::WeightType::Bf16] {
             let tag = format!("{name}_{}", wt.name());
-            let opts = |tables| cellc::Options {
-                weight_type: wt,
-                weight_tables: tables,
-                name: Some("Model".into()),
-                ..cellc::Options::default()
-            };
+            let opts =
+                |tables| cellc::Options::default().weight_type(wt).weight_tables(tables).name(Some("Model".into()));
             let source =
                 cellc::compile_file(model, &opts(cellc::WeightTables::Source)).unwrap_or_else(|d| panic!("{d}"));
             assert!(!source.contains("include_bytes!"), "{tag}: tables as literals");

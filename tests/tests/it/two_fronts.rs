@@ -17,12 +17,10 @@ fn unnamed(step: &str) -> String {
 }
 
 fn steps(path: &Path, case: &Case) -> Result<Vec<String>, String> {
-    let opts = cellc::Options {
-        input_shapes: case.pins.clone(),
-        cut_inputs: case.cut.0.clone(),
-        cut_outputs: case.cut.1.clone(),
-        ..cellc::Options::default()
-    };
+    let opts = cellc::Options::default()
+        .input_shapes(case.pins.clone())
+        .cut_inputs(case.cut.0.clone())
+        .cut_outputs(case.cut.1.clone());
     let v = cellc::load_graph(path, &opts).map_err(|e| format!("{}: {e}", path.display()))?;
     let m = v.model();
     // Steps that do not depend on each other may come in another order (the order of the
