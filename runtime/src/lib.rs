@@ -69,6 +69,11 @@ pub const VERSION: [u32; 3] = [
     number(env!("CARGO_PKG_VERSION_PATCH")),
 ];
 
+/// The runtime a crate builds against, as a mismatch's compile error names it (a constant
+/// panic message is one `&str`).
+#[doc(hidden)]
+pub const FOUND: &str = concat!("the cellc-runtime this crate builds against is ", env!("CARGO_PKG_VERSION"));
+
 /// Whether this runtime runs the code cellc `major.minor.patch` generates: a release of the
 /// same line (the same major version, and before 1.0 the same minor one) no older than the
 /// generator, whose kernels it may call. Generated code asserts it at compile time, so a

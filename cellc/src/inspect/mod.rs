@@ -7,7 +7,7 @@ mod model;
 mod report;
 mod text;
 
-pub use model::{Compiled, Stored, describe};
+pub use model::{Compiled, Stored};
 pub use report::{Advice, CellInfo, OpCount, Problem, Report, Size, TensorInfo, WeightInfo};
 
 use crate::diag::{Diag, Diagnostics};

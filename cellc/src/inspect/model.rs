@@ -114,7 +114,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
         output_sources: (0..m.outputs.len()).map(|i| source(m, Home::Output(i))).collect(),
         steps: m.steps.iter().map(|s| m.step_text(s)).collect(),
         scratch_bytes: m.slots.iter().sum::<usize>().saturating_mul(4),
-        text: describe_stored(m, Some((&cells, &dense_layers))),
+        text: describe(m, Some((&cells, &dense_layers))),
         cells,
         dense_layers,
         embedded_weight_bytes,
@@ -154,14 +154,9 @@ fn gate_names(kind: CellKind) -> &'static str {
 }
 
 /// Describes a validated model: its inputs and outputs, and per cell its attributes,
-/// shapes, FLOPs per step and weight bytes (as f32; `cellc inspect` gives them as the
-/// generated code stores them).
-pub fn describe(m: &Model) -> String {
-    describe_stored(m, None)
-}
-
-/// [`describe`], with the bytes the cells' and dense layers' weights take as stored.
-fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
+/// shapes, FLOPs per step and weight bytes (as the generated code stores them, when
+/// `stored` gives them; else as f32).
+fn describe(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
     let mut s = String::new();
     let batch = match m.batch {
         Batch::Static(n) => n.to_string(),

@@ -293,7 +293,8 @@ fn unsuffix(ts: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
 }
 
 /// The assertion that the runtime the code builds against runs it (the same release line,
-/// no older than this generator): otherwise one compile error naming both.
+/// no older than this generator): otherwise two compile errors, one naming the runtime the
+/// code needs, the other the runtime found.
 fn runtime_check() -> proc_macro2::TokenStream {
     let part = |s: &str| s.parse::<u32>().unwrap_or(0);
     let (major, minor, patch) = (
@@ -309,6 +310,9 @@ fn runtime_check() -> proc_macro2::TokenStream {
     );
     quote::quote! {
         const _: () = ::core::assert!(::cellc_runtime::runs_code_of(#major, #minor, #patch), #msg);
+        const _: () = if !::cellc_runtime::runs_code_of(#major, #minor, #patch) {
+            ::core::panic!("{}", ::cellc_runtime::FOUND)
+        };
     }
 }
 
