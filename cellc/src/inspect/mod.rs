@@ -7,6 +7,8 @@ mod model;
 mod report;
 mod text;
 
+#[doc(hidden)]
+pub use model::describe;
 pub use model::{Compiled, Stored};
 pub use report::{Advice, CellInfo, OpCount, Problem, Report, Size, TensorInfo, WeightInfo};
 

@@ -114,7 +114,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
         output_sources: (0..m.outputs.len()).map(|i| source(m, Home::Output(i))).collect(),
         steps: m.steps.iter().map(|s| m.step_text(s)).collect(),
         scratch_bytes: m.slots.iter().sum::<usize>().saturating_mul(4),
-        text: describe(m, Some((&cells, &dense_layers))),
+        text: describe_stored(m, Some((&cells, &dense_layers))),
         cells,
         dense_layers,
         embedded_weight_bytes,
@@ -153,10 +153,17 @@ fn gate_names(kind: CellKind) -> &'static str {
     }
 }
 
+#[doc(hidden)]
+/// [`describe_stored`] with the weights' bytes as f32: the fuzzer's way to inspect a model
+/// it made (hidden, as the validated model it takes).
+pub fn describe(m: &Model) -> String {
+    describe_stored(m, None)
+}
+
 /// Describes a validated model: its inputs and outputs, and per cell its attributes,
 /// shapes, FLOPs per step and weight bytes (as the generated code stores them, when
 /// `stored` gives them; else as f32).
-fn describe(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
+fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
     let mut s = String::new();
     let batch = match m.batch {
         Batch::Static(n) => n.to_string(),
