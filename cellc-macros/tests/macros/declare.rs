@@ -13,6 +13,11 @@ cellc_macros::lstm_cell! {
         activations = [hardsigmoid(alpha = 0.3), tanh, softsign]>;
 }
 
+// A one-letter name that no generic parameter of the generated code takes.
+cellc_macros::lstm_cell! {
+    pub struct L<input_size = 2, hidden_size = 3>;
+}
+
 cellc_macros::rnn_cell! {
     struct Reverse<input_size = 2, hidden_size = 3, steps = 4, direction = reverse, batch = 2>;
 }
@@ -27,4 +32,9 @@ fn declared_cells_run() {
     gru.step(&[0.1, 0.2, 0.3], &[0.0; 5], &mut out);
     assert!(out.iter().any(|v| *v != 0.0));
     assert!(TorchGru::new(&w[1..], &r, &b).is_err());
+    let (w, r, b) = (vec![0.1; 24], vec![0.2; 36], vec![0.0; 12]);
+    let l = L::new(&w, &r, &b).expect("lengths fit");
+    let (mut h, mut c) = ([0.0; 3], [0.0; 3]);
+    l.step(&[1.0, 0.5], &[0.0; 3], &[0.0; 3], &mut h, &mut c);
+    assert!(h.iter().all(|v| *v != 0.0) && c.iter().all(|v| *v != 0.0), "{h:?} {c:?}");
 }

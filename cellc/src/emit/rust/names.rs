@@ -114,10 +114,16 @@ const RESERVED: &[&str] = &[
     "IntoFuture",
 ];
 
+/// The letters generated code names its generic parameters with: `I` (the instruction set,
+/// a type) and the constants it passes as bare generic arguments (`::<S, V, I>`), which a
+/// type of the same name would take the place of. A test reads the emitters for others.
+const GENERIC_PARAMS: [&str; 8] = ["B", "H", "I", "Q", "R", "S", "V", "Y"];
+
 /// Whether generated code needs `name` (compared without case) for the prelude or a generic
-/// parameter.
+/// parameter (or a local variable: a lower-case letter).
 pub(crate) fn is_reserved(name: &str) -> bool {
-    name.len() == 1 || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
+    let letter = name.len() == 1 && !name.bytes().all(|b| b.is_ascii_uppercase());
+    letter || GENERIC_PARAMS.contains(&name) || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
 }
 
 /// Hands out names unique within one generated file.
@@ -127,8 +133,7 @@ pub(crate) struct Names {
 
 impl Default for Names {
     fn default() -> Self {
-        let letters = ('a'..='z').map(String::from);
-        Names { used: RESERVED.iter().map(|s| s.to_ascii_lowercase()).chain(letters).collect() }
+        Names { used: RESERVED.iter().chain(&GENERIC_PARAMS).map(|s| s.to_ascii_lowercase()).collect() }
     }
 }
 
@@ -215,5 +220,36 @@ mod tests {
         }
         assert!(n.reserve("r#type").is_err() && n.reserve("type").is_err());
         assert_eq!(n.reserve("Vad"), Ok("Vad".to_owned()));
+        // A letter no generic parameter takes is a name like another.
+        assert_eq!(n.reserve("L"), Ok("L".to_owned()));
+        assert!(!is_reserved("L") && is_reserved("I") && is_reserved("x"));
+    }
+
+    #[test]
+    fn every_letter_the_emitters_give_a_generic_parameter_is_reserved() {
+        // `<I: Isa>`, `<const S: usize>`, `::<B, I>`: a letter alone in a list of generic
+        // parameters or arguments.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/emit/rust");
+        let mut seen = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).expect("emit/rust reads") {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).expect("reads");
+            // Code, not comments.
+            let code: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+            let code = code.join("\n");
+            let b = code.as_bytes();
+            for (k, &c) in b.iter().enumerate().skip(1) {
+                let before = b[..k].trim_ascii_end();
+                let before = before.strip_suffix(b"const").unwrap_or(before).trim_ascii_end();
+                let opens = before.ends_with(b"<") || before.ends_with(b",");
+                let after = b.get(k + 1).copied().unwrap_or(b' ');
+                if c.is_ascii_uppercase() && opens && matches!(after, b':' | b',' | b'>') {
+                    seen.insert((c as char).to_string());
+                }
+            }
+        }
+        assert!(seen.contains("I") && seen.contains("S"), "the scan finds them: {seen:?}");
+        for letter in &seen {
+            assert!(is_reserved(letter), "generated code names a generic parameter {letter}, which a model may name");
+        }
     }
 }
