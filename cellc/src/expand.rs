@@ -211,7 +211,10 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
                 d.message = d.message.replace(full.as_str(), written);
             }
         }
-        compile_errors(lit.span(), diags)
+        // A problem with a key's value is at that value; the others at the model's path.
+        let at = |d: &crate::Diag| d.subject.as_deref().and_then(|s| span_of(&keys, s)).unwrap_or_else(|| lit.span());
+        let spans: Vec<proc_macro2::Span> = diags.0.iter().map(at).collect();
+        compile_errors_at(&spans, lit.span(), diags)
     })?;
     let items: TokenStream =
         code.parse().map_err(|e| fail(format!("internal error: generated code does not tokenize: {e}")))?;
@@ -222,12 +225,28 @@ fn included(input: TokenStream, root: &Path) -> syn::Result<TokenStream> {
 /// One compile error a problem, each at `span`, each saying where in the model it is (the
 /// compiler says "error" itself), with the macro's advice (`input = "…"`).
 fn compile_errors(span: proc_macro2::Span, diags: crate::Diagnostics) -> syn::Error {
-    let mut errors = Door::Macro.diagnostics(diags).0.into_iter().map(|d| syn::Error::new(span, d.located()));
+    compile_errors_at(&[], span, diags)
+}
+
+/// [`compile_errors`], problem `k` at `spans[k]` where there is one, else at `span`.
+fn compile_errors_at(spans: &[proc_macro2::Span], span: proc_macro2::Span, diags: crate::Diagnostics) -> syn::Error {
+    let diags = Door::Macro.diagnostics(diags).0;
+    let mut errors =
+        diags.into_iter().enumerate().map(|(k, d)| syn::Error::new(spans.get(k).copied().unwrap_or(span), d.located()));
     let mut all = errors.next().unwrap_or_else(|| syn::Error::new(span, "the model was refused"));
     for e in errors {
         all.combine(e);
     }
     all
+}
+
+/// The span of the value of `keys` that `setting` names (the key's, when no value is the
+/// same text), if the macro was given that key.
+fn span_of(keys: &[Given], setting: &crate::diag::Setting) -> Option<proc_macro2::Span> {
+    let given: Vec<&Given> = keys.iter().filter(|g| g.key == setting.key).collect();
+    let same = |v: &str| setting.value.as_deref().is_some_and(|s| s.trim_matches('"') == v.replace(' ', ""));
+    let value = given.iter().flat_map(|g| &g.values).find(|(v, _)| same(v)).map(|(_, span)| *span);
+    value.or_else(|| given.first().map(|g| g.key.span()))
 }
 
 /// Reading a file through `include_bytes!` makes cargo rebuild the crate when it changes;

@@ -1,5 +1,6 @@
 // Each key of `include_model!` refuses a wrong value at the value, an unknown or repeated
-// key at the key, and what the model itself refuses at the path.
+// key at the key; what the model refuses of a key's value (a pin, a state, a cell name) at
+// that value, and what it refuses of itself at the path.
 mod unknown {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, wieght_type = "f16");
 }
@@ -41,6 +42,10 @@ mod value {
 }
 mod tables {
     cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, weight_tables = "binary");
+}
+mod pin_name {
+    // A pin of a Parameter the model does not have: at the pin, not at the path.
+    cellc_macros::include_model!("../../../../examples/gru/model.xml", allow_outside_crate, input = "x=[1, 16]");
 }
 mod dynamic {
     // The advice to pin a dimension is written as the macro takes it.
