@@ -115,9 +115,19 @@ pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::verify
             diags.extend(more);
             diags.sort_by_key(|d| d.pos);
             diags.dedup();
-            Err(Diagnostics(diags))
+            Err(Diagnostics(the_causes(diags)))
         }
     }
+}
+
+/// `diags` without what follows from a dimension left dynamic: when a problem says which
+/// Parameter to pin (`--input x=[?,N,8]`), an op's own "pin it" is its consequence.
+fn the_causes(diags: Vec<Diag>) -> Vec<Diag> {
+    let pin = |d: &Diag| d.fix.as_deref().filter(|f| f.is_pin()).map(|f| f.settings.iter().any(|s| s.value.is_some()));
+    if !diags.iter().any(|d| pin(d) == Some(true)) {
+        return diags;
+    }
+    diags.into_iter().filter(|d| pin(d) != Some(false)).collect()
 }
 
 /// Compiles an OpenVINO IR model to Rust source. C is two files (a source and its header):

@@ -557,6 +557,18 @@ fn an_onnx_file_compiles_as_exported_and_the_weights_given_as_the_model_say_what
 }
 
 #[test]
+fn a_dimension_left_dynamic_is_reported_at_its_parameter_not_at_each_op_it_reaches() {
+    // PLCMOS's inputs are dynamic: its convolution cannot be compiled until they are pinned,
+    // which the Parameters' problems say; the convolution's own "pin it" would repeat them.
+    let plcmos = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/plcmos/model.xml");
+    let err = cellc::load_graph(&plcmos, &cellc::Options::default()).expect_err("dynamic inputs").to_string();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(lines.iter().all(|l| l.contains("of Parameter") && l.contains("pin it with --input")), "{err}");
+    assert!(lines[1].contains("--input degraded_audio=[?,1,N,257]"), "{err}");
+}
+
+#[test]
 fn a_reader_that_stops_early_ends_the_run_quietly() {
     use std::io::Read as _;
     // The example's Rust (hundreds of KiB, more than a pipe holds) read only in part, as
