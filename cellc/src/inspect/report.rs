@@ -154,7 +154,7 @@ pub struct Advice {
 impl Problem {
     pub(super) fn of(d: &Diag) -> Problem {
         Problem {
-            message: d.message.clone(),
+            message: d.said(&|s| s.to_string()),
             file: d.file.clone(),
             line: d.pos.and_then(crate::diag::Pos::line),
             column: d.pos.and_then(crate::diag::Pos::col),

@@ -400,3 +400,30 @@ fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
         "{rs}"
     );
 }
+
+#[test]
+fn a_reduction_of_every_axis_of_an_input_whose_rank_is_known_only_when_folding_reduces_them_all() {
+    // A convolution over a dynamic length has no rank while reading, so neither has the
+    // ReduceMax's input (openWakeWord's mel spectrogram reduces so): its axes are 0..rank
+    // once the pin makes shapes known.
+    use proto::tensor_shape_proto::{Dimension, dimension::Value};
+    let d = Dir::new();
+    let mut x = value("x", &[1, 1, 0]);
+    if let Some(proto::type_proto::Value::TensorType(t)) = x.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.shape.as_mut().expect("shape").dim[2] =
+            Dimension { value: Some(Value::DimParam("n".into())), denotation: None };
+    }
+    let m = model(
+        vec![node("Conv", &["x", "w"], &["c"]), node("ReduceMax", &["c"], &["y"])],
+        vec![floats("w", &[1, 1, 2], &[1.0, -1.0])],
+        vec![x],
+        &["y"],
+    );
+    let path = d.write("m.onnx", &m);
+    let mut opts = cellc::Options::default();
+    opts.input_shapes.push(cellc::InputShape::parse("x=[1,1,4]").expect("a pin"));
+    let model = cellc::load_graph(&path, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let y = cellc::reference::run(&model, &[vec![0.5, -2.0, 7.25, 1.0]]).expect("runs");
+    assert_eq!(y, vec![vec![6.25]], "the largest of 2.5, -9.25 and 6.25");
+    assert_eq!(model.outputs[0].shape.len(), 3, "keepdims: {:?}", model.outputs[0].shape);
+}

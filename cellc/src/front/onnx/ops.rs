@@ -448,9 +448,14 @@ pub(super) fn reduce_of(cx: &mut Node<'_, '_>, kind: ReduceKind, x: TensorId, fr
         None if noop => return Some(cx.one(Op::Identity, &[x])),
         None => match cx.rank(x) {
             Some(r) => cx.ints(&(0..r as i64).collect::<Vec<_>>()),
+            // Known once shapes are: `0..rank`, which folding computes.
             None => {
-                cx.err("reduces every axis of an input whose rank is not known while reading; give `axes`");
-                return None;
+                let shape = cx.one(Op::ShapeOf { out: Elem::I64 }, &[x]);
+                let rank = cx.one(Op::ShapeOf { out: Elem::I64 }, &[shape]);
+                let first = cx.ints(&[0]);
+                let rank = cx.one(Op::Squeeze, &[rank, first]);
+                let (start, step) = (cx.int(0), cx.int(1));
+                cx.one(Op::Range { out: Some(Elem::I64) }, &[start, rank, step])
             }
         },
     };
