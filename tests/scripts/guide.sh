@@ -2,8 +2,8 @@
 # Runs docs/GUIDE.md as a user would: every command of its `sh` blocks, in order, in an empty
 # directory holding the guide's model (the ONNX file of tests/models/pt_gru_dynamic_h0) and
 # silero-vad's IR and a model cellc refuses, with the release `cellc` and OpenVINO's `ovc` (installed from PyPI into
-# target/guide-venv) on the PATH; then its Rust program, in a crate of its own depending on
-# cellc-runtime, with warnings denied. A command whose comment says "exits with 1" must fail
+# target/guide-venv) on the PATH; then each of its Rust programs, in a crate of its own
+# depending on cellc-runtime, with warnings denied. A command whose comment says "exits with 1" must fail
 # with 1; every other one must succeed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,9 +26,12 @@ cp "$root/tests/refused/spectral_lstm/model.xml" "$work/spectral.xml"
 cp "$root/tests/refused/spectral_lstm/model.bin" "$work/spectral.bin"
 cd "$work"
 
-# The lines of the fenced blocks of one language, in order.
+# The lines of the fenced blocks of one language, in order (with a number, of that block
+# alone, from 1).
 block_lines() {
-    awk -v lang="$1" '/^```/ { if (inside) { inside = 0 } else if ($0 == "```" lang) { inside = 1 }; next } inside' "$guide"
+    awk -v lang="$1" -v want="${2:-0}" '
+        /^```/ { if (inside) { inside = 0 } else if ($0 == "```" lang) { inside = 1; n++ }; next }
+        inside && (want == 0 || n == want)' "$guide"
 }
 
 ran=0
@@ -47,9 +50,12 @@ while IFS= read -r line; do
     ran=$((ran + 1))
 done < <(block_lines sh)
 
-# The Rust program of the guide, in a crate outside the workspace.
-mkdir -p app/src
-cat > app/Cargo.toml <<TOML
+# Each Rust program of the guide, in a crate outside the workspace, beside the files the
+# commands above generated.
+blocks=$(grep -c '^```rust$' "$guide")
+for k in $(seq 1 "$blocks"); do
+    rm -rf app && mkdir -p app/src
+    cat > app/Cargo.toml <<TOML
 [package]
 name = "guide-app"
 version = "0.0.0"
@@ -61,9 +67,12 @@ cellc-runtime = { path = "$root/runtime" }
 
 [workspace]
 TOML
-block_lines rust > app/src/main.rs
-cp stream.rs app/src/stream.rs
-echo "\$ cargo run (the guide's Rust program)"
-(cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/guide-app" cargo run --quiet)
-ran=$((ran + 1))
+    for f in ./*.rs ./*.weights.bin; do
+        if [ -e "$f" ]; then cp "$f" app/src/; fi
+    done
+    block_lines rust "$k" > app/src/main.rs
+    echo "\$ cargo run (the guide's Rust program $k of $blocks)"
+    (cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/guide-app" cargo run --quiet)
+    ran=$((ran + 1))
+done
 echo "guide: $ran passed, 0 failed"
