@@ -111,7 +111,9 @@ fn generated_code_is_warning_free_however_it_is_included() {
         &dir.join("src/bin/top.rs"),
         "include!(\"../../gen/net0.rs\");\n\nfn main() {\n    use cellc_runtime::Model as _;\n    \
          let (x, h, mut y) = ([0.5f32; 16], [0.0f32; 128], [0.0f32; 128]);\n    \
-         Vad::new().run(&[&x, &h], &mut [&mut y]).unwrap();\n    println!(\"{}\", y[0]);\n}\n",
+         Vad::new().run(&[&x, &h], &mut [&mut y]).unwrap();\n    \
+         let mut z = [0.0f32; 128];\n    Vad::new().run_arrays(&x, &h, &mut z).unwrap();\n    \
+         assert_eq!(y, z);\n    println!(\"{}\", y[0]);\n}\n",
     );
     write(&dir.join("src/lib.rs"), &format!("#![deny(missing_docs)]\n{lib}"));
     // Each model's type by its name; a cell two models define, through its model's module.
@@ -124,7 +126,8 @@ fn generated_code_is_warning_free_however_it_is_included() {
         &dir.join("src/bin/side_by_side.rs"),
         &format!(
             "{both}\nfn main() {{\n    let _ = (Stateful::new(), Heads::new(), Bidirectional::new());\n    \
-             let _ = (stateful::Gru0::default(), heads::Gru0::default(), Lstm0::default());\n}}\n"
+             let _ = (stateful::Gru0::default(), heads::Gru0::default(), Lstm0::default());\n    \
+             let _ = Heads::new().run_arrays(&[0.0; 168], &mut [0.0; 840], &mut [0.0; 672]);\n}}\n"
         ),
     );
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))

@@ -4,7 +4,7 @@
 //! checked.
 use super::fields::Fields;
 use super::lit::{Table, table};
-use super::names::{Names, field_name, ident};
+use super::names::{Names, field_name, ident, type_name};
 use super::steps::{copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step};
 use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
@@ -216,6 +216,7 @@ pub(super) fn items(
         names(m.run_inputs().map(|(_, p)| p.name.as_str()).collect()),
         names(m.outputs.iter().map(|o| o.name.as_str()).collect()),
     );
+    let arrays = arrays_run(m);
     let runtime = !weight_infos.is_empty();
     let all_fields: Vec<_> = cell_fields
         .iter()
@@ -245,6 +246,7 @@ pub(super) fn items(
                 #ty { #(#cell_fields: #ctors,)* #(#slot_fields: [0.0; #slot_lens],)* #(#state_fields: [0.0; #state_lens],)* #started_init #set_init }
             }
             #reset
+            #arrays
         }
         impl ::core::default::Default for #ty {
             fn default() -> Self { Self::new() }
@@ -279,6 +281,50 @@ pub(super) fn items(
             #reset_trait
         }
     }
+}
+
+/// `run_arrays`, for a model whose every input and output has one length (a static batch):
+/// `run` with each an array of its length, so that a wrong length is a compile error. Its
+/// arguments are named after the tensors (snake case, unique).
+fn arrays_run(m: &Model) -> Option<TokenStream> {
+    let Batch::Static(batch) = m.batch else { return None };
+    let len = |shape: &[Dim]| -> Option<usize> {
+        shape.iter().try_fold(1usize, |n, d| {
+            n.checked_mul(match d {
+                Dim::Static(s) => *s,
+                Dim::Batch => batch,
+            })
+        })
+    };
+    let mut taken = std::collections::BTreeSet::from(["self".to_owned()]);
+    let mut arg = |name: &str, fallback: &str| {
+        let base = field_name(&type_name(name, fallback));
+        let mut a = base.clone();
+        let mut k = 2;
+        while !taken.insert(a.clone()) {
+            a = format!("{base}_{k}");
+            k += 1;
+        }
+        ident(&a)
+    };
+    let ins: Vec<(proc_macro2::Ident, usize)> =
+        m.run_inputs().map(|(_, p)| Some((arg(&p.name, "Input"), len(&p.shape)?))).collect::<Option<_>>()?;
+    let outs: Vec<(proc_macro2::Ident, usize)> =
+        m.outputs.iter().map(|o| Some((arg(&o.name, "Output"), len(&o.shape)?))).collect::<Option<_>>()?;
+    let (in_names, in_lens): (Vec<_>, Vec<_>) = ins.into_iter().unzip();
+    let (out_names, out_lens): (Vec<_>, Vec<_>) = outs.into_iter().unzip();
+    Some(quote! {
+        /// `cellc_runtime::Model::run` with each input and output an array of its length, in
+        /// the same order: a wrong length is a compile error rather than an `Error::Length`.
+        #[allow(clippy::too_many_arguments)]
+        pub fn run_arrays(
+            &mut self,
+            #(#in_names: &[f32; #in_lens],)*
+            #(#out_names: &mut [f32; #out_lens],)*
+        ) -> ::core::result::Result<(), ::cellc_runtime::Error> {
+            ::cellc_runtime::Model::run(self, &[#(&#in_names[..]),*], &mut [#(&mut #out_names[..]),*])
+        }
+    })
 }
 
 /// A model with weights given at run time: its `WEIGHTS` and the `set_weights` that packs
