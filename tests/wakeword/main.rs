@@ -42,6 +42,7 @@ fn main() {
     let (mut m, mut e, mut s) = (vec![0.0f32; 8 * 32], vec![0.0f32; 96], [0.0f32; 1]);
     let (mut err_mel, mut err_emb, mut err_score) = (0.0f32, 0.0f32, 0.0f32);
     let mut times = Vec::new();
+    let mut parts: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     let mut flagged = Vec::new();
     // Five passes over the stream (each from the same start), every chunk timed; the
     // comparison is of the first.
@@ -54,16 +55,22 @@ fn main() {
             raw.copy_within(CHUNK.., 0);
             raw[CTX..].copy_from_slice(chunk);
             mel.run(&[&raw], &mut [&mut m]).expect("mel runs");
+            let t1 = Instant::now();
             for v in &mut m {
                 *v = *v / 10.0 + 2.0;
             }
             mels.copy_within(8 * 32.., 0);
             mels[68 * 32..].copy_from_slice(&m);
             emb.run(&[&mels], &mut [&mut e]).expect("embedding runs");
+            let t2 = Instant::now();
             feats.copy_within(96.., 0);
             feats[15 * 96..].copy_from_slice(&e);
             ww.run(&[&feats], &mut [&mut s]).expect("classifier runs");
-            times.push(t0.elapsed().as_secs_f64() * 1e6);
+            let t3 = Instant::now();
+            times.push((t3 - t0).as_secs_f64() * 1e6);
+            for (part, (a, b)) in parts.iter_mut().zip([(t0, t1), (t1, t2), (t2, t3)]) {
+                part.push((b - a).as_secs_f64() * 1e6);
+            }
             if pass > 0 {
                 continue;
             }
@@ -84,6 +91,17 @@ fn main() {
     sorted.sort_by(f64::total_cmp);
     println!("{} chunks of 80 ms; chunks over 0.5 (both): {flagged:?}", n / 5);
     println!("largest difference from onnxruntime: mel {err_mel:.2e}, embedding {err_emb:.2e}, score {err_score:.2e}");
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let [mel_t, emb_t, ww_t] = &mut parts;
+    println!(
+        "cellc: median per chunk of each model: mel {:.1} µs, embedding {:.1} µs, classifier {:.1} µs",
+        median(mel_t),
+        median(emb_t),
+        median(ww_t)
+    );
     println!(
         "cellc: time per chunk (mel + embedding + classifier, {n} chunks timed): median {:.1} µs, min {:.1} µs, 90th percentile {:.1} µs",
         sorted[n / 2],
