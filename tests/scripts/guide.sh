@@ -7,6 +7,7 @@
 # with 1; every other one must succeed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/scripts/app_crate.sh"
 guide="$root/docs/GUIDE.md"
 
 venv="$root/target/guide-venv"
@@ -54,19 +55,8 @@ done < <(block_lines sh)
 # commands above generated.
 blocks=$(grep -c '^```rust$' "$guide")
 for k in $(seq 1 "$blocks"); do
-    rm -rf app && mkdir -p app/src
-    cat > app/Cargo.toml <<TOML
-[package]
-name = "guide-app"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-cellc-runtime = { path = "$root/runtime" }
-
-[workspace]
-TOML
+    rm -rf app
+    app_crate app guide-app
     for f in ./*.rs ./*.weights.bin; do
         if [ -e "$f" ]; then cp "$f" app/src/; fi
     done

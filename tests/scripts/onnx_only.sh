@@ -6,6 +6,7 @@
 # run it on the case's inputs and compare with onnxruntime's outputs committed beside them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/scripts/app_crate.sh"
 case_dir="$root/tests/models/pt_gru_dynamic_h0"
 cargo build --quiet --release -p cellc --manifest-path "$root/Cargo.toml"
 cellc="$root/target/release/cellc"
@@ -34,19 +35,7 @@ echo "onnx_only: compiled model.onnx to Rust and C without OpenVINO"
 # The largest difference allowed from onnxruntime's outputs (the case's tolerance).
 tol=1e-5
 
-mkdir -p app/src
-cat > app/Cargo.toml <<TOML
-[package]
-name = "onnx-only"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-cellc-runtime = { path = "$root/runtime" }
-
-[workspace]
-TOML
+app_crate app onnx-only
 cp net.rs app/src/net.rs
 cat > app/src/main.rs <<'RUST'
 mod net {

@@ -8,6 +8,7 @@
 # the packages go into target/models-venv.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/scripts/app_crate.sh"
 . "$root/tests/scripts/models_venv.sh"
 venv=$(models_venv)
 command -v espeak-ng > /dev/null || { echo "wakeword.sh needs espeak-ng (apt-get install espeak-ng)" >&2; exit 1; }
@@ -15,8 +16,9 @@ cargo build --quiet --release --locked -p cellc --manifest-path "$root/Cargo.tom
 cellc="$root/target/release/cellc"
 
 work="$root/target/wakeword"
-rm -rf "$work" && mkdir -p "$work/app/src"
+rm -rf "$work" && mkdir -p "$work"
 cd "$work"
+app_crate app wakeword
 "$venv/bin/pip" download --quiet --no-deps openwakeword==0.4.0 -d wheel
 "$venv/bin/python" -m zipfile -e wheel/openwakeword-0.4.0-py3-none-any.whl wheel
 models="$work/wheel/openwakeword/resources/models"
@@ -31,17 +33,5 @@ espeak-ng -v en-us+f2 -s 140 -w speech.wav \
 "$venv/bin/python" "$root/tests/wakeword/make_audio.py" speech.wav audio.s16
 "$venv/bin/python" "$root/tests/wakeword/reference.py" "$models" audio.s16 .
 
-cat > app/Cargo.toml <<TOML
-[package]
-name = "wakeword"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-cellc-runtime = { path = "$root/runtime" }
-
-[workspace]
-TOML
 cp "$root/tests/wakeword/main.rs" app/src/main.rs
 (cd app && RUSTFLAGS="-D warnings" cargo run --quiet --release -- "$work")

@@ -1,6 +1,9 @@
 """openWakeWord's streaming pipeline (mel -> embedding -> hey_mycroft) run chunk by chunk with
 onnxruntime on the ONNX files of the openwakeword 0.4.0 wheel: writes the audio and, per
-80 ms chunk, the score, the 8 new mel frames and the new embedding (little-endian f32)."""
+80 ms chunk, the score, the 8 new mel frames and the new embedding (little-endian f32).
+Its times are of onnxruntime's Python API as openWakeWord calls it (Python's cost per call
+included): what this stream costs there, not a measure of onnxruntime itself (bench/ calls
+it through its C API)."""
 import sys, time, numpy as np, onnxruntime as ort
 models, audio_path, out = sys.argv[1], sys.argv[2], sys.argv[3]
 so = ort.SessionOptions(); so.intra_op_num_threads = 1
