@@ -630,6 +630,27 @@ def empty_reductions(out):
     openvino_case(out, "ov_empty_reductions", model, feeds, empty_reductions.__doc__)
 
 
+def reductions(out):
+    """Each reduction (ReduceSum, ReduceMean, ReduceProd, ReduceMax, ReduceMin, ReduceL1,
+    ReduceL2) of a Parameter over one axis, two axes (one negative) and every axis,
+    `keep_dims` either way, against OpenVINO."""
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(14)
+    x = ops.parameter([2, 5, 3], np.float32, name="x")
+    outs = []
+    kinds = [("sum", ops.reduce_sum), ("mean", ops.reduce_mean), ("prod", ops.reduce_prod), ("max", ops.reduce_max),
+             ("min", ops.reduce_min), ("l1", ops.reduce_l1), ("l2", ops.reduce_l2)]
+    for k, (name, f) in enumerate(kinds):
+        for axes, tag in [([1], "mid"), ([0, -1], "ends"), ([0, 1, 2], "all")]:
+            r = f(x, ops.constant(np.array(axes, np.int64)), (k + len(tag)) % 2 == 0)
+            r.output(0).get_tensor().set_names({f"{name}_{tag}"})
+            outs.append(r)
+    model = ov.Model(outs, [x], "reductions")
+    feeds = {"x": rng.uniform(-1.5, 1.5, (2, 5, 3)).astype(np.float32)}
+    openvino_case(out, "ov_reductions", model, feeds, reductions.__doc__)
+
+
 def ranges(out):
     """Range-4 (`output_type` i32) over a length read with ShapeOf, every second index from
     1, and Range-1 backwards from 6 by -3, each as the indices of a Gather; and a float
@@ -1417,6 +1438,7 @@ def main():
         ("ov_strided_glue", strided_glue),
         ("ov_gather_batch_dims", gather_batch_dims),
         ("ov_empty_reductions", empty_reductions),
+        ("ov_reductions", reductions),
         ("silero_vad_core", silero),
         ("ov_convolutions", convolutions),
         ("ov_winograd", winograd),

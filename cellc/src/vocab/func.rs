@@ -367,6 +367,8 @@ pub enum ReduceKind {
     Max,
     /// `ReduceMin`.
     Min,
+    /// `ReduceL1`: `Σ|x|`.
+    L1,
     /// `ReduceL2`: `√Σx²`.
     L2,
 }
@@ -380,13 +382,14 @@ impl ReduceKind {
             "ReduceProd" => ReduceKind::Prod,
             "ReduceMax" => ReduceKind::Max,
             "ReduceMin" => ReduceKind::Min,
+            "ReduceL1" => ReduceKind::L1,
             "ReduceL2" => ReduceKind::L2,
             _ => return None,
         })
     }
 
     /// Reduces values in f64. Over no values it gives what OpenVINO gives: 0 for the sum,
-    /// the mean and the L2 norm, 1 for the product, the lowest f32 for the maximum and
+    /// the mean and the L1 and L2 norms, 1 for the product, the lowest f32 for the maximum and
     /// +inf for the minimum.
     pub fn apply(self, xs: &[f64]) -> f64 {
         match self {
@@ -397,6 +400,7 @@ impl ReduceKind {
             ReduceKind::Max if xs.is_empty() => f64::from(f32::MIN),
             ReduceKind::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             ReduceKind::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+            ReduceKind::L1 => xs.iter().map(|x| x.abs()).sum(),
             ReduceKind::L2 => xs.iter().map(|x| x * x).sum::<f64>().sqrt(),
         }
     }

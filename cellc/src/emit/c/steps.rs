@@ -47,6 +47,7 @@ impl ModelEmitter<'_> {
             ReduceKind::Prod => ("1.0f", "acc *= v;", "acc".to_owned()),
             ReduceKind::Max => ("-INFINITY", "if (v > acc) acc = v;", "acc".to_owned()),
             ReduceKind::Min => ("INFINITY", "if (v < acc) acc = v;", "acc".to_owned()),
+            ReduceKind::L1 => ("0.0f", "acc += fabsf(v);", "acc".to_owned()),
             ReduceKind::L2 => ("0.0f", "acc += v * v;", "sqrtf(acc)".to_owned()),
         };
         c.line(format!("float acc = {init};"));

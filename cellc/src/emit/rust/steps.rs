@@ -462,6 +462,7 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
         ReduceKind::Prod => (quote! { 1.0f32 }, quote! { acc *= v; }, quote! { acc }),
         ReduceKind::Max => (quote! { f32::NEG_INFINITY }, quote! { if v > acc { acc = v; } }, quote! { acc }),
         ReduceKind::Min => (quote! { f32::INFINITY }, quote! { if v < acc { acc = v; } }, quote! { acc }),
+        ReduceKind::L1 => (quote! { 0.0f32 }, quote! { acc += v.abs(); }, quote! { acc }),
         ReduceKind::L2 => (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::math::sqrt(acc) }),
     };
     // An index no stride reads (an axis of one value, or broadcast) is not named.

@@ -1,6 +1,6 @@
 //! ONNX ops that cellc computes as a few of its own ops, each by its ONNX definition:
 //! `Reciprocal`, `Mean`, the reductions of a function of the data (`ReduceSumSquare`,
-//! `ReduceL1`, `ReduceLogSum`), `ThresholdedRelu`, `Celu`, and `Gelu` in its tanh form.
+//! `ReduceLogSum`), `ThresholdedRelu`, `Celu`, and `Gelu` in its tanh form.
 use super::node::Node;
 use super::ops::reduce_of;
 use crate::graph::TensorId;
@@ -11,7 +11,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
     match op {
         "Reciprocal" => reciprocal(cx),
         "Mean" => mean(cx),
-        "ReduceSumSquare" | "ReduceL1" | "ReduceLogSum" => sum_of(cx, op),
+        "ReduceSumSquare" | "ReduceLogSum" => sum_of(cx, op),
         "ThresholdedRelu" => thresholded_relu(cx),
         "Celu" => celu(cx),
         "Gelu" => gelu(cx),
@@ -58,13 +58,11 @@ fn mean(cx: &mut Node<'_, '_>) {
     cx.bind(0, y);
 }
 
-/// `ReduceSumSquare` (the sum of x·x), `ReduceL1` (of |x|), `ReduceLogSum` (the log of the
-/// sum).
+/// `ReduceSumSquare` (the sum of x·x), `ReduceLogSum` (the log of the sum).
 fn sum_of(cx: &mut Node<'_, '_>, op: &str) {
     let Some(x) = cx.required(0, "data") else { return };
     let term = match op {
         "ReduceSumSquare" => binary(cx, Binary::Multiply, x, x),
-        "ReduceL1" => cx.one(Op::Unary(Unary::Abs), &[x]),
         _ => x,
     };
     let Some(mut y) = reduce_of(cx, ReduceKind::Sum, term, true) else { return };

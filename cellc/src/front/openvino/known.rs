@@ -100,7 +100,7 @@ const TABLE: &[Entry] = &[
     ),
     (&["Divide"], &["opset1"]),
     (&["ReduceSum", "ReduceMean", "ReduceProd", "ReduceMax", "ReduceMin"], &["opset1"]),
-    (&["ReduceL2"], &["opset4"]),
+    (&["ReduceL1", "ReduceL2"], &["opset4"]),
 ];
 
 /// Whether cellc reads the layer's type in the layer's version; reports a version it does
