@@ -200,10 +200,18 @@ impl Builder {
     /// the Rust file or of the C source.
     pub fn generate(&self) -> Result<PathBuf, Diagnostics> {
         let model = self.model.as_ref().ok_or_else(|| {
-            Diagnostics::one(Diag::new("build.rs", None, "no model: call `Builder::model(path)` before `generate()`"))
+            Diagnostics::one(Diag::new(
+                crate::diag::Code::Option,
+                "build.rs",
+                None,
+                "no model: call `Builder::model(path)` before `generate()`",
+            ))
         })?;
         if !self.refused.is_empty() {
-            let diags = self.refused.iter().map(|e| Diag::new("build.rs", None, format!("Builder::option: {e}")));
+            let diags = self
+                .refused
+                .iter()
+                .map(|e| Diag::new(crate::diag::Code::Option, "build.rs", None, format!("Builder::option: {e}")));
             return Err(Diagnostics(diags.collect()));
         }
         println!("cargo:rerun-if-changed={}", model.display());
@@ -217,7 +225,7 @@ impl Builder {
             (None, Some(d)) => PathBuf::from(d),
             (None, None) => {
                 let msg = "OUT_DIR is not set (not running under cargo): set `Builder::out_dir`";
-                return Err(Diag::new(&model.display().to_string(), None, msg).into());
+                return Err(Diag::new(crate::diag::Code::Write, &model.display().to_string(), None, msg).into());
             }
         };
         let file = self.file_name.clone().unwrap_or_else(|| {
@@ -235,7 +243,12 @@ impl Builder {
         let changed: Vec<(PathBuf, Vec<u8>)> =
             files.into_iter().filter(|(file, bytes)| std::fs::read(file).map_or(true, |old| old != *bytes)).collect();
         crate::output::write_all_or_none(&changed).map_err(|(file, e)| {
-            Diagnostics::one(Diag::new(&file.display().to_string(), None, format!("cannot write the output: {e}")))
+            Diagnostics::one(Diag::new(
+                crate::diag::Code::Write,
+                &file.display().to_string(),
+                None,
+                format!("cannot write the output: {e}"),
+            ))
         })?;
         Ok(path)
     }

@@ -261,7 +261,7 @@ fn report(diags: &crate::Diagnostics) {
     let config = Config::default();
     let mut err = std::io::stderr().lock();
     for d in &diags.0 {
-        let mut diag = Diagnostic::error().with_message(d.headline());
+        let mut diag = Diagnostic::error().with_code(d.code.id()).with_message(d.headline());
         let source = d.pos.and_then(|pos| {
             // Each file read and indexed once, however many diagnostics point into it.
             let (id, lines) = ids.entry(d.file.clone()).or_insert_with(|| {
@@ -310,7 +310,13 @@ fn announce_side_files(files: &[(PathBuf, Vec<u8>)], out: &std::path::Path, lang
 
 fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), crate::Diagnostics> {
     crate::output::write_all_or_none(files).map_err(|(path, e)| {
-        crate::Diag::new(&path.display().to_string(), None, format!("cannot write the output: {e}")).into()
+        crate::Diag::new(
+            crate::diag::Code::Write,
+            &path.display().to_string(),
+            None,
+            format!("cannot write the output: {e}"),
+        )
+        .into()
     })
 }
 
@@ -382,6 +388,7 @@ pub fn main() -> ExitCode {
                     Err(e) => Err(e),
                 },
                 (None, Language::C) => Err(crate::Diag::new(
+                    crate::diag::Code::Conflict,
                     &model.display().to_string(),
                     None,
                     "`--lang c` writes a source and a header: give the source's path with `-o NAME.c`",

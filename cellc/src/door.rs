@@ -87,7 +87,7 @@ mod tests {
     use crate::diag::{Diag, Fix, Message};
 
     fn said(door: Door, m: Message) -> String {
-        door.diagnostics(Diag::new("m.xml", None, m).into()).0[0].message.clone()
+        door.diagnostics(Diag::new(crate::diag::Code::Layer, "m.xml", None, m).into()).0[0].message.clone()
     }
 
     #[test]

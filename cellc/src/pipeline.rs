@@ -26,7 +26,9 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
     let file = model.display().to_string();
     let repeated = opts.repeated();
     if !repeated.is_empty() {
-        return Err(Diagnostics(repeated.into_iter().map(|m| Diag::new(&file, None, m)).collect()));
+        return Err(Diagnostics(
+            repeated.into_iter().map(|m| Diag::new(crate::diag::Code::Option, &file, None, m)).collect(),
+        ));
     }
     let mut g = front::read_graph(model, opts.weights.as_deref())?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
@@ -49,7 +51,12 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
                 Some(v) => g.freeze(&s.name, v).err(),
                 None => g.pin(&s.name, &s.dims).err(),
             }?;
-            Some(Diag::new(&file, None, Message::new(e.to_string()).about(Setting::new("input", s.to_string()))))
+            Some(Diag::new(
+                crate::diag::Code::Pin,
+                &file,
+                None,
+                Message::new(e.to_string()).about(Setting::new("input", s.to_string())),
+            ))
         })
         .collect();
     if !pins.is_empty() {
@@ -107,7 +114,7 @@ fn checked(g: &graph::Graph, pass: &str) {
 /// The check of [`model_of`] on a graph [`run_passes`] has been through, with the problems
 /// the passes found.
 pub fn check_passed(g: &graph::Graph, mut diags: Vec<Diag>) -> Result<ir::verify::Verified, Diagnostics> {
-    diags.extend(g.unmatched_renames().into_iter().map(|m| Diag::new(&g.file, None, m)));
+    diags.extend(g.unmatched_renames().into_iter().map(|m| Diag::new(crate::diag::Code::Cut, &g.file, None, m)));
     match check::check(g, !diags.is_empty()) {
         Ok(m) if diags.is_empty() => Ok(m),
         Ok(_) => Err(Diagnostics(diags)),
@@ -135,7 +142,7 @@ fn the_causes(diags: Vec<Diag>) -> Vec<Diag> {
 pub fn compile_file(model: &Path, opts: &Options) -> Result<String, Diagnostics> {
     if opts.language == Language::C {
         let msg = "compile_file returns one Rust file; C is a source and a header: use compile_to";
-        return Err(Diag::new(&model.display().to_string(), None, msg).into());
+        return Err(Diag::new(crate::diag::Code::Conflict, &model.display().to_string(), None, msg).into());
     }
     let m = load_graph(model, opts)?;
     emit::rust::emit(&m, opts)
@@ -166,13 +173,13 @@ pub fn compile_to(model: &Path, opts: &Options, out: &Path) -> Result<Vec<(PathB
         Language::C => {
             if opts.weight_tables == WeightTables::Binary {
                 let msg = "generated C holds its weight tables as literals: `weight_tables = binary` is for Rust";
-                return Err(Diag::new(&model.display().to_string(), None, msg).into());
+                return Err(Diag::new(crate::diag::Code::Conflict, &model.display().to_string(), None, msg).into());
             }
             let header = out.with_extension("h");
             let name = header.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if header == out || out.file_name().is_none() {
                 let msg = "the C output must be the source file (NAME.c); its header NAME.h is written beside it";
-                return Err(Diag::new(&out.display().to_string(), None, msg).into());
+                return Err(Diag::new(crate::diag::Code::Write, &out.display().to_string(), None, msg).into());
             }
             let files = emit::c::emit(&m, opts, &name)?;
             Ok(vec![(header, files.header.into_bytes()), (out.to_path_buf(), files.source.into_bytes())])

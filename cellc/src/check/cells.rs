@@ -4,6 +4,7 @@
 //! values of the graph), and the places of its outputs.
 use super::checker::{Checker, Mode, input_tensor};
 use super::lower::Lowering;
+use crate::diag::Code;
 use crate::graph::{Data, Elem, NodeId, Sym, TensorId};
 use crate::ir::steps::CellStep;
 use crate::ir::{self, CellKind, CellSpec, Direction, ElemType, Lengths, ParamRole, Seq, Step, WeightSrc};
@@ -49,30 +50,36 @@ impl Lowering<'_> {
             if !std::mem::replace(&mut self.too_many_cells, true) {
                 let msg =
                     format!("the model has more than {MAX_CELLS} recurrent cells; cellc compiles at most {MAX_CELLS}");
-                c.err(id, None, msg);
+                c.err(Code::Limit, id, None, msg);
             }
             return;
         }
         let pos = |k: &str| a.attr_pos.iter().find(|(n, _)| *n == k).map(|(_, p)| *p);
         let kind = a.kind();
         if let Some(why) = a.layout.refuses(kind) {
-            c.err(id, pos("layout"), format!("the {} layout: {why}", a.layout));
+            c.err(Code::Layer, id, pos("layout"), format!("the {} layout: {why}", a.layout));
             return;
         }
-        let clip = a.clip.as_ref().map_err(|m| c.err(id, pos("clip"), m.to_string())).ok().copied();
-        let direction = a.direction.as_ref().map_err(|m| c.err(id, pos("direction"), m.to_string())).ok().copied();
+        let clip = a.clip.as_ref().map_err(|m| c.err(Code::Layer, id, pos("clip"), m.to_string())).ok().copied();
+        let direction =
+            a.direction.as_ref().map_err(|m| c.err(Code::Layer, id, pos("direction"), m.to_string())).ok().copied();
         let activations = a
             .activations
             .as_ref()
             .map_err(|e| {
                 // At the activation at fault, where the front-end knows where it is written.
                 let key = e.at().and_then(|i| crate::ops::cells::ACTIVATION_KEYS.get(i).copied());
-                c.err(id, key.and_then(pos).or_else(|| pos("activations")), e.to_string())
+                c.err(Code::Layer, id, key.and_then(pos).or_else(|| pos("activations")), e.to_string())
             })
             .ok()
             .cloned();
         if a.hidden_size <= 0 || a.hidden_size as u64 > MAX_CELL_SIZE {
-            c.err(id, pos("hidden_size"), format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", a.hidden_size));
+            c.err(
+                Code::Layer,
+                id,
+                pos("hidden_size"),
+                format!("`hidden_size` is {}; expected 1 to {MAX_CELL_SIZE}", a.hidden_size),
+            );
             return;
         }
         let h = a.hidden_size as usize;
@@ -89,7 +96,7 @@ impl Lowering<'_> {
                 names[..wp + 2].join(", "),
                 wp + 3
             );
-            c.err(id, None, msg);
+            c.err(Code::Layer, id, None, msg);
             return;
         }
         let Some(x) = self.data(c, id, a, 0) else { return };
@@ -114,6 +121,7 @@ impl Lowering<'_> {
                 ));
                 let dynamic_steps = a.sequence && xs.get(1).is_some_and(|l| !l.is_known());
                 c.err(
+                    Code::Layer,
                     id,
                     None,
                     if dynamic_steps {
@@ -131,6 +139,7 @@ impl Lowering<'_> {
             (Mode::Rows(_), None) if self.is_batch(&batch) => 1,
             _ => {
                 c.err(
+                    Code::Layer,
                     id,
                     None,
                     format!("the batch of X is {batch}; expected 1 to {MAX_BATCH}, or the model's one dynamic batch"),
@@ -203,6 +212,7 @@ impl Lowering<'_> {
     fn data(&mut self, c: &mut Checker<'_>, id: NodeId, a: &CellAttrs, port: usize) -> Option<TensorId> {
         let Some(t) = input_tensor(self.g, id, port) else {
             c.err(
+                Code::Layer,
                 id,
                 self.g.nodes[id].input_pos.get(port).copied().flatten(),
                 format!("{} is not connected", label(a, port)),
@@ -217,7 +227,7 @@ impl Lowering<'_> {
                 label(a, port),
                 f.elem.name()
             );
-            c.err(id, None, msg);
+            c.err(Code::Layer, id, None, msg);
             return None;
         }
         if f.value.is_none() {
@@ -252,7 +262,7 @@ impl Lowering<'_> {
                 text(*got),
                 text(b)
             );
-            c.err(id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
+            c.err(Code::Layer, id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
             return false;
         }
         if shape != want.as_slice() {
@@ -262,7 +272,7 @@ impl Lowering<'_> {
                 super::checker::dims_text(shape),
                 super::checker::dims_text(&want)
             );
-            c.err(id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
+            c.err(Code::Layer, id, self.g.nodes[id].input_pos.get(port).copied().flatten(), msg);
             return false;
         }
         true
@@ -279,7 +289,7 @@ impl Lowering<'_> {
         want: &[usize],
     ) -> Option<WeightSrc> {
         let Some(t) = input_tensor(self.g, id, port) else {
-            c.err(id, None, format!("{} is not connected", label(a, port)));
+            c.err(Code::Layer, id, None, format!("{} is not connected", label(a, port)));
             return None;
         };
         if !self.expect(c, id, a, port, t, None, want) {
@@ -293,7 +303,7 @@ impl Lowering<'_> {
                 Some(WeightSrc::Embedded { values: v.iter().map(|&x| x as f32).collect(), stored })
             }
             Some(Data::Int(_)) => {
-                c.err(id, None, format!("{} holds whole numbers; expected float weights", label(a, port)));
+                c.err(Code::Layer, id, None, format!("{} holds whole numbers; expected float weights", label(a, port)));
                 None
             }
             None if matches!(self.g.nodes[tensor.producer.0].op, crate::ops::Op::Parameter { .. }) => {
@@ -309,7 +319,7 @@ impl Lowering<'_> {
                     p.name,
                     p.op
                 );
-                c.err(id, None, msg);
+                c.err(Code::Layer, id, None, msg);
                 None
             }
         }
@@ -332,7 +342,7 @@ impl Lowering<'_> {
                     "{} is a Parameter; cellc takes an LSTM's peephole weights as constants only",
                     label(a, port)
                 );
-                c.err(id, None, msg);
+                c.err(Code::Layer, id, None, msg);
                 None
             }
         }
@@ -355,7 +365,12 @@ impl Lowering<'_> {
         match &tensor.fact.value {
             Some(v) => {
                 let Some(values) = v.known_ints() else {
-                    c.err(id, None, format!("{} are not whole numbers known at compile time", label(a, port)));
+                    c.err(
+                        Code::Layer,
+                        id,
+                        None,
+                        format!("{} are not whole numbers known at compile time", label(a, port)),
+                    );
                     return None;
                 };
                 if let Some(bad) = values.iter().find(|&&v| v < 0 || v as usize > steps) {
@@ -364,7 +379,12 @@ impl Lowering<'_> {
                         crate::ops::Op::Const { .. } => tensor.producer.0,
                         _ => id,
                     };
-                    c.err(at, None, format!("a sequence length is {bad}; expected 0 to {steps} (the steps of X)"));
+                    c.err(
+                        Code::Layer,
+                        at,
+                        None,
+                        format!("a sequence length is {bad}; expected 0 to {steps} (the steps of X)"),
+                    );
                     return None;
                 }
                 let per_row = match self.mode {
@@ -381,7 +401,7 @@ impl Lowering<'_> {
                         "{} holds {n} value{s}; expected one length per row of the model's {why}",
                         label(a, port)
                     );
-                    c.err(id, None, msg);
+                    c.err(Code::Layer, id, None, msg);
                     return None;
                 }
                 Some(Lengths::Const(values.into_iter().map(|v| v as usize).collect()))
@@ -391,6 +411,7 @@ impl Lowering<'_> {
             }
             None => {
                 c.err(
+                    Code::Layer,
                     id,
                     None,
                     format!("{} are computed at run time; expected constants or a Parameter", label(a, port)),

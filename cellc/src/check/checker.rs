@@ -1,7 +1,7 @@
 //! What the checking of a graph model shares: the [`Checker`] that collects diagnostics
 //! (and marks what an unsupported op taints), the run's [`Mode`], and the helpers its
 //! parts use to name and measure tensors in messages.
-use crate::diag::{Diag, Diagnostics, Fix, Message, Pos, Setting};
+use crate::diag::{Code, Diag, Diagnostics, Fix, Message, Pos, Setting};
 use crate::graph::{Graph, NodeId, Sym, TensorId};
 use crate::ir::{Batch, ParamRole};
 use crate::limits::{MAX_NAME_BYTES, shown};
@@ -28,9 +28,10 @@ pub(super) struct Checker<'g> {
 }
 
 impl Checker<'_> {
-    pub(super) fn err(&mut self, id: NodeId, pos: Option<Pos>, msg: impl Into<crate::diag::Message>) {
+    /// Reports a problem of kind `code` (unless the message knows its own) with node `id`.
+    pub(super) fn err(&mut self, code: Code, id: NodeId, pos: Option<Pos>, msg: impl Into<crate::diag::Message>) {
         let o = &self.g.nodes[id].origin;
-        self.diags.push(Diag::new(&self.g.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
+        self.diags.push(Diag::new(code, &self.g.file, pos.or(o.pos), msg).in_layer(&o.name, &o.op));
     }
 
     pub(super) fn finish(mut self) -> Diagnostics {
@@ -62,7 +63,7 @@ impl Checker<'_> {
             };
             let upstream = node.inputs.iter().flatten().any(|&t| self.tainted[g_producer(self.g, t)]);
             if let Some(why) = why {
-                self.err(id, None, why);
+                self.err(Code::Unsupported, id, None, why);
                 self.tainted[id] = true;
             }
             self.tainted[id] |= upstream;
@@ -86,7 +87,7 @@ impl Checker<'_> {
                     "makes a tensor of shape {}, which holds no value; cellc compiles tensors of at least one value",
                     dims_text(f.shape.as_deref().unwrap_or_default())
                 );
-                self.err(id, None, msg);
+                self.err(Code::Declined, id, None, msg);
                 self.tainted[id] = true;
             }
         }
@@ -111,7 +112,7 @@ impl Checker<'_> {
                     shown(variable),
                     shown(&g.nodes[first].origin.name)
                 );
-                self.err(id, None, msg);
+                self.err(Code::Layer, id, None, msg);
                 continue;
             }
             assigned.push((variable, id));
@@ -120,7 +121,7 @@ impl Checker<'_> {
                     "assigns variable {}, which no ReadValue reads; expected a ReadValue with the same variable_id",
                     shown(variable)
                 );
-                self.err(id, None, msg);
+                self.err(Code::Layer, id, None, msg);
                 continue;
             };
             let (Some(value), Op::ReadValue { shape, elem, .. }) = (g.input_fact(id, 0), &g.nodes[r].op) else {
@@ -148,7 +149,7 @@ impl Checker<'_> {
             if let Err(why) = check {
                 let msg =
                     format!("variable {} (read by layer {}): {why}", shown(variable), shown(&g.nodes[r].origin.name));
-                self.err(id, None, msg);
+                self.err(Code::Layer, id, None, msg);
             }
         }
     }
@@ -218,7 +219,7 @@ impl Checker<'_> {
             let hint = param.map_or_else(Fix::pin, |&p| pin_hint(g, p, sym.axis));
             let msg =
                 Message::new(format!("dimension {} of Parameter {} {what}", sym.axis, shown(&sym.param))).fix(hint);
-            self.diags.push(Diag::new(&g.file, sym.pos, msg));
+            self.diags.push(Diag::new(crate::diag::Code::Dynamic, &g.file, sym.pos, msg));
         }
         if ok { chosen.map(|s| (Mode::Rows(s), also)) } else { None }
     }
@@ -232,7 +233,7 @@ impl Checker<'_> {
                 "the model needs {total} values of scratch between its steps; cellc keeps at most {}",
                 crate::limits::MAX_TENSOR_ELEMENTS
             );
-            self.err(r, None, msg);
+            self.err(Code::Limit, r, None, msg);
         }
     }
 }
@@ -280,7 +281,7 @@ pub(super) fn name_fits(c: &mut Checker<'_>, id: NodeId, name: &str) -> bool {
             shown(name),
             name.len()
         );
-        c.err(id, None, msg);
+        c.err(Code::Limit, id, None, msg);
         return false;
     }
     true

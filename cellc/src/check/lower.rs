@@ -5,6 +5,7 @@
 //! the values where they are (Reshape, Squeeze, Unsqueeze, a Transpose that keeps the order
 //! of the axes longer than 1) share their input's place.
 use super::checker::{Checker, Mode, batch_of, input_tensor, name_fits, param_name, role_text};
+use crate::diag::Code;
 use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
 use crate::ir::{self, Dim, Home, Operand, ParamRole, Step};
 use crate::limits::{MAX_TENSOR_ELEMENTS, shown};
@@ -178,7 +179,7 @@ impl<'g> Lowering<'g> {
             let Some(len) = self.dims_of(t).map(|d| d.iter().product::<usize>()) else {
                 if !reported {
                     let msg = format!("the Parameter holds more than {MAX_TENSOR_ELEMENTS} values a row");
-                    c.err(p, None, msg);
+                    c.err(Code::Limit, p, None, msg);
                 }
                 continue;
             };
@@ -230,13 +231,13 @@ impl<'g> Lowering<'g> {
                         "the {what} has shape {}, which cellc cannot give a fixed row size",
                         super::checker::dims_text(shape)
                     );
-                    c.err(id, None, msg);
+                    c.err(Code::Declined, id, None, msg);
                     return None;
                 }
             }
         }
         if too_big && self.mode == Mode::Whole {
-            c.err(id, None, format!("the {what} has more than {MAX_TENSOR_ELEMENTS} elements"));
+            c.err(Code::Limit, id, None, format!("the {what} has more than {MAX_TENSOR_ELEMENTS} elements"));
             return None;
         }
         Some(out)
@@ -260,7 +261,7 @@ impl<'g> Lowering<'g> {
                     role_text(role),
                     role_text(r)
                 );
-                c.err(user, None, msg);
+                c.err(Code::Declined, user, None, msg);
                 None
             }
             _ => {
@@ -359,13 +360,18 @@ impl<'g> Lowering<'g> {
                 self.g.result_names.get(k).cloned().flatten().unwrap_or_else(|| self.g.nodes[r].origin.name.clone());
             name_fits(c, r, &name);
             let Some(t) = input_tensor(self.g, r, 0) else {
-                c.err(r, None, "the Result has no input");
+                c.err(Code::Layer, r, None, "the Result has no input");
                 continue;
             };
             let Some(shape) = self.g.tensors[t].fact.shape.clone() else { continue };
             let elem = self.g.tensors[t].fact.elem;
             if elem != crate::graph::Elem::F32 {
-                c.err(r, None, format!("the Result returns {} values; cellc's outputs are f32", elem.name()));
+                c.err(
+                    Code::Declined,
+                    r,
+                    None,
+                    format!("the Result returns {} values; cellc's outputs are f32", elem.name()),
+                );
                 continue;
             }
             let dims = self.ir_dims(c, r, &shape, "Result").unwrap_or_default();
@@ -374,7 +380,12 @@ impl<'g> Lowering<'g> {
                 // What feeds the Result was refused, with a reason; if none was given, the
                 // Result would be left unwritten: refuse it here.
                 if c.diags.is_empty() && !c.reported {
-                    c.err(r, None, "internal error: the value this Result returns was not planned; please report it");
+                    c.err(
+                        Code::Internal,
+                        r,
+                        None,
+                        "internal error: the value this Result returns was not planned; please report it",
+                    );
                 }
                 continue;
             };
@@ -415,7 +426,7 @@ impl<'g> Lowering<'g> {
                     elem.name(),
                     role_text(self.params[i].role)
                 );
-                c.err(p, None, msg);
+                c.err(Code::Declined, p, None, msg);
             }
         }
     }
@@ -425,7 +436,7 @@ impl<'g> Lowering<'g> {
         if let Mode::Rows(_) = self.mode {
             let msg = crate::diag::Message::new("a stateful model keeps one value per row of a static batch")
                 .fix(crate::diag::Fix::pin_batch());
-            c.err(id, None, msg);
+            c.err(Code::Declined, id, None, msg);
             return None;
         }
         match self.states.iter().position(|s| s.name == name) {
@@ -433,7 +444,7 @@ impl<'g> Lowering<'g> {
             Some(k) => {
                 let msg =
                     format!("variable {name:?} holds {} values elsewhere in the model, {len} here", self.states[k].len);
-                c.err(id, None, msg);
+                c.err(Code::Declined, id, None, msg);
                 None
             }
             None => {

@@ -15,7 +15,7 @@ mod products;
 mod slots;
 mod steps;
 
-use crate::diag::{Diag, Diagnostics};
+use crate::diag::{Code, Diag, Diagnostics};
 use crate::graph::Graph;
 use crate::ir;
 use checker::Checker;
@@ -28,7 +28,12 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::verify::Verified, Diagnost
     let (order, cyclic) = g.topo_order();
     if !cyclic.is_empty() {
         // The fold pass reported the cycle.
-        return Err(Diagnostics(vec![Diag::new(&g.file, None, "the graph has a cycle; see the layers reported")]));
+        return Err(Diagnostics(vec![Diag::new(
+            crate::diag::Code::Malformed,
+            &g.file,
+            None,
+            "the graph has a cycle; see the layers reported",
+        )]));
     }
     // Every unsupported op and every dimension to pin are reported, and then what the
     // lowering finds in the rest of the graph (it skips what reads an unsupported op).
@@ -63,8 +68,8 @@ pub fn check(g: &Graph, reported: bool) -> Result<ir::verify::Verified, Diagnost
             let msg = format!("internal error: the planned model fails its own check ({f}); please report it");
             let node = trace.iter().filter(|t| (t.steps.0..t.steps.1).contains(&f.steps.0)).find_map(|t| t.node);
             match node {
-                Some(id) => c.err(id, None, msg),
-                None => c.diags.push(Diag::new(&g.file, None, msg)),
+                Some(id) => c.err(Code::Internal, id, None, msg),
+                None => c.diags.push(Diag::new(crate::diag::Code::Internal, &g.file, None, msg)),
             }
         }
         c.finish()

@@ -4,6 +4,7 @@
 use super::checker::{Checker, Mode};
 use super::lower::Lowering;
 use super::steps::strides;
+use crate::diag::Code;
 use crate::graph::{Data, NodeId, TensorId};
 use crate::ir::steps::MatMul;
 use crate::ir::{DenseStep, Operand, Step};
@@ -26,7 +27,7 @@ impl Lowering<'_> {
                     "multiplies along the dynamic batch; cellc runs a dynamic batch row by row",
                 )
                 .fix(crate::diag::Fix::pin_batch());
-                c.err(id, None, msg);
+                c.err(Code::Declined, id, None, msg);
                 return;
             }
         }
@@ -100,6 +101,7 @@ impl Lowering<'_> {
                 let entries = xd.iter().product::<usize>() / w.input_len();
                 if entries * w.input_len() != xd.iter().product::<usize>() {
                     c.err(
+                        Code::Internal,
                         id,
                         None,
                         format!("internal error: windows over entries of {} values read {xd:?}", w.input_len()),
@@ -113,7 +115,7 @@ impl Lowering<'_> {
                     return;
                 }
                 let Some(rows) = entries.checked_mul(w.positions()) else {
-                    c.err(id, None, format!("{entries} entries of {} windows overflow", w.positions()));
+                    c.err(Code::Limit, id, None, format!("{entries} entries of {} windows overflow", w.positions()));
                     return;
                 };
                 (w.k(), rows)
@@ -137,7 +139,7 @@ impl Lowering<'_> {
         let n = w.len().checked_div(k).unwrap_or(0);
         if k == 0 || n == 0 || w.len() != n * k || bias.as_ref().is_some_and(|b| b.len() != n) {
             let msg = format!("internal error: a dense layer of {} weights over rows of {k} values", w.len());
-            c.err(id, None, msg);
+            c.err(Code::Internal, id, None, msg);
             return;
         }
         // The kernels read one row of K weights per output.
@@ -154,7 +156,12 @@ impl Lowering<'_> {
             Some(crate::ops::DenseAct::PRelu) => {
                 // One slope per output, or one for all.
                 let Some(s) = floats(3).filter(|s| s.len() == n || s.len() == 1) else {
-                    c.err(id, None, format!("internal error: a dense layer of {n} outputs without their slopes"));
+                    c.err(
+                        Code::Internal,
+                        id,
+                        None,
+                        format!("internal error: a dense layer of {n} outputs without their slopes"),
+                    );
                     return;
                 };
                 Some(crate::ir::DenseAct::PRelu((0..n).map(|j| s[j % s.len()] as f32).collect()))

@@ -3,6 +3,7 @@
 //! that would mix the rows of the batch is refused with the dimension to pin.
 use super::checker::{Checker, input_tensor};
 use super::lower::Lowering;
+use crate::diag::Code;
 use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Chain, Copy, Map, MapFn, Softmax};
 use crate::ir::{Operand, Step};
@@ -75,7 +76,7 @@ impl Lowering<'_> {
                 "{what} along dimension {ax}, the dynamic batch; cellc runs a dynamic batch row by row"
             ))
             .fix(crate::diag::Fix::pin_batch());
-            c.err(id, None, msg);
+            c.err(Code::Declined, id, None, msg);
             return false;
         }
         true
@@ -91,7 +92,7 @@ impl Lowering<'_> {
             let e = self.g.tensors[y].fact.elem;
             if e != Elem::F32 && e != Elem::Bool {
                 let msg = format!("computes {} values at run time; cellc computes in f32", e.name());
-                c.err(id, None, msg);
+                c.err(Code::Declined, id, None, msg);
                 return;
             }
         }
@@ -160,7 +161,7 @@ impl Lowering<'_> {
                 if self.g.nodes[id].declined.is_some() =>
             {
                 // The lowering said why it left the layer: word for word.
-                c.err(id, None, self.g.nodes[id].declined.clone().unwrap_or_else(|| "declined".into()));
+                c.err(Code::Declined, id, None, self.g.nodes[id].declined.clone().unwrap_or_else(|| "declined".into()));
             }
             Op::Conv(_) | Op::Pad(_) | Op::Pool(_) | Op::Norm(_) | Op::Einsum(_) | Op::Scatter(_) => {
                 let what = match op {
@@ -172,7 +173,7 @@ impl Lowering<'_> {
                     _ => "indices that nothing reads",
                 };
                 let msg = format!("cellc compiles {} layers with {what}", self.g.nodes[id].origin.op);
-                c.err(id, None, msg);
+                c.err(Code::Declined, id, None, msg);
             }
             Op::Softmax { axis: a, log } => {
                 let Some((xt, xo, xd)) = x else { return };
@@ -197,7 +198,7 @@ impl Lowering<'_> {
                     "cellc does not compile {} layers on values known only at run time yet",
                     self.g.nodes[id].origin.op
                 );
-                c.err(id, None, msg);
+                c.err(Code::Declined, id, None, msg);
             }
         }
     }
@@ -337,7 +338,7 @@ impl Lowering<'_> {
             let msg = format!(
                 "slices backwards along dimensions {back:?}, a copy for each of their indices; cellc compiles at most {MAX_BACKWARD_COPIES}"
             );
-            c.err(id, None, msg);
+            c.err(Code::Limit, id, None, msg);
             return;
         };
         for n in 0..copies {
@@ -421,7 +422,12 @@ impl Lowering<'_> {
     ) {
         let Some((xt, xo, xd)) = ins.first().cloned() else { return };
         let (Some(idx), Some(a)) = (self.consts(id, 1), self.consts(id, 2)) else {
-            c.err(id, None, "gathers at indices known only at run time; cellc compiles a Gather of constant indices");
+            c.err(
+                Code::Declined,
+                id,
+                None,
+                "gathers at indices known only at run time; cellc compiles a Gather of constant indices",
+            );
             return;
         };
         let Some(a) = a.first().and_then(|&a| axis(a, xd.len()).ok()) else { return };
@@ -436,7 +442,7 @@ impl Lowering<'_> {
         if let Some(bad) = idx.iter().find(|&&i| !(-dim..dim).contains(&i)) {
             let msg =
                 format!("gathers index {bad} of dimension {a}, which has {dim} values; expected -{dim} to {}", dim - 1);
-            c.err(id, None, msg);
+            c.err(Code::Declined, id, None, msg);
             return;
         }
         let Some(yo) = self.place(y) else { return };
@@ -493,7 +499,7 @@ impl Lowering<'_> {
         let entries = if p.lead == 1 { xd.first().copied().unwrap_or(1) } else { 1 };
         if entries.checked_mul(p.entry) != Some(xd.iter().product()) {
             let msg = format!("internal error: a table over entries of {} values reads {xd:?}", p.entry);
-            c.err(id, None, msg);
+            c.err(Code::Internal, id, None, msg);
             return;
         }
         let Some(dst) = self.place(y) else { return };
@@ -527,7 +533,7 @@ impl Lowering<'_> {
                 w.k(),
                 crate::limits::MAX_PICK_TABLE
             );
-            c.err(id, None, msg);
+            c.err(Code::Declined, id, None, msg);
             return;
         }
         let table = (0..w.positions())
@@ -561,7 +567,7 @@ impl Lowering<'_> {
         let entries = values / w.input_len().max(1);
         if entries.checked_mul(w.input_len()) != Some(values) {
             let msg = format!("internal error: windows over entries of {} values read {xd:?}", w.input_len());
-            c.err(id, None, msg);
+            c.err(Code::Internal, id, None, msg);
             return;
         }
         if let Some(ax) = self.axis_of_batch(*xt)

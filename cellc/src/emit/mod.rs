@@ -32,7 +32,7 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
     // Dense layers keep their weights embedded in either mode.
     let dense: u64 = m.denses.iter().map(|d| d.w.len() as u64).sum();
     embedded += dense;
-    let refuse = |msg: crate::diag::Message| Err(Diag::new(&m.file, None, msg).into());
+    let refuse = |msg: crate::diag::Message| Err(Diag::new(crate::diag::Code::Limit, &m.file, None, msg).into());
     if all > MAX_MODEL_WEIGHTS {
         return refuse(
             format!("the model's cells hold {all} weight values; cellc generates cells of at most {MAX_MODEL_WEIGHTS} in all")
@@ -60,7 +60,7 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
                 "internal error: the model with its weights given at run time fails its own check ({}); please report it",
                 faults.join("; ")
             );
-            Diag::new(&m.file, None, msg).into()
+            Diag::new(crate::diag::Code::Internal, &m.file, None, msg).into()
         }),
     }
 }

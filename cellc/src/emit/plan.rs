@@ -196,7 +196,9 @@ impl From<StoreError> for crate::diag::Message {
         if store == Store::F16 {
             fix = fix.or(Setting::new("weight_type", "bf16"));
         }
-        Message::new(format!("{owner}: {matrix}[{index}] = {value} is too large for {} weights", store.name())).fix(fix)
+        Message::new(format!("{owner}: {matrix}[{index}] = {value} is too large for {} weights", store.name()))
+            .fix(fix)
+            .code(crate::diag::Code::Conflict)
     }
 }
 

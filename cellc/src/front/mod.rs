@@ -34,7 +34,12 @@ pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::
                     "a weights file ({}) is given with an ONNX model; an ONNX file holds its weights, or names the files of its external data itself",
                     w.display()
                 );
-                Err(Diagnostics(vec![crate::diag::Diag::new(&model.display().to_string(), None, msg)]))
+                Err(Diagnostics(vec![crate::diag::Diag::new(
+                    crate::diag::Code::Conflict,
+                    &model.display().to_string(),
+                    None,
+                    msg,
+                )]))
             }
             None => onnx::read_graph(model),
         },

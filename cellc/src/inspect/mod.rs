@@ -24,8 +24,10 @@ pub fn inspect(path: &Path, opts: &Options) -> Result<Report, Diagnostics> {
     let mut g = read.clone();
     let diags = crate::pipeline::run_passes(&mut g);
     // The weights' storage is checked as the emitters check it (a value too large for f16).
-    let checked = crate::pipeline::check_passed(&g, diags)
-        .and_then(|m| model::compiled(&m, opts).map_err(|e| Diagnostics::one(Diag::new(&g.file, None, e.to_string()))));
+    let checked = crate::pipeline::check_passed(&g, diags).and_then(|m| {
+        model::compiled(&m, opts)
+            .map_err(|e| Diagnostics::one(Diag::new(crate::diag::Code::Conflict, &g.file, None, e.to_string())))
+    });
     let (compiled, problems) = match &checked {
         Ok(c) => (Some(c.clone()), Vec::new()),
         Err(d) => (None, d.0.iter().map(Problem::of).collect()),

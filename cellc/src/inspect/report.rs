@@ -125,6 +125,8 @@ pub struct OpCount {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Problem {
+    /// Its stable code (`C0201`, docs/DIAGNOSTICS.md).
+    pub code: &'static str,
     /// The message.
     pub message: String,
     /// The file it is in.
@@ -154,6 +156,7 @@ pub struct Advice {
 impl Problem {
     pub(super) fn of(d: &Diag) -> Problem {
         Problem {
+            code: d.code.id(),
             message: d.said(&|s| s.to_string()),
             file: d.file.clone(),
             line: d.pos.and_then(crate::diag::Pos::line),

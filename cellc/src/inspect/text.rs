@@ -111,7 +111,7 @@ pub(super) fn render(r: &Report) -> String {
             (Some(l), Some(o)) => format!("{layer} {} ({o}): ", crate::limits::shown(l)),
             _ => String::new(),
         };
-        let _ = writeln!(s, "  {at}: {layer}{}", p.message);
+        let _ = writeln!(s, "  {at}: [{}] {layer}{}", p.code, p.message);
     }
     if !r.advice.is_empty() {
         let _ = writeln!(s, "what would make it compile");

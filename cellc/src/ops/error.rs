@@ -113,11 +113,16 @@ impl std::fmt::Display for OpError {
 impl std::error::Error for OpError {}
 
 impl From<OpError> for crate::diag::Message {
-    /// The refusal in words, with the fix (pin the inputs) of one that a pin fixes.
+    /// The refusal in words, with the fix (pin the inputs) of one that a pin fixes, and the
+    /// kind of problem where the error knows it.
     fn from(e: OpError) -> Self {
-        let pin = matches!(e, OpError::Dynamic { .. } | OpError::Unpinned(_));
-        let m = crate::diag::Message::new(e.to_string());
-        if pin { m.fix(crate::diag::Fix::pin()) } else { m }
+        use crate::diag::{Code, Fix, Message};
+        let m = Message::new(e.to_string());
+        match e {
+            OpError::Dynamic { .. } | OpError::Unpinned(_) => m.fix(Fix::pin()).code(Code::Dynamic),
+            OpError::Rank { .. } | OpError::Size { .. } => m.code(Code::Limit),
+            _ => m,
+        }
     }
 }
 

@@ -51,7 +51,12 @@ pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
             Some(close) => format!("the model has no such tensor or layer (did you mean {close:?}?)"),
             None => format!("the model has no such tensor or layer; its tensors include {}", some_names(g)),
         };
-        diags.push(Diag::new(&g.file, None, Message::new(words).about(Setting::new(key, format!("{name:?}")))));
+        diags.push(Diag::new(
+            crate::diag::Code::Cut,
+            &g.file,
+            None,
+            Message::new(words).about(Setting::new(key, format!("{name:?}"))),
+        ));
     };
     let ins: Vec<(String, Option<TensorId>)> = inputs.iter().map(|n| (n.clone(), find(g, n))).collect();
     let outs: Vec<(String, Option<TensorId>)> = outputs.iter().map(|n| (n.clone(), find(g, n))).collect();
@@ -75,7 +80,7 @@ pub fn cut(g: &mut Graph, inputs: &[String], outputs: &[String]) -> Vec<Diag> {
                 "cellc does not know this value's shape while reading (an op it does not know gives it, and the model's value_info declares none); expected a value whose shape the model declares",
             )
             .about(Setting::new("inputs", format!("{n:?}")));
-            diags.push(Diag::new(&g.file, None, msg));
+            diags.push(Diag::new(crate::diag::Code::Cut, &g.file, None, msg));
         }
     }
     if !diags.is_empty() {

@@ -93,7 +93,7 @@ pub(super) fn declined(g: &mut Graph, id: NodeId, why: Decline) {
         Decline::Internal(what) => {
             debug_assert!(false, "the lowering of layer {:?} failed: {what}", g.nodes[id].origin.name);
             let msg = format!("internal error: cellc could not lower this layer ({what}); please report it");
-            g.nodes[id].declined = Some(msg.into());
+            g.nodes[id].declined = Some(crate::diag::Message::new(msg).code(crate::diag::Code::Internal));
         }
     }
 }

@@ -233,7 +233,7 @@ fn report(g: &Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, m
         return;
     }
     let o = &g.nodes[id].origin;
-    diags.push(Diag::new(&g.file, o.pos, msg).in_layer(&o.name, &o.op));
+    diags.push(Diag::new(crate::diag::Code::Layer, &g.file, o.pos, msg).in_layer(&o.name, &o.op));
 }
 
 /// A fact as far as it can decide an output's shape: the values of whole numbers in short
@@ -386,7 +386,7 @@ fn load(
             };
             let o = &g.nodes[id].origin;
             let pos = src.attr_pos.iter().find(|(k, _)| *k == key).map(|(_, p)| *p).or(o.pos);
-            diags.push(Diag::new(&g.file, pos, msg).in_layer(&o.name, &o.op));
+            diags.push(Diag::new(crate::diag::Code::Weights, &g.file, pos, msg).in_layer(&o.name, &o.op));
         }
     }
 }

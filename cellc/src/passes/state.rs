@@ -17,7 +17,9 @@ pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
             (Ok(pi), Ok(ri)) => (pi, ri),
             (p, r) => {
                 let errs = [p.err(), r.err()].into_iter().flatten();
-                diags.extend(errs.map(|e| Diag::new(&g.file, None, Message::new(e.to_string()).about(about.clone()))));
+                diags.extend(errs.map(|e| {
+                    Diag::new(crate::diag::Code::Cut, &g.file, None, Message::new(e.to_string()).about(about.clone()))
+                }));
                 continue;
             }
         };
@@ -41,7 +43,7 @@ pub fn make_stateful(g: &mut Graph, pairs: &[(String, String)]) -> Vec<Diag> {
                     .fix(Fix::new("pin its shape with", Setting::new("input", format!("{input}=[…]")))),
             };
             let msg = msg.about(about.clone());
-            diags.push(Diag::new(&g.file, g.nodes[p].origin.pos, msg));
+            diags.push(Diag::new(crate::diag::Code::Cut, &g.file, g.nodes[p].origin.pos, msg));
             continue;
         };
         let dims = shape.iter().map(|d| Dim::Static(d.c as u64)).collect();

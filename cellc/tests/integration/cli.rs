@@ -464,7 +464,7 @@ fn one_run_names_every_unsupported_op() {
         .expect("run cellc");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let headlines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:") || l.starts_with("cellc:")).collect();
+    let headlines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error[") || l.starts_with("cellc:")).collect();
     insta::assert_snapshot!(headlines.join("\n"));
 }
 
@@ -654,10 +654,10 @@ fn a_short_or_missing_weights_file_is_one_error() {
     };
     std::fs::write(dir.path().join("model.bin"), &bin[..bin.len() / 2]).expect("write bin");
     let short = run();
-    assert_eq!(short.matches("error:").count(), 1, "{short}");
+    assert_eq!(short.matches("error[").count(), 1, "{short}");
     assert!(short.contains("the file is truncated") && short.contains("more constants lie past its end"), "{short}");
     std::fs::remove_file(dir.path().join("model.bin")).expect("remove bin");
     let missing = run();
-    assert_eq!(missing.matches("error:").count(), 1, "{missing}");
+    assert_eq!(missing.matches("error[").count(), 1, "{missing}");
     assert!(missing.contains("cannot read the weights file model.bin"), "{missing}");
 }

@@ -3,6 +3,7 @@ mod architecture;
 mod c;
 mod cli;
 mod decl_weights;
+mod diagnostics;
 mod emit;
 mod graph;
 mod graph_edges;

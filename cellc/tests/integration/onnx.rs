@@ -297,7 +297,7 @@ fn a_branch_that_reads_a_value_no_graph_gives_is_refused_at_its_node() {
     g.node[1].attribute[1].g.as_mut().expect("else").node[0].input[1] = "nowhere".to_owned();
     let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
     assert!(err.contains("node \"Sub_node\" (Sub): input 1 is \"nowhere\", which no node"), "{err}");
-    assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
+    assert_eq!(err.lines().filter(|l| l.contains("error[")).count(), 1, "one error, the cause: {err}");
 }
 
 fn int64s(name: &str, v: &[i64]) -> TensorProto {
@@ -344,7 +344,7 @@ fn the_nodes_after_a_refused_one_are_not_refused_for_its_absence() {
         &["y"],
     );
     let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
-    assert_eq!(err.lines().filter(|l| l.contains("error:")).count(), 1, "one error, the cause: {err}");
+    assert_eq!(err.lines().filter(|l| l.contains("error[")).count(), 1, "one error, the cause: {err}");
     assert!(err.contains("`alpha`"), "{err}");
 }
 

@@ -46,7 +46,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
-        return Err(Diag::new(&m.file, None, msg).into());
+        return Err(Diag::new(crate::diag::Code::Name, &m.file, None, msg).into());
     }
     if opts.threads.get() > 1 {
         let msg = Message::new(
@@ -55,7 +55,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         )
         .about(Setting::new("threads", opts.threads.get().to_string()))
         .fix(Fix::new("for C, use", Setting::new("threads", "1")).or(Setting::new("lang", "rust")));
-        return Err(Diag::new(&m.file, None, msg).into());
+        return Err(Diag::new(crate::diag::Code::Conflict, &m.file, None, msg).into());
     }
     let prefix = match &opts.name {
         Some(n) if !names::valid_prefix(n) => {
@@ -63,7 +63,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
                 "the name {n:?} is not usable as the prefix of C identifiers: expected a letter, then letters, digits \
                  and single underscores, not ending in one"
             );
-            return Err(Diag::new(&m.file, None, msg).into());
+            return Err(Diag::new(crate::diag::Code::Name, &m.file, None, msg).into());
         }
         Some(n) => n.clone(),
         None => names::snake(&m.name, "model"),
@@ -80,7 +80,8 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let mut items = Vec::new();
     for cell in &m.cells {
         let n = e.names.cell(&cell.name);
-        let store = store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e))?;
+        let store =
+            store(cell, opts.weight_type).map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
         if store != Store::F32 && !runtime_params(cell).is_empty() {
             let msg = Message::new(format!(
                 "cell {}: the C back-end packs weights given at run time as f32 only",
@@ -92,7 +93,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
                     .or(Setting::new("lang", "rust"))
                     .then(format!(" (for {} weights given at run time)", store.name())),
             );
-            return Err(Diag::new(&m.file, None, msg).into());
+            return Err(Diag::new(crate::diag::Code::Conflict, &m.file, None, msg).into());
         }
         e.helpers.f16 |= store == Store::F16;
         e.helpers.bf16 |= store == Store::Bf16;
@@ -124,7 +125,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         let n = e.names.cell(&d.name);
         let owner = format!("dense layer {}", quoted(&d.name));
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
-            .map_err(|e| Diag::new(&m.file, None, e.to_string()))?;
+            .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e.to_string()))?;
         match d.win.as_ref().filter(|_| crate::emit::winograd::applies(d, opts.weight_type)) {
             Some(w) => {
                 winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers);

@@ -59,13 +59,15 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
                    source, and this code goes to no file (standard output, or a macro's expansion): write it \
                    to a file (`-o`, or a build script's `Builder`), or keep the tables as literals \
                    (`weight_tables = source`)";
-        return Err(Diag::new(&m.file, None, msg).into());
+        return Err(Diag::new(crate::diag::Code::Conflict, &m.file, None, msg).into());
     }
     let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
     let mut names = Names::default();
     // A name the user chose is kept as it is, so it is taken first; it must be an identifier.
     let chosen = match &opts.name {
-        Some(n) => Some(names.reserve(n).map_err(|e| Diag::new(&m.file, None, e.to_string()))?),
+        Some(n) => {
+            Some(names.reserve(n).map_err(|e| Diag::new(crate::diag::Code::Name, &m.file, None, e.to_string()))?)
+        }
         None => None,
     };
     let mut tokens = runtime_check();
@@ -74,7 +76,8 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
     let strategy = opts.strategy.resolve();
     for cell in &m.cells {
         let ty = names.unique(&cell.name, "Cell");
-        let store = crate::emit::plan::store(cell, opts.weight_type).map_err(|e| Diag::new(&m.file, None, e))?;
+        let store = crate::emit::plan::store(cell, opts.weight_type)
+            .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
         let kopts = (strategy, opts.simd, store, opts.fast_activations, opts.threads.get());
         match &cell.seq {
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
@@ -104,7 +107,7 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         let ty = names.unique(&d.name, "Dense");
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
-            .map_err(|e| Diag::new(&m.file, None, e))?;
+            .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
         let winograd = crate::emit::winograd::applies(d, opts.weight_type);
         // Transformed weights are f32 (see `emit::winograd::applies`).
         let store = if winograd { crate::emit::plan::Store::F32 } else { store };
@@ -121,7 +124,12 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
     };
     tokens.extend(model::items(m, &model_ty, (&items, &denses), &mut names, &mut tables, opts.simd));
     let mut file: syn::File = syn::parse2(unsuffix(tokens)).map_err(|e| {
-        Diagnostics::one(Diag::new(&m.file, None, format!("internal error: generated code does not parse: {e}")))
+        Diagnostics::one(Diag::new(
+            crate::diag::Code::Internal,
+            &m.file,
+            None,
+            format!("internal error: generated code does not parse: {e}"),
+        ))
     })?;
     allow_unused(&mut file);
     let mut out = tidy_dispatch(&prettyplease::unparse(&file));

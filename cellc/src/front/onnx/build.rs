@@ -29,7 +29,7 @@ impl Builder {
     }
 
     fn err(&mut self, msg: impl Into<Message>) {
-        self.s.diags.push(Diag::new(&self.s.file, None, msg));
+        self.s.diags.push(Diag::new(crate::diag::Code::Malformed, &self.s.file, None, msg));
     }
 
     pub(super) fn graph(&mut self, gp: &GraphProto) {
@@ -144,11 +144,21 @@ pub(super) fn initializers(s: &mut Scope, gp: &GraphProto) {
             Ok(id) => {
                 s.bind(&name, id);
             }
-            Err(e) => s.diags.push(Diag::new(&s.file, None, format!("initializer {}: {e}", shown(&name)))),
+            Err(e) => s.diags.push(Diag::new(
+                crate::diag::Code::Weights,
+                &s.file,
+                None,
+                format!("initializer {}: {e}", shown(&name)),
+            )),
         }
     }
     if !gp.sparse_initializer.is_empty() {
-        s.diags.push(Diag::new(&s.file, None, "the graph has sparse initializers; cellc reads dense ones only"));
+        s.diags.push(Diag::new(
+            crate::diag::Code::Unsupported,
+            &s.file,
+            None,
+            "the graph has sparse initializers; cellc reads dense ones only",
+        ));
     }
 }
 
@@ -244,7 +254,7 @@ fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
     }
     let (name, op) = (cx.origin.name.clone(), cx.origin.op.clone());
     for e in errors {
-        s.diags.push(Diag::new(&s.file, pos, e).in_layer(&name, &op));
+        s.diags.push(Diag::new(crate::diag::Code::Layer, &s.file, pos, e).in_layer(&name, &op));
     }
     pending
 }

@@ -79,6 +79,6 @@ pub(super) fn give(s: &mut Scope, id: NodeId, read: Vec<(&str, &str, Graph, Vec<
 /// Reports a problem of `If` node `id`.
 pub(super) fn report(s: &mut Scope, id: NodeId, msg: String) {
     let o = &s.g.nodes[id].origin;
-    let d = Diag::new(&s.file, o.pos, msg).in_layer(&o.name, &o.op);
+    let d = Diag::new(crate::diag::Code::Layer, &s.file, o.pos, msg).in_layer(&o.name, &o.op);
     s.diags.push(d);
 }

@@ -30,15 +30,16 @@ const MAX_LISTED: usize = 30;
 /// [`crate::limits::MAX_MODEL_FILE_BYTES`]; prost bounds how deep its messages nest).
 pub fn read_model(path: &Path) -> Result<proto::ModelProto, Diagnostics> {
     let file = path.display().to_string();
-    let bytes = super::files::read_bytes(path)
-        .map_err(|e| Diagnostics::one(Diag::new(&file, None, format!("cannot read the model: {e}"))))?;
+    let bytes = super::files::read_bytes(path).map_err(|e| {
+        Diagnostics::one(Diag::new(crate::diag::Code::Read, &file, None, format!("cannot read the model: {e}")))
+    })?;
     decode(&file, &bytes)
 }
 
 fn decode(file: &str, bytes: &[u8]) -> Result<proto::ModelProto, Diagnostics> {
     proto::ModelProto::decode(bytes).map_err(|e| {
         let msg = format!("cannot read the model: it is not an ONNX model (a protobuf `ModelProto`): {e}");
-        Diagnostics::one(Diag::new(file, None, msg))
+        Diagnostics::one(Diag::new(crate::diag::Code::Read, file, None, msg))
     })
 }
 
@@ -46,8 +47,9 @@ fn decode(file: &str, bytes: &[u8]) -> Result<proto::ModelProto, Diagnostics> {
 /// beside it they name) become constants, its inputs Parameters, its nodes cellc's ops.
 pub fn read_graph(path: &Path) -> Result<crate::graph::Graph, Diagnostics> {
     let file = path.display().to_string();
-    let bytes = super::files::read_bytes(path)
-        .map_err(|e| Diagnostics::one(Diag::new(&file, None, format!("cannot read the model: {e}"))))?;
+    let bytes = super::files::read_bytes(path).map_err(|e| {
+        Diagnostics::one(Diag::new(crate::diag::Code::Read, &file, None, format!("cannot read the model: {e}")))
+    })?;
     let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
     parse_graph(&file, &name, path.parent().unwrap_or(Path::new(".")), &bytes)
 }
@@ -71,11 +73,11 @@ pub fn parse_graph(file: &str, name: &str, dir: &Path, bytes: &[u8]) -> Result<c
                 OPSETS.start(),
                 OPSETS.end()
             );
-            return Err(Diagnostics::one(Diag::new(file, None, msg)));
+            return Err(Diagnostics::one(Diag::new(crate::diag::Code::Unsupported, file, None, msg)));
         }
     };
     let Some(gp) = m.graph.as_ref() else {
-        return Err(Diagnostics::one(Diag::new(file, None, "the model has no graph")));
+        return Err(Diagnostics::one(Diag::new(crate::diag::Code::Malformed, file, None, "the model has no graph")));
     };
     let mut b = build::Builder::new(file, dir, name, opset);
     b.graph(gp);

@@ -33,7 +33,7 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
         let id = add_layer(file, &mut g, l, diags);
         if node_of.insert(l.id, id).is_some() {
             let msg = format!("layer id {} is used by another layer too; ids must be unique", l.id);
-            diags.push(Diag::new(file, l.pos, msg).in_layer(&l.name, &l.op));
+            diags.push(Diag::new(crate::diag::Code::Malformed, file, l.pos, msg).in_layer(&l.name, &l.op));
         }
     }
     connect(file, &mut g, net, &node_of, diags);
@@ -64,7 +64,12 @@ fn build_net(file: &str, net: &Net, diags: &mut Vec<Diag>, top: bool) -> Graph {
             g.tensors[t].fact.shape = Some(shape);
         }
         if g.results.is_empty() && g.sinks.is_empty() {
-            diags.push(Diag::new(file, None, "the model has no Result layer; expected at least one"));
+            diags.push(Diag::new(
+                crate::diag::Code::Malformed,
+                file,
+                None,
+                "the model has no Result layer; expected at least one",
+            ));
         }
     }
     for (l, id) in net.layers.iter().zip(0..) {
@@ -119,7 +124,9 @@ fn read_op(file: &str, l: &Layer, diags: &mut Vec<Diag>) -> Op {
                         vocab::show_dims(&d),
                         vocab::show_dims(&p.dims)
                     );
-                    diags.push(Diag::new(file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
+                    diags.push(
+                        Diag::new(crate::diag::Code::Layer, file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op),
+                    );
                     p.dims.clone()
                 }
                 (Some(p), _) if !p.dims.is_empty() => p.dims.clone(),
@@ -156,7 +163,7 @@ fn add_op(file: &str, g: &mut Graph, l: &Layer, op: Op, diags: &mut Vec<Diag>) -
         Op::Parameter { .. } | Op::Const { .. } => {
             if l.outputs.len() != 1 {
                 let msg = format!("the layer has {} output ports; expected one", l.outputs.len());
-                diags.push(Diag::new(file, l.pos, msg).in_layer(&l.name, &l.op));
+                diags.push(Diag::new(crate::diag::Code::Malformed, file, l.pos, msg).in_layer(&l.name, &l.op));
             }
             1
         }
@@ -209,7 +216,8 @@ fn shape_attr(file: &str, l: &Layer, s: &str, diags: &mut Vec<Diag>) -> Vec<voca
             Some(d) => dims.push(d),
             None => {
                 let msg = format!("`shape` holds {s:?}; expected sizes separated by commas");
-                diags.push(Diag::new(file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
+                diags
+                    .push(Diag::new(crate::diag::Code::Layer, file, l.attr_pos("shape"), msg).in_layer(&l.name, &l.op));
                 return Vec::new();
             }
         }
@@ -253,7 +261,12 @@ fn connect(file: &str, g: &mut Graph, net: &Net, node_of: &HashMap<u64, NodeId>,
         let (Some(&from), Some(&to)) = (layer.get(&e.from.0), layer.get(&e.to.0)) else {
             for (lid, what) in [(e.from.0, "from-layer"), (e.to.0, "to-layer")] {
                 if !layer.contains_key(&lid) {
-                    diags.push(Diag::new(file, e.pos, format!("<edge> {what}=\"{lid}\" names no layer")));
+                    diags.push(Diag::new(
+                        crate::diag::Code::Malformed,
+                        file,
+                        e.pos,
+                        format!("<edge> {what}=\"{lid}\" names no layer"),
+                    ));
                 }
             }
             continue;
@@ -265,6 +278,7 @@ fn connect(file: &str, g: &mut Graph, net: &Net, node_of: &HashMap<u64, NodeId>,
         {
             if !found {
                 diags.push(Diag::new(
+                    crate::diag::Code::Malformed,
                     file,
                     e.pos,
                     format!(
@@ -278,7 +292,7 @@ fn connect(file: &str, g: &mut Graph, net: &Net, node_of: &HashMap<u64, NodeId>,
         let (Some(out), Some(inp)) = (out, inp) else { continue };
         if taken.insert(e.to, e.pos).is_some() {
             let msg = format!("port {} of layer id {} has two incoming edges", e.to.1, e.to.0);
-            diags.push(Diag::new(file, e.pos, msg));
+            diags.push(Diag::new(crate::diag::Code::Malformed, file, e.pos, msg));
             continue;
         }
         let (Some(&fnode), Some(&tnode)) = (node_of.get(&e.from.0), node_of.get(&e.to.0)) else { continue };
@@ -330,7 +344,7 @@ fn port_map(file: &str, l: &Layer, role: &str, graph: Graph, diags: &mut Vec<Dia
                 "<{map_name}> maps port {} to body layer {}; expected the ids of an {what} of the body",
                 m.external_port, m.internal_layer
             );
-            diags.push(Diag::new(file, m.pos, msg).in_layer(&l.name, &l.op));
+            diags.push(Diag::new(crate::diag::Code::Malformed, file, m.pos, msg).in_layer(&l.name, &l.op));
         }
     }
     body

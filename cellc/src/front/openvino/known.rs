@@ -124,7 +124,7 @@ pub(super) fn check(file: &str, l: &Layer, diags: &mut Vec<Diag>) -> bool {
         ),
         None => format!("the layer has no `version` attribute; cellc implements {} as {}", l.op, versions.join(", ")),
     };
-    diags.push(Diag::new(file, l.version_pos.or(l.pos), msg).in_layer(&l.name, &l.op));
+    diags.push(Diag::new(crate::diag::Code::Unsupported, file, l.version_pos.or(l.pos), msg).in_layer(&l.name, &l.op));
     false
 }
 
@@ -143,6 +143,6 @@ pub(super) fn refuse_unread(file: &str, l: &Layer, diags: &mut Vec<Diag>) {
             l.op,
             l.version.as_deref().unwrap_or_default().trim()
         );
-        diags.push(Diag::new(file, l.attr_pos(k), msg).in_layer(&l.name, &l.op));
+        diags.push(Diag::new(crate::diag::Code::Layer, file, l.attr_pos(k), msg).in_layer(&l.name, &l.op));
     }
 }

@@ -23,7 +23,7 @@ pub fn read_graph(model: &Path, weights: Option<&Path>) -> Result<crate::graph::
             }
             _ => "",
         };
-        Diag::new(&file, None, format!("cannot read the model: {e}{hint}"))
+        Diag::new(crate::diag::Code::Read, &file, None, format!("cannot read the model: {e}{hint}"))
     })?;
     let bin = weights.map_or_else(|| model.with_extension("bin"), Path::to_path_buf);
     let net = xml::parse(&file, &text).map_err(Diagnostics)?;

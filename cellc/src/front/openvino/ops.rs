@@ -21,7 +21,7 @@ pub(super) struct Attrs<'a> {
 impl Attrs<'_> {
     fn err(&mut self, pos: Option<Pos>, msg: String) {
         let l = self.layer;
-        self.diags.push(Diag::new(self.file, pos, msg).in_layer(&l.name, &l.op));
+        self.diags.push(Diag::new(crate::diag::Code::Layer, self.file, pos, msg).in_layer(&l.name, &l.op));
     }
 
     fn bool(&mut self, key: &str, default: bool) -> bool {

@@ -121,7 +121,7 @@ impl Parser<'_> {
     }
 
     fn err(&mut self, pos: Pos, msg: impl Into<crate::diag::Message>) {
-        self.diags.push(Diag::new(self.file, Some(pos), msg));
+        self.diags.push(Diag::new(crate::diag::Code::Malformed, self.file, Some(pos), msg));
     }
 
     /// Attributes of an element as (key, unescaped value) pairs.

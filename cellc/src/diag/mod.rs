@@ -2,6 +2,9 @@
 //! layer it concerns, so a user can go straight to it.
 use std::fmt;
 
+mod code;
+pub use code::Code;
+
 /// The one of `known` that `given` most likely misspells, as rustc suggests a name: the same
 /// letters in another case, or the fewest edits, at most a third of its length (at least
 /// one). `None` when nothing is that close.
@@ -171,12 +174,21 @@ pub struct Message {
     pub words: String,
     /// What fixes it, when an option does.
     pub fix: Option<Box<Fix>>,
+    /// The kind of problem, when the message knows it better than where it is reported
+    /// (an op's error that a pin fixes is [`Code::Dynamic`] wherever it is found).
+    pub code: Option<Code>,
 }
 
 impl Message {
     /// `words`, about no option.
     pub fn new(words: impl Into<String>) -> Self {
-        Message { subject: None, words: words.into(), fix: None }
+        Message { subject: None, words: words.into(), fix: None, code: None }
+    }
+
+    /// The same message, of the kind `code`.
+    pub fn code(mut self, code: Code) -> Self {
+        self.code = Some(code);
+        self
     }
 
     /// The same message, about option `subject`.
@@ -229,6 +241,8 @@ fn said(subject: Option<&Setting>, words: &str, fix: Option<&Fix>, setting: &dyn
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Diag {
+    /// The kind of problem.
+    pub code: Code,
     /// The file the problem is in, as given by the user.
     pub file: String,
     /// Where in the file, when known.
@@ -244,12 +258,17 @@ pub struct Diag {
 }
 
 impl Diag {
-    /// A diagnostic at `pos` in `file`.
-    /// Every quoted text in the message longer than [`crate::limits::MAX_NAME_CHARS`] is
-    /// cut, so a model's megabyte-long name or attribute does not flood the terminal.
-    pub fn new(file: &str, pos: Option<Pos>, message: impl Into<Message>) -> Self {
-        let Message { subject, words, fix } = message.into();
-        Diag { file: file.to_owned(), pos, layer: None, subject, message: cut_quoted(&words), fix }
+    /// A diagnostic of the kind `code` at `pos` in `file`; the message's own code, when it
+    /// has one, is the more precise and wins, and a message fixed by pinning an input is
+    /// [`Code::Dynamic`]. Every quoted text in the message longer than
+    /// [`crate::limits::MAX_NAME_CHARS`] is cut, so a model's megabyte-long name or
+    /// attribute does not flood the terminal.
+    pub fn new(code: Code, file: &str, pos: Option<Pos>, message: impl Into<Message>) -> Self {
+        let Message { subject, words, fix, code: own } = message.into();
+        // A problem that pinning an input fixes is one of a dynamic dimension.
+        let pinned = fix.as_ref().is_some_and(|f| f.is_pin()).then_some(Code::Dynamic);
+        let code = own.or(pinned).unwrap_or(code);
+        Diag { code, file: file.to_owned(), pos, layer: None, subject, message: cut_quoted(&words), fix }
     }
 
     /// What the diagnostic says, its options written by `setting` (each door's way).
@@ -314,10 +333,10 @@ impl Diag {
 }
 
 impl Diag {
-    /// `FILE:LINE:COL: MESSAGE` (or `FILE: node N: …`), for a reader that says "error"
-    /// itself (a compile error a macro gives).
+    /// `FILE:LINE:COL: [CODE] MESSAGE` (or `FILE: node N: …`), for a reader that says
+    /// "error" itself (a compile error a macro gives).
     pub fn located(&self) -> String {
-        format!("{}: {}", self.location(), self.headline())
+        format!("{}: [{}] {}", self.location(), self.code, self.headline())
     }
 
     fn location(&self) -> String {
@@ -331,7 +350,7 @@ impl Diag {
 
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: error: {}", self.location(), self.headline())
+        write!(f, "{}: error[{}]: {}", self.location(), self.code, self.headline())
     }
 }
 
@@ -453,13 +472,25 @@ mod tests {
 
     #[test]
     fn a_position_is_a_line_and_column_or_a_node_of_a_graph() {
-        let at = Diag::new("m.xml", Some(Pos::at(3, 7)), "bad").in_layer("gru", "GRUSequence");
-        assert_eq!(at.to_string(), "m.xml:3:7: error: layer \"gru\" (GRUSequence): bad");
-        let node = Diag::new("m.onnx", Some(Pos::Node(12)), "bad").in_layer("/rnn/GRU", "GRU");
-        assert_eq!(node.to_string(), "m.onnx: node 12: error: node \"/rnn/GRU\" (GRU): bad");
+        let at = Diag::new(Code::Layer, "m.xml", Some(Pos::at(3, 7)), "bad").in_layer("gru", "GRUSequence");
+        assert_eq!(at.to_string(), "m.xml:3:7: error[C0202]: layer \"gru\" (GRUSequence): bad");
+        assert_eq!(at.located(), "m.xml:3:7: [C0202] layer \"gru\" (GRUSequence): bad");
+        let node = Diag::new(Code::Unsupported, "m.onnx", Some(Pos::Node(12)), "bad").in_layer("/rnn/GRU", "GRU");
+        assert_eq!(node.to_string(), "m.onnx: node 12: error[C0201]: node \"/rnn/GRU\" (GRU): bad");
         assert_eq!((Pos::Node(12).line(), Pos::Node(12).col()), (None, None));
         let text = "<net/>";
         assert_eq!(LineIndex::new(text).offset(text, Pos::Node(0)), None, "a node is no place in a text");
+    }
+
+    #[test]
+    fn the_message_knows_its_kind_better_than_where_it_is_reported() {
+        let own = Message::new("x").code(Code::Limit);
+        assert_eq!(Diag::new(Code::Layer, "f", None, own).code, Code::Limit);
+        let pin = Message::new("x").fix(Fix::pin());
+        assert_eq!(Diag::new(Code::Layer, "f", None, pin).code, Code::Dynamic);
+        let explicit = Message::new("x").fix(Fix::pin()).code(Code::Pin);
+        assert_eq!(Diag::new(Code::Layer, "f", None, explicit).code, Code::Pin);
+        assert_eq!(Diag::new(Code::Layer, "f", None, "x").code, Code::Layer);
     }
 
     #[test]
@@ -475,7 +506,7 @@ mod tests {
     #[test]
     fn long_quoted_runs_are_cut() {
         let long = format!("{:?}", "x".repeat(1000));
-        let d = Diag::new("f", None, format!("a {long} b \"short\\\"q\" c"));
+        let d = Diag::new(Code::Layer, "f", None, format!("a {long} b \"short\\\"q\" c"));
         assert!(d.message.starts_with(&format!("a \"{}\"… (920 more characters) b", "x".repeat(80))), "{}", d.message);
         assert!(d.message.ends_with(" b \"short\\\"q\" c"), "{}", d.message);
     }
