@@ -261,7 +261,7 @@ fn main() {
                 .threads(cellc::Threads::new(2).expect("a valid count"));
             let code = cellc::emit::rust::emit(&model, &opts).unwrap_or_else(|d| panic!("{d}"));
             // One job for `feed`'s blocks, one each for `step` and `step_projected`.
-            let jobs = code.matches("::cellc_runtime::team::run").count();
+            let jobs = code.matches("::cellc_runtime::__private::team::run").count();
             assert!(jobs >= 3, "{name}: a lone step on two threads is not split ({jobs} jobs)");
             std::fs::write(out.join(format!("{name}_tiled_threads2.rs")), code).expect("write code");
         }

@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p cellc-bench --bench conv` (a few seconds).
 use cellc_bench::machine::{Width, fma_loop};
-use cellc_runtime::kernel::{Windows, dense_windows};
+use cellc_runtime::__private::kernel::{Windows, dense_windows};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -99,7 +99,7 @@ macro_rules! layer {
         let positions = win.output[0] * win.output[1];
         let (mut y, mut z) = (vec![0.0f32; positions * l.n], vec![0.0f32; positions * l.n]);
         let run = |y: &mut [f32]| {
-            cellc_runtime::dispatch!(|_L, isa| dense_windows::<$c, $k, W, 1, _, _>(
+            cellc_runtime::__private::dispatch!(|_L, isa| dense_windows::<$c, $k, W, 1, _, _>(
                 &panels,
                 &bias,
                 black_box(&x),
@@ -128,7 +128,7 @@ fn main() {
         });
         (w, w.fma_flops(iters) as f64 / t / 1e9)
     });
-    println!("level: {:?}", cellc_runtime::simd::level());
+    println!("level: {:?}", cellc_runtime::__private::simd::level());
     match peak {
         Some((w, gf)) => println!("FMA peak ({w:?}): {gf:.1} GFLOP/s"),
         None => println!("FMA peak: not measured (no AVX2 or AVX-512 here)"),

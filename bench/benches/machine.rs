@@ -41,12 +41,12 @@ fn machine(c: &mut Criterion) {
     }
 }
 
-/// What `cellc_runtime::team` costs a split step, with nothing to compute: `job` is a job of
+/// What `cellc_runtime::__private::team` costs a split step, with nothing to compute: `job` is a job of
 /// one stage in two parts (posting it, the helper taking its part, the caller seeing it
 /// done), `stages_64` one job of 64 stages (each boundary a barrier both threads wait at), so
 /// that `(stages_64 − job) / 63` is a barrier's cost.
 fn team(c: &mut Criterion) {
-    use cellc_runtime::team::run;
+    use cellc_runtime::__private::team::run;
     let mut g = c.benchmark_group("team");
     for (name, stages) in [("job", 1), ("stages_64", 64)] {
         g.bench_function(name, |b| {

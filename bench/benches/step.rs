@@ -156,7 +156,7 @@ fn steps(c: &mut Criterion) {
 /// one row, as a step computes it. Its time is what streaming those weights through the
 /// multiply–adds (and, for f16, the conversions) costs here, whatever the step around it does.
 fn anatomy_a(c: &mut Criterion) {
-    use cellc_runtime::kernel::{Block, Row, Schedule, tiles_acc_rows};
+    use cellc_runtime::__private::kernel::{Block, Row, Schedule, tiles_acc_rows};
     const K: usize = 144;
     const W: usize = 48;
     const T: usize = 8;
@@ -170,7 +170,7 @@ fn anatomy_a(c: &mut Criterion) {
         let mut acc = [[[0.0f32; W]; 1]; T];
         g.bench_function(label, |b| {
             b.iter(|| {
-                cellc_runtime::dispatch!(|_L, isa| tiles_acc_rows(
+                cellc_runtime::__private::dispatch!(|_L, isa| tiles_acc_rows(
                     &mut acc,
                     panels,
                     core::array::from_ref(black_box(&v)),

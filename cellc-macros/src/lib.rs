@@ -60,7 +60,7 @@ pub fn include_model(input: TokenStream) -> TokenStream {
 /// | `simd` | `dispatch`: copies for AVX-512, AVX2+FMA and the build's target, the best the CPU has picked at run time; `build`: one copy for the build's target features | `dispatch` |
 /// | `allow_outside_crate` | `true`: `weights` may name a file outside the crate's directory | `false`: refused, so that a macro reads nothing else on the machine |
 /// | `fast_activations` | `true`: sigmoid, tanh, scaledtanh, elu and softplus use `cellc_runtime::act::fast` (error at most 4.6e-7) | `false` |
-/// | `threads` | split each step across this many threads (`cellc_runtime::team`; needs its `std` feature), each computing its share of the state from its share of the weights, when the cell is tiled and large enough to gain | `1` |
+/// | `threads` | split each step across this many threads (the runtime's helper threads, `cellc_runtime::threads`; needs its `std` feature), each computing its share of the state from its share of the weights, when the cell is tiled and large enough to gain | `1` |
 /// | `weight_type` | storage of `W` and `R`: `auto` (the narrowest of bf16, f16, f32 holding every embedded value exactly; f32 for weights given at run time), `f32`, `f16`, `bf16` (rounded to nearest; half the bytes a step reads) | `auto` |
 ///
 /// Paths are relative to the crate's `Cargo.toml`, and a change to a weights file rebuilds

@@ -21,7 +21,7 @@ pub const MAX_BATCH: u64 = 1 << 16;
 /// output), with the batch counted as 1 when it is dynamic.
 pub const MAX_TENSOR_ELEMENTS: u64 = 1 << 28;
 
-/// The most threads a step may be split across (`--threads`): `cellc_runtime::team`'s
+/// The most threads a step may be split across (`--threads`): `cellc_runtime::__private::team`'s
 /// `MAX_PARTS`.
 pub const MAX_THREADS: usize = 16;
 

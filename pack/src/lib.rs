@@ -1,6 +1,6 @@
 //! Packing of gate-stacked weight matrices into the panels the tiled kernels read. The
 //! compiler packs embedded weights with these functions at compile time and generated code
-//! calls them (as `cellc_runtime::pack`) for weights given at run time, so the layout has
+//! calls them (as `cellc_runtime::__private::pack`) for weights given at run time, so the layout has
 //! one definition. A crate of its own so that both can depend on it; it also holds the
 //! other numbers both must agree on, the activations' polynomials ([`poly`]).
 #![no_std]

@@ -34,20 +34,56 @@ extern crate std;
 
 pub mod act;
 mod error;
-// The kernels generated code calls: hidden, as their signatures change with the generator.
-#[doc(hidden)]
-pub mod kernel;
-#[doc(hidden)]
-pub mod math;
-#[doc(hidden)]
-pub mod simd;
-#[doc(hidden)]
-pub mod table;
+mod kernel;
+mod math;
+mod simd;
+mod table;
 #[cfg(feature = "std")]
+mod team;
+
+/// The helper threads that the steps of a model generated with `threads = N` (`--threads`)
+/// are split between (feature `std`): how long they spin for the next step before they
+/// sleep.
+#[cfg(feature = "std")]
+pub mod threads {
+    pub use crate::team::{DEFAULT_SPIN, set_spin, spin};
+}
+
+/// What generated code calls besides the API: the kernels, the SIMD levels and their
+/// dispatch, the math functions, the tables, the threads, the weight packing and the checks
+/// of lengths. Not part of the API, and hidden from its documentation: these change with
+/// the generator, and a runtime runs the code of its own line of releases only (see
+/// `runs_code_of`). Only the version gate (`runs_code_of`, `FOUND`) stays outside, so that
+/// code from another line is refused with words that name the runtime it needs.
 #[doc(hidden)]
-pub mod team;
-#[doc(hidden)]
-pub use cellc_pack as pack;
+pub mod __private {
+    /// The kernels.
+    pub mod kernel {
+        pub use crate::kernel::*;
+    }
+    /// The math functions.
+    pub mod math {
+        pub use crate::math::*;
+    }
+    /// The SIMD levels, their tokens and the dispatch.
+    pub mod simd {
+        pub use crate::simd::*;
+    }
+    /// The activation and math tables.
+    pub mod table {
+        pub use crate::table::*;
+    }
+    /// The threads a model's steps are split between.
+    #[cfg(feature = "std")]
+    pub mod team {
+        pub use crate::team::*;
+    }
+    pub use crate::error::{Half, check_len, check_lengths, check_range, rows_of};
+    pub use crate::model::{check_io, check_weights};
+    pub use crate::zeroed::assert_zeroed;
+    pub use crate::{dispatch, impl_zeroed};
+    pub use cellc_pack as pack;
+}
 
 #[cfg(feature = "macros")]
 pub use cellc_macros::{gru_cell, include_model, lstm_cell, rnn_cell};
@@ -89,15 +125,9 @@ pub const fn runs_code_of(major: u32, minor: u32, patch: u32) -> bool {
 mod model;
 
 pub use error::Error;
-#[doc(hidden)]
-pub use error::{Half, check_len, check_lengths, check_range, rows_of};
 pub use model::{Dim, Model, TensorInfo};
-#[doc(hidden)]
-pub use model::{check_io, check_weights};
 mod zeroed;
 pub use zeroed::Zeroed;
-#[doc(hidden)]
-pub use zeroed::assert_zeroed;
 #[cfg(feature = "std")]
 pub use zeroed::boxed;
 

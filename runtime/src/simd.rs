@@ -128,7 +128,7 @@ pub trait Isa: Copy + Send + Sync + sealed::Sealed {
     fn mul_add(self, acc: f32, w: f32, v: f32) -> f32;
 
     /// Runs `f` compiled for this level. A step split across threads
-    /// ([`team`](crate::team)) runs each part in a closure, which is a function of its own,
+    /// ([`team`](crate::__private::team)) runs each part in a closure, which is a function of its own,
     /// compiled for the build's target unless it is inlined into a function compiled for
     /// the level: pass an `#[inline(always)]` closure.
     #[inline(always)]
@@ -475,17 +475,17 @@ pub fn avx2<R>(f: impl FnOnce() -> R) -> R {
 #[macro_export]
 macro_rules! dispatch {
     (|$l:ident, $isa:ident| $e:expr) => {
-        match $crate::simd::level() {
+        match $crate::__private::simd::level() {
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
-            $crate::simd::Level::Avx512 => {
+            $crate::__private::simd::Level::Avx512 => {
                 #[allow(dead_code)]
-                const $l: $crate::simd::Level = $crate::simd::Level::Avx512;
+                const $l: $crate::__private::simd::Level = $crate::__private::simd::Level::Avx512;
                 // SAFETY: `level()` is Avx512 only when the CPU has every feature that
                 // `avx512` enables (asked at run time), or the build enables them all.
                 unsafe {
-                    let $isa = $crate::simd::Avx512::new_unchecked();
-                    $crate::simd::avx512(
+                    let $isa = $crate::__private::simd::Avx512::new_unchecked();
+                    $crate::__private::simd::avx512(
                         #[inline(always)]
                         || $e,
                     )
@@ -493,13 +493,13 @@ macro_rules! dispatch {
             }
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
-            $crate::simd::Level::Avx2 => {
+            $crate::__private::simd::Level::Avx2 => {
                 #[allow(dead_code)]
-                const $l: $crate::simd::Level = $crate::simd::Level::Avx2;
+                const $l: $crate::__private::simd::Level = $crate::__private::simd::Level::Avx2;
                 // SAFETY: as above, for the features that `avx2` enables.
                 unsafe {
-                    let $isa = $crate::simd::Avx2::new_unchecked();
-                    $crate::simd::avx2(
+                    let $isa = $crate::__private::simd::Avx2::new_unchecked();
+                    $crate::__private::simd::avx2(
                         #[inline(always)]
                         || $e,
                     )
@@ -507,8 +507,8 @@ macro_rules! dispatch {
             }
             _ => {
                 #[allow(dead_code)]
-                const $l: $crate::simd::Level = $crate::simd::Level::COMPILED;
-                let $isa = $crate::simd::compiled();
+                const $l: $crate::__private::simd::Level = $crate::__private::simd::Level::COMPILED;
+                let $isa = $crate::__private::simd::compiled();
                 $e
             }
         }

@@ -50,7 +50,7 @@ macro_rules! impl_zeroed {
             #[allow(dead_code)]
             fn every_field_is_zeroed(value: &$ty) {
                 let $ty { $($field),* } = value;
-                $($crate::assert_zeroed($field);)*
+                $($crate::__private::assert_zeroed($field);)*
             }
         };
         // SAFETY: the pattern above names every field of the struct, each `Zeroed`.

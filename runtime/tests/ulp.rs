@@ -150,11 +150,11 @@ fn worst<const N: usize>(scan_part: impl Fn(std::ops::Range<u64>) -> [Worst; N] 
 macro_rules! errors {
     (|$isa:ident, $x:ident| $e:expr, $want:expr) => {
         worst(move |bits| {
-            cellc_runtime::dispatch!(|L, isa| scan(
+            cellc_runtime::__private::dispatch!(|L, isa| scan(
                 bits,
                 |$x| {
                     let portable = {
-                        let $isa = cellc_runtime::simd::Portable;
+                        let $isa = cellc_runtime::__private::simd::Portable;
                         $e
                     };
                     let level = {
@@ -169,11 +169,11 @@ macro_rules! errors {
     };
     (|$isa:ident, $x:ident| $e:expr, $fast:expr, $want:expr) => {
         worst(move |bits| {
-            cellc_runtime::dispatch!(|L, isa| scan(
+            cellc_runtime::__private::dispatch!(|L, isa| scan(
                 bits,
                 |$x| {
                     let [p, pf] = {
-                        let $isa = cellc_runtime::simd::Portable;
+                        let $isa = cellc_runtime::__private::simd::Portable;
                         [$e, $fast]
                     };
                     let [l, lf] = {
@@ -196,7 +196,7 @@ fn pair(w: [Worst; 4]) -> ([Worst; 2], [Worst; 2]) {
 
 /// Prints the errors of both levels; returns them for the caller's bounds.
 fn report(name: &str, w: [Worst; 2]) -> [Worst; 2] {
-    let levels = ["portable".to_owned(), format!("{:?}", cellc_runtime::simd::level())];
+    let levels = ["portable".to_owned(), format!("{:?}", cellc_runtime::__private::simd::level())];
     for (w, level) in w.iter().zip(&levels) {
         println!(
             "{name} ({level}): at most {} ULP (at x = {:e}); absolute (relative above 1) {:.2e} (at x = {:e}); \

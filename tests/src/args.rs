@@ -66,7 +66,7 @@ impl Args {
                 }
                 "--simd-level" => {
                     let l = args.next().ok_or("--simd-level needs a value")?;
-                    if cellc_runtime::simd::Level::parse(&l).is_none() {
+                    if cellc_runtime::__private::simd::Level::parse(&l).is_none() {
                         return Err(format!("unknown level {l:?}; expected portable, avx2 or avx512"));
                     }
                     levels.push(l);

@@ -237,7 +237,7 @@ fn window_op(g: &mut Graph, rng: &mut Rng, x: TensorId, s: &[usize]) -> Option<T
             pads_begin: (0..spatial).map(|_| rng.below(2) as i64).collect(),
             pads_end: (0..spatial).map(|_| rng.below(2) as i64).collect(),
             auto_pad,
-            ceil: false,
+            rounding: cellc::ops::conv::WindowRounding::Floor,
         }
     };
     match rng.below(10) {

@@ -192,7 +192,7 @@ fn run<M: cellc_runtime::Model + Default>(job: &str) -> Result<(), String> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().is_some_and(|a| a == "--simd-level") {
-        println!("{}", cellc_runtime::simd::level().name());
+        println!("{}", cellc_runtime::__private::simd::level().name());
         return;
     }
     let mut failed = false;
@@ -334,7 +334,7 @@ impl Scratch {
     }
 
     /// [`Scratch::run`] with the kernels' vector level forced to `level` (a name of
-    /// `cellc_runtime::simd::Level`) through `CELLC_SIMD`; errs if the binary does not run at
+    /// `cellc_runtime::__private::simd::Level`) through `CELLC_SIMD`; errs if the binary does not run at
     /// that level (the CPU lacks it, or the runtime was built without `std`).
     pub fn run_at(&self, exe: &Path, jobs: &[Job], level: Option<&str>) -> Result<(), String> {
         let mut cmd = command(exe);

@@ -12,7 +12,7 @@ pub(crate) const MAX_TILE: usize = 16;
 pub(crate) const FEED_BLOCK: usize = 8;
 
 /// How a tiled product's multiply–adds are arranged, decided here once for both languages:
-/// the Rust passes it to the runtime's kernels (`cellc_runtime::kernel::Schedule`), the C
+/// the Rust passes it to the runtime's kernels (`cellc_runtime::__private::kernel::Schedule`), the C
 /// spells its loops out from it, so a lane sums in the same order in both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Schedule {

@@ -35,8 +35,22 @@ pub struct Window {
     pub pads_end: Vec<i64>,
     /// `auto_pad`.
     pub auto_pad: AutoPad,
-    /// `rounding_type` ceil (pools): a last, partial window counts.
-    pub ceil: bool,
+    /// How a pool rounds its number of windows (`rounding_type`, ONNX's `ceil_mode`); a
+    /// convolution's is [`WindowRounding::Floor`].
+    pub rounding: WindowRounding,
+}
+
+/// How a pool counts a last window that the data and pads do not fill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowRounding {
+    /// `floor`: only whole windows.
+    Floor,
+    /// `ceil` (OpenVINO): a last, partial window counts, even one that starts in the
+    /// padding after the data.
+    Ceil,
+    /// `ceil_torch` (OpenVINO 14 on), ONNX's and PyTorch's `ceil_mode`: a last, partial
+    /// window counts unless it starts in the padding after the data.
+    CeilTorch,
 }
 
 /// The attributes of a convolution.
@@ -175,7 +189,7 @@ impl ConvAttrs {
     ) -> Result<ConvGeometry, OpError> {
         let r = input.len();
         let w = &self.window;
-        if w.ceil {
+        if w.rounding != WindowRounding::Floor {
             return Err(OpError::Rule("`rounding_type` is not an attribute of a convolution".to_owned()));
         }
         let mut geo = w.geometry(input.clone(), vec![1; r], (groups, ci, co))?;
@@ -300,9 +314,18 @@ impl Window {
                     "spatial axis {a} has {padded} values with padding, fewer than the kernel's reach of {reach}"
                 ));
             }
-            // Rounding up (opset 1 and 8's `ceil`) counts a last, partial window even when it
-            // starts in the padding after the data.
-            let out = if self.ceil { (padded - reach).div_ceil(strides[a]) } else { (padded - reach) / strides[a] } + 1;
+            // Rounding up counts a last, partial window; OpenVINO's `ceil` even when it starts
+            // in the padding after the data, `ceil_torch` (ONNX's `ceil_mode`) not then.
+            let up = (padded - reach).div_ceil(strides[a]) + 1;
+            let out = match self.rounding {
+                WindowRounding::Floor => (padded - reach) / strides[a] + 1,
+                WindowRounding::Ceil => up,
+                // `input + pb` is at most `padded`, which did not overflow.
+                WindowRounding::CeilTorch if (up - 1).checked_mul(strides[a]).is_none_or(|s| s >= input[a] + pb) => {
+                    up - 1
+                }
+                WindowRounding::CeilTorch => up,
+            };
             pads_begin.push(pb);
             pads_end.push(pe);
             output.push(out);
@@ -566,7 +589,7 @@ mod tests {
             pads_begin: vec![pads.0; r],
             pads_end: vec![pads.1; r],
             auto_pad,
-            ceil: false,
+            rounding: WindowRounding::Floor,
         };
         ConvAttrs { window, grouped, transposed: false, output_padding: Vec::new() }
     }
@@ -681,5 +704,30 @@ mod tests {
         assert!(huge.is_err_and(|e| e.to_string().contains("positions")));
         let groups = attrs(1, 1, 1, (0, 0), AutoPad::Valid, true).geometry(&k(&[1, 5, 4]), &k(&[2, 1, 2, 1]), None);
         assert!(groups.is_err_and(|e| e.to_string().contains("5 channels")));
+    }
+
+    #[test]
+    fn rounding_up_keeps_a_last_window_that_starts_in_the_data_only_for_ceil_torch() {
+        let window = |rounding, (pb, pe)| Window {
+            strides: vec![2],
+            dilations: vec![1],
+            pads_begin: vec![pb],
+            pads_end: vec![pe],
+            auto_pad: AutoPad::Explicit,
+            rounding,
+        };
+        let positions = |rounding, pads, kernel| {
+            window(rounding, pads).geometry(vec![4], vec![kernel], (1, 1, 1)).expect("valid").output[0]
+        };
+        // Four values, windows of 2 every 2, one pad at the end: the third window would
+        // start at 4, in the padding.
+        assert_eq!(positions(WindowRounding::Floor, (0, 1), 2), 2);
+        assert_eq!(positions(WindowRounding::Ceil, (0, 1), 2), 3);
+        assert_eq!(positions(WindowRounding::CeilTorch, (0, 1), 2), 2);
+        // Windows of 3, a pad at each end: the third starts at 4 of 5 (the data's last
+        // value), partial, and counts in both.
+        assert_eq!(positions(WindowRounding::Floor, (1, 1), 3), 2);
+        assert_eq!(positions(WindowRounding::Ceil, (1, 1), 3), 3);
+        assert_eq!(positions(WindowRounding::CeilTorch, (1, 1), 3), 3);
     }
 }

@@ -219,7 +219,7 @@ mod tests {
             pads_begin: vec![1 << 30, 1 << 30],
             pads_end: vec![0, 0],
             auto_pad: AutoPad::Explicit,
-            ceil: false,
+            rounding: crate::ops::conv::WindowRounding::Floor,
         };
         let a = PoolAttrs {
             window,

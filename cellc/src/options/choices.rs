@@ -218,7 +218,7 @@ impl WeightTables {
 }
 
 /// How many threads a step of a large cell is split across (`--threads`): the caller's and
-/// helpers of `cellc_runtime::team`, each computing its share of the state's tiles from
+/// helpers of `cellc_runtime::__private::team`, each computing its share of the state's tiles from
 /// its share of the weights. One (the default) runs every step on the caller's thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Threads(usize);

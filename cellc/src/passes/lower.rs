@@ -568,7 +568,7 @@ mod tests {
             pads_begin: vec![1],
             pads_end: vec![1],
             auto_pad: AutoPad::Explicit,
-            ceil: false,
+            rounding: crate::ops::conv::WindowRounding::Floor,
         };
         let a = crate::ops::conv::ConvAttrs { window, grouped: false, transposed: false, output_padding: Vec::new() };
         let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);

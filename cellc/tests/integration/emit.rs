@@ -224,15 +224,17 @@ fn lstm_split_in_two() {
 #[test]
 fn only_large_tiled_cells_are_split() {
     // Jobs: `feed_block`'s, and `step_at`'s and `step_projected`'s when a lone step gains.
-    let jobs =
-        |case, threads| emit_split(case, threads).expect("fixture emits").matches("::cellc_runtime::team::run").count();
+    let jobs = |case, threads| {
+        emit_split(case, threads).expect("fixture emits").matches("::cellc_runtime::__private::team::run").count()
+    };
     assert_eq!(jobs("rnn_clip", 2), 1, "an RNN with H = 128: blocks of steps only");
     assert_eq!(jobs("lstm_f16_weights", 2), 3, "an LSTM with H = 128, 128 KiB: lone steps too");
     assert_eq!(jobs("rnn_clip", 1), 0, "one thread");
     assert_eq!(jobs("gru_h1_i1", 2), 0, "a cell of one tile");
     assert_eq!(jobs("gru_lbr_off", 2), 1, "a GRU with H = 128 in two stages of 96 KiB: blocks of steps only");
     let f16 = Options::default().threads(cellc::Threads::new(2).expect("valid")).weight_type(cellc::WeightType::F16);
-    let f16_jobs = emit_with("gru_lbr_off", &f16).expect("emits").matches("::cellc_runtime::team::run").count();
+    let f16_jobs =
+        emit_with("gru_lbr_off", &f16).expect("emits").matches("::cellc_runtime::__private::team::run").count();
     assert_eq!(f16_jobs, 0, "the same GRU with 16-bit weights: two stages of 48 KiB stay on one thread");
     let unrolled = Options::default().threads(cellc::Threads::new(2).expect("valid")).strategy(Strategy::Unrolled);
     assert!(!emit_with("rnn_clip", &unrolled).expect("emits").contains("team::run"), "an unrolled cell");
@@ -246,7 +248,7 @@ fn c_refuses_threads() {
 }
 
 /// The functions of a generated file, each with the number of calls into
-/// `cellc_runtime::pack` its body makes, and the names of the methods and functions it calls.
+/// `cellc_runtime::__private::pack` its body makes, and the names of the methods and functions it calls.
 #[derive(Default)]
 struct Calls {
     current: Vec<String>,
@@ -300,7 +302,7 @@ impl<'ast> syn::visit::Visit<'ast> for Calls {
 
 /// Weights given at run time are packed by `set_weights` (and `new`, which calls it) alone:
 /// counted over the generated code of cells, sequences and a model, no function that a
-/// run, a step or a feed reaches makes a call into `cellc_runtime::pack`.
+/// run, a step or a feed reaches makes a call into `cellc_runtime::__private::pack`.
 #[test]
 fn runtime_weights_are_packed_only_when_set() {
     for case in ["gru_tiny_runtime", "gru_seq_bidirectional", "lstm_h1_i1", "rnn_tiny_clip"] {

@@ -5,7 +5,7 @@ use crate::simd::Isa;
 
 /// For each row `r` of `x`: `y[r·n + j] = Σₖ x[r][k]·w(j, k) + bias(j)` for `j < n`,
 /// where tile `t` of `panels` holds the weights of outputs `t·W..t·W + W` (see
-/// [`crate::pack`]) and `bias[t]` their bias. Rows go `S` at a time through
+/// [`cellc_pack`]) and `bias[t]` their bias. Rows go `S` at a time through
 /// [`tiles_acc_rows`] (then the rest one by one), tiles `T` at a time, so the accumulators
 /// are `T·S·W` values whatever the layer's size; `panels` and `bias` hold a whole number of
 /// groups of `T` tiles (padded with zero tiles past `n`).

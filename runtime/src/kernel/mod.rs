@@ -3,7 +3,7 @@
 //! counts the optimiser can unroll and vectorise.
 //!
 //! A panel row is one of the [`Row`] types: f32 lanes, IEEE binary16 bits (`[u16; W]`), or
-//! bfloat16 pairs (`[u32; ceil(W / 2)]`, see [`crate::pack::panels_bf16`]). Each kernel
+//! bfloat16 pairs (`[u32; ceil(W / 2)]`, see [`cellc_pack::panels_bf16`]). Each kernel
 //! turns a row into f32 lanes in registers and then computes exactly what it computes on
 //! f32 rows, so the 16-bit forms change the bytes read, not the arithmetic.
 use crate::simd::Isa;
@@ -26,7 +26,7 @@ pub use windows::{Windows, dense_windows, dense_windows_then};
 pub use winograd::{dense_winograd_then, winograd_work};
 
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
-/// panel (see [`crate::pack`]). Written as a sum of scaled rows, so the `W` lanes are
+/// panel (see [`cellc_pack`]). Written as a sum of scaled rows, so the `W` lanes are
 /// independent accumulators rather than one serial chain of adds.
 #[inline(always)]
 pub fn panel_acc<const K: usize, const W: usize, P: Row<W>, I: Isa>(
@@ -139,7 +139,7 @@ pub struct Schedule<const Q: usize, const G: usize>;
 /// so one row and a batch of rows still compute the same bits (a GRU step, H=16, I=1: 94
 /// ns with one sum per lane).
 ///
-/// A part of a product (a step split across threads, see [`crate::team`]) takes the whole
+/// A part of a product (a step split across threads, see [`crate::__private::team`]) takes the whole
 /// product's schedule, so that every lane's sum is the same, to the bit.
 ///
 /// Tried and not kept: handing each tile to the step's activations as soon as its sums

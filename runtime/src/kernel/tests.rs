@@ -148,7 +148,7 @@ fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
         }
     }
     let mut bf16 = [[0u32; HW]; K];
-    crate::pack::panels_bf16(bf16.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
+    cellc_pack::panels_bf16(bf16.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
     let f16 = f32.map(|r| r.map(|x| half::f16::from_f32(x).to_bits()));
     Forms {
         f16,

@@ -34,7 +34,7 @@ use std::process::ExitCode;
 /// it runs at here: the best the CPU has, capped by `CELLC_SIMD`; with every level when it
 /// is built for this CPU).
 fn rust_fuses(level: Option<&str>) -> bool {
-    use cellc_runtime::simd::{Level, cpu_level, level as run_level};
+    use cellc_runtime::__private::simd::{Level, cpu_level, level as run_level};
     let native = std::env::var("CELLC_SCRATCH_RUSTFLAGS").is_ok_and(|f| f.contains("target-cpu=native"));
     match level.and_then(Level::parse) {
         _ if native => cpu_level() > Level::Portable,
@@ -273,9 +273,12 @@ fn run() -> Result<bool, String> {
     std::fs::remove_dir_all(&out_dir).map_err(|e| format!("cannot clear {}: {e}", out_dir.display()))?;
     let out_dir = scratch.data_dir("outputs")?;
     // A level this CPU lacks cannot be run here: its entries are skipped, and say so.
-    let cpu = cellc_runtime::simd::cpu_level();
-    let missing: Vec<String> =
-        levels.iter().filter(|l| cellc_runtime::simd::Level::parse(l).is_some_and(|l| l > cpu)).cloned().collect();
+    let cpu = cellc_runtime::__private::simd::cpu_level();
+    let missing: Vec<String> = levels
+        .iter()
+        .filter(|l| cellc_runtime::__private::simd::Level::parse(l).is_some_and(|l| l > cpu))
+        .cloned()
+        .collect();
     for l in &missing {
         println!("SKIP every case at the level {l:?}: this CPU runs at most {:?}", cpu.name());
     }

@@ -9,8 +9,8 @@
 //! has FMA).
 use cellc::ir::Activation;
 use cellc::vocab::CellOp;
+use cellc_runtime::__private::simd::{Isa, Level, Portable};
 use cellc_runtime::act;
-use cellc_runtime::simd::{Isa, Level, Portable};
 use std::path::Path;
 use std::process::Command;
 
@@ -108,7 +108,7 @@ fn c_activations_compute_the_runtimes_bits() {
     let xs = inputs();
     // The -mfma build runs only where the runtime runs a level with FMA (AVX2 and up: the
     // CPU has FMA, and `CELLC_SIMD` does not cap the runtime below it).
-    let fma = cellc_runtime::simd::level() != Level::Portable;
+    let fma = cellc_runtime::__private::simd::level() != Level::Portable;
     for name in ["sigmoid", "tanh", "elu", "softplus"] {
         for fast in [false, true] {
             let activation = Activation::from_name(name, None, None).expect("known");
@@ -122,7 +122,7 @@ fn c_activations_compute_the_runtimes_bits() {
             }
             let got = in_c(dir.path(), (activation, fast), &["-mfma"], &xs);
             let want: Vec<f32> =
-                cellc_runtime::dispatch!(|L, isa| xs.iter().map(|&x| runtime(isa, name, fast, x)).collect());
+                cellc_runtime::__private::dispatch!(|L, isa| xs.iter().map(|&x| runtime(isa, name, fast, x)).collect());
             if let Some((x, g, w)) = first_difference(&xs, &got, &want) {
                 panic!("{name} (fast: {fast}, FMA) at x = {x:e}: C {g:e}, cellc_runtime::act {w:e}");
             }

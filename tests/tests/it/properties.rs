@@ -239,7 +239,7 @@ impl ::cellc_runtime::Model for Model {{
     const OUTPUTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::OUTPUTS;
     const WEIGHTS: &'static [::cellc_runtime::TensorInfo] = <Generated as ::cellc_runtime::Model>::WEIGHTS;
     fn set_weights(&mut self, weights: &[&[f32]]) -> Result<(), ::cellc_runtime::Error> {{
-        ::cellc_runtime::check_weights(Self::WEIGHTS, weights)?;
+        ::cellc_runtime::__private::check_weights(Self::WEIGHTS, weights)?;
         {set}
         self.set = true;
         Ok(())

@@ -1,5 +1,5 @@
 //! Steps split across threads (`--threads`): a model whose large cells run their steps as
-//! jobs of `cellc_runtime::team` gives exactly, to the bit, what it gives on one thread, for
+//! jobs of `cellc_runtime::__private::team` gives exactly, to the bit, what it gives on one thread, for
 //! every kind of cell (GRU in one pass and in two, RNN with clip, LSTM with f16 weights), a
 //! real model whose LSTM sequence runs through `run`, sequences in every direction, streams
 //! fed in pieces and lone steps, with parts that end mid-tile (three threads over eight
@@ -37,7 +37,7 @@ fn runs<M: Model + Default>() -> Vec<Vec<f32>> {
     let mut all = Vec::new();
     for r in 0..5 {
         if r == 4 {
-            cellc_runtime::team::set_spin(std::time::Duration::ZERO);
+            cellc_runtime::threads::set_spin(std::time::Duration::ZERO);
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let mut outputs: Vec<Vec<f32>> = M::OUTPUTS.iter().map(|t| vec![0.0; len(t.shape)]).collect();
@@ -53,7 +53,7 @@ fn runs<M: Model + Default>() -> Vec<Vec<f32>> {
         }
         all.extend(outputs);
     }
-    cellc_runtime::team::set_spin(cellc_runtime::team::DEFAULT_SPIN);
+    cellc_runtime::threads::set_spin(cellc_runtime::threads::DEFAULT_SPIN);
     all
 }
 "#;

@@ -50,7 +50,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     }
     if opts.threads.get() > 1 {
         let msg = Message::new(
-            "the generated Rust splits steps between threads (through cellc_runtime::team); the generated C runs each \
+            "the generated Rust splits steps between threads (through cellc_runtime::__private::team); the generated C runs each \
              step on the caller's thread",
         )
         .about(Setting::new("threads", opts.threads.get().to_string()))

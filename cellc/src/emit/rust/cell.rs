@@ -45,9 +45,9 @@ impl Ctx<'_> {
             /// of gates per tile. It does not depend on the state, so a sequence computes it
             /// for several steps at once ([`Self::project_rows`]). Like every kernel function,
             /// it takes the token of the vector level it runs at (`isa`): the one
-            /// `cellc_runtime::dispatch!` binds, or `cellc_runtime::simd::compiled()`.
+            /// `cellc_runtime::__private::dispatch!` binds, or `cellc_runtime::__private::simd::compiled()`.
             #[inline(always)]
-            pub fn project<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
+            pub fn project<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[f32; #i], p: &mut [[f32; #width]; #tiles]) {
                 #input_binds
                 for t in 0..#tiles {
                     let mut a = #bx[t];
@@ -57,7 +57,7 @@ impl Ctx<'_> {
             }
             /// [`Self::project`] for `S` rows, reading each weight panel once for all of them.
             #[inline(always)]
-            pub fn project_rows<const S: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
+            pub fn project_rows<const S: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #tiles]; S]) {
                 #project_rows
             }
         };
@@ -185,15 +185,15 @@ impl Ctx<'_> {
                     /// `x` for each batch row, and a row of `h`, `c`, `out` and `out_c` for each
                     /// row of `x` (another count is an error, before computing).
                     pub fn step_batch(&self, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                        ::cellc_runtime::check_len("h", x.len(), h.len())?;
-                        ::cellc_runtime::check_len("c", x.len(), c.len())?;
-                        ::cellc_runtime::check_len("out", x.len(), out.len())?;
-                        ::cellc_runtime::check_len("out_c", x.len(), out_c.len())?;
+                        ::cellc_runtime::__private::check_len("h", x.len(), h.len())?;
+                        ::cellc_runtime::__private::check_len("c", x.len(), c.len())?;
+                        ::cellc_runtime::__private::check_len("out", x.len(), out.len())?;
+                        ::cellc_runtime::__private::check_len("out_c", x.len(), out_c.len())?;
                         #batch_entry;
                         Ok(())
                     }
                     #[inline(always)]
-                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) {
+                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], c: &[[f32; #h]], out: &mut [[f32; #h]], out_c: &mut [[f32; #h]]) {
                         let (x, xr) = x.as_chunks::<S>();
                         let (h, hr) = h.as_chunks::<S>();
                         let (c, cr) = c.as_chunks::<S>();
@@ -214,12 +214,12 @@ impl Ctx<'_> {
                         #step_entry
                     }
                     #[inline(always)]
-                    fn step_at<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                    fn step_at<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         #stepped
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
-                    pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
+                    pub fn step_projected<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], c: &[f32; #h], out: &mut [f32; #h], out_c: &mut [f32; #h]) {
                         #projected
                     }
                     #parts
@@ -227,18 +227,18 @@ impl Ctx<'_> {
                     // Both states and the block's inputs, buffer and outputs: more than clippy's
                     // default, which would flag it in the user's crate.
                     #[allow(clippy::too_many_arguments)]
-                    fn feed_block<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #tiles]; B], rev: bool, h: &mut [f32; #h], c: &mut [f32; #h], ys: &mut [[f32; #h]]) {
+                    fn feed_block<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #tiles]; B], rev: bool, h: &mut [f32; #h], c: &mut [f32; #h], ys: &mut [[f32; #h]]) {
                         #fed
                     }
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
-                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
+                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
                         #step_body
                     }
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]
-                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
+                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
                         let mut p = [[[0.0f32; #width]; #tiles]; S];
                         self.project_rows(isa, x, &mut p);
                         self.step_projected_rows::<S, V, I>(isa, &p, h, c, out, out_c);
@@ -256,7 +256,7 @@ impl Ctx<'_> {
                         Ok(())
                     }
                     #[inline(always)]
-                    fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                    fn feed_at<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, h: &mut [f32; #h], c: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #lstm_feed
                     }
                     #projection
@@ -269,13 +269,13 @@ impl Ctx<'_> {
                     /// `x` for each batch row, and a row of `h` and `out` for each row of `x`
                     /// (another count is an error, before computing).
                     pub fn step_batch(&self, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                        ::cellc_runtime::check_len("h", x.len(), h.len())?;
-                        ::cellc_runtime::check_len("out", x.len(), out.len())?;
+                        ::cellc_runtime::__private::check_len("h", x.len(), h.len())?;
+                        ::cellc_runtime::__private::check_len("out", x.len(), out.len())?;
                         #batch_entry;
                         Ok(())
                     }
                     #[inline(always)]
-                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) {
+                    fn step_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]], h: &[[f32; #h]], out: &mut [[f32; #h]]) {
                         let (x, xr) = x.as_chunks::<S>();
                         let (h, hr) = h.as_chunks::<S>();
                         let (out, or) = out.as_chunks_mut::<S>();
@@ -294,28 +294,28 @@ impl Ctx<'_> {
                         #step_entry
                     }
                     #[inline(always)]
-                    fn step_at<I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
+                    fn step_at<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[f32; #i], h: &[f32; #h], out: &mut [f32; #h]) {
                         #stepped
                     }
                     /// [`Self::step`] from the input's projection `p` (see [`Self::project`]).
                     #[inline(always)]
-                    pub fn step_projected<I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
+                    pub fn step_projected<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[f32; #width]; #tiles], h: &[f32; #h], out: &mut [f32; #h]) {
                         #projected
                     }
                     #parts
                     #fed_doc
-                    fn feed_block<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #tiles]; B], rev: bool, h: &mut [f32; #h], ys: &mut [[f32; #h]]) {
+                    fn feed_block<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #tiles]; B], rev: bool, h: &mut [f32; #h], ys: &mut [[f32; #h]]) {
                         #fed
                     }
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
-                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
+                    pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
                         #step_body
                     }
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]
-                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
+                    pub fn step_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
                         let mut p = [[[0.0f32; #width]; #tiles]; S];
                         self.project_rows(isa, x, &mut p);
                         self.step_projected_rows::<S, V, I>(isa, &p, h, out);
@@ -333,7 +333,7 @@ impl Ctx<'_> {
                         Ok(())
                     }
                     #[inline(always)]
-                    fn feed_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
+                    fn feed_at<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, h: &mut [f32; #h], xs: &[[f32; #i]], ys: &mut [[f32; #h]]) {
                         #plain_feed
                     }
                     #projection
@@ -355,7 +355,7 @@ impl Ctx<'_> {
                 #[doc = #doc]
                 #[derive(Clone, Copy, Debug, Default)]
                 pub struct #ty;
-                ::cellc_runtime::impl_zeroed!(#ty {});
+                ::cellc_runtime::__private::impl_zeroed!(#ty {});
                 impl #ty {
                     #consts
                     /// The cell; its weights are embedded.
@@ -379,9 +379,9 @@ impl Ctx<'_> {
                 (_, Store::F16) => Some(quote! { F16 }),
                 (_, Store::Bf16) => Some(quote! { Bf16 }),
             };
-            let range = half.map(|k| quote! { ::cellc_runtime::check_range(#name, ::cellc_runtime::Half::#k, #a)?; });
+            let range = half.map(|k| quote! { ::cellc_runtime::__private::check_range(#name, ::cellc_runtime::__private::Half::#k, #a)?; });
             quote! {
-                ::cellc_runtime::check_len(#name, #n, #a.len())?;
+                ::cellc_runtime::__private::check_len(#name, #n, #a.len())?;
                 #range
             }
         });
@@ -398,7 +398,7 @@ impl Ctx<'_> {
             #[doc = #doc]
             #[derive(Clone, Debug)]
             pub struct #ty { #(#fields,)* }
-            ::cellc_runtime::impl_zeroed!(#ty { #(#names),* });
+            ::cellc_runtime::__private::impl_zeroed!(#ty { #(#names),* });
             impl #ty {
                 #consts
                 #[doc = #new_doc]
@@ -437,7 +437,7 @@ impl Ctx<'_> {
                     Store::F16 => quote! { panels_f16 },
                     Store::Bf16 => quote! { panels_bf16 },
                 };
-                quote! { ::cellc_runtime::pack::#pack(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
+                quote! { ::cellc_runtime::__private::pack::#pack(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }
             Pack::Bias { segs } => {
                 let segs = segs.iter().map(|s| match s {
@@ -447,7 +447,7 @@ impl Ctx<'_> {
                     }
                     None => quote! { None },
                 });
-                quote! { ::cellc_runtime::pack::bias_panels(&mut self.#f.0, &[#(#segs),*], #h, #tile); }
+                quote! { ::cellc_runtime::__private::pack::bias_panels(&mut self.#f.0, &[#(#segs),*], #h, #tile); }
             }
         }
     }

@@ -87,19 +87,19 @@ pub(super) fn row_binds(names: &[&str]) -> TokenStream {
 }
 
 /// The body of a public entry point, which runs the expression `call(level)` compiled for
-/// the best vector level (see `cellc_runtime::simd`), with the level's token bound to
+/// the best vector level (see `cellc_runtime::__private::simd`), with the level's token bound to
 /// `isa`; `level` is the constant expression of that level, for sizes that depend on it.
 /// With [`Simd::Build`], one copy for the build's target.
 pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
     match simd {
         Simd::Dispatch => {
             let call = call(quote! { L });
-            quote! { ::cellc_runtime::dispatch!(|L, isa| #call) }
+            quote! { ::cellc_runtime::__private::dispatch!(|L, isa| #call) }
         }
         Simd::Build => {
-            let call = call(quote! { ::cellc_runtime::simd::Level::COMPILED });
+            let call = call(quote! { ::cellc_runtime::__private::simd::Level::COMPILED });
             quote! {
-                let isa = ::cellc_runtime::simd::compiled();
+                let isa = ::cellc_runtime::__private::simd::compiled();
                 #call
             }
         }
@@ -111,7 +111,7 @@ pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> To
 /// [`Simd::Build`].
 pub(super) fn at_level(simd: Simd, body: TokenStream) -> TokenStream {
     match simd {
-        Simd::Dispatch => quote! { ::cellc_runtime::dispatch!(|_L, _isa| #body) },
+        Simd::Dispatch => quote! { ::cellc_runtime::__private::dispatch!(|_L, _isa| #body) },
         Simd::Build => body,
     }
 }
@@ -148,7 +148,7 @@ impl Ctx<'_> {
         });
         quote! {
             let mut kb = [0.0f32; #n];
-            ::cellc_runtime::pack::fold_blocks(&mut kb, b, #h, &[#(#terms),*]);
+            ::cellc_runtime::__private::pack::fold_blocks(&mut kb, b, #h, &[#(#terms),*]);
         }
     }
 
@@ -190,10 +190,10 @@ impl Ctx<'_> {
         let slot = ident(slot);
         match self.strategy {
             Strategy::Tiled | Strategy::Auto => {
-                quote! { ::cellc_runtime::kernel::panel_acc(&mut #acc, &#slot[t], #v_ref, isa); }
+                quote! { ::cellc_runtime::__private::kernel::panel_acc(&mut #acc, &#slot[t], #v_ref, isa); }
             }
             Strategy::Unrolled => (0..cols)
-                .map(|k| quote! { ::cellc_runtime::kernel::axpy(&mut #acc, #v[#k], &#slot[t][#k], isa); })
+                .map(|k| quote! { ::cellc_runtime::__private::kernel::axpy(&mut #acc, #v[#k], &#slot[t][#k], isa); })
                 .collect(),
         }
     }
@@ -233,13 +233,14 @@ impl Ctx<'_> {
             Strategy::Tiled | Strategy::Auto => {
                 let schedule = schedule(self.schedule(width, cols));
                 quote! {
-                    ::cellc_runtime::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::kernel::Block::<S, V>, #schedule, isa);
+                    ::cellc_runtime::__private::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::__private::kernel::Block::<S, V>, #schedule, isa);
                 }
             }
             // The whole state is one tile, summed in a local (which stays in registers).
             Strategy::Unrolled => {
-                let columns = (0..cols)
-                    .map(|k| quote! { ::cellc_runtime::kernel::axpy_rows(&mut a0, #k, #v, &#slot[0][#k], isa); });
+                let columns = (0..cols).map(
+                    |k| quote! { ::cellc_runtime::__private::kernel::axpy_rows(&mut a0, #k, #v, &#slot[0][#k], isa); },
+                );
                 quote! {
                     let mut a0 = #acc[0];
                     #(#columns)*
@@ -343,7 +344,7 @@ impl Ctx<'_> {
             #input_binds
             for t in #range {
                 let mut a = [#bx[t]; S];
-                ::cellc_runtime::kernel::panel_acc_rows(&mut a, &#w[t], x, isa);
+                ::cellc_runtime::__private::kernel::panel_acc_rows(&mut a, &#w[t], x, isa);
                 for (ps, a) in p.iter_mut().zip(&a) {
                     ps[#at] = *a;
                 }
@@ -352,8 +353,8 @@ impl Ctx<'_> {
     }
 }
 
-/// The runtime's value for `s` (`cellc_runtime::kernel::Schedule<Q, G>`).
+/// The runtime's value for `s` (`cellc_runtime::__private::kernel::Schedule<Q, G>`).
 pub(super) fn schedule(s: crate::emit::plan::Schedule) -> TokenStream {
     let (q, g) = (s.split, s.interleave);
-    quote! { ::cellc_runtime::kernel::Schedule::<#q, #g> }
+    quote! { ::cellc_runtime::__private::kernel::Schedule::<#q, #g> }
 }

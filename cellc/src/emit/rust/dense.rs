@@ -1,5 +1,5 @@
 //! Dense layers: a unit type per layer whose `run` computes its rows with
-//! `cellc_runtime::kernel::dense_rows` over weights packed at compile time into the tiles
+//! `cellc_runtime::__private::kernel::dense_rows` over weights packed at compile time into the tiles
 //! a cell's input projection uses (and stored as `--weight-type` says).
 use super::ctx::entry;
 use super::lit::table;
@@ -58,7 +58,7 @@ pub(super) fn item(
                 &[v.clone(), quote! { s }],
                 &isa,
             ));
-            quote! { ::cellc_runtime::kernel::per_output(y, &#s_name.0, |v: f32, s: f32| #e); }
+            quote! { ::cellc_runtime::__private::kernel::per_output(y, &#s_name.0, |v: f32, s: f32| #e); }
         }
         None => quote! {},
     };
@@ -90,21 +90,21 @@ pub(super) fn item(
             /// `y` must have one row for each row of `x` (another count is
             /// `Error::Length`, and nothing is written).
             pub fn run(x: &[[f32; #k]], y: &mut [[f32; #n]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-                ::cellc_runtime::check_len("y", x.len(), y.len())?;
+                ::cellc_runtime::__private::check_len("y", x.len(), y.len())?;
                 #body;
                 Ok(())
             }
             #[inline(always)]
-            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(isa: I, x: &[[f32; #k]], y: &mut [f32]) {
+            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(isa: I, x: &[[f32; #k]], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
-                ::cellc_runtime::kernel::#kernel::<#k, #tile, R, #group, R, V, _, _, _, I>(
+                ::cellc_runtime::__private::kernel::#kernel::<#k, #tile, R, #group, R, V, _, _, _, I>(
                     panels,
                     bias,
                     x,
                     y,
                     #n,
-                    ::cellc_runtime::kernel::Block::<R, V>,
+                    ::cellc_runtime::__private::kernel::Block::<R, V>,
                     #schedule,
                     isa,
                 );
@@ -115,7 +115,7 @@ pub(super) fn item(
 }
 
 /// The type of a dense layer over the windows of a convolution, read in place from its
-/// input laid out channels last (`cellc_runtime::kernel::dense_windows`).
+/// input laid out channels last (`cellc_runtime::__private::kernel::dense_windows`).
 fn windows_item(
     d: &Dense,
     w: &crate::vocab::Windows,
@@ -132,13 +132,13 @@ fn windows_item(
     // The activation maps each run of outputs as the kernel writes it, still in the cache.
     let call = if apply.is_empty() {
         quote! {
-            ::cellc_runtime::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
+            ::cellc_runtime::__private::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
                 panels, bias, x, y, #n, &Self::WINDOWS, isa,
             );
         }
     } else {
         quote! {
-            ::cellc_runtime::kernel::dense_windows_then::<#c, #k, #tile, #group, _, I, _>(
+            ::cellc_runtime::__private::kernel::dense_windows_then::<#c, #k, #tile, #group, _, I, _>(
                 panels, bias, x, y, #n, &Self::WINDOWS, isa, |y: &mut [f32]| { #apply },
             );
         }
@@ -153,7 +153,7 @@ fn windows_item(
             /// Outputs of a window.
             pub const OUTPUT_SIZE: usize = #n;
             /// The windows, over the input laid out channels last.
-            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
+            const WINDOWS: ::cellc_runtime::__private::kernel::Windows = #windows;
             /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
             /// each) to `y` (`OUTPUT_SIZE` a window); writes nothing when `y` does not hold
             /// as many windows as `x`.
@@ -161,7 +161,7 @@ fn windows_item(
                 #body
             }
             #[inline(always)]
-            fn run_at<I: ::cellc_runtime::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
+            fn run_at<I: ::cellc_runtime::__private::simd::Isa>(isa: I, x: &[f32], y: &mut [f32]) {
                 let panels = #w_name.0.as_chunks::<#row>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
                 #call
@@ -171,7 +171,7 @@ fn windows_item(
 }
 
 /// The type of a 3×3 convolution's dense layer run by F(2×2, 3×3)
-/// (`cellc_runtime::kernel::dense_winograd_then`, see [`crate::emit::winograd`]): its weights
+/// (`cellc_runtime::__private::kernel::dense_winograd_then`, see [`crate::emit::winograd`]): its weights
 /// the 16 transformed matrices, its work area the caller's.
 fn winograd_item(
     d: &Dense,
@@ -210,7 +210,7 @@ fn winograd_item(
             /// Values of the work area `run` takes.
             pub const WORK_SIZE: usize = #work;
             /// The windows, over the input laid out channels last.
-            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
+            const WINDOWS: ::cellc_runtime::__private::kernel::Windows = #windows;
             /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
             /// each) to `y` (`OUTPUT_SIZE` a window), using `work` (`WORK_SIZE` values or
             /// more); writes nothing when `y` does not hold as many windows as `x` or
@@ -219,7 +219,7 @@ fn winograd_item(
                 #body
             }
             #[inline(always)]
-            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(
+            fn run_at<const R: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(
                 isa: I,
                 x: &[f32],
                 y: &mut [f32],
@@ -228,7 +228,7 @@ fn winograd_item(
                 let Some(work) = work.get_mut(..Self::WORK_SIZE) else { return };
                 let panels = #w_name.0.as_chunks::<#tile>().0.as_chunks::<#c>().0;
                 let bias = #b_name.0.as_chunks::<#tile>().0;
-                ::cellc_runtime::kernel::dense_winograd_then::<#c, #tile, R, V, _, I, _>(
+                ::cellc_runtime::__private::kernel::dense_winograd_then::<#c, #tile, R, V, _, I, _>(
                     panels,
                     bias,
                     x,
@@ -236,7 +236,7 @@ fn winograd_item(
                     #n,
                     &Self::WINDOWS,
                     work,
-                    ::cellc_runtime::kernel::Block::<R, V>,
+                    ::cellc_runtime::__private::kernel::Block::<R, V>,
                     isa,
                     #then,
                 );

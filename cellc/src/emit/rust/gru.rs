@@ -10,7 +10,7 @@
 //! with f and g applied to inputs clamped to `[-clip, clip]` when `clip` is set.
 //!
 //! Both strategies read the same packed panels (gates of a tile side by side, see
-//! `cellc_runtime::pack`); they differ only in how a product is written (see
+//! `cellc_runtime::__private::pack`); they differ only in how a product is written (see
 //! [`Ctx::matvec`]). Without `linear_before_reset` the candidate needs all of `r ⊙ h`, so
 //! it is a second pass over the tiles.
 use super::ctx::{Ctx, Span, row_binds};

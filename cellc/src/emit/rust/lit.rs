@@ -115,7 +115,7 @@ pub(crate) fn binary(tables: &[Table], blob: &str, file: &str) -> (String, Vec<u
         t.head(&mut views);
         let _ = writeln!(
             views,
-            "static {}: &::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::table::table(&{blob}, {offset});",
+            "static {}: &::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::__private::table::table(&{blob}, {offset});",
             t.name
         );
     }
@@ -143,7 +143,7 @@ pub(super) fn windows_value(w: &crate::vocab::Windows) -> TokenStream {
     let (input, output, kernel) = (two(w.input), two(w.output), two(w.kernel));
     let (strides, dilations, pads) = (two(w.strides), two(w.dilations), two(w.pads));
     quote! {
-        ::cellc_runtime::kernel::Windows {
+        ::cellc_runtime::__private::kernel::Windows {
             input: #input,
             output: #output,
             kernel: #kernel,

@@ -239,7 +239,7 @@ fn allow_unused(file: &mut syn::File) {
 /// across lines anywhere); the calls of `dispatch!` are ours, one closure each, so their
 /// spacing is put right here: one line, spaced as rustfmt would.
 fn tidy_dispatch(code: &str) -> String {
-    const OPEN: &str = "::cellc_runtime::dispatch!(";
+    const OPEN: &str = "::cellc_runtime::__private::dispatch!(";
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
     while let Some(at) = rest.find(OPEN) {

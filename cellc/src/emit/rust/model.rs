@@ -119,7 +119,7 @@ pub(super) fn items(
         Some(q) => match q.lengths {
             Lengths::Param(p) => {
                 let (name, steps, input) = (&m.params[p].name, q.steps, fields.input(p));
-                Some(quote! { ::cellc_runtime::check_lengths(#name, #input, #steps)?; })
+                Some(quote! { ::cellc_runtime::__private::check_lengths(#name, #input, #steps)?; })
             }
             Lengths::Const(_) => None,
         },
@@ -179,7 +179,7 @@ pub(super) fn items(
         quote! { (#text, #flops) }
     });
     let check = quote! {
-        ::cellc_runtime::check_io(
+        ::cellc_runtime::__private::check_io(
             Self::INPUTS,
             Self::OUTPUTS,
             #static_batch,
@@ -239,7 +239,7 @@ pub(super) fn items(
         #[doc = #doc]
         #[derive(Clone, Debug)]
         pub struct #ty { #(#cell_fields: #types,)* #(#slot_fields: [f32; #slot_lens],)* #(#state_fields: [f32; #state_lens],)* #started_field #set_field }
-        ::cellc_runtime::impl_zeroed!(#ty { #(#all_fields),* });
+        ::cellc_runtime::__private::impl_zeroed!(#ty { #(#all_fields),* });
         impl #ty {
             /// The model, ready to run.
             pub const fn new() -> Self {
@@ -350,7 +350,7 @@ fn weights_items(
         /// copy. Checks the count and every length first; until it succeeds, `run` errs.
         fn set_weights(&mut self, weights: &[&[f32]]) -> ::core::result::Result<(), ::cellc_runtime::Error> {
             self.#set = false;
-            ::cellc_runtime::check_weights(Self::WEIGHTS, weights)?;
+            ::cellc_runtime::__private::check_weights(Self::WEIGHTS, weights)?;
             #(#sets)*
             self.#set = true;
             Ok(())

@@ -101,7 +101,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         }
         #[inline(always)]
         #allow
-        fn run_at<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
+        fn run_at<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; #l], h0: &[[f32; #h]; #nd], #c_args len: usize, y: &mut [[[f32; #h]; #l]; #nd], ho: &mut [[f32; #h]; #nd] #co_arg) {
             #({ #runs })*
             for yd in y.iter_mut() {
                 for yt in &mut yd[len..] {
@@ -181,7 +181,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     });
     let (nl, ndl) = (times(quote! { n }, l), times(quote! { n }, nd * l));
     let (c_param, c_check) = if lstm {
-        (quote! { c: &mut [[f32; #h]], }, quote! { ::cellc_runtime::check_len("c", h.len(), c.len())?; })
+        (quote! { c: &mut [[f32; #h]], }, quote! { ::cellc_runtime::__private::check_len("c", h.len(), c.len())?; })
     } else {
         (quote! {}, quote! {})
     };
@@ -223,17 +223,17 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     let run_batch = quote! {
         #[doc = #batch_doc]
         pub fn run_batch(&self, major: ::cellc_runtime::Major, x: &[[f32; #i]], h: &mut [[f32; #h]], #c_param lengths: ::core::option::Option<&[usize]>, y: ::core::option::Option<&mut [[f32; #h]]>) -> ::core::result::Result<(), ::cellc_runtime::Error> {
-            let n = ::cellc_runtime::rows_of("h", #nd, h.len())?;
+            let n = ::cellc_runtime::__private::rows_of("h", #nd, h.len())?;
             #c_check
-            ::cellc_runtime::check_len("x", #nl, x.len())?;
+            ::cellc_runtime::__private::check_len("x", #nl, x.len())?;
             if let Some(lengths) = lengths {
-                ::cellc_runtime::check_len("lengths", n, lengths.len())?;
+                ::cellc_runtime::__private::check_len("lengths", n, lengths.len())?;
                 if let Some(row) = lengths.iter().position(|&v| v > #l) {
                     return Err(::cellc_runtime::Error::SequenceLength { name: "lengths", row, max: #l });
                 }
             }
             if let Some(y) = y.as_deref() {
-                ::cellc_runtime::check_len("y", #ndl, y.len())?;
+                ::cellc_runtime::__private::check_len("y", #ndl, y.len())?;
             }
             let (xr, hr) = (x, h);
             #c_slice
@@ -244,7 +244,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         /// [`Self::run_batch`] on checked slices: blocks of `S` rows, then the rows left one by one.
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        fn run_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+        fn run_batch_at<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
             let n = #rows_of_h;
             let mut r0 = 0;
             while r0 + S <= n {
@@ -259,7 +259,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         /// Rows `r0..r0 + S` of [`Self::run_batch`], every step of them one batched step.
         #[inline(always)]
         #[allow(clippy::too_many_arguments)]
-        fn run_rows<const S: usize, const V: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, r0: usize, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
+        fn run_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, major: ::cellc_runtime::Major, r0: usize, x: &[[f32; #i]], hr: &mut [[f32; #h]], #c_arg lengths: ::core::option::Option<&[usize]>, mut y: ::core::option::Option<&mut [[f32; #h]]>) {
             let n = #rows_of_h;
             let lens: [usize; S] = ::core::array::from_fn(|s| lengths.map_or(#l, |v| v[r0 + s]));
             let steps = lens.iter().copied().max().unwrap_or(0);
@@ -291,7 +291,7 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
             #[doc = #doc]
             #[derive(Clone, Copy, Debug, Default)]
             pub struct #ty { #(#fields: #types,)* }
-            ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
+            ::cellc_runtime::__private::impl_zeroed!(#ty { #(#fields),* });
             impl #ty {
                 #consts
                 /// The sequence op; its weights are embedded.
@@ -316,14 +316,14 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
         let (per_dir, whole) = (divided(quote! { #a.len() }, nd), times(quote! { #n }, nd));
         quote! {
             let #n = #per_dir;
-            ::cellc_runtime::check_len(#name, #whole, #a.len())?;
+            ::cellc_runtime::__private::check_len(#name, #whole, #a.len())?;
         }
     });
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug)]
         pub struct #ty { #(#fields: #types,)* }
-        ::cellc_runtime::impl_zeroed!(#ty { #(#fields),* });
+        ::cellc_runtime::__private::impl_zeroed!(#ty { #(#fields),* });
         impl #ty {
             #consts
             /// The sequence op with weights given at run time, one block per direction.

@@ -1,5 +1,5 @@
 //! Steps split across threads (`--threads N`): `step`, `step_projected` and each block of
-//! steps a `feed` or a sequence runs are jobs of `cellc_runtime::team`, each part computing
+//! steps a `feed` or a sequence runs are jobs of `cellc_runtime::__private::team`, each part computing
 //! the state rows of its own tiles from its own panels, so that each core reads its share
 //! of the weights from its own cache. Parts project their own tiles' inputs too (all but
 //! `step_projected`, which is given the projection), so no core waits for another's. RNN,
@@ -90,7 +90,7 @@ fn chunk(name: &Ident, n: usize, mutable: bool) -> TokenStream {
 fn method(name: &Ident, args: TokenStream, views: TokenStream, body: TokenStream) -> TokenStream {
     quote! {
         #[inline(always)]
-        fn #name<I: ::cellc_runtime::simd::Isa>(&self, isa: I, #args) {
+        fn #name<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, #args) {
             const S: usize = 1;
             const V: usize = 8;
             #views
@@ -165,12 +165,12 @@ impl Parts<'_> {
             let body = ctx.project_span(*span);
             methods.extend(quote! {
                 #[inline(always)]
-                fn #project_rows<const S: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #most]; S]) {
+                fn #project_rows<const S: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #most]; S]) {
                     #body
                 }
                 /// This part's tiles of the projections of `xs` (at most `B` rows).
                 #[inline(always)]
-                fn #project<const B: usize, I: ::cellc_runtime::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #most]; B]) {
+                fn #project<const B: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, xs: &[[f32; #i]], p: &mut [[[f32; #width]; #most]; B]) {
                     match xs.first_chunk::<B>() {
                         Some(x) => self.#project_rows::<B, I>(isa, x, p),
                         None => {
@@ -340,11 +340,11 @@ pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
         let one = |source| {
             let within = within(source);
             quote! {
-                use ::cellc_runtime::team::Shared;
+                use ::cellc_runtime::__private::team::Shared;
                 let mut locals = [#zx; #n];
                 let mut rh = [0.0f32; #h];
                 let mut shared = [Shared::new(&mut rh, 1, 0), Shared::new(out, 1, 1)];
-                ::cellc_runtime::team::run(#bounds, 2, &mut locals, &mut shared, move |s| {
+                ::cellc_runtime::__private::team::run(#bounds, 2, &mut locals, &mut shared, move |s| {
                     let (z, xn) = (&mut s.local.0, &mut s.local.1);
                     let [rh, out, ..] = s.mine;
                     let [all, ..] = s.done;
@@ -360,7 +360,7 @@ pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
                 let mut locals = [(#block, [[0.0f32; #t]; #tiles], [[0.0f32; #t]; #tiles]); #n];
                 let mut rhs = [[0.0f32; #h]; B];
                 let mut shared = [Shared::rows(rhs[..m].as_flattened_mut(), 1, 0, 2), Shared::rows(rows.as_flattened_mut(), 1, 1, 2)];
-                ::cellc_runtime::team::run(#bounds, 2 * m, &mut locals, &mut shared, move |s| {
+                ::cellc_runtime::__private::team::run(#bounds, 2 * m, &mut locals, &mut shared, move |s| {
                     let (p, z, xn) = (&mut s.local.0, &mut s.local.1, &mut s.local.2);
                     let [rh, out, ..] = s.mine;
                     let [rhs, hs, ..] = s.done;
@@ -384,8 +384,8 @@ pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
     let one = |source| {
         let within = within(source);
         quote! {
-            use ::cellc_runtime::team::Shared;
-            ::cellc_runtime::team::run(#bounds, 1, &mut [(); #n], &mut #shared, move |s| {
+            use ::cellc_runtime::__private::team::Shared;
+            ::cellc_runtime::__private::team::run(#bounds, 1, &mut [(); #n], &mut #shared, move |s| {
                 #bind
                 #within
             });
@@ -413,7 +413,7 @@ pub(super) fn split(ctx: &Ctx<'_>, spans: &[Span]) -> Split {
         ctx,
         quote! {
             let mut locals = [#block; #n];
-            ::cellc_runtime::team::run(#bounds, m, &mut locals, &mut #shared, move |s| {
+            ::cellc_runtime::__private::team::run(#bounds, m, &mut locals, &mut #shared, move |s| {
                 let p = &mut *s.local;
                 #bind
                 // Step `s.index`, from the last state written.
@@ -445,7 +445,7 @@ fn feed(ctx: &Ctx<'_>, job: TokenStream) -> TokenStream {
         (quote! {}, quote! {})
     };
     quote! {
-        use ::cellc_runtime::team::Shared;
+        use ::cellc_runtime::__private::team::Shared;
         let _ = p;
         let m = xs.len().min(ys.len()).min(B);
         if m == 0 {

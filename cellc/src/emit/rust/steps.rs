@@ -175,7 +175,7 @@ pub(super) fn pick_step(p: &Pick, f: &Fields, name: &Ident, tables: &mut Vec<Tab
 }
 
 /// The f32 expression of an elementwise function of `args`, computed at the vector level
-/// `isa` (an expression of a `cellc_runtime::simd::Isa` token).
+/// `isa` (an expression of a `cellc_runtime::__private::simd::Isa` token).
 pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> TokenStream {
     let a = &args[0];
     match fun {
@@ -188,7 +188,7 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
             Unary::Negative => quote! { -#a },
             Unary::Clamp { min, max } => {
                 let (lo, hi) = (super::lit::f32_tokens(min as f32), super::lit::f32_tokens(max as f32));
-                quote! { ::cellc_runtime::math::clamp(#a, #lo, #hi) }
+                quote! { ::cellc_runtime::__private::math::clamp(#a, #lo, #hi) }
             }
             Unary::Elu { alpha } => {
                 let al = super::lit::f32_tokens(alpha as f32);
@@ -196,17 +196,17 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
             }
             Unary::SoftPlus => quote! { ::cellc_runtime::act::softplus(#isa, #a) },
             Unary::SoftSign => quote! { ::cellc_runtime::act::softsign(#a) },
-            Unary::Log => quote! { ::cellc_runtime::math::ln(#a) },
-            Unary::Sqrt => quote! { ::cellc_runtime::math::sqrt(#a) },
-            Unary::Floor => quote! { ::cellc_runtime::math::floor(#a) },
-            Unary::Ceiling => quote! { ::cellc_runtime::math::ceil(#a) },
-            Unary::Sign => quote! { ::cellc_runtime::math::sign(#a) },
+            Unary::Log => quote! { ::cellc_runtime::__private::math::ln(#a) },
+            Unary::Sqrt => quote! { ::cellc_runtime::__private::math::sqrt(#a) },
+            Unary::Floor => quote! { ::cellc_runtime::__private::math::floor(#a) },
+            Unary::Ceiling => quote! { ::cellc_runtime::__private::math::ceil(#a) },
+            Unary::Sign => quote! { ::cellc_runtime::__private::math::sign(#a) },
             Unary::LogicalNot => quote! { (if #a == 0.0 { 1.0f32 } else { 0.0f32 }) },
-            Unary::HSigmoid => quote! { ::cellc_runtime::math::hsigmoid(#a) },
-            Unary::HSwish => quote! { ::cellc_runtime::math::hswish(#a) },
+            Unary::HSigmoid => quote! { ::cellc_runtime::__private::math::hsigmoid(#a) },
+            Unary::HSwish => quote! { ::cellc_runtime::__private::math::hswish(#a) },
             Unary::Swish { beta } => {
                 let b = super::lit::f32_tokens(beta as f32);
-                quote! { ::cellc_runtime::math::swish(#isa, #a, #b) }
+                quote! { ::cellc_runtime::__private::math::swish(#isa, #a, #b) }
             }
             Unary::HardSigmoid { alpha, beta } => {
                 let (al, be) = (super::lit::f32_tokens(alpha as f32), super::lit::f32_tokens(beta as f32));
@@ -216,7 +216,7 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
                 let (al, la) = (super::lit::f32_tokens(alpha as f32), super::lit::f32_tokens(lambda as f32));
                 quote! { (#la * ::cellc_runtime::act::elu(#isa, #a, #al)) }
             }
-            Unary::Mish => quote! { ::cellc_runtime::math::mish(#isa, #a) },
+            Unary::Mish => quote! { ::cellc_runtime::__private::math::mish(#isa, #a) },
         },
         MapFn::Binary(bf) => {
             let b = &args[1];
@@ -229,7 +229,7 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
                 Binary::Minimum => quote! { (#a).min(#b) },
                 Binary::SquaredDifference => quote! { (#a - #b) * (#a - #b) },
                 Binary::PRelu => quote! { (if #a >= 0.0 { #a } else { #a * #b }) },
-                Binary::Power => quote! { ::cellc_runtime::math::pow(#a, #b) },
+                Binary::Power => quote! { ::cellc_runtime::__private::math::pow(#a, #b) },
                 Binary::LogicalAnd => quote! { (if #a != 0.0 && #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
                 Binary::LogicalOr => quote! { (if #a != 0.0 || #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
                 Binary::LogicalXor => quote! { (if (#a != 0.0) != (#b != 0.0) { 1.0f32 } else { 0.0f32 }) },
@@ -286,7 +286,7 @@ pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
             quote! { #v[#i] }
         })
         .collect();
-    let isa = quote! { ::cellc_runtime::simd::Portable };
+    let isa = quote! { ::cellc_runtime::__private::simd::Portable };
     let temps: Vec<_> = (0..mp.f.instrs.len()).map(|j| format_ident!("t{}", j)).collect();
     let mut body = TokenStream::new();
     for (j, instr) in mp.f.instrs.iter().enumerate() {
@@ -382,9 +382,9 @@ pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {
     let at = lin(&terms);
     let first = lin(&terms[..terms.len() - 1]);
     let len = sm.len;
-    let isa = quote! { ::cellc_runtime::simd::Portable };
+    let isa = quote! { ::cellc_runtime::__private::simd::Portable };
     let last = if sm.log {
-        quote! { let ls = ::cellc_runtime::math::ln(sum); for q in 0..#len { dst[#at] = (src[#at] - max) - ls; } }
+        quote! { let ls = ::cellc_runtime::__private::math::ln(sum); for q in 0..#len { dst[#at] = (src[#at] - max) - ls; } }
     } else {
         quote! { for q in 0..#len { dst[#at] /= sum; } }
     };
@@ -463,7 +463,9 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
         ReduceKind::Max => (quote! { f32::NEG_INFINITY }, quote! { if v > acc { acc = v; } }, quote! { acc }),
         ReduceKind::Min => (quote! { f32::INFINITY }, quote! { if v < acc { acc = v; } }, quote! { acc }),
         ReduceKind::L1 => (quote! { 0.0f32 }, quote! { acc += v.abs(); }, quote! { acc }),
-        ReduceKind::L2 => (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::math::sqrt(acc) }),
+        ReduceKind::L2 => {
+            (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::__private::math::sqrt(acc) })
+        }
     };
     // An index no stride reads (an axis of one value, or broadcast) is not named.
     let loops = |p: &str, counts: &[usize], used: &dyn Fn(usize) -> bool, body: TokenStream| {
@@ -482,7 +484,7 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
     quote! { { let src = #src; let dst = #dst; #outer } }
 }
 
-/// A pool over windows read in place: `cellc_runtime::kernel::pool_windows` at the vector
+/// A pool over windows read in place: `cellc_runtime::__private::kernel::pool_windows` at the vector
 /// level the model runs at.
 pub(super) fn pool_step(p: &Pool, f: &Fields, simd: crate::options::Simd) -> TokenStream {
     let w = &p.win;
@@ -490,11 +492,13 @@ pub(super) fn pool_step(p: &Pool, f: &Fields, simd: crate::options::Simd) -> Tok
     let dst = f.slice(&p.dst, 0, p.entries * w.positions() * w.channels, true);
     let (c, max) = (w.channels, p.kind == crate::vocab::Pooling::Max);
     let windows = super::lit::windows_value(w);
-    let call =
-        super::ctx::at_level(simd, quote! { ::cellc_runtime::kernel::pool_windows::<#c, #max>(&WINDOWS, src, dst) });
+    let call = super::ctx::at_level(
+        simd,
+        quote! { ::cellc_runtime::__private::kernel::pool_windows::<#c, #max>(&WINDOWS, src, dst) },
+    );
     quote! {
         {
-            const WINDOWS: ::cellc_runtime::kernel::Windows = #windows;
+            const WINDOWS: ::cellc_runtime::__private::kernel::Windows = #windows;
             let src = #src;
             let dst = #dst;
             #call

@@ -3,7 +3,7 @@
 //! normalisation, Resize, Pad and Flatten.
 use super::node::Node;
 use crate::graph::{Elem, TensorId};
-use crate::ops::conv::{AutoPad, ConvAttrs, Window};
+use crate::ops::conv::{AutoPad, ConvAttrs, Window, WindowRounding};
 use crate::ops::interpolate::{Coord, Interp, Mode, Rounding};
 use crate::ops::norm::{MvnAttrs, Norm};
 use crate::ops::pad::PadMode;
@@ -26,7 +26,7 @@ fn auto_pad(cx: &mut Node<'_, '_>) -> Option<AutoPad> {
 
 /// How a window of `spatial` axes moves: `strides`, `dilations` (ones by default), `pads`
 /// (ONNX writes every axis's begin, then every axis's end; zeros by default).
-fn window(cx: &mut Node<'_, '_>, spatial: usize, ceil: bool) -> Option<Window> {
+fn window(cx: &mut Node<'_, '_>, spatial: usize, rounding: WindowRounding) -> Option<Window> {
     let auto_pad = auto_pad(cx)?;
     let list = |cx: &mut Node<'_, '_>, key: &str, n: usize, default: i64| -> Option<Vec<i64>> {
         let v = cx.attrs.ints(key).unwrap_or_else(|| vec![default; n]);
@@ -40,7 +40,14 @@ fn window(cx: &mut Node<'_, '_>, spatial: usize, ceil: bool) -> Option<Window> {
     let dilations = list(cx, "dilations", spatial, 1)?;
     let pads = list(cx, "pads", 2 * spatial, 0)?;
     let (pads_begin, pads_end) = pads.split_at(spatial);
-    Some(Window { strides, dilations, pads_begin: pads_begin.to_vec(), pads_end: pads_end.to_vec(), auto_pad, ceil })
+    Some(Window {
+        strides,
+        dilations,
+        pads_begin: pads_begin.to_vec(),
+        pads_end: pads_end.to_vec(),
+        auto_pad,
+        rounding,
+    })
 }
 
 /// The spatial axes of a kernel: `kernel_shape`, else the weights' rank less two.
@@ -71,7 +78,7 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
     let (Some(x), Some(w)) = (cx.required(0, "X"), cx.required(1, "W")) else { return };
     let b = cx.input(2);
     let Some((n, _)) = spatial(cx, Some(w)) else { return };
-    let Some(mut window) = window(cx, n, false) else { return };
+    let Some(mut window) = window(cx, n, WindowRounding::Floor) else { return };
     let mut output_padding = Vec::new();
     if transposed {
         if cx.attrs.has("output_shape") {
@@ -129,10 +136,13 @@ fn channel_op(cx: &mut Node<'_, '_>, f: Binary, y: TensorId, v: TensorId, n: usi
 
 /// `MaxPool` and `AveragePool`.
 pub(super) fn pool(cx: &mut Node<'_, '_>, max: bool) {
-    let ceil = cx.attrs.int("ceil_mode").unwrap_or(0) != 0;
+    // ONNX's `ceil_mode` as onnxruntime and PyTorch compute it: a last window that would
+    // start in the padding after the data is dropped.
+    let rounding =
+        if cx.attrs.int("ceil_mode").unwrap_or(0) != 0 { WindowRounding::CeilTorch } else { WindowRounding::Floor };
     let Some(x) = cx.required(0, "X") else { return };
     let Some((n, kernel)) = spatial(cx, None) else { return };
-    let Some(window) = window(cx, n, ceil) else { return };
+    let Some(window) = window(cx, n, rounding) else { return };
     let kind = if max {
         if cx.attrs.int("storage_order").unwrap_or(0) != 0 && cx.output_used(1) {
             cx.err("`storage_order` is column-major for the indices it gives; cellc does not give indices");

@@ -3,7 +3,7 @@
 use super::xml::Layer;
 use crate::diag::{Diag, Pos};
 use crate::graph::Elem;
-use crate::ops::conv::{AutoPad, ConvAttrs, Window};
+use crate::ops::conv::{AutoPad, ConvAttrs, Window, WindowRounding};
 use crate::ops::norm::{EpsMode, MvnAttrs, Norm};
 use crate::ops::pad::PadMode;
 use crate::ops::pool::{PoolAttrs, PoolKind};
@@ -141,13 +141,14 @@ impl Attrs<'_> {
             }
         };
         let rounding = if pool { self.layer.attr("rounding_type") } else { None };
-        let ceil = match rounding.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
-            None | Some("floor") => false,
-            Some("ceil") => true,
+        let rounding = match rounding.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("floor") => WindowRounding::Floor,
+            Some("ceil") => WindowRounding::Ceil,
+            Some("ceil_torch") => WindowRounding::CeilTorch,
             Some(m) => {
-                let msg = format!("`rounding_type` is {m:?}; cellc supports floor and ceil");
+                let msg = format!("`rounding_type` is {m:?}; expected floor, ceil or ceil_torch");
                 self.err(self.layer.attr_pos("rounding_type"), msg);
-                false
+                WindowRounding::Floor
             }
         };
         // Without explicit padding the pads need not be written.
@@ -166,7 +167,7 @@ impl Attrs<'_> {
             pads_begin: pads(self, "pads_begin"),
             pads_end: pads(self, "pads_end"),
             auto_pad,
-            ceil,
+            rounding,
         }
     }
 
