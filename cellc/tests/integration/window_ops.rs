@@ -340,3 +340,25 @@ fn a_max_pool_8_declaring_only_its_values_compiles() {
     let out = cellc::reference::run(&m, &[x.to_vec()]).expect("runs");
     assert_eq!(out, [vec![0.5, 3.0, -4.0]]);
 }
+
+#[test]
+fn a_key_of_a_later_version_is_refused_naming_that_version() {
+    // MaxPool-1 has no `dilations`: a layer that writes one is not the op it says it is.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 1, 6]);
+    let data = r#"<data strides="2" dilations="2" pads_begin="0" pads_end="0" kernel="2" rounding_type="floor" auto_pad="explicit"/>"#;
+    n.op(1, "MaxPool", "opset1", data, &[0], &[("FP32", &[1, 1, 6])]);
+    says(&n.refused(), &["\"op\" (MaxPool)", "`dilations`", "MaxPool-1", "MaxPool-8 (opset8)"]);
+
+    // ScatterNDUpdate-3 and -4 have no `reduction`: only ScatterNDUpdate-15 reduces.
+    for version in ["opset3", "opset4"] {
+        let mut n = Net::default();
+        n.parameter(0, &[4]);
+        n.constant(1, "i64", &[1, 1], &[2.0]);
+        n.constant(2, "f32", &[1], &[7.0]);
+        let data = r#"<data reduction="sum"/>"#;
+        let ins: [(&str, &[u64]); 3] = [("FP32", &[4]), ("I64", &[1, 1]), ("FP32", &[1])];
+        n.op(3, "ScatterNDUpdate", version, data, &[0, 1, 2], &ins);
+        says(&n.refused(), &["\"op\" (ScatterNDUpdate)", "`reduction`", version, "ScatterNDUpdate-15 (opset15)"]);
+    }
+}

@@ -18,10 +18,16 @@ pub(super) struct Attrs<'a> {
     pub(super) diags: &'a mut Vec<Diag>,
 }
 
-impl Attrs<'_> {
+impl<'a> Attrs<'a> {
     fn err(&mut self, pos: Option<Pos>, msg: String) {
         let l = self.layer;
         self.diags.push(Diag::new(crate::diag::Code::Layer, self.file, pos, msg).in_layer(&l.name, &l.op));
+    }
+
+    /// The layer's `version` (its opset), trimmed.
+    fn version(&self) -> Option<&'a str> {
+        let l: &'a Layer = self.layer;
+        l.version.as_deref().map(str::trim)
     }
 
     fn bool(&mut self, key: &str, default: bool) -> bool {
@@ -156,6 +162,14 @@ impl Attrs<'_> {
             if auto_pad != AutoPad::Explicit && s.layer.attr(key).is_none() { Vec::new() } else { s.int_list(key) }
         };
         let strides = self.int_list("strides");
+        // A pool's `dilations` is a MaxPool-8 key: MaxPool-1 and AvgPool-1 have none.
+        if pool && self.layer.attr("dilations").is_some() && self.version() == Some("opset1") {
+            let msg = format!(
+                "`dilations` is not an attribute of {}-1 (opset1); MaxPool-8 (opset8) and later have it",
+                self.layer.op
+            );
+            self.err(self.layer.attr_pos("dilations"), msg);
+        }
         let dilations = if !pool || self.layer.attr("dilations").is_some() {
             self.int_list("dilations")
         } else {
@@ -438,6 +452,13 @@ impl Attrs<'_> {
             "ScatterNDUpdate" => {
                 use crate::ops::scatter::{Reduction, Scatter};
                 let name = self.layer.attr("reduction").map(|r| r.trim().to_ascii_lowercase());
+                if name.is_some() && self.version() != Some("opset15") {
+                    let v = self.version().unwrap_or_default().to_owned();
+                    let msg = format!(
+                        "`reduction` is not an attribute of ScatterNDUpdate in {v}; ScatterNDUpdate-15 (opset15) has it"
+                    );
+                    self.err(self.layer.attr_pos("reduction"), msg);
+                }
                 match name.as_deref().map_or(Some(None), Reduction::parse) {
                     Some(None) => Op::Scatter(Scatter::Nd),
                     Some(Some(r)) => Op::Scatter(Scatter::NdReduce(r)),
