@@ -303,6 +303,41 @@ def pools_ceil(name, maxpool_drops=False):
     return name, g.model(), {"x": (2, 3, 4), "x2": (1, 2, 5, 6)}
 
 
+def conv_transpose_shapes(name, odd_upper=False):
+    """ONNX ConvTranspose sized by `output_shape` (its `pads` then unread) and by same
+    padding (`stride·L` values), as onnxruntime crops the full output: the odd value at the
+    beginning, or at the end with SAME_UPPER; 1-D and 2-D, with dilation, `output_padding`,
+    groups and a bias, and a full output shorter than `stride·L` (nothing cropped). With
+    `odd_upper`, one sized by `output_shape` with SAME_UPPER and an odd number of values to
+    crop, and a grouped one sized by `output_shape`, alone and from ONNX only: OpenVINO crops
+    both elsewhere."""
+    g = Graph(50)
+    x = g.input("x", [1, 2, 5])
+    x2 = g.input("x2", [1, 2, 3, 4])
+
+    def ct(src, w_shape, out, dims, bias=False, **attrs):
+        ins = [src, g.weights(w_shape, 0.5)] + ([g.weights([w_shape[1] * attrs.get("group", 1)], 0.5)] if bias else [])
+        g.output(g.node("ConvTranspose", ins, **attrs), out, dims)
+
+    if odd_upper:
+        ct(x, [2, 3, 3], "shape_upper_odd", [1, 3, 10], strides=[2], output_shape=[10], auto_pad="SAME_UPPER")
+        ct(x2, [2, 2, 3, 3], "shape_upper_2d", [1, 4, 6, 7], bias=True, strides=[2, 2], dilations=[1, 2], group=2,
+           output_shape=[6, 7], auto_pad="SAME_UPPER")
+        return name, g.model(), {"x": (1, 2, 5), "x2": (1, 2, 3, 4)}
+    ct(x, [2, 3, 3], "shape_notset", [1, 3, 10], bias=True, strides=[2], output_shape=[10], pads=[2, 2])
+    ct(x, [2, 3, 3], "shape_upper", [1, 3, 9], strides=[2], output_shape=[9], auto_pad="SAME_UPPER")
+    ct(x, [2, 3, 3], "shape_lower", [1, 3, 8], strides=[2], output_shape=[8], auto_pad="SAME_LOWER")
+    ct(x, [2, 2, 4], "same_upper", [1, 2, 10], bias=True, strides=[2], auto_pad="SAME_UPPER")
+    ct(x, [2, 2, 3], "same_upper_odd", [1, 2, 10], strides=[2], auto_pad="SAME_UPPER")
+    # ONNX's shape inference counts `output_padding` in a same-padded output (16 values);
+    # onnxruntime gives `stride·L` (15), as the spec's formula does.
+    ct(x, [2, 2, 3], "same_lower_padded", ["n", "c", "l"], strides=[3], output_padding=[1], auto_pad="SAME_LOWER")
+    ct(x, [2, 2, 1], "same_short", [1, 2, 9], strides=[2], auto_pad="SAME_LOWER")
+    ct(x2, [2, 3, 2, 3], "shape_2d", [1, 3, 5, 8], bias=True, strides=[2, 2], dilations=[1, 2], output_shape=[5, 8])
+    ct(x2, [2, 3, 2, 3], "same_2d", [1, 3, 6, 8], strides=[2, 2], dilations=[2, 1], auto_pad="SAME_LOWER")
+    return name, g.model(), {"x": (1, 2, 5), "x2": (1, 2, 3, 4)}
+
+
 CASES = [
     lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
     lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
@@ -330,6 +365,8 @@ CASES = [
     lambda: thresholded("onnx_thresholded_relu"),
     lambda: pools_ceil("onnx_pools_ceil"),
     lambda: pools_ceil("onnx_maxpool_ceil_drops", maxpool_drops=True),
+    lambda: conv_transpose_shapes("onnx_conv_transpose_shapes"),
+    lambda: conv_transpose_shapes("onnx_conv_transpose_odd_upper", odd_upper=True),
 ]
 
 
@@ -361,6 +398,9 @@ def save_io(d, case, feeds, outputs):
 ONNX_ONLY = {
     "onnx_maxpool_ceil_drops": "OpenVINO converts MaxPool with ceil_mode to MaxPool-8 `ceil`, which keeps the "
     "last window that onnxruntime drops",
+    "onnx_conv_transpose_odd_upper": "OpenVINO crops the odd value of a ConvTranspose sized by `output_shape` with "
+    "SAME_UPPER at the beginning, where onnxruntime and the ONNX spec crop it at the end, and a grouped one sized "
+    "by `output_shape` elsewhere too",
 }
 
 

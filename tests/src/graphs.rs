@@ -283,7 +283,7 @@ fn window_op(g: &mut Graph, rng: &mut Rng, x: TensorId, s: &[usize]) -> Option<T
                     .collect();
                 ins.push(build::ints(g, &shape));
             }
-            let a = ConvAttrs { window: win, grouped, transposed, output_padding };
+            let a = ConvAttrs { window: win, grouped, transposed, output_padding, crop: None };
             apply(g, Op::Conv(Box::new(a)), ins)
         }
         1 => {

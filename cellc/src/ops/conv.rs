@@ -65,6 +65,23 @@ pub struct ConvAttrs {
     pub transposed: bool,
     /// `output_padding` (transposed only): values added after the end of each axis.
     pub output_padding: Vec<i64>,
+    /// ONNX's rule for a transposed convolution's output size (`output_shape`, or same
+    /// padding), which the window's pads then do not set; `None` elsewhere.
+    pub crop: Option<Crop>,
+}
+
+/// How ONNX's `ConvTranspose` sizes its output when `output_shape` or same padding is given,
+/// as onnxruntime computes it: the full output (`stride·(L − 1) + dilation·(K − 1) + 1 +
+/// output_padding`) is cropped to a target size, `output_shape`'s value or `stride·L`, by
+/// `full − target` values (none when the full output is shorter than `stride·L`), split
+/// between its two ends with the odd one at the end for `SAME_UPPER` and at the beginning
+/// otherwise; explicit `pads` are not read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crop {
+    /// `output_shape` (one size a spatial axis), or `None` for `stride·L`.
+    pub shape: Option<Vec<i64>>,
+    /// `auto_pad` is `SAME_UPPER`: the odd value cropped at the end.
+    pub odd_at_end: bool,
 }
 
 /// A convolution with every size known: what its lowering and its evaluation need.
@@ -167,7 +184,7 @@ impl ConvAttrs {
         if self.transposed {
             return self.transposed_geometry(input, kernel, (groups, ci, co), out_shape);
         }
-        if out_shape.is_some() || !self.output_padding.is_empty() {
+        if out_shape.is_some() || !self.output_padding.is_empty() || self.crop.is_some() {
             return Err(OpError::Rule(
                 "only a transposed convolution takes an output shape or `output_padding`".to_owned(),
             ));
@@ -220,6 +237,11 @@ impl ConvAttrs {
             if op[a] >= geo.strides[a].max(geo.dilations[a]) {
                 return Err(refuse!("`output_padding` {} is not below the stride or the dilation", op[a]));
             }
+            if let Some(c) = &self.crop {
+                let (pb, pe, out) = c.axis(a, full, input[a], geo.strides[a])?;
+                (geo.pads_begin[a], geo.pads_end[a], geo.output[a]) = (pb, pe, out);
+                continue;
+            }
             let wanted = out_shape.map(|o| o[a]);
             let (pb, pe) = match (w.auto_pad, wanted) {
                 (AutoPad::SameUpper | AutoPad::SameLower, None) => (0, 0),
@@ -249,6 +271,27 @@ impl ConvAttrs {
             (geo.pads_begin[a], geo.pads_end[a], geo.output[a]) = (pb, pe, out);
         }
         Ok(geo)
+    }
+}
+
+impl Crop {
+    /// The pads before and after spatial axis `a` and its output size, for a full output of
+    /// `full` values from `input` values at `stride`.
+    fn axis(&self, a: usize, full: usize, input: usize, stride: usize) -> Result<(usize, usize, usize), OpError> {
+        let total = match &self.shape {
+            Some(shape) => {
+                let want = *shape.get(a).ok_or_else(|| {
+                    refuse!("`output_shape` has {} values; expected one for each spatial axis", shape.len())
+                })?;
+                usize::try_from(want).ok().filter(|&w| w > 0).and_then(|w| full.checked_sub(w)).ok_or_else(|| {
+                    refuse!("`output_shape` asks for {want} values on spatial axis {a}; expected 1 to {full}")
+                })?
+            }
+            None => full.saturating_sub(input.checked_mul(stride).ok_or_else(|| refuse!("the output is too large"))?),
+        };
+        let small = total / 2;
+        let (pb, pe) = if self.odd_at_end { (small, total - small) } else { (total - small, small) };
+        Ok((pb, pe, full - total))
     }
 }
 
@@ -591,7 +634,7 @@ mod tests {
             auto_pad,
             rounding: WindowRounding::Floor,
         };
-        ConvAttrs { window, grouped, transposed: false, output_padding: Vec::new() }
+        ConvAttrs { window, grouped, transposed: false, output_padding: Vec::new(), crop: None }
     }
 
     fn transposed(mut a: ConvAttrs, output_padding: &[i64]) -> ConvAttrs {

@@ -570,7 +570,13 @@ mod tests {
             auto_pad: AutoPad::Explicit,
             rounding: crate::ops::conv::WindowRounding::Floor,
         };
-        let a = crate::ops::conv::ConvAttrs { window, grouped: false, transposed: false, output_padding: Vec::new() };
+        let a = crate::ops::conv::ConvAttrs {
+            window,
+            grouped: false,
+            transposed: false,
+            output_padding: Vec::new(),
+            crop: None,
+        };
         let c = apply(&mut g, Op::Conv(Box::new(a)), &[x, w]);
         let y = apply(&mut g, Op::Binary(Binary::Add), &[c, b]);
         let z = apply(&mut g, Op::Unary(Unary::Relu), &[y]);

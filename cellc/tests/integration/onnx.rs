@@ -427,3 +427,26 @@ fn a_reduction_of_every_axis_of_an_input_whose_rank_is_known_only_when_folding_r
     assert_eq!(y, vec![vec![6.25]], "the largest of 2.5, -9.25 and 6.25");
     assert_eq!(model.outputs[0].shape.len(), 3, "keepdims: {:?}", model.outputs[0].shape);
 }
+
+fn ints_attr(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto { ints: v.to_vec(), ..attr(name, AttributeType::Ints) }
+}
+
+#[test]
+fn a_conv_transpose_output_shape_it_cannot_give_is_refused_at_its_node() {
+    // `x [1, 1, 3]` by a kernel of 3 at stride 2: the full output has 7 values.
+    let conv = |shape: &[i64]| {
+        let mut n = node("ConvTranspose", &["x", "w"], &["y"]);
+        n.attribute = vec![ints_attr("strides", &[2]), ints_attr("output_shape", shape)];
+        model(vec![n], vec![floats("w", &[1, 1, 3], &[1.0, 2.0, 3.0])], vec![value("x", &[1, 1, 3])], &["y"])
+    };
+    let d = Dir::new();
+    let err = compile(&d.write("m.onnx", &conv(&[8]))).expect_err("longer than the full output");
+    assert!(
+        err.contains("ConvTranspose_node") && err.contains("`output_shape` asks for 8") && err.contains("1 to 7"),
+        "{err}"
+    );
+    let err = compile(&d.write("m.onnx", &conv(&[1, 1, 6]))).expect_err("the whole shape");
+    assert!(err.contains("`output_shape` has 3 values; expected 1"), "{err}");
+    assert!(compile(&d.write("m.onnx", &conv(&[6]))).is_ok());
+}

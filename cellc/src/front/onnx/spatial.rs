@@ -3,7 +3,7 @@
 //! normalisation, Resize, Pad and Flatten.
 use super::node::Node;
 use crate::graph::{Elem, TensorId};
-use crate::ops::conv::{AutoPad, ConvAttrs, Window, WindowRounding};
+use crate::ops::conv::{AutoPad, ConvAttrs, Crop, Window, WindowRounding};
 use crate::ops::interpolate::{Coord, Interp, Mode, Rounding};
 use crate::ops::norm::{MvnAttrs, Norm};
 use crate::ops::pad::PadMode;
@@ -80,17 +80,24 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
     let Some((n, _)) = spatial(cx, Some(w)) else { return };
     let Some(mut window) = window(cx, n, WindowRounding::Floor) else { return };
     let mut output_padding = Vec::new();
+    let mut crop = None;
     if transposed {
-        if cx.attrs.has("output_shape") {
-            cx.err("`output_shape` is given; cellc computes ConvTranspose from `pads` and `output_padding`");
-            return;
-        }
         output_padding = cx.attrs.ints("output_padding").unwrap_or_else(|| vec![0; n]);
-        if matches!(window.auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
-            cx.err("`auto_pad` is SAME_* on a ConvTranspose; cellc takes NOTSET (explicit `pads`) or VALID there");
+        let shape = cx.attrs.ints("output_shape");
+        if let Some(s) = &shape
+            && s.len() != n
+        {
+            let k = s.len();
+            cx.err(format!("`output_shape` has {k} values; expected {n}, one for each spatial axis"));
             return;
         }
-        if window.auto_pad == AutoPad::Valid {
+        let same = matches!(window.auto_pad, AutoPad::SameUpper | AutoPad::SameLower);
+        if shape.is_some() || same {
+            // The output is the full one cropped to `output_shape` (or `stride·L`): `pads`
+            // are not read.
+            crop = Some(Crop { shape, odd_at_end: window.auto_pad == AutoPad::SameUpper });
+        }
+        if crop.is_some() || window.auto_pad == AutoPad::Valid {
             window.auto_pad = AutoPad::Explicit;
             window.pads_begin = vec![0; n];
             window.pads_end = vec![0; n];
@@ -118,7 +125,7 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
     } else {
         w
     };
-    let attrs = ConvAttrs { window, grouped, transposed, output_padding };
+    let attrs = ConvAttrs { window, grouped, transposed, output_padding, crop };
     let mut y = cx.one(Op::Conv(Box::new(attrs)), &[x, w]);
     if let Some(b) = b {
         y = channel_op(cx, Binary::Add, y, b, n);

@@ -189,7 +189,7 @@ impl<'a> Attrs<'a> {
     fn conv(&mut self, grouped: bool, transposed: bool) -> Op {
         let window = self.window(false);
         let output_padding = if transposed { self.list("output_padding", "whole numbers") } else { Vec::new() };
-        Op::Conv(Box::new(ConvAttrs { window, grouped, transposed, output_padding }))
+        Op::Conv(Box::new(ConvAttrs { window, grouped, transposed, output_padding, crop: None }))
     }
 
     /// A pool's attributes.
