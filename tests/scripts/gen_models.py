@@ -338,6 +338,24 @@ def conv_transpose_shapes(name, odd_upper=False):
     return name, g.model(), {"x": (1, 2, 5), "x2": (1, 2, 3, 4)}
 
 
+def conv_dynamic_batch(name):
+    """Convolutions over a batch known only at run time (`N`), as an export with a dynamic
+    batch axis writes them: a 1-D one with a bias and a ReLU, a 2-D grouped one (over the
+    input reshaped), a strided
+    1-D transposed one, and a pool after them."""
+    g = Graph(51)
+    x = g.input("x", ["N", 4, 12])
+    x2 = g.node("Reshape", [x, g.const(np.array([0, 4, 3, 4], np.int64), "shape")])
+    c1 = g.node("Relu", [g.node("Conv", [x, g.weights([6, 4, 3], 0.5), g.weights([6], 0.5)], pads=[1, 1])])
+    g.output(c1, "conv1d", ["N", 6, 12])
+    c2 = g.node("Conv", [x2, g.weights([6, 2, 3, 3], 0.5)], group=2, strides=[1, 2], pads=[1, 1, 1, 1])
+    g.output(c2, "conv2d", ["N", 6, 3, 2])
+    t = g.node("ConvTranspose", [c1, g.weights([6, 3, 4], 0.5)], strides=[2], pads=[1, 1])
+    g.output(t, "transposed", ["N", 3, 24])
+    g.output(g.node("MaxPool", [c1], kernel_shape=[2], strides=[2]), "pooled", ["N", 6, 6])
+    return name, g.model(), {"x": (3, 4, 12)}
+
+
 CASES = [
     lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
     lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
@@ -367,6 +385,7 @@ CASES = [
     lambda: pools_ceil("onnx_maxpool_ceil_drops", maxpool_drops=True),
     lambda: conv_transpose_shapes("onnx_conv_transpose_shapes"),
     lambda: conv_transpose_shapes("onnx_conv_transpose_odd_upper", odd_upper=True),
+    lambda: conv_dynamic_batch("onnx_conv_dynamic_batch"),
 ]
 
 

@@ -1,5 +1,5 @@
-//! The lowering of a convolution by constant weights. Over one or two spatial axes and a
-//! known batch, each group's windows are read in place from the input laid out channels
+//! The lowering of a convolution by constant weights. Over one or two spatial axes (and a
+//! batch known at compile time or only at run time), each group's windows are read in place from the input laid out channels
 //! last ([`Op::Windows`]) by a matrix product with the group's weights as a `[C_out, K·C_in]`
 //! matrix, which the fuse pass makes a dense layer over weights packed at compile time. A
 //! transposed convolution is computed the same way, one phase of its stride at a time: the
@@ -7,7 +7,7 @@
 //! make an ordinary convolution of stride 1 over the input, so no zero is inserted or
 //! multiplied; the phases are then interleaved by copies. The bias, a batch normalisation
 //! and the activation that follow the convolution go onto each product. What cannot be read
-//! in place (three spatial axes, a batch known only at run time) is gathered through a
+//! in place (three spatial axes, more than 256 groups) is gathered through a
 //! [`Pick`] table of its windows.
 use super::edit::{
     Decline, Lowered, OrDecline, add, back_to_channels_first, constant, ints, node_input, table_too_large, take_over,
@@ -57,7 +57,7 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
     let ep = Epilogue::find(g, readers, id, y, geo.groups * geo.co);
     let stored = if ep.scale.is_none() { g.tensors[w].stored } else { None };
     let lay = Weights { geo: &geo, w: &wv, scale: ep.scale.as_deref(), stored };
-    let out = match in_place(&geo, &xs) {
+    let out = match in_place(&geo) {
         Some(plan) => plan.lower(g, id, x, &lay, &ep)?,
         None => through_table(g, id, &geo, x, &lay, &ep)?,
     };
@@ -225,10 +225,10 @@ struct InPlace {
     wins: Vec<(Windows, [Vec<usize>; 2])>,
 }
 
-/// The in-place reading of convolution `id` over `x` (shape `xs`), when it has one.
-fn in_place(geo: &ConvGeometry, xs: &[Sym]) -> Option<InPlace> {
+/// The in-place reading of a convolution of geometry `geo`, when it has one.
+fn in_place(geo: &ConvGeometry) -> Option<InPlace> {
     let r = geo.input.len();
-    if !(1..=2).contains(&r) || xs.first().is_none_or(|d| !d.is_known()) || geo.groups > MAX_GROUPS_IN_PLACE {
+    if !(1..=2).contains(&r) || geo.groups > MAX_GROUPS_IN_PLACE {
         return None;
     }
     let axis = |a: usize| Axis {

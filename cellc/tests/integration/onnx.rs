@@ -450,3 +450,28 @@ fn a_conv_transpose_output_shape_it_cannot_give_is_refused_at_its_node() {
     assert!(err.contains("`output_shape` has 3 values; expected 1"), "{err}");
     assert!(compile(&d.write("m.onnx", &conv(&[6]))).is_ok());
 }
+
+#[test]
+fn a_convolution_over_a_batch_known_only_at_run_time_reads_its_windows_in_place() {
+    use proto::tensor_shape_proto::{Dimension, dimension::Value};
+    // A 1-D Conv 128 → 64, kernel 3, over one second of 16 kHz audio, batch `N`: a table of
+    // its windows would hold 6.1 million values, past the limit of 2^22.
+    let mut x = value("x", &[0, 128, 16000]);
+    if let Some(proto::type_proto::Value::TensorType(t)) = x.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        let shape = t.shape.as_mut().expect("shape");
+        shape.dim[0] = Dimension { value: Some(Value::DimParam("N".to_owned())), denotation: None };
+    }
+    let mut conv = node("Conv", &["x", "w"], &["y"]);
+    conv.attribute = vec![ints_attr("pads", &[1, 1])];
+    let w: Vec<f32> = (0..64 * 128 * 3).map(|i| ((i % 7) as f32 - 3.0) * 0.01).collect();
+    let m = model(vec![conv], vec![floats("w", &[64, 128, 3], &w)], vec![x], &["y"]);
+    let d = Dir::new();
+    let path = d.write("m.onnx", &m);
+    let report = cellc::inspect::inspect(&path, &cellc::Options::default()).expect("described").text();
+    assert!(report.contains("dense layer") && !report.contains("gathered by a table"), "{report}");
+    let opts = cellc::Options::default().language(cellc::Language::C);
+    let files = cellc::compile_to(&path, &opts, &d.0.path().join("net.c")).expect("compiles");
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    // The weights' text and the code, not a table of windows (10.7 MB of C through one).
+    assert!(bytes < 2 << 20, "{bytes} bytes of C");
+}
