@@ -356,6 +356,21 @@ def conv_dynamic_batch(name):
     return name, g.model(), {"x": (3, 4, 12)}
 
 
+def conv_run_time_weights(name):
+    """Convolutions whose weights are graph inputs, given at run time: a 1-D one with a
+    constant bias and a ReLU after it, a strided 2-D grouped one over the input reshaped."""
+    g = Graph(52)
+    x = g.input("x", [2, 4, 12])
+    w = g.input("w", [6, 4, 3])
+    w2 = g.input("w2", [6, 2, 3, 2])
+    c1 = g.node("Relu", [g.node("Conv", [x, w, g.weights([6], 0.5)], pads=[1, 1], dilations=[1])])
+    g.output(c1, "conv1d", [2, 6, 12])
+    x2 = g.node("Reshape", [x, g.const(np.array([2, 4, 3, 4], np.int64), "shape")])
+    c2 = g.node("Conv", [x2, w2], group=2, strides=[1, 2], pads=[1, 0, 1, 1])
+    g.output(c2, "conv2d", [2, 6, 3, 2])
+    return name, g.model(), {"x": (2, 4, 12), "w": (6, 4, 3), "w2": (6, 2, 3, 2)}
+
+
 CASES = [
     lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
     lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
@@ -386,6 +401,7 @@ CASES = [
     lambda: conv_transpose_shapes("onnx_conv_transpose_shapes"),
     lambda: conv_transpose_shapes("onnx_conv_transpose_odd_upper", odd_upper=True),
     lambda: conv_dynamic_batch("onnx_conv_dynamic_batch"),
+    lambda: conv_run_time_weights("onnx_conv_run_time_weights"),
 ]
 
 

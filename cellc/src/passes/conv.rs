@@ -34,11 +34,7 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
     let (x, w) = (*x, *w);
     let (fx, fw) = (&g.tensors[x].fact, &g.tensors[w].fact);
     let (xs, ws) = (fx.shape.clone().or_reported()?, fw.shape.clone().or_reported()?);
-    let wv = fw
-        .value
-        .as_ref()
-        .and_then(Data::floats)
-        .or_user(|| format!("cellc compiles {op} layers with weights known at compile time"))?;
+    let wv = fw.value.as_ref().and_then(Data::floats);
     let out_shape = match node.inputs.get(2).copied().flatten() {
         Some(t) => Some(
             g.tensors[t]
@@ -51,6 +47,7 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
         None => None,
     };
     let geo = a.geometry(&xs, &ws, out_shape.as_deref()).map_err(|_| Decline::Reported)?;
+    let Some(wv) = wv else { return run_time_weights(g, id, &geo, (x, w, y)) };
     if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? {
         return Ok(());
     }
@@ -62,6 +59,64 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
         None => through_table(g, id, &geo, x, &lay, &ep)?,
     };
     take_over(g, ep.last, out, &ep.gone)
+}
+
+/// A convolution whose weights are known only at run time (a graph input): each group's
+/// windows read in place, multiplied by its weights laid out at run time as the windows
+/// read them (`[C_out, K·C_in]`, a tap's channels adjacent); what follows stays as it is.
+fn run_time_weights(
+    g: &mut Graph,
+    id: NodeId,
+    geo: &ConvGeometry,
+    (x, w, y): (TensorId, TensorId, TensorId),
+) -> Lowered {
+    let op = g.nodes[id].origin.op.clone();
+    if geo.transposed {
+        return Err(Decline::User(format!("cellc compiles {op} layers with weights known at compile time").into()));
+    }
+    let Some(plan) = in_place(geo) else {
+        let why = format!(
+            "cellc compiles {op} layers with weights known only at run time over 1 or 2 spatial axes and at most \
+             {MAX_GROUPS_IN_PLACE} groups; this one has {} spatial axes and {} groups",
+            geo.input.len(),
+            geo.groups
+        );
+        return Err(Decline::User(why.into()));
+    };
+    let (ci, co, taps) = (geo.ci, geo.co, geo.kernel.iter().product::<usize>());
+    let laid = to_channels_last(g, id, x, geo.input.len() + 2)?;
+    let (win, _) = &plan.wins[0];
+    let mut parts = vec![];
+    for grp in 0..geo.groups {
+        let src = if geo.groups == 1 { laid } else { channels(g, id, laid, grp * ci, ci)? };
+        let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;
+        // The group's weights `[C_out, C_in, K…]` as `[C_out, K·C_in]`.
+        let wg = if g.tensors[w].fact.shape.as_ref().is_some_and(|s| s.len() == geo.input.len() + 3) {
+            let (f, e) = (ints(g, id, &[grp as i64]), ints(g, id, &[grp as i64 + 1]));
+            let (st, ax) = (ints(g, id, &[1]), ints(g, id, &[0]));
+            let one = add(g, id, Op::Slice, &[w, f, e, st, ax])?;
+            let s = ints(g, id, &[co as i64, ci as i64, taps as i64]);
+            add(g, id, Op::Reshape { special_zero: false }, &[one, s])?
+        } else {
+            let s = ints(g, id, &[co as i64, ci as i64, taps as i64]);
+            add(g, id, Op::Reshape { special_zero: false }, &[w, s])?
+        };
+        let p = ints(g, id, &[0, 2, 1]);
+        let wt = add(g, id, Op::Transpose, &[wg, p])?;
+        let s = ints(g, id, &[co as i64, (taps * ci) as i64]);
+        let wt = add(g, id, Op::Reshape { special_zero: false }, &[wt, s])?;
+        parts.push(add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt])?);
+    }
+    let out = if geo.groups == 1 { parts[0] } else { add(g, id, Op::Concat { axis: 2 }, &parts)? };
+    let out = back_to_channels_first(g, id, out, (&geo.output, geo.groups * co))?;
+    take_over(g, y, out, &[id])
+}
+
+/// Channels `from..from + n` of `t`, sliced off its last axis.
+fn channels(g: &mut Graph, id: NodeId, t: TensorId, from: usize, n: usize) -> Result<TensorId, Decline> {
+    let (f, e) = (from as i64, (from + n) as i64);
+    let (s, e, st, ax) = (ints(g, id, &[f]), ints(g, id, &[e]), ints(g, id, &[1]), ints(g, id, &[-1]));
+    add(g, id, Op::Slice, &[t, s, e, st, ax])
 }
 
 /// The weights of a convolution as its products read them.
@@ -312,13 +367,7 @@ impl InPlace {
         let mut parts = vec![];
         for grp in 0..groups {
             // A group's channels, sliced off the last axis.
-            let src = if groups == 1 {
-                laid
-            } else {
-                let (from, to) = ((grp * ci) as i64, ((grp + 1) * ci) as i64);
-                let (s, e, st, ax) = (ints(g, id, &[from]), ints(g, id, &[to]), ints(g, id, &[1]), ints(g, id, &[-1]));
-                add(g, id, Op::Slice, &[laid, s, e, st, ax])?
-            };
+            let src = if groups == 1 { laid } else { channels(g, id, laid, grp * ci, ci)? };
             let mut phases = vec![];
             for (win, [th, tw]) in &self.wins {
                 let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;

@@ -475,3 +475,19 @@ fn a_convolution_over_a_batch_known_only_at_run_time_reads_its_windows_in_place(
     // The weights' text and the code, not a table of windows (10.7 MB of C through one).
     assert!(bytes < 2 << 20, "{bytes} bytes of C");
 }
+
+#[test]
+fn convolutions_by_weights_given_at_run_time_compile_where_they_can_and_say_why_elsewhere() {
+    let d = Dir::new();
+    let conv = |op: &str, x: &[i64], w: &[i64]| {
+        model(vec![node(op, &["x", "w"], &["y"])], vec![], vec![value("x", x), value("w", w)], &["y"])
+    };
+    assert!(compile(&d.write("m.onnx", &conv("Conv", &[1, 2, 8], &[3, 2, 3]))).is_ok());
+    let err = compile(&d.write("m.onnx", &conv("ConvTranspose", &[1, 2, 8], &[2, 3, 3]))).expect_err("transposed");
+    assert!(err.contains("ConvTranspose_node") && err.contains("weights known at compile time"), "{err}");
+    let err = compile(&d.write("m.onnx", &conv("Conv", &[1, 2, 4, 4, 4], &[3, 2, 2, 2, 2]))).expect_err("3-D");
+    assert!(
+        err.contains("weights known only at run time over 1 or 2 spatial axes") && err.contains("3 spatial axes"),
+        "{err}"
+    );
+}
