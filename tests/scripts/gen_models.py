@@ -371,6 +371,44 @@ def conv_run_time_weights(name):
     return name, g.model(), {"x": (2, 4, 12), "w": (6, 4, 3), "w2": (6, 2, 3, 2)}
 
 
+def winograd_range(name, special=False):
+    """A 3×3 convolution of 16 channels, stride 1 (which cellc runs by F(2×2, 3×3)), on
+    inputs its transforms overflow (see `FEEDS`): values near f32's maximum with small
+    weights (every direct sum finite; the case's tolerance is 1e-5 of its outputs' scale,
+    see `SCALED`), or with `special` infinities of both signs and a NaN."""
+    g = Graph(53)
+    x = g.input("x", [1, 16, 8, 8])
+    if special:
+        # No activation after the NaN: onnxruntime's Relu keeps it, OpenVINO's makes it 0.
+        y = g.node("Conv", [x, g.weights([16, 16, 3, 3], 0.5), g.weights([16], 0.5)], pads=[1, 1, 1, 1])
+        g.output(y, "y", [1, 16, 8, 8])
+    else:
+        y = g.node("Conv", [x, g.weights([16, 16, 3, 3], 1e-4)], pads=[1, 1, 1, 1])
+        g.output(g.node("Relu", [y]), "y", [1, 16, 8, 8])
+    return name, g.model(), {"x": (1, 16, 8, 8)}
+
+
+def winograd_huge(feeds):
+    """A block of the input at 0.9·f32's maximum, one row at -0.8·of it."""
+    big = np.finfo(np.float32).max
+    feeds["x"][0, :, 0:4, 0:5] = 0.9 * big
+    feeds["x"][0, :, 6, :] = -0.8 * big
+
+
+def winograd_special(feeds):
+    """+inf, -inf and a NaN in the input."""
+    feeds["x"][0, 3, 2, 2] = np.inf
+    feeds["x"][0, 7, 4, 1] = -np.inf
+    feeds["x"][0, 0, 0, 5] = np.nan
+
+
+# Cases whose inputs are not drawn uniformly from [-1, 1]: each changes the drawn ones.
+FEEDS = {"onnx_winograd_huge": winograd_huge, "onnx_winograd_special": winograd_special}
+# Cases whose tolerance is 1e-5 of their largest finite expected output, not 1e-5: outputs
+# of the order of f32's maximum / 1000, which onnxruntime's sums round by far more.
+SCALED = {"onnx_winograd_huge"}
+
+
 CASES = [
     lambda: pytorch_rnn("pt_gru_batch_first", "GRU", 8, 16),
     lambda: pytorch_rnn("pt_gru_batch_first_h0", "GRU", 8, 16, with_h0=True),
@@ -402,6 +440,8 @@ CASES = [
     lambda: conv_transpose_shapes("onnx_conv_transpose_odd_upper", odd_upper=True),
     lambda: conv_dynamic_batch("onnx_conv_dynamic_batch"),
     lambda: conv_run_time_weights("onnx_conv_run_time_weights"),
+    lambda: winograd_range("onnx_winograd_huge"),
+    lambda: winograd_range("onnx_winograd_special", special=True),
 ]
 
 
@@ -415,6 +455,15 @@ def openvino_outputs(xml, feeds):
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     result = compiled(feeds)
     return [np.asarray(result[o]) for o in compiled.outputs]
+
+
+def max_diff(a, b):
+    """The largest difference between `a` and `b`: equal infinities and NaN against NaN are
+    none, any other NaN is an infinite one."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    with np.errstate(invalid="ignore"):
+        d = np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0.0, np.abs(a - b))
+    return float(np.max(np.where(np.isnan(d), np.inf, d), initial=0.0))
 
 
 def save_io(d, case, feeds, outputs):
@@ -446,8 +495,13 @@ def write_case(out, name, model, shapes, seed):
     onnx.save(model, d / "model.onnx")
     rng = np.random.default_rng(seed + 1000)
     feeds = {i.name: rng.uniform(-1, 1, shapes[i.name]).astype(np.float32) for i in model.graph.input}
+    if name in FEEDS:
+        FEEDS[name](feeds)
     expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
     case = {"inputs": [], "outputs": [], "oracle": "onnxruntime", "tolerance": 1e-5, "ulps": ULPS}
+    if name in SCALED:
+        scale = max(float(np.max(np.abs(e[np.isfinite(e)]), initial=0.0)) for e in expected)
+        case["tolerance"] = float(np.float32(1e-5 * scale))
     # Dynamic steps are pinned to the fed length (`cellc --input`); a dynamic batch stays.
     pins = []
     for i in model.graph.input:
@@ -471,14 +525,14 @@ def write_case(out, name, model, shapes, seed):
     # computes with weights rounded to f16: its expected outputs are OpenVINO's on it
     # (f16/out_k.f32), and how far they are from onnxruntime's is recorded.
     got = openvino_outputs(d / "f32" / "model.xml", feeds)
-    case["openvino_f32_max_abs_diff"] = max(float(np.max(np.abs(a - b))) for a, b in zip(got, expected))
+    case["openvino_f32_max_abs_diff"] = max(max_diff(a, b) for a, b in zip(got, expected))
     if case["openvino_f32_max_abs_diff"] > AGREE:
         sys.exit(f"{name}: OpenVINO and onnxruntime differ by {case['openvino_f32_max_abs_diff']}")
     got = openvino_outputs(d / "model.xml", feeds)
     (d / "f16").mkdir()
     for k, v in enumerate(got):
         np.asarray(v, np.float32).tofile(d / "f16" / f"out_{k}.f32")
-    case["openvino_f16_weights_max_abs_diff"] = max(float(np.max(np.abs(a - b))) for a, b in zip(got, expected))
+    case["openvino_f16_weights_max_abs_diff"] = max(max_diff(a, b) for a, b in zip(got, expected))
     ops = sorted({layer.get("type") for layer in ET.parse(d / "model.xml").iter("layer")})
     case["ir_ops"] = ops
     if name in FRONTS_DIFFER:

@@ -50,6 +50,20 @@ pub(crate) fn applies(d: &Dense, weights: WeightType) -> bool {
         && d.k == 9 * w.channels
         && t.tiles * t.tile <= MAX_OUTPUTS
         && (t.tiles * t.tile).checked_mul(16 * w.channels).is_some_and(|v| v <= MAX_VALUES)
+        && transforms_finite(d)
+}
+
+/// Whether every transformed weight is a finite f32: `|G·g·Gᵀ| ≤ 2.25·max|g|`, so weights
+/// up to `f32::MAX / 2.25` (about 1.5e38) are transformed without overflow; a layer with a
+/// larger (or an infinite, or a NaN) weight keeps the direct sum.
+fn transforms_finite(d: &Dense) -> bool {
+    d.w.iter().all(|w| f64::from(w.abs()) <= f64::from(f32::MAX) / 2.25)
+}
+
+/// The layer's weights as the model holds them (`[n][9][C]`: output, tap, channel), which
+/// the kernel's direct sum reads for the tiles whose transforms overflow.
+pub(crate) fn direct(d: &Dense) -> Vec<f32> {
+    d.w.clone()
 }
 
 /// The work area of a layer that [`applies`], in f32 values: the runtime's

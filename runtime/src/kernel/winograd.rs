@@ -12,6 +12,13 @@
 //! channel, then packed for the dense kernel, one layer per component). The values differ
 //! from a direct sum's by rounding alone: the transforms add and subtract (and halve,
 //! exactly, in the weights').
+//!
+//! The transforms add up to four inputs, and the products of transformed values are larger
+//! than the direct sum's: inputs past `f32::MAX / 4` (or an infinity, or a NaN) make a
+//! tile's outputs infinite or NaN where the direct sum may give a finite value (or, for an
+//! infinite input, an infinity). So every tile whose outputs are not all finite is
+//! computed again by the direct sum, over the layer's weights as the model holds them:
+//! the layer gives what the direct sum gives for every input.
 use super::{Block, Row, Schedule, Windows, dense_rows_wide};
 use crate::simd::Isa;
 
@@ -150,13 +157,16 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
 /// `y[p·n + j]` as [`super::dense_windows_then`] computes it over 3×3 windows of stride 1
 /// (any dilation and padding), by F(2×2, 3×3): `panels` holds the 16 transformed weight
 /// matrices (component `ξ = 4·row + column` of `G·g·Gᵀ`), each `tiles` panels of `C` rows
-/// as the dense kernel packs them, `bias` the layer's bias in its tiles, `work` the work area
-/// ([`winograd_work`] for at least one tile). Writes nothing unless the sizes hold together.
+/// as the dense kernel packs them, `bias` the layer's bias in its tiles, `direct` its
+/// weights as the model holds them (`[n][9][C]`: output, tap row-major, channel) for the
+/// tiles the transforms overflow, `work` the work area ([`winograd_work`] for at least one
+/// tile). Writes nothing unless the sizes hold together.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F>(
     panels: &[[P; C]],
     bias: &[[f32; W]],
+    direct: &[f32],
     x: &[f32],
     y: &mut [f32],
     n: usize,
@@ -185,6 +195,7 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
         && W != 0
         && np >= n
         && tiles.checked_mul(16) == Some(panels.len())
+        && n.checked_mul(9 * C) == Some(direct.len())
         && entries * entry == x.len()
         && entries.checked_mul(positions).and_then(|r| r.checked_mul(n)) == Some(y.len())
         && most > 0;
@@ -197,7 +208,7 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
         if let Some(z) = isa.avx512() {
             return tiles_of::<C, W, R, V, P, I, F, _>(
                 InRegs(Zmm(z)),
-                (panels, bias, x, y, n, win, work),
+                (panels, bias, direct, x, y, n, win, work),
                 block,
                 isa,
                 then,
@@ -206,26 +217,48 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
         if let Some(v) = isa.avx2() {
             return tiles_of::<C, W, R, V, P, I, F, _>(
                 InRegs(Ymm(v)),
-                (panels, bias, x, y, n, win, work),
+                (panels, bias, direct, x, y, n, win, work),
                 block,
                 isa,
                 then,
             );
         }
     }
-    tiles_of::<C, W, R, V, P, I, F, _>(InArrays, (panels, bias, x, y, n, win, work), block, isa, then);
+    tiles_of::<C, W, R, V, P, I, F, _>(InArrays, (panels, bias, direct, x, y, n, win, work), block, isa, then);
 }
 
-/// What [`dense_winograd_then`] reads and writes: the panels, the bias, the input, the
-/// outputs, the outputs a position, the windows and the work area.
+/// What [`dense_winograd_then`] reads and writes: the panels, the bias, the direct weights,
+/// the input, the outputs, the outputs a position, the windows and the work area.
 type Io<'a, P, const C: usize, const W: usize> =
-    (&'a [[P; C]], &'a [[f32; W]], &'a [f32], &'a mut [f32], usize, &'a Windows, &'a mut [f32]);
+    (&'a [[P; C]], &'a [[f32; W]], &'a [f32], &'a [f32], &'a mut [f32], usize, &'a Windows, &'a mut [f32]);
+
+/// The `n` outputs `y` of the window at `base` of entry `x` by the direct sum: the bias,
+/// then each tap's channels in order, over the weights `direct` (`[n][9][C]`).
+fn direct_sum<const C: usize, const W: usize>(
+    (direct, bias): (&[f32], &[[f32; W]]),
+    x: &[f32],
+    win: &Windows,
+    base: [isize; 2],
+    y: &mut [f32],
+) {
+    for ((j, out), wj) in y.iter_mut().enumerate().zip(direct.chunks_exact(9 * C)) {
+        let mut s = bias.get(j / W).map_or(0.0, |b| b[j % W]);
+        for (tap, wt) in wj.chunks_exact(C).enumerate() {
+            if let Some(xs) = win.tap::<C>(x, base, tap / 3, tap % 3) {
+                for (w, v) in wt.iter().zip(xs) {
+                    s += w * v;
+                }
+            }
+        }
+        *out = s;
+    }
+}
 
 /// [`dense_winograd_then`] once the sizes are known to hold, its transforms `tr`.
 #[inline(always)]
 fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F, T>(
     tr: T,
-    (panels, bias, x, y, n, win, work): Io<'_, P, C, W>,
+    (panels, bias, direct, x, y, n, win, work): Io<'_, P, C, W>,
     block: Block<R, V>,
     isa: I,
     then: F,
@@ -282,6 +315,7 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                     let (r, c) = (ti + (o / 2) * dh, tj + (o % 2) * dw);
                     (r < oh && c < ow).then_some((r * ow + c) * n)
                 });
+                let mut finite = true;
                 for (k, b) in bias.iter().enumerate() {
                     let j0 = k * W;
                     let q: [&[f32; W]; 16] = core::array::from_fn(|xi| {
@@ -292,12 +326,24 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                     let len = W.min(n.saturating_sub(j0));
                     for (vals, p) in out.iter().zip(at) {
                         let Some(p) = p else { continue };
+                        finite &= vals[..len].iter().fold(true, |f, v| f & (v.abs() <= f32::MAX));
                         if len == W {
                             if let Some(dst) = ye.get_mut(p + j0..).and_then(|r| r.first_chunk_mut::<W>()) {
                                 *dst = *vals;
                             }
                         } else if let Some(dst) = ye.get_mut(p + j0..p + j0 + len) {
                             dst.copy_from_slice(&vals[..len]);
+                        }
+                    }
+                }
+                // A tile the transforms overflowed: the direct sum instead.
+                if !finite {
+                    for (o, p) in at.iter().enumerate() {
+                        let Some(p) = *p else { continue };
+                        let (r, c) = (ti + (o / 2) * dh, tj + (o % 2) * dw);
+                        let base = [r as isize - win.pads[0] as isize, c as isize - win.pads[1] as isize];
+                        if let Some(row) = ye.get_mut(p..p + n) {
+                            direct_sum::<C, W>((direct, bias), xe, win, base, row);
                         }
                     }
                 }
@@ -335,14 +381,27 @@ mod tests {
 
     /// A convolution of `n` outputs over `C` channels through the kernel, against the
     /// direct sum in f64.
-    #[allow(clippy::needless_range_loop)]
     fn check<const C: usize, const W: usize>(n: usize, input: [usize; 2], pads: [usize; 2], dil: [usize; 2]) {
+        check_inputs::<C, W>(n, (input, pads, dil), 1.0, |_, v| v);
+    }
+
+    /// [`check`] with the weights scaled by `scale` and input `i` of value `v` made
+    /// `input(i, v)`: a non-finite output must be the direct sum's (the same infinity, or
+    /// NaN), a finite one within 1e-5 of the sum of its terms' magnitudes.
+    #[allow(clippy::needless_range_loop)]
+    fn check_inputs<const C: usize, const W: usize>(
+        n: usize,
+        (input, pads, dil): ([usize; 2], [usize; 2], [usize; 2]),
+        scale: f64,
+        inputs: impl Fn(usize, f32) -> f32,
+    ) {
         let entries = 2;
         let output = [input[0] + 2 * pads[0] - 2 * dil[0], input[1] + 2 * pads[1] - 2 * dil[1]];
         let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: dil, pads };
         let val = |i: usize| ((i as f64) * 0.37).sin();
-        // Direct weights: output j, tap t, channel c.
-        let wd = |j: usize, t: usize, c: usize| val(j * 1000 + t * 37 + c + 11);
+        // Direct weights: output j, tap t, channel c (f32 values).
+        let wd = |j: usize, t: usize, c: usize| f64::from((val(j * 1000 + t * 37 + c + 11) * scale) as f32);
+        let direct: Vec<f32> = (0..n * 9 * C).map(|i| wd(i / (9 * C), i / C % 9, i % C) as f32).collect();
         let tiles = n.div_ceil(W);
         let mut panels: Vec<[[f32; W]; C]> = vec![[[0.0; W]; C]; 16 * tiles];
         for j in 0..n {
@@ -356,21 +415,27 @@ mod tests {
         let bias: Vec<[f32; W]> = (0..tiles)
             .map(|t| core::array::from_fn(|l| if t * W + l < n { val(7000 + t * W + l) as f32 } else { 0.0 }))
             .collect();
-        let x: Vec<f32> = (0..entries * input[0] * input[1] * C).map(|i| val(9000 + i) as f32).collect();
+        let x: Vec<f32> = (0..entries * input[0] * input[1] * C).map(|i| inputs(i, val(9000 + i) as f32)).collect();
         let positions = output[0] * output[1];
         let mut want = vec![0.0f64; entries * positions * n];
+        let mut magnitude = vec![0.0f64; entries * positions * n];
         for e in 0..entries {
             for p in 0..positions {
                 for j in 0..n {
                     let mut s = f64::from(bias[j / W][j % W]);
+                    let mut m = s.abs();
                     for t in 0..9 {
                         if let Some(at) = crate::kernel::windows::tests::position(&win, p, t) {
                             for c in 0..C {
-                                s += wd(j, t, c) * f64::from(x[(e * input[0] * input[1] + at) * C + c]);
+                                let term = wd(j, t, c) * f64::from(x[(e * input[0] * input[1] + at) * C + c]);
+                                s += term;
+                                m += term.abs();
                             }
                         }
                     }
-                    want[(e * positions + p) * n + j] = s.max(0.0);
+                    // The ReLU after: NaN stays NaN (`f32::max` would drop it).
+                    want[(e * positions + p) * n + j] = if s.is_nan() { s } else { s.max(0.0) };
+                    magnitude[(e * positions + p) * n + j] = m;
                 }
             }
         }
@@ -379,10 +444,11 @@ mod tests {
             let mut work = vec![f32::NAN; winograd_work(block, C, tiles * W)];
             let len = want.len();
             let mut y = vec![f32::NAN; len + 2];
-            let relu = |r: &mut [f32]| r.iter_mut().for_each(|v| *v = v.max(0.0));
+            let relu = |r: &mut [f32]| r.iter_mut().filter(|v| !v.is_nan()).for_each(|v| *v = v.max(0.0));
             crate::dispatch!(|_L, isa| dense_winograd_then::<C, W, 4, 8, _, _, _>(
                 &panels,
                 &bias,
+                &direct,
                 &x,
                 &mut y[..len],
                 n,
@@ -395,14 +461,18 @@ mod tests {
             assert!(y[len..].iter().all(|v| v.is_nan()), "nothing past the outputs: {what}");
             let mut z = vec![f32::NAN; len];
             dense_winograd_then::<C, W, 4, 8, _, _, _>(
-                &panels, &bias, &x, &mut z, n, &win, &mut work, Block, Portable, relu,
+                &panels, &bias, &direct, &x, &mut z, n, &win, &mut work, Block, Portable, relu,
             );
-            for (k, ((&a, &b), &w)) in y.iter().zip(&z).zip(&want).enumerate() {
-                let err = (f64::from(a) - w).abs().max((f64::from(b) - w).abs());
-                assert!(
-                    err <= 1e-5 * (1.0 + w.abs()),
-                    "output {k}: {a} / {b}, want {w}: {what}, {block} tiles a block"
-                );
+            for (k, ((&a, &b), (&w, &m))) in y.iter().zip(&z).zip(want.iter().zip(&magnitude)).enumerate() {
+                let right = |v: f32| {
+                    let v = f64::from(v);
+                    if !w.is_finite() {
+                        v == w || (v.is_nan() && w.is_nan())
+                    } else {
+                        (v - w).abs() <= 1e-5 * (1.0 + m)
+                    }
+                };
+                assert!(right(a) && right(b), "output {k}: {a} / {b}, want {w}: {what}, {block} tiles a block");
             }
         }
     }
@@ -424,6 +494,28 @@ mod tests {
     }
 
     #[test]
+    fn inputs_the_transforms_overflow_give_what_the_direct_sum_gives() {
+        // Inputs near f32's maximum, each window's direct sum finite (small weights) where
+        // the transforms' sums of four are not.
+        let huge = |i: usize, v: f32| if i % 5 < 3 { v.signum() * f32::MAX * 0.9 } else { v };
+        check_inputs::<16, 16>(16, ([6, 6], [1, 1], [1, 1]), 1e-4, huge);
+        check_inputs::<4, 8>(5, ([7, 5], [1, 1], [2, 1]), 1e-4, huge);
+        // Every value at the maximum: 9·C terms, each below f32::MAX / 1e4.
+        check_inputs::<16, 16>(16, ([5, 6], [1, 1], [1, 1]), 1e-4, |_, _| f32::MAX);
+        // Infinities of either sign and a NaN: the outputs whose windows hold them are
+        // infinite or NaN as the direct sum makes them, the others right.
+        let special = |i: usize, v: f32| match i {
+            37 => f32::INFINITY,
+            300 => f32::NEG_INFINITY,
+            301 => f32::INFINITY,
+            555 => f32::NAN,
+            _ => v,
+        };
+        check_inputs::<16, 16>(16, ([6, 6], [1, 1], [1, 1]), 1.0, special);
+        check_inputs::<4, 8>(5, ([9, 7], [1, 1], [2, 1]), 1.0, special);
+    }
+
+    #[test]
     fn sizes_that_do_not_hold_together_write_nothing() {
         let win =
             Windows { input: [4, 4], output: [4, 4], kernel: [3, 3], strides: [1, 1], dilations: [1, 1], pads: [1, 1] };
@@ -441,6 +533,7 @@ mod tests {
             dense_winograd_then::<2, 8, 4, 8, _, _, _>(
                 &panels[..p],
                 &bias,
+                &[0.5; 8 * 9 * 2],
                 &x,
                 &mut y,
                 8,

@@ -38,6 +38,7 @@ const CELL_MACROS: &[&str] = &[
     "_PEEP",
     "_S",
     "_Z",
+    "_D",
 ];
 
 /// What follows the prefix in the model's own identifiers (functions, types, tables and

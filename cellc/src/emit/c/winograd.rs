@@ -26,7 +26,7 @@ pub(super) fn emit(
 ) {
     let t = Tiling::of(d.n);
     let upper = prefix.to_ascii_uppercase();
-    let (wt, b, z, slope) = (n.m("_W"), n.m("_B"), n.m("_Z"), n.m("_S"));
+    let (wt, b, z, slope, direct) = (n.m("_W"), n.m("_B"), n.m("_Z"), n.m("_S"), n.m("_D"));
     let (c, np, outs, tile) = (w.channels, t.tiles * t.tile, d.n, t.tile);
     let texts: Vec<String> = packed(d).into_iter().map(float).collect();
     let decl = |name: &str| format!("{upper}_ALIGNED static const float {name}");
@@ -34,6 +34,9 @@ pub(super) fn emit(
     let bias: Vec<String> = packed_bias(d, t).into_iter().map(float).collect();
     table(tables, &decl(&b), &bias, "Its bias, in the same tiles.");
     table(tables, &decl(&z), &vec![float(0.0); np], "Zeros: the bias of its 16 products.");
+    let texts: Vec<String> = crate::emit::winograd::direct(d).into_iter().map(float).collect();
+    let what = "Its weights as the model holds them (output, tap, channel), for the direct sum of a tile the transforms overflow.";
+    table(tables, &decl(&direct), &texts, what);
     if let Some(s) = packed_slope(d, t) {
         let texts: Vec<String> = s.into_iter().map(float).collect();
         table(tables, &decl(&slope), &texts, "Its PReLU's slopes, in the same tiles.");
@@ -143,6 +146,32 @@ pub(super) fn emit(
     body.line("o[1][j] = a1 - a2 - a3 + bj;");
     body.line("o[2][j] = c0 + c1 + c2 + bj;");
     body.line("o[3][j] = c1 - c2 - c3 + bj;");
+    body.close("");
+    // A tile whose outputs the transforms overflowed (inputs past FLT_MAX / 4, an infinity,
+    // a NaN): the direct sum instead, as the direct kernel computes it.
+    body.line("int finite = 1;");
+    body.open("for (size_t k = 0; k < 4; ++k)");
+    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
+    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    body.line(format!("for (size_t j = 0; j < {outs}; ++j) finite &= fabsf(o[k][j]) <= 3.40282347e+38f;"));
+    body.close("");
+    body.open("if (!finite)");
+    body.open("for (size_t k = 0; k < 4; ++k)");
+    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
+    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    body.open(format!("for (size_t j = 0; j < {outs}; ++j)"));
+    body.line(format!("float s = {b}[j];"));
+    body.open("for (size_t q = 0; q < 9; ++q)");
+    body.line(format!(
+        "const float *xv = {tap}(x, (ptrdiff_t)r - {} + (ptrdiff_t)(q / 3 * {dh}), (ptrdiff_t)col - {} + (ptrdiff_t)(q % 3 * {dw}));",
+        w.pads[0], w.pads[1]
+    ));
+    body.line(format!("const float *wv = {direct} + (j * 9 + q) * {c};"));
+    body.line(format!("for (size_t ch = 0; ch < {c}; ++ch) s += wv[ch] * xv[ch];"));
+    body.close("");
+    body.line("o[k][j] = s;");
+    body.close("");
+    body.close("");
     body.close("");
     body.open("for (size_t k = 0; k < 4; ++k)");
     body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));

@@ -69,7 +69,10 @@ pub(super) fn item(
     };
     let ty = ident(ty);
     if let Some(w) = d.win.as_ref().filter(|_| winograd) {
-        return winograd_item(d, w, (&ty, &doc), (&w_name, &b_name), tile, apply, simd);
+        let d_name = ident(&format!("{prefix}_D"));
+        let what = format!("Weights of `{ty}` as the model holds them (output, tap, channel), for its direct sum.");
+        tables.push(table(&d_name.to_string(), &what, Packed::F32(crate::emit::winograd::direct(d))));
+        return winograd_item(d, w, (&ty, &doc), (&w_name, &b_name, &d_name), tile, apply, simd);
     }
     if let Some(w) = &d.win {
         return windows_item(d, w, (&ty, &doc), (&w_name, &b_name), (row, tile, group), apply, simd);
@@ -177,7 +180,7 @@ fn winograd_item(
     d: &Dense,
     w: &crate::vocab::Windows,
     (ty, doc): (&proc_macro2::Ident, &str),
-    (w_name, b_name): (&proc_macro2::Ident, &proc_macro2::Ident),
+    (w_name, b_name, d_name): (&proc_macro2::Ident, &proc_macro2::Ident, &proc_macro2::Ident),
     tile: usize,
     apply: TokenStream,
     simd: Simd,
@@ -231,6 +234,7 @@ fn winograd_item(
                 ::cellc_runtime::__private::kernel::dense_winograd_then::<#c, #tile, R, V, _, I, _>(
                     panels,
                     bias,
+                    &#d_name.0,
                     x,
                     y,
                     #n,
