@@ -193,13 +193,48 @@ impl Lowering<'_> {
                     log: *log,
                 }));
             }
-            _ => {
+            // Layout and conversions that are not views of their input here: the rows of a
+            // dynamic batch would not stay whole through them.
+            Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } | Op::ConvertLike => {
+                let msg = crate::diag::Message::new(format!(
+                    "moves values across the dynamic batch's rows ({} at run time); cellc runs a dynamic batch row by row",
+                    self.g.nodes[id].origin.op
+                ))
+                .fix(crate::diag::Fix::pin_batch());
+                c.err(Code::Declined, id, None, msg);
+            }
+            // Computed at compile time only: their inputs are shapes and sizes.
+            Op::ShapeOf { .. } | Op::Range { .. } => {
+                let what = match op {
+                    Op::ShapeOf { .. } => "the shape of its input",
+                    _ => "its start, limit and step",
+                };
                 let msg = format!(
-                    "cellc does not compile {} layers on values known only at run time yet",
+                    "cellc computes {} layers at compile time, from {what} known then",
                     self.g.nodes[id].origin.op
                 );
                 c.err(Code::Declined, id, None, msg);
             }
+            // Reported by the checker's `unsupported` (parameters known only at run time), or
+            // by the lowering that declined them (a resize).
+            Op::Parametric(_) | Op::Interpolate(_) => {
+                if !c.reported {
+                    let msg = format!(
+                        "cellc compiles {} layers with their sizes and parameters known at compile time",
+                        self.g.nodes[id].origin.op
+                    );
+                    c.err(Code::Declined, id, None, msg);
+                }
+            }
+            // Planned by `plan_node` before any step rule.
+            Op::Parameter { .. }
+            | Op::Const { .. }
+            | Op::Result
+            | Op::If
+            | Op::Unknown
+            | Op::Cell(_)
+            | Op::ReadValue { .. }
+            | Op::Assign { .. } => {}
         }
     }
 
