@@ -23,7 +23,7 @@ cargo add --quiet cellc-runtime --path "$root/runtime"
 awk '/^```rust,ignore$/ { getline first; if (first ~ /^include!\("gru.rs"\)/) { print first; inside = 1 }; next }
      /^```/ { inside = 0 } inside' "$root/README.md" > src/main.rs
 grep -q 'fn main' src/main.rs
-RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/fresh-user" cargo run --quiet
+RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/outside" cargo run --quiet
 # Generated code needs the runtime alone: none of the compiler is built for it.
 built=$(cargo tree --quiet --prefix none --edges normal | sed 's/ .*//' | sort -u)
 for heavy in syn quick-xml cellc cellc-macros proc-macro2; do

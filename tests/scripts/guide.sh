@@ -62,7 +62,7 @@ for k in $(seq 1 "$blocks"); do
     done
     block_lines rust "$k" > app/src/main.rs
     echo "\$ cargo run (the guide's Rust program $k of $blocks)"
-    (cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/guide-app" cargo run --quiet)
+    (cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/outside" cargo run --quiet)
     ran=$((ran + 1))
 done
 echo "guide: $ran passed, 0 failed"

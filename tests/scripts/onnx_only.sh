@@ -60,8 +60,8 @@ fn main() {
     assert!(worst <= tol, "the Rust differs from onnxruntime by {worst}");
 }
 RUST
-(cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/onnx-only" cargo build --quiet)
-"$root/target/onnx-only/debug/onnx-only" "$tol"
+(cd app && RUSTFLAGS="-D warnings" CARGO_TARGET_DIR="$root/target/outside" cargo build --quiet)
+"$root/target/outside/debug/onnx-only" "$tol"
 
 cat > main.c <<'C'
 #include "net.h"
