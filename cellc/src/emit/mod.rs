@@ -1,6 +1,7 @@
 //! Code emitters. Each takes only a planned model that passed its check ([`crate::ir::verify::Verified`]).
 pub mod c;
 pub(crate) mod dense;
+pub(crate) mod dense_plan;
 pub(crate) mod plan;
 pub(crate) mod runs;
 pub mod rust;

@@ -84,19 +84,16 @@ fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
     })
 }
 
-/// The bytes a dense layer's packed weights and bias take.
+/// The bytes a dense layer's tables take in the language the options name (its emitters'
+/// plan: see [`crate::emit::dense_plan::DensePlan`]).
 fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, StoreError> {
-    let owner = format!("dense layer {:?}", d.name);
-    let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)?;
-    let t = crate::emit::dense::Tiling::of(d.n);
-    let w = match crate::emit::dense::packed_weights(d, t, store) {
-        crate::emit::plan::Packed::F32(v) => v.len() * 4,
-        crate::emit::plan::Packed::F16(v) => v.len() * 2,
-        crate::emit::plan::Packed::Bf16(v) => v.len() * 4,
-    };
-    // The kernel reads a bias, zero when the layer has none.
-    let bias = crate::emit::dense::packed_bias(d, t).len() * 4;
-    Ok(Stored { layer: d.name.clone(), matrices: store.name().to_owned(), embedded_bytes: w + bias, runtime_bytes: 0 })
+    let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)?;
+    Ok(Stored {
+        layer: d.name.clone(),
+        matrices: plan.store.name().to_owned(),
+        embedded_bytes: plan.table_bytes(d, opts.language),
+        runtime_bytes: 0,
+    })
 }
 
 /// The report on a validated model, or why its weights cannot be stored as asked.
@@ -104,6 +101,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
     let cells = m.cells.iter().map(|c| cell_stored(c, opts)).collect::<Result<Vec<_>, _>>()?;
     let dense_layers = m.denses.iter().map(|d| dense_stored(d, opts)).collect::<Result<Vec<_>, _>>()?;
     let embedded_weight_bytes = cells.iter().chain(&dense_layers).map(|s| s.embedded_bytes).sum();
+    let scratch = scratch_bytes(m, opts)?;
     let cell_macs_per_step =
         m.cells.iter().map(|c| c.spec.macs() * c.seq.as_ref().map_or(1, |q| q.direction.count())).sum();
     Ok(Compiled {
@@ -113,14 +111,24 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
         },
         output_sources: (0..m.outputs.len()).map(|i| source(m, Home::Output(i))).collect(),
         steps: m.steps.iter().map(|s| m.step_text(s)).collect(),
-        scratch_bytes: m.slots.iter().sum::<usize>().saturating_mul(4),
-        text: describe_stored(m, Some((&cells, &dense_layers))),
+        scratch_bytes: scratch,
+        text: describe_stored(m, Some((&cells, &dense_layers, scratch))),
         cells,
         dense_layers,
         embedded_weight_bytes,
         constant_bytes: constant_bytes(m),
         cell_macs_per_step,
     })
+}
+
+/// The bytes of the scratch the model value holds: the steps' buffers, and the one work area
+/// of the layers run by F(2×2, 3×3) (the largest they take).
+fn scratch_bytes(m: &Model, opts: &Options) -> Result<usize, StoreError> {
+    let mut work = 0;
+    for d in &m.denses {
+        work = work.max(crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)?.work(d).unwrap_or(0));
+    }
+    Ok(m.slots.iter().sum::<usize>().saturating_add(work).saturating_mul(4))
 }
 
 /// The bytes of the model's constants and of its gathers' index tables (or runs), as the
@@ -163,7 +171,7 @@ pub fn describe(m: &Model) -> String {
 /// Describes a validated model: its inputs and outputs, and per cell its attributes,
 /// shapes, FLOPs per step and weight bytes (as the generated code stores them, when
 /// `stored` gives them; else as f32).
-fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String {
+fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored], usize)>) -> String {
     let mut s = String::new();
     let batch = match m.batch {
         Batch::Static(n) => n.to_string(),
@@ -239,19 +247,19 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored])>) -> String 
             };
             let _ = writeln!(s, "  {name} {shape}: {what}");
         }
-        if let Some(st) = stored.and_then(|(cells, _)| cells.get(k)) {
+        if let Some(st) = stored.and_then(|(cells, _, _)| cells.get(k)) {
             stored_line(&mut s, st);
         }
         let macs = sp.macs() * dirs.unwrap_or(1);
         let _ = writeln!(s, "  FLOPs per step per row: {} (matrix products; {macs} multiply-adds)", 2 * macs);
     }
-    if let Some((_, denses)) = stored {
+    if let Some((_, denses, _)) = stored {
         for (d, st) in m.denses.iter().zip(denses) {
             let _ = writeln!(s, "dense layer {:?}: {} inputs, {} outputs a row", d.name, d.k, d.n);
             stored_line(&mut s, st);
         }
     }
-    steps(m, &mut s);
+    steps(m, stored.map(|(_, _, scratch)| scratch), &mut s);
     s
 }
 
@@ -313,9 +321,9 @@ fn dst(s: &Step) -> Option<Home> {
 }
 
 /// The steps a run performs, one line each, and the scratch memory they share.
-fn steps(m: &Model, s: &mut String) {
-    let floats: usize = m.slots.iter().sum();
-    let _ = writeln!(s, "steps ({} per row; scratch: {} slots, {} bytes)", m.steps.len(), m.slots.len(), floats * 4);
+fn steps(m: &Model, scratch: Option<usize>, s: &mut String) {
+    let bytes = scratch.unwrap_or_else(|| m.slots.iter().sum::<usize>().saturating_mul(4));
+    let _ = writeln!(s, "steps ({} per row; scratch: {} slots, {bytes} bytes)", m.steps.len(), m.slots.len());
     for (k, st) in m.steps.iter().enumerate() {
         let _ = writeln!(s, "  {k}: {}", m.step_text(st));
     }

@@ -123,20 +123,16 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let mut denses = Vec::new();
     for (i, d) in m.denses.iter().enumerate() {
         let n = e.names.cell(&d.name);
-        let owner = format!("dense layer {}", quoted(&d.name));
-        let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
+        let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)
             .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e.to_string()))?;
-        match d.win.as_ref().filter(|_| crate::emit::winograd::applies(d, opts.weight_type)) {
-            Some(w) => {
-                winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers);
-                denses.push((n.f("_run"), Some(crate::emit::winograd::work(d))));
-            }
+        match d.win.as_ref().filter(|_| plan.winograd) {
+            Some(w) => winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers),
             None => {
                 let rows = crate::emit::dense::call_rows(m, i);
-                dense::emit((d, rows), &n, &prefix, store, &mut e.tables, &mut e.body, &mut e.helpers);
-                denses.push((n.f("_run"), None));
+                dense::emit((d, rows), &n, &prefix, plan.store, &mut e.tables, &mut e.body, &mut e.helpers);
             }
         }
+        denses.push((n.f("_run"), plan.work(d)));
     }
     let upper = e.names.upper();
     // Slots and constants take names as cells do, so none collides with a cell's.

@@ -105,15 +105,11 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
     let mut denses = Vec::new();
     for (i, d) in m.denses.iter().enumerate() {
         let ty = names.unique(&d.name, "Dense");
-        let owner = format!("dense layer {:?}", d.name);
-        let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], opts.weight_type)
+        let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)
             .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
-        let winograd = crate::emit::winograd::applies(d, opts.weight_type);
-        // Transformed weights are f32 (see `emit::winograd::applies`).
-        let store = if winograd { crate::emit::plan::Store::F32 } else { store };
-        let plan = (store, crate::emit::dense::wide(m, i), winograd);
-        tokens.extend(dense::item(d, &ty, plan, opts.simd, &mut tables));
-        denses.push((ty, winograd.then(|| crate::emit::winograd::work(d))));
+        let kernel = (plan.store, crate::emit::dense::wide(m, i), plan.winograd);
+        tokens.extend(dense::item(d, &ty, kernel, opts.simd, &mut tables));
+        denses.push((ty, plan.work(d)));
     }
     // Otherwise cells are named first, after their layers, and the model after the model's
     // name, with `Model` appended if a cell took it.
