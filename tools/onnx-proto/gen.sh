@@ -11,7 +11,7 @@ proto=$("$venv/bin/python" -c 'import onnx, os; print(os.path.join(os.path.dirna
 version=$("$venv/bin/python" -c 'import onnx; print(onnx.__version__)')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cargo run --release --quiet --manifest-path "$root/tools/onnx-proto/Cargo.toml" \
+cargo run --quiet --manifest-path "$root/tools/onnx-proto/Cargo.toml" \
     --target-dir "$root/target/onnx-proto" -- "$proto" "$tmp"
 out="$root/cellc/src/front/onnx/proto.rs"
 {
@@ -19,7 +19,14 @@ out="$root/cellc/src/front/onnx/proto.rs"
     echo "//! onnx.proto of onnx==$version. Do not edit: regenerate instead."
     cat "$tmp/onnx.rs"
 } > "$out.tmp"
-mv "$out.tmp" "$out"
 # Formatted as the rest of the crate (its rustfmt.toml), so that `cargo fmt` leaves it be.
-rustfmt --edition 2024 "$out"
-echo "wrote $out (onnx $version)"
+rustfmt --edition 2024 "$out.tmp"
+# Replaced only when it changes: a file rewritten as it was would still make cargo rebuild
+# the compiler.
+if cmp -s "$out.tmp" "$out"; then
+    rm "$out.tmp"
+    echo "$out is current (onnx $version)"
+else
+    mv "$out.tmp" "$out"
+    echo "wrote $out (onnx $version)"
+fi
