@@ -10,6 +10,18 @@ use std::path::Path;
 
 pub use crate::vocab::Format;
 
+/// Where an op ([`crate::ops::OpKind`]) comes from in one format: the format's op types
+/// that make it, or why none does. Each front-end answers for every kind
+/// (`front::openvino::checklist`, `front::onnx::checklist`), so that an op added to cellc
+/// fails to compile until each says where it comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sources {
+    /// The format's op types that make it.
+    Types(&'static [&'static str]),
+    /// Why no op of the format makes it (a pass makes it, or the format has no such op).
+    Not(&'static str),
+}
+
 /// The files beside model `model` that reading it reads, which exist: an IR's weights
 /// (`weights`, else the `.bin` of the same stem), an ONNX model's external data files. What
 /// a build script or a macro tells cargo to watch with the model.

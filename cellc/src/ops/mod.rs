@@ -211,6 +211,172 @@ pub enum Op {
     Unknown,
 }
 
+// Each op as a name without its attributes ([`OpKind`]), so that what every op needs —
+// its place in each front-end, its lowering or step, its evaluation, its generator in the
+// random-graph test — can be listed kind by kind and checked (the op checklist,
+// `cellc/tests/integration/checklist.rs`).
+/// Declares [`OpKind`] and [`OpKind::ALL`] from one list.
+macro_rules! op_kinds {
+    ($($(#[$doc:meta])* $kind:ident),* $(,)?) => {
+        /// An [`Op`] without its attributes.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum OpKind {
+            $($(#[$doc])* $kind),*
+        }
+
+        impl OpKind {
+            /// Every kind, in the order of [`Op`]'s variants.
+            pub const ALL: &[OpKind] = &[$(OpKind::$kind),*];
+        }
+    };
+}
+
+op_kinds! {
+    /// [`Op::Parameter`].
+    Parameter,
+    /// [`Op::Const`].
+    Const,
+    /// [`Op::Result`].
+    Result,
+    /// [`Op::Convert`].
+    Convert,
+    /// [`Op::ConvertLike`].
+    ConvertLike,
+    /// [`Op::Identity`].
+    Identity,
+    /// [`Op::ShapeOf`].
+    ShapeOf,
+    /// [`Op::Reshape`].
+    Reshape,
+    /// [`Op::Squeeze`].
+    Squeeze,
+    /// [`Op::Unsqueeze`].
+    Unsqueeze,
+    /// [`Op::Transpose`].
+    Transpose,
+    /// [`Op::Concat`].
+    Concat,
+    /// [`Op::Gather`].
+    Gather,
+    /// [`Op::Slice`].
+    Slice,
+    /// [`Op::StridedSlice`].
+    StridedSlice,
+    /// [`Op::Split`].
+    Split,
+    /// [`Op::VariadicSplit`].
+    VariadicSplit,
+    /// [`Op::Broadcast`].
+    Broadcast,
+    /// [`Op::Tile`].
+    Tile,
+    /// [`Op::Unary`].
+    Unary,
+    /// [`Op::Parametric`].
+    Parametric,
+    /// [`Op::Binary`].
+    Binary,
+    /// [`Op::Chain`].
+    Chain,
+    /// [`Op::Compare`].
+    Compare,
+    /// [`Op::Select`].
+    Select,
+    /// [`Op::MatMul`].
+    MatMul,
+    /// [`Op::Dense`].
+    Dense,
+    /// [`Op::Conv`].
+    Conv,
+    /// [`Op::Scatter`].
+    Scatter,
+    /// [`Op::Einsum`].
+    Einsum,
+    /// [`Op::Norm`].
+    Norm,
+    /// [`Op::Interpolate`].
+    Interpolate,
+    /// [`Op::Pool`].
+    Pool,
+    /// [`Op::Pad`].
+    Pad,
+    /// [`Op::Pick`].
+    Pick,
+    /// [`Op::Windows`].
+    Windows,
+    /// [`Op::PoolWindows`].
+    PoolWindows,
+    /// [`Op::Softmax`].
+    Softmax,
+    /// [`Op::Reduce`].
+    Reduce,
+    /// [`Op::Range`].
+    Range,
+    /// [`Op::If`].
+    If,
+    /// [`Op::ReadValue`].
+    ReadValue,
+    /// [`Op::Assign`].
+    Assign,
+    /// [`Op::Cell`].
+    Cell,
+    /// [`Op::Unknown`].
+    Unknown,
+}
+
+impl Op {
+    /// The op without its attributes.
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Op::Parameter { .. } => OpKind::Parameter,
+            Op::Const { .. } => OpKind::Const,
+            Op::Result => OpKind::Result,
+            Op::Convert { .. } => OpKind::Convert,
+            Op::ConvertLike => OpKind::ConvertLike,
+            Op::Identity => OpKind::Identity,
+            Op::ShapeOf { .. } => OpKind::ShapeOf,
+            Op::Reshape { .. } => OpKind::Reshape,
+            Op::Squeeze => OpKind::Squeeze,
+            Op::Unsqueeze => OpKind::Unsqueeze,
+            Op::Transpose => OpKind::Transpose,
+            Op::Concat { .. } => OpKind::Concat,
+            Op::Gather { .. } => OpKind::Gather,
+            Op::Slice => OpKind::Slice,
+            Op::StridedSlice(_) => OpKind::StridedSlice,
+            Op::Split { .. } => OpKind::Split,
+            Op::VariadicSplit => OpKind::VariadicSplit,
+            Op::Broadcast { .. } => OpKind::Broadcast,
+            Op::Tile => OpKind::Tile,
+            Op::Unary(_) => OpKind::Unary,
+            Op::Parametric(_) => OpKind::Parametric,
+            Op::Binary(_) => OpKind::Binary,
+            Op::Chain(_) => OpKind::Chain,
+            Op::Compare(_) => OpKind::Compare,
+            Op::Select => OpKind::Select,
+            Op::MatMul { .. } => OpKind::MatMul,
+            Op::Dense { .. } => OpKind::Dense,
+            Op::Conv(_) => OpKind::Conv,
+            Op::Scatter(_) => OpKind::Scatter,
+            Op::Einsum(_) => OpKind::Einsum,
+            Op::Norm(_) => OpKind::Norm,
+            Op::Interpolate(_) => OpKind::Interpolate,
+            Op::Pool(_) => OpKind::Pool,
+            Op::Pad(_) => OpKind::Pad,
+            Op::Pick(_) => OpKind::Pick,
+            Op::Windows(_) => OpKind::Windows,
+            Op::PoolWindows { .. } => OpKind::PoolWindows,
+            Op::Softmax { .. } => OpKind::Softmax,
+            Op::Reduce { .. } => OpKind::Reduce,
+            Op::Range { .. } => OpKind::Range,
+            Op::If => OpKind::If,
+            Op::ReadValue { .. } => OpKind::ReadValue,
+            Op::Assign { .. } => OpKind::Assign,
+            Op::Cell(_) => OpKind::Cell,
+            Op::Unknown => OpKind::Unknown,
+        }
+    }
+}
+
 impl Op {
     /// Whether the op only moves or converts the values of its data input(s) (so a
     /// constant keeps the element type it is stored in through it).

@@ -1,6 +1,7 @@
 //! The integration tests of the library and the `cellc` program, one binary (one link) for all.
 mod architecture;
 mod c;
+mod checklist;
 mod cli;
 mod decl_weights;
 mod diagnostics;

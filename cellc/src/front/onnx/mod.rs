@@ -9,6 +9,7 @@ use std::path::Path;
 mod attrs;
 mod build;
 mod cells;
+pub mod checklist;
 mod composed;
 mod control;
 mod node;

@@ -103,6 +103,14 @@ const TABLE: &[Entry] = &[
     (&["ReduceL1", "ReduceL2"], &["opset4"]),
 ];
 
+/// Every op type cellc reads, once each.
+pub(super) fn types() -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = TABLE.iter().flat_map(|(types, _)| types.iter().copied()).collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
 /// Whether cellc reads the layer's type in the layer's version; reports a version it does
 /// not implement. A type cellc does not read is not reported here (it is named as unsupported
 /// where the graph needs it).

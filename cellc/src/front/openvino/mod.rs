@@ -1,5 +1,6 @@
 //! OpenVINO IR (versions 10 and 11): `model.xml` read with quick-xml into a graph, and of
 //! the `.bin` weights file the byte ranges its constants name.
+pub mod checklist;
 mod graph;
 mod known;
 mod ops;

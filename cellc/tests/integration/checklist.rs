@@ -1,0 +1,98 @@
+//! The op checklist: every op of cellc (`ops::OpKind`) has its place everywhere an op needs
+//! one. The compiler enforces most of it — `Op::kind`, each front-end's `checklist::sources`,
+//! the lowering (`passes::lower`), the checker's step rules (`check::steps`) and the
+//! evaluation (`ops::infer`) match every op with no wildcard arm — and this test checks
+//! what it cannot: that each front-end's list names the types its reader reads (the IR's
+//! table of types, every one of them; each ONNX op named, read by the ONNX front-end). The
+//! random-graph generator's line is checked beside it (`cellc_conformance::graphs`).
+use cellc::front::Sources;
+use cellc::front::{onnx, openvino};
+use cellc::ops::OpKind;
+use std::collections::BTreeSet;
+
+fn types(s: Sources) -> &'static [&'static str] {
+    match s {
+        Sources::Types(t) => t,
+        Sources::Not(_) => &[],
+    }
+}
+
+#[test]
+fn the_ir_lists_name_every_type_the_reader_reads_and_nothing_else() {
+    let listed: BTreeSet<&str> =
+        OpKind::ALL.iter().flat_map(|&k| types(openvino::checklist::sources(k))).copied().collect();
+    let read: BTreeSet<&str> = openvino::checklist::read_types().into_iter().collect();
+    let unlisted: Vec<_> = read.difference(&listed).collect();
+    let unread: Vec<_> = listed.difference(&read).collect();
+    assert!(unlisted.is_empty(), "IR types read but under no op: {unlisted:?}");
+    assert!(unread.is_empty(), "IR types listed but not read: {unread:?}");
+}
+
+/// Whether the ONNX front-end reads op `op` (a node of it with three inputs does not become
+/// an unknown op; it may still be refused for what it lacks).
+fn onnx_reads(op: &str) -> bool {
+    use cellc::front::onnx::proto::{
+        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TypeProto, ValueInfoProto, tensor_proto,
+        tensor_shape_proto::{Dimension, dimension::Value},
+        type_proto,
+    };
+    use prost::Message as _;
+    let value = |name: &str| {
+        let shape = cellc::front::onnx::proto::TensorShapeProto {
+            dim: [1, 4].iter().map(|&d| Dimension { value: Some(Value::DimValue(d)), denotation: None }).collect(),
+        };
+        let t = type_proto::Tensor { elem_type: Some(tensor_proto::DataType::Float as i32), shape: Some(shape) };
+        ValueInfoProto {
+            name: Some(name.to_owned()),
+            r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(t)), denotation: None }),
+            ..Default::default()
+        }
+    };
+    let node = NodeProto {
+        op_type: Some(op.to_owned()),
+        name: Some("n".to_owned()),
+        input: vec!["a".to_owned(), "b".to_owned(), "c".to_owned()],
+        output: vec!["y".to_owned()],
+        ..Default::default()
+    };
+    let graph = GraphProto {
+        node: vec![node],
+        input: vec![value("a"), value("b"), value("c")],
+        output: vec![value("y")],
+        name: Some("g".to_owned()),
+        ..Default::default()
+    };
+    let m = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(graph),
+        ..Default::default()
+    };
+    match onnx::parse_graph("m.onnx", "m", std::path::Path::new("."), &m.encode_to_vec()) {
+        Ok(g) => !g.nodes.iter().any(|n| n.op.kind() == OpKind::Unknown),
+        // An unknown op is read as one, never refused while reading.
+        Err(_) => true,
+    }
+}
+
+#[test]
+fn every_onnx_op_listed_is_one_the_onnx_reader_reads() {
+    assert!(!onnx_reads("NotAnOnnxOp"), "the check tells an unknown op apart");
+    let unread: Vec<&str> = OpKind::ALL
+        .iter()
+        .flat_map(|&k| types(onnx::checklist::sources(k)))
+        .copied()
+        .filter(|op| !onnx_reads(op))
+        .collect();
+    assert!(unread.is_empty(), "ONNX ops listed but not read: {unread:?}");
+}
+
+#[test]
+fn every_op_comes_from_a_format_or_says_what_makes_it() {
+    for &k in OpKind::ALL {
+        let (ir, onnx) = (openvino::checklist::sources(k), onnx::checklist::sources(k));
+        if let (Sources::Not(a), Sources::Not(b)) = (ir, onnx) {
+            assert!(!a.is_empty() && !b.is_empty(), "{k:?}: no format makes it, and no reason given");
+        }
+    }
+}
