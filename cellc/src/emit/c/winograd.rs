@@ -147,18 +147,20 @@ pub(super) fn emit(
     body.line("o[2][j] = c0 + c1 + c2 + bj;");
     body.line("o[3][j] = c1 - c2 - c3 + bj;");
     body.close("");
+    // A loop over the tile's 4 outputs `k` at `(r, col)`, those outside the output skipped.
+    let each_output = |body: &mut Code| {
+        body.open("for (size_t k = 0; k < 4; ++k)");
+        body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
+        body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    };
     // A tile whose outputs the transforms overflowed (inputs past FLT_MAX / 4, an infinity,
     // a NaN): the direct sum instead, as the direct kernel computes it.
     body.line("int finite = 1;");
-    body.open("for (size_t k = 0; k < 4; ++k)");
-    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
-    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    each_output(body);
     body.line(format!("for (size_t j = 0; j < {outs}; ++j) finite &= fabsf(o[k][j]) <= 3.40282347e+38f;"));
     body.close("");
     body.open("if (!finite)");
-    body.open("for (size_t k = 0; k < 4; ++k)");
-    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
-    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    each_output(body);
     body.open(format!("for (size_t j = 0; j < {outs}; ++j)"));
     body.line(format!("float s = {b}[j];"));
     body.open("for (size_t q = 0; q < 9; ++q)");
@@ -173,9 +175,7 @@ pub(super) fn emit(
     body.close("");
     body.close("");
     body.close("");
-    body.open("for (size_t k = 0; k < 4; ++k)");
-    body.line(format!("const size_t r = oh0 + k / 2 * {dh}, col = ow0 + k % 2 * {dw};"));
-    body.line(format!("if (r >= {oh} || col >= {ow}) continue;"));
+    each_output(body);
     body.line(format!("float *restrict yr = y + (r * {ow} + col) * {outs};"));
     let used = outs.div_ceil(tile);
     body.open(format!("for (size_t t = 0; t < {used}; ++t)"));
