@@ -36,7 +36,7 @@ impl DensePlan {
         let t = self.tiling;
         let padded = t.tiles * t.tile;
         let matrix = if self.winograd {
-            crate::emit::winograd::packed(d).len() * 4
+            crate::emit::winograd::packed_len(d) * 4
         } else {
             match packed_weights(d, t, self.store) {
                 Packed::F32(v) => v.len() * 4,

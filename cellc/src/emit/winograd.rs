@@ -62,8 +62,8 @@ fn transforms_finite(d: &Dense) -> bool {
 
 /// The layer's weights as the model holds them (`[n][9][C]`: output, tap, channel), which
 /// the kernel's direct sum reads for the tiles whose transforms overflow.
-pub(crate) fn direct(d: &Dense) -> Vec<f32> {
-    d.w.clone()
+pub(crate) fn direct(d: &Dense) -> &[f32] {
+    &d.w
 }
 
 /// The work area of a layer that [`applies`], in f32 values: the runtime's
@@ -74,13 +74,19 @@ pub(crate) fn work(d: &Dense) -> usize {
     16 * TILES * (c + np) + np
 }
 
+/// The values [`packed`] gives for `d`: 16 layers of `tiles · C · tile`.
+pub(crate) fn packed_len(d: &Dense) -> usize {
+    let t = Tiling::of(d.n);
+    16 * t.tiles * (d.k / 9) * t.tile
+}
+
 /// The transformed weights of `d`, packed as 16 dense layers of `C` inputs (component
 /// `ξ = 4·row + column` first), each `[tiles][C][tile]`, zero past `n`.
 pub(crate) fn packed(d: &Dense) -> Vec<f32> {
     let c = d.k / 9;
     let t = Tiling::of(d.n);
     let layer = t.tiles * c * t.tile;
-    let mut v = vec![0.0f32; 16 * layer];
+    let mut v = vec![0.0f32; packed_len(d)];
     for o in 0..d.n {
         for ch in 0..c {
             // The kernel of output `o` over channel `ch`: the dense row reads tap by tap,

@@ -1,14 +1,15 @@
-//! The lowering of a convolution by constant weights. Over one or two spatial axes (and a
-//! batch known at compile time or only at run time), each group's windows are read in place from the input laid out channels
-//! last ([`Op::Windows`]) by a matrix product with the group's weights as a `[C_out, K·C_in]`
+//! The lowering of a convolution. Over one or two spatial axes (the batch known at compile
+//! time or only at run time), each group's windows are read in place from the input laid
+//! out channels last ([`Op::Windows`]) by a matrix product with the group's weights as a `[C_out, K·C_in]`
 //! matrix, which the fuse pass makes a dense layer over weights packed at compile time. A
 //! transposed convolution is computed the same way, one phase of its stride at a time: the
 //! outputs at `m·stride + φ` take only the taps `k` with `k·dilation ≡ φ (mod stride)`, which
 //! make an ordinary convolution of stride 1 over the input, so no zero is inserted or
 //! multiplied; the phases are then interleaved by copies. The bias, a batch normalisation
 //! and the activation that follow the convolution go onto each product. What cannot be read
-//! in place (three spatial axes, more than 256 groups) is gathered through a
-//! [`Pick`] table of its windows.
+//! in place (three spatial axes, more than 256 groups) is gathered through a [`Pick`] table
+//! of its windows. Weights known only at run time are laid out at run time for the product
+//! ([`run_time_weights`]).
 use super::edit::{
     Decline, Lowered, OrDecline, add, back_to_channels_first, constant, ints, node_input, table_too_large, take_over,
     to_channels_last,
@@ -90,17 +91,17 @@ fn run_time_weights(
     for grp in 0..geo.groups {
         let src = if geo.groups == 1 { laid } else { channels(g, id, laid, grp * ci, ci)? };
         let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;
-        // The group's weights `[C_out, C_in, K…]` as `[C_out, K·C_in]`.
-        let wg = if g.tensors[w].fact.shape.as_ref().is_some_and(|s| s.len() == geo.input.len() + 3) {
+        // The group's weights `[C_out, C_in, K…]` (of grouped weights, the group's slice of
+        // the leading axis) as `[C_out, K·C_in]`.
+        let own = if g.tensors[w].fact.shape.as_ref().is_some_and(|s| s.len() == geo.input.len() + 3) {
             let (f, e) = (ints(g, id, &[grp as i64]), ints(g, id, &[grp as i64 + 1]));
             let (st, ax) = (ints(g, id, &[1]), ints(g, id, &[0]));
-            let one = add(g, id, Op::Slice, &[w, f, e, st, ax])?;
-            let s = ints(g, id, &[co as i64, ci as i64, taps as i64]);
-            add(g, id, Op::Reshape { special_zero: false }, &[one, s])?
+            add(g, id, Op::Slice, &[w, f, e, st, ax])?
         } else {
-            let s = ints(g, id, &[co as i64, ci as i64, taps as i64]);
-            add(g, id, Op::Reshape { special_zero: false }, &[w, s])?
+            w
         };
+        let s = ints(g, id, &[co as i64, ci as i64, taps as i64]);
+        let wg = add(g, id, Op::Reshape { special_zero: false }, &[own, s])?;
         let p = ints(g, id, &[0, 2, 1]);
         let wt = add(g, id, Op::Transpose, &[wg, p])?;
         let s = ints(g, id, &[co as i64, (taps * ci) as i64]);

@@ -34,7 +34,7 @@ pub(super) fn emit(
     let bias: Vec<String> = packed_bias(d, t).into_iter().map(float).collect();
     table(tables, &decl(&b), &bias, "Its bias, in the same tiles.");
     table(tables, &decl(&z), &vec![float(0.0); np], "Zeros: the bias of its 16 products.");
-    let texts: Vec<String> = crate::emit::winograd::direct(d).into_iter().map(float).collect();
+    let texts: Vec<String> = crate::emit::winograd::direct(d).iter().copied().map(float).collect();
     let what = "Its weights as the model holds them (output, tap, channel), for the direct sum of a tile the transforms overflow.";
     table(tables, &decl(&direct), &texts, what);
     if let Some(s) = packed_slope(d, t) {

@@ -71,7 +71,7 @@ pub(super) fn item(
     if let Some(w) = d.win.as_ref().filter(|_| winograd) {
         let d_name = ident(&format!("{prefix}_D"));
         let what = format!("Weights of `{ty}` as the model holds them (output, tap, channel), for its direct sum.");
-        tables.push(table(&d_name.to_string(), &what, Packed::F32(crate::emit::winograd::direct(d))));
+        tables.push(table(&d_name.to_string(), &what, Packed::F32(crate::emit::winograd::direct(d).to_vec())));
         return winograd_item(d, w, (&ty, &doc), (&w_name, &b_name, &d_name), tile, apply, simd);
     }
     if let Some(w) = &d.win {
