@@ -85,6 +85,7 @@ macro_rules! layer {
             strides: [1, 1],
             dilations: [1, 1],
             pads: l.pads,
+            channels: $c,
         };
         let v = |i: usize| ((i as f32) * 0.37).sin();
         let tiles = l.n.div_ceil(W);

@@ -2,7 +2,8 @@
 //! compiler packs embedded weights with these functions at compile time and generated code
 //! calls them (as `cellc_runtime::__private::pack`) for weights given at run time, so the layout has
 //! one definition. A crate of its own so that both can depend on it; it also holds the
-//! other numbers both must agree on, the activations' polynomials ([`poly`]).
+//! other things both must agree on: the activations' polynomials ([`poly`]), the windows
+//! of a convolution or a pool ([`Windows`]) and Winograd's transforms ([`winograd`]).
 #![no_std]
 //!
 //! A matrix `m` stacks `gates` blocks of `hidden` rows of `cols` columns, row-major (the
@@ -13,6 +14,10 @@
 //! `hidden` are zero.
 
 pub mod poly;
+pub mod windows;
+pub mod winograd;
+
+pub use windows::Windows;
 
 /// Number of tiles of width `tile` covering `hidden` rows.
 pub const fn tiles(hidden: usize, tile: usize) -> usize {

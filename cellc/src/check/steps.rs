@@ -612,7 +612,7 @@ impl Lowering<'_> {
             return;
         }
         let Some(dst) = self.place(y) else { return };
-        self.steps.push(Step::Pool(crate::ir::steps::Pool { kind, win: w.clone(), src: *xo, dst, entries }));
+        self.steps.push(Step::Pool(crate::ir::steps::Pool { kind, win: *w, src: *xo, dst, entries }));
     }
 }
 

@@ -1,14 +1,13 @@
 //! Which convolutions run by Winograd's minimal filtering, F(2×2, 3×3), and their weights
 //! as that kernel reads them: decided here once for both languages.
 //!
-//! A 3×3 convolution of stride 1 computes each 2×2 block of outputs (with a dilation, as
-//! far apart as the taps) from the 4×4 inputs under it with 16 products of a channel vector by a transformed weight matrix
-//! (`U = G·g·Gᵀ` per output and input channel) where the direct sum takes 36: 2.25× fewer
-//! multiply–adds, for transforms of additions only. The results differ from the direct
-//! sum's by rounding alone.
+//! The transforms, the tiles' grid and the packing of the transformed weights are
+//! `cellc_pack::winograd`'s, which the runtime's kernel reads too; this module decides
+//! which layers take it and sizes their tables and work area.
 use crate::emit::dense::Tiling;
 use crate::ir::Dense;
 use crate::options::WeightType;
+use cellc_pack::winograd as wg;
 
 /// Tiles (2×2 blocks of outputs) transformed and multiplied together: the rows of each of
 /// the 16 products. Measured on 3×3 layers of 32 and 64 channels (AMD EPYC Zen 4, AVX-512):
@@ -28,9 +27,6 @@ const MAX_VALUES: usize = 1 << 22;
 /// back through an array of 4 of them on the stack (16 KiB).
 const MAX_OUTPUTS: usize = 1024;
 
-/// `G`, which transforms a kernel's rows and columns.
-const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
-
 /// Whether dense layer `d` runs by F(2×2, 3×3) when `weights` is what `--weight-type` says:
 /// the windows of a 3×3 convolution of stride 1 (any dilation) with at least two outputs
 /// along each axis, enough channels and outputs. Its transformed weights are f32 (they are
@@ -49,15 +45,16 @@ pub(crate) fn applies(d: &Dense, weights: WeightType) -> bool {
         && d.n >= MIN_OUTPUTS
         && d.k == 9 * w.channels
         && t.tiles * t.tile <= MAX_OUTPUTS
-        && (t.tiles * t.tile).checked_mul(16 * w.channels).is_some_and(|v| v <= MAX_VALUES)
+        && wg::packed_len(d.n, w.channels, t.tile).is_some_and(|v| v <= MAX_VALUES)
+        && wg::work(TILES, w.channels, t.tiles * t.tile).is_some()
         && transforms_finite(d)
 }
 
-/// Whether every transformed weight is a finite f32: `|G·g·Gᵀ| ≤ 2.25·max|g|`, so weights
-/// up to `f32::MAX / 2.25` (about 1.5e38) are transformed without overflow; a layer with a
+/// Whether every transformed weight is a finite f32: weights up to `f32::MAX / 2.25`
+/// (about 1.5e38, [`wg::WEIGHT_GROWTH`]) are transformed without overflow; a layer with a
 /// larger (or an infinite, or a NaN) weight keeps the direct sum.
 fn transforms_finite(d: &Dense) -> bool {
-    d.w.iter().all(|w| f64::from(w.abs()) <= f64::from(f32::MAX) / 2.25)
+    d.w.iter().all(|w| f64::from(w.abs()) <= f64::from(f32::MAX) / wg::WEIGHT_GROWTH)
 }
 
 /// The layer's weights as the model holds them (`[n][9][C]`: output, tap, channel), which
@@ -66,45 +63,23 @@ pub(crate) fn direct(d: &Dense) -> &[f32] {
     &d.w
 }
 
-/// The work area of a layer that [`applies`], in f32 values: the runtime's
-/// `winograd_work(TILES, channels, tiles · tile)`.
+/// The work area of a layer that [`applies`], in f32 values (`cellc_pack::winograd::work`
+/// for [`TILES`] tiles at a time).
 pub(crate) fn work(d: &Dense) -> usize {
-    let (c, t) = (d.k / 9, Tiling::of(d.n));
-    let np = t.tiles * t.tile;
-    16 * TILES * (c + np) + np
+    let t = Tiling::of(d.n);
+    wg::work(TILES, d.k / 9, t.tiles * t.tile).unwrap_or(0)
 }
 
 /// The values [`packed`] gives for `d`: 16 layers of `tiles · C · tile`.
 pub(crate) fn packed_len(d: &Dense) -> usize {
-    let t = Tiling::of(d.n);
-    16 * t.tiles * (d.k / 9) * t.tile
+    wg::packed_len(d.n, d.k / 9, Tiling::of(d.n).tile).unwrap_or(0)
 }
 
 /// The transformed weights of `d`, packed as 16 dense layers of `C` inputs (component
 /// `ξ = 4·row + column` first), each `[tiles][C][tile]`, zero past `n`.
 pub(crate) fn packed(d: &Dense) -> Vec<f32> {
-    let c = d.k / 9;
-    let t = Tiling::of(d.n);
-    let layer = t.tiles * c * t.tile;
     let mut v = vec![0.0f32; packed_len(d)];
-    for o in 0..d.n {
-        for ch in 0..c {
-            // The kernel of output `o` over channel `ch`: the dense row reads tap by tap,
-            // each tap's channels in order.
-            let g = |kh: usize, kw: usize| f64::from(d.w[o * d.k + (kh * 3 + kw) * c + ch]);
-            for xi in 0..16 {
-                let (a, b) = (xi / 4, xi % 4);
-                let mut u = 0.0;
-                for (kh, ga) in G[a].iter().enumerate() {
-                    for (kw, gb) in G[b].iter().enumerate() {
-                        u += ga * g(kh, kw) * gb;
-                    }
-                }
-                let (tile, lane) = (o / t.tile, o % t.tile);
-                v[xi * layer + (tile * c + ch) * t.tile + lane] = u as f32;
-            }
-        }
-    }
+    wg::pack(&mut v, &d.w, d.n, d.k / 9, Tiling::of(d.n).tile);
     v
 }
 

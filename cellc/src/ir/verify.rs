@@ -634,10 +634,10 @@ mod tests {
         m.params[0].shape = vec![Dim::Static(32)];
         m.outputs[0].shape = vec![Dim::Static(8)];
         m.slots.clear();
-        m.steps = vec![pool(win.clone())];
+        m.steps = vec![pool(win)];
         assert_eq!(m.verify(&[]), Ok(()));
         let mut wide = m.clone();
-        wide.steps = vec![pool(crate::vocab::Windows { input: [4, 5], ..win.clone() })];
+        wide.steps = vec![pool(crate::vocab::Windows { input: [4, 5], ..win })];
         let err = wide.verify(&[]).map_err(said).expect_err("past the input");
         assert!(err.contains("touches 40 values of an operand of 32"), "{err}");
         let mut broken = m;

@@ -38,95 +38,105 @@ use reduce::Along;
 use shape::Moving;
 use tensor::input;
 
-/// An op with its attributes parsed.
+/// An op with its attributes parsed: each variant says what its input ports take (in
+/// order; `[…]` marks an optional one), what it writes, and what its attributes mean. The
+/// front-ends map each format's ops onto these (`front::*::checklist` lists which).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
-    /// A model input.
+    /// A model input: no inputs; its output holds the caller's values.
     Parameter {
         /// Declared element type.
         elem: Elem,
         /// Declared shape.
         shape: Vec<vocab::Dim>,
     },
-    /// A constant: its value is on its output tensor once read; `src` says where it is in
-    /// the weights file (`None` for a constant a pass made).
+    /// A constant: no inputs; its value is on its output tensor once read. `src` says
+    /// where it is in the weights file (`None` for a constant a pass made).
     Const {
         /// Where its bytes are.
         src: Option<Box<crate::vocab::ConstSrc>>,
     },
-    /// A model output.
+    /// A model output: input 0 is what the caller reads; no outputs.
     Result,
-    /// `Convert`: to another element type.
+    /// (data) → data in another element type (float to integer truncates towards zero).
     Convert {
         /// Destination type.
         to: Elem,
     },
-    /// `ConvertLike`: to the element type of the second input.
+    /// (data, like) → data in `like`'s element type.
     ConvertLike,
-    /// `Identity` (and other ops that return their input).
+    /// (data) → data, unchanged (what every op that returns its input becomes).
     Identity,
-    /// `ShapeOf`.
+    /// (data) → its dimensions, a 1-D tensor.
     ShapeOf {
-        /// `output_type`.
+        /// The element type of the output.
         out: Elem,
     },
-    /// `Reshape`.
+    /// (data, shape) → data with the dimensions `shape` holds (one of them `-1`, the one
+    /// the others leave).
     Reshape {
         /// `special_zero`: 0 in the target copies the input's dimension.
         special_zero: bool,
     },
-    /// `Squeeze`.
+    /// (data, [axes]) → data without the axes of size 1 that `axes` names (every one
+    /// without it).
     Squeeze,
-    /// `Unsqueeze`.
+    /// (data, axes) → data with an axis of size 1 at each output position `axes` names.
     Unsqueeze,
-    /// `Transpose`.
+    /// (data, order) → data with its axes in `order` (reversed when `order` is empty).
     Transpose,
-    /// `Concat`.
+    /// (data…) → the inputs joined along one axis.
     Concat {
-        /// `axis`.
+        /// The axis joined along (negative from the last).
         axis: i64,
     },
-    /// `Gather` (opset 1, 7, 8).
+    /// (data, indices, axis) → the slices of `data` along `axis` that `indices` pick, the
+    /// first `batch_dims` axes shared by both.
     Gather {
-        /// `batch_dims`.
+        /// Leading axes of `data` and `indices` taken pairwise, not gathered across.
         batch_dims: i64,
     },
-    /// `Slice` (opset 8): start, stop, step and optional axes as inputs.
+    /// (data, start, stop, step, [axes]) → every `step`-th value from `start` to before
+    /// `stop` along each axis named (all in order without `axes`), bounds clamped.
     Slice,
-    /// `StridedSlice` (opset 1): begin, end and optional strides as inputs.
+    /// (data, begin, end, [strides]) → a strided slice, the masks saying which bounds to
+    /// ignore and which axes to add, drop or skip.
     StridedSlice(strided::Masks),
-    /// `Split`.
+    /// (data, axis) → `parts` equal pieces along `axis`.
     Split {
-        /// `num_splits`.
+        /// How many pieces.
         parts: u64,
     },
-    /// `VariadicSplit`.
+    /// (data, axis, lengths) → one piece along `axis` per length (one of them `-1`, what
+    /// the others leave).
     VariadicSplit,
-    /// `Broadcast`.
+    /// (data, shape, [axes]) → data broadcast to `shape` by the rule `mode` names.
     Broadcast {
-        /// `mode`.
+        /// numpy's, bidirectional, or explicit (through `axes`).
         mode: BroadcastMode,
     },
-    /// `Tile`: the input repeated along each axis (repeats as input 1).
+    /// (data, repeats) → data repeated along each axis.
     Tile,
-    /// An elementwise function of one tensor.
+    /// (x) → an elementwise function of `x`.
     Unary(Unary),
-    /// An elementwise function of one tensor with parameters as inputs (resolved to a
-    /// [`Op::Unary`] once they are known).
+    /// (x, parameters…) → an elementwise function of `x` whose parameters are inputs
+    /// (resolved to an [`Op::Unary`] once they are known).
     Parametric(Parametric),
-    /// An elementwise function of two tensors with numpy broadcasting.
+    /// (a, b) → an elementwise function of two tensors, broadcast as numpy does.
     Binary(Binary),
-    /// Elementwise functions joined by the fuse pass, over inputs broadcast together.
+    /// (inputs…) → elementwise functions the fuse pass joined, over inputs broadcast
+    /// together.
     Chain(chain::Chain),
-    /// An elementwise comparison (boolean result).
+    /// (a, b) → an elementwise comparison, broadcast: a boolean tensor.
     Compare(Compare),
-    /// `Select`: condition ? then : else, broadcast.
+    /// (condition, then, else) → `then` where `condition` holds, else `else`, broadcast.
     Select,
-    /// `MatMul`.
+    /// (a, b) → the matrix product over the last two axes, the others broadcast (a 1-D
+    /// operand a row or a column, as numpy takes it).
     MatMul {
-        /// `transpose_a`.
+        /// `a`'s last two axes are swapped first.
         ta: bool,
-        /// `transpose_b`.
+        /// `b`'s last two axes are swapped first.
         tb: bool,
     },
     /// A dense layer the fuse pass makes: `act(x · w + bias)`, `w` a constant matrix
@@ -141,19 +151,25 @@ pub enum Op {
         /// absorbed): `x` is that op's input.
         win: Option<Box<crate::vocab::Windows>>,
     },
-    /// `Convolution` or `GroupConvolution`.
+    /// (data `[N, C, spatial…]`, weights) → a convolution (grouped or transposed as its
+    /// attributes say), `[N, C_out, spatial…]`.
     Conv(Box<conv::ConvAttrs>),
-    /// `ScatterUpdate` or `ScatterNDUpdate` (indices known at compile time).
+    /// (data, indices, updates, [axis]) → data with the values or slices the indices
+    /// (known at compile time) name replaced by, or combined with, the updates.
     Scatter(scatter::Scatter),
-    /// `Einsum` of one or two operands.
+    /// (a, [b]) → the sum of products its equation names, one letter an axis.
     Einsum(Box<einsum::Equation>),
-    /// `MVN`, `NormalizeL2` or `BatchNormInference`.
+    /// (data, parameters…) → a normalisation: by mean and variance over some axes, by the
+    /// L2 norm, or by given statistics along the channels.
     Norm(norm::Norm),
-    /// `Interpolate` (sizes, scales and axes known at compile time).
+    /// (data, sizes or scales, [axes]) → data resized along some axes (sizes, scales and
+    /// axes known at compile time).
     Interpolate(Box<interpolate::Interp>),
-    /// `MaxPool` or `AvgPool`.
+    /// (data `[N, C, spatial…]`) → the largest or the mean of each channel's values under
+    /// each window.
     Pool(Box<pool::PoolAttrs>),
-    /// `Pad` (pads as inputs 1 and 2, the pad value as input 3).
+    /// (data, pads_begin, pads_end, [value]) → data padded along each axis, by `value` (0
+    /// without it) or by the data's own edge values.
     Pad(pad::PadMode),
     /// A gather by a constant table, which passes make of windows and padding.
     Pick(Box<pad::Pick>),
@@ -169,43 +185,47 @@ pub enum Op {
         /// What each window's values become.
         kind: crate::vocab::Pooling,
     },
-    /// `SoftMax` or `LogSoftmax`.
+    /// (x) → `e^x` over its sum along one axis (its logarithm with `log`).
     Softmax {
         /// The axis.
         axis: i64,
         /// `LogSoftmax`.
         log: bool,
     },
-    /// `ReduceSum`, `ReduceMean`, … (axes as input 1).
+    /// (data, axes) → data reduced over `axes` (a sum, a mean, a product, an extreme, a
+    /// norm…).
     Reduce {
         /// Which reduction.
         kind: ReduceKind,
-        /// `keep_dims`.
+        /// The reduced axes stay, of size 1.
         keep_dims: bool,
     },
-    /// `Range` (opset 1 and 4; ONNX's): computed at compile time only.
+    /// (start, limit, step) → the numbers from `start`, below `limit`, `step` apart:
+    /// computed at compile time only.
     Range {
-        /// `output_type` (opset 4); `None`: the start's type.
+        /// The output's element type; `None`: the start's.
         out: Option<Elem>,
     },
-    /// `If`: the branches are the node's bodies.
+    /// (condition, inputs…) → the outputs of the branch `condition` chooses: the node's
+    /// two bodies.
     If,
-    /// `ReadValue` (opset 3 and 6): the value of a variable kept between runs; on the first
-    /// run (and after a reset) its input's value, or zeros without one.
+    /// ([initial]) → the value of a variable kept between runs; on the first run (and
+    /// after a reset) `initial`'s value, or zeros without it.
     ReadValue {
-        /// `variable_id`.
+        /// The variable's name, which its [`Op::Assign`] shares.
         variable: String,
-        /// `variable_shape`, when given.
+        /// The variable's shape, when given.
         shape: Option<Vec<vocab::Dim>>,
-        /// `variable_type`, when given.
+        /// The variable's element type, when given.
         elem: Option<Elem>,
     },
-    /// `Assign` (opset 3 and 6): stores its input in a variable for the next run.
+    /// (value) → nothing: stores `value` in a variable for the next run.
     Assign {
-        /// `variable_id`.
+        /// The variable's name.
         variable: String,
     },
-    /// A recurrent cell, in its Cell or Sequence form.
+    /// (x, initial states…, [lengths], weights, recurrent weights, [bias]) → a recurrent
+    /// cell's states after one step, or a sequence's outputs and last states.
     Cell(Box<CellAttrs>),
     /// An op cellc does not know.
     Unknown,

@@ -90,7 +90,7 @@ fn run_time_weights(
     let mut parts = vec![];
     for grp in 0..geo.groups {
         let src = if geo.groups == 1 { laid } else { channels(g, id, laid, grp * ci, ci)? };
-        let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;
+        let cols = add(g, id, Op::Windows(Box::new(*win)), &[src])?;
         // The group's weights `[C_out, C_in, K…]` (of grouped weights, the group's slice of
         // the leading axis) as `[C_out, K·C_in]`.
         let own = if g.tensors[w].fact.shape.as_ref().is_some_and(|s| s.len() == geo.input.len() + 3) {
@@ -371,7 +371,7 @@ impl InPlace {
             let src = if groups == 1 { laid } else { channels(g, id, laid, grp * ci, ci)? };
             let mut phases = vec![];
             for (win, [th, tw]) in &self.wins {
-                let cols = add(g, id, Op::Windows(Box::new(win.clone())), &[src])?;
+                let cols = add(g, id, Op::Windows(Box::new(*win)), &[src])?;
                 let elem = g.tensors[src].fact.elem;
                 let wt = lay.constant(g, id, elem, win.k(), |o, q| {
                     let (tap, c) = (q / ci, q % ci);

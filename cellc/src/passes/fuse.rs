@@ -195,7 +195,7 @@ fn dense_at(g: &Graph, id: NodeId, readers: &[Vec<NodeId>]) -> Option<Found> {
     let producer = g.tensors[x].producer.0;
     let win = match &g.nodes[producer].op {
         Op::Windows(w) if only_reader(g, readers, x) == Some(id) && !g.nodes[producer].dead => {
-            g.nodes[producer].inputs.first().copied().flatten().map(|t| (producer, (**w).clone(), t))
+            g.nodes[producer].inputs.first().copied().flatten().map(|t| (producer, **w, t))
         }
         _ => None,
     };
@@ -265,8 +265,7 @@ fn apply(g: &mut Graph, id: NodeId, d: Found) {
         inputs[0] = Some(x);
     }
     let origin = node.origin.clone();
-    let op =
-        Op::Dense { tb: d.tb, act: d.act.map(|(_, a, _)| a), win: d.win.as_ref().map(|(_, w, _)| Box::new(w.clone())) };
+    let op = Op::Dense { tb: d.tb, act: d.act.map(|(_, a, _)| a), win: d.win.as_ref().map(|(_, w, _)| Box::new(*w)) };
     let dense = g.add(op, origin, inputs, 1);
     let t = g.nodes[dense].outputs[0];
     let producer = g.tensors[t].producer;

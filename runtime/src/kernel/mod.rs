@@ -23,7 +23,7 @@ pub use pool::pool_windows;
 use row::axpy_by;
 pub use row::{Lanes, Row};
 pub use windows::{Windows, dense_windows, dense_windows_then};
-pub use winograd::{dense_winograd_then, winograd_work};
+pub use winograd::dense_winograd_then;
 
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
 /// panel (see [`cellc_pack`]). Written as a sum of scaled rows, so the `W` lanes are

@@ -14,7 +14,7 @@ use super::Windows;
 #[inline(always)]
 pub fn pool_windows<const C: usize, const MAX: bool>(win: &Windows, x: &[f32], y: &mut [f32]) {
     let positions = win.positions();
-    let Some(entry) = win.entry(C) else { return };
+    let Some(entry) = win.entry() else { return };
     let entries = x.len().checked_div(entry).unwrap_or(0);
     let fits = win.holds::<C>()
         && entries * entry == x.len()
@@ -74,6 +74,7 @@ mod tests {
     }
 
     fn check<const C: usize>(win: Windows, entries: usize) {
+        let win = Windows { channels: C, ..win };
         // Values in steps of 1/8 (sums exact in f32), a NaN and -inf among them.
         let mut x: Vec<f32> =
             (0..entries * win.input[0] * win.input[1] * C).map(|i| ((i * 37 % 101) as f32 - 50.0) / 8.0).collect();

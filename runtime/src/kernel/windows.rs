@@ -11,47 +11,40 @@
 use super::Row;
 use crate::simd::Isa;
 
-/// Where a convolution's windows lie in its input: two spatial axes (a 1-D convolution
-/// has a height of 1), the channels a const parameter of the kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Windows {
-    /// The input's height and width.
-    pub input: [usize; 2],
-    /// The output's height and width.
-    pub output: [usize; 2],
-    /// The kernel's height and width.
-    pub kernel: [usize; 2],
-    /// Strides.
-    pub strides: [usize; 2],
-    /// Dilations.
-    pub dilations: [usize; 2],
-    /// Padding before each axis.
-    pub pads: [usize; 2],
-}
+pub use cellc_pack::Windows;
 
-impl Windows {
-    /// Output positions.
-    #[inline(always)]
-    pub(super) fn positions(&self) -> usize {
-        self.output[0].saturating_mul(self.output[1])
-    }
-
-    /// Values of one entry of the input, for `c` channels.
-    #[inline(always)]
-    pub(super) fn entry(&self, c: usize) -> Option<usize> {
-        self.input[0].checked_mul(self.input[1])?.checked_mul(c)
-    }
-
-    /// The input position before the first tap of output position `p`, per axis (negative
-    /// in the padding before the data).
-    #[inline(always)]
-    pub(super) fn base(&self, p: usize) -> [isize; 2] {
-        let o = [p / self.output[1].max(1), p % self.output[1].max(1)];
-        core::array::from_fn(|a| (o[a] * self.strides[a]) as isize - self.pads[a] as isize)
-    }
-
+/// The reads of a block of windows in place, over [`Windows`]' geometry: what the kernels
+/// add to it.
+pub(super) trait Reads {
     /// The run of `C` values that tap `(kh, kw)` of the window at `base` reads from the
     /// entry `x`, or `zero` in the padding.
+    fn run<'a, const C: usize>(
+        &self,
+        x: &'a [f32],
+        zero: &'a [f32; C],
+        base: [isize; 2],
+        kh: usize,
+        kw: usize,
+    ) -> &'a [f32; C];
+    /// Where each of a block's windows starts, when all of them lie inside the data (see
+    /// [`Windows::inside`]).
+    fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB]) -> Option<[usize; RB]>;
+    /// The runs tap `(kh, kw)` of a block's windows read: one addition each when the block
+    /// lies inside the data (`starts`), else each found from its base.
+    fn runs<'a, const C: usize, const RB: usize>(
+        &self,
+        x: &'a [f32],
+        zero: &'a [f32; C],
+        at: (&[[isize; 2]; RB], Option<[usize; RB]>),
+        kh: usize,
+        kw: usize,
+    ) -> [&'a [f32; C]; RB];
+    /// Whether the taps make `K` values of `C` channels and the sizes hold together
+    /// ([`Windows::holds`]).
+    fn fits<const C: usize, const K: usize>(&self) -> bool;
+}
+
+impl Reads for Windows {
     #[inline(always)]
     fn run<'a, const C: usize>(
         &self,
@@ -64,50 +57,12 @@ impl Windows {
         self.tap(x, base, kh, kw).unwrap_or(zero)
     }
 
-    /// The run of `C` values that tap `(kh, kw)` of the window at `base` reads from the
-    /// entry `x`; `None` in the padding.
     #[inline(always)]
-    pub(super) fn tap<'a, const C: usize>(
-        &self,
-        x: &'a [f32],
-        base: [isize; 2],
-        kh: usize,
-        kw: usize,
-    ) -> Option<&'a [f32; C]> {
-        let ih = base[0] + (kh * self.dilations[0]) as isize;
-        let iw = base[1] + (kw * self.dilations[1]) as isize;
-        if ih < 0 || iw < 0 || ih as usize >= self.input[0] || iw as usize >= self.input[1] {
-            return None;
-        }
-        let at = (ih as usize * self.input[1] + iw as usize) * C;
-        x.get(at..)?.first_chunk::<C>()
-    }
-
-    /// Where the window at `base` starts in an entry, when every tap of it falls inside the
-    /// data (no padding): then tap `(kh, kw)` reads at that start plus [`Windows::offset`].
-    #[inline(always)]
-    fn inside(&self, base: [isize; 2], c: usize) -> Option<usize> {
-        let reach = |a: usize| (self.kernel[a] - 1) * self.dilations[a];
-        let fits = |a: usize| base[a] >= 0 && base[a] as usize + reach(a) < self.input[a];
-        (fits(0) && fits(1)).then(|| (base[0] as usize * self.input[1] + base[1] as usize) * c)
-    }
-
-    /// How far tap `(kh, kw)` reads from its window's start, for `c` channels.
-    #[inline(always)]
-    fn offset(&self, kh: usize, kw: usize, c: usize) -> usize {
-        (kh * self.dilations[0] * self.input[1] + kw * self.dilations[1]) * c
-    }
-
-    /// Where each of a block's windows starts, when all of them lie inside the data (see
-    /// [`Windows::inside`]).
-    #[inline(always)]
-    fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB], c: usize) -> Option<[usize; RB]> {
-        let starts = bases.map(|b| self.inside(b, c));
+    fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB]) -> Option<[usize; RB]> {
+        let starts = bases.map(|b| self.inside(b));
         starts.iter().all(Option::is_some).then(|| starts.map(|s| s.unwrap_or(0)))
     }
 
-    /// The runs tap `(kh, kw)` of a block's windows read: one addition each when the block
-    /// lies inside the data (`starts`), else each found from its base.
     #[inline(always)]
     fn runs<'a, const C: usize, const RB: usize>(
         &self,
@@ -119,35 +74,15 @@ impl Windows {
     ) -> [&'a [f32; C]; RB] {
         match starts {
             Some(starts) => {
-                let off = self.offset(kh, kw, C);
+                let off = self.offset(kh, kw);
                 starts.map(|s| x.get(s + off..).and_then(|v| v.first_chunk::<C>()).unwrap_or(zero))
             }
             None => core::array::from_fn(|r| self.run(x, zero, bases[r], kh, kw)),
         }
     }
 
-    /// Whether the taps make `K` values of `C` channels and the sizes hold together
-    /// ([`Windows::holds`]).
     fn fits<const C: usize, const K: usize>(&self) -> bool {
-        self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)) == Some(K) && self.holds::<C>()
-    }
-
-    /// Whether the sizes hold together for `C` channels: every product fits and every
-    /// window's reach fits the index type.
-    pub(super) fn holds<const C: usize>(&self) -> bool {
-        let reach = |a: usize| {
-            (self.output[a].checked_sub(1)?.checked_mul(self.strides[a]))?
-                .checked_add(self.kernel[a].checked_sub(1)?.checked_mul(self.dilations[a])?)?
-                .checked_add(self.input[a])?
-                .checked_add(self.pads[a])
-                .filter(|&r| r <= isize::MAX as usize)
-        };
-        C > 0
-            && self.kernel[0].checked_mul(self.kernel[1]).and_then(|t| t.checked_mul(C)).is_some()
-            && self.entry(C).is_some()
-            && self.output[0].checked_mul(self.output[1]).is_some()
-            && reach(0).is_some()
-            && reach(1).is_some()
+        self.taps().checked_mul(C) == Some(K) && self.holds::<C>()
     }
 }
 
@@ -195,7 +130,7 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
     F: Fn(&mut [f32]) + Copy,
 {
     let positions = win.positions();
-    let Some(entry) = win.entry(C) else { return };
+    let Some(entry) = win.entry() else { return };
     let entries = x.len().checked_div(entry).unwrap_or(0);
     let groups = panels.len() / T.max(1);
     let fits = win.fits::<C, K>()
@@ -290,7 +225,7 @@ fn lanes<
     while p0 < positions {
         let rb = RB.min(positions - p0);
         let bases: [[isize; 2]; RB] = core::array::from_fn(|r| win.base(p0 + r.min(rb - 1)));
-        let starts = win.starts(&bases, C);
+        let starts = win.starts(&bases);
         for (t, (panel, b)) in panels.iter().zip(bias).enumerate() {
             if t * W >= n {
                 break;
@@ -372,6 +307,7 @@ pub(super) mod tests {
     }
 
     fn check<const C: usize, const K: usize, const W: usize>(tiles: usize, n: usize, win: Windows, entries: usize) {
+        let win = Windows { channels: C, ..win };
         let v = |i: usize| ((i as f32) * 0.37).sin();
         let panels: Vec<[[f32; W]; K]> =
             (0..tiles).map(|t| core::array::from_fn(|k| core::array::from_fn(|l| v(t * 1000 + k * W + l)))).collect();
@@ -417,7 +353,7 @@ pub(super) mod tests {
         let output = core::array::from_fn(|a| {
             (input[a] + pads[a] + ends[a] - (kernel[a] - 1) * dilations[a] - 1) / strides[a] + 1
         });
-        Windows { input, output, kernel, strides, dilations, pads }
+        Windows { input, output, kernel, strides, dilations, pads, channels: 0 }
     }
 
     #[test]

@@ -21,13 +21,7 @@
 //! the layer gives what the direct sum gives for every input.
 use super::{Block, Row, Schedule, Windows, dense_rows_wide};
 use crate::simd::Isa;
-
-/// The work area, in f32 values, that [`dense_winograd_then`] needs for `tiles` tiles at a
-/// time of a layer of `c` input channels and `np` outputs padded to whole tiles of the
-/// dense kernel: the transformed inputs and the products, 16 of each a tile.
-pub const fn winograd_work(tiles: usize, c: usize, np: usize) -> usize {
-    16 * tiles * (c + np) + np
-}
+use cellc_pack::winograd::{Grid, input_columns, input_rows, output_columns, output_rows};
 
 /// The input and output transforms at one level: in arrays of lanes, or in vector
 /// registers. Every level adds the same terms in the same order.
@@ -52,8 +46,8 @@ impl Transforms for InArrays {
         }
         for c in 0..C {
             let x: [f32; 16] = core::array::from_fn(|k| d[k][c]);
-            let t = rows_in(&x, |a, b| a + b, |a, b| a - b);
-            let out = columns_in(&t, |a, b| a + b, |a, b| a - b);
+            let t = input_rows(&x, |a, b| a + b, |a, b| a - b);
+            let out = input_columns(&t, |a, b| a + b, |a, b| a - b);
             for (xi, o) in out.into_iter().enumerate() {
                 v[xi * stride][c] = o;
             }
@@ -65,54 +59,13 @@ impl Transforms for InArrays {
         let mut out = [[0.0f32; W]; 4];
         for l in 0..W {
             let q: [f32; 16] = core::array::from_fn(|k| m[k][l]);
-            let y = out_of(&q, b[l], |a, b| a + b, |a, b| a - b);
+            let y = output_columns(&output_rows(&q, |a, b| a + b, |a, b| a - b), b[l], |a, b| a + b, |a, b| a - b);
             for (o, y) in out.iter_mut().zip(y) {
                 o[l] = y;
             }
         }
         out
     }
-}
-
-/// `t = Bᵀ·x` over the rows of a 4×4 block (row-major), by `add` and `sub`.
-#[inline(always)]
-fn rows_in<V: Copy>(x: &[V; 16], add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 16] {
-    let mut t = *x;
-    for s in 0..4 {
-        t[s] = sub(x[s], x[8 + s]);
-        t[4 + s] = add(x[4 + s], x[8 + s]);
-        t[8 + s] = sub(x[8 + s], x[4 + s]);
-        t[12 + s] = sub(x[4 + s], x[12 + s]);
-    }
-    t
-}
-
-/// `t·B` over the columns of a 4×4 block (row-major).
-#[inline(always)]
-fn columns_in<V: Copy>(t: &[V; 16], add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 16] {
-    let mut v = *t;
-    for r in 0..4 {
-        let (t0, t1, t2, t3) = (t[4 * r], t[4 * r + 1], t[4 * r + 2], t[4 * r + 3]);
-        v[4 * r] = sub(t0, t2);
-        v[4 * r + 1] = add(t1, t2);
-        v[4 * r + 2] = sub(t2, t1);
-        v[4 * r + 3] = sub(t1, t3);
-    }
-    v
-}
-
-/// `Aᵀ·m·A + b` for a 4×4 block of products (row-major): the 2×2 outputs, row-major.
-#[inline(always)]
-fn out_of<V: Copy>(m: &[V; 16], b: V, add: impl Fn(V, V) -> V, sub: impl Fn(V, V) -> V) -> [V; 4] {
-    // Over rows: u = Aᵀ·m; then over columns: ·A, and the bias.
-    let u0: [V; 4] = core::array::from_fn(|s| add(add(m[s], m[4 + s]), m[8 + s]));
-    let u1: [V; 4] = core::array::from_fn(|s| sub(sub(m[4 + s], m[8 + s]), m[12 + s]));
-    [
-        add(add(add(u0[0], u0[1]), u0[2]), b),
-        add(sub(sub(u0[1], u0[2]), u0[3]), b),
-        add(add(add(u1[0], u1[1]), u1[2]), b),
-        add(sub(sub(u1[1], u1[2]), u1[3]), b),
-    ]
 }
 
 /// Vector registers of one level (x86-64).
@@ -130,8 +83,8 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
         }
         for j in 0..C.div_ceil(G::LANES) {
             let x: [G::V; 16] = core::array::from_fn(|k| g.load(d[k], j));
-            let t = rows_in(&x, |a, b| g.add(a, b), |a, b| g.sub(a, b));
-            let out = columns_in(&t, |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            let t = input_rows(&x, |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            let out = input_columns(&t, |a, b| g.add(a, b), |a, b| g.sub(a, b));
             for (xi, o) in out.into_iter().enumerate() {
                 g.store(&mut v[xi * stride], j, o);
             }
@@ -144,7 +97,8 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
         let mut out = [[0.0f32; W]; 4];
         for j in 0..W.div_ceil(G::LANES) {
             let q: [G::V; 16] = core::array::from_fn(|k| g.load(m[k], j));
-            let y = out_of(&q, g.load(b, j), |a, b| g.add(a, b), |a, b| g.sub(a, b));
+            let (add, sub) = (|a, b| g.add(a, b), |a, b| g.sub(a, b));
+            let y = output_columns(&output_rows(&q, add, sub), g.load(b, j), add, sub);
             for (o, y) in out.iter_mut().zip(y) {
                 g.store(o, j, y);
             }
@@ -159,7 +113,7 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
 /// matrices (component `ξ = 4·row + column` of `G·g·Gᵀ`), each `tiles` panels of `C` rows
 /// as the dense kernel packs them, `bias` the layer's bias in its tiles, `direct` its
 /// weights as the model holds them (`[n][9][C]`: output, tap row-major, channel) for the
-/// tiles the transforms overflow, `work` the work area ([`winograd_work`] for at least one
+/// tiles the transforms overflow, `work` the work area ([`cellc_pack::winograd::work`] for at least one
 /// tile). Writes nothing unless the sizes hold together.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -183,7 +137,7 @@ pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const
     let tiles = bias.len();
     let Some(np) = tiles.checked_mul(W) else { return };
     let positions = win.positions();
-    let Some(entry) = win.entry(C) else { return };
+    let Some(entry) = win.entry() else { return };
     let entries = x.len().checked_div(entry).unwrap_or(0);
     let Some(per_tile) = C.checked_add(np).and_then(|v| v.checked_mul(16)) else { return };
     let most = work.len().saturating_sub(np) / per_tile.max(1);
@@ -270,15 +224,10 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
 {
     let tiles = bias.len();
     let np = tiles * W;
-    let (positions, entry) = (win.positions(), win.entry(C).unwrap_or(0));
+    let (positions, entry) = (win.positions(), win.entry().unwrap_or(0));
     let most = work.len().saturating_sub(np) / (16 * (C + np));
-    // Along an axis of dilation `d`, a tile's two outputs are `d` apart: tile `t` holds
-    // outputs `o` and `o + d`, `o = (t / d)·2d + t % d`, and its inputs are `d` apart too.
-    let [oh, ow] = win.output;
-    let [dh, dw] = win.dilations;
-    let tw = dw * ow.div_ceil(2 * dw);
-    let count = (dh * oh.div_ceil(2 * dh)).saturating_mul(tw);
-    let first = |t: usize, d: usize| (t / d) * 2 * d + t % d;
+    let grid = Grid::of(win);
+    let ow = win.output[1];
     let (zb, work) = work.split_at_mut(np);
     zb.fill(0.0);
     let zb = zb.as_chunks::<W>().0;
@@ -289,12 +238,12 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
     let zero_w = [0.0f32; W];
     for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
         let mut t0 = 0;
-        while t0 < count {
-            let tb = most.min(count - t0);
+        while t0 < grid.count {
+            let tb = most.min(grid.count - t0);
             // The inputs of the block's tiles, transformed: component ξ of tile i at
             // `v[ξ·tb + i]`.
             for i in 0..tb {
-                let (ti, tj) = (first((t0 + i) / tw, dh), first((t0 + i) % tw, dw));
+                let [ti, tj] = grid.origin(t0 + i);
                 let base = [ti as isize - win.pads[0] as isize, tj as isize - win.pads[1] as isize];
                 let d: [&[f32; C]; 16] =
                     core::array::from_fn(|k| win.tap::<C>(xe, base, k / 4, k % 4).unwrap_or(&zero));
@@ -309,12 +258,9 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
             }
             // Back to outputs: y = Aᵀ·m·A + bias for each 2×2 tile, then the activation.
             for i in 0..tb {
-                let (ti, tj) = (first((t0 + i) / tw, dh), first((t0 + i) % tw, dw));
-                // The tile's outputs that lie inside the output: where each starts in `ye`.
-                let at: [Option<usize>; 4] = core::array::from_fn(|o| {
-                    let (r, c) = (ti + (o / 2) * dh, tj + (o % 2) * dw);
-                    (r < oh && c < ow).then_some((r * ow + c) * n)
-                });
+                // The tile's outputs that lie inside the output, and where each starts in `ye`.
+                let outputs = grid.outputs(t0 + i);
+                let at = outputs.map(|o| o.map(|[r, c]| (r * ow + c) * n));
                 let mut finite = true;
                 for (k, b) in bias.iter().enumerate() {
                     let j0 = k * W;
@@ -338,9 +284,7 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                 }
                 // A tile the transforms overflowed: the direct sum instead.
                 if !finite {
-                    for (o, p) in at.iter().enumerate() {
-                        let Some(p) = *p else { continue };
-                        let (r, c) = (ti + (o / 2) * dh, tj + (o % 2) * dw);
+                    for ([r, c], p) in outputs.into_iter().flatten().zip(at.into_iter().flatten()) {
                         let base = [r as isize - win.pads[0] as isize, c as isize - win.pads[1] as isize];
                         if let Some(row) = ye.get_mut(p..p + n) {
                             direct_sum::<C, W>((direct, bias), xe, win, base, row);
@@ -364,21 +308,6 @@ mod tests {
     use crate::simd::Portable;
     use std::{format, vec, vec::Vec};
 
-    /// `G·g·Gᵀ` for a 3×3 kernel `g`: the 16 components.
-    fn transform_weights(g: [[f64; 3]; 3]) -> [f64; 16] {
-        let gm = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
-        core::array::from_fn(|xi| {
-            let (a, b) = (xi / 4, xi % 4);
-            let mut s = 0.0;
-            for (kh, row) in g.iter().enumerate() {
-                for (kw, &v) in row.iter().enumerate() {
-                    s += gm[a][kh] * v * gm[b][kw];
-                }
-            }
-            s
-        })
-    }
-
     /// A convolution of `n` outputs over `C` channels through the kernel, against the
     /// direct sum in f64.
     fn check<const C: usize, const W: usize>(n: usize, input: [usize; 2], pads: [usize; 2], dil: [usize; 2]) {
@@ -397,21 +326,17 @@ mod tests {
     ) {
         let entries = 2;
         let output = [input[0] + 2 * pads[0] - 2 * dil[0], input[1] + 2 * pads[1] - 2 * dil[1]];
-        let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: dil, pads };
+        let win = Windows { input, output, kernel: [3, 3], strides: [1, 1], dilations: dil, pads, channels: C };
         let val = |i: usize| ((i as f64) * 0.37).sin();
         // Direct weights: output j, tap t, channel c (f32 values).
         let wd = |j: usize, t: usize, c: usize| f64::from((val(j * 1000 + t * 37 + c + 11) * scale) as f32);
         let direct: Vec<f32> = (0..n * 9 * C).map(|i| wd(i / (9 * C), i / C % 9, i % C) as f32).collect();
         let tiles = n.div_ceil(W);
-        let mut panels: Vec<[[f32; W]; C]> = vec![[[0.0; W]; C]; 16 * tiles];
-        for j in 0..n {
-            for c in 0..C {
-                let g = core::array::from_fn(|kh| core::array::from_fn(|kw| wd(j, kh * 3 + kw, c)));
-                for (xi, u) in transform_weights(g).iter().enumerate() {
-                    panels[xi * tiles + j / W][c][j % W] = *u as f32;
-                }
-            }
-        }
+        // The weights transformed and packed as the compiler packs them.
+        let mut flat = vec![f32::NAN; cellc_pack::winograd::packed_len(n, C, W).unwrap_or(0)];
+        cellc_pack::winograd::pack(&mut flat, &direct, n, C, W);
+        let panels = flat.as_chunks::<W>().0.as_chunks::<C>().0;
+        assert_eq!(panels.len(), 16 * tiles);
         let bias: Vec<[f32; W]> = (0..tiles)
             .map(|t| core::array::from_fn(|l| if t * W + l < n { val(7000 + t * W + l) as f32 } else { 0.0 }))
             .collect();
@@ -441,12 +366,12 @@ mod tests {
         }
         let what = format!("{win:?}, {C} channels, {n} outputs, {entries} entries");
         for block in [1, 3, 8] {
-            let mut work = vec![f32::NAN; winograd_work(block, C, tiles * W)];
+            let mut work = vec![f32::NAN; cellc_pack::winograd::work(block, C, tiles * W).unwrap_or(0)];
             let len = want.len();
             let mut y = vec![f32::NAN; len + 2];
             let relu = |r: &mut [f32]| r.iter_mut().filter(|v| !v.is_nan()).for_each(|v| *v = v.max(0.0));
             crate::dispatch!(|_L, isa| dense_winograd_then::<C, W, 4, 8, _, _, _>(
-                &panels,
+                panels,
                 &bias,
                 &direct,
                 &x,
@@ -461,7 +386,7 @@ mod tests {
             assert!(y[len..].iter().all(|v| v.is_nan()), "nothing past the outputs: {what}");
             let mut z = vec![f32::NAN; len];
             dense_winograd_then::<C, W, 4, 8, _, _, _>(
-                &panels, &bias, &direct, &x, &mut z, n, &win, &mut work, Block, Portable, relu,
+                panels, &bias, &direct, &x, &mut z, n, &win, &mut work, Block, Portable, relu,
             );
             for (k, ((&a, &b), (&w, &m))) in y.iter().zip(&z).zip(want.iter().zip(&magnitude)).enumerate() {
                 let right = |v: f32| {
@@ -517,16 +442,25 @@ mod tests {
 
     #[test]
     fn sizes_that_do_not_hold_together_write_nothing() {
-        let win =
-            Windows { input: [4, 4], output: [4, 4], kernel: [3, 3], strides: [1, 1], dilations: [1, 1], pads: [1, 1] };
+        let win = Windows {
+            input: [4, 4],
+            output: [4, 4],
+            kernel: [3, 3],
+            strides: [1, 1],
+            dilations: [1, 1],
+            pads: [1, 1],
+            channels: 2,
+        };
         let panels = vec![[[0.5f32; 8]; 2]; 16];
         let bias = vec![[0.0f32; 8]];
         let x = vec![1.0f32; 32];
         let nothing = |_: &mut [f32]| {};
         // Work too small for one tile; a stride of 2; the wrong number of panels.
-        for (work, strides, p) in
-            [(10, [1, 1], 16), (winograd_work(1, 2, 8), [2, 1], 16), (winograd_work(1, 2, 8), [1, 1], 15)]
-        {
+        for (work, strides, p) in [
+            (10, [1, 1], 16),
+            (cellc_pack::winograd::work(1, 2, 8).unwrap_or(0), [2, 1], 16),
+            (cellc_pack::winograd::work(1, 2, 8).unwrap_or(0), [1, 1], 15),
+        ] {
             let mut y = vec![f32::NAN; 16 * 8];
             let mut w = vec![0.0; work];
             let win = Windows { strides, ..win };

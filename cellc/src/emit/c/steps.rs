@@ -101,8 +101,8 @@ impl ModelEmitter<'_> {
         // it, past its end only where a window reaches that far.
         let skip = |c: &mut Code, a: usize, i: &str| {
             let (p, n) = (w.pads[a], w.input[a]);
-            let reach = (w.output[a] - 1) * w.strides[a] + (w.kernel[a] - 1) * w.dilations[a];
-            let cond = match (p > 0, reach >= p.saturating_add(n)) {
+            let past = w.reach(a).is_none_or(|r| r >= p.saturating_add(n));
+            let cond = match (p > 0, past) {
                 (true, true) => format!("{i} < {p} || {i} - {p} >= {n}"),
                 (true, false) => format!("{i} < {p}"),
                 (false, true) => format!("{i} >= {n}"),

@@ -2,7 +2,8 @@
 //! [`crate::emit::winograd`]): the inputs of a block of tiles transformed into the model's
 //! work area, the 16 products through one function over rows (the dense layers' loops,
 //! the weights a parameter), and the products transformed back to outputs, with the bias
-//! and the activation. The arithmetic is the Rust kernel's, in the same order.
+//! and the activation. The transforms' expressions are written by `cellc_pack::winograd`'s
+//! own functions over C text, so the arithmetic is the Rust kernel's, in the same order.
 use super::dense::{product, table, tap_helper};
 use super::helpers::Helpers;
 use super::names::CellNames;
@@ -13,6 +14,35 @@ use crate::emit::winograd::{TILES, packed};
 use crate::ir::steps::MapFn;
 use crate::ir::{Dense, DenseAct};
 use crate::vocab::{Binary, Windows};
+use cellc_pack::winograd::{self as wg, Grid};
+
+/// A C expression built by the transforms: its text, and whether it is a single operand
+/// (a name or an element), which needs no parentheses on the right of an operator.
+#[derive(Clone)]
+struct Expr(String, bool);
+
+impl Expr {
+    fn atom(text: String) -> Expr {
+        Expr(text, true)
+    }
+
+    /// `a op b`, left to right: C's `+` and `-` group to the left, so only a compound
+    /// right operand is parenthesised.
+    fn op(a: Expr, op: char, b: Expr) -> Expr {
+        match b.1 {
+            true => Expr(format!("{} {op} {}", a.0, b.0), false),
+            false => Expr(format!("{} {op} ({})", a.0, b.0), false),
+        }
+    }
+}
+
+fn add(a: Expr, b: Expr) -> Expr {
+    Expr::op(a, '+', b)
+}
+
+fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::op(a, '-', b)
+}
 
 /// Emits the tables and the function `names.f("_run")` of dense layer `d`, which
 /// [`crate::emit::winograd::applies`] to, over windows `w`: `(xs, ys, all_rows, work)`.
@@ -61,9 +91,9 @@ pub(super) fn emit(
         describe(d, t, Store::F32)
     ));
     let [oh, ow] = w.output;
-    let [dh, dw] = w.dilations;
-    let tw = dw * ow.div_ceil(2 * dw);
-    let count = dh * oh.div_ceil(2 * dh) * tw;
+    let grid = Grid::of(w);
+    let [dh, dw] = grid.dilations;
+    let (tw, count) = (grid.per_row, grid.count);
     let layer = t.tiles * c * tile;
     body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows, float *work)", n.f("_run")));
     body.line("float *const v = work;");
@@ -73,7 +103,8 @@ pub(super) fn emit(
     body.line(format!("float *const y = ys + e * {};", w.positions() * outs));
     body.open(format!("for (size_t t0 = 0; t0 < {count}; t0 += {TILES})"));
     body.line(format!("const size_t tb = {count} - t0 < {TILES} ? {count} - t0 : {TILES};"));
-    // Tile `(ti, tj)`'s first output along each axis: its two outputs are a dilation apart.
+    // Tile `(ti, tj)`'s first output along each axis (`Grid::origin`): its two outputs are a
+    // dilation apart.
     let first = |body: &mut Code| {
         body.line(format!("const size_t ti = (t0 + i) / {tw}, tj = (t0 + i) % {tw};"));
         body.line(format!(
@@ -97,29 +128,14 @@ pub(super) fn emit(
     body.line(format!("float *restrict vi = v + i * {c};"));
     body.line(format!("const size_t st = {};", TILES * c));
     body.open(format!("for (size_t ch = 0; ch < {c}; ++ch)"));
-    // t = Bᵀ·d over rows (column s), then v = t·B over columns (row r).
-    for s in 0..4 {
-        body.line(format!(
-            "const float t{s} = d[{s}][ch] - d[{}][ch], t{} = d[{}][ch] + d[{}][ch], t{} = d[{}][ch] - d[{}][ch], t{} = d[{}][ch] - d[{}][ch];",
-            8 + s,
-            4 + s,
-            4 + s,
-            8 + s,
-            8 + s,
-            8 + s,
-            4 + s,
-            12 + s,
-            4 + s,
-            12 + s
-        ));
+    // t = Bᵀ·d over rows, then v = t·B over columns.
+    let d: [Expr; 16] = core::array::from_fn(|k| Expr::atom(format!("d[{k}][ch]")));
+    for (k, e) in wg::input_rows(&d, add, sub).into_iter().enumerate() {
+        body.line(format!("const float t{k} = {};", e.0));
     }
-    for r in 0..4 {
-        let t = |k: usize| format!("t{}", 4 * r + k);
-        let row = 4 * r;
-        body.line(format!("vi[{row} * st + ch] = {} - {};", t(0), t(2)));
-        body.line(format!("vi[{} * st + ch] = {} + {};", row + 1, t(1), t(2)));
-        body.line(format!("vi[{} * st + ch] = {} - {};", row + 2, t(2), t(1)));
-        body.line(format!("vi[{} * st + ch] = {} - {};", row + 3, t(1), t(3)));
+    let t: [Expr; 16] = core::array::from_fn(|k| Expr::atom(format!("t{k}")));
+    for (k, e) in wg::input_columns(&t, add, sub).into_iter().enumerate() {
+        body.line(format!("vi[{k} * st + ch] = {};", e.0));
     }
     body.close("");
     body.close("");
@@ -136,16 +152,16 @@ pub(super) fn emit(
     body.line(format!("const size_t st = {};", TILES * np));
     body.line(format!("float o[4][{np}];"));
     body.open(format!("for (size_t j = 0; j < {np}; ++j)"));
-    let m = |k: usize| if k == 0 { "mi[j]".to_owned() } else { format!("mi[{k} * st + j]") };
-    for s in 0..4 {
-        body.line(format!("const float a{s} = {} + {} + {};", m(s), m(4 + s), m(8 + s)));
-        body.line(format!("const float c{s} = {} - {} - {};", m(4 + s), m(8 + s), m(12 + s)));
+    let m: [Expr; 16] =
+        core::array::from_fn(|k| Expr::atom(if k == 0 { "mi[j]".to_owned() } else { format!("mi[{k} * st + j]") }));
+    for (k, e) in wg::output_rows(&m, add, sub).into_iter().enumerate() {
+        body.line(format!("const float u{k} = {};", e.0));
     }
     body.line(format!("const float bj = {b}[j];"));
-    body.line("o[0][j] = a0 + a1 + a2 + bj;");
-    body.line("o[1][j] = a1 - a2 - a3 + bj;");
-    body.line("o[2][j] = c0 + c1 + c2 + bj;");
-    body.line("o[3][j] = c1 - c2 - c3 + bj;");
+    let u: [Expr; 8] = core::array::from_fn(|k| Expr::atom(format!("u{k}")));
+    for (k, e) in wg::output_columns(&u, Expr::atom("bj".into()), add, sub).into_iter().enumerate() {
+        body.line(format!("o[{k}][j] = {};", e.0));
+    }
     body.close("");
     // A loop over the tile's 4 outputs `k` at `(r, col)`, those outside the output skipped.
     let each_output = |body: &mut Code| {

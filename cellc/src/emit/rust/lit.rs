@@ -134,7 +134,7 @@ pub(crate) fn binary(tables: &[Table], blob: &str, file: &str) -> (String, Vec<u
     (s, bytes)
 }
 
-/// `w` as the runtime's `kernel::Windows` (its channels are the kernels' const parameter).
+/// `w` as the runtime's `kernel::Windows` (its channels also the kernels' const parameter).
 pub(super) fn windows_value(w: &crate::vocab::Windows) -> TokenStream {
     let two = |v: [usize; 2]| {
         let [a, b] = v;
@@ -142,6 +142,7 @@ pub(super) fn windows_value(w: &crate::vocab::Windows) -> TokenStream {
     };
     let (input, output, kernel) = (two(w.input), two(w.output), two(w.kernel));
     let (strides, dilations, pads) = (two(w.strides), two(w.dilations), two(w.pads));
+    let channels = w.channels;
     quote! {
         ::cellc_runtime::__private::kernel::Windows {
             input: #input,
@@ -150,6 +151,7 @@ pub(super) fn windows_value(w: &crate::vocab::Windows) -> TokenStream {
             strides: #strides,
             dilations: #dilations,
             pads: #pads,
+            channels: #channels,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The windows' dense layer in vector registers (x86-64): blocks of positions × tiles whose
 //! accumulators fill the registers, each weight vector loaded serving every position of the
 //! block and each broadcast input every tile.
-use super::{Windows, put};
+use super::{Reads, Windows, put};
 use crate::kernel::Row;
 use crate::kernel::blocked::{Reg, weights};
 
@@ -152,7 +152,7 @@ fn block<
     let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
     let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
     let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
-    let starts = win.starts(bases, C);
+    let starts = win.starts(bases);
     for kh in 0..win.kernel[0] {
         for kw in 0..win.kernel[1] {
             let tap = kh * win.kernel[1] + kw;
