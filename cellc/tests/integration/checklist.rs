@@ -4,7 +4,9 @@
 //! evaluation (`ops::infer`) match every op with no wildcard arm — and this test checks
 //! what it cannot: that each front-end's list names the types its reader reads (the IR's
 //! table of types, every one of them; each ONNX op named, read by the ONNX front-end). The
-//! random-graph generator's line is checked beside it (`cellc_conformance::graphs`).
+//! random-graph generator's line is checked beside it (`cellc_conformance::graphs`). Both
+//! directions are checked: a listed type the reader does not read, and a type it reads
+//! (every IR type of its table; every standard ONNX op name, `onnx_ops.txt`) under no op.
 use cellc::front::Sources;
 use cellc::front::{onnx, openvino};
 use cellc::ops::OpKind;
@@ -85,6 +87,22 @@ fn every_onnx_op_listed_is_one_the_onnx_reader_reads() {
         .filter(|op| !onnx_reads(op))
         .collect();
     assert!(unread.is_empty(), "ONNX ops listed but not read: {unread:?}");
+}
+
+/// The standard-domain ONNX op names of the pinned onnx package (`onnx_ops.txt`, which
+/// `tools/onnx-proto/gen.sh` writes and `.ci/run` checks current).
+fn onnx_standard_ops() -> Vec<&'static str> {
+    include_str!("onnx_ops.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect()
+}
+
+#[test]
+fn every_onnx_op_the_reader_reads_is_listed() {
+    let all = onnx_standard_ops();
+    assert!(all.len() > 150 && all.contains(&"Gather"), "the op names file reads: {} names", all.len());
+    let listed: BTreeSet<&str> =
+        OpKind::ALL.iter().flat_map(|&k| types(onnx::checklist::sources(k))).copied().collect();
+    let unlisted: Vec<&str> = all.into_iter().filter(|op| onnx_reads(op) && !listed.contains(op)).collect();
+    assert!(unlisted.is_empty(), "ONNX ops read but under no op: {unlisted:?}");
 }
 
 #[test]
