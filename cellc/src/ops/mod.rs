@@ -39,7 +39,7 @@ use shape::Moving;
 use tensor::input;
 
 /// An op with its attributes parsed: each variant says what its input ports take (in
-/// order; `[…]` marks an optional one), what it writes, and what its attributes mean. The
+/// order; a `?` marks an optional one), what it writes, and what its attributes mean. The
 /// front-ends map each format's ops onto these (`front::*::checklist` lists which).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -78,7 +78,7 @@ pub enum Op {
         /// `special_zero`: 0 in the target copies the input's dimension.
         special_zero: bool,
     },
-    /// (data, [axes]) → data without the axes of size 1 that `axes` names (every one
+    /// (data, axes?) → data without the axes of size 1 that `axes` names (every one
     /// without it).
     Squeeze,
     /// (data, axes) → data with an axis of size 1 at each output position `axes` names.
@@ -96,10 +96,10 @@ pub enum Op {
         /// Leading axes of `data` and `indices` taken pairwise, not gathered across.
         batch_dims: i64,
     },
-    /// (data, start, stop, step, [axes]) → every `step`-th value from `start` to before
+    /// (data, start, stop, step, axes?) → every `step`-th value from `start` to before
     /// `stop` along each axis named (all in order without `axes`), bounds clamped.
     Slice,
-    /// (data, begin, end, [strides]) → a strided slice, the masks saying which bounds to
+    /// (data, begin, end, strides?) → a strided slice, the masks saying which bounds to
     /// ignore and which axes to add, drop or skip.
     StridedSlice(strided::Masks),
     /// (data, axis) → `parts` equal pieces along `axis`.
@@ -110,7 +110,7 @@ pub enum Op {
     /// (data, axis, lengths) → one piece along `axis` per length (one of them `-1`, what
     /// the others leave).
     VariadicSplit,
-    /// (data, shape, [axes]) → data broadcast to `shape` by the rule `mode` names.
+    /// (data, shape, axes?) → data broadcast to `shape` by the rule `mode` names.
     Broadcast {
         /// numpy's, bidirectional, or explicit (through `axes`).
         mode: BroadcastMode,
@@ -154,21 +154,21 @@ pub enum Op {
     /// (data `[N, C, spatial…]`, weights) → a convolution (grouped or transposed as its
     /// attributes say), `[N, C_out, spatial…]`.
     Conv(Box<conv::ConvAttrs>),
-    /// (data, indices, updates, [axis]) → data with the values or slices the indices
+    /// (data, indices, updates, axis?) → data with the values or slices the indices
     /// (known at compile time) name replaced by, or combined with, the updates.
     Scatter(scatter::Scatter),
-    /// (a, [b]) → the sum of products its equation names, one letter an axis.
+    /// (a, b?) → the sum of products its equation names, one letter an axis.
     Einsum(Box<einsum::Equation>),
     /// (data, parameters…) → a normalisation: by mean and variance over some axes, by the
     /// L2 norm, or by given statistics along the channels.
     Norm(norm::Norm),
-    /// (data, sizes or scales, [axes]) → data resized along some axes (sizes, scales and
+    /// (data, sizes or scales, axes?) → data resized along some axes (sizes, scales and
     /// axes known at compile time).
     Interpolate(Box<interpolate::Interp>),
     /// (data `[N, C, spatial…]`) → the largest or the mean of each channel's values under
     /// each window.
     Pool(Box<pool::PoolAttrs>),
-    /// (data, pads_begin, pads_end, [value]) → data padded along each axis, by `value` (0
+    /// (data, pads_begin, pads_end, value?) → data padded along each axis, by `value` (0
     /// without it) or by the data's own edge values.
     Pad(pad::PadMode),
     /// A gather by a constant table, which passes make of windows and padding.
@@ -209,7 +209,7 @@ pub enum Op {
     /// (condition, inputs…) → the outputs of the branch `condition` chooses: the node's
     /// two bodies.
     If,
-    /// ([initial]) → the value of a variable kept between runs; on the first run (and
+    /// (initial?) → the value of a variable kept between runs; on the first run (and
     /// after a reset) `initial`'s value, or zeros without it.
     ReadValue {
         /// The variable's name, which its [`Op::Assign`] shares.
@@ -224,7 +224,7 @@ pub enum Op {
         /// The variable's name.
         variable: String,
     },
-    /// (x, initial states…, [lengths], weights, recurrent weights, [bias]) → a recurrent
+    /// (x, initial states…, lengths?, weights, recurrent weights, bias?) → a recurrent
     /// cell's states after one step, or a sequence's outputs and last states.
     Cell(Box<CellAttrs>),
     /// An op cellc does not know.
