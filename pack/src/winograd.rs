@@ -134,8 +134,9 @@ impl Grid {
             if w.dilations[0] == 0 { 1 } else { w.dilations[0] },
             if w.dilations[1] == 0 { 1 } else { w.dilations[1] },
         ];
-        let per_row = dw.saturating_mul(ow.div_ceil(2 * dw));
-        let count = dh.saturating_mul(oh.div_ceil(2 * dh)).saturating_mul(per_row);
+        // A model sets the dilations: saturating, so that none of this can overflow.
+        let per_row = dw.saturating_mul(ow.div_ceil(dw.saturating_mul(2)));
+        let count = dh.saturating_mul(oh.div_ceil(dh.saturating_mul(2))).saturating_mul(per_row);
         Grid { per_row, count, output: w.output, dilations: [dh, dw] }
     }
 
@@ -159,7 +160,8 @@ impl Grid {
     pub fn outputs(&self, t: usize) -> [Option<[usize; 2]>; 4] {
         let [r0, c0] = self.origin(t);
         core::array::from_fn(|o| {
-            let (r, c) = (r0 + (o / 2) * self.dilations[0], c0 + (o % 2) * self.dilations[1]);
+            let (r, c) =
+                (r0.saturating_add((o / 2) * self.dilations[0]), c0.saturating_add((o % 2) * self.dilations[1]));
             (r < self.output[0] && c < self.output[1]).then_some([r, c])
         })
     }

@@ -29,10 +29,8 @@ impl Expr {
     /// `a op b`, left to right: C's `+` and `-` group to the left, so only a compound
     /// right operand is parenthesised.
     fn op(a: Expr, op: char, b: Expr) -> Expr {
-        match b.1 {
-            true => Expr(format!("{} {op} {}", a.0, b.0), false),
-            false => Expr(format!("{} {op} ({})", a.0, b.0), false),
-        }
+        let b = if b.1 { b.0 } else { format!("({})", b.0) };
+        Expr(format!("{} {op} {b}", a.0), false)
     }
 }
 
