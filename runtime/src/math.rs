@@ -45,6 +45,59 @@ pub fn ceil(x: f32) -> f32 {
     libm::ceilf(x)
 }
 
+/// Declares a wrapper of libm's f32 function for each name: the functions of
+/// `cellc::vocab::MathFn`, which generated code calls by their names.
+macro_rules! library {
+    ($($(#[$doc:meta])* $name:ident = $f:ident;)*) => {
+        $($(#[$doc])* #[inline] pub fn $name(x: f32) -> f32 { libm::$f(x) })*
+    };
+}
+
+library! {
+    /// `sin x`.
+    sin = sinf;
+    /// `cos x`.
+    cos = cosf;
+    /// `tan x`.
+    tan = tanf;
+    /// `asin x` (NaN outside [−1, 1]).
+    asin = asinf;
+    /// `acos x` (NaN outside [−1, 1]).
+    acos = acosf;
+    /// `atan x`.
+    atan = atanf;
+    /// `sinh x`.
+    sinh = sinhf;
+    /// `cosh x`.
+    cosh = coshf;
+    /// `asinh x`.
+    asinh = asinhf;
+    /// `acosh x` (NaN below 1).
+    acosh = acoshf;
+    /// `atanh x` (NaN outside [−1, 1]).
+    atanh = atanhf;
+    /// The error function.
+    erf = erff;
+    /// The nearest whole number, halves to the even one (as C's `rintf` in the default
+    /// rounding mode).
+    round_even = roundevenf;
+    /// The nearest whole number, halves away from zero (C's `roundf`).
+    round = roundf;
+}
+
+/// `x/2·(1 + erf(x/√2))` (`Gelu`).
+#[inline]
+pub fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + libm::erff(x * core::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// `x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))` (`Gelu` by its tanh approximation).
+#[inline(always)]
+pub fn gelu_tanh<I: Isa>(isa: I, x: f32) -> f32 {
+    const K: f32 = 0.797_884_6; // √(2/π)
+    0.5 * x * (1.0 + act::tanh(isa, K * (x + 0.044_715 * x * x * x)))
+}
+
 /// `a^b`, as C's `powf`.
 #[inline]
 pub fn pow(a: f32, b: f32) -> f32 {
@@ -131,6 +184,38 @@ mod tests {
             assert_eq!(ceil(x), (x as f64).ceil() as f32);
         }
         assert!(ln(-1.0).is_nan() && ln(0.0) == f32::NEG_INFINITY && sqrt(-1.0).is_nan());
+    }
+
+    #[test]
+    fn math_h_functions_are_within_two_ulps() {
+        type F = (fn(f32) -> f32, fn(f64) -> f64, &'static str);
+        let fs: [F; 12] = [
+            (sin, f64::sin, "sin"),
+            (cos, f64::cos, "cos"),
+            (tan, f64::tan, "tan"),
+            (asin, f64::asin, "asin"),
+            (acos, f64::acos, "acos"),
+            (atan, f64::atan, "atan"),
+            (sinh, f64::sinh, "sinh"),
+            (cosh, f64::cosh, "cosh"),
+            (asinh, f64::asinh, "asinh"),
+            (acosh, f64::acosh, "acosh"),
+            (atanh, f64::atanh, "atanh"),
+            (erf, libm::erf, "erf"),
+        ];
+        for i in 0..20_000 {
+            let x = i as f32 * 0.0011 - 11.0;
+            for (f, exact, name) in fs {
+                let (got, want) = (f(x), exact(f64::from(x)));
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{name} {x}: {got}");
+                } else {
+                    assert!(ulps(got, want) <= 2, "{name} {x}: {got:e} against {want:e}");
+                }
+            }
+        }
+        assert_eq!([round_even(2.5), round_even(-0.5), round_even(3.5), round_even(1.2)], [2.0, -0.0, 4.0, 1.0]);
+        assert_eq!([round(2.5), round(-0.5), round(3.5), round(1.2)], [3.0, -1.0, 4.0, 1.0]);
     }
 
     #[test]

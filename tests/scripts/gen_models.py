@@ -69,9 +69,9 @@ class Graph:
         self.nodes.append(helper.make_node("Identity", [tensor], [name], name=self.name("Identity")))
         self.outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
 
-    def model(self):
+    def model(self, opset=OPSET):
         g = helper.make_graph(self.nodes, "main_graph", self.inputs, self.outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="pytorch")
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="pytorch")
         onnx.checker.check_model(m, full_check=True)
         return m
 
@@ -263,6 +263,36 @@ def resize(name):
     return name, g.model(), {"frames": (1, 4, 8)}
 
 
+def math_functions(name):
+    """The functions of C's math.h that ONNX names (trigonometric, hyperbolic, Erf), Round
+    (halves to even), Gelu (opset 20) in both forms, each computed at run time; and a DFT
+    basis built in the graph from constants only (Range, an outer product, times 2π/N, Cos
+    and Sin), as an STFT inside a model builds it: folded at compile time."""
+    g = Graph(64)
+    x = g.input("x", [2, 5, 3])
+    dims = [2, 5, 3]
+    for op in ["Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Erf"]:
+        g.output(g.node(op, [x]), op.lower(), dims)
+    g.output(g.node("Atanh", [g.node("Mul", [x, g.const(np.float32(0.9))])]), "atanh", dims)
+    g.output(g.node("Acosh", [g.node("Add", [g.node("Abs", [x]), g.const(np.float32(1.0))])]), "acosh", dims)
+    halves = g.node("Add", [g.node("Mul", [x, g.const(np.float32(0.0))]), g.const(np.array([-2.5, 0.5, 1.5], np.float32))])
+    g.output(g.node("Round", [g.node("Add", [halves, g.node("Mul", [x, g.const(np.float32(3.0))])])]), "round", dims)
+    g.output(g.node("Round", [halves]), "round_halves", dims)
+    g.output(g.node("Gelu", [x]), "gelu", dims)
+    g.output(g.node("Gelu", [x], approximate="tanh"), "gelu_tanh", dims)
+    n = 8
+    frames = g.input("frames", [2, n])
+    k = g.node("Cast", [g.node("Range", [g.const(np.int64(0)), g.const(np.int64(n)), g.const(np.int64(1))])],
+               to=TensorProto.FLOAT)
+    grid = g.node("Mul", [g.node("Unsqueeze", [k, g.const(np.array([1], np.int64))]),
+                          g.node("Unsqueeze", [k, g.const(np.array([0], np.int64))])])
+    phase = g.node("Mul", [grid, g.const(np.float32(2 * np.pi / n))])
+    re = g.node("MatMul", [frames, g.node("Cos", [phase])])
+    im = g.node("MatMul", [frames, g.node("Neg", [g.node("Sin", [phase])])])
+    g.output(g.node("Sqrt", [g.node("Add", [g.node("Mul", [re, re]), g.node("Mul", [im, im])])]), "spectrum", [2, n])
+    return name, g.model(opset=20), {"x": (2, 5, 3), "frames": (2, n)}
+
+
 # Cases whose ONNX and IR forms compile to different steps, and why (the two-front-ends test).
 FRONTS_DIFFER = {
     "onnx_thresholded_relu": "OpenVINO writes ThresholdedRelu as a mask times the data (x > alpha, converted to f32, "
@@ -442,6 +472,7 @@ CASES = [
     lambda: conv_run_time_weights("onnx_conv_run_time_weights"),
     lambda: winograd_range("onnx_winograd_huge"),
     lambda: winograd_range("onnx_winograd_special", special=True),
+    lambda: math_functions("onnx_math_functions"),
 ]
 
 

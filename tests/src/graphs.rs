@@ -12,7 +12,7 @@ use cellc::ops::pad::PadMode;
 use cellc::ops::pool::{PoolAttrs, PoolKind};
 use cellc::ops::scatter::{Reduction, Scatter};
 use cellc::ops::strided::Masks;
-use cellc::ops::{Binary, Op, OpKind, ReduceKind, Unary};
+use cellc::ops::{Binary, MathFn, Op, OpKind, ReduceKind, Unary};
 
 /// A small deterministic generator (the case is its seed).
 pub struct Rng(u64);
@@ -93,6 +93,11 @@ pub fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
                     Unary::Selu { alpha: 1.67, lambda: 1.05 },
                     Unary::Mish,
                     Unary::SoftSign,
+                    Unary::Math(MathFn::Sin),
+                    Unary::Math(MathFn::Cos),
+                    Unary::Math(MathFn::Atan),
+                    Unary::Math(MathFn::Asinh),
+                    Unary::Math(MathFn::Erf),
                 ];
                 let f = fs[rng.below(fs.len())];
                 apply(&mut g, Op::Unary(f), vec![x])

@@ -26,7 +26,7 @@ use crate::limits::{MAX_RANK, MAX_TENSOR_ELEMENTS};
 use crate::vocab;
 use crate::vocab::{Elem, Fact};
 
-pub use crate::vocab::{Binary, Compare, ReduceKind, Unary};
+pub use crate::vocab::{Binary, Compare, MathFn, ReduceKind, Unary};
 pub use cells::CellAttrs;
 pub use elementwise::Parametric;
 pub use linear::DenseAct;

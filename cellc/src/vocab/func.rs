@@ -71,6 +71,113 @@ pub enum Unary {
     Sign,
     /// Boolean not.
     LogicalNot,
+    /// A function of C's `<math.h>` (trigonometric, hyperbolic, `erf`).
+    Math(MathFn),
+    /// `x·Φ(x)` = `x/2·(1 + erf(x/√2))`, or with `tanh(√(2/π)·(x + 0.044715·x³))` in place
+    /// of the `erf` (`tanh`).
+    Gelu {
+        /// The tanh approximation.
+        tanh: bool,
+    },
+    /// The nearest whole number: a half to the even one (`even`, ONNX's `Round`), or away
+    /// from zero.
+    Round {
+        /// Halves go to the even neighbour.
+        even: bool,
+    },
+}
+
+/// The functions of one value that C's `<math.h>` and the libm crate both name (the generated
+/// C calls `sinf`…, the generated Rust `cellc_runtime`'s wrappers of libm's): each within
+/// an ULP or two of the exact value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MathFn {
+    /// `sin x`.
+    Sin,
+    /// `cos x`.
+    Cos,
+    /// `tan x`.
+    Tan,
+    /// `asin x`.
+    Asin,
+    /// `acos x`.
+    Acos,
+    /// `atan x`.
+    Atan,
+    /// `sinh x`.
+    Sinh,
+    /// `cosh x`.
+    Cosh,
+    /// `asinh x`.
+    Asinh,
+    /// `acosh x`.
+    Acosh,
+    /// `atanh x`.
+    Atanh,
+    /// The error function, `2/√π ∫₀ˣ e^(−t²) dt`.
+    Erf,
+}
+
+impl MathFn {
+    /// Every function, in order.
+    pub const ALL: [MathFn; 12] = [
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Asinh,
+        MathFn::Acosh,
+        MathFn::Atanh,
+        MathFn::Erf,
+    ];
+
+    /// Its name in lower case: the runtime's function, and C's with an `f` after it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tan => "tan",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Asinh => "asinh",
+            MathFn::Acosh => "acosh",
+            MathFn::Atanh => "atanh",
+            MathFn::Erf => "erf",
+        }
+    }
+
+    /// The function whose ONNX op (and OpenVINO op) has this name (`Sin`, `Asinh`, `Erf`…).
+    pub fn of_op(op: &str) -> Option<MathFn> {
+        MathFn::ALL.into_iter().find(|f| {
+            let n = f.name();
+            op.len() == n.len() && op.starts_with(|c: char| c.is_ascii_uppercase()) && op.eq_ignore_ascii_case(n)
+        })
+    }
+
+    /// The function in f64.
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            MathFn::Sin => x.sin(),
+            MathFn::Cos => x.cos(),
+            MathFn::Tan => x.tan(),
+            MathFn::Asin => x.asin(),
+            MathFn::Acos => x.acos(),
+            MathFn::Atan => x.atan(),
+            MathFn::Sinh => x.sinh(),
+            MathFn::Cosh => x.cosh(),
+            MathFn::Asinh => x.asinh(),
+            MathFn::Acosh => x.acosh(),
+            MathFn::Atanh => x.atanh(),
+            MathFn::Erf => libm::erf(x),
+        }
+    }
 }
 
 impl Unary {
@@ -121,6 +228,14 @@ impl Unary {
                 }
             }
             Unary::LogicalNot => f64::from(x == 0.0),
+            Unary::Math(f) => f.apply(x),
+            Unary::Gelu { tanh: false } => 0.5 * x * (1.0 + libm::erf(x * core::f64::consts::FRAC_1_SQRT_2)),
+            Unary::Gelu { tanh: true } => {
+                let k = (2.0 / core::f64::consts::PI).sqrt();
+                0.5 * x * (1.0 + (k * (x + 0.044_715 * x * x * x)).tanh())
+            }
+            Unary::Round { even: true } => x.round_ties_even(),
+            Unary::Round { even: false } => x.round(),
         }
     }
 
@@ -128,7 +243,15 @@ impl Unary {
     pub fn on_ints(self) -> bool {
         matches!(
             self,
-            Unary::Abs | Unary::Negative | Unary::Relu | Unary::Sign | Unary::LogicalNot | Unary::Clamp { .. }
+            Unary::Abs
+                | Unary::Negative
+                | Unary::Relu
+                | Unary::Sign
+                | Unary::LogicalNot
+                | Unary::Clamp { .. }
+                | Unary::Round { .. }
+                | Unary::Floor
+                | Unary::Ceiling
         )
     }
 }

@@ -23,7 +23,7 @@ pub use decode::decode_data;
 pub use elem::{Elem, ElemType};
 pub use fact::{ConstSrc, Data, Fact, known_len};
 pub use format::Format;
-pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, ReduceKind, Unary};
+pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, MathFn, ReduceKind, Unary};
 pub use layout::Layout;
 pub use sym::{Sym, show_syms};
 pub use windows::{Pooling, Windows};

@@ -104,7 +104,7 @@ fn unsupported_op_feeding_a_cell() {
         )
         .replace(
             "\t</layers>",
-            r#"<layer id="7" name="pre" type="Sin" version="opset1"><input><port id="0"><dim>2</dim><dim>5</dim></port></input><output><port id="1" precision="FP32"><dim>2</dim><dim>5</dim></port></output></layer></layers>"#,
+            r#"<layer id="7" name="pre" type="GRN" version="opset1"><input><port id="0"><dim>2</dim><dim>5</dim></port></input><output><port id="1" precision="FP32"><dim>2</dim><dim>5</dim></port></output></layer></layers>"#,
         )
     });
     insta::assert_snapshot!(m.fails());
@@ -449,13 +449,13 @@ fn a_minified_model_is_read_in_linear_time() {
 #[test]
 fn one_run_names_every_unsupported_op() {
     // A 2-layer GRU as PyTorch exports it, its Squeezes and Concat replaced by ops cellc does
-    // not compile (Sin, Cos) and its steps left dynamic: every unsupported op and the
+    // not compile (GRN, Bucketize) and its steps left dynamic: every unsupported op and the
     // dimension to pin are reported in one run, each at its layer.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/pt_gru_2_layers/f32");
     let xml = std::fs::read_to_string(dir.join("model.xml"))
         .expect("model")
-        .replace(r#"type="Squeeze""#, r#"type="Sin""#)
-        .replace(r#"type="Concat""#, r#"type="Cos""#);
+        .replace(r#"type="Squeeze""#, r#"type="GRN""#)
+        .replace(r#"type="Concat""#, r#"type="Bucketize""#);
     let tmp = tempfile::tempdir().expect("temp dir");
     std::fs::write(tmp.path().join("model.xml"), xml).expect("write model");
     std::fs::copy(dir.join("model.bin"), tmp.path().join("model.bin")).expect("copy weights");

@@ -198,7 +198,7 @@ fn run_cases(dirs: Vec<PathBuf>, weight: Weight) {
 }
 
 /// `--outputs` and `--inputs` cut a model: a head cellc does not compile (the Sigmoid made a
-/// Sin) is left out by taking the logits as the output, whose values are onnxruntime's
+/// GRN) is left out by taking the logits as the output, whose values are onnxruntime's
 /// outputs through the inverse sigmoid; and the model cut at the last hidden state computes
 /// onnxruntime's outputs from that state.
 #[test]
@@ -209,12 +209,12 @@ fn cutting_a_model_compiles_the_part_between() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let xml = std::fs::read_to_string(dir.join("f32/model.xml"))
         .expect("model")
-        .replace(r#"type="Sigmoid""#, r#"type="Sin""#);
+        .replace(r#"type="Sigmoid""#, r#"type="GRN""#);
     std::fs::write(tmp.path().join("model.xml"), xml).expect("write");
     std::fs::copy(dir.join("f32/model.bin"), tmp.path().join("model.bin")).expect("copy");
     let model = tmp.path().join("model.xml");
-    let err = cellc::load_graph(&model, &cellc::Options::default()).expect_err("Sin is not compiled");
-    assert!(err.to_string().contains("Sin"), "{err}");
+    let err = cellc::load_graph(&model, &cellc::Options::default()).expect_err("GRN is not compiled");
+    assert!(err.to_string().contains("GRN"), "{err}");
     let logits = cellc::Options::default().cut_outputs(vec!["/Gemm_20_output_0".into()]);
     let m = cellc::load_graph(&model, &logits).expect("the logits compile");
     let got = &cellc::reference::run(&m, std::slice::from_ref(&x)).expect("runs")[0];

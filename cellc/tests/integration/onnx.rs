@@ -349,15 +349,20 @@ fn the_nodes_after_a_refused_one_are_not_refused_for_its_absence() {
 }
 
 #[test]
-fn the_exact_gelu_is_refused_by_name_and_the_tanh_form_compiles() {
+fn gelu_compiles_in_both_forms_and_an_unknown_form_is_refused_by_name() {
     let d = Dir::new();
     let mut m = model(vec![node("Gelu", &["x"], &["y"])], vec![], vec![value("x", &[1, 4])], &["y"]);
     m.opset_import[0].version = Some(20);
-    let err = compile(&d.write("m.onnx", &m)).expect_err("exact");
-    assert!(err.contains("Gelu_node") && err.contains("needs erf") && err.contains("approximate=\"tanh\""), "{err}");
-    let tanh = AttributeProto { s: Some(b"tanh".to_vec()), ..attr("approximate", AttributeType::String) };
-    m.graph.as_mut().expect("graph").node[0].attribute.push(tanh);
-    compile(&d.write("m.onnx", &m)).expect("the tanh form");
+    let exact = compile(&d.write("m.onnx", &m)).expect("the erf form");
+    assert!(exact.contains("math::gelu("), "{exact}");
+    let form =
+        |s: &str| AttributeProto { s: Some(s.as_bytes().to_vec()), ..attr("approximate", AttributeType::String) };
+    m.graph.as_mut().expect("graph").node[0].attribute.push(form("tanh"));
+    let tanh = compile(&d.write("m.onnx", &m)).expect("the tanh form");
+    assert!(tanh.contains("math::gelu_tanh("), "{tanh}");
+    m.graph.as_mut().expect("graph").node[0].attribute[0] = form("sigmoid");
+    let err = compile(&d.write("m.onnx", &m)).expect_err("no such form");
+    assert!(err.contains("Gelu_node") && err.contains("`approximate` is \"sigmoid\""), "{err}");
 }
 
 #[test]

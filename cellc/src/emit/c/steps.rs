@@ -414,6 +414,19 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
                 let sp = act(helpers, A::Softplus);
                 format!("({a} * {})", helpers.act(p, &A::Tanh, None, &sp))
             }
+            Unary::Math(f) => format!("{}f({a})", f.name()),
+            Unary::Gelu { tanh: false } => {
+                format!("(0.5f * {a} * (1.0f + erff({a} * {})))", float(core::f32::consts::FRAC_1_SQRT_2))
+            }
+            Unary::Gelu { tanh: true } => {
+                let k = float((2.0f64 / core::f64::consts::PI).sqrt() as f32);
+                let inner = format!("({k} * ({a} + 0.044715f * {a} * {a} * {a}))");
+                format!("(0.5f * {a} * (1.0f + {}))", helpers.act(p, &A::Tanh, None, &inner))
+            }
+            // `rintf` rounds halves to even in the default rounding mode, which C99 code
+            // that never calls `fesetround` keeps.
+            Unary::Round { even: true } => format!("rintf({a})"),
+            Unary::Round { even: false } => format!("roundf({a})"),
         },
         MapFn::Binary(bf) => {
             let b = &args[1];

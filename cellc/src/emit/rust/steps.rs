@@ -217,6 +217,14 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
                 quote! { (#la * ::cellc_runtime::act::elu(#isa, #a, #al)) }
             }
             Unary::Mish => quote! { ::cellc_runtime::__private::math::mish(#isa, #a) },
+            Unary::Math(f) => {
+                let f = quote::format_ident!("{}", f.name());
+                quote! { ::cellc_runtime::__private::math::#f(#a) }
+            }
+            Unary::Gelu { tanh: false } => quote! { ::cellc_runtime::__private::math::gelu(#a) },
+            Unary::Gelu { tanh: true } => quote! { ::cellc_runtime::__private::math::gelu_tanh(#isa, #a) },
+            Unary::Round { even: true } => quote! { ::cellc_runtime::__private::math::round_even(#a) },
+            Unary::Round { even: false } => quote! { ::cellc_runtime::__private::math::round(#a) },
         },
         MapFn::Binary(bf) => {
             let b = &args[1];

@@ -1,6 +1,6 @@
 //! ONNX ops that cellc computes as a few of its own ops, each by its ONNX definition:
 //! `Reciprocal`, `Mean`, the reductions of a function of the data (`ReduceSumSquare`,
-//! `ReduceLogSum`), `ThresholdedRelu`, `Celu`, and `Gelu` in its tanh form.
+//! `ReduceLogSum`), `ThresholdedRelu`, and `Celu`.
 use super::node::Node;
 use super::ops::reduce_of;
 use crate::graph::TensorId;
@@ -14,7 +14,6 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "ReduceSumSquare" | "ReduceLogSum" => sum_of(cx, op),
         "ThresholdedRelu" => thresholded_relu(cx),
         "Celu" => celu(cx),
-        "Gelu" => gelu(cx),
         _ => return false,
     }
     true
@@ -94,32 +93,5 @@ fn celu(cx: &mut Node<'_, '_>) {
     let scaled = binary(cx, DIVIDE, x, a);
     let e = cx.one(Op::Unary(Unary::Elu { alpha: 1.0 }), &[scaled]);
     let y = binary(cx, Binary::Multiply, e, a);
-    cx.bind(0, y);
-}
-
-/// `Gelu` (opset 20) with `approximate = "tanh"`: `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
-/// The exact form needs `erf`, which cellc does not compute: refused by name.
-fn gelu(cx: &mut Node<'_, '_>) {
-    let approximate = cx.attrs.string("approximate").unwrap_or_else(|| "none".to_owned());
-    let Some(x) = cx.required(0, "X") else { return };
-    if approximate != "tanh" {
-        cx.err(format!(
-            "`approximate` is {approximate:?}: the exact Gelu needs erf, which cellc does not compute; export with approximate=\"tanh\""
-        ));
-        return;
-    }
-    let x2 = binary(cx, Binary::Multiply, x, x);
-    let x3 = binary(cx, Binary::Multiply, x2, x);
-    let c = scalar(cx, x, 0.044_715);
-    let cx3 = binary(cx, Binary::Multiply, c, x3);
-    let inner = binary(cx, Binary::Add, x, cx3);
-    let k = scalar(cx, x, (2.0 / std::f64::consts::PI).sqrt());
-    let arg = binary(cx, Binary::Multiply, k, inner);
-    let t = cx.one(Op::Unary(Unary::Tanh), &[arg]);
-    let one = scalar(cx, x, 1.0);
-    let sum = binary(cx, Binary::Add, one, t);
-    let half = scalar(cx, x, 0.5);
-    let hx = binary(cx, Binary::Multiply, half, x);
-    let y = binary(cx, Binary::Multiply, hx, sum);
     cx.bind(0, y);
 }

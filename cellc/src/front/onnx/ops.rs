@@ -95,6 +95,15 @@ fn unary(cx: &mut Node<'_, '_>, op: &str) -> Option<Unary> {
         "Mish" => Unary::Mish,
         "Sign" => Unary::Sign,
         "Not" => Unary::LogicalNot,
+        "Round" => Unary::Round { even: true },
+        "Gelu" => match cx.attrs.string("approximate").as_deref().unwrap_or("none") {
+            "none" => Unary::Gelu { tanh: false },
+            "tanh" => Unary::Gelu { tanh: true },
+            other => {
+                cx.err(format!("`approximate` is {other:?}; expected \"none\" or \"tanh\""));
+                Unary::Gelu { tanh: false }
+            }
+        },
         "Elu" => Unary::Elu { alpha: f64::from(cx.attrs.float("alpha").unwrap_or(1.0)) },
         "HardSigmoid" => Unary::HardSigmoid {
             alpha: f64::from(cx.attrs.float("alpha").unwrap_or(0.2)),
@@ -104,7 +113,7 @@ fn unary(cx: &mut Node<'_, '_>, op: &str) -> Option<Unary> {
             alpha: f64::from(cx.attrs.float("alpha").unwrap_or(1.673_263_2)),
             lambda: f64::from(cx.attrs.float("gamma").unwrap_or(1.050_701)),
         },
-        _ => return None,
+        _ => Unary::Math(crate::ops::MathFn::of_op(op)?),
     })
 }
 

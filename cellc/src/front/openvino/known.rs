@@ -77,6 +77,10 @@ const TABLE: &[Entry] = &[
     (&["SoftPlus", "HSwish", "Swish", "Mish"], &["opset4"]),
     (&["SoftSign"], &["opset9"]),
     (&["HSigmoid"], &["opset5"]),
+    (&["Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf"], &["opset1"]),
+    (&["Asinh", "Acosh", "Atanh"], &["opset4"]),
+    (&["Round"], &["opset5"]),
+    (&["Gelu"], &["opset2", "opset7"]),
     (
         &[
             "Add",

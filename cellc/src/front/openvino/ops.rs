@@ -570,7 +570,16 @@ impl<'a> Attrs<'a> {
             "Mish" => Unary::Mish,
             "Sign" => Unary::Sign,
             "LogicalNot" => Unary::LogicalNot,
-            _ => return None,
+            "Gelu" => match self.layer.version.as_deref() {
+                // Gelu-2 has no attributes: the erf form.
+                Some("opset2") => Unary::Gelu { tanh: false },
+                _ => Unary::Gelu { tanh: self.choice("approximation_mode", Some(0), &["erf", "tanh"]) == Some(1) },
+            },
+            "Round" => {
+                let mode = self.choice("mode", None, &["half_to_even", "half_away_from_zero"]);
+                Unary::Round { even: mode != Some(1) }
+            }
+            _ => Unary::Math(crate::ops::MathFn::of_op(t)?),
         })
     }
 }
