@@ -98,6 +98,20 @@ pub fn gelu_tanh<I: Isa>(isa: I, x: f32) -> f32 {
     0.5 * x * (1.0 + act::tanh(isa, K * (x + 0.044_715 * x * x * x)))
 }
 
+/// The remainder of `a / b` with the quotient truncated, the dividend's sign (C's `fmodf`).
+#[inline]
+pub fn fmod(a: f32, b: f32) -> f32 {
+    libm::fmodf(a, b)
+}
+
+/// The remainder of `a / b` with the quotient rounded down, the divisor's sign (Python's
+/// `%`): `fmod`, moved by `b` when the signs differ.
+#[inline]
+pub fn floor_mod(a: f32, b: f32) -> f32 {
+    let m = libm::fmodf(a, b);
+    if m != 0.0 && (m < 0.0) != (b < 0.0) { m + b } else { m }
+}
+
 /// `a^b`, as C's `powf`.
 #[inline]
 pub fn pow(a: f32, b: f32) -> f32 {

@@ -426,6 +426,20 @@ fn window_op(g: &mut Graph, rng: &mut Rng, x: TensorId, s: &[usize]) -> Option<T
             let axes = build::ints(g, &axes);
             apply(g, Op::Interpolate(Box::new(it)), vec![x, given, axes])
         }
+        _ if rng.below(3) == 0 => {
+            // ScatterElements: indices of a shape within the data's along each axis, pointing
+            // anywhere along one axis (repeats and from the end included).
+            let a = rng.below(s.len());
+            let is: Vec<usize> = s.iter().map(|&n| 1 + rng.below(n)).collect();
+            let n: usize = is.iter().product();
+            let at: Vec<Sym> = (0..n).map(|_| Sym::known(rng.below(2 * s[a]) as i64 - s[a] as i64)).collect();
+            let idx = constant(g, Elem::I64, &is, Data::Int(at));
+            let u = floats(g, rng, &is);
+            let ax = build::ints(g, &[a as i64]);
+            let r = [None, Some(Reduction::Sum), Some(Reduction::Prod), Some(Reduction::Max), Some(Reduction::Min)]
+                [rng.below(5)];
+            apply(g, Op::Scatter(Scatter::Elements(r)), vec![x, idx, u, ax])
+        }
         _ => {
             // Rows along the first axis updated (an index repeated, one from the end), with or
             // without a reduction.
@@ -454,6 +468,10 @@ fn window_op(g: &mut Graph, rng: &mut Rng, x: TensorId, s: &[usize]) -> Option<T
 /// An op added to cellc is drawn by the generator or listed here (a test checks that every
 /// [`OpKind`] is one or the other, over many graphs).
 pub const NOT_GENERATED: &[(OpKind, &str)] = &[
+    (
+        OpKind::Pure,
+        "computed at compile time only, by the evaluator the reference shares: checked against onnxruntime by onnx_pure_ops",
+    ),
     (OpKind::Dense, "the fuse pass makes it of the products, sums and activations drawn"),
     (OpKind::Chain, "the fuse pass makes it of the elementwise ops drawn"),
     (OpKind::Pick, "the lowering makes it of the convolutions, pools and pads drawn"),

@@ -88,6 +88,9 @@ impl Lowering<'_> {
         if c.reported && outs.iter().any(|&y| self.g.tensors[y].fact.shape.is_none()) {
             return;
         }
+        if let Op::Pure(p) = op {
+            return self.compile_time_only(c, id, *p);
+        }
         for &y in &outs {
             let e = self.g.tensors[y].fact.elem;
             if e != Elem::F32 && e != Elem::Bool {
@@ -226,6 +229,8 @@ impl Lowering<'_> {
                     c.err(Code::Declined, id, None, msg);
                 }
             }
+            // Refused above, by `compile_time_only`.
+            Op::Pure(_) => {}
             // Planned by `plan_node` before any step rule.
             Op::Parameter { .. }
             | Op::Const { .. }
@@ -236,6 +241,26 @@ impl Lowering<'_> {
             | Op::ReadValue { .. }
             | Op::Assign { .. } => {}
         }
+    }
+
+    /// Refuses an op cellc computes at compile time only, naming the first input whose
+    /// values are known only at run time and where they come from.
+    fn compile_time_only(&self, c: &mut Checker<'_>, id: NodeId, p: crate::ops::pure::Pure) {
+        let node = &self.g.nodes[id];
+        let dynamic = node.inputs.iter().enumerate().find_map(|(k, t)| {
+            let t = (*t)?;
+            (self.g.tensors[t].fact.value.is_none()).then_some((k, t))
+        });
+        let from = dynamic.map_or_else(String::new, |(k, t)| {
+            let producer = &self.g.nodes[self.g.tensors[t].producer.0];
+            let name = self.g.tensors[t].names.first().map_or_else(|| format!("input {k}"), |n| format!("{n:?}"));
+            format!(
+                "; its input {k} ({name}, from {} {:?}) is known only at run time",
+                producer.origin.op, producer.origin.name
+            )
+        });
+        let msg = format!("cellc computes {} at compile time only, from values known then{from}", p.name());
+        c.err(Code::Declined, id, None, msg);
     }
 
     /// The data inputs' operands (inputs that must be constants are read from the graph).

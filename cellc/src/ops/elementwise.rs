@@ -182,7 +182,7 @@ fn int_fault(f: Binary, a: &Fact, b: &Fact, sa: &[Sym], sb: &[Sym], out: &[Sym])
             continue;
         }
         return Some(match f {
-            Binary::Divide { .. } if q == 0 => {
+            Binary::Divide { .. } | Binary::Mod { .. } if q == 0 => {
                 format!("divides {p} by zero in constant {} values; cellc refuses a division by zero", a.elem.name())
             }
             _ => format!("overflows on {p} and {q} in constant {} values; cellc refuses it", a.elem.name()),

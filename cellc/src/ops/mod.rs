@@ -12,6 +12,7 @@ pub mod linear;
 pub mod norm;
 pub mod pad;
 pub mod pool;
+pub mod pure;
 pub mod range;
 pub mod reduce;
 pub mod scatter;
@@ -154,6 +155,9 @@ pub enum Op {
     /// (data `[N, C, spatial…]`, weights) → a convolution (grouped or transposed as its
     /// attributes say), `[N, C_out, spatial…]`.
     Conv(Box<conv::ConvAttrs>),
+    /// An op cellc computes at compile time only (its inputs constants): index arithmetic,
+    /// tables, and decodings of known values; its inputs are the [`pure::Pure`]'s own.
+    Pure(pure::Pure),
     /// (data, indices, updates, axis?) → data with the values or slices the indices
     /// (known at compile time) name replaced by, or combined with, the updates.
     Scatter(scatter::Scatter),
@@ -308,6 +312,8 @@ op_kinds! {
     Dense,
     /// [`Op::Conv`].
     Conv,
+    /// [`Op::Pure`].
+    Pure,
     /// [`Op::Scatter`].
     Scatter,
     /// [`Op::Einsum`].
@@ -344,6 +350,15 @@ op_kinds! {
     Unknown,
 }
 
+impl OpKind {
+    /// Whether a node of this kind can be computed at run time: `false` for the ops cellc
+    /// computes at compile time only (shapes, ranges, [`Op::Pure`], an `If`'s condition),
+    /// which are refused where their inputs are known only at run time.
+    pub fn at_run_time(self) -> bool {
+        !matches!(self, OpKind::ShapeOf | OpKind::Range | OpKind::Pure | OpKind::If | OpKind::Unknown)
+    }
+}
+
 impl Op {
     /// The op without its attributes.
     pub fn kind(&self) -> OpKind {
@@ -376,6 +391,7 @@ impl Op {
             Op::MatMul { .. } => OpKind::MatMul,
             Op::Dense { .. } => OpKind::Dense,
             Op::Conv(_) => OpKind::Conv,
+            Op::Pure(_) => OpKind::Pure,
             Op::Scatter(_) => OpKind::Scatter,
             Op::Einsum(_) => OpKind::Einsum,
             Op::Norm(_) => OpKind::Norm,
@@ -469,6 +485,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Norm(n) => norm::infer(n, ins)?,
         Op::Einsum(eq) => einsum::infer(eq, ins)?,
         Op::Scatter(kind) => scatter::infer(*kind, ins)?,
+        Op::Pure(p) => pure::infer(*p, ins)?,
         Op::Cell(c) => cells::infer(c, ins)?,
         Op::ReadValue { shape, elem, .. } => match ins.first().copied().flatten() {
             Some(init) => {

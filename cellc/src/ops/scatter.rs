@@ -1,6 +1,7 @@
-//! `ScatterUpdate` (opset 3) and `ScatterNDUpdate` (opset 3, and 15 with each reduction)
-//! with indices known at compile time: the data with some of its values (or slices)
-//! replaced by the updates, as streaming models write their caches, or combined with them.
+//! `ScatterUpdate` (opset 3), `ScatterNDUpdate` (opset 3, and 15 with each reduction) and
+//! `ScatterElementsUpdate` (ONNX's `ScatterElements`) with indices known at compile time:
+//! the data with some of its values (or slices) replaced by the updates, as streaming models
+//! write their caches and filterbanks are built, or combined with them.
 //! `passes::lower` makes a gather by a table of it over the data and the updates joined,
 //! and for a reduction one elementwise step per round of updates.
 use super::error::{OpError, refuse, unpinned};
@@ -18,6 +19,21 @@ pub enum Scatter {
     /// `ScatterNDUpdate-15` with a `reduction`: each update combined, in order, with the
     /// value at its position.
     NdReduce(Reduction),
+    /// `ScatterElementsUpdate` (ONNX's `ScatterElements`): each update goes where its own
+    /// position does, with its index in place of the coordinate along one axis (input 3),
+    /// combined with the value there when `Some`.
+    Elements(Option<Reduction>),
+}
+
+impl Scatter {
+    /// How an update combines with the value at its position (`None`: it replaces it).
+    pub fn reduction(self) -> Option<Reduction> {
+        match self {
+            Scatter::Axis | Scatter::Nd => None,
+            Scatter::NdReduce(r) => Some(r),
+            Scatter::Elements(r) => r,
+        }
+    }
 }
 
 /// How `ScatterNDUpdate-15` combines an update with the value at its position.
@@ -132,6 +148,28 @@ pub fn writes(kind: Scatter, ins: &[Option<&Fact>]) -> Result<(usize, Vec<(usize
                 writes.push((at, j));
             }
         }
+        Scatter::Elements(_) => {
+            let a = int_input(ins, 3, "the axis")?;
+            let [a] = a[..] else { return Err(OpError::Rule("the axis must be one number".to_owned())) };
+            let a = axis(a, dext.len())?;
+            if iext != uext || iext.len() != dext.len() {
+                return Err(refuse!(
+                    "indices of shape {} and updates of shape {} for data of shape {}; expected indices and updates of one shape, of the data's rank",
+                    show(is),
+                    show(us),
+                    show(ds)
+                ));
+            }
+            if let Some(k) = (0..dext.len()).find(|&k| k != a && iext[k] > dext[k]) {
+                return Err(refuse!("the indices' dimension {k} is {}, past the data's {}", iext[k], dext[k]));
+            }
+            let mut u_idx = vec![0; uext.len()];
+            for (j, &i) in idx.iter().enumerate().take(count(&uext)) {
+                unflatten(j, &uext, &mut u_idx);
+                u_idx[a] = norm(i, dext[a])?;
+                writes.push((u_idx.iter().zip(&dst).map(|(x, s)| x * s).sum(), j));
+            }
+        }
         Scatter::Nd | Scatter::NdReduce(_) => {
             let depth = *iext.last().ok_or_else(|| refuse!("the indices have no axes"))?;
             if depth == 0 || depth > dext.len() {
@@ -161,7 +199,7 @@ pub(super) fn infer(kind: Scatter, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, O
     if updates.elem != data.elem {
         return Err(refuse!("the updates are {} for {} data", updates.elem.name(), data.elem.name()));
     }
-    if let Scatter::NdReduce(r) = kind {
+    if let Some(r) = kind.reduction() {
         let (_, writes) = writes(kind, ins)?;
         let value = (|| {
             let (mut d, u) = (data.value.as_ref()?.floats()?, updates.value.as_ref()?.floats()?);

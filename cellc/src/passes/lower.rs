@@ -73,6 +73,7 @@ pub fn lower(g: &mut Graph) {
             | Op::Softmax { .. }
             | Op::Reduce { .. }
             | Op::Range { .. }
+            | Op::Pure(_)
             | Op::If
             | Op::ReadValue { .. }
             | Op::Assign { .. }
@@ -445,7 +446,7 @@ fn scatter(g: &mut Graph, id: NodeId, kind: crate::ops::scatter::Scatter) -> Low
     if n > crate::limits::MAX_PICK_TABLE {
         return Err(table_too_large(&format!("its data and updates ({ld} and {lu} values)"), Some(n)));
     }
-    if let crate::ops::scatter::Scatter::NdReduce(r) = kind {
+    if let Some(r) = kind.reduction() {
         let ins: Vec<Option<&Fact>> = (0..g.nodes[id].inputs.len()).map(|i| g.input_fact(id, i)).collect();
         let (_, writes) = crate::ops::scatter::writes(kind, &ins).map_err(|_| Decline::Reported)?;
         return scatter_reduce(g, id, r, (d, u, y), (&dims, lu), &writes);

@@ -286,6 +286,19 @@ pub enum Binary {
     LogicalOr,
     /// Boolean xor.
     LogicalXor,
+    /// The remainder of `a / b`: of the quotient truncated (`fmod`, C's `fmod`, the
+    /// dividend's sign), or rounded down (the divisor's sign, Python's `%`).
+    Mod {
+        /// Truncated: C's `fmod`.
+        fmod: bool,
+    },
+}
+
+/// `a mod b` with the divisor's sign (Python's `%`): C's `fmod`, moved by `b` when the two
+/// signs differ.
+fn floor_mod(a: f64, b: f64) -> f64 {
+    let m = a % b;
+    if m != 0.0 && (m < 0.0) != (b < 0.0) { m + b } else { m }
 }
 
 impl Binary {
@@ -310,6 +323,8 @@ impl Binary {
             Binary::LogicalAnd => f64::from(a != 0.0 && b != 0.0),
             Binary::LogicalOr => f64::from(a != 0.0 || b != 0.0),
             Binary::LogicalXor => f64::from((a != 0.0) != (b != 0.0)),
+            Binary::Mod { fmod: true } => a % b,
+            Binary::Mod { fmod: false } => floor_mod(a, b),
         }
     }
 
@@ -321,6 +336,11 @@ impl Binary {
             Binary::Multiply => a.checked_mul(b),
             Binary::Divide { python: true } => a.floor_div(b),
             Binary::Divide { python: false } => a.trunc_div(b),
+            Binary::Mod { fmod } => {
+                let (x, y) = (a.value()?, b.value().filter(|&y| y != 0)?);
+                let m = x.checked_rem(y)?;
+                Some(Sym::known(if !fmod && m != 0 && (m < 0) != (y < 0) { m + y } else { m }))
+            }
             Binary::Maximum | Binary::Minimum => {
                 let less = a.less(b)?;
                 Some(if less == (self == Binary::Minimum) { a } else { b })

@@ -114,3 +114,44 @@ fn every_op_comes_from_a_format_or_says_what_makes_it() {
         }
     }
 }
+
+/// The README's table of ONNX ops by what cellc does with them, written from the checklist:
+/// each standard op computed at run time (and folded on constants), folded at compile time
+/// only, or not read.
+fn onnx_status_table() -> String {
+    let (mut run, mut fold) = (BTreeSet::new(), BTreeSet::new());
+    for &k in OpKind::ALL {
+        let set = if k.at_run_time() { &mut run } else { &mut fold };
+        set.extend(types(onnx::checklist::sources(k)).iter().copied());
+    }
+    let fold: BTreeSet<&str> = fold.difference(&run).copied().collect();
+    let rest: BTreeSet<&str> =
+        onnx_standard_ops().into_iter().filter(|op| !run.contains(op) && !fold.contains(op)).collect();
+    let row = |what: &str, ops: &BTreeSet<&str>| {
+        let names: Vec<String> = ops.iter().map(|o| format!("`{o}`")).collect();
+        format!("| {what} ({}) | {} |\n", ops.len(), names.join(", "))
+    };
+    let mut t = String::from("| what cellc does | ONNX ops (standard domain) |\n|---|---|\n");
+    t += &row("computed at run time, and folded where its inputs are constants", &run);
+    t += &row("folded at compile time only: refused where an input is known only at run time", &fold);
+    t += &row("not read: named at its node, and may be cut away", &rest);
+    t
+}
+
+#[test]
+fn the_readme_table_of_onnx_ops_is_the_checklist_s() {
+    const BEGIN: &str = "<!-- onnx-ops: written by the checklist test; CELLC_UPDATE_README=1 rewrites it -->\n";
+    const END: &str = "<!-- onnx-ops end -->";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).expect("README");
+    let start = readme.find(BEGIN).expect("the README holds the table's markers") + BEGIN.len();
+    let end = start + readme[start..].find(END).expect("the table's end marker");
+    let table = onnx_status_table();
+    if readme[start..end] != table {
+        if std::env::var_os("CELLC_UPDATE_README").is_some() {
+            std::fs::write(&path, format!("{}{table}{}", &readme[..start], &readme[end..])).expect("write README");
+        } else {
+            panic!("the README's table of ONNX ops is not the checklist's: run with CELLC_UPDATE_README=1\n{table}");
+        }
+    }
+}

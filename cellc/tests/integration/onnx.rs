@@ -369,7 +369,7 @@ fn gelu_compiles_in_both_forms_and_an_unknown_form_is_refused_by_name() {
 fn a_value_an_unknown_op_gives_keeps_its_declared_shape_for_a_cut_after_it() {
     let d = Dir::new();
     let mut m = model(
-        vec![node("Hardmax", &["x"], &["h"]), node("Relu", &["h"], &["y"])],
+        vec![node("RandomNormalLike", &["x"], &["h"]), node("Relu", &["h"], &["y"])],
         vec![],
         vec![value("x", &[1, 4])],
         &["y"],
@@ -493,6 +493,37 @@ fn convolutions_by_weights_given_at_run_time_compile_where_they_can_and_say_why_
     let err = compile(&d.write("m.onnx", &conv("Conv", &[1, 2, 4, 4, 4], &[3, 2, 2, 2, 2]))).expect_err("3-D");
     assert!(
         err.contains("weights known only at run time over 1 or 2 spatial axes") && err.contains("3 spatial axes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_op_computed_at_compile_time_only_is_refused_where_it_runs_naming_the_input() {
+    let d = Dir::new();
+    // On a constant, ArgMax is folded; on the graph's input, it would run: refused at its
+    // node, naming the input known only at run time.
+    let folded = model(
+        vec![node("ArgMax", &["c"], &["i"]), node("Cast", &["i"], &["f"]), node("Add", &["x", "f"], &["y"])],
+        vec![floats("c", &[2, 3], &[0.5, 2.0, -1.0, 3.0, 3.0, 1.0])],
+        vec![value("x", &[1, 3])],
+        &["y"],
+    );
+    let mut folded = folded;
+    let to = AttributeProto { i: Some(1), ..attr("to", AttributeType::Int) };
+    folded.graph.as_mut().expect("graph").node[1].attribute.push(to.clone());
+    compile(&d.write("m.onnx", &folded)).expect("folded");
+    let mut run_time = model(
+        vec![node("ArgMax", &["x"], &["i"]), node("Cast", &["i"], &["y"])],
+        vec![],
+        vec![value("x", &[2, 3])],
+        &["y"],
+    );
+    run_time.graph.as_mut().expect("graph").node[1].attribute.push(to);
+    let err = compile(&d.write("m.onnx", &run_time)).expect_err("run time");
+    assert_eq!(err.lines().filter(|l| l.contains("error[")).count(), 1, "one error, at the ArgMax: {err}");
+    assert!(
+        err.contains("cellc computes ArgMax at compile time only")
+            && err.contains("its input 0 (\"x\", from Parameter \"x\") is known only at run time"),
         "{err}"
     );
 }

@@ -443,6 +443,18 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
                 Binary::LogicalAnd => format!("({a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f)"),
                 Binary::LogicalOr => format!("({a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f)"),
                 Binary::LogicalXor => format!("(({a} != 0.0f) != ({b} != 0.0f) ? 1.0f : 0.0f)"),
+                Binary::Mod { fmod: true } => format!("fmodf({a}, {b})"),
+                Binary::Mod { fmod: false } => {
+                    // fmodf, moved by the divisor when the signs differ (C compilers compute
+                    // the one remainder once: fmodf is a pure builtin).
+                    let m = format!("fmodf({a}, {b})");
+                    helpers.select(
+                        p,
+                        &format!("{m} != 0.0f && ({m} < 0.0f) != ({b} < 0.0f)"),
+                        &format!("({m} + {b})"),
+                        &m,
+                    )
+                }
             }
         }
         MapFn::Compare(cmp) => {

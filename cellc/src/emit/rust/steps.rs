@@ -241,6 +241,8 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
                 Binary::LogicalAnd => quote! { (if #a != 0.0 && #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
                 Binary::LogicalOr => quote! { (if #a != 0.0 || #b != 0.0 { 1.0f32 } else { 0.0f32 }) },
                 Binary::LogicalXor => quote! { (if (#a != 0.0) != (#b != 0.0) { 1.0f32 } else { 0.0f32 }) },
+                Binary::Mod { fmod: true } => quote! { ::cellc_runtime::__private::math::fmod(#a, #b) },
+                Binary::Mod { fmod: false } => quote! { ::cellc_runtime::__private::math::floor_mod(#a, #b) },
             }
         }
         MapFn::Compare(c) => {

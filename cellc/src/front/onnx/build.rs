@@ -229,8 +229,10 @@ fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
     let pos = at.map(Pos::Node);
     let origin = Origin { pos, name, op };
     let mut cx = Node { b: s, node: n, attrs: NodeAttrs::new(n), origin, errors: Vec::new() };
-    let known =
-        domain.is_none() && (super::ops::translate(&mut cx, &op_type) || super::composed::translate(&mut cx, &op_type));
+    let known = domain.is_none()
+        && (super::ops::translate(&mut cx, &op_type)
+            || super::composed::translate(&mut cx, &op_type)
+            || super::pure::translate(&mut cx, &op_type));
     let pending = cx.b.pending_if.take();
     if !known {
         cx.unknown();

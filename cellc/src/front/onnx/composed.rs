@@ -1,6 +1,6 @@
 //! ONNX ops that cellc computes as a few of its own ops, each by its ONNX definition:
 //! `Reciprocal`, `Mean`, the reductions of a function of the data (`ReduceSumSquare`,
-//! `ReduceLogSum`), `ThresholdedRelu`, and `Celu`.
+//! `ReduceLogSum`, `ReduceLogSumExp`), `ThresholdedRelu`, and `Celu`.
 use super::node::Node;
 use super::ops::reduce_of;
 use crate::graph::TensorId;
@@ -12,6 +12,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "Reciprocal" => reciprocal(cx),
         "Mean" => mean(cx),
         "ReduceSumSquare" | "ReduceLogSum" => sum_of(cx, op),
+        "ReduceLogSumExp" => log_sum_exp(cx),
         "ThresholdedRelu" => thresholded_relu(cx),
         "Celu" => celu(cx),
         _ => return false,
@@ -68,6 +69,20 @@ fn sum_of(cx: &mut Node<'_, '_>, op: &str) {
     if op == "ReduceLogSum" {
         y = cx.one(Op::Unary(Unary::Log), &[y]);
     }
+    cx.bind(0, y);
+}
+
+/// `log Σ e^x` as onnxruntime computes it, without overflow: `m + log Σ e^(x − m)`, `m` the
+/// largest value; the last reduction (a largest value of one) gives the node's shape.
+fn log_sum_exp(cx: &mut Node<'_, '_>) {
+    let Some(x) = cx.required(0, "data") else { return };
+    let Some(m) = super::ops::reduce_keeping(cx, ReduceKind::Max, x, true, Some(true)) else { return };
+    let d = binary(cx, Binary::Subtract, x, m);
+    let e = cx.one(Op::Unary(Unary::Exp), &[d]);
+    let Some(s) = super::ops::reduce_keeping(cx, ReduceKind::Sum, e, true, Some(true)) else { return };
+    let l = cx.one(Op::Unary(Unary::Log), &[s]);
+    let kept = binary(cx, Binary::Add, l, m);
+    let Some(y) = reduce_of(cx, ReduceKind::Max, kept, true) else { return };
     cx.bind(0, y);
 }
 

@@ -14,6 +14,7 @@ mod composed;
 mod control;
 mod node;
 mod ops;
+mod pure;
 mod spatial;
 
 /// The versions of the default operator set cellc reads.

@@ -18,6 +18,11 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         }
         return true;
     }
+    if op == "Mod" {
+        let fmod = cx.attrs.int("fmod").unwrap_or(0) != 0;
+        simple(cx, Op::Binary(Binary::Mod { fmod }), &["A", "B"]);
+        return true;
+    }
     if let Some(f) = binary(op) {
         variadic(cx, f, op == "Sum" || op == "Max" || op == "Min");
         return true;
@@ -38,6 +43,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "GRU" | "LSTM" | "RNN" => super::cells::cell(cx, op),
         "If" => super::control::if_node(cx),
         "Identity" | "Dropout" => identity(cx, op),
+        "CastLike" => simple(cx, Op::ConvertLike, &["input", "target_type"]),
         "Constant" => constant(cx),
         "Cast" => cast(cx),
         "Shape" => shape(cx),
@@ -62,6 +68,7 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "Split" => split(cx),
         "Einsum" => einsum(cx),
         "ScatterND" => scatter_nd(cx),
+        "ScatterElements" | "Scatter" => scatter_elements(cx),
         "Conv" | "ConvTranspose" => spatial::conv(cx, op == "ConvTranspose"),
         "MaxPool" | "AveragePool" => spatial::pool(cx, op == "MaxPool"),
         "GlobalAveragePool" => spatial::global_pool(cx, ReduceKind::Mean),
@@ -448,7 +455,20 @@ fn reduction(cx: &mut Node<'_, '_>, kind: ReduceKind) {
 /// the other reductions' are) over the node's axes, with its `keepdims` and
 /// `noop_with_empty_axes`.
 pub(super) fn reduce_of(cx: &mut Node<'_, '_>, kind: ReduceKind, x: TensorId, from_sum: bool) -> Option<TensorId> {
+    reduce_keeping(cx, kind, x, from_sum, None)
+}
+
+/// [`reduce_of`], the reduced axes kept (of size 1) when `keep` says so whatever the node's
+/// `keepdims`.
+pub(super) fn reduce_keeping(
+    cx: &mut Node<'_, '_>,
+    kind: ReduceKind,
+    x: TensorId,
+    from_sum: bool,
+    keep: Option<bool>,
+) -> Option<TensorId> {
     let keep_dims = cx.attrs.int("keepdims").unwrap_or(1) != 0;
+    let keep_dims = keep.unwrap_or(keep_dims);
     let noop = cx.attrs.int("noop_with_empty_axes").unwrap_or(0) != 0;
     let by_input = cx.opset() >= 18 || (kind == ReduceKind::Sum && !from_sum && cx.opset() >= 13);
     let axes = if by_input { cx.input(1) } else { cx.attrs.ints("axes").map(|a| cx.ints(&a)) };
@@ -607,14 +627,37 @@ fn einsum(cx: &mut Node<'_, '_>) {
 
 /// ScatterND, its `reduction` (opset 16) by ONNX's names.
 fn scatter_nd(cx: &mut Node<'_, '_>) {
-    use crate::ops::scatter::{Reduction, Scatter};
-    let kind = match cx.attrs.string("reduction").as_deref().unwrap_or("none") {
-        "none" => Scatter::Nd,
-        "add" => Scatter::NdReduce(Reduction::Sum),
-        "mul" => Scatter::NdReduce(Reduction::Prod),
-        "max" => Scatter::NdReduce(Reduction::Max),
-        "min" => Scatter::NdReduce(Reduction::Min),
-        other => return cx.err(format!("`reduction` is {other:?}; expected none, add, mul, max or min")),
-    };
-    simple(cx, Op::Scatter(kind), &["data", "indices", "updates"]);
+    use crate::ops::scatter::Scatter;
+    let Some(r) = scatter_reduction(cx) else { return };
+    simple(cx, Op::Scatter(r.map_or(Scatter::Nd, Scatter::NdReduce)), &["data", "indices", "updates"]);
+}
+
+/// `ScatterElements` (and its opset-9 name `Scatter`): the axis an attribute, made cellc's
+/// fourth input.
+fn scatter_elements(cx: &mut Node<'_, '_>) {
+    use crate::ops::scatter::Scatter;
+    let Some(r) = scatter_reduction(cx) else { return };
+    let axis = cx.attrs.int("axis").unwrap_or(0);
+    if let (Some(x), Some(i), Some(u)) = (cx.required(0, "data"), cx.required(1, "indices"), cx.required(2, "updates"))
+    {
+        let a = cx.int(axis);
+        let y = cx.one(Op::Scatter(Scatter::Elements(r)), &[x, i, u, a]);
+        cx.bind(0, y);
+    }
+}
+
+/// A scatter's `reduction` (opset 16 and 18): `Some(None)` for none, `None` when refused.
+fn scatter_reduction(cx: &mut Node<'_, '_>) -> Option<Option<crate::ops::scatter::Reduction>> {
+    use crate::ops::scatter::Reduction;
+    Some(Some(match cx.attrs.string("reduction").as_deref().unwrap_or("none") {
+        "none" => return Some(None),
+        "add" => Reduction::Sum,
+        "mul" => Reduction::Prod,
+        "max" => Reduction::Max,
+        "min" => Reduction::Min,
+        other => {
+            cx.err(format!("`reduction` is {other:?}; expected none, add, mul, max or min"));
+            return None;
+        }
+    }))
 }

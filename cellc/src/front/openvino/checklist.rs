@@ -78,6 +78,8 @@ pub fn sources(kind: OpKind) -> Sources {
             "LogicalAnd",
             "LogicalOr",
             "LogicalXor",
+            "Mod",
+            "FloorMod",
         ]),
         K::Chain => Not("the fuse pass makes it of elementwise ops"),
         K::Compare => Types(&["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"]),
@@ -87,7 +89,8 @@ pub fn sources(kind: OpKind) -> Sources {
         K::Conv => {
             Types(&["Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData"])
         }
-        K::Scatter => Types(&["ScatterUpdate", "ScatterNDUpdate"]),
+        K::Pure => Types(&["GatherElements", "CumSum", "NonZero", "IsNaN", "IsInf"]),
+        K::Scatter => Types(&["ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate"]),
         K::Einsum => Types(&["Einsum"]),
         K::Norm => Types(&["MVN", "NormalizeL2", "BatchNormInference"]),
         K::Interpolate => Types(&["Interpolate"]),

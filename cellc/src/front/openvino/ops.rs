@@ -7,6 +7,7 @@ use crate::ops::conv::{AutoPad, ConvAttrs, Window, WindowRounding};
 use crate::ops::norm::{EpsMode, MvnAttrs, Norm};
 use crate::ops::pad::PadMode;
 use crate::ops::pool::{PoolAttrs, PoolKind};
+use crate::ops::pure::{Class, Pure};
 use crate::ops::strided::Masks;
 use crate::ops::{Binary, BroadcastMode, CellAttrs, Compare, Op, Parametric, ReduceKind, Unary};
 use crate::vocab::{self, CellOp};
@@ -364,6 +365,26 @@ impl<'a> Attrs<'a> {
         }
         match t {
             "Result" => Op::Result,
+            "GatherElements" => Op::Pure(Pure::GatherElements { axis: self.int("axis", None) }),
+            "CumSum" => Op::Pure(Pure::Cumulative {
+                product: false,
+                exclusive: self.bool("exclusive", false),
+                reverse: self.bool("reverse", false),
+            }),
+            "NonZero" => {
+                if self.elem("output_type", Some(Elem::I64)) != Elem::I64 {
+                    self.err(
+                        self.layer.attr_pos("output_type"),
+                        "`output_type` is i32; cellc gives NonZero's indices as i64".to_owned(),
+                    );
+                }
+                Op::Pure(Pure::NonZero)
+            }
+            "IsNaN" => Op::Pure(Pure::Class(Class::Nan)),
+            "IsInf" => Op::Pure(Pure::Class(Class::Inf {
+                positive: self.bool("detect_positive", true),
+                negative: self.bool("detect_negative", true),
+            })),
             "Convert" => Op::Convert { to: self.elem("destination_type", None) },
             "ConvertLike" => Op::ConvertLike,
             "Identity" => Op::Identity,
@@ -449,6 +470,30 @@ impl<'a> Attrs<'a> {
                 Op::Norm(Norm::L2 { eps: self.float("eps", None), mode })
             }
             "ScatterUpdate" => Op::Scatter(crate::ops::scatter::Scatter::Axis),
+            "ScatterElementsUpdate" => {
+                use crate::ops::scatter::{Reduction, Scatter};
+                let modes = ["none", "sum", "prod", "min", "max", "mean"];
+                let r = match self.choice("reduction", Some(0), &modes) {
+                    Some(5) => {
+                        self.err(
+                            self.layer.attr_pos("reduction"),
+                            "`reduction` is \"mean\"; cellc supports none, sum, prod, min and max".to_owned(),
+                        );
+                        None
+                    }
+                    Some(k) => Reduction::parse(modes[k]).flatten(),
+                    None => None,
+                };
+                // Without `use_init_val`, a position an update reaches starts from the
+                // reduction's identity rather than the data's value.
+                if r.is_some() && !self.bool("use_init_val", true) {
+                    self.err(
+                        self.layer.attr_pos("use_init_val"),
+                        "`use_init_val` is false; cellc supports true".to_owned(),
+                    );
+                }
+                Op::Scatter(Scatter::Elements(r))
+            }
             "ScatterNDUpdate" => {
                 use crate::ops::scatter::{Reduction, Scatter};
                 let name = self.layer.attr("reduction").map(|r| r.trim().to_ascii_lowercase());
@@ -599,6 +644,8 @@ fn binary(t: &str) -> Option<Binary> {
         "LogicalAnd" => Binary::LogicalAnd,
         "LogicalOr" => Binary::LogicalOr,
         "LogicalXor" => Binary::LogicalXor,
+        "Mod" => Binary::Mod { fmod: true },
+        "FloorMod" => Binary::Mod { fmod: false },
         _ => return None,
     })
 }
