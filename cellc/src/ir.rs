@@ -128,6 +128,9 @@ pub struct Param {
     pub shape: Vec<Dim>,
     /// Its use.
     pub role: ParamRole,
+    /// The element type the model declares: the caller passes its values in f32 (whole
+    /// numbers for an integer type, f64 values rounded).
+    pub declared: crate::vocab::Elem,
 }
 
 /// A validated Result.
@@ -137,6 +140,9 @@ pub struct Output {
     pub name: String,
     /// Its shape.
     pub shape: Vec<Dim>,
+    /// The element type the model declares: its values come in f32 (whole numbers for an
+    /// integer type, f64 values computed in f32).
+    pub declared: crate::vocab::Elem,
 }
 
 /// A model that passed every check: what the emitters and the reference interpreter take.
@@ -244,7 +250,12 @@ impl Model {
                 let Some(w) = tensor else { continue };
                 if let WeightSrc::Embedded { values: v, .. } = w {
                     values.push(std::mem::take(v));
-                    m.params.push(Param { name: format!("{}_{name}", cell.name), shape, role: ParamRole::Weights });
+                    m.params.push(Param {
+                        name: format!("{}_{name}", cell.name),
+                        shape,
+                        role: ParamRole::Weights,
+                        declared: crate::vocab::Elem::F32,
+                    });
                     *w = WeightSrc::Runtime(m.params.len() - 1);
                 }
             }

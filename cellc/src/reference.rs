@@ -1,7 +1,7 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Pick, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Pick, Reduce, RowCopy, Softmax, Take};
 use crate::ir::{Activation, Batch, Cell, CellKind, Dense, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
 
 /// Values of a tensor of `shape` for `batch` rows.
@@ -187,6 +187,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::Rows(r) => rows(&mut homes, r, n, batch),
                 Step::Pick(p) => pick(&mut homes, p, n),
                 Step::Pool(p) => pool(&mut homes, p, n),
+                Step::Take(t) => take(&mut homes, t, n),
                 Step::Init(i) => {
                     if homes.states.fresh {
                         let v = homes.read(&i.src, n, 0, m.states[i.state].len);
@@ -312,6 +313,16 @@ fn reduce(h: &mut Homes<'_>, r: &Reduce, n: usize) {
         let mut xs = Vec::new();
         each(&inner, |i| xs.push(h.get(&r.src, n, base + dot(i, r.inner.iter().map(|a| a[1])))));
         h.set(&r.dst, n, dot(o, r.outer.iter().map(|a| a[2])), r.kind.apply(&xs) as f32 as f64);
+    });
+}
+
+fn take(h: &mut Homes<'_>, t: &Take, n: usize) {
+    let counts: Vec<usize> = t.axes.iter().map(|a| a[0]).collect();
+    each(&counts, |o| {
+        let at = |k: usize| dot(o, t.axes.iter().map(move |a| a[k]));
+        let p = t.position(h.get(&t.idx, n, at(2)));
+        let v = h.get(&t.src, n, at(1) + p * t.stride);
+        h.set(&t.dst, n, at(3), v);
     });
 }
 

@@ -83,6 +83,8 @@ library! {
     round_even = roundevenf;
     /// The nearest whole number, halves away from zero (C's `roundf`).
     round = roundf;
+    /// The whole number towards zero (C's `truncf`).
+    trunc = truncf;
 }
 
 /// `x/2·(1 + erf(x/√2))` (`Gelu`).
@@ -110,6 +112,23 @@ pub fn fmod(a: f32, b: f32) -> f32 {
 pub fn floor_mod(a: f32, b: f32) -> f32 {
     let m = libm::fmodf(a, b);
     if m != 0.0 && (m < 0.0) != (b < 0.0) { m + b } else { m }
+}
+
+/// The position along an axis of `len` values (at least 1) that index `i` (a whole number
+/// held in f32) reads: counted from the end when negative, and clamped into `[0, len)` when
+/// outside it or NaN (an index onnxruntime would refuse), so that it never reads past the
+/// axis.
+#[inline(always)]
+pub fn take_index(i: f32, len: usize) -> usize {
+    let n = len as f32;
+    let i = if i < 0.0 { i + n } else { i };
+    if i >= n {
+        len - 1
+    } else if i >= 0.0 {
+        i as usize
+    } else {
+        0
+    }
 }
 
 /// `a^b`, as C's `powf`.

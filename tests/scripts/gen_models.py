@@ -1400,6 +1400,46 @@ def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
     print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
 
 
+SWIFT_F0 = "swift-f0==0.3.0"
+
+
+def swift_f0(out):
+    """The real pitch estimator swift-f0 (MIT, from its PyPI wheel) as the wheel ships it:
+    three STFTs computed in the graph (their DFT bases `Cos`/`Sin` of index grids, a
+    filterbank built by `ScatterElements`: folded), a 2-D CNN, and its decoding (an `ArgMax`
+    within the band `fmin`..`fmax` given at run time, a softmax over the three neighbours
+    `GatherElements` picks, `Exp` of a weighted log-frequency, in f64). The audio is a voiced
+    tone of 220 Hz (harmonics and a little noise), one second, as its users call it (`audio`
+    pinned to 16,000 samples; `fmin`, `fmax` its defaults). Expected values: onnxruntime on
+    the file. `pitch` is f64 in the file: cellc computes it in f32, so its tolerance is
+    relative to its scale (Hz)."""
+    import tempfile
+
+    name = "swift_f0"
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx_path = from_wheel(wheel(SWIFT_F0, tmp), "swift_f0/model.onnx", tmp, d)
+        shutil.copy(onnx_path, d / "model.onnx")
+    rate, n = 16000, 16000
+    t = np.arange(n) / rate
+    rng = np.random.default_rng(220)
+    audio = sum(0.4 / k * np.sin(2 * np.pi * 220 * k * t) for k in (1, 2, 3)) + 0.01 * rng.standard_normal(n)
+    feeds = {"audio": audio.astype(np.float32)[None, :], "fmin": np.array(46.875, np.float32),
+             "fmax": np.array(2093.75, np.float32)}
+    session = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    pitch, confidence = session.run(["pitch", "confidence"], feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (OpenVINO's conversion is not used: see note)",
+            "tolerance": 1e-5, "ulps": ULPS, "pin": [f"audio=[1,{n}]"], "source": f"{SWIFT_F0} (swift_f0/model.onnx)",
+            "output_tolerance": {"pitch": float(np.float32(1e-5 * np.max(np.abs(pitch))))},
+            "note": "pitch is f64 in the file (Hz), computed by cellc in f32: its tolerance is 1e-5 of its largest value"}
+    save_io(d, case, feeds, [("pitch", pitch), ("confidence", confidence)])
+    case["pitch_hz_median"] = float(np.median(pitch))
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: median pitch {case['pitch_hz_median']:.2f} Hz over {pitch.shape[1]} frames")
+
+
 def fresh(out, name):
     d = out / name
     shutil.rmtree(d, ignore_errors=True)
@@ -1716,6 +1756,7 @@ def main():
         ("nsnet2", nsnet2),
         ("hey_mycroft", hey_mycroft),
         ("spectral_lstm", refused),
+        ("swift_f0", swift_f0),
     ]
     # Fixtures not committed (too large, or weights under a non-free licence) are written only when named (CI writes them elsewhere).
     large = {"nsnet2", "hey_mycroft"}

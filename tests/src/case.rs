@@ -21,6 +21,10 @@ struct CaseJson {
     outputs: Vec<TensorEntry>,
     #[serde(default)]
     tolerance: Option<f64>,
+    /// Outputs (by name) with a tolerance of their own: an output on another scale (a pitch
+    /// in Hz), or declared f64 and computed in f32.
+    #[serde(default)]
+    output_tolerance: std::collections::BTreeMap<String, f64>,
     /// Also allowed: this many ULPs of the expected value (deep graphs with large outputs).
     #[serde(default)]
     ulps: Option<f64>,
@@ -57,6 +61,8 @@ pub struct Case {
     pub outputs: Vec<(TensorEntry, Vec<f32>)>,
     /// Max abs error allowed (default 1e-5).
     pub tolerance: f64,
+    /// Each output's own, where `case.json` gives one (`output_tolerance`), else `tolerance`.
+    pub tolerances: Vec<f64>,
     /// Or this many ULPs of the expected value, when larger (default 0).
     pub ulps: f64,
     /// The model file.
@@ -177,12 +183,19 @@ impl Case {
                 })
                 .collect()
         };
+        let tolerance = cj.tolerance.unwrap_or(1e-5);
+        let tolerances = cj
+            .outputs
+            .iter()
+            .map(|o| o.name.as_ref().and_then(|n| cj.output_tolerance.get(n)).copied().unwrap_or(tolerance))
+            .collect();
         Ok(Case {
+            tolerances,
             name: dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
             dir: dir.to_path_buf(),
             inputs: load(cj.inputs, true)?,
             outputs: load(cj.outputs, false)?,
-            tolerance: cj.tolerance.unwrap_or(1e-5),
+            tolerance,
             ulps: cj.ulps.unwrap_or(0.0),
             model: dir.join("model.xml"),
             pins: cj

@@ -138,7 +138,9 @@ impl<'g> Lowering<'g> {
         let node = &self.g.nodes[id];
         let (Some(Some(x)), Some(&y)) = (node.inputs.first(), node.outputs.first()) else { return false };
         let (fx, fy) = (&self.g.tensors[*x].fact, &self.g.tensors[y].fact);
-        if fx.elem != fy.elem || fx.value.is_some() {
+        // A conversion that leaves the values generated code holds as they are is a view.
+        let converts = matches!(node.op, Op::Convert { .. } | Op::ConvertLike) && fy.elem.keeps_held(fx.elem);
+        if (fx.elem != fy.elem && !converts) || fx.value.is_some() {
             return false;
         }
         let (Some(sx), Some(sy)) = (fx.shape.as_deref(), fy.shape.as_deref()) else { return false };
@@ -151,7 +153,9 @@ impl<'g> Lowering<'g> {
         };
         let rows_kept = before(sx).is_some() && before(sx) == before(sy);
         match &node.op {
-            Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } => rows_kept,
+            Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } | Op::ConvertLike => {
+                rows_kept
+            }
             Op::Transpose => {
                 let (Some(perm), Some(dims)) = (self.g.transpose_perm(id), self.row_dims(sx)) else {
                     return false;
@@ -174,7 +178,8 @@ impl<'g> Lowering<'g> {
             name_fits(c, p, &name);
             let index = self.params.len();
             self.param_of[p] = Some(index);
-            self.params.push(ir::Param { name, shape: dims.unwrap_or_default(), role: ParamRole::Data });
+            let declared = self.g.tensors[t].fact.elem;
+            self.params.push(ir::Param { name, shape: dims.unwrap_or_default(), role: ParamRole::Data, declared });
             self.roles.push(None);
             let Some(len) = self.dims_of(t).map(|d| d.iter().product::<usize>()) else {
                 if !reported {
@@ -365,17 +370,17 @@ impl<'g> Lowering<'g> {
             };
             let Some(shape) = self.g.tensors[t].fact.shape.clone() else { continue };
             let elem = self.g.tensors[t].fact.elem;
-            if elem != crate::graph::Elem::F32 {
+            if elem.carried() == crate::vocab::Carried::No {
                 c.err(
                     Code::Declined,
                     r,
                     None,
-                    format!("the Result returns {} values; cellc's outputs are f32", elem.name()),
+                    format!("the Result returns {} values; cellc's outputs are f32, and it holds {} values only at compile time", elem.name(), elem.name()),
                 );
                 continue;
             }
             let dims = self.ir_dims(c, r, &shape, "Result").unwrap_or_default();
-            self.outputs.push(ir::Output { name, shape: dims });
+            self.outputs.push(ir::Output { name, shape: dims, declared: elem });
             let Some(src) = self.operand(t) else {
                 // What feeds the Result was refused, with a reason; if none was given, the
                 // Result would be left unwritten: refuse it here.
@@ -418,11 +423,12 @@ impl<'g> Lowering<'g> {
                 ParamRole::Lengths => {
                     matches!(elem, crate::graph::Elem::F32 | crate::graph::Elem::I32 | crate::graph::Elem::I64)
                 }
-                ParamRole::Data | ParamRole::Weights => elem == crate::graph::Elem::F32,
+                ParamRole::Data => elem.carried() != crate::vocab::Carried::No,
+                ParamRole::Weights => elem == crate::graph::Elem::F32,
             };
             if !ok {
                 let msg = format!(
-                    "element type {:?} is not supported for {}; cellc generates f32 kernels and expects f32 Parameters (i32, i64 or f32 for sequence lengths)",
+                    "element type {:?} is not supported for {}; cellc generates f32 kernels and takes data in f32 (holding f64 and whole numbers too) but not f16 or bf16, and weights in f32 (sequence lengths in i32, i64 or f32)",
                     elem.name(),
                     role_text(self.params[i].role)
                 );
@@ -505,4 +511,18 @@ impl<'g> Lowering<'g> {
         };
         (model, trace)
     }
+}
+
+/// Row-major strides.
+pub(super) fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; dims.len()];
+    for k in (0..dims.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * dims[k + 1];
+    }
+    s
+}
+
+/// The operand moved `by` values further.
+pub(super) fn shifted(o: Operand, by: usize) -> Operand {
+    Operand { offset: o.offset + by, len: o.len.saturating_sub(by), ..o }
 }

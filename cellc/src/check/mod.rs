@@ -10,6 +10,7 @@
 //! Results must have the batch as their first dimension.
 mod cells;
 mod checker;
+mod gathers;
 mod lower;
 mod products;
 mod slots;

@@ -3,7 +3,7 @@
 //! weights, with its bias and activation, that the kernels read packed).
 use super::checker::{Checker, Mode};
 use super::lower::Lowering;
-use super::steps::strides;
+use super::lower::strides;
 use crate::diag::Code;
 use crate::graph::{Data, NodeId, TensorId};
 use crate::ir::steps::MatMul;

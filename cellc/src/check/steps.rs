@@ -2,27 +2,14 @@
 //! elementwise ops maps, `MatMul` matrix products, `SoftMax` softmaxes. In rows mode an op
 //! that would mix the rows of the batch is refused with the dimension to pin.
 use super::checker::{Checker, input_tensor};
-use super::lower::Lowering;
+use super::lower::{Lowering, shifted, strides};
 use crate::diag::Code;
 use crate::graph::{Data, Elem, NodeId, TensorId};
 use crate::ir::steps::{Chain, Copy, Map, MapFn, Softmax};
 use crate::ir::{Operand, Step};
 use crate::limits::MAX_BACKWARD_COPIES;
-use crate::ops::{Op, tensor::axis};
-
-/// Row-major strides.
-pub(super) fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; dims.len()];
-    for k in (0..dims.len().saturating_sub(1)).rev() {
-        s[k] = s[k + 1] * dims[k + 1];
-    }
-    s
-}
-
-/// The operand moved `by` values further.
-fn shifted(o: Operand, by: usize) -> Operand {
-    Operand { offset: o.offset + by, len: o.len.saturating_sub(by), ..o }
-}
+use crate::ops::{Binary, Op, ReduceKind, Unary, tensor::axis};
+use crate::vocab::Carried;
 
 impl Lowering<'_> {
     /// Lowers node `id`.
@@ -89,16 +76,29 @@ impl Lowering<'_> {
             return;
         }
         if let Op::Pure(p) = op {
+            // GatherElements at run time is a gather; the rest are computed at compile time only.
+            if let crate::ops::pure::Pure::GatherElements { axis: a } = p
+                && let Some(Some(x)) = self.g.nodes[id].inputs.first().copied()
+                && let (Some(xd), Some(xo)) = (self.dims_of(x), self.operand(x))
+                && let Ok(a) = axis(*a, xd.len())
+            {
+                return self.take(c, id, (x, xo, &xd), a, super::gathers::Taking::Elements, outs[0]);
+            }
             return self.compile_time_only(c, id, *p);
         }
         for &y in &outs {
             let e = self.g.tensors[y].fact.elem;
-            if e != Elem::F32 && e != Elem::Bool {
-                let msg = format!("computes {} values at run time; cellc computes in f32", e.name());
+            if e.carried() == Carried::No {
+                let msg = format!(
+                    "computes {} values at run time; cellc computes in f32, and {} only at compile time",
+                    e.name(),
+                    e.name()
+                );
                 c.err(Code::Declined, id, None, msg);
                 return;
             }
         }
+        let whole = outs.first().is_some_and(|&y| self.g.tensors[y].fact.elem.carried() == Carried::Whole);
         let Some(ins) = self.inputs_known(id) else { return };
         let x = ins.first().cloned();
         match op {
@@ -144,7 +144,17 @@ impl Lowering<'_> {
                 self.steps.push(Step::Copy(Copy::new(xo, y, axes)));
             }
             Op::Unary(u) => self.map(Chain::single(MapFn::Unary(*u)), &ins, outs[0]),
+            // Whole numbers divided in f32 and rounded as the op rounds: exact while the
+            // dividend is below 2²⁴ (the quotient's rounding cannot reach the next whole number).
+            Op::Binary(b @ Binary::Divide { python }) if whole => {
+                let round = if *python { Unary::Floor } else { Unary::Trunc };
+                self.map(Chain::then(MapFn::Binary(*b), MapFn::Unary(round)), &ins, outs[0]);
+            }
             Op::Binary(b) => self.map(Chain::single(MapFn::Binary(*b)), &ins, outs[0]),
+            Op::Reduce { kind: ReduceKind::Mean, .. } if whole => {
+                let msg = "a mean of whole numbers at run time, which the op rounds; cellc computes in f32";
+                c.err(Code::Declined, id, None, msg);
+            }
             Op::Compare(cm) => self.map(Chain::single(MapFn::Compare(*cm)), &ins, outs[0]),
             Op::Select => self.map(Chain::single(MapFn::Select), &ins, outs[0]),
             Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
@@ -196,6 +206,31 @@ impl Lowering<'_> {
                     log: *log,
                 }));
             }
+            // Conversions that change the values generated code holds: to whole numbers
+            // (towards zero, as a cast does), to booleans (0 or not); others refused.
+            Op::Convert { .. } | Op::ConvertLike if self.conversion(id).is_some() => {
+                let Some((from, to)) = self.conversion(id) else { return };
+                let f = match (from.carried(), to.carried()) {
+                    (Carried::Exact | Carried::Rounded, Carried::Whole) if to.is_signed_wide() => {
+                        Some(Chain::single(MapFn::Unary(Unary::Trunc)))
+                    }
+                    (_, _) if to == Elem::Bool => {
+                        Some(Chain::then(MapFn::Unary(Unary::LogicalNot), MapFn::Unary(Unary::LogicalNot)))
+                    }
+                    _ => None,
+                };
+                match f {
+                    Some(f) => self.map(f, &ins[..1], outs[0]),
+                    None => {
+                        let msg = format!(
+                            "converts {} values to {} at run time, which wraps them; cellc computes in f32, and converts at run time to floats, to 32- and 64-bit signed integers and to booleans",
+                            from.name(),
+                            to.name()
+                        );
+                        c.err(Code::Declined, id, None, msg);
+                    }
+                }
+            }
             // Layout and conversions that are not views of their input here: the rows of a
             // dynamic batch would not stay whole through them.
             Op::Reshape { .. } | Op::Squeeze | Op::Unsqueeze | Op::Identity | Op::Convert { .. } | Op::ConvertLike => {
@@ -241,6 +276,15 @@ impl Lowering<'_> {
             | Op::ReadValue { .. }
             | Op::Assign { .. } => {}
         }
+    }
+
+    /// A `Convert`'s (or `ConvertLike`'s) types `(from, to)`, when it changes the values
+    /// generated code holds (so it is a step, not a view).
+    fn conversion(&self, id: NodeId) -> Option<(Elem, Elem)> {
+        let node = &self.g.nodes[id];
+        let x = (*node.inputs.first()?)?;
+        let (from, to) = (self.g.tensors[x].fact.elem, self.g.tensors[*node.outputs.first()?].fact.elem);
+        (!to.keeps_held(from)).then_some((from, to))
     }
 
     /// Refuses an op cellc computes at compile time only, naming the first input whose
@@ -291,7 +335,7 @@ impl Lowering<'_> {
         Some(out)
     }
 
-    fn consts(&self, id: NodeId, i: usize) -> Option<Vec<i64>> {
+    pub(super) fn consts(&self, id: NodeId, i: usize) -> Option<Vec<i64>> {
         self.g.input_fact(id, i)?.value.as_ref().and_then(Data::known_ints)
     }
 
@@ -469,55 +513,6 @@ impl Lowering<'_> {
             from += yd[a];
             let Some(yo) = self.place(y) else { return };
             self.boxed(xo, &xd, &ranges, yo);
-        }
-    }
-
-    fn gather(
-        &mut self,
-        c: &mut Checker<'_>,
-        id: NodeId,
-        batch_dims: i64,
-        ins: &[(TensorId, Operand, Vec<usize>)],
-        y: TensorId,
-    ) {
-        let Some((xt, xo, xd)) = ins.first().cloned() else { return };
-        let (Some(idx), Some(a)) = (self.consts(id, 1), self.consts(id, 2)) else {
-            c.err(
-                Code::Declined,
-                id,
-                None,
-                "gathers at indices known only at run time; cellc compiles a Gather of constant indices",
-            );
-            return;
-        };
-        let Some(a) = a.first().and_then(|&a| axis(a, xd.len()).ok()) else { return };
-        let Some(irank) = self.g.input_fact(id, 1).and_then(|f| f.shape.as_ref()).map(Vec::len) else { return };
-        let Ok(b) = crate::ops::shape::gather_batch_dims(batch_dims, irank, a) else { return };
-        if !self.keeps_rows(c, id, xt, a, "a gather")
-            || (0..b).any(|k| !self.keeps_rows(c, id, xt, k, "a gather's batch"))
-        {
-            return;
-        }
-        let dim = xd[a] as i64;
-        if let Some(bad) = idx.iter().find(|&&i| !(-dim..dim).contains(&i)) {
-            let msg =
-                format!("gathers index {bad} of dimension {a}, which has {dim} values; expected -{dim} to {}", dim - 1);
-            c.err(Code::Declined, id, None, msg);
-            return;
-        }
-        let Some(yo) = self.place(y) else { return };
-        // Per entry of the batch dimensions: `outer` blocks of `xd[a]` slices of `inner`
-        // values in x, and `n` of the indices, each taking one slice of every block.
-        let batches: usize = xd[..b].iter().product();
-        let (outer, inner): (usize, usize) = (xd[b..a].iter().product(), xd[a + 1..].iter().product());
-        let n = idx.len() / batches.max(1);
-        let (x_batch, y_batch) = (outer * xd[a] * inner, outer * n * inner);
-        for (k, &i) in idx.iter().enumerate() {
-            let (bb, j) = (k / n.max(1), k % n.max(1));
-            let i = if i < 0 { i + dim } else { i } as usize;
-            let axes = vec![[outer, xd[a] * inner, n * inner], [inner, 1, 1]];
-            let (from, to) = (bb * x_batch + i * inner, bb * y_batch + j * inner);
-            self.steps.push(Step::Copy(Copy::new(shifted(xo, from), shifted(yo, to), axes)));
         }
     }
 

@@ -316,6 +316,7 @@ fn dst(s: &Step) -> Option<Home> {
         Step::Softmax(x) => Some(x.dst.home),
         Step::Reduce(x) => Some(x.dst.home),
         Step::Pool(x) => Some(x.dst.home),
+        Step::Take(x) => Some(x.dst.home),
         Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) | Step::Pick(_) => None,
     }
 }

@@ -5,6 +5,26 @@ use super::Model;
 use super::steps::{MapFn, Step};
 
 impl Model {
+    /// The inputs and outputs the file declares in a type other than f32, which generated
+    /// code passes in f32, in words (`None` when there are none): what the generated code's
+    /// documentation and the command line say.
+    pub fn held_in_f32(&self) -> Option<String> {
+        use crate::vocab::{Carried, Elem};
+        let what = |name: &str, e: Elem| -> Option<String> {
+            let how = match e.carried() {
+                Carried::Exact if e == Elem::Bool => "booleans as 0 and 1",
+                Carried::Exact | Carried::No => return None,
+                Carried::Rounded => "computed in f32",
+                Carried::Whole => "whole numbers, exact up to 2^24",
+            };
+            Some(format!("{name:?} ({}: {how})", e.name()))
+        };
+        let ins =
+            self.params.iter().filter(|p| p.role == super::ParamRole::Data).filter_map(|p| what(&p.name, p.declared));
+        let all: Vec<String> = ins.chain(self.outputs.iter().filter_map(|o| what(&o.name, o.declared))).collect();
+        (!all.is_empty()).then(|| format!("passed in f32, though the model declares another type: {}", all.join(", ")))
+    }
+
     /// What step `s` does, in a few words.
     pub fn step_text(&self, s: &Step) -> String {
         let values = |axes: &mut dyn Iterator<Item = usize>| axes.product::<usize>();
@@ -13,6 +33,9 @@ impl Model {
             Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
             Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
             Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
+            Step::Take(t) => {
+                format!("{} values gathered at indices computed at run time", values(&mut t.axes.iter().map(|a| a[0])))
+            }
             Step::Pool(p) => {
                 let w = &p.win;
                 format!(

@@ -311,6 +311,43 @@ pub struct RowCopy {
     pub into_row: bool,
 }
 
+/// A gather by indices computed at run time: `dst[Σ oₖ·dₖ] = src[Σ oₖ·sₖ + i·stride]` for
+/// every index `o` of the axes, `i` the whole number at `idx[Σ oₖ·xₖ]`, counted from the end
+/// when negative. An index outside `[−len, len)` (or NaN), which onnxruntime refuses at run
+/// time, is clamped to the nearest end: never a read outside `src`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Take {
+    /// What is gathered from.
+    pub src: Operand,
+    /// The indices, whole numbers in f32.
+    pub idx: Operand,
+    /// Destination.
+    pub dst: Operand,
+    /// Axes, outermost first: `[count, source stride, index stride, destination stride]`.
+    pub axes: Vec<[usize; 4]>,
+    /// How many values the indexed axis holds (at least 1).
+    pub len: usize,
+    /// Its stride in the source.
+    pub stride: usize,
+}
+
+impl Take {
+    /// The source position index `i` (as held) reads along the axis: counted from the end
+    /// when negative, clamped into `[0, len)`. Both emitters and the reference compute it
+    /// so.
+    pub fn position(&self, i: f64) -> usize {
+        let n = self.len as f64;
+        let i = if i < 0.0 { i + n } else { i };
+        if i.is_nan() || i < 0.0 {
+            0
+        } else if i >= n {
+            self.len - 1
+        } else {
+            i as usize
+        }
+    }
+}
+
 /// One step of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -336,6 +373,8 @@ pub enum Step {
     Pick(Pick),
     /// A pool over windows read in place.
     Pool(Pool),
+    /// A gather by indices computed at run time.
+    Take(Take),
 }
 
 impl Step {
@@ -357,6 +396,7 @@ impl Step {
             Step::MatMul(MatMul { a, b, dst, .. }) => vec![a, b, dst],
             Step::Dense(DenseStep { x, dst, .. }) => vec![x, dst],
             Step::Init(Init { src, .. }) => vec![src],
+            Step::Take(Take { src, idx, dst, .. }) => vec![src, idx, dst],
             Step::Copy(Copy { src, dst, .. })
             | Step::Softmax(Softmax { src, dst, .. })
             | Step::Reduce(Reduce { src, dst, .. })

@@ -315,6 +315,17 @@ impl Model {
                 vec![(i.src, len, false), (Operand::whole(Home::State(i.state), len), len, false)]
             }
             Step::Cell(c) => self.cell_reach(c, batch)?,
+            Step::Take(t) => {
+                if t.len == 0 {
+                    return Err(Problem::Missing("a value along the axis a gather reads"));
+                }
+                let at = |k: usize| t.axes.iter().map(move |a| (a[0], a[k]));
+                vec![
+                    (t.src, span(at(1).chain([(t.len, t.stride)])), false),
+                    (t.idx, span(at(2)), false),
+                    (t.dst, span(at(3)), false),
+                ]
+            }
             Step::Pick(p) => {
                 let each = |n: usize, stride: usize| match p.entries {
                     0 => 0,
@@ -553,6 +564,7 @@ fn step_name(s: &Step) -> &'static str {
         Step::Init(_) => "init",
         Step::Pick(_) => "pick",
         Step::Pool(_) => "pool",
+        Step::Take(_) => "take",
     }
 }
 
@@ -575,9 +587,14 @@ mod tests {
             file: "m.xml".into(),
             name: "m".into(),
             batch: Batch::Static(1),
-            params: vec![Param { name: "x".into(), shape: vec![Dim::Static(4)], role: ParamRole::Data }],
+            params: vec![Param {
+                name: "x".into(),
+                shape: vec![Dim::Static(4)],
+                role: ParamRole::Data,
+                declared: crate::vocab::Elem::F32,
+            }],
             cells: Vec::new(),
-            outputs: vec![Output { name: "y".into(), shape: vec![Dim::Static(4)] }],
+            outputs: vec![Output { name: "y".into(), shape: vec![Dim::Static(4)], declared: crate::vocab::Elem::F32 }],
             denses: Vec::new(),
             consts: Vec::new(),
             slots: vec![4],

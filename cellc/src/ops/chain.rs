@@ -8,8 +8,33 @@ pub use crate::vocab::{Arg, Chain, Instr, MapFn};
 use super::tensor::{input, input_shape};
 use crate::vocab::{Data, Fact};
 
-/// The facts of an [`Op::Chain`]: its inputs broadcast together, f32; its values when every
-/// input is known.
+/// The element type of a chain's value: each instruction's from its arguments' (a comparison
+/// or a boolean function gives booleans, a select its branches' type, the rest their first
+/// argument's).
+fn elem_of(chain: &Chain, ins: &[Option<&Fact>]) -> Option<crate::vocab::Elem> {
+    use crate::vocab::{Binary, Elem, Unary};
+    let mut temps: Vec<Elem> = Vec::with_capacity(chain.instrs.len());
+    for i in &chain.instrs {
+        let arg = |k: usize| -> Option<Elem> {
+            match *i.args.get(k)? {
+                Arg::Input(j) => Some(ins.get(j).copied().flatten()?.elem),
+                Arg::Temp(j) => temps.get(j).copied(),
+            }
+        };
+        let e = match i.f {
+            MapFn::Compare(_)
+            | MapFn::Unary(Unary::LogicalNot)
+            | MapFn::Binary(Binary::LogicalAnd | Binary::LogicalOr | Binary::LogicalXor) => Elem::Bool,
+            MapFn::Select => arg(1)?,
+            MapFn::Unary(_) | MapFn::Binary(_) => arg(0)?,
+        };
+        temps.push(e);
+    }
+    temps.last().copied()
+}
+
+/// The facts of an [`Op::Chain`]: its inputs broadcast together, of the type its last
+/// function gives; its values when every input is known.
 pub(super) fn infer(chain: &Chain, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     let first = input(ins, 0, "a")?;
     let mut out = input_shape(ins, 0, "a")?.to_vec();
@@ -33,5 +58,6 @@ pub(super) fn infer(chain: &Chain, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, O
             .collect();
         Some(Data::Float(out))
     })();
-    Ok(vec![Fact { elem: first.elem, shape: Some(out), value }])
+    let elem = elem_of(chain, ins).unwrap_or(first.elem);
+    Ok(vec![Fact { elem, shape: Some(out), value }])
 }

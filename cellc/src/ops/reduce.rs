@@ -58,6 +58,14 @@ pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpErr
             let mut ax: Vec<usize> = axes.iter().map(|&a| axis(a, shape.len())).collect::<Result<_, _>>()?;
             ax.sort_unstable();
             ax.dedup();
+            let arg = matches!(kind, ReduceKind::Arg { .. });
+            if arg && ax.len() != 1 {
+                return Err(refuse!("ArgMax and ArgMin reduce one axis; {} given", ax.len()));
+            }
+            if arg && shape[ax[0]].value() == Some(0) {
+                return Err(refuse!("the axis has no values, whose extreme has no index"));
+            }
+            let elem = if arg { crate::vocab::Elem::I64 } else { x.elem };
             let out: Vec<Sym> = (0..shape.len())
                 .filter_map(|i| match (ax.contains(&i), keep_dims) {
                     (false, _) => Some(shape[i]),
@@ -71,6 +79,11 @@ pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpErr
                     return None;
                 }
                 let groups = along(&ext, &ax);
+                if arg {
+                    let v = x.value.as_ref()?.floats()?;
+                    let idx = |g: &Vec<usize>| kind.apply(&g.iter().map(|&i| v[i]).collect::<Vec<_>>()) as i64;
+                    return Some(Data::Int(groups.iter().map(|g| Sym::known(idx(g))).collect()));
+                }
                 match x.value.as_ref()? {
                     Data::Float(v) => Some(Data::Float(
                         groups
@@ -92,7 +105,7 @@ pub(super) fn infer(op: Along, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpErr
                     Data::Int(_) => None,
                 }
             })();
-            Ok(vec![Fact { elem: x.elem, shape: Some(out), value }])
+            Ok(vec![Fact { elem, shape: Some(out), value }])
         }
     }
 }

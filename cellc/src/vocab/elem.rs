@@ -70,6 +70,36 @@ impl Elem {
         matches!(self, Elem::F16 | Elem::Bf16 | Elem::F32 | Elem::F64)
     }
 
+    /// How generated code holds values of this type, which it computes in f32: as they are
+    /// (f32, and booleans as 0 and 1), rounded to f32 (f64), as whole numbers in f32 (exact
+    /// up to 2²⁴ in magnitude), or not at all (f16 and bf16 round differently from f32).
+    pub fn carried(self) -> Carried {
+        match self {
+            Elem::F32 | Elem::Bool => Carried::Exact,
+            Elem::F64 => Carried::Rounded,
+            Elem::I8 | Elem::I32 | Elem::I64 | Elem::U8 | Elem::U32 | Elem::U64 => Carried::Whole,
+            Elem::F16 | Elem::Bf16 => Carried::No,
+        }
+    }
+
+    /// Whether converting a value of type `from` to this type leaves the f32 generated code
+    /// holds for it unchanged ([`Elem::carried`]): to a float type from any held type, to a
+    /// signed integer type of 32 bits or more from any integer type or booleans (values past
+    /// 2³¹ are past what f32 holds exactly anyway), to the same type.
+    pub fn keeps_held(self, from: Elem) -> bool {
+        if from.carried() == Carried::No || self.carried() == Carried::No {
+            return false;
+        }
+        self == from
+            || matches!(self, Elem::F32 | Elem::F64)
+            || (matches!(self, Elem::I32 | Elem::I64) && !from.is_float())
+    }
+
+    /// Whether it is `i32` or `i64`.
+    pub fn is_signed_wide(self) -> bool {
+        matches!(self, Elem::I32 | Elem::I64)
+    }
+
     /// Bytes per element.
     pub fn size(self) -> u64 {
         match self {
@@ -112,6 +142,19 @@ impl Elem {
             _ => return None,
         })
     }
+}
+
+/// How generated code, which computes in f32, holds a type's values ([`Elem::carried`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carried {
+    /// As they are: f32, and booleans as 0 and 1.
+    Exact,
+    /// Rounded to f32: f64.
+    Rounded,
+    /// Whole numbers in f32, exact up to 2²⁴ in magnitude.
+    Whole,
+    /// Not held: f16 and bf16, whose rounding f32 does not reproduce.
+    No,
 }
 
 /// Element types of constants and Parameters.

@@ -73,6 +73,8 @@ pub enum Unary {
     LogicalNot,
     /// A function of C's `<math.h>` (trigonometric, hyperbolic, `erf`).
     Math(MathFn),
+    /// The whole number towards zero (what a cast to an integer type does).
+    Trunc,
     /// `x·Φ(x)` = `x/2·(1 + erf(x/√2))`, or with `tanh(√(2/π)·(x + 0.044715·x³))` in place
     /// of the `erf` (`tanh`).
     Gelu {
@@ -229,6 +231,7 @@ impl Unary {
             }
             Unary::LogicalNot => f64::from(x == 0.0),
             Unary::Math(f) => f.apply(x),
+            Unary::Trunc => x.trunc(),
             Unary::Gelu { tanh: false } => 0.5 * x * (1.0 + libm::erf(x * core::f64::consts::FRAC_1_SQRT_2)),
             Unary::Gelu { tanh: true } => {
                 let k = (2.0 / core::f64::consts::PI).sqrt();
@@ -252,6 +255,7 @@ impl Unary {
                 | Unary::Round { .. }
                 | Unary::Floor
                 | Unary::Ceiling
+                | Unary::Trunc
         )
     }
 }
@@ -470,6 +474,14 @@ impl Chain {
         Chain { instrs: vec![Instr { f, args: (0..f.arity()).map(Arg::Input).collect() }] }
     }
 
+    /// `g(f(inputs…))`: `g` of one value.
+    pub fn then(f: MapFn, g: MapFn) -> Chain {
+        let first = Chain::single(f);
+        let mut instrs = first.instrs;
+        instrs.push(Instr { f: g, args: vec![Arg::Temp(0)] });
+        Chain { instrs }
+    }
+
     /// The chain's value for `inputs`, each function's value rounded to f32.
     pub fn apply(&self, inputs: &[f64]) -> f64 {
         let mut temps: Vec<f64> = Vec::with_capacity(self.instrs.len());
@@ -514,6 +526,14 @@ pub enum ReduceKind {
     L1,
     /// `ReduceL2`: `√Σx²`.
     L2,
+    /// `ArgMax` (`max`) or `ArgMin` along one axis: the index of the first extreme value,
+    /// or of the `last`, a whole number (NaN is never an extreme).
+    Arg {
+        /// The largest value's index.
+        max: bool,
+        /// The last of equal extremes.
+        last: bool,
+    },
 }
 
 impl ReduceKind {
@@ -545,6 +565,16 @@ impl ReduceKind {
             ReduceKind::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
             ReduceKind::L1 => xs.iter().map(|x| x.abs()).sum(),
             ReduceKind::L2 => xs.iter().map(|x| x * x).sum::<f64>().sqrt(),
+            ReduceKind::Arg { max, last } => {
+                let mut best = 0;
+                for (i, &v) in xs.iter().enumerate().skip(1) {
+                    let b = xs[best];
+                    if (if max { v > b } else { v < b }) || (last && v == b) {
+                        best = i;
+                    }
+                }
+                best as f64
+            }
         }
     }
 }

@@ -20,7 +20,7 @@ pub use cell_attr::{
 };
 pub use declared::{Dim, Origin, WeightData, Weights, show_dims};
 pub use decode::decode_data;
-pub use elem::{Elem, ElemType};
+pub use elem::{Carried, Elem, ElemType};
 pub use fact::{ConstSrc, Data, Fact, known_len};
 pub use format::Format;
 pub use func::{Arg, Binary, Chain, Compare, Instr, MapFn, MathFn, ReduceKind, Unary};

@@ -500,12 +500,12 @@ fn convolutions_by_weights_given_at_run_time_compile_where_they_can_and_say_why_
 #[test]
 fn an_op_computed_at_compile_time_only_is_refused_where_it_runs_naming_the_input() {
     let d = Dir::new();
-    // On a constant, ArgMax is folded; on the graph's input, it would run: refused at its
+    // On a constant, CumSum is folded; on the graph's input, it would run: refused at its
     // node, naming the input known only at run time.
     let folded = model(
-        vec![node("ArgMax", &["c"], &["i"]), node("Cast", &["i"], &["f"]), node("Add", &["x", "f"], &["y"])],
-        vec![floats("c", &[2, 3], &[0.5, 2.0, -1.0, 3.0, 3.0, 1.0])],
-        vec![value("x", &[1, 3])],
+        vec![node("CumSum", &["c", "a"], &["i"]), node("Cast", &["i"], &["f"]), node("Add", &["x", "f"], &["y"])],
+        vec![floats("c", &[2, 3], &[0.5, 2.0, -1.0, 3.0, 3.0, 1.0]), int64s("a", &[0])],
+        vec![value("x", &[2, 3])],
         &["y"],
     );
     let mut folded = folded;
@@ -513,8 +513,8 @@ fn an_op_computed_at_compile_time_only_is_refused_where_it_runs_naming_the_input
     folded.graph.as_mut().expect("graph").node[1].attribute.push(to.clone());
     compile(&d.write("m.onnx", &folded)).expect("folded");
     let mut run_time = model(
-        vec![node("ArgMax", &["x"], &["i"]), node("Cast", &["i"], &["y"])],
-        vec![],
+        vec![node("CumSum", &["x", "a"], &["i"]), node("Cast", &["i"], &["y"])],
+        vec![int64s("a", &[0])],
         vec![value("x", &[2, 3])],
         &["y"],
     );
@@ -522,7 +522,7 @@ fn an_op_computed_at_compile_time_only_is_refused_where_it_runs_naming_the_input
     let err = compile(&d.write("m.onnx", &run_time)).expect_err("run time");
     assert_eq!(err.lines().filter(|l| l.contains("error[")).count(), 1, "one error, at the ArgMax: {err}");
     assert!(
-        err.contains("cellc computes ArgMax at compile time only")
+        err.contains("cellc computes CumSum at compile time only")
             && err.contains("its input 0 (\"x\", from Parameter \"x\") is known only at run time"),
         "{err}"
     );

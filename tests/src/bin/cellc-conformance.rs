@@ -192,8 +192,8 @@ fn run() -> Result<bool, String> {
                                 e.rounded = true;
                                 e.expected = outs.iter().map(|o| o.iter().map(|&v| v as f32).collect()).collect();
                             }
-                            let (tol, ulps) = (e.case.tolerance, e.case.ulps);
-                            for (o, (_, want)) in outs.iter().zip(&e.case.outputs) {
+                            let ulps = e.case.ulps;
+                            for ((o, (_, want)), &tol) in outs.iter().zip(&e.case.outputs).zip(&e.case.tolerances) {
                                 let want64: Vec<f64> = want.iter().map(|&w| w as f64).collect();
                                 let o32: Vec<f32> = o.iter().map(|&v| v as f32).collect();
                                 e.reference_err.push(max_abs_err(&o32, &want64));
@@ -422,10 +422,10 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path, c_fuses:
         let versus = match (&got, twin) {
             (Ok(got), Some((j, t))) => outputs(t, j, out_dir).ok().map(|rust| {
                 let (mut diff, mut used) = (0.0f64, 0.0f64);
-                for (r, c) in rust.iter().zip(got) {
+                for ((r, c), &tol) in rust.iter().zip(got).zip(&e.case.tolerances) {
                     let r: Vec<f64> = r.iter().map(|&v| v as f64).collect();
                     diff = diff.max(max_abs_err(c, &r));
-                    used = used.max(tolerance_used(c, &r, e.case.tolerance, e.case.ulps));
+                    used = used.max(tolerance_used(c, &r, tol, e.case.ulps));
                 }
                 let alike = c_fuses.map(|c| c == rust_fuses(t.level.as_deref()));
                 (diff, used, alike, same_bits(&rust, got))
@@ -434,10 +434,10 @@ fn report(entries: &[Entry], weights_mode: WeightsMode, out_dir: &Path, c_fuses:
         };
         let (mut errs, mut used) = (Vec::new(), 0.0f64);
         if let Ok(got) = &got {
-            for (g, want) in got.iter().zip(&e.expected) {
+            for ((g, want), &tol) in got.iter().zip(&e.expected).zip(&e.case.tolerances) {
                 let want: Vec<f64> = want.iter().map(|&w| w as f64).collect();
                 errs.push(max_abs_err(g, &want));
-                used = used.max(tolerance_used(g, &want, e.case.tolerance, e.case.ulps));
+                used = used.max(tolerance_used(g, &want, tol, e.case.ulps));
             }
         }
         // With rounded weights the reference runs on them, and its distance from OpenVINO is

@@ -205,6 +205,9 @@ impl Emitter {
              build the source for the CPU that runs it (-O3 -march=native, or the target's -march): without -march, \
              x86-64 compilers take SSE2 alone (4 lanes, no fused multiply-add).",
         );
+        if let Some(h) = m.held_in_f32() {
+            hd.comment(&format!("Values {h}."));
+        }
         hd.line(format!("#ifndef {u}_H_INCLUDED"));
         hd.line(format!("#define {u}_H_INCLUDED"));
         hd.line("");

@@ -6,7 +6,7 @@ use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use crate::vocab::Pooling;
@@ -49,8 +49,21 @@ impl ModelEmitter<'_> {
             ReduceKind::Min => ("INFINITY", "if (v < acc) acc = v;", "acc".to_owned()),
             ReduceKind::L1 => ("0.0f", "acc += fabsf(v);", "acc".to_owned()),
             ReduceKind::L2 => ("0.0f", "acc += v * v;", "sqrtf(acc)".to_owned()),
+            // The index, counted as the values go by (`k`), of the first (or last) extreme.
+            ReduceKind::Arg { max, last } => {
+                let step = match (max, last) {
+                    (true, false) => "if (v > acc || k == 0) { acc = v; at = k; } ++k;",
+                    (true, true) => "if (v >= acc || k == 0) { acc = v; at = k; } ++k;",
+                    (false, false) => "if (v < acc || k == 0) { acc = v; at = k; } ++k;",
+                    (false, true) => "if (v <= acc || k == 0) { acc = v; at = k; } ++k;",
+                };
+                (if max { "-INFINITY" } else { "INFINITY" }, step, "(float)at".to_owned())
+            }
         };
         c.line(format!("float acc = {init};"));
+        if matches!(r.kind, ReduceKind::Arg { .. }) {
+            c.line("size_t k = 0, at = 0;");
+        }
         for (k, a) in r.inner.iter().enumerate() {
             c.open(format!("for (size_t i{k} = 0; i{k} < {}; ++i{k})", a[0]));
         }
@@ -66,6 +79,23 @@ impl ModelEmitter<'_> {
         for _ in &r.outer {
             c.close("");
         }
+    }
+
+    /// A gather by indices computed at run time, each index brought into the axis as
+    /// `Take::position` defines (from the end when negative, clamped, NaN to 0).
+    pub(super) fn take_step(&self, c: &mut Code, t: &Take) {
+        self.bind(c, "src", &t.src, false);
+        self.bind(c, "idx", &t.idx, false);
+        self.bind(c, "dst", &t.dst, true);
+        let counts: Vec<usize> = t.axes.iter().map(|a| a[0]).collect();
+        let opened = Self::open_nest(c, &counts);
+        let col = |k: usize| index(&t.axes.iter().map(|a| a[k]).collect::<Vec<_>>());
+        let n = float(t.len as f32);
+        c.line(format!("float i = idx[{}];", col(2)));
+        c.line(format!("if (i < 0.0f) i += {n};"));
+        c.line(format!("const size_t p = i >= {n} ? {} : i >= 0.0f ? (size_t)i : 0;", t.len - 1));
+        c.line(format!("dst[{}] = src[{} + p * {}];", col(3), col(1), t.stride));
+        Self::close_nest(c, opened);
     }
 
     pub(super) fn copy_step(&self, c: &mut Code, s: &Copy) {
@@ -415,6 +445,7 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
                 format!("({a} * {})", helpers.act(p, &A::Tanh, None, &sp))
             }
             Unary::Math(f) => format!("{}f({a})", f.name()),
+            Unary::Trunc => format!("truncf({a})"),
             Unary::Gelu { tanh: false } => {
                 format!("(0.5f * {a} * (1.0f + erff({a} * {})))", float(core::f32::consts::FRAC_1_SQRT_2))
             }

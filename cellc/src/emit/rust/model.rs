@@ -5,7 +5,9 @@
 use super::fields::Fields;
 use super::lit::{Table, table};
 use super::names::{Names, field_name, ident, type_name};
-use super::steps::{copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step};
+use super::steps::{
+    copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step, take_step,
+};
 use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Lengths, Model, Operand, Step};
@@ -157,6 +159,7 @@ pub(super) fn items(
             }
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),
+            Step::Take(t) => take_step(t, &fields),
             Step::Pool(p) => pool_step(p, &fields, simd),
             Step::Rows(r) => rows_step(r, &fields),
             Step::Pick(p) => {
@@ -210,8 +213,9 @@ pub(super) fn items(
     } else {
         String::new()
     };
+    let held = m.held_in_f32().map_or_else(String::new, |h| format!(" Values {h}."));
     let doc = format!(
-        " Model {:?}: Parameters {}, Results {}{weights_doc}. Run it through `cellc_runtime::Model::run`.",
+        " Model {:?}: Parameters {}, Results {}{weights_doc}. Run it through `cellc_runtime::Model::run`.{held}",
         m.name,
         names(m.run_inputs().map(|(_, p)| p.name.as_str()).collect()),
         names(m.outputs.iter().map(|o| o.name.as_str()).collect()),
@@ -383,6 +387,7 @@ fn uses_row(m: &Model) -> bool {
         Step::Init(i) => moves(&i.src),
         Step::Pick(p) => moves(&p.src) || moves(&p.dst),
         Step::Pool(p) => moves(&p.src) || moves(&p.dst),
+        Step::Take(t) => moves(&t.src) || moves(&t.idx) || moves(&t.dst),
     })
 }
 

@@ -4,7 +4,7 @@
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::{Ident, TokenStream};
@@ -223,6 +223,7 @@ pub(super) fn map_expr(fun: MapFn, args: &[TokenStream], isa: &TokenStream) -> T
             }
             Unary::Gelu { tanh: false } => quote! { ::cellc_runtime::__private::math::gelu(#a) },
             Unary::Gelu { tanh: true } => quote! { ::cellc_runtime::__private::math::gelu_tanh(#isa, #a) },
+            Unary::Trunc => quote! { ::cellc_runtime::__private::math::trunc(#a) },
             Unary::Round { even: true } => quote! { ::cellc_runtime::__private::math::round_even(#a) },
             Unary::Round { even: false } => quote! { ::cellc_runtime::__private::math::round(#a) },
         },
@@ -476,7 +477,23 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
         ReduceKind::L2 => {
             (quote! { 0.0f32 }, quote! { acc += v * v; }, quote! { ::cellc_runtime::__private::math::sqrt(acc) })
         }
+        // The index, counted as the values go by (`k`), of the first (or last) extreme.
+        ReduceKind::Arg { max, last } => {
+            let better = match (max, last) {
+                (true, false) => quote! { v > acc },
+                (true, true) => quote! { v >= acc },
+                (false, false) => quote! { v < acc },
+                (false, true) => quote! { v <= acc },
+            };
+            let init = if max {
+                quote! { f32::NEG_INFINITY }
+            } else {
+                quote! { f32::INFINITY }
+            };
+            (init, quote! { if #better || k == 0 { acc = v; at = k; } k += 1; }, quote! { at as f32 })
+        }
     };
+    let counted = matches!(r.kind, ReduceKind::Arg { .. }).then(|| quote! { let (mut k, mut at) = (0usize, 0usize); });
     // An index no stride reads (an axis of one value, or broadcast) is not named.
     let loops = |p: &str, counts: &[usize], used: &dyn Fn(usize) -> bool, body: TokenStream| {
         counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
@@ -487,11 +504,37 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
     let inner = loops("i", &ic, &|k| is[k] != 0, quote! { let v = src[#at]; #step });
     let body = quote! {
         let mut acc: f32 = #init;
+        #counted
         #inner
         dst[#di] = #fin;
     };
     let outer = loops("o", &oc, &|k| os[k] != 0 || od[k] != 0, body);
     quote! { { let src = #src; let dst = #dst; #outer } }
+}
+
+/// A gather by indices computed at run time: each index read, brought into the axis by
+/// `cellc_runtime`'s `take_index` (the clamp `Take::position` defines), then the value.
+pub(super) fn take_step(t: &Take, f: &Fields) -> TokenStream {
+    let col = |k: usize| -> Vec<usize> { t.axes.iter().map(|a| a[k]).collect() };
+    let (counts, ss, xs, ds) = (col(0), col(1), col(2), col(3));
+    let src = f.slice(&t.src, 0, span(&counts, &ss) + (t.len - 1) * t.stride, false);
+    let idx = f.slice(&t.idx, 0, span(&counts, &xs), false);
+    let dst = f.slice(&t.dst, 0, span(&counts, &ds), true);
+    let named = |strides: &[usize]| -> Vec<(proc_macro2::Ident, usize)> {
+        strides.iter().enumerate().map(|(k, &s)| (format_ident!("o{}", k), s)).collect()
+    };
+    let (si, xi, di) = (lin(&named(&ss)), lin(&named(&xs)), lin(&named(&ds)));
+    let (len, stride) = (t.len, t.stride);
+    let body = quote! {
+        let p = ::cellc_runtime::__private::math::take_index(idx[#xi], #len);
+        dst[#di] = src[#si + p * #stride];
+    };
+    let nest = counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
+        let used = ss[k] != 0 || xs[k] != 0 || ds[k] != 0;
+        let i = if used { format_ident!("o{}", k) } else { format_ident!("_") };
+        quote! { for #i in 0..#c { #inner } }
+    });
+    quote! { { let src = #src; let idx = #idx; let dst = #dst; #nest } }
 }
 
 /// A pool over windows read in place: `cellc_runtime::__private::kernel::pool_windows` at the vector

@@ -78,8 +78,6 @@ pub fn sources(kind: OpKind) -> Sources {
         K::Conv => Types(&["Conv", "ConvTranspose"]),
         K::Pure => Types(&[
             "GatherElements",
-            "ArgMax",
-            "ArgMin",
             "TopK",
             "CumSum",
             "Trilu",
@@ -119,6 +117,8 @@ pub fn sources(kind: OpKind) -> Sources {
             "ReduceSumSquare",
             "ReduceLogSum",
             "ReduceLogSumExp",
+            "ArgMax",
+            "ArgMin",
             "GlobalAveragePool",
             "GlobalMaxPool",
         ]),

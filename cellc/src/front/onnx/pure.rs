@@ -1,21 +1,17 @@
 //! The ONNX ops cellc computes at compile time only ([`crate::ops::pure`]), their
-//! attributes read at the model's opset: index ops, tables, windows, bitwise functions.
+//! attributes read at the model's opset: index ops, tables, windows, bitwise functions;
+//! and `ArgMax`/`ArgMin`, reductions computed at run time too.
 use super::node::Node;
 use crate::graph::{Elem, TensorId};
-use crate::ops::Op;
 use crate::ops::pure::{Bits, Class, Pure, WindowKind};
+use crate::ops::{Op, ReduceKind};
 
 /// Adds the ops of node `cx` (of type `op`) when it is one of these; `false` for another.
 pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
     let a = |cx: &mut Node<'_, '_>, key: &str, default: i64| cx.attrs.int(key).unwrap_or(default);
     let pure = match op {
         "GatherElements" => Pure::GatherElements { axis: a(cx, "axis", 0) },
-        "ArgMax" | "ArgMin" => Pure::ArgExtreme {
-            axis: a(cx, "axis", 0),
-            max: op == "ArgMax",
-            keep_dims: a(cx, "keepdims", 1) != 0,
-            last: a(cx, "select_last_index", 0) != 0,
-        },
+        "ArgMax" | "ArgMin" => return arg_extreme(cx, op == "ArgMax"),
         "TopK" => return top_k(cx),
         "CumSum" => Pure::Cumulative {
             product: false,
@@ -72,6 +68,19 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
     let ins: Vec<Option<TensorId>> = (0..cx.node.input.len()).map(|k| cx.input(k)).collect();
     let outs = cx.add(Op::Pure(pure), &ins, 1);
     cx.bind_all(&outs);
+    true
+}
+
+/// `ArgMax`/`ArgMin`: a reduction over one axis to the index of its extreme, computed at
+/// run time too.
+fn arg_extreme(cx: &mut Node<'_, '_>, max: bool) -> bool {
+    let axis = cx.attrs.int("axis").unwrap_or(0);
+    let keep_dims = cx.attrs.int("keepdims").unwrap_or(1) != 0;
+    let last = cx.attrs.int("select_last_index").unwrap_or(0) != 0;
+    let Some(x) = cx.required(0, "data") else { return true };
+    let axes = cx.ints(&[axis]);
+    let y = cx.one(Op::Reduce { kind: ReduceKind::Arg { max, last }, keep_dims }, &[x, axes]);
+    cx.bind(0, y);
     true
 }
 

@@ -1,5 +1,5 @@
-//! The ops that pick by index or give indices: `GatherElements`, `ArgMax`/`ArgMin`, `TopK`,
-//! `Hardmax`, `OneHot`, `NonZero`.
+//! The ops that pick by index or give indices: `GatherElements`, `TopK`, `Hardmax`,
+//! `OneHot`, `NonZero`.
 use super::common::{around, known, shaped, values};
 use crate::limits::MAX_FOLDED_ELEMENTS;
 use crate::ops::error::{OpError, refuse};
@@ -50,50 +50,17 @@ fn floats(x: &Fact, shape: &[Sym]) -> Option<(Vec<f64>, Vec<usize>)> {
     Some((x.value.as_ref()?.floats()?, known(shape)?))
 }
 
-/// The index of the extreme of `n` values `get(i)` (the first or last of equal ones; NaN
-/// never wins, as a comparison with it is false).
-fn extreme(n: usize, get: impl Fn(usize) -> f64, max: bool, last: bool) -> usize {
+/// The index of the first largest of `n` values `get(i)` (NaN never wins, as a comparison
+/// with it is false).
+fn extreme(n: usize, get: impl Fn(usize) -> f64) -> usize {
     let mut best = 0;
     for i in 1..n {
         let (v, b) = (get(i), get(best));
-        let better = if max { v > b } else { v < b };
-        if better || (last && v == b) {
+        if v > b {
             best = i;
         }
     }
     best
-}
-
-pub(super) fn arg_extreme(
-    ins: &[Option<&Fact>],
-    ax: i64,
-    (max, keep, last): (bool, bool, bool),
-) -> Result<Vec<Fact>, OpError> {
-    let (x, xs) = shaped(ins, 0, "data")?;
-    let a = axis(ax, xs.len())?;
-    let mut shape = xs.to_vec();
-    if keep {
-        shape[a] = Sym::known(1);
-    } else {
-        shape.remove(a);
-    }
-    let out = Fact::new(Elem::I64, shape);
-    let Some((v, ext)) = floats(x, xs) else { return Ok(vec![out]) };
-    let (outer, n, inner) = around(&ext, a);
-    if n == 0 {
-        return Err(refuse!(
-            "the axis has no values; {} of nothing is not defined",
-            if max { "ArgMax" } else { "ArgMin" }
-        ));
-    }
-    let idx = (0..outer * inner)
-        .map(|k| {
-            let (o, r) = (k / inner, k % inner);
-            let i = extreme(n, |i| v[(o * n + i) * inner + r], max, last);
-            Sym::known(i as i64)
-        })
-        .collect();
-    Ok(vec![Fact { value: Some(Data::Int(idx)), ..out }])
 }
 
 pub(super) fn top_k(ins: &[Option<&Fact>], ax: i64, largest: bool) -> Result<Vec<Fact>, OpError> {
@@ -144,7 +111,7 @@ pub(super) fn hardmax(ins: &[Option<&Fact>], ax: i64) -> Result<Vec<Fact>, OpErr
     for o in 0..outer {
         for r in 0..inner {
             if n > 0 {
-                let i = extreme(n, |i| v[(o * n + i) * inner + r], true, false);
+                let i = extreme(n, |i| v[(o * n + i) * inner + r]);
                 y[(o * n + i) * inner + r] = 1.0;
             }
         }

@@ -20,18 +20,6 @@ pub enum Pure {
         /// The axis.
         axis: i64,
     },
-    /// (x) → the index (i64) of the largest (`max`) or smallest value along `axis`, the
-    /// first of equal ones or the `last` (`ArgMax`, `ArgMin`).
-    ArgExtreme {
-        /// The axis.
-        axis: i64,
-        /// The largest.
-        max: bool,
-        /// The axis stays, of size 1.
-        keep_dims: bool,
-        /// The last of equal values.
-        last: bool,
-    },
     /// (x, k) → the `k` largest (or smallest) values along `axis` in order, and their
     /// indices (i64); equal values in the order of their indices (`TopK`).
     TopK {
@@ -102,8 +90,6 @@ impl Pure {
     pub fn name(self) -> &'static str {
         match self {
             Pure::GatherElements { .. } => "GatherElements",
-            Pure::ArgExtreme { max: true, .. } => "ArgMax",
-            Pure::ArgExtreme { max: false, .. } => "ArgMin",
             Pure::TopK { .. } => "TopK",
             Pure::Cumulative { product: false, .. } => "CumSum",
             Pure::Cumulative { product: true, .. } => "CumProd",
@@ -124,7 +110,6 @@ impl Pure {
 pub(super) fn infer(op: Pure, ins: &[Option<&Fact>]) -> Result<Vec<Fact>, OpError> {
     match op {
         Pure::GatherElements { axis } => index::gather_elements(ins, axis),
-        Pure::ArgExtreme { axis, max, keep_dims, last } => index::arg_extreme(ins, axis, (max, keep_dims, last)),
         Pure::TopK { axis, largest } => index::top_k(ins, axis, largest),
         Pure::Hardmax { axis } => index::hardmax(ins, axis),
         Pure::OneHot { axis } => index::one_hot(ins, axis),
