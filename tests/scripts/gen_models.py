@@ -1400,6 +1400,64 @@ def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
     print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
 
 
+def qdq(out):
+    """Models quantised by onnxruntime's own tool (`quantize_static`, QDQ format, as users
+    quantise a model for onnxruntime): a 1-D conv net (a depthwise and a pointwise
+    convolution, ReLU, a dense head) with int8 weights per channel and uint8 activations
+    (`onnx_qdq_per_channel`), and per tensor with int8 activations (`onnx_qdq_per_tensor`).
+    Weights are `DequantizeLinear` of int8 constants (folded back by cellc), activations
+    quantise–dequantise pairs computed at run time. Expected values: onnxruntime on the
+    quantised file, its ops as defined (graph optimisations off); with them on, as users run
+    it, its integer kernels give outputs each case records the distance to."""
+    import tempfile
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    g = Graph(71)
+    x = g.input("x", [1, 8, 32])
+    dw = g.node("Conv", [x, g.weights((8, 1, 5), 0.4), g.weights((8,), 0.1)], group=8, pads=[2, 2], kernel_shape=[5])
+    pw = g.node("Conv", [g.node("Relu", [dw]), g.weights((16, 8, 1), 0.3), g.weights((16,), 0.1)], kernel_shape=[1])
+    flat = g.node("Reshape", [g.node("Relu", [pw]), g.const(np.array([1, -1], np.int64))])
+    y = g.node("Add", [g.node("MatMul", [flat, g.weights((512, 4), 0.05)]), g.weights((4,), 0.1)])
+    g.output(y, "y", [1, 4])
+    float_model = g.model(opset=17)
+    rng = np.random.default_rng(71)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.items = iter([{"x": rng.uniform(-1, 1, (1, 8, 32)).astype(np.float32)} for _ in range(16)])
+
+        def get_next(self):
+            return next(self.items, None)
+
+    for name, per_channel, activation in [("onnx_qdq_per_channel", True, QuantType.QUInt8),
+                                          ("onnx_qdq_per_tensor", False, QuantType.QInt8)]:
+        d = out / name
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "float.onnx"
+            onnx.save(float_model, src)
+            quantize_static(str(src), str(d / "model.onnx"), Reader(), quant_format=QuantFormat.QDQ,
+                            per_channel=per_channel, activation_type=activation, weight_type=QuantType.QInt8)
+        m = onnx.load(d / "model.onnx")
+        feeds = {"x": rng.uniform(-1, 1, (1, 8, 32)).astype(np.float32)}
+        options = ort.SessionOptions()
+        # The quantised file as written, computed as its ops define: no integer kernels
+        # fused in (onnxruntime's QDQ fusion rounds its intermediate sums differently).
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+        ops = sorted({n.op_type for n in m.graph.node})
+        fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+        case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
+                "tolerance": 1e-5, "ulps": ULPS, "onnx_ops": ops,
+                "onnxruntime_fused_integer_kernels_max_abs_diff": max_diff(fused[0], want[0]),
+                "note": f"{sum(n.op_type == 'DequantizeLinear' for n in m.graph.node)} DequantizeLinear and "
+                        f"{sum(n.op_type == 'QuantizeLinear' for n in m.graph.node)} QuantizeLinear nodes"}
+        save_io(d, case, feeds, [("y", want[0])])
+        (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+        print(f"{name}: {case['note']}; ops {', '.join(ops)}")
+
+
 SWIFT_F0 = "swift-f0==0.3.0"
 
 
@@ -1757,6 +1815,7 @@ def main():
         ("hey_mycroft", hey_mycroft),
         ("spectral_lstm", refused),
         ("swift_f0", swift_f0),
+        ("onnx_qdq", qdq),
     ]
     # Fixtures not committed (too large, or weights under a non-free licence) are written only when named (CI writes them elsewhere).
     large = {"nsnet2", "hey_mycroft"}

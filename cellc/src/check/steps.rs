@@ -211,9 +211,9 @@ impl Lowering<'_> {
             Op::Convert { .. } | Op::ConvertLike if self.conversion(id).is_some() => {
                 let Some((from, to)) = self.conversion(id) else { return };
                 let f = match (from.carried(), to.carried()) {
-                    (Carried::Exact | Carried::Rounded, Carried::Whole) if to.is_signed_wide() => {
-                        Some(Chain::single(MapFn::Unary(Unary::Trunc)))
-                    }
+                    // A value past the type's range is undefined in ONNX (a quantisation
+                    // clamps first): cellc keeps it whole.
+                    (Carried::Exact | Carried::Rounded, Carried::Whole) => Some(Chain::single(MapFn::Unary(Unary::Trunc))),
                     (_, _) if to == Elem::Bool => {
                         Some(Chain::then(MapFn::Unary(Unary::LogicalNot), MapFn::Unary(Unary::LogicalNot)))
                     }

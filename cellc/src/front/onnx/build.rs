@@ -232,7 +232,8 @@ fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
     let known = domain.is_none()
         && (super::ops::translate(&mut cx, &op_type)
             || super::composed::translate(&mut cx, &op_type)
-            || super::pure::translate(&mut cx, &op_type));
+            || super::pure::translate(&mut cx, &op_type)
+            || super::quant::translate(&mut cx, &op_type));
     let pending = cx.b.pending_if.take();
     if !known {
         cx.unknown();

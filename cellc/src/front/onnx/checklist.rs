@@ -11,7 +11,7 @@ pub fn sources(kind: OpKind) -> Sources {
         K::Parameter => Not("the graph's inputs make it, not a node"),
         K::Const => Types(&["Constant", "ConstantOfShape"]),
         K::Result => Not("the graph's outputs make it, not a node"),
-        K::Convert => Types(&["Cast"]),
+        K::Convert => Types(&["Cast", "QuantizeLinear", "DequantizeLinear"]),
         K::ConvertLike => Types(&["CastLike"]),
         K::Identity => Types(&["Identity", "Dropout"]),
         K::ShapeOf => Types(&["Shape", "Size"]),

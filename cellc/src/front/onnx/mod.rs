@@ -15,6 +15,7 @@ mod control;
 mod node;
 mod ops;
 mod pure;
+mod quant;
 mod spatial;
 
 /// The versions of the default operator set cellc reads.

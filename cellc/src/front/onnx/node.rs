@@ -355,6 +355,11 @@ impl Node<'_, '_> {
         self.b.g.tensors[t].fact.shape.as_ref().map(Vec::len)
     }
 
+    /// The number of values of tensor `t`, when its shape is known while reading.
+    pub(super) fn known_len(&self, t: TensorId) -> Option<usize> {
+        self.b.g.tensors[t].fact.known_len()
+    }
+
     /// The element type of tensor `t` as far as known while reading.
     pub(super) fn elem(&self, t: TensorId) -> Elem {
         self.b.g.tensors[t].fact.elem
