@@ -1458,6 +1458,93 @@ def qdq(out):
         print(f"{name}: {case['note']}; ops {', '.join(ops)}")
 
 
+FASTER_WHISPER = "faster-whisper==1.2.1"
+
+
+def silero_v6(out):
+    """silero-vad v6 as faster-whisper's wheel ships it (MIT, `faster_whisper/assets/
+    silero_vad_v6.onnx`): windows of 576 samples (512 and 64 of context) as a sequence through
+    one LSTM, its states `h` and `c` in and `hn` and `cn` out, as faster-whisper calls it — a
+    batch of windows per call (pinned to 24), the states carried from one call to the next
+    (two calls). Expected values: onnxruntime call by call on the file."""
+    import tempfile
+
+    name, windows, calls = "silero_vad_v6", 24, 2
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = from_wheel(wheel(FASTER_WHISPER, tmp), "faster_whisper/assets/silero_vad_v6.onnx", tmp, d)
+        shutil.copy(path, d / "model.onnx")
+    rng = np.random.default_rng(6)
+    n = calls * windows * 512 + 64
+    t = np.arange(n) / 16000
+    audio = 0.05 * rng.standard_normal(n)
+    voiced = (t > 0.3 * t[-1]) & (t < 0.8 * t[-1])
+    audio[voiced] += 0.4 * np.sin(2 * np.pi * 180 * t[voiced]) * np.sin(2 * np.pi * 3 * t[voiced]) ** 2
+    audio = audio.astype(np.float32)
+    chunks = np.stack([audio[k * 512: k * 512 + 576] for k in range(calls * windows)]).reshape(calls, windows, 576)
+    h = c = np.zeros((1, 1, 128), np.float32)
+    session = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+    probs, hs, cs = [], [], []
+    for k in range(calls):
+        p, h, c = session.run(None, {"input": chunks[k], "h": h, "c": c})
+        probs.append(np.asarray(p, np.float32))
+        hs.append(np.asarray(h, np.float32))
+        cs.append(np.asarray(c, np.float32))
+    chunks.tofile(d / "in_0.f32")
+    zeros = np.zeros((1, 1, 128), np.float32)
+    zeros.tofile(d / "in_1.f32")
+    zeros.tofile(d / "in_2.f32")
+    case = {"inputs": [{"name": "input", "shape": [windows, 576], "file": "in_0.f32"},
+                       {"name": "h", "shape": [1, 1, 128], "file": "in_1.f32"},
+                       {"name": "c", "shape": [1, 1, 128], "file": "in_2.f32"}],
+            "outputs": [], "frames": calls, "carry": [[1, 1], [2, 2]],
+            "pin": [f"input=[{windows},576]"], "oracle": "onnxruntime call by call",
+            "tolerance": 1e-5, "ulps": ULPS, "source": f"{FASTER_WHISPER} (faster_whisper/assets/silero_vad_v6.onnx)"}
+    for k, (nm, a) in enumerate(zip(["speech_probs", "hn", "cn"], [np.stack(probs), np.stack(hs), np.stack(cs)])):
+        a.tofile(d / f"out_{k}.f32")
+        case["outputs"].append({"name": nm, "shape": list(a.shape[1:]), "file": f"out_{k}.f32"})
+    case["speech_probability_per_window"] = [round(float(v), 4) for v in np.stack(probs).reshape(-1)]
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: speech probability per window {case['speech_probability_per_window']}")
+
+
+PIPECAT = "pipecat-ai==1.14.0"
+
+
+def smart_turn(out):
+    """Smart Turn v3.2 as pipecat-ai's wheel ships it (BSD-2-Clause, `pipecat/audio/turn/
+    smart_turn/data/smart-turn-v3.2-cpu.onnx`, 8.7 MB): a Whisper-style encoder (two
+    convolutions, transformer blocks with exact GELU, layer norms, attention) quantised by
+    onnxruntime's tool to QDQ (114 DequantizeLinear, 78 QuantizeLinear), deciding whether a
+    speaker's turn has ended from 8 s of log-mel features [1, 80, 800]. Expected values:
+    onnxruntime on the file, its ops as defined (graph optimisations off); the distance to
+    onnxruntime as users run it (its integer kernels) is recorded. Not committed (its size)."""
+    import tempfile
+
+    name = "smart_turn_v3"
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = from_wheel(wheel(PIPECAT, tmp), "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx", tmp, d)
+        shutil.copy(path, d / "model.onnx")
+    rng = np.random.default_rng(3)
+    feeds = {"input_features": rng.uniform(-0.8, 0.8, (1, 80, 800)).astype(np.float32)}
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
+            "tolerance": 1e-5, "ulps": ULPS, "pin": ["input_features=[1,80,800]"],
+            "source": f"{PIPECAT} (pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx)",
+            "onnxruntime_fused_integer_kernels_max_abs_diff": max_diff(fused[0], want[0])}
+    save_io(d, case, feeds, [("logits", want[0])])
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: logits {want[0].reshape(-1)}, onnxruntime with its integer kernels {fused[0].reshape(-1)}")
+
+
 SWIFT_F0 = "swift-f0==0.3.0"
 
 
@@ -1816,9 +1903,11 @@ def main():
         ("spectral_lstm", refused),
         ("swift_f0", swift_f0),
         ("onnx_qdq", qdq),
+        ("silero_vad_v6", silero_v6),
+        ("smart_turn_v3", smart_turn),
     ]
     # Fixtures not committed (too large, or weights under a non-free licence) are written only when named (CI writes them elsewhere).
-    large = {"nsnet2", "hey_mycroft"}
+    large = {"nsnet2", "hey_mycroft", "smart_turn_v3"}
     for name, write in extra:
         if name in only or (not only and name not in large):
             write(out)
