@@ -138,6 +138,13 @@ impl Builder {
         self
     }
 
+    /// Pairs the model's Parameters and Results that carry a state by the names exporters
+    /// give a state's two ends, with equal shapes (`--state auto`).
+    pub fn state_auto(mut self) -> Self {
+        self.options.state_auto = true;
+        self
+    }
+
     /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
     pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
         self.options.weight_type = weight_type;

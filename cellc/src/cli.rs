@@ -35,8 +35,8 @@ enum Command {
         #[command(flatten)]
         graph: GraphArgs,
         /// Carry a state between runs, as for compiling.
-        #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
-        states: Vec<(String, String)>,
+        #[arg(long = "state", value_name = "IN=OUT|auto", value_parser = crate::options::parse_state_arg)]
+        states: Vec<crate::options::StateArg>,
         /// Print the report as JSON (for tools) instead of text.
         #[arg(long)]
         json: bool,
@@ -186,9 +186,11 @@ struct CompileArgs {
     #[arg(long = "cell-name", value_name = "FROM=TO", value_parser = crate::options::parse_rename)]
     cell_names: Vec<(String, String)>,
     /// Carry a state between runs: Parameter IN and Result OUT become a variable of the
-    /// generated model (zero after `reset`), as OpenVINO's MakeStateful makes them.
-    #[arg(long = "state", value_name = "IN=OUT", value_parser = crate::options::parse_state)]
-    states: Vec<(String, String)>,
+    /// generated model (zero after `reset`), as OpenVINO's MakeStateful makes them. `auto`
+    /// pairs the Parameters and Results exporters name as a state's two ends (`h0`/`hn`,
+    /// `x`/`next_x`, `cache`/`new_cache`, `state`/`stateN`…) with equal shapes, and says which.
+    #[arg(long = "state", value_name = "IN=OUT|auto", value_parser = crate::options::parse_state_arg)]
+    states: Vec<crate::options::StateArg>,
 }
 
 impl CompileArgs {
@@ -225,7 +227,8 @@ impl CompileArgs {
             cut_inputs: self.graph.cut_inputs.clone(),
             cut_outputs: self.graph.cut_outputs.clone(),
             cell_names: self.cell_names.clone(),
-            states: self.states.clone(),
+            states: pairs(&self.states),
+            state_auto: self.states.contains(&crate::options::StateArg::Auto),
         }
     }
 }
@@ -355,6 +358,17 @@ fn to_stdout(text: &str) -> Result<(), ExitCode> {
     }
 }
 
+/// The `IN=OUT` pairs among `--state` values.
+fn pairs(states: &[crate::options::StateArg]) -> Vec<(String, String)> {
+    states
+        .iter()
+        .filter_map(|s| match s {
+            crate::options::StateArg::Pair(i, o) => Some((i.clone(), o.clone())),
+            crate::options::StateArg::Auto => None,
+        })
+        .collect()
+}
+
 /// Runs the command line; the exit code is 1 on any diagnostic.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -366,7 +380,8 @@ pub fn main() -> ExitCode {
                 input_shapes: graph.input_shapes.clone(),
                 cut_inputs: graph.cut_inputs.clone(),
                 cut_outputs: graph.cut_outputs.clone(),
-                states: states.clone(),
+                states: pairs(states),
+                state_auto: states.contains(&crate::options::StateArg::Auto),
                 ..Default::default()
             };
             return inspect(model, &opts, *json);
@@ -377,6 +392,12 @@ pub fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let opts = args.options();
+            if opts.state_auto
+                && let Ok(found) = crate::pipeline::auto_states(model, &opts)
+            {
+                let shown: Vec<String> = found.iter().map(|(i, o)| format!("{i}={o}")).collect();
+                eprintln!("cellc: --state auto paired {}", shown.join(", "));
+            }
             match (&args.output, opts.language) {
                 (Some(out), _) => crate::pipeline::compile_to(model, &opts, out).and_then(|files| {
                     write_all(&files)?;

@@ -43,6 +43,6 @@ pub mod vocab;
 pub use builder::Builder;
 pub use diag::{Diag, Diagnostics};
 pub use options::{InputShape, Language, Options, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode};
+pub use pipeline::{auto_states, compile_file, compile_to};
 #[doc(hidden)]
 pub use pipeline::{check_passed, load_graph, load_ir, model_of, read_graph, run_passes};
-pub use pipeline::{compile_file, compile_to};

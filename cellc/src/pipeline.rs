@@ -31,12 +31,13 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
         ));
     }
     let mut g = front::read_graph(model, opts.weights.as_deref())?;
+    let states = states_of(&g, opts)?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
         // A state's Result stays a Result of the cut model, to be carried: `--outputs y
         // --state h0=hn` keeps `hn` for the state without listing it.
         let mut outputs = opts.cut_outputs.clone();
         if !outputs.is_empty() {
-            outputs.extend(opts.states.iter().map(|(_, o)| o).filter(|o| !opts.cut_outputs.contains(o)).cloned());
+            outputs.extend(states.iter().map(|(_, o)| o).filter(|o| !opts.cut_outputs.contains(o)).cloned());
         }
         let diags = passes::cut(&mut g, &opts.cut_inputs, &outputs);
         if !diags.is_empty() {
@@ -63,11 +64,28 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
         return Err(Diagnostics(pins));
     }
     g.renames = opts.cell_names.clone();
-    let diags = passes::make_stateful(&mut g, &opts.states);
+    let diags = passes::make_stateful(&mut g, &states);
     if !diags.is_empty() {
         return Err(Diagnostics(diags));
     }
     Ok(g)
+}
+
+/// The state pairs of a compilation: those `--state IN=OUT` names, and with `--state auto`
+/// those found by their names ([`passes::state_pairs`]).
+fn states_of(g: &graph::Graph, opts: &Options) -> Result<Vec<(String, String)>, Diagnostics> {
+    let mut states = opts.states.clone();
+    if opts.state_auto {
+        states.extend(passes::state_pairs(g, &opts.states).map_err(Diagnostics)?);
+    }
+    Ok(states)
+}
+
+/// The state pairs `--state auto` finds in `model` (with the options' explicit pairs left
+/// out), as the command line reports them.
+pub fn auto_states(model: &Path, opts: &Options) -> Result<Vec<(String, String)>, Diagnostics> {
+    let g = front::read_graph(model, opts.weights.as_deref())?;
+    passes::state_pairs(&g, &opts.states).map_err(Diagnostics)
 }
 
 #[doc(hidden)]

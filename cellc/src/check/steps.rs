@@ -213,7 +213,9 @@ impl Lowering<'_> {
                 let f = match (from.carried(), to.carried()) {
                     // A value past the type's range is undefined in ONNX (a quantisation
                     // clamps first): cellc keeps it whole.
-                    (Carried::Exact | Carried::Rounded, Carried::Whole) => Some(Chain::single(MapFn::Unary(Unary::Trunc))),
+                    (Carried::Exact | Carried::Rounded, Carried::Whole) => {
+                        Some(Chain::single(MapFn::Unary(Unary::Trunc)))
+                    }
                     (_, _) if to == Elem::Bool => {
                         Some(Chain::then(MapFn::Unary(Unary::LogicalNot), MapFn::Unary(Unary::LogicalNot)))
                     }

@@ -316,6 +316,26 @@ pub fn parse_rename(s: &str) -> Result<(String, String), BadValue> {
 }
 
 /// Parses `IN=OUT` (a `--state` pair).
+/// A `--state` value: a pair, or `auto` (pairs found by their names).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateArg {
+    /// `IN=OUT`.
+    Pair(String, String),
+    /// `auto`.
+    Auto,
+}
+
+/// Parses a `--state` value: `auto`, or `IN=OUT` as [`parse_state`] reads it.
+pub fn parse_state_arg(s: &str) -> Result<StateArg, BadValue> {
+    if s.trim() == "auto" {
+        return Ok(StateArg::Auto);
+    }
+    parse_state(s).map(|(a, b)| StateArg::Pair(a, b)).map_err(|_| {
+        BadValue::new(s, "IN=OUT (a Parameter's name, `=`, a Result's name), or auto (pairs found by their names)")
+    })
+}
+
+/// Parses `IN=OUT`.
 pub fn parse_state(s: &str) -> Result<(String, String), BadValue> {
     match s.split_once('=') {
         Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_owned(), b.trim().to_owned())),

@@ -48,6 +48,9 @@ pub struct Options {
     /// Parameter and Result pairs that carry a state between runs (`--state IN=OUT`): each
     /// becomes a variable of the generated model, zero after `reset()`.
     pub states: Vec<(String, String)>,
+    /// Pair the other Parameters and Results that carry a state by the names exporters give
+    /// them (`--state auto`: `h0`/`hn`, `x`/`next_x`, `cache`/`new_cache`…) and equal shapes.
+    pub state_auto: bool,
 }
 
 /// One method per field, each giving the same options with that field set, so that options
@@ -83,4 +86,5 @@ setters! {
     cut_outputs: Vec<String>,
     cell_names: Vec<(String, String)>,
     states: Vec<(String, String)>,
+    state_auto: bool,
 }

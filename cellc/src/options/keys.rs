@@ -1,7 +1,8 @@
 //! The one table of options ([`KEYS`]): each key as every door spells it, with its parser,
 //! and the options said back as command-line arguments.
 use super::choices::{
-    InputShape, Language, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename, parse_state,
+    InputShape, Language, Simd, StateArg, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename,
+    parse_state_arg,
 };
 use super::error::{BadValue, OptionError};
 use super::fields::Options;
@@ -181,10 +182,13 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "state",
-        value: "IN=OUT",
+        value: "IN=OUT|auto",
         repeats: true,
         set: |o, v| {
-            o.states.push(parse_state(v)?);
+            match parse_state_arg(v)? {
+                StateArg::Pair(i, out) => o.states.push((i, out)),
+                StateArg::Auto => o.state_auto = true,
+            }
             Ok(())
         },
     },
@@ -225,6 +229,7 @@ impl Options {
             cut_outputs,
             cell_names,
             states,
+            state_auto,
         } = self;
         let d = Options::default();
         let mut out: Vec<(&str, String)> = Vec::new();
@@ -243,6 +248,7 @@ impl Options {
         out.extend((!cut_outputs.is_empty()).then(|| ("outputs", cut_outputs.join(","))));
         out.extend(cell_names.iter().map(|(f, t)| ("cell_name", format!("{f}={t}"))));
         out.extend(states.iter().map(|(i, o)| ("state", format!("{i}={o}"))));
+        out.extend(state_auto.then(|| ("state", "auto".to_owned())));
         let mut args = Vec::new();
         for (key, value) in out {
             args.push(format!("--{}", key.replace('_', "-")));

@@ -6,7 +6,8 @@ mod fields;
 mod keys;
 
 pub use choices::{
-    InputShape, Language, Simd, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename, parse_state,
+    InputShape, Language, Simd, StateArg, Strategy, Threads, WeightTables, WeightType, WeightsMode, parse_rename,
+    parse_state, parse_state_arg,
 };
 pub use error::{BadValue, OptionError};
 pub use fields::Options;
@@ -54,6 +55,7 @@ mod tests {
             cut_outputs: _,
             cell_names: _,
             states: _,
+            state_auto: _,
         } = Options::default().name(Some("x".into()));
         assert_eq!(Options::default().name(Some("x".into())).name, Some("x".to_owned()));
     }

@@ -299,7 +299,7 @@ fn compile_file_refuses_c() {
 #[test]
 fn the_command_line_and_the_builder_stay_in_step() {
     use cellc::{Builder, Strategy};
-    let cases: [(&[&str], Builder); 16] = [
+    let cases: [(&[&str], Builder); 17] = [
         (&["m.xml"], Builder::new()),
         (&["m.xml", "--name", "Net"], Builder::new().name("Net")),
         (&["m.xml", "--strategy", "unrolled"], Builder::new().strategy(Strategy::Unrolled)),
@@ -325,6 +325,7 @@ fn the_command_line_and_the_builder_stay_in_step() {
             Builder::new().inputs(&["a", "b"]).outputs(&["y", "z"]),
         ),
         (&["m.xml", "--state", "h0=hn", "--state", "c0=cn"], Builder::new().state("h0", "hn").state("c0", "cn")),
+        (&["m.xml", "--state", "auto", "--state", "x=y"], Builder::new().state_auto().state("x", "y")),
     ];
     for (args, builder) in cases {
         assert_eq!(&cellc::cli::options_from_args(args).expect("parses"), builder.options(), "{args:?}");

@@ -300,3 +300,33 @@ fn a_state_pair_becomes_a_variable() {
     let msg = cellc::load_graph(&plain, &dynamic).expect_err("a dynamic state").to_string();
     assert!(msg.contains("shape [1,?,16] is not static") && msg.contains("--input h0=[1,N,16]"), "{msg}");
 }
+
+/// `--state auto` pairs the states of silero-vad v6 as faster-whisper ships it (`h`/`hn`,
+/// `c`/`cn`) and the stateful model computes, call after call, what onnxruntime computed
+/// with the states carried by hand (the case's expected outputs).
+#[test]
+fn state_pairs_are_found_by_their_names() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/silero_vad_v6");
+    let model = dir.join("model.onnx");
+    let opts = cellc::Options::default().state_auto(true)
+        .input_shapes(vec![cellc::InputShape::parse("input=[24,576]").expect("pin")]);
+    let found = cellc::auto_states(&model, &opts).expect("pairs");
+    assert_eq!(found, vec![("h".to_owned(), "hn".to_owned()), ("c".to_owned(), "cn".to_owned())]);
+    let m = cellc::load_graph(&model, &opts).expect("compiles");
+    assert_eq!((m.params.len(), m.outputs.len(), m.states.len()), (1, 1, 2));
+    let x = read_f32(&dir.join("in_0.f32"));
+    let want = read_f32(&dir.join("out_0.f32"));
+    let (calls, per) = (2, 24);
+    let mut session = cellc::reference::Session::new(&m);
+    for k in 0..calls {
+        let frame = x[k * per * 576..(k + 1) * per * 576].to_vec();
+        let got = cellc::reference::run_session(&m, &[frame], &mut session).expect("runs").remove(0);
+        let err = got.iter().zip(&want[k * per..(k + 1) * per]).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-5, "call {k}: max error {err}");
+    }
+    // A model with no such names: told so, with the flag to write instead.
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_pure_ops/model.onnx");
+    let none = cellc::Options::default().state_auto(true);
+    let msg = cellc::load_graph(&plain, &none).expect_err("no pairs").to_string();
+    assert!(msg.contains("found no Parameter and Result named as a state's two ends"), "{msg}");
+}
