@@ -13,7 +13,7 @@ use std::collections::HashMap;
 pub fn fold(g: &mut Graph) -> Vec<Diag> {
     let mut diags = Vec::new();
     let mut reported = vec![false; g.nodes.len()];
-    let mut budget = Budget { left: crate::limits::MAX_FOLDED_TOTAL, said: false };
+    let mut budget = Budget { left: crate::limits::MAX_FOLDED_TOTAL, said: false, dynamic: Vec::new() };
     let mut unread = Unread::default();
     loop {
         reported.resize(g.nodes.len(), false);
@@ -250,6 +250,9 @@ const SHAPE_VALUES: usize = 4096;
 struct Budget {
     left: u64,
     said: bool,
+    /// The dynamic dimensions already reported as why values are unknown at compile time
+    /// (what follows from one is not reported again).
+    dynamic: Vec<u32>,
 }
 
 fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: NodeId, op: &Op, budget: &mut Budget) {
@@ -289,6 +292,18 @@ fn infer_node(g: &mut Graph, diags: &mut Vec<Diag>, reported: &mut [bool], id: N
     }
     let facts = match ops::infer(op, &ins, node.outputs.len()) {
         Ok(f) => f,
+        // Values left unknown by a dynamic dimension: said once, at the first layer they
+        // reach, with the pin to write.
+        Err(e @ (ops::OpError::NotConstant { .. } | ops::OpError::Dynamic { .. } | ops::OpError::Unpinned(_))) => {
+            let Some(s) = super::cause::dynamic_cause(g, id) else { return report(g, diags, reported, id, e) };
+            if budget.dynamic.contains(&s) {
+                reported[id] = true;
+                return;
+            }
+            budget.dynamic.push(s);
+            let msg = super::cause::pinned_message(g, e.into(), s);
+            return report(g, diags, reported, id, msg);
+        }
         Err(msg) => return report(g, diags, reported, id, msg),
     };
     let made: u64 = facts.iter().filter_map(|f| f.value.as_ref()).map(|v| v.len() as u64).sum();

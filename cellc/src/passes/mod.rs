@@ -1,6 +1,7 @@
 //! Compile-time passes over the [`crate::graph::Graph`], each a function of the graph in
 //! its own module: [`cut()`] (`--inputs`/`--outputs`), [`fold()`] (shape inference and
 //! constant folding), [`simplify()`], [`lower()`] (convolutions and pads onto the planner's kernels), [`cancel_transposes()`] (layout glue), [`compose()`] (gathers read through transposes), [`fuse()`] (dense layers), [`make_stateful()`] (`--state`).
+mod cause;
 mod compose;
 mod conv;
 pub mod cut;

@@ -308,7 +308,8 @@ fn a_state_pair_becomes_a_variable() {
 fn state_pairs_are_found_by_their_names() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/silero_vad_v6");
     let model = dir.join("model.onnx");
-    let opts = cellc::Options::default().state_auto(true)
+    let opts = cellc::Options::default()
+        .state_auto(true)
         .input_shapes(vec![cellc::InputShape::parse("input=[24,576]").expect("pin")]);
     let found = cellc::auto_states(&model, &opts).expect("pairs");
     assert_eq!(found, vec![("h".to_owned(), "hn".to_owned()), ("c".to_owned(), "cn".to_owned())]);
@@ -329,4 +330,19 @@ fn state_pairs_are_found_by_their_names() {
     let none = cellc::Options::default().state_auto(true);
     let msg = cellc::load_graph(&plain, &none).expect_err("no pairs").to_string();
     assert!(msg.contains("found no Parameter and Result named as a state's two ends"), "{msg}");
+}
+
+/// A dimension left dynamic that compile-time values hang on (swift-f0's `samples`: its
+/// STFTs' padding and frame counts) is reported once, at the first layer it reaches, with
+/// the Parameter, the dimension and the pin to write; nothing it leads to is reported again.
+#[test]
+fn a_dynamic_dimension_is_reported_once_as_the_cause_with_its_pin() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/swift_f0/model.onnx");
+    let err = cellc::load_graph(&model, &cellc::Options::default()).expect_err("samples is dynamic");
+    assert_eq!(err.0.len(), 1, "one error, the cause: {err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("dimension 1 of Parameter \"audio\", which is dynamic") && msg.contains("--input audio=[1,N]"),
+        "{msg}"
+    );
 }
