@@ -1458,6 +1458,46 @@ def qdq(out):
         print(f"{name}: {case['note']}; ops {', '.join(ops)}")
 
 
+def dynamic_quantised(out):
+    """A model quantised by onnxruntime's `quantize_dynamic` (as users shrink a model for
+    onnxruntime's CPU provider): a 1-D convolution and two dense layers, their weights int8,
+    each activation quantised at run time by `DynamicQuantizeLinear` (its range measured
+    over the tensor), the products `ConvInteger` and `MatMulInteger` in int32, then scaled
+    back. Expected values: onnxruntime on the quantised file."""
+    import tempfile
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    g = Graph(72)
+    x = g.input("x", [1, 8, 32])
+    c = g.node("Relu", [g.node("Conv", [x, g.weights((16, 8, 3), 0.3), g.weights((16,), 0.1)], pads=[1, 1], kernel_shape=[3])])
+    flat = g.node("Reshape", [c, g.const(np.array([1, -1], np.int64))])
+    h = g.node("Relu", [g.node("MatMul", [flat, g.weights((512, 32), 0.05)])])
+    y = g.node("MatMul", [h, g.weights((32, 4), 0.2)])
+    g.output(y, "y", [1, 4])
+    name = "onnx_dynamic_quantised"
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "float.onnx"
+        onnx.save(g.model(opset=17), src)
+        quantize_dynamic(str(src), str(d / "model.onnx"), weight_type=QuantType.QInt8)
+    m = onnx.load(d / "model.onnx")
+    rng = np.random.default_rng(72)
+    feeds = {"x": rng.uniform(-1, 1, (1, 8, 32)).astype(np.float32)}
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+    ops = sorted({n.op_type for n in m.graph.node})
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
+            "tolerance": 1e-5, "ulps": ULPS, "onnx_ops": ops,
+            "onnxruntime_fused_kernels_max_abs_diff": max_diff(fused[0], want[0])}
+    save_io(d, case, feeds, [("y", want[0])])
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: ops {', '.join(ops)}")
+
+
 FASTER_WHISPER = "faster-whisper==1.2.1"
 
 
@@ -1903,6 +1943,7 @@ def main():
         ("spectral_lstm", refused),
         ("swift_f0", swift_f0),
         ("onnx_qdq", qdq),
+        ("onnx_dynamic_quantised", dynamic_quantised),
         ("silero_vad_v6", silero_v6),
         ("smart_turn_v3", smart_turn),
     ]

@@ -45,9 +45,10 @@ impl Checker<'_> {
         for &id in order {
             let node = &self.g.nodes[id];
             let why = match &node.op {
-                Op::Unknown => {
-                    Some(format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op)).into())
-                }
+                // The front-end may know what the op is (another runtime's own op).
+                Op::Unknown => Some(node.declined.clone().unwrap_or_else(|| {
+                    format!("cellc does not compile {} layers yet", crate::limits::cut(&node.origin.op)).into()
+                })),
                 // With its condition known, folding took the branch or said why not.
                 Op::If if self.g.input_fact(id, 0).is_some_and(|f| f.value.is_some()) => None,
                 Op::If => Some(unknown_condition(self.g, id)),

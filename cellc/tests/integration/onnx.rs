@@ -527,3 +527,21 @@ fn an_op_computed_at_compile_time_only_is_refused_where_it_runs_naming_the_input
         "{err}"
     );
 }
+
+#[test]
+fn onnxruntime_s_own_ops_are_refused_saying_what_they_are() {
+    let d = Dir::new();
+    for (op, says) in [
+        ("DynamicQuantizeLSTM", "onnxruntime's LSTM with int8 weights"),
+        ("QLinearConv", "quantise to QDQ instead"),
+        ("FusedConv", "compile the model as exported, before those optimisations"),
+        ("Inverse", "an op only onnxruntime defines"),
+    ] {
+        let mut n = node(op, &["x"], &["y"]);
+        n.domain = Some("com.microsoft".to_owned());
+        let mut m = model(vec![n], vec![], vec![value("x", &[1, 4])], &["y"]);
+        m.opset_import.push(OperatorSetIdProto { domain: Some("com.microsoft".to_owned()), version: Some(1) });
+        let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
+        assert!(err.contains(&format!("com.microsoft.{op} is")) && err.contains(says), "{err}");
+    }
+}

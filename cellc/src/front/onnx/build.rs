@@ -237,6 +237,11 @@ fn node(s: &mut Scope, at: Option<u32>, n: &NodeProto) -> Option<NodeId> {
     let pending = cx.b.pending_if.take();
     if !known {
         cx.unknown();
+        if let (Some(d), Some(t)) = (domain, cx.b.g.nodes.len().checked_sub(1))
+            && let Some(why) = super::foreign::refusal(d, &op_type)
+        {
+            cx.b.g.nodes[t].declined = Some(why);
+        }
     } else if cx.errors.is_empty() && cx.attrs.errors.is_empty() {
         for key in cx.attrs.unread() {
             cx.errors.push(format!(

@@ -12,6 +12,7 @@ mod cells;
 pub mod checklist;
 mod composed;
 mod control;
+mod foreign;
 mod node;
 mod ops;
 mod pure;

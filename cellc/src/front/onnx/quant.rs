@@ -1,7 +1,8 @@
-//! ONNX's quantisation ops, each composed of cellc's own by its definition, so that a QDQ
-//! model (as onnxruntime's quantisation tool writes it) compiles: `QuantizeLinear` (round
-//! half to even, then saturate to the zero point's type), `DequantizeLinear`, per tensor or
-//! per axis. Weights quantised to int8 fold back to f32 at compile time; the quantise–
+//! ONNX's quantisation ops, each composed of cellc's own by its definition, so that the
+//! models onnxruntime's quantisation tool writes compile: `QuantizeLinear` (round half to
+//! even, then saturate to the zero point's type), `DequantizeLinear`, per tensor or per axis
+//! (QDQ); `DynamicQuantizeLinear`, `MatMulInteger` and `ConvInteger` (dynamic quantisation:
+//! whole numbers held in f32, their products exact while the sums stay under 2²⁴). Weights quantised to int8 fold back to f32 at compile time; the quantise–
 //! dequantise pairs on activations are computed at run time, whole numbers held in f32.
 use super::node::Node;
 use crate::graph::{Elem, TensorId};
@@ -12,6 +13,9 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
     match op {
         "QuantizeLinear" => quantize(cx),
         "DequantizeLinear" => dequantize(cx),
+        "DynamicQuantizeLinear" => dynamic_quantize(cx),
+        "MatMulInteger" => integer_product(cx, false),
+        "ConvInteger" => integer_product(cx, true),
         _ => return false,
     }
     true
@@ -99,5 +103,69 @@ fn dequantize(cx: &mut Node<'_, '_>) {
     }
     let Some(s) = along(cx, scale, x, axis) else { return };
     let y = cx.one(Op::Binary(Binary::Multiply), &[v, s]);
+    cx.bind(0, y);
+}
+
+/// `DynamicQuantizeLinear`: the uint8 quantisation of `x` over the range of its values and
+/// 0 — `scale = (max(x, 0) − min(x, 0)) / 255`, `zero_point = saturate(round(−min / scale))`,
+/// `y = saturate(round(x / scale) + zero_point)` — and the scale and zero point.
+fn dynamic_quantize(cx: &mut Node<'_, '_>) {
+    let Some(x) = cx.required(0, "x") else { return };
+    let Some(rank) = cx.rank(x) else {
+        return cx.err("the input's rank is not known while reading; cellc reduces over its every axis");
+    };
+    let float = cx.elem(x);
+    let all: Vec<i64> = (0..rank as i64).collect();
+    let axes = cx.ints(&all);
+    let lo = cx.one(Op::Reduce { kind: crate::ops::ReduceKind::Min, keep_dims: false }, &[x, axes]);
+    let hi = cx.one(Op::Reduce { kind: crate::ops::ReduceKind::Max, keep_dims: false }, &[x, axes]);
+    let zero = cx.float(float, 0.0);
+    let lo = cx.one(Op::Binary(Binary::Minimum), &[lo, zero]);
+    let hi = cx.one(Op::Binary(Binary::Maximum), &[hi, zero]);
+    let span = cx.one(Op::Binary(Binary::Subtract), &[hi, lo]);
+    let qmax = cx.float(float, 255.0);
+    let scale = cx.one(Op::Binary(Binary::Divide { python: false }), &[span, qmax]);
+    let below = cx.one(Op::Binary(Binary::Divide { python: false }), &[lo, scale]);
+    let minus = cx.one(Op::Unary(Unary::Negative), &[below]);
+    let zp = cx.one(Op::Unary(Unary::Round { even: true }), &[minus]);
+    let zp = cx.one(Op::Unary(Unary::Clamp { min: 0.0, max: 255.0 }), &[zp]);
+    let q = cx.one(Op::Binary(Binary::Divide { python: false }), &[x, scale]);
+    let q = cx.one(Op::Unary(Unary::Round { even: true }), &[q]);
+    let q = cx.one(Op::Binary(Binary::Add), &[q, zp]);
+    let q = cx.one(Op::Unary(Unary::Clamp { min: 0.0, max: 255.0 }), &[q]);
+    let y = cx.one(Op::Convert { to: Elem::U8 }, &[q]);
+    let zp = cx.one(Op::Convert { to: Elem::U8 }, &[zp]);
+    cx.bind_all(&[y, scale, zp]);
+}
+
+/// An integer operand less its zero point, in f32; a zero point of several values lies along
+/// `axis` of the operand.
+fn less_zero_point(cx: &mut Node<'_, '_>, t: TensorId, zp: Option<TensorId>, axis: i64) -> Option<TensorId> {
+    let v = cx.one(Op::Convert { to: Elem::F32 }, &[t]);
+    let Some(z) = zp else { return Some(v) };
+    let z = along(cx, z, t, axis)?;
+    let z = cx.one(Op::Convert { to: Elem::F32 }, &[z]);
+    Some(cx.one(Op::Binary(Binary::Subtract), &[v, z]))
+}
+
+/// `MatMulInteger` and `ConvInteger`: the product (or the convolution) of the operands less
+/// their zero points, in int32; computed in f32 on whole numbers, exact while its sums stay
+/// under 2²⁴ in magnitude.
+fn integer_product(cx: &mut Node<'_, '_>, conv: bool) {
+    let (a_name, b_name) = if conv { ("x", "w") } else { ("A", "B") };
+    let (Some(a), Some(b)) = (cx.required(0, a_name), cx.required(1, b_name)) else { return };
+    // A zero point per row of the left side (its axis −2) and per output channel of the
+    // right (a product's columns, its axis −1; a convolution's filters, axis 0).
+    let (za, zb) = (cx.input(2), cx.input(3));
+    let (a_axis, b_axis) = if conv { (1, 0) } else { (-2, -1) };
+    let Some(a) = less_zero_point(cx, a, za, a_axis) else { return };
+    let Some(b) = less_zero_point(cx, b, zb, b_axis) else { return };
+    let product = if conv {
+        let Some((y, _)) = super::spatial::conv_of(cx, a, b, false) else { return };
+        y
+    } else {
+        cx.one(Op::MatMul { ta: false, tb: false }, &[a, b])
+    };
+    let y = cx.one(Op::Convert { to: Elem::I32 }, &[product]);
     cx.bind(0, y);
 }

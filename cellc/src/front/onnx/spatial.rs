@@ -74,11 +74,21 @@ fn dims(cx: &Node<'_, '_>, t: TensorId) -> Option<Vec<i64>> {
 
 /// `Conv` and `ConvTranspose`.
 pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
-    let group = cx.attrs.int("group").unwrap_or(1);
     let (Some(x), Some(w)) = (cx.required(0, "X"), cx.required(1, "W")) else { return };
     let b = cx.input(2);
-    let Some((n, _)) = spatial(cx, Some(w)) else { return };
-    let Some(mut window) = window(cx, n, WindowRounding::Floor) else { return };
+    let Some((mut y, n)) = conv_of(cx, x, w, transposed) else { return };
+    if let Some(b) = b {
+        y = channel_op(cx, Binary::Add, y, b, n);
+    }
+    cx.bind(0, y);
+}
+
+/// The convolution of `x` by `w` the node's attributes describe (`ConvInteger`'s too), and
+/// its number of spatial axes; `None` when refused (reported).
+pub(super) fn conv_of(cx: &mut Node<'_, '_>, x: TensorId, w: TensorId, transposed: bool) -> Option<(TensorId, usize)> {
+    let group = cx.attrs.int("group").unwrap_or(1);
+    let (n, _) = spatial(cx, Some(w))?;
+    let mut window = window(cx, n, WindowRounding::Floor)?;
     let mut output_padding = Vec::new();
     let mut crop = None;
     if transposed {
@@ -89,7 +99,7 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
         {
             let k = s.len();
             cx.err(format!("`output_shape` has {k} values; expected {n}, one for each spatial axis"));
-            return;
+            return None;
         }
         let same = matches!(window.auto_pad, AutoPad::SameUpper | AutoPad::SameLower);
         if shape.is_some() || same {
@@ -105,7 +115,7 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
     }
     if group < 1 {
         cx.err(format!("`group` is {group}; expected 1 or more"));
-        return;
+        return None;
     }
     let grouped = group > 1;
     let w = if grouped {
@@ -113,11 +123,11 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
         // reads them with the group axis first.
         let Some(d) = dims(cx, w) else {
             cx.err("`group` is more than 1 and the shape of W is not known while reading");
-            return;
+            return None;
         };
         if d.is_empty() || d[0] % group != 0 {
             cx.err(format!("W's first dimension {} is not a multiple of `group` {group}", d.first().unwrap_or(&0)));
-            return;
+            return None;
         }
         let target: Vec<i64> = [group, d[0] / group].into_iter().chain(d[1..].iter().copied()).collect();
         let t = cx.ints(&target);
@@ -126,11 +136,7 @@ pub(super) fn conv(cx: &mut Node<'_, '_>, transposed: bool) {
         w
     };
     let attrs = ConvAttrs { window, grouped, transposed, output_padding, crop };
-    let mut y = cx.one(Op::Conv(Box::new(attrs)), &[x, w]);
-    if let Some(b) = b {
-        y = channel_op(cx, Binary::Add, y, b, n);
-    }
-    cx.bind(0, y);
+    Some((cx.one(Op::Conv(Box::new(attrs)), &[x, w]), n))
 }
 
 /// `y op v`, `v` holding one value per channel (axis 1 of `n` spatial axes).
