@@ -298,6 +298,21 @@ fn report(diags: &crate::Diagnostics) {
 /// Says on standard error which file a Rust source reads beside it (its weight tables as
 /// bytes), so that it is not left behind when the source is copied.
 fn announce_side_files(files: &[(PathBuf, Vec<u8>)], out: &std::path::Path, language: Language) {
+    // The header's note on a large model value, said here too (the one text of it is the
+    // generated file's).
+    let notes = files.iter().flat_map(|(_, bytes)| {
+        let head = &bytes[..bytes.len().min(4096)];
+        String::from_utf8_lossy(head)
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches(['/', '*', ' ']).trim_end_matches(['*', '/', ' ']);
+                (l.starts_with("The model value is") || l.starts_with("The model struct is")).then(|| l.to_owned())
+            })
+            .collect::<Vec<_>>()
+    });
+    for note in notes {
+        eprintln!("cellc: note: {note}");
+    }
     if language != Language::Rust {
         return;
     }

@@ -65,3 +65,41 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
         }),
     }
 }
+
+/// The bytes of the model value generated code keeps between the steps of a run: the
+/// steps' buffers, the one work area of the layers run by F(2×2, 3×3) (the largest they
+/// take) and the variables; what the caller places on the stack, in a `static` or on the
+/// heap. `None` when a layer's plan cannot be made (the emitter says why).
+pub fn value_bytes(m: &crate::ir::Model, weight_type: crate::options::WeightType) -> Option<usize> {
+    let mut work = 0;
+    for d in &m.denses {
+        work = work.max(dense_plan::DensePlan::of(d, weight_type).ok()?.work(d).unwrap_or(0));
+    }
+    let states = m.states.iter().map(|s| s.len).fold(0usize, usize::saturating_add);
+    Some(m.slots.iter().sum::<usize>().saturating_add(work).saturating_add(states).saturating_mul(4))
+}
+
+/// From how many bytes a model value is said to be large (its header says how to build it
+/// off the stack): 1 MiB, past the 512 KiB to 8 MiB of the main thread's stack on common
+/// systems and far past a spawned thread's default 2 MiB once other frames are counted.
+pub const LARGE_VALUE: usize = 1 << 20;
+
+/// What the generated file's header says of a large model value (`ty`: the model's type in
+/// Rust; empty for C).
+pub(crate) fn large_value_note(
+    m: &crate::ir::Model,
+    weight_type: crate::options::WeightType,
+    ty: &str,
+) -> Option<String> {
+    let bytes = value_bytes(m, weight_type).filter(|&b| b >= LARGE_VALUE)?;
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    Some(if ty.is_empty() {
+        format!(
+            "The model struct is {bytes} bytes ({mib:.1} MiB): give it static storage or allocate it (malloc), not a local variable on the stack."
+        )
+    } else {
+        format!(
+            "The model value is {bytes} bytes ({mib:.1} MiB): build it off the stack, with `cellc_runtime::boxed::<{ty}>()` (std) or in a `static`, not as a local variable."
+        )
+    })
+}

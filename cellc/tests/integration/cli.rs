@@ -663,3 +663,29 @@ fn a_short_or_missing_weights_file_is_one_error() {
     assert_eq!(missing.matches("error[").count(), 1, "{missing}");
     assert!(missing.contains("cannot read the weights file model.bin"), "{missing}");
 }
+
+/// A model value past 1 MiB (swift-f0's 5.2 MiB of scratch) is said to be one, with how to
+/// build it off the stack, in the generated file's header and by the command line.
+#[test]
+fn a_large_model_value_is_said_to_be_built_off_the_stack() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/swift_f0/model.onnx");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (out, said) in [("sf.rs", "The model value is"), ("sf.c", "The model struct is")] {
+        let lang = if out.ends_with(".c") { "c" } else { "rust" };
+        let run = Command::new(env!("CARGO_BIN_EXE_cellc"))
+            .args([model.as_os_str(), "--input".as_ref(), "audio=[1,16000]".as_ref(), "--lang".as_ref(), lang.as_ref()])
+            .args(["-o".as_ref(), dir.path().join(out).as_os_str()])
+            .output()
+            .expect("run cellc");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(&format!("cellc: note: {said}")), "{stderr}");
+        let head = if lang == "c" { "sf.h" } else { out };
+        let text = std::fs::read_to_string(dir.path().join(head)).expect("written");
+        assert!(
+            text.lines().take(8).any(|l| l.contains(said) && l.contains("MiB")),
+            "{}",
+            &text[..600.min(text.len())]
+        );
+    }
+}

@@ -76,6 +76,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         body: Code::default(),
         helpers: Helpers::new(opts.fast_activations),
         has_seq: false,
+        large: crate::emit::large_value_note(m, opts.weight_type, ""),
     };
     let mut items = Vec::new();
     for cell in &m.cells {
@@ -163,6 +164,8 @@ struct Emitter {
     body: Code,
     helpers: Helpers,
     has_seq: bool,
+    /// What the header says of a large model struct.
+    large: Option<String>,
 }
 
 impl Emitter {
@@ -207,6 +210,10 @@ impl Emitter {
         );
         if let Some(h) = m.held_in_f32() {
             hd.comment(&format!("Values {h}."));
+        }
+        if let Some(note) = &self.large {
+            // One line, as the command line repeats it.
+            hd.line(format!("/* {note} */"));
         }
         hd.line(format!("#ifndef {u}_H_INCLUDED"));
         hd.line(format!("#define {u}_H_INCLUDED"));
