@@ -31,6 +31,12 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
         ));
     }
     let mut g = front::read_graph(model, opts.weights.as_deref())?;
+    // The model's own Parameters are pinned before the cut (a pin of one the cut then drops
+    // does nothing, rather than naming a Parameter the cut model no longer has); the
+    // Parameters the cut makes (`--inputs`), after it.
+    let (before, after): (Vec<&crate::options::InputShape>, Vec<_>) =
+        opts.input_shapes.iter().partition(|s| g.param_named(&s.name).is_ok());
+    pin(&mut g, &file, &before)?;
     let states = states_of(&g, opts)?;
     if !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
         // A state's Result stays a Result of the cut model, to be carried: `--outputs y
@@ -44,8 +50,18 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
             return Err(Diagnostics(diags));
         }
     }
-    let pins: Vec<Diag> = opts
-        .input_shapes
+    pin(&mut g, &file, &after)?;
+    g.renames = opts.cell_names.clone();
+    let diags = passes::make_stateful(&mut g, &states);
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags));
+    }
+    Ok(g)
+}
+
+/// Fixes the shapes or values `pins` give their Parameters; every problem reported.
+fn pin(g: &mut graph::Graph, file: &str, pins: &[&crate::options::InputShape]) -> Result<(), Diagnostics> {
+    let diags: Vec<Diag> = pins
         .iter()
         .filter_map(|s| {
             let e = match s.value {
@@ -54,21 +70,13 @@ pub fn read_graph(model: &Path, opts: &Options) -> Result<graph::Graph, Diagnost
             }?;
             Some(Diag::new(
                 crate::diag::Code::Pin,
-                &file,
+                file,
                 None,
                 Message::new(e.to_string()).about(Setting::new("input", s.to_string())),
             ))
         })
         .collect();
-    if !pins.is_empty() {
-        return Err(Diagnostics(pins));
-    }
-    g.renames = opts.cell_names.clone();
-    let diags = passes::make_stateful(&mut g, &states);
-    if !diags.is_empty() {
-        return Err(Diagnostics(diags));
-    }
-    Ok(g)
+    if diags.is_empty() { Ok(()) } else { Err(Diagnostics(diags)) }
 }
 
 /// The state pairs of a compilation: those `--state IN=OUT` names, and with `--state auto`

@@ -346,3 +346,14 @@ fn a_dynamic_dimension_is_reported_once_as_the_cause_with_its_pin() {
         "{msg}"
     );
 }
+
+/// A pin of a Parameter the cut then drops (`--outputs` of a value `fmin` does not reach)
+/// does nothing, rather than naming a Parameter the cut model no longer has.
+#[test]
+fn a_pin_of_a_parameter_the_cut_drops_is_no_error() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/swift_f0/model.onnx");
+    let pins = ["audio=[1,16000]", "fmin=50"].map(|p| cellc::InputShape::parse(p).expect("pin"));
+    let opts = cellc::Options::default().input_shapes(pins.to_vec()).cut_outputs(vec!["v429".into()]);
+    let m = cellc::load_graph(&model, &opts).expect("compiles");
+    assert_eq!(m.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["audio"]);
+}
