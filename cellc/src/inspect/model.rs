@@ -280,27 +280,34 @@ enum Writer {
 }
 
 /// What the value in `home` comes from: a Parameter, a cell's output, or another step,
-/// followed through the copies that move it.
+/// followed through the copies that move it — each time to the last step that wrote the
+/// copy's source before the copy (scratch slots are shared by values live at other times),
+/// and said moved when copies (a transpose, a slice…) brought it there.
 fn source(m: &Model, mut home: Home) -> String {
+    let mut before = m.steps.len();
+    let mut moved = false;
     for _ in 0..=m.steps.len() {
-        let writer = m.steps.iter().rev().find_map(|s| match s {
+        let writer = m.steps[..before].iter().enumerate().rev().find_map(|(k, s)| match s {
             Step::Cell(c) => c.out.iter().position(|o| o.home == home).map(|port| {
                 let names: &[&str] = if m.cells[c.cell].seq.is_some() { &["Y", "Ho", "Co"] } else { &["Ho", "Co"] };
                 let port = names.get(port).copied().unwrap_or("?");
-                Writer::Computed(format!("cell {:?} ({port})", m.cells[c.cell].name))
+                (k, Writer::Computed(format!("cell {:?} ({port})", m.cells[c.cell].name)))
             }),
-            Step::Copy(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
-            Step::Rows(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
-            Step::Pick(c) if c.dst.home == home => Some(Writer::Moved(c.src.home)),
+            Step::Copy(c) if c.dst.home == home => Some((k, Writer::Moved(c.src.home))),
+            Step::Rows(c) if c.dst.home == home => Some((k, Writer::Moved(c.src.home))),
+            Step::Pick(c) if c.dst.home == home => Some((k, Writer::Moved(c.src.home))),
             Step::Init(_) | Step::Copy(_) | Step::Rows(_) | Step::Pick(_) => None,
-            s if dst(s) == Some(home) => Some(Writer::Computed(m.step_text(s))),
+            s if dst(s) == Some(home) => Some((k, Writer::Computed(m.step_text(s)))),
             _ => None,
         });
+        let moved_by = if moved { ", moved by copies (a transpose, a slice or a gather)" } else { "" };
         match writer {
-            Some(Writer::Moved(Home::Param(p))) => return format!("Parameter {:?}", m.params[p].name),
-            Some(Writer::Moved(Home::State(k))) => return format!("variable {:?}", m.states[k].name),
-            Some(Writer::Moved(from)) => home = from,
-            Some(Writer::Computed(w)) => return w,
+            Some((_, Writer::Moved(Home::Param(p)))) => return format!("Parameter {:?}{moved_by}", m.params[p].name),
+            Some((_, Writer::Moved(Home::State(k)))) => return format!("variable {:?}{moved_by}", m.states[k].name),
+            Some((k, Writer::Moved(from))) => {
+                (home, before, moved) = (from, k, true);
+            }
+            Some((_, Writer::Computed(w))) => return format!("{w}{moved_by}"),
             None => break,
         }
     }
