@@ -1,7 +1,8 @@
 //! The cut `inspect` proposes for a model with layers cellc does not compile: `--inputs`
 //! just after the unsupported layers the cells depend on, `--outputs` just before the ones
-//! that depend on the cells, so that what is left holds every cell; proposed only once the
-//! model is compiled with it, or with the problems that remain.
+//! that depend on the cells, so that what is left holds every cell (in a model without
+//! cells, every layer no unsupported one leads to); proposed only once the model is compiled
+//! with it, or with the problems that remain.
 use super::graph::live;
 use super::report::Advice;
 use crate::graph::{Graph, NodeId, TensorId};
@@ -83,12 +84,26 @@ fn frontier(g: &Graph, readers: &[Vec<NodeId>], set: &BTreeSet<NodeId>, leaving:
 /// The cut that leaves out `unsupported` and keeps every cell, as arguments, checked by
 /// compiling the model with them.
 pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[NodeId]) -> Vec<Advice> {
-    let cells: Vec<NodeId> = live(g).filter(|&n| matches!(g.nodes[n].op, Op::Cell(_))).collect();
     // A cut the user already asked for is theirs to change.
-    if cells.is_empty() || !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
+    if unsupported.is_empty() || !opts.cut_inputs.is_empty() || !opts.cut_outputs.is_empty() {
         return Vec::new();
     }
     let readers = readers(g);
+    let mut cells: Vec<NodeId> = live(g).filter(|&n| matches!(g.nodes[n].op, Op::Cell(_))).collect();
+    if cells.is_empty() {
+        // Without cells, what to keep is every layer computed at run time that no unsupported
+        // one leads to.
+        let tainted = closure(g, &readers, unsupported, false);
+        cells = live(g)
+            .filter(|&n| {
+                !tainted.contains(&n) && !matches!(g.nodes[n].op, Op::Parameter { .. } | Op::Const { .. } | Op::Result)
+            })
+            .filter(|&n| g.nodes[n].outputs.iter().any(|&t| computed(g, t)))
+            .collect();
+        if cells.is_empty() {
+            return Vec::new();
+        }
+    }
     let feeding_cells = closure(g, &readers, &cells, true);
     let before: Vec<NodeId> = unsupported.iter().copied().filter(|n| feeding_cells.contains(n)).collect();
     let upstream = if before.is_empty() { BTreeSet::new() } else { closure(g, &readers, &before, true) };
@@ -134,10 +149,11 @@ pub(super) fn advice(path: &Path, opts: &Options, g: &Graph, unsupported: &[Node
         cut.input_shapes.retain(|s| kept(&s.name));
     }
     let args = cut.to_args();
+    let kept = if live(g).any(|n| matches!(g.nodes[n].op, Op::Cell(_))) { "the cells" } else { "the part kept" };
     let what = match (before.is_empty(), after.is_empty()) {
-        (false, false) => "the layers before and after the cells",
-        (false, true) => "the layers before the cells",
-        (true, _) => "the layers after the cells",
+        (false, false) => format!("the layers before and after {kept}"),
+        (false, true) => format!("the layers before {kept}"),
+        (true, _) => format!("the layers after {kept}"),
     };
     let result = crate::pipeline::load_graph(path, &cut);
     let text = match &result {

@@ -181,3 +181,22 @@ fn a_carried_state_is_shown() {
     );
     assert!(!text.contains("input 1 \"H\""), "{text}");
 }
+
+/// A model without cells whose last layer cellc does not compile is given the cut that
+/// leaves that layer out (`--outputs` before it), checked to compile.
+#[test]
+fn a_model_without_cells_is_given_a_cut_before_its_refused_tail() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let from = model("onnx_thresholded_relu").parent().expect("dir").join("f32");
+    let xml =
+        std::fs::read_to_string(from.join("model.xml")).expect("xml").replace(r#"type="Multiply""#, r#"type="GRN""#);
+    std::fs::write(dir.path().join("model.xml"), xml).expect("write");
+    std::fs::copy(from.join("model.bin"), dir.path().join("model.bin")).expect("copy");
+    let path = dir.path().join("model.xml");
+    let r = json(&["inspect", "--json", path.to_str().expect("a UTF-8 path")]);
+    assert_eq!(r["compiles"], false);
+    let advice = &r["advice"][0];
+    assert_eq!(advice["compiles"], true, "{r:#}");
+    let args: Vec<&str> = advice["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
+    assert_eq!(args.first(), Some(&"--outputs"), "{args:?}");
+}
