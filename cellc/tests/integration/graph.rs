@@ -184,6 +184,8 @@ fn run_cases(dirs: Vec<PathBuf>, weight: Weight) {
         };
         let tol = case["tolerance"].as_f64().unwrap_or(1e-5);
         for (k, o) in case["outputs"].as_array().expect("outputs").iter().enumerate() {
+            // An output on its own scale has its own tolerance (`output_tolerance`).
+            let tol = o["name"].as_str().and_then(|n| case["output_tolerance"][n].as_f64()).unwrap_or(tol);
             let want = read_f32(&dir.join(o["file"].as_str().expect("file")));
             let got = &outs[k];
             let err = want.iter().zip(got).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
