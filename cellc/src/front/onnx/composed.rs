@@ -1,6 +1,8 @@
 //! ONNX ops that cellc computes as a few of its own ops, each by its ONNX definition:
 //! `Reciprocal`, `Mean`, the reductions of a function of the data (`ReduceSumSquare`,
-//! `ReduceLogSum`, `ReduceLogSumExp`), `ThresholdedRelu`, and `Celu`.
+//! `ReduceLogSum`, `ReduceLogSumExp`), `ThresholdedRelu`, `Celu`, `Shrink`,
+//! `MeanVarianceNormalization` (as its ONNX function computes it), `DepthToSpace` and
+//! `SpaceToDepth` (a reshape, a transpose and a reshape).
 use super::node::Node;
 use super::ops::reduce_of;
 use crate::graph::TensorId;
@@ -13,6 +15,9 @@ pub(super) fn translate(cx: &mut Node<'_, '_>, op: &str) -> bool {
         "Mean" => mean(cx),
         "ReduceSumSquare" | "ReduceLogSum" => sum_of(cx, op),
         "ReduceLogSumExp" => log_sum_exp(cx),
+        "MeanVarianceNormalization" => mean_variance(cx),
+        "Shrink" => shrink(cx),
+        "DepthToSpace" | "SpaceToDepth" => depth_space(cx, op == "DepthToSpace"),
         "ThresholdedRelu" => thresholded_relu(cx),
         "Celu" => celu(cx),
         _ => return false,
@@ -108,5 +113,74 @@ fn celu(cx: &mut Node<'_, '_>) {
     let scaled = binary(cx, DIVIDE, x, a);
     let e = cx.one(Op::Unary(Unary::Elu { alpha: 1.0 }), &[scaled]);
     let y = binary(cx, Binary::Multiply, e, a);
+    cx.bind(0, y);
+}
+
+/// `MeanVarianceNormalization` as its ONNX function computes it: `(x − E[x]) / (√(E[x²] −
+/// E[x]²) + 1e-9)` over `axes` (0, 2 and 3 without them).
+fn mean_variance(cx: &mut Node<'_, '_>) {
+    let axes = cx.attrs.ints("axes").unwrap_or_else(|| vec![0, 2, 3]);
+    let Some(x) = cx.required(0, "X") else { return };
+    let axes = cx.ints(&axes);
+    let mean =
+        |cx: &mut Node<'_, '_>, t: TensorId| cx.one(Op::Reduce { kind: ReduceKind::Mean, keep_dims: true }, &[t, axes]);
+    let ex = mean(cx, x);
+    let ex2 = binary(cx, Binary::Multiply, ex, ex);
+    let xx = binary(cx, Binary::Multiply, x, x);
+    let exx = mean(cx, xx);
+    let var = binary(cx, Binary::Subtract, exx, ex2);
+    let std = cx.one(Op::Unary(Unary::Sqrt), &[var]);
+    let eps = scalar(cx, x, 1e-9);
+    let den = binary(cx, Binary::Add, std, eps);
+    let centred = binary(cx, Binary::Subtract, x, ex);
+    let y = binary(cx, DIVIDE, centred, den);
+    cx.bind(0, y);
+}
+
+/// `Shrink`: `x + bias` below `−lambd`, `x − bias` above `lambd`, 0 between.
+fn shrink(cx: &mut Node<'_, '_>) {
+    let bias = f64::from(cx.attrs.float("bias").unwrap_or(0.0));
+    let lambd = f64::from(cx.attrs.float("lambd").unwrap_or(0.5));
+    let Some(x) = cx.required(0, "input") else { return };
+    let (lo, hi, b, zero) = (scalar(cx, x, -lambd), scalar(cx, x, lambd), scalar(cx, x, bias), scalar(cx, x, 0.0));
+    let below = cx.one(Op::Compare(Compare::Less), &[x, lo]);
+    let above = cx.one(Op::Compare(Compare::Greater), &[x, hi]);
+    let up = binary(cx, Binary::Add, x, b);
+    let down = binary(cx, Binary::Subtract, x, b);
+    let rest = cx.one(Op::Select, &[above, down, zero]);
+    let y = cx.one(Op::Select, &[below, up, rest]);
+    cx.bind(0, y);
+}
+
+/// `DepthToSpace` (`DCR` or `CRD` order) and `SpaceToDepth` on `[N, C, H, W]`: blocks of
+/// `blocksize`² channels moved into the spatial axes, or back, by a reshape, a transpose
+/// and a reshape (the input's shape known while reading).
+fn depth_space(cx: &mut Node<'_, '_>, to_space: bool) {
+    let b = cx.attrs.int("blocksize").unwrap_or(0);
+    let crd = to_space && cx.attrs.string("mode").as_deref() == Some("CRD");
+    if to_space && !matches!(cx.attrs.string("mode").as_deref(), None | Some("DCR") | Some("CRD")) {
+        return cx.err("`mode` is neither \"DCR\" nor \"CRD\"");
+    }
+    let Some(x) = cx.required(0, "input") else { return };
+    let dims: Option<Vec<i64>> =
+        cx.b.g.tensors[x].fact.shape.as_ref().and_then(|s| s.iter().map(|d| d.value()).collect());
+    let Some([n, c, h, w]) = dims.as_deref().and_then(|d| <[i64; 4]>::try_from(d).ok()) else {
+        return cx.err("the input is not [N, C, H, W] with every size known while reading; pin its shape with --input");
+    };
+    if b < 1 || (to_space && c % (b * b) != 0) || (!to_space && (h % b != 0 || w % b != 0)) {
+        return cx
+            .err(format!("`blocksize` is {b}, which does not divide the input [{n}, {c}, {h}, {w}] as the op needs"));
+    }
+    let (first, perm, last): (Vec<i64>, Vec<i64>, Vec<i64>) = if !to_space {
+        (vec![n, c, h / b, b, w / b, b], vec![0, 3, 5, 1, 2, 4], vec![n, c * b * b, h / b, w / b])
+    } else if crd {
+        (vec![n, c / (b * b), b, b, h, w], vec![0, 1, 4, 2, 5, 3], vec![n, c / (b * b), h * b, w * b])
+    } else {
+        (vec![n, b, b, c / (b * b), h, w], vec![0, 3, 4, 1, 5, 2], vec![n, c / (b * b), h * b, w * b])
+    };
+    let (first, perm, last) = (cx.ints(&first), cx.ints(&perm), cx.ints(&last));
+    let r = cx.one(Op::Reshape { special_zero: false }, &[x, first]);
+    let t = cx.one(Op::Transpose, &[r, perm]);
+    let y = cx.one(Op::Reshape { special_zero: false }, &[t, last]);
     cx.bind(0, y);
 }
