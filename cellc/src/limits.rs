@@ -95,6 +95,10 @@ pub const MAX_CHAIN: usize = 32;
 /// the table is baked into the generated code.
 pub const MAX_PICK_TABLE: u64 = 1 << 22;
 
+/// Values a `TopK` computed at run time takes along its axis: the generated code keeps their
+/// indices in an array on the stack while it writes them.
+pub const MAX_TOP_K: usize = 4096;
+
 /// Spatial axes of a convolution.
 pub const MAX_SPATIAL_RANK: usize = 3;
 

@@ -1,7 +1,7 @@
 //! A plain f64 interpreter of the validated model: the oracle the tests compare generated
 //! code against. It follows the OpenVINO formulas literally, one row at a time, with no
 //! packing, tiling or reordering, so that it shares no code path with the emitters.
-use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Pick, Reduce, RowCopy, Softmax, Take};
+use crate::ir::steps::{CellStep, Copy, DenseStep, Map, MatMul, Pick, Reduce, RowCopy, Softmax, Take, TopK};
 use crate::ir::{Activation, Batch, Cell, CellKind, Dense, Dim, Home, Lengths, Model, Operand, Seq, Step, WeightSrc};
 
 /// Values of a tensor of `shape` for `batch` rows.
@@ -188,6 +188,7 @@ pub fn run_session(m: &Model, inputs: &[Vec<f64>], session: &mut Session) -> Res
                 Step::Pick(p) => pick(&mut homes, p, n),
                 Step::Pool(p) => pool(&mut homes, p, n),
                 Step::Take(t) => take(&mut homes, t, n),
+                Step::TopK(t) => top_k(&mut homes, t, n),
                 Step::Init(i) => {
                     if homes.states.fresh {
                         let v = homes.read(&i.src, n, 0, m.states[i.state].len);
@@ -323,6 +324,26 @@ fn take(h: &mut Homes<'_>, t: &Take, n: usize) {
         let p = t.position(h.get(&t.idx, n, at(2)));
         let v = h.get(&t.src, n, at(1) + p * t.stride);
         h.set(&t.dst, n, at(3), v);
+    });
+}
+
+fn top_k(h: &mut Homes<'_>, t: &TopK, n: usize) {
+    let counts: Vec<usize> = t.outer.iter().map(|a| a[0]).collect();
+    each(&counts, |o| {
+        let (s, d) = (dot(o, t.outer.iter().map(|a| a[1])), dot(o, t.outer.iter().map(|a| a[2])));
+        let xs: Vec<f64> = (0..t.len).map(|i| h.get(&t.src, n, s + i * t.stride)).collect();
+        let mut order: Vec<usize> = (0..t.len).collect();
+        order.sort_by(|&a, &b| {
+            if TopK::before(t.largest, (xs[a], a), (xs[b], b)) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+        for (r, &i) in order.iter().take(t.k).enumerate() {
+            h.set(&t.values, n, d + r * t.dst_stride, xs[i]);
+            h.set(&t.indices, n, d + r * t.dst_stride, i as f64);
+        }
     });
 }
 

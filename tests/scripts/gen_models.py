@@ -365,8 +365,26 @@ def composed_ops(name):
     return name, g.model(opset=13, full_check=False), {"x": (1, 8, 4, 6)}
 
 
+def top_k(name):
+    """TopK computed at run time, as a model's decoding takes its best candidates: the 3
+    largest along the last axis, and the 2 smallest along a middle one among values rounded to
+    halves (ties, taken by index), values and indices."""
+    g = Graph(67)
+    x = g.input("x", [2, 5, 7])
+    i64 = lambda v: g.const(np.asarray(v, np.int64))
+    v, i = g.node("TopK", [x, i64([3])], n_out=2, axis=-1, largest=1)
+    g.output(v, "largest", [2, 5, 3])
+    g.output(g.node("Cast", [i], to=TensorProto.FLOAT), "largest_at", [2, 5, 3])
+    halves = g.node("Div", [g.node("Round", [g.node("Mul", [x, g.const(np.float32(2.0))])]), g.const(np.float32(2.0))])
+    v, i = g.node("TopK", [halves, i64([2])], n_out=2, axis=1, largest=0)
+    g.output(v, "smallest", [2, 2, 7])
+    g.output(g.node("Cast", [i], to=TensorProto.FLOAT), "smallest_at", [2, 2, 7])
+    return name, g.model(opset=13), {"x": (2, 5, 7)}
+
+
 # Cases whose ONNX and IR forms compile to different steps, and why (the two-front-ends test).
 FRONTS_DIFFER = {
+    "onnx_top_k": "OpenVINO's converter writes the division by 2 as a multiplication by 0.5",
     "onnx_thresholded_relu": "OpenVINO writes ThresholdedRelu as a mask times the data (x > alpha, converted to f32, "
     "times x): one multiply more than the select cellc reads from the ONNX node",
 }
@@ -547,6 +565,7 @@ CASES = [
     lambda: math_functions("onnx_math_functions"),
     lambda: pure_ops("onnx_pure_ops"),
     lambda: composed_ops("onnx_composed_ops"),
+    lambda: top_k("onnx_top_k"),
 ]
 
 

@@ -84,6 +84,9 @@ impl Lowering<'_> {
             {
                 return self.take(c, id, (x, xo, &xd), a, super::gathers::Taking::Elements, outs[0]);
             }
+            if let crate::ops::pure::Pure::TopK { axis: a, largest } = p {
+                return self.top_k(c, id, (*a, *largest), &outs);
+            }
             return self.compile_time_only(c, id, *p);
         }
         for &y in &outs {
@@ -278,6 +281,47 @@ impl Lowering<'_> {
             | Op::ReadValue { .. }
             | Op::Assign { .. } => {}
         }
+    }
+
+    /// A `TopK` at run time: one [`crate::ir::steps::TopK`] step (its `k` a constant, at
+    /// most [`crate::limits::MAX_TOP_K`]).
+    fn top_k(&mut self, c: &mut Checker<'_>, id: NodeId, (a, largest): (i64, bool), outs: &[TensorId]) {
+        let Some(Some(x)) = self.g.nodes[id].inputs.first().copied() else { return };
+        let (Some(xd), Some(xo)) = (self.dims_of(x), self.operand(x)) else { return };
+        let Ok(a) = axis(a, xd.len()) else { return };
+        let Some(k) = self.consts(id, 1).and_then(|k| usize::try_from(*k.first()?).ok()) else {
+            let msg = "takes a number of values known only at run time; cellc takes a constant k";
+            c.err(Code::Declined, id, None, msg);
+            return;
+        };
+        if k == 0 || k > crate::limits::MAX_TOP_K || k > xd[a] {
+            let msg = format!(
+                "takes {k} of {} values at run time; cellc computes a TopK of 1 to {} values at run time",
+                xd[a],
+                crate::limits::MAX_TOP_K.min(xd[a])
+            );
+            c.err(Code::Declined, id, None, msg);
+            return;
+        }
+        if !self.keeps_rows(c, id, x, a, "a TopK") {
+            return;
+        }
+        let [v, i] = outs[..] else { return };
+        let Some(yd) = self.dims_of(v) else { return };
+        let (Some(vo), Some(io)) = (self.place(v), self.place(i)) else { return };
+        let (xs, ys) = (strides(&xd), strides(&yd));
+        let outer = (0..xd.len()).filter(|&j| j != a).map(|j| [xd[j], xs[j], ys[j]]).collect();
+        self.steps.push(Step::TopK(crate::ir::steps::TopK {
+            src: xo,
+            values: vo,
+            indices: io,
+            outer,
+            len: xd[a],
+            stride: xs[a],
+            k,
+            dst_stride: ys[a],
+            largest,
+        }));
     }
 
     /// A `Convert`'s (or `ConvertLike`'s) types `(from, to)`, when it changes the values

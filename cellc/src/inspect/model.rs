@@ -324,6 +324,7 @@ fn dst(s: &Step) -> Option<Home> {
         Step::Reduce(x) => Some(x.dst.home),
         Step::Pool(x) => Some(x.dst.home),
         Step::Take(x) => Some(x.dst.home),
+        Step::TopK(x) => Some(x.values.home),
         Step::Cell(_) | Step::Copy(_) | Step::Rows(_) | Step::Init(_) | Step::Pick(_) => None,
     }
 }

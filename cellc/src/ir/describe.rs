@@ -33,6 +33,12 @@ impl Model {
             Step::Copy(c) => format!("a copy of {} values", values(&mut c.axes.iter().map(|a| a[0]))),
             Step::Rows(r) => format!("a row of {} values moved", r.outer * r.inner),
             Step::Pick(p) => format!("{} values gathered by a table", p.entries * p.table.len()),
+            Step::TopK(t) => format!(
+                "the {} {} of {} values, with their indices",
+                t.k,
+                if t.largest { "largest" } else { "smallest" },
+                t.len
+            ),
             Step::Take(t) => {
                 format!("{} values gathered at indices computed at run time", values(&mut t.axes.iter().map(|a| a[0])))
             }

@@ -348,6 +348,47 @@ impl Take {
     }
 }
 
+/// The `k` largest (or smallest) values along one axis and their indices, in order:
+/// `values[o, t]` and `indices[o, t]` (a whole number) for `t < k`, for every index `o` of
+/// the other axes. The order is [`TopK::before`]'s: numbers first (the larger first, or the
+/// smaller), equal ones by index, NaN last by index. Found by `k` passes over the axis,
+/// each taking the first value after the one before in that order: no scratch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopK {
+    /// Source.
+    pub src: Operand,
+    /// The values taken.
+    pub values: Operand,
+    /// Their indices along the axis.
+    pub indices: Operand,
+    /// The other axes, outermost first: `[count, source stride, destination stride]` (the
+    /// values and the indices share their layout).
+    pub outer: Vec<[usize; 3]>,
+    /// The axis: its length and stride in the source.
+    pub len: usize,
+    /// The source's stride along the axis.
+    pub stride: usize,
+    /// How many values are taken (at most `len`), and the destinations' stride along the axis.
+    pub k: usize,
+    /// The destinations' stride along the axis.
+    pub dst_stride: usize,
+    /// The largest values (else the smallest).
+    pub largest: bool,
+}
+
+impl TopK {
+    /// Whether value `a` at index `ai` comes before value `b` at index `bi` in the output:
+    /// both emitters and the reference decide so.
+    pub fn before(largest: bool, (a, ai): (f64, usize), (b, bi): (f64, usize)) -> bool {
+        match (a.is_nan(), b.is_nan()) {
+            (false, true) => true,
+            (true, false) => false,
+            (true, true) => ai < bi,
+            (false, false) => (if largest { a > b } else { a < b }) || (a == b && ai < bi),
+        }
+    }
+}
+
 /// One step of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -375,6 +416,8 @@ pub enum Step {
     Pool(Pool),
     /// A gather by indices computed at run time.
     Take(Take),
+    /// The `k` extreme values along an axis and their indices.
+    TopK(TopK),
 }
 
 impl Step {
@@ -397,6 +440,7 @@ impl Step {
             Step::Dense(DenseStep { x, dst, .. }) => vec![x, dst],
             Step::Init(Init { src, .. }) => vec![src],
             Step::Take(Take { src, idx, dst, .. }) => vec![src, idx, dst],
+            Step::TopK(TopK { src, values, indices, .. }) => vec![src, values, indices],
             Step::Copy(Copy { src, dst, .. })
             | Step::Softmax(Softmax { src, dst, .. })
             | Step::Reduce(Reduce { src, dst, .. })

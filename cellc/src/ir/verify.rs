@@ -315,6 +315,14 @@ impl Model {
                 vec![(i.src, len, false), (Operand::whole(Home::State(i.state), len), len, false)]
             }
             Step::Cell(c) => self.cell_reach(c, batch)?,
+            Step::TopK(t) => {
+                if t.k > t.len {
+                    return Err(Problem::Missing("as many values along the axis as TopK takes"));
+                }
+                let src = span(t.outer.iter().map(|a| (a[0], a[1])).chain([(t.len, t.stride)]));
+                let dst = span(t.outer.iter().map(|a| (a[0], a[2])).chain([(t.k, t.dst_stride)]));
+                vec![(t.src, src, false), (t.values, dst, false), (t.indices, dst, false)]
+            }
             Step::Take(t) => {
                 if t.len == 0 {
                     return Err(Problem::Missing("a value along the axis a gather reads"));
@@ -565,6 +573,7 @@ fn step_name(s: &Step) -> &'static str {
         Step::Pick(_) => "pick",
         Step::Pool(_) => "pool",
         Step::Take(_) => "take",
+        Step::TopK(_) => "topk",
     }
 }
 

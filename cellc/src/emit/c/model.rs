@@ -337,6 +337,7 @@ impl ModelEmitter<'_> {
                     Step::Pick(s) => self.pick_step(c, s),
                     Step::Pool(s) => self.pool_step(c, s),
                     Step::Take(s) => self.take_step(c, s),
+                    Step::TopK(s) => self.top_k_step(c, s),
                     Step::Init(s) => {
                         let len = m.states[s.state].len;
                         c.line(format!("const float *const src = {};", self.ptr(&s.src)));

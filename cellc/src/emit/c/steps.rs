@@ -6,7 +6,7 @@ use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use crate::vocab::Pooling;
@@ -95,6 +95,46 @@ impl ModelEmitter<'_> {
         c.line(format!("if (i < 0.0f) i += {n};"));
         c.line(format!("const size_t p = i >= {n} ? {} : i >= 0.0f ? (size_t)i : 0;", t.len - 1));
         c.line(format!("dst[{}] = src[{} + p * {}];", col(3), col(1), t.stride));
+        Self::close_nest(c, opened);
+    }
+
+    /// The `k` extreme values along an axis: `k` passes over it, each taking the first value
+    /// after the one before in `TopK::before`'s order (NaN last).
+    pub(super) fn top_k_step(&self, c: &mut Code, t: &TopK) {
+        self.bind(c, "src", &t.src, false);
+        self.bind(c, "vals", &t.values, true);
+        self.bind(c, "idxs", &t.indices, true);
+        let counts: Vec<usize> = t.outer.iter().map(|a| a[0]).collect();
+        let opened = Self::open_nest(c, &counts);
+        let col = |k: usize| index(&t.outer.iter().map(|a| a[k]).collect::<Vec<_>>());
+        let gt = if t.largest { ">" } else { "<" };
+        // Whether value a at index ai comes before b at bi.
+        let before = |a: &str, ai: &str, b: &str, bi: &str| {
+            format!(
+                "(({a} == {a}) && (({b} != {b}) || {a} {gt} {b} || ({a} == {b} && {ai} < {bi}))) || (({a} != {a}) && ({b} != {b}) && {ai} < {bi})"
+            )
+        };
+        c.line(format!("const size_t s = {}, d = {};", col(1), col(2)));
+        c.line("float pv = 0.0f;");
+        c.line("size_t pi = 0;");
+        c.open(format!("for (size_t t = 0; t < {}; ++t)", t.k));
+        c.line("float bv = 0.0f;");
+        c.line("size_t bi = 0;");
+        c.line("int found = 0;");
+        c.open(format!("for (size_t i = 0; i < {}; ++i)", t.len));
+        c.line(format!("const float v = src[s + i * {}];", t.stride));
+        c.line(format!("if (t > 0 && !({})) continue;", before("pv", "pi", "v", "i")));
+        c.open(format!("if (!found || {})", before("v", "i", "bv", "bi")));
+        c.line("bv = v;");
+        c.line("bi = i;");
+        c.line("found = 1;");
+        c.close("");
+        c.close("");
+        c.line(format!("vals[d + t * {}] = bv;", t.dst_stride));
+        c.line(format!("idxs[d + t * {}] = (float)bi;", t.dst_stride));
+        c.line("pv = bv;");
+        c.line("pi = bi;");
+        c.close("");
         Self::close_nest(c, opened);
     }
 

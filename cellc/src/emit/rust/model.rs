@@ -6,7 +6,7 @@ use super::fields::Fields;
 use super::lit::{Table, table};
 use super::names::{Names, field_name, ident, type_name};
 use super::steps::{
-    copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step, take_step,
+    copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step, take_step, top_k_step,
 };
 use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
@@ -160,6 +160,7 @@ pub(super) fn items(
             Step::Softmax(sm) => softmax_step(sm, &fields),
             Step::Reduce(r) => reduce_step(r, &fields),
             Step::Take(t) => take_step(t, &fields),
+            Step::TopK(t) => top_k_step(t, &fields),
             Step::Pool(p) => pool_step(p, &fields, simd),
             Step::Rows(r) => rows_step(r, &fields),
             Step::Pick(p) => {
@@ -388,6 +389,7 @@ fn uses_row(m: &Model) -> bool {
         Step::Pick(p) => moves(&p.src) || moves(&p.dst),
         Step::Pool(p) => moves(&p.src) || moves(&p.dst),
         Step::Take(t) => moves(&t.src) || moves(&t.idx) || moves(&t.dst),
+        Step::TopK(t) => moves(&t.src) || moves(&t.values) || moves(&t.indices),
     })
 }
 

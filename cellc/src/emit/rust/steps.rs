@@ -4,7 +4,7 @@
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::{Ident, TokenStream};
@@ -512,6 +512,15 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
     quote! { { let src = #src; let dst = #dst; #outer } }
 }
 
+/// `v · s`, without the multiplication by 1 (which clippy calls an operation without effect).
+fn times(v: TokenStream, s: usize) -> TokenStream {
+    if s == 1 {
+        v
+    } else {
+        quote! { #v * #s }
+    }
+}
+
 /// A gather by indices computed at run time: each index read, brought into the axis by
 /// `cellc_runtime`'s `take_index` (the clamp `Take::position` defines), then the value.
 pub(super) fn take_step(t: &Take, f: &Fields) -> TokenStream {
@@ -524,10 +533,17 @@ pub(super) fn take_step(t: &Take, f: &Fields) -> TokenStream {
         strides.iter().enumerate().map(|(k, &s)| (format_ident!("o{}", k), s)).collect()
     };
     let (si, xi, di) = (lin(&named(&ss)), lin(&named(&xs)), lin(&named(&ds)));
-    let (len, stride) = (t.len, t.stride);
+    let len = t.len;
+    let at = times(quote! { p }, t.stride);
+    // Without a source offset (no axis moves it), the position alone (clippy: no `0 + p`).
+    let from = if ss.iter().all(|&s| s == 0) {
+        at
+    } else {
+        quote! { #si + #at }
+    };
     let body = quote! {
         let p = ::cellc_runtime::__private::math::take_index(idx[#xi], #len);
-        dst[#di] = src[#si + p * #stride];
+        dst[#di] = src[#from];
     };
     let nest = counts.iter().enumerate().rev().fold(body, |inner, (k, &c)| {
         let used = ss[k] != 0 || xs[k] != 0 || ds[k] != 0;
@@ -535,6 +551,58 @@ pub(super) fn take_step(t: &Take, f: &Fields) -> TokenStream {
         quote! { for #i in 0..#c { #inner } }
     });
     quote! { { let src = #src; let idx = #idx; let dst = #dst; #nest } }
+}
+
+/// The `k` extreme values along an axis: `k` passes over it, each taking the first value
+/// after the one before in `TopK::before`'s order (`cellc_runtime`'s `top_k_before`), their
+/// indices kept in an array while the values are written, then written.
+pub(super) fn top_k_step(t: &TopK, f: &Fields) -> TokenStream {
+    let col = |k: usize| -> Vec<usize> { t.outer.iter().map(|a| a[k]).collect() };
+    let (counts, ss, ds) = (col(0), col(1), col(2));
+    let src = f.slice(&t.src, 0, span(&counts, &ss) + (t.len - 1) * t.stride, false);
+    let dst_len = span(&counts, &ds) + (t.k - 1) * t.dst_stride;
+    let (vals, idxs) = (f.slice(&t.values, 0, dst_len, true), f.slice(&t.indices, 0, dst_len, true));
+    let named = |strides: &[usize]| -> Vec<(proc_macro2::Ident, usize)> {
+        strides.iter().enumerate().map(|(k, &s)| (format_ident!("o{}", k), s)).collect()
+    };
+    let (si, di) = (lin(&named(&ss)), lin(&named(&ds)));
+    let (len, k, largest) = (t.len, t.k, t.largest);
+    let (at_i, at_t) = (times(quote! { i }, t.stride), times(quote! { t }, t.dst_stride));
+    let body = quote! {
+        let (s, d) = (#si, #di);
+        let mut picked = [0usize; #k];
+        let mut prev: Option<(f32, usize)> = None;
+        for slot in picked.iter_mut() {
+            let mut best: Option<(f32, usize)> = None;
+            for i in 0..#len {
+                let v = (src[s + #at_i], i);
+                if prev.is_some_and(|p| !::cellc_runtime::__private::math::top_k_before(#largest, p, v)) {
+                    continue;
+                }
+                if best.is_none_or(|b| ::cellc_runtime::__private::math::top_k_before(#largest, v, b)) {
+                    best = Some(v);
+                }
+            }
+            *slot = best.map_or(0, |b| b.1);
+            prev = best;
+        }
+        {
+            let vals = #vals;
+            for (t, &i) in picked.iter().enumerate() {
+                vals[d + #at_t] = src[s + #at_i];
+            }
+        }
+        let idxs = #idxs;
+        for (t, &i) in picked.iter().enumerate() {
+            idxs[d + #at_t] = i as f32;
+        }
+    };
+    let nest = counts.iter().enumerate().rev().fold(body, |inner, (j, &c)| {
+        let used = ss[j] != 0 || ds[j] != 0;
+        let i = if used { format_ident!("o{}", j) } else { format_ident!("_") };
+        quote! { for #i in 0..#c { #inner } }
+    });
+    quote! { { let src = #src; #nest } }
 }
 
 /// A pool over windows read in place: `cellc_runtime::__private::kernel::pool_windows` at the vector

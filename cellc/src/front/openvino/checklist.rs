@@ -89,7 +89,7 @@ pub fn sources(kind: OpKind) -> Sources {
         K::Conv => {
             Types(&["Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData"])
         }
-        K::Pure => Types(&["GatherElements", "CumSum", "NonZero", "IsNaN", "IsInf"]),
+        K::Pure => Types(&["GatherElements", "TopK", "CumSum", "NonZero", "IsNaN", "IsInf"]),
         K::Scatter => Types(&["ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate"]),
         K::Einsum => Types(&["Einsum"]),
         K::Norm => Types(&["MVN", "NormalizeL2", "BatchNormInference"]),

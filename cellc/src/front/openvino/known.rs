@@ -79,6 +79,7 @@ const TABLE: &[Entry] = &[
     (&["SoftSign"], &["opset9"]),
     (&["HSigmoid"], &["opset5"]),
     (&["GatherElements"], &["opset6"]),
+    (&["TopK"], &["opset1", "opset3", "opset11"]),
     (&["CumSum", "NonZero"], &["opset3"]),
     (&["IsNaN", "IsInf"], &["opset10"]),
     (&["Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Erf"], &["opset1"]),

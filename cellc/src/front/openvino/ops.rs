@@ -366,6 +366,18 @@ impl<'a> Attrs<'a> {
         match t {
             "Result" => Op::Result,
             "GatherElements" => Op::Pure(Pure::GatherElements { axis: self.int("axis", None) }),
+            "TopK" => {
+                let largest = self.choice("mode", None, &["max", "min"]) == Some(0);
+                // Sorted by value, or left to the implementation (cellc sorts); equal values
+                // by index, which `stable` asks for.
+                if self.choice("sort", Some(0), &["value", "none", "index"]) == Some(2) {
+                    let msg = "`sort` is \"index\"; cellc gives TopK's values sorted by value".to_owned();
+                    self.err(self.layer.attr_pos("sort"), msg);
+                }
+                self.bool("stable", false);
+                self.elem("index_element_type", Some(Elem::I32));
+                Op::Pure(Pure::TopK { axis: self.int("axis", None), largest })
+            }
             "CumSum" => Op::Pure(Pure::Cumulative {
                 product: false,
                 exclusive: self.bool("exclusive", false),
