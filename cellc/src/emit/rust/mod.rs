@@ -173,7 +173,8 @@ fn in_module(model_ty: &str, model: &str, body: &str) -> String {
          pub use self::{module}::*;\n\n\
          /// Model {model:?}: its cells, layers and weight tables. Its public items are re-exported\n\
          /// beside this module; name them through it where two models' items share a name.\n\
-         #[allow(clippy::module_inception)]\n\
+         // A model's constants are its data: one that equals 1/√2 or π is no approximation.\n\
+         #[allow(clippy::module_inception, clippy::approx_constant)]\n\
          pub mod {module} {{\n"
     );
     for line in body.lines() {
