@@ -3,7 +3,8 @@
 //! calls them (as `cellc_runtime::__private::pack`) for weights given at run time, so the layout has
 //! one definition. A crate of its own so that both can depend on it; it also holds the
 //! other things both must agree on: the activations' polynomials ([`poly`]), the windows
-//! of a convolution or a pool ([`Windows`]) and Winograd's transforms ([`winograd`]).
+//! of a convolution or a pool ([`Windows`]), Winograd's transforms ([`winograd`]) and the
+//! order a `TopK` takes its values in ([`top_k_before`]).
 #![no_std]
 //!
 //! A matrix `m` stacks `gates` blocks of `hidden` rows of `cols` columns, row-major (the
@@ -18,6 +19,22 @@ pub mod windows;
 pub mod winograd;
 
 pub use windows::Windows;
+
+/// Whether value `a` at index `ai` comes before `b` at index `bi` in a `TopK`'s output:
+/// numbers first (the larger first when `largest`, else the smaller), equal ones by index,
+/// NaN (a value unequal to itself) last by index. In f32 for generated code, in f64 for the
+/// compiler's reference.
+#[inline(always)]
+pub fn top_k_before<T: PartialOrd + Copy>(largest: bool, (a, ai): (T, usize), (b, bi): (T, usize)) -> bool {
+    #[allow(clippy::eq_op)]
+    let (a_nan, b_nan) = (a != a, b != b);
+    match (a_nan, b_nan) {
+        (false, true) => true,
+        (true, false) => false,
+        (true, true) => ai < bi,
+        (false, false) => (if largest { a > b } else { a < b }) || (a == b && ai < bi),
+    }
+}
 
 /// Number of tiles of width `tile` covering `hidden` rows.
 pub const fn tiles(hidden: usize, tile: usize) -> usize {

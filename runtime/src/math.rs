@@ -131,18 +131,7 @@ pub fn take_index(i: f32, len: usize) -> usize {
     }
 }
 
-/// Whether value `a` at index `ai` comes before `b` at index `bi` in a `TopK`'s output:
-/// numbers first (the larger first when `largest`, else the smaller), equal ones by index,
-/// NaN last by index.
-#[inline(always)]
-pub fn top_k_before(largest: bool, (a, ai): (f32, usize), (b, bi): (f32, usize)) -> bool {
-    match (a.is_nan(), b.is_nan()) {
-        (false, true) => true,
-        (true, false) => false,
-        (true, true) => ai < bi,
-        (false, false) => (if largest { a > b } else { a < b }) || (a == b && ai < bi),
-    }
-}
+pub use cellc_pack::top_k_before;
 
 /// `a^b`, as C's `powf`.
 #[inline]

@@ -379,13 +379,8 @@ pub struct TopK {
 impl TopK {
     /// Whether value `a` at index `ai` comes before value `b` at index `bi` in the output:
     /// both emitters and the reference decide so.
-    pub fn before(largest: bool, (a, ai): (f64, usize), (b, bi): (f64, usize)) -> bool {
-        match (a.is_nan(), b.is_nan()) {
-            (false, true) => true,
-            (true, false) => false,
-            (true, true) => ai < bi,
-            (false, false) => (if largest { a > b } else { a < b }) || (a == b && ai < bi),
-        }
+    pub fn before(largest: bool, a: (f64, usize), b: (f64, usize)) -> bool {
+        cellc_pack::top_k_before(largest, a, b)
     }
 }
 
