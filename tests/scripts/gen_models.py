@@ -1437,6 +1437,20 @@ def real_case(out, name, onnx_path, pin, dynamic, source, notes=None):
     print(f"{name}: {', '.join(case['ir_ops'])}; OpenVINO vs onnxruntime {agree:.2e}")
 
 
+def quantised_oracle(path, feeds):
+    """onnxruntime's outputs on a quantised file, its ops as defined (graph optimisations off:
+    no integer kernels fused in, which round their intermediate sums their own way), and
+    the case's fields saying so, with the distance to onnxruntime run as users run it."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    want = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    fused = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)
+    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
+            "tolerance": 1e-5, "ulps": ULPS,
+            "onnxruntime_fused_integer_kernels_max_abs_diff": max(max_diff(a, b) for a, b in zip(fused, want))}
+    return want, fused, case
+
+
 def qdq(out):
     """Models quantised by onnxruntime's own tool (`quantize_static`, QDQ format, as users
     quantise a model for onnxruntime): a 1-D conv net (a depthwise and a pointwise
@@ -1478,18 +1492,11 @@ def qdq(out):
                             per_channel=per_channel, activation_type=activation, weight_type=QuantType.QInt8)
         m = onnx.load(d / "model.onnx")
         feeds = {"x": rng.uniform(-1, 1, (1, 8, 32)).astype(np.float32)}
-        options = ort.SessionOptions()
-        # The quantised file as written, computed as its ops define: no integer kernels
-        # fused in (onnxruntime's QDQ fusion rounds its intermediate sums differently).
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+        want, _, case = quantised_oracle(d / "model.onnx", feeds)
         ops = sorted({n.op_type for n in m.graph.node})
-        fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
-        case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
-                "tolerance": 1e-5, "ulps": ULPS, "onnx_ops": ops,
-                "onnxruntime_fused_integer_kernels_max_abs_diff": max_diff(fused[0], want[0]),
-                "note": f"{sum(n.op_type == 'DequantizeLinear' for n in m.graph.node)} DequantizeLinear and "
-                        f"{sum(n.op_type == 'QuantizeLinear' for n in m.graph.node)} QuantizeLinear nodes"}
+        case["onnx_ops"] = ops
+        case["note"] = (f"{sum(n.op_type == 'DequantizeLinear' for n in m.graph.node)} DequantizeLinear and "
+                        f"{sum(n.op_type == 'QuantizeLinear' for n in m.graph.node)} QuantizeLinear nodes")
         save_io(d, case, feeds, [("y", want[0])])
         (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
         print(f"{name}: {case['note']}; ops {', '.join(ops)}")
@@ -1522,14 +1529,9 @@ def dynamic_quantised(out):
     m = onnx.load(d / "model.onnx")
     rng = np.random.default_rng(72)
     feeds = {"x": rng.uniform(-1, 1, (1, 8, 32)).astype(np.float32)}
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
-    fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
+    want, _, case = quantised_oracle(d / "model.onnx", feeds)
     ops = sorted({n.op_type for n in m.graph.node})
-    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
-            "tolerance": 1e-5, "ulps": ULPS, "onnx_ops": ops,
-            "onnxruntime_fused_kernels_max_abs_diff": max_diff(fused[0], want[0])}
+    case["onnx_ops"] = ops
     save_io(d, case, feeds, [("y", want[0])])
     (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
     print(f"{name}: ops {', '.join(ops)}")
@@ -1609,14 +1611,9 @@ def smart_turn(out):
         shutil.copy(path, d / "model.onnx")
     rng = np.random.default_rng(3)
     feeds = {"input_features": rng.uniform(-0.8, 0.8, (1, 80, 800)).astype(np.float32)}
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    want = ort.InferenceSession(str(d / "model.onnx"), options, providers=["CPUExecutionProvider"]).run(None, feeds)
-    fused = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, feeds)
-    case = {"inputs": [], "outputs": [], "oracle": "onnxruntime (graph optimisations off: the file's ops as defined)",
-            "tolerance": 1e-5, "ulps": ULPS, "pin": ["input_features=[1,80,800]"],
-            "source": f"{PIPECAT} (pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx)",
-            "onnxruntime_fused_integer_kernels_max_abs_diff": max_diff(fused[0], want[0])}
+    want, fused, case = quantised_oracle(d / "model.onnx", feeds)
+    case["pin"] = ["input_features=[1,80,800]"]
+    case["source"] = f"{PIPECAT} (pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx)"
     save_io(d, case, feeds, [("logits", want[0])])
     (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
     print(f"{name}: logits {want[0].reshape(-1)}, onnxruntime with its integer kernels {fused[0].reshape(-1)}")

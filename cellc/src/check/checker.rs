@@ -213,11 +213,7 @@ impl Checker<'_> {
             } else {
                 "is dynamic and is not the batch, so cellc needs it fixed"
             };
-            let param = g.params.iter().find(|&&p| {
-                g.nodes[p].origin.name == sym.param
-                    || g.tensors[g.nodes[p].outputs[0]].names.first() == Some(&sym.param)
-            });
-            let hint = param.map_or_else(Fix::pin, |&p| pin_hint(g, p, sym.axis));
+            let hint = g.symbol_param(s).map_or_else(Fix::pin, |p| g.pin_fix(p, sym.axis));
             let msg =
                 Message::new(format!("dimension {} of Parameter {} {what}", sym.axis, shown(&sym.param))).fix(hint);
             self.diags.push(Diag::new(crate::diag::Code::Dynamic, &g.file, sym.pos, msg));
@@ -247,25 +243,6 @@ pub(super) fn shapes_differ(a: Option<&[Sym]>, b: Option<&[Sym]>) -> bool {
 
 pub(super) fn g_producer(g: &Graph, t: TensorId) -> NodeId {
     g.tensors[t].producer.0
-}
-
-/// `pin it with --input NAME=[…]`, the dimension to pin shown as `N`.
-pub(super) fn pin_hint(g: &Graph, p: NodeId, axis: usize) -> Fix {
-    let t = g.nodes[p].outputs[0];
-    let name = g.tensors[t].names.first().cloned().unwrap_or_else(|| g.nodes[p].origin.name.clone());
-    let dims: Vec<String> = g.tensors[t]
-        .fact
-        .shape
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(k, d)| match d.value() {
-            Some(v) => v.to_string(),
-            None if k == axis => "N".to_owned(),
-            None => "?".to_owned(),
-        })
-        .collect();
-    Fix::new("pin it with", Setting::new("input", format!("{name}=[{}]", dims.join(",")))).then(" (N its size)")
 }
 
 /// The name a Parameter is known by: its tensor's, else its layer's.

@@ -66,17 +66,25 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
     }
 }
 
-/// The bytes of the model value generated code keeps between the steps of a run: the
-/// steps' buffers, the one work area of the layers run by F(2×2, 3×3) (the largest they
-/// take) and the variables; what the caller places on the stack, in a `static` or on the
+/// The bytes of the model value generated code keeps between the steps of a run: its
+/// scratch ([`scratch_bytes`]) and the variables; what the caller places on the stack, in a `static` or on the
 /// heap. `None` when a layer's plan cannot be made (the emitter says why).
 pub fn value_bytes(m: &crate::ir::Model, weight_type: crate::options::WeightType) -> Option<usize> {
+    let states = m.states.iter().map(|s| s.len).fold(0usize, usize::saturating_add);
+    Some(scratch_bytes(m, weight_type).ok()?.saturating_add(states.saturating_mul(4)))
+}
+
+/// The bytes of the scratch the model value holds: the steps' buffers, and the one work area
+/// of the layers run by F(2×2, 3×3) (the largest they take).
+pub(crate) fn scratch_bytes(
+    m: &crate::ir::Model,
+    weight_type: crate::options::WeightType,
+) -> Result<usize, plan::StoreError> {
     let mut work = 0;
     for d in &m.denses {
-        work = work.max(dense_plan::DensePlan::of(d, weight_type).ok()?.work(d).unwrap_or(0));
+        work = work.max(dense_plan::DensePlan::of(d, weight_type)?.work(d).unwrap_or(0));
     }
-    let states = m.states.iter().map(|s| s.len).fold(0usize, usize::saturating_add);
-    Some(m.slots.iter().sum::<usize>().saturating_add(work).saturating_add(states).saturating_mul(4))
+    Ok(m.slots.iter().sum::<usize>().saturating_add(work).saturating_mul(4))
 }
 
 /// From how many bytes a model value is said to be large (its header says how to build it

@@ -311,6 +311,36 @@ impl Graph {
         Ok(())
     }
 
+    /// The Parameter whose dynamic dimension symbol `s` stands for.
+    pub fn symbol_param(&self, s: u32) -> Option<NodeId> {
+        let sym = self.symbols.get(s as usize)?;
+        self.params.iter().copied().find(|&p| {
+            self.nodes[p].origin.name == sym.param
+                || self.tensors[self.nodes[p].outputs[0]].names.first() == Some(&sym.param)
+        })
+    }
+
+    /// The pin that fixes dimension `axis` of Parameter `p`, in the model's names: its
+    /// known sizes, `N` for that one, `?` for other dynamic ones.
+    pub fn pin_fix(&self, p: NodeId, axis: usize) -> crate::diag::Fix {
+        let t = self.nodes[p].outputs[0];
+        let name = self.tensors[t].names.first().cloned().unwrap_or_else(|| self.nodes[p].origin.name.clone());
+        let dims: Vec<String> = self.tensors[t]
+            .fact
+            .shape
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(k, d)| match d.value() {
+                Some(v) => v.to_string(),
+                None if k == axis => "N".to_owned(),
+                None => "?".to_owned(),
+            })
+            .collect();
+        crate::diag::Fix::new("pin it with", crate::diag::Setting::new("input", format!("{name}=[{}]", dims.join(","))))
+            .then(" (N its size)")
+    }
+
     /// The position in [`Graph::params`] of the Parameter called `name`: the one whose layer
     /// has that name, else the one whose tensor has it.
     pub fn param_named(&self, name: &str) -> Result<usize, NameError> {

@@ -101,7 +101,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
     let cells = m.cells.iter().map(|c| cell_stored(c, opts)).collect::<Result<Vec<_>, _>>()?;
     let dense_layers = m.denses.iter().map(|d| dense_stored(d, opts)).collect::<Result<Vec<_>, _>>()?;
     let embedded_weight_bytes = cells.iter().chain(&dense_layers).map(|s| s.embedded_bytes).sum();
-    let scratch = scratch_bytes(m, opts)?;
+    let scratch = crate::emit::scratch_bytes(m, opts.weight_type)?;
     let cell_macs_per_step =
         m.cells.iter().map(|c| c.spec.macs() * c.seq.as_ref().map_or(1, |q| q.direction.count())).sum();
     Ok(Compiled {
@@ -119,16 +119,6 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
         constant_bytes: constant_bytes(m),
         cell_macs_per_step,
     })
-}
-
-/// The bytes of the scratch the model value holds: the steps' buffers, and the one work area
-/// of the layers run by F(2×2, 3×3) (the largest they take).
-fn scratch_bytes(m: &Model, opts: &Options) -> Result<usize, StoreError> {
-    let mut work = 0;
-    for d in &m.denses {
-        work = work.max(crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)?.work(d).unwrap_or(0));
-    }
-    Ok(m.slots.iter().sum::<usize>().saturating_add(work).saturating_mul(4))
 }
 
 /// The bytes of the model's constants and of its gathers' index tables (or runs), as the

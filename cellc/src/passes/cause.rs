@@ -1,7 +1,7 @@
 //! Why values a layer needs at compile time are not known then: the dynamic dimension of a
 //! Parameter they are computed from, found by walking back through the layers that make
 //! them, so that the error names the pin to write once instead of every layer it reaches.
-use crate::diag::{Fix, Message, Setting};
+use crate::diag::Message;
 use crate::graph::{Data, Graph, NodeId};
 use crate::ops::Op;
 
@@ -38,29 +38,10 @@ pub(super) fn dynamic_cause(g: &Graph, id: NodeId) -> Option<u32> {
 /// The message of a layer whose compile-time values hang on dynamic dimension `s`: what the
 /// layer said, the dimension and its Parameter, and the pin to write.
 pub(super) fn pinned_message(g: &Graph, said: Message, s: u32) -> Message {
-    let Some(sym) = g.symbols.get(s as usize) else { return said };
-    let param = g.params.iter().copied().find(|&p| {
-        g.nodes[p].origin.name == sym.param || g.tensors[g.nodes[p].outputs[0]].names.first() == Some(&sym.param)
-    });
-    let Some(p) = param else { return said };
-    let t = g.nodes[p].outputs[0];
-    let dims: Vec<String> = g.tensors[t]
-        .fact
-        .shape
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(k, d)| match d.value() {
-            Some(v) => v.to_string(),
-            None if k == sym.axis => "N".to_owned(),
-            None => "?".to_owned(),
-        })
-        .collect();
+    let (Some(sym), Some(p)) = (g.symbols.get(s as usize), g.symbol_param(s)) else { return said };
     let text = format!(
         "{}: it is computed from dimension {} of Parameter {:?}, which is dynamic",
         said.words, sym.axis, sym.param
     );
-    let fix = Fix::new("pin it with", Setting::new("input", format!("{}=[{}]", sym.param, dims.join(","))))
-        .then(" (N its size)");
-    Message::new(text).fix(fix).code(crate::diag::Code::Dynamic)
+    Message::new(text).fix(g.pin_fix(p, sym.axis)).code(crate::diag::Code::Dynamic)
 }
