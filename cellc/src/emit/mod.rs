@@ -67,8 +67,9 @@ pub(crate) fn in_weights_mode(m: &Verified, mode: WeightsMode) -> Result<Cow<'_,
 }
 
 /// The bytes of the model value generated code keeps between the steps of a run: its
-/// scratch (its steps' buffers and work area) and the variables; what the caller places on the stack, in a `static` or on the
-/// heap. `None` when a layer's plan cannot be made (the emitter says why).
+/// scratch (its steps' buffers and work area) and the variables; what the caller places on
+/// the stack, in a `static` or on the heap. `None` when a layer's plan cannot be made (the
+/// emitter says why).
 pub fn value_bytes(m: &crate::ir::Model, weight_type: crate::options::WeightType) -> Option<usize> {
     let states = m.states.iter().map(|s| s.len).fold(0usize, usize::saturating_add);
     Some(scratch_bytes(m, weight_type).ok()?.saturating_add(states.saturating_mul(4)))
