@@ -545,3 +545,15 @@ fn onnxruntime_s_own_ops_are_refused_saying_what_they_are() {
         assert!(err.contains(&format!("com.microsoft.{op} is")) && err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn a_block_size_whose_square_overflows_is_refused() {
+    let d = Dir::new();
+    for op in ["DepthToSpace", "SpaceToDepth"] {
+        let mut n = node(op, &["x"], &["y"]);
+        n.attribute.push(int_attr("blocksize", 1 << 40));
+        let m = model(vec![n], vec![], vec![value("x", &[1, 4, 2, 2])], &["y"]);
+        let err = compile(&d.write("m.onnx", &m)).expect_err("refused");
+        assert!(err.contains("`blocksize` is 1099511627776, which does not divide"), "{err}");
+    }
+}

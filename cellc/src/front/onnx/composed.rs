@@ -167,16 +167,22 @@ fn depth_space(cx: &mut Node<'_, '_>, to_space: bool) {
     let Some([n, c, h, w]) = dims.as_deref().and_then(|d| <[i64; 4]>::try_from(d).ok()) else {
         return cx.err("the input is not [N, C, H, W] with every size known while reading; pin its shape with --input");
     };
-    if b < 1 || (to_space && c % (b * b) != 0) || (!to_space && (h % b != 0 || w % b != 0)) {
+    // Every product checked: the block size and the input's sizes come from the file.
+    let sizes = (b >= 1).then_some(()).and_then(|()| {
+        let bb = b.checked_mul(b)?;
+        Some((bb, c.checked_mul(bb)?, h.checked_mul(b)?, w.checked_mul(b)?))
+    });
+    let divides = |(bb, _, _, _): (i64, i64, i64, i64)| if to_space { c % bb == 0 } else { h % b == 0 && w % b == 0 };
+    let Some((bb, c_bb, h_b, w_b)) = sizes.filter(|&s| divides(s)) else {
         return cx
-            .err(format!("`blocksize` is {b}, which does not divide the input [{n}, {c}, {h}, {w}] as the op needs"));
-    }
+            .err(format!("`blocksize` is {b}, which does not divide the input [{n}, {c}, {h}, {w}] as the op needs (or the result's sizes overflow)"));
+    };
     let (first, perm, last): (Vec<i64>, Vec<i64>, Vec<i64>) = if !to_space {
-        (vec![n, c, h / b, b, w / b, b], vec![0, 3, 5, 1, 2, 4], vec![n, c * b * b, h / b, w / b])
+        (vec![n, c, h / b, b, w / b, b], vec![0, 3, 5, 1, 2, 4], vec![n, c_bb, h / b, w / b])
     } else if crd {
-        (vec![n, c / (b * b), b, b, h, w], vec![0, 1, 4, 2, 5, 3], vec![n, c / (b * b), h * b, w * b])
+        (vec![n, c / bb, b, b, h, w], vec![0, 1, 4, 2, 5, 3], vec![n, c / bb, h_b, w_b])
     } else {
-        (vec![n, b, b, c / (b * b), h, w], vec![0, 3, 4, 1, 5, 2], vec![n, c / (b * b), h * b, w * b])
+        (vec![n, b, b, c / bb, h, w], vec![0, 3, 4, 1, 5, 2], vec![n, c / bb, h_b, w_b])
     };
     let (first, perm, last) = (cx.ints(&first), cx.ints(&perm), cx.ints(&last));
     let r = cx.one(Op::Reshape { special_zero: false }, &[x, first]);
