@@ -145,7 +145,7 @@ impl Builder {
         self
     }
 
-    /// How the matrices `W` and `R` are stored (default: [`crate::WeightType::Auto`]).
+    /// How the weight matrices are stored (default: [`crate::WeightType::Auto`]).
     pub fn weight_type(mut self, weight_type: crate::WeightType) -> Self {
         self.options.weight_type = weight_type;
         self

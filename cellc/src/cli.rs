@@ -100,7 +100,7 @@ enum SimdArg {
     Build,
 }
 
-/// Storage of the matrices `W` and `R` on the command line.
+/// Storage of the weight matrices on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum WeightTypeArg {
     /// The narrowest of bf16, f16 and f32 that holds every embedded value exactly.
@@ -111,6 +111,9 @@ enum WeightTypeArg {
     F16,
     /// bfloat16, rounded to nearest: half the bytes, the fastest to convert.
     Bf16,
+    /// int8, a scale per column (input) of each matrix: a quarter of the bytes, each weight
+    /// within half its column's scale (max |column| / 254); never chosen by auto.
+    I8,
 }
 
 impl WeightTypeArg {
@@ -120,6 +123,7 @@ impl WeightTypeArg {
             WeightTypeArg::F32 => WeightType::F32,
             WeightTypeArg::F16 => WeightType::F16,
             WeightTypeArg::Bf16 => WeightType::Bf16,
+            WeightTypeArg::I8 => WeightType::I8,
         }
     }
 }
@@ -165,7 +169,8 @@ struct CompileArgs {
     /// flags).
     #[arg(long, value_enum, default_value = "dispatch")]
     simd: SimdArg,
-    /// How the matrices `W` and `R` are stored (biases stay f32); kernels compute in f32.
+    /// How the weight matrices (cells' `W` and `R`, dense layers') are stored (biases stay
+    /// f32); kernels compute in f32.
     #[arg(long, value_enum, default_value = "auto")]
     weight_type: WeightTypeArg,
     /// How generated Rust holds its embedded weight tables.

@@ -3,8 +3,8 @@
 //! calls them (as `cellc_runtime::__private::pack`) for weights given at run time, so the layout has
 //! one definition. A crate of its own so that both can depend on it; it also holds the
 //! other things both must agree on: the activations' polynomials ([`poly`]), the windows
-//! of a convolution or a pool ([`Windows`]), Winograd's transforms ([`winograd`]) and the
-//! order a `TopK` takes its values in ([`top_k_before`]).
+//! of a convolution or a pool ([`Windows`]), Winograd's transforms ([`winograd`]), the
+//! int8 form of weights ([`int8`]) and the order a `TopK` takes its values in ([`top_k_before`]).
 #![no_std]
 //!
 //! A matrix `m` stacks `gates` blocks of `hidden` rows of `cols` columns, row-major (the
@@ -14,6 +14,7 @@
 //! by side, so one broadcast of input `k` updates every gate of the tile. Rows past
 //! `hidden` are zero.
 
+pub mod int8;
 pub mod poly;
 pub mod windows;
 pub mod winograd;

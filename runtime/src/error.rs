@@ -58,7 +58,7 @@ pub enum Error {
     /// A model with weights given at run time was run before `set_weights` succeeded.
     WeightsNotSet,
     /// A weight given at run time is too large for the cell's 16-bit weights (f16 holds
-    /// magnitudes up to 65504).
+    /// magnitudes up to 65504), or not finite for its int8 weights.
     WeightRange {
         /// Name of the weight tensor.
         name: &'static str,
@@ -91,6 +91,9 @@ impl fmt::Display for Error {
                 write!(f, "expected {expected} weight slices, got {got}")
             }
             Error::WeightsNotSet => f.write_str("the model's weights were not set: call set_weights before run"),
+            Error::WeightRange { name, index, weight_type: Half::I8 } => {
+                write!(f, "`{name}`[{index}] is not finite, which the cell's i8 weights cannot hold")
+            }
             Error::WeightRange { name, index, weight_type } => {
                 write!(f, "`{name}`[{index}] is too large for the cell's {weight_type} weights")
             }
@@ -105,13 +108,15 @@ pub fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), 
     if expected == got { Ok(()) } else { Err(Error::Length { name, expected, got }) }
 }
 
-/// A 16-bit form of weights.
+/// A narrow form of weights: 16-bit, or int8 (see [`cellc_pack::int8`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Half {
     /// IEEE binary16.
     F16,
     /// bfloat16.
     Bf16,
+    /// int8 with a scale per column.
+    I8,
 }
 
 impl fmt::Display for Half {
@@ -119,16 +124,18 @@ impl fmt::Display for Half {
         f.write_str(match self {
             Half::F16 => "f16",
             Half::Bf16 => "bf16",
+            Half::I8 => "i8",
         })
     }
 }
 
-/// Checks that weights given at run time fit the cell's 16-bit weight type, naming the
+/// Checks that weights given at run time fit the cell's narrow weight type, naming the
 /// first value that does not.
 pub fn check_range(name: &'static str, weight_type: Half, values: &[f32]) -> Result<(), Error> {
     let overflow = match weight_type {
         Half::F16 => cellc_pack::f16_overflow(values),
         Half::Bf16 => cellc_pack::bf16_overflow(values),
+        Half::I8 => cellc_pack::int8::i8_unfit(values),
     };
     match overflow {
         Some(index) => Err(Error::WeightRange { name, index, weight_type }),

@@ -121,6 +121,9 @@ pub trait Isa: Copy + Send + Sync + sealed::Sealed {
     /// Eight IEEE binary16 values (as bits) converted to f32, exactly.
     fn f16x8(self, h: &[u16; 8]) -> [f32; 8];
 
+    /// Eight int8 values converted to f32, exactly.
+    fn i8x8(self, q: &[i8; 8]) -> [f32; 8];
+
     /// `acc + w · v` in each of 8 lanes.
     fn mul_add8(self, acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8];
 
@@ -208,6 +211,10 @@ impl Isa for Portable {
         f16x8_portable(h)
     }
     #[inline(always)]
+    fn i8x8(self, q: &[i8; 8]) -> [f32; 8] {
+        q.map(f32::from)
+    }
+    #[inline(always)]
     fn mul_add8(self, acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
         core::array::from_fn(|l| acc[l] + w[l] * v)
     }
@@ -228,6 +235,22 @@ fn f16x8_f16c(h: &[u16; 8]) -> [f32; 8] {
     // SAFETY: only reached through an `Avx2` or `Avx512` token, whose existence means the
     // CPU has F16C and AVX; the pointers cover 16 bytes read and 32 bytes written.
     unsafe { _mm256_storeu_ps(out.as_mut_ptr(), _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast()))) };
+    out
+}
+
+/// `vpmovsxbd` and `vcvtdq2ps` on 8 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn i8x8_avx2(q: &[i8; 8]) -> [f32; 8] {
+    use core::arch::x86_64::{_mm_loadl_epi64, _mm256_cvtepi8_epi32, _mm256_cvtepi32_ps, _mm256_storeu_ps};
+    let mut out = [0.0f32; 8];
+    // SAFETY: only reached through an `Avx2` or `Avx512` token, whose existence means the
+    // CPU has AVX2; the pointers cover 8 bytes read and 32 bytes written.
+    unsafe {
+        let x = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(q.as_ptr().cast())));
+        _mm256_storeu_ps(out.as_mut_ptr(), x);
+    }
     out
 }
 
@@ -260,7 +283,15 @@ fn mul_add_fma(acc: f32, w: f32, v: f32) -> f32 {
 
 /// Tokens are only made on x86-64 (by `dispatch!`); elsewhere the arithmetic is portable.
 #[cfg(not(target_arch = "x86_64"))]
-use {f16x8_portable as f16x8_f16c, portable_mul_add as mul_add_fma, portable_mul_add8 as mul_add8_fma};
+use {
+    f16x8_portable as f16x8_f16c, i8x8_portable as i8x8_avx2, portable_mul_add as mul_add_fma,
+    portable_mul_add8 as mul_add8_fma,
+};
+
+#[cfg(not(target_arch = "x86_64"))]
+fn i8x8_portable(q: &[i8; 8]) -> [f32; 8] {
+    Portable.i8x8(q)
+}
 
 #[cfg(not(target_arch = "x86_64"))]
 fn portable_mul_add8(acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
@@ -282,6 +313,10 @@ macro_rules! x86_levels {
                 #[inline(always)]
                 fn f16x8(self, h: &[u16; 8]) -> [f32; 8] {
                     f16x8_f16c(h)
+                }
+                #[inline(always)]
+                fn i8x8(self, q: &[i8; 8]) -> [f32; 8] {
+                    i8x8_avx2(q)
                 }
                 #[inline(always)]
                 fn mul_add8(self, acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {

@@ -9,14 +9,17 @@ mod sealed {
     impl Sealed for f32 {}
     impl Sealed for u16 {}
     impl Sealed for u32 {}
+    impl Sealed for i8 {}
 }
 
 /// The element type of a weight table: one for which every bit pattern of its bytes is a
-/// value (`f32`; `u16` holding f16 bits; `u32` holding pairs of bfloat16).
+/// value (`f32`; `u16` holding f16 bits; `u32` holding pairs of bfloat16; `i8` holding int8
+/// weights and their scales).
 pub trait Element: sealed::Sealed + Copy {}
 impl Element for f32 {}
 impl Element for u16 {}
 impl Element for u32 {}
+impl Element for i8 {}
 
 /// The table of `N` values of type `T` stored little-endian at byte `offset` of `bytes`.
 ///
@@ -47,7 +50,7 @@ pub const fn table<T: Element, const N: usize, const B: usize>(
     // view starts `offset` bytes in, a multiple of 64 (so aligned for `Aligned<[T; N]>`),
     // and ends within the block (both checked above). Its `N` values lie within the `B`
     // bytes of `[u8; B]` (checked above), all initialised; what the view covers past them
-    // is padding of `Aligned<[T; N]>`, never read as a value. `T` is `f32`, `u16` or `u32`
+    // is padding of `Aligned<[T; N]>`, never read as a value. `T` is `f32`, `u16`, `u32` or `i8`
     // (the sealed `Element`), for which any initialised bytes are a value.
     unsafe { &*start.add(offset).cast::<Aligned<[T; N]>>() }
 }

@@ -25,6 +25,9 @@ unsafe impl Zeroed for u16 {}
 // SAFETY: all-zero bits are 0 (two bfloat16 zeros, as stored weights).
 #[allow(unsafe_code)]
 unsafe impl Zeroed for u32 {}
+// SAFETY: the all-zero byte is 0 (an int8 weight, or a byte of a zero scale).
+#[allow(unsafe_code)]
+unsafe impl Zeroed for i8 {}
 // SAFETY: the all-zero byte is `false` (a stateful model's flag: no run since a reset).
 #[allow(unsafe_code)]
 unsafe impl Zeroed for bool {}

@@ -8,34 +8,58 @@ pub mod graphs;
 pub mod scratch;
 
 /// `model` and its `inputs` with the `W` and `R` of every cell (embedded, or given as
-/// Parameters) and the weights of every dense layer rounded to `weight_type` with `half` (independently of cellc's packing),
-/// when it is a 16-bit type: what the generated code computes with. `None` for f32 and
+/// Parameters) and the weights of every dense layer rounded to `weight_type` (independently
+/// of cellc's packing: with `half` for the 16-bit types; for int8, each column of each
+/// matrix to the nearest multiple of `max |column| / 127`, as `WeightType::I8` defines it),
+/// when it is a narrow type: what the generated code computes with. `None` for f32 and
 /// `auto` (random or OpenVINO f32 weights are not 16-bit values, so `auto` keeps f32).
 pub fn stored_as(
     model: &cellc::ir::Model,
     inputs: &[Vec<f64>],
     weight_type: cellc::WeightType,
 ) -> Option<(cellc::ir::Model, Vec<Vec<f64>>)> {
-    let round: fn(f32) -> f32 = match weight_type {
-        cellc::WeightType::F16 => |v| half::f16::from_f32(v).to_f32(),
-        cellc::WeightType::Bf16 => |v| half::bf16::from_f32(v).to_f32(),
+    let round: fn(&mut [f32], usize) = match weight_type {
+        cellc::WeightType::F16 => |m, _| m.iter_mut().for_each(|v| *v = half::f16::from_f32(*v).to_f32()),
+        cellc::WeightType::Bf16 => |m, _| m.iter_mut().for_each(|v| *v = half::bf16::from_f32(*v).to_f32()),
+        cellc::WeightType::I8 => int8_columns,
         cellc::WeightType::Auto | cellc::WeightType::F32 => return None,
     };
     let (mut m, mut inputs) = (model.clone(), inputs.to_vec());
     for cell in &mut m.cells {
-        for w in [&mut cell.w, &mut cell.r] {
+        // A sequence's directions are matrices of their own.
+        let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
+        let (i, h) = (cell.spec.input, cell.spec.hidden);
+        let each = |v: &mut [f32], cols: usize| {
+            let len = v.len() / dirs;
+            v.chunks_mut(len.max(1)).for_each(|d| round(d, cols));
+        };
+        for (w, cols) in [(&mut cell.w, i), (&mut cell.r, h)] {
             match w {
-                cellc::ir::WeightSrc::Embedded { values, .. } => values.iter_mut().for_each(|v| *v = round(*v)),
+                cellc::ir::WeightSrc::Embedded { values, .. } => each(values, cols),
                 cellc::ir::WeightSrc::Runtime(p) => {
-                    inputs[*p].iter_mut().for_each(|v| *v = f64::from(round(*v as f32)));
+                    let mut v: Vec<f32> = inputs[*p].iter().map(|&x| x as f32).collect();
+                    each(&mut v, cols);
+                    inputs[*p] = v.into_iter().map(f64::from).collect();
                 }
             }
         }
     }
     for d in &mut m.denses {
-        d.w.iter_mut().for_each(|v| *v = round(*v));
+        round(&mut d.w, d.k);
     }
     Some((m, inputs))
+}
+
+/// Each column of the row-major matrix `m` (`cols` columns) to the nearest multiple of its
+/// scale `max |column| / 127` (ties to even, at most 127 of it).
+fn int8_columns(m: &mut [f32], cols: usize) {
+    for k in 0..cols {
+        let scale = m.iter().skip(k).step_by(cols).fold(0.0f32, |a, v| a.max(v.abs())) / 127.0;
+        for v in m.iter_mut().skip(k).step_by(cols) {
+            let q = if scale == 0.0 { 0.0 } else { (*v / scale).clamp(-127.0, 127.0).round_ties_even() };
+            *v = q * scale;
+        }
+    }
 }
 
 /// Largest absolute difference between two equally long sequences (infinite if their

@@ -88,6 +88,12 @@ pub(crate) fn packed_weights(d: &Dense, t: Tiling, store: Store) -> Packed {
             cellc_pack::panels_bf16(&mut v[..d.n.div_ceil(t.tile) * d.k * words], &d.w, d.n, d.k, &[0], t.tile);
             Packed::Bf16(v)
         }
+        Store::I8 => {
+            let row = cellc_pack::int8::row_len(t.tile);
+            let mut v = vec![0i8; t.tiles * d.k * row];
+            cellc_pack::int8::panels_i8(&mut v[..d.n.div_ceil(t.tile) * d.k * row], &d.w, d.n, d.k, &[0], t.tile);
+            Packed::I8(v)
+        }
     }
 }
 

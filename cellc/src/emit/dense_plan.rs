@@ -42,6 +42,7 @@ impl DensePlan {
                 Packed::F32(v) => v.len() * 4,
                 Packed::F16(v) => v.len() * 2,
                 Packed::Bf16(v) => v.len() * 4,
+                Packed::I8(v) => v.len(),
             }
         };
         let slope = match (&d.act, lang) {

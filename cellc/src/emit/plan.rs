@@ -101,6 +101,8 @@ pub(crate) enum Store {
     F16,
     /// bfloat16 pairs, two lanes a `u32` word (see `cellc_pack::panels_bf16`).
     Bf16,
+    /// int8 lanes after their row's scale (see `cellc_pack::int8`).
+    I8,
 }
 
 impl Store {
@@ -109,6 +111,7 @@ impl Store {
         match self {
             Store::F32 => 4,
             Store::F16 | Store::Bf16 => 2,
+            Store::I8 => 1,
         }
     }
 
@@ -118,6 +121,7 @@ impl Store {
             Store::F32 => "f32",
             Store::F16 => "f16",
             Store::Bf16 => "bf16",
+            Store::I8 => "i8",
         }
     }
 }
@@ -160,13 +164,15 @@ pub(crate) fn store_of(owner: &str, mats: &[(&str, Option<&[f32]>)], wt: WeightT
         WeightType::F32 => Ok(Store::F32),
         WeightType::F16 => fits(Store::F16, cellc_pack::f16_overflow),
         WeightType::Bf16 => fits(Store::Bf16, cellc_pack::bf16_overflow),
+        WeightType::I8 => fits(Store::I8, cellc_pack::int8::i8_unfit),
         WeightType::Auto if exact(|x| half::bf16::from_f32(x).to_f32()) => Ok(Store::Bf16),
         WeightType::Auto if exact(|x| half::f16::from_f32(x).to_f32()) => Ok(Store::F16),
         WeightType::Auto => Ok(Store::F32),
     }
 }
 
-/// A weight too large for the 16-bit type asked for.
+/// A weight the narrow type asked for cannot hold: too large for a 16-bit type, not
+/// finite for int8.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct StoreError {
     /// The layer, as messages name it (`cell "gru"`).
@@ -196,9 +202,11 @@ impl From<StoreError> for crate::diag::Message {
         if store == Store::F16 {
             fix = fix.or(Setting::new("weight_type", "bf16"));
         }
-        Message::new(format!("{owner}: {matrix}[{index}] = {value} is too large for {} weights", store.name()))
-            .fix(fix)
-            .code(crate::diag::Code::Conflict)
+        let why = match store {
+            Store::I8 => "is not finite, which int8 weights cannot hold".to_owned(),
+            Store::F32 | Store::F16 | Store::Bf16 => format!("is too large for {} weights", store.name()),
+        };
+        Message::new(format!("{owner}: {matrix}[{index}] = {value} {why}")).fix(fix).code(crate::diag::Code::Conflict)
     }
 }
 
@@ -209,6 +217,7 @@ pub(crate) enum Packed {
     F32(Vec<f32>),
     F16(Vec<u16>),
     Bf16(Vec<u32>),
+    I8(Vec<i8>),
 }
 
 /// Which input of the cell a weight array comes from.
@@ -434,6 +443,7 @@ impl<'a> Plan<'a> {
         match self.slot_store(slot) {
             Store::F32 | Store::F16 => w,
             Store::Bf16 => cellc_pack::bf16_words(w),
+            Store::I8 => cellc_pack::int8::row_len(w),
         }
     }
 
@@ -471,6 +481,11 @@ impl<'a> Plan<'a> {
                 let mut out = vec![0; len];
                 cellc_pack::panels_bf16(&mut out, values, h, *cols, sel, tile);
                 Packed::Bf16(out)
+            }
+            (Pack::Panels { sel, cols }, Store::I8) => {
+                let mut out = vec![0; len];
+                cellc_pack::int8::panels_i8(&mut out, values, h, *cols, sel, tile);
+                Packed::I8(out)
             }
             (Pack::Bias { segs }, _) => {
                 let mut out = vec![0.0; len];

@@ -53,6 +53,7 @@ fn elem_bytes(s: Store) -> usize {
     match s {
         Store::F32 | Store::Bf16 => 4,
         Store::F16 => 2,
+        Store::I8 => 1,
     }
 }
 

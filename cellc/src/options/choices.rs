@@ -136,9 +136,10 @@ impl Simd {
     }
 }
 
-/// How the matrices `W` and `R` are stored in generated code (biases stay f32). The
-/// kernels turn 16-bit weights into f32 in registers and compute in f32, so a 16-bit form
-/// changes the bytes a step reads (half), not the arithmetic on the values it holds.
+/// How the weight matrices (a cell's `W` and `R`, a dense layer's or convolution's
+/// weights) are stored in generated code (biases stay f32). The kernels turn 16-bit and int8
+/// weights into f32 in registers and compute in f32, so a narrower form changes the bytes a
+/// step reads (half, or a quarter), not the arithmetic on the values it holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WeightType {
     /// The narrowest form that holds every value of the cell's embedded `W` and `R`
@@ -152,11 +153,20 @@ pub enum WeightType {
     F16,
     /// bfloat16, rounded to nearest (ties to even): f32's range with 8 bits of precision.
     Bf16,
+    /// int8 with one f32 scale per input of each matrix (a column: a feature of `W`, a state
+    /// unit of `R`, an input of a dense layer), `max |column| / 127`: each weight becomes the
+    /// nearest multiple of its column's scale (ties to even), an error of at most half the
+    /// scale, `max |column| / 254`. A quarter of the f32 bytes (plus 4 bytes of scale per
+    /// packed row), for models whose weights are read from outside the cache every step;
+    /// lossy, so never chosen by `auto`. Weights given at run time are quantised when set,
+    /// in Rust (the C refuses them); a value that is not finite is refused.
+    I8,
 }
 
 impl WeightType {
     /// Every choice, in the order the command line lists them.
-    pub const ALL: [WeightType; 4] = [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16];
+    pub const ALL: [WeightType; 5] =
+        [WeightType::Auto, WeightType::F32, WeightType::F16, WeightType::Bf16, WeightType::I8];
 
     /// The choice of a name ([`WeightType::name`]).
     pub fn parse(s: &str) -> Option<WeightType> {
@@ -170,6 +180,7 @@ impl WeightType {
             WeightType::F32 => "f32",
             WeightType::F16 => "f16",
             WeightType::Bf16 => "bf16",
+            WeightType::I8 => "i8",
         }
     }
 }

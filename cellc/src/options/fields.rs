@@ -23,7 +23,7 @@ pub struct Options {
     /// Which vector instructions Rust kernels are compiled for (the C is compiled for the C
     /// compiler's target flags).
     pub simd: Simd,
-    /// How the matrices `W` and `R` are stored.
+    /// How the weight matrices (cells' `W` and `R`, dense layers') are stored.
     pub weight_type: WeightType,
     /// Whether sigmoid, tanh, scaledtanh, elu and softplus use the cheaper approximations of
     /// `cellc_runtime::act::fast` (error at most 4.6e-7, measured over every f32

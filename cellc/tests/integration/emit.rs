@@ -129,6 +129,10 @@ snap_16!(gru_f16_unrolled, "gru_h1_i1", Strategy::Unrolled, F16, Rust);
 snap_16!(gru_runtime_weights_bf16, "gru_tiny_runtime", Strategy::Tiled, Bf16, Rust);
 snap_16!(c_gru_bf16_tiled, "gru_h1_i1", Strategy::Tiled, Bf16, C);
 snap_16!(c_gru_f16_unrolled, "gru_h1_i1", Strategy::Unrolled, F16, C);
+// int8 rows: each its column's scale, then its lanes; quantised at run time too.
+snap_16!(gru_i8_tiled, "gru_h1_i1", Strategy::Tiled, I8, Rust);
+snap_16!(gru_runtime_weights_i8, "gru_tiny_runtime", Strategy::Tiled, I8, Rust);
+snap_16!(c_gru_i8_unrolled, "gru_h1_i1", Strategy::Unrolled, I8, C);
 
 #[test]
 fn auto_keeps_16_bit_weights_16_bit_and_others_f32() {
@@ -159,6 +163,24 @@ fn weights_too_large_for_f16_are_refused_by_name() {
     // bf16 has f32's range.
     let bf16 = opts.weight_type(cellc::WeightType::Bf16);
     assert!(cellc::emit::rust::emit(&m, &bf16).is_ok());
+}
+
+#[test]
+fn weights_int8_cannot_hold_are_refused_by_name() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gru_h1_i1");
+    let mut m = cellc::load_ir(&dir.join("model.xml"), None).expect("fixture loads").into_model();
+    let cellc::ir::WeightSrc::Embedded { values, .. } = &mut m.cells[0].w else { panic!("W is embedded") };
+    values[1] = f32::INFINITY;
+    let m = cellc::ir::verify::Verified::new(m, &[]).expect("the same plan");
+    for lang in [cellc::Language::Rust, cellc::Language::C] {
+        let opts = weights(Strategy::Tiled, cellc::WeightType::I8, lang);
+        let err = match lang {
+            cellc::Language::Rust => cellc::emit::rust::emit(&m, &opts).map(|_| ()),
+            cellc::Language::C => cellc::emit::c::emit(&m, &opts, "net.h").map(|_| ()),
+        };
+        let err = err.expect_err("int8 cannot hold infinity").to_string();
+        assert!(err.contains("W[1] = inf is not finite, which int8 weights cannot hold"), "{err}");
+    }
 }
 
 #[test]

@@ -10,10 +10,11 @@
 use super::{Lanes, Row};
 use crate::simd::{Avx2, Avx512};
 use core::arch::x86_64::{
-    __m256, __m512, __mmask16, _mm_loadu_si128, _mm256_add_ps, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps,
-    _mm256_loadu_si256, _mm256_maskz_loadu_epi16, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
-    _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps,
-    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_sub_ps,
+    __m256, __m512, __mmask16, _mm_loadl_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm256_add_ps,
+    _mm256_cvtepi8_epi32, _mm256_cvtepi32_ps, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_loadu_si256,
+    _mm256_maskz_loadu_epi16, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
+    _mm512_cvtepi8_epi32, _mm512_cvtepi32_ps, _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps,
+    _mm512_maskz_loadu_ps, _mm512_mul_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps, _mm512_sub_ps,
 };
 
 /// A vector register of f32 lanes at one level, and the few operations a block needs.
@@ -26,6 +27,9 @@ pub(super) trait Reg: Copy {
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> Self::V;
     /// Lanes `LANES·j ..` of a row of IEEE binary16 values, as f32 (exactly), zero past its end.
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> Self::V;
+    /// Lanes `LANES·j ..` of a row of int8 values times `scale`, each product rounded to
+    /// f32 once, zero past its end.
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> Self::V;
     /// Writes the lanes of `v` that fall inside the row at `LANES·j ..`.
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: Self::V);
     /// `x` in every lane.
@@ -93,6 +97,24 @@ impl Reg for Zmm {
                 _mm256_maskz_loadu_epi16(mask16(W - lb), row.as_ptr().add(lb).cast())
             };
             _mm512_cvtph_ps(h)
+        }
+    }
+    #[inline(always)]
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> __m512 {
+        let lb = 16 * j;
+        // SAFETY: the token proves AVX-512 F; no memory is touched.
+        if lb >= W {
+            return unsafe { _mm512_setzero_ps() };
+        }
+        // SAFETY: the token proves AVX-512 F, BW and VL, and `lb < W`. As in `load`: 16
+        // lanes of 1 byte from `lb`, within the row or masked (masked-out lanes are not read).
+        unsafe {
+            let q = if lb + 16 <= W {
+                _mm_loadu_si128(row.as_ptr().add(lb).cast())
+            } else {
+                _mm_maskz_loadu_epi8(mask16(W - lb), row.as_ptr().add(lb).cast())
+            };
+            _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)), _mm512_set1_ps(scale))
         }
     }
     #[inline(always)]
@@ -168,6 +190,23 @@ impl Reg for Ymm {
         };
         // SAFETY: the token proves AVX and F16C; `p` covers 8 lanes of 2 bytes.
         unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast())) }
+    }
+    #[inline(always)]
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> __m256 {
+        let lb = 8 * j;
+        let rest: [i8; 8];
+        let p = if lb + 8 <= W {
+            // SAFETY: lanes `lb..lb + 8` lie within the row.
+            unsafe { row.as_ptr().add(lb) }
+        } else {
+            rest = tail(row, lb);
+            rest.as_ptr()
+        };
+        // SAFETY: the token proves AVX2; `p` covers 8 lanes of 1 byte.
+        unsafe {
+            let q = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast())));
+            _mm256_mul_ps(q, _mm256_set1_ps(scale))
+        }
     }
     #[inline(always)]
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: __m256) {
@@ -277,6 +316,7 @@ pub(super) fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize
     match row.lanes() {
         Lanes::F32(r) => g.load(r, j),
         Lanes::F16(r) => g.load_f16(r, j),
+        Lanes::I8 { scale, q } => g.load_i8(q, j, scale),
         Lanes::Other => {
             let lanes: [f32; 16] =
                 core::array::from_fn(|i| if G::LANES * j + i < W { row.lane(G::LANES * j + i) } else { 0.0 });

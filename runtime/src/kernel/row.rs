@@ -1,5 +1,5 @@
-//! The stored forms of a panel row (f32 lanes, binary16 bits, bfloat16 pairs) and how a
-//! kernel reads each as f32 lanes.
+//! The stored forms of a panel row (f32 lanes, binary16 bits, bfloat16 pairs, int8 values
+//! with their scale) and how a kernel reads each as f32 lanes.
 use crate::simd::Isa;
 
 /// A row of `W` packed weights, in one of the stored forms: how a kernel reads it as f32.
@@ -24,6 +24,13 @@ pub enum Lanes<'a, const W: usize> {
     F32(&'a [f32; W]),
     /// IEEE binary16 values, as bits.
     F16(&'a [u16; W]),
+    /// int8 values, lane `l` being `q[l] · scale` (see [`cellc_pack::int8`]).
+    I8 {
+        /// The row's scale.
+        scale: f32,
+        /// Its values.
+        q: &'a [i8; W],
+    },
     /// Another form: read lane by lane ([`Row::lane`]).
     Other,
 }
@@ -119,5 +126,46 @@ impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
     #[inline(always)]
     fn lane(&self, l: usize) -> f32 {
         if l < HW { f32::from_bits(self[l] << 16) } else { f32::from_bits(self[l - HW] & 0xffff_0000) }
+    }
+}
+
+/// int8 values with their scale (see [`cellc_pack::int8`]): the row's first
+/// [`cellc_pack::int8::SCALE_BYTES`] values hold the scale, lane `l` is value
+/// `SCALE_BYTES + l` times it, rounded to f32 once, so every kernel computes as on f32
+/// weights holding those products.
+impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
+    #[inline(always)]
+    fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
+        const { assert!(RW == W + cellc_pack::int8::SCALE_BYTES, "a row of W int8 lanes is W + 4 values") };
+        let s = cellc_pack::int8::row_scale(self);
+        let (chunks, _) = self[cellc_pack::int8::SCALE_BYTES..].as_chunks::<8>();
+        axpy_by(isa, acc, v, |c| isa.i8x8(&chunks[c]).map(|x| x * s), |l| Row::<W>::lane(self, l));
+    }
+    #[inline(always)]
+    fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
+        let s = cellc_pack::int8::row_scale(self);
+        let at = cellc_pack::int8::SCALE_BYTES + lb;
+        let mut out = [0.0f32; V];
+        if V == 8
+            && let (Some(c), Some(o)) = (self[at..].first_chunk::<8>(), out.first_chunk_mut::<8>())
+        {
+            *o = isa.i8x8(c).map(|x| x * s);
+            return out;
+        }
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = cellc_pack::int8::value(self[at + j], s);
+        }
+        out
+    }
+    #[inline(always)]
+    fn lane(&self, l: usize) -> f32 {
+        cellc_pack::int8::value(self[cellc_pack::int8::SCALE_BYTES + l], cellc_pack::int8::row_scale(self))
+    }
+    #[inline(always)]
+    fn lanes(&self) -> Lanes<'_, W> {
+        match self[cellc_pack::int8::SCALE_BYTES..].first_chunk::<W>() {
+            Some(q) => Lanes::I8 { scale: cellc_pack::int8::row_scale(self), q },
+            None => Lanes::Other,
+        }
     }
 }

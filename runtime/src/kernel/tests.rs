@@ -129,15 +129,18 @@ fn panel_acc_is_a_matrix_vector_product() {
     assert_eq!(acc, [10.0 + 1.0 + 30.0 + 500.0, 20.0 + 2.0 + 40.0 + 600.0]);
 }
 
-/// A panel of `K` rows of `W` lanes in its 16-bit forms, with the f32 values each holds.
-struct Forms<const K: usize, const W: usize, const HW: usize> {
+/// A panel of `K` rows of `W` lanes in its 16-bit and int8 forms, with the f32 values each
+/// holds.
+struct Forms<const K: usize, const W: usize, const HW: usize, const RW: usize> {
     f16: [[u16; W]; K],
     f16_values: [[f32; W]; K],
     bf16: [[u32; HW]; K],
     bf16_values: [[f32; W]; K],
+    i8: [[i8; RW]; K],
+    i8_values: [[f32; W]; K],
 }
 
-fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
+fn forms<const K: usize, const W: usize, const HW: usize, const RW: usize>() -> Forms<K, W, HW, RW> {
     let f32: [[f32; W]; K] =
         core::array::from_fn(|k| core::array::from_fn(|l| ((k * 31 + l * 17) % 23) as f32 * 0.1371 - 1.3));
     // `panels_bf16` reads a matrix [W rows][K columns]: one tile of W lanes.
@@ -150,7 +153,16 @@ fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
     let mut bf16 = [[0u32; HW]; K];
     cellc_pack::panels_bf16(bf16.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
     let f16 = f32.map(|r| r.map(|x| half::f16::from_f32(x).to_bits()));
+    let mut i8 = [[0i8; RW]; K];
+    cellc_pack::int8::panels_i8(i8.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
+    // Each row `k` is column `k` of `m`: the values at its scale, as `int8` defines them.
+    let i8_values = core::array::from_fn(|k| {
+        let s = cellc_pack::int8::column_scale(m.as_flattened(), K, k);
+        core::array::from_fn(|l| f32::from(cellc_pack::int8::quantise(f32[k][l], s)) * s)
+    });
     Forms {
+        i8,
+        i8_values,
         f16,
         f16_values: f16.map(|r| r.map(|b| half::f16::from_bits(b).to_f32())),
         bf16,
@@ -158,10 +170,10 @@ fn forms<const K: usize, const W: usize, const HW: usize>() -> Forms<K, W, HW> {
     }
 }
 
-/// Each 16-bit form computes, at every level, exactly what the f32 kernel computes on
-/// the values it holds: one row, batched rows in register blocks, and columns.
-fn sixteen_bit_forms_match_f32<const K: usize, const W: usize, const HW: usize>() {
-    let p = forms::<K, W, HW>();
+/// Each 16-bit form and the int8 one compute, at every level, exactly what the f32 kernel
+/// computes on the values they hold: one row, batched rows in register blocks, and columns.
+fn stored_forms_match_f32<const K: usize, const W: usize, const HW: usize, const RW: usize>() {
+    let p = forms::<K, W, HW, RW>();
     let v: [[f32; K]; 11] =
         core::array::from_fn(|s| core::array::from_fn(|k| (s as f32 - 5.0) * 0.25 + k as f32 * 0.01));
     let acc0: [[f32; W]; 11] = core::array::from_fn(|s| core::array::from_fn(|l| (s * l) as f32 * 0.001));
@@ -221,6 +233,9 @@ fn sixteen_bit_forms_match_f32<const K: usize, const W: usize, const HW: usize>(
     let (bf16, bf16_values) =
         crate::dispatch!(|_L, isa| (run(&p.bf16, &v, &acc0, isa), run(&p.bf16_values, &v, &acc0, isa)));
     assert!(same(bf16, bf16_values));
+    assert!(same(run(&p.i8, &v, &acc0, Portable), run(&p.i8_values, &v, &acc0, Portable)));
+    let (i8, i8_values) = crate::dispatch!(|_L, isa| (run(&p.i8, &v, &acc0, isa), run(&p.i8_values, &v, &acc0, isa)));
+    assert!(same(i8, i8_values));
 }
 
 /// The levels with FMA round each multiply–add once, the portable level twice: they
@@ -240,28 +255,28 @@ fn fused_levels_round_once() {
 }
 
 #[test]
-fn sixteen_bit_rows_of_a_whole_tile() {
-    sixteen_bit_forms_match_f32::<5, 48, 24>();
+fn stored_rows_of_a_whole_tile() {
+    stored_forms_match_f32::<5, 48, 24, 52>();
 }
 
 #[test]
-fn sixteen_bit_rows_of_four_vectors() {
-    sixteen_bit_forms_match_f32::<4, 64, 32>();
+fn stored_rows_of_four_vectors() {
+    stored_forms_match_f32::<4, 64, 32, 68>();
 }
 
 #[test]
-fn sixteen_bit_rows_ending_inside_a_vector() {
-    sixteen_bit_forms_match_f32::<3, 20, 10>();
+fn stored_rows_ending_inside_a_vector() {
+    stored_forms_match_f32::<3, 20, 10, 24>();
 }
 
 #[test]
-fn sixteen_bit_rows_of_odd_width() {
-    sixteen_bit_forms_match_f32::<3, 13, 7>();
+fn stored_rows_of_odd_width() {
+    stored_forms_match_f32::<3, 13, 7, 17>();
 }
 
 #[test]
-fn sixteen_bit_rows_narrower_than_a_block() {
-    sixteen_bit_forms_match_f32::<2, 3, 2>();
+fn stored_rows_narrower_than_a_block() {
+    stored_forms_match_f32::<2, 3, 2, 7>();
 }
 
 /// A dense layer of `n` outputs over `K` inputs in tiles of `W` (`T` a group) for `rows`
@@ -354,9 +369,14 @@ fn vectors_at_the_end_of_a_row_touch_only_the_row() {
             assert_eq!(*v, row.get(l).copied().unwrap_or(0.0), "lane {l}");
         }
         assert_eq!(to_array(r.load_f16(&half, 0))[..5], row);
+        let q: [i8; 5] = [1, -2, 3, -4, 127];
+        let scaled = to_array(r.load_i8(&q, 0, 0.5));
+        assert_eq!(scaled[..5], [0.5, -1.0, 1.5, -2.0, 63.5]);
+        assert!(scaled[5..lanes].iter().all(|&v| v == 0.0), "int8 lanes past the row read zeros");
         for j in 1..4 {
             assert!(to_array(r.load(&row, j)).iter().all(|&v| v == 0.0), "a vector past the row reads zeros");
             assert!(to_array(r.load_f16(&half, j)).iter().all(|&v| v == 0.0));
+            assert!(to_array(r.load_i8(&q, j, 0.5)).iter().all(|&v| v == 0.0));
         }
         let mut out = [9.0f32; 5];
         r.store(&mut out, 0, r.splat(7.0));

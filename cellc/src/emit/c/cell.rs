@@ -273,7 +273,7 @@ impl Kern<'_> {
         c.open(format!("{lanes}for (size_t l = 0; l < {lb}; ++l)"));
         let wl = match self.store {
             Store::F32 => "col[l]".to_owned(),
-            Store::F16 | Store::Bf16 => {
+            Store::F16 | Store::Bf16 | Store::I8 => {
                 c.line(format!("const float wl = {};", self.lane("w", "k", w, "lb + l")));
                 "wl".to_owned()
             }

@@ -48,6 +48,7 @@ pub(super) fn emit(
         Packed::F32(v) => ("float", v.iter().map(|&x| float(x)).collect()),
         Packed::F16(v) => ("uint16_t", v.iter().map(|x| format!("0x{x:04x}")).collect()),
         Packed::Bf16(v) => ("uint32_t", v.iter().map(|x| format!("0x{x:08x}")).collect()),
+        Packed::I8(v) => ("int8_t", v.iter().map(i8::to_string).collect()),
     };
     table(tables, &format!("{upper}_ALIGNED static const {ty} {w}"), &texts, "Its weights, packed in tiles.");
     let bias: Vec<String> = packed_bias(d, t).into_iter().map(float).collect();
@@ -76,6 +77,7 @@ pub(super) fn emit(
     let row = match store {
         Store::Bf16 => cellc_pack::bf16_words(tile),
         Store::F32 | Store::F16 => tile,
+        Store::I8 => cellc_pack::int8::row_len(tile),
     };
     let lane = match store {
         Store::F32 => "p[k * TILE + l]".replace("TILE", &tile.to_string()),
@@ -83,6 +85,7 @@ pub(super) fn emit(
         Store::Bf16 => {
             format!("(l < {row} ? {prefix}_bf16_lo(p[k * {row} + l]) : {prefix}_bf16_hi(p[k * {row} + l - {row}]))")
         }
+        Store::I8 => format!("{prefix}_i8(p + k * {row}, l)"),
     };
     // The products fused where the target has FMA: on a convolution model (AMD Zen 3,
     // GCC 12) unfused sums took 1.25× the time, the spare registers holding the products.
@@ -136,6 +139,7 @@ pub(super) fn emit(
     body.line("");
     helpers.f16 |= store == Store::F16;
     helpers.bf16 |= store == Store::Bf16;
+    helpers.i8 |= store == Store::I8;
 }
 
 /// The loops of a dense layer's function over its rows (`rows` of them, from `x` or the

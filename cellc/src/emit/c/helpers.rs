@@ -20,6 +20,8 @@ pub(super) struct Helpers {
     pub(super) vectors: bool,
     /// Whether some weights are stored as bfloat16 pairs.
     pub(super) bf16: bool,
+    /// Whether some weights are stored as int8 rows with their scale.
+    pub(super) i8: bool,
     /// Whether activations are the fast ones.
     pub(super) fast: bool,
 }
@@ -89,6 +91,9 @@ impl Helpers {
         }
         if self.bf16 {
             out.push_str(&BF16.replace("PREFIX", prefix));
+        }
+        if self.i8 {
+            out.push_str(&I8.replace("PREFIX", prefix));
         }
         for (name, (doc, params, body)) in
             acts::order().filter(|n| self.used.contains(n)).filter_map(|n| Some((n, acts::definition(n)?)))
@@ -162,6 +167,25 @@ static inline float PREFIX_f16(uint16_t h)
         v.u |= sign;
     }
     return v.f;
+}
+
+";
+
+/// The int8 weights' scale and lanes (see `cellc_pack::int8`).
+const I8: &str = "\
+/* A packed int8 row: its column's scale, a float in its first 4 bytes (little-endian), then
+ * its lanes; lane l is the value 4 + l times the scale, rounded to float once. */
+static inline float PREFIX_i8_scale(const int8_t *row)
+{
+    union { uint32_t u; float f; } v;
+    v.u = (uint32_t)(uint8_t)row[0] | (uint32_t)(uint8_t)row[1] << 8 | (uint32_t)(uint8_t)row[2] << 16
+        | (uint32_t)(uint8_t)row[3] << 24;
+    return v.f;
+}
+
+static inline float PREFIX_i8(const int8_t *row, size_t l)
+{
+    return (float)row[4 + l] * PREFIX_i8_scale(row);
 }
 
 ";

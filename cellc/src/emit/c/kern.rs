@@ -154,6 +154,19 @@ impl Kern<'_> {
                     ));
                 }
             }
+            Store::I8 => {
+                // The row's scale read once, before its lanes.
+                let row = cellc_pack::int8::row_len(width);
+                let start = match k.parse::<usize>() {
+                    Ok(0) => String::new(),
+                    Ok(k) => format!(" + {}", k * row),
+                    Err(_) => format!(" + {k} * {row}"),
+                };
+                c.line(format!(
+                    "{{ const int8_t *const q = {panel}{start}; const float s = {p}_i8_scale(q); {rolled}for (size_t l = 0; l < {width}; ++l) {} }}",
+                    update("l", "((float)q[4 + l] * s)".to_owned())
+                ));
+            }
         }
     }
 
@@ -170,6 +183,7 @@ impl Kern<'_> {
                     "({lane} < {words} ? {p}_bf16_lo({panel}[{k} * {words} + {lane}]) : {p}_bf16_hi({panel}[{k} * {words} + {lane} - {words}]))"
                 )
             }
+            Store::I8 => format!("{p}_i8({panel} + {k} * {}, {lane})", cellc_pack::int8::row_len(width)),
         }
     }
 
@@ -492,6 +506,11 @@ impl Kern<'_> {
                     v.iter().map(|x| format!("0x{x:08x}")).collect(),
                     8,
                 ),
+                Packed::I8(v) => (
+                    " (int8: each row its column's float scale in 4 bytes, then its lanes)",
+                    v.iter().map(i8::to_string).collect(),
+                    16,
+                ),
             };
             c.comment(&format!(
                 "{} of cell {}, packed for the {} kernel{form}.",
@@ -516,5 +535,6 @@ pub(super) fn c_type(store: Store) -> &'static str {
         Store::F32 => "float",
         Store::F16 => "uint16_t",
         Store::Bf16 => "uint32_t",
+        Store::I8 => "int8_t",
     }
 }

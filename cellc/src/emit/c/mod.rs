@@ -98,6 +98,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         }
         e.helpers.f16 |= store == Store::F16;
         e.helpers.bf16 |= store == Store::Bf16;
+        e.helpers.i8 |= store == Store::I8;
         match &cell.seq {
             None => e.kernel(cell, n.clone(), &doc(cell), store),
             Some(q) => {

@@ -74,7 +74,7 @@ impl Ctx<'_> {
             let n = self.slot_len(s);
             let zero = match self.slot_store(s) {
                 Store::F32 => quote! { 0.0 },
-                Store::F16 | Store::Bf16 => quote! { 0 },
+                Store::F16 | Store::Bf16 | Store::I8 => quote! { 0 },
             };
             quote! { #f: ::cellc_runtime::Aligned([#zero; #n]) }
         });
@@ -378,6 +378,7 @@ impl Ctx<'_> {
                 (Tensor::B, _) | (_, Store::F32) => None,
                 (_, Store::F16) => Some(quote! { F16 }),
                 (_, Store::Bf16) => Some(quote! { Bf16 }),
+                (_, Store::I8) => Some(quote! { I8 }),
             };
             let range = half.map(|k| quote! { ::cellc_runtime::__private::check_range(#name, ::cellc_runtime::__private::Half::#k, #a)?; });
             quote! {
@@ -436,6 +437,7 @@ impl Ctx<'_> {
                     Store::F32 => quote! { panels },
                     Store::F16 => quote! { panels_f16 },
                     Store::Bf16 => quote! { panels_bf16 },
+                    Store::I8 => quote! { int8::panels_i8 },
                 };
                 quote! { ::cellc_runtime::__private::pack::#pack(&mut self.#f.0, #a, #h, #cols, &[#(#sel),*], #tile); }
             }

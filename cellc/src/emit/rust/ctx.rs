@@ -65,6 +65,7 @@ pub(super) fn elem_type(store: Store) -> TokenStream {
         Store::F32 => quote! { f32 },
         Store::F16 => quote! { u16 },
         Store::Bf16 => quote! { u32 },
+        Store::I8 => quote! { i8 },
     }
 }
 
@@ -322,6 +323,7 @@ impl Ctx<'_> {
                     Store::F32 => "",
                     Store::F16 => " (IEEE f16 bits)",
                     Store::Bf16 => " (bfloat16 pairs: lane j low, lane j + ceil(width / 2) high)",
+                    Store::I8 => " (int8: each row its column's f32 scale in 4 bytes, then its lanes)",
                 };
                 let doc = format!(
                     "`{}` of cell `{}`, packed for the {} kernel{form}.",

@@ -38,6 +38,7 @@ pub(super) fn item(
     let row = match store {
         Store::Bf16 => cellc_pack::bf16_words(tile),
         Store::F32 | Store::F16 => tile,
+        Store::I8 => cellc_pack::int8::row_len(tile),
     };
     let v = quote! { v };
     // The activation in a loop of its own, compiled at the caller's level (see

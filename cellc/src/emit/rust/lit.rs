@@ -53,6 +53,7 @@ impl Table {
             Values::Packed(Packed::F32(v)) => ("f32", v.len()),
             Values::Packed(Packed::F16(v)) => ("u16", v.len()),
             Values::Packed(Packed::Bf16(v)) | Values::Index(v) => ("u32", v.len()),
+            Values::Packed(Packed::I8(v)) => ("i8", v.len()),
         }
     }
 
@@ -62,13 +63,18 @@ impl Table {
             Values::Packed(Packed::F32(v)) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Values::Packed(Packed::F16(v)) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Values::Packed(Packed::Bf16(v)) | Values::Index(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Values::Packed(Packed::I8(v)) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         }
     }
 
     /// The table's bytes, as stored.
     pub(crate) fn byte_len(&self) -> usize {
         let (ty, n) = self.ty();
-        n.saturating_mul(if ty == "u16" { 2 } else { 4 })
+        n.saturating_mul(match ty {
+            "i8" => 1,
+            "u16" => 2,
+            _ => 4,
+        })
     }
 
     fn head(&self, s: &mut String) {
@@ -78,16 +84,21 @@ impl Table {
     }
 
     /// The table as literals: f32 values eight a line, 16-bit forms as hexadecimal words,
-    /// indices in decimal twelve a line.
+    /// indices in decimal twelve a line, int8 values in decimal sixteen a line.
     pub(crate) fn source(&self) -> String {
         let (ty, n) = self.ty();
         let texts: Vec<String> = match &self.values {
             Values::Packed(Packed::F32(v)) => v.iter().map(|&x| f32_text(x)).collect(),
             Values::Packed(Packed::F16(v)) => v.iter().map(|x| format!("0x{x:04x}")).collect(),
             Values::Packed(Packed::Bf16(v)) => v.iter().map(|x| format!("0x{x:08x}")).collect(),
+            Values::Packed(Packed::I8(v)) => v.iter().map(i8::to_string).collect(),
             Values::Index(v) => v.iter().map(u32::to_string).collect(),
         };
-        let per_line = if ty == "u16" || matches!(self.values, Values::Index(_)) { 12 } else { 8 };
+        let per_line = match (ty, &self.values) {
+            ("i8", _) => 16,
+            ("u16", _) | (_, Values::Index(_)) => 12,
+            _ => 8,
+        };
         let mut s = String::new();
         self.head(&mut s);
         let _ = writeln!(s, "static {}: ::cellc_runtime::Aligned<[{ty}; {n}]> = ::cellc_runtime::Aligned([", self.name);
