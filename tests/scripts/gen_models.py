@@ -1537,6 +1537,43 @@ def dynamic_quantised(out):
     print(f"{name}: ops {', '.join(ops)}")
 
 
+def int8_gru(out):
+    """A GRU whose `W` and `R` are int8 in the file: `DequantizeLinear` of int8 matrices with
+    one scale per input column (axis 2, zero points 0), as a QDQ export writes weights
+    quantised per input channel; the biases f32. The case fixes `--weight-type i8`: cellc
+    folds the weights, quantises them again per column (which gives back the file's values
+    and scales, each column's largest one being ±127) and its kernels read them as int8.
+    Expected values: onnxruntime on the file."""
+    name, steps, inp, hidden = "onnx_int8_gru", 12, 48, 64
+    g = Graph(73)
+    rng = np.random.default_rng(73)
+
+    def int8_matrix(rows, cols, scale):
+        w = rng.uniform(-scale, scale, (1, rows, cols))
+        s = (np.abs(w).max(axis=1).reshape(-1) / 127).astype(np.float32)
+        q = np.clip(np.round(w / s.reshape(1, 1, -1)), -127, 127).astype(np.int8)
+        zero = g.const(np.zeros(cols, np.int8), "zero_point")
+        return g.node("DequantizeLinear", [g.const(q, "weight_q"), g.const(s, "scale"), zero], axis=2)
+
+    x = g.input("x", [steps, 1, inp])
+    w, r = int8_matrix(3 * hidden, inp, 0.3), int8_matrix(3 * hidden, hidden, 0.2)
+    y, h = g.node("GRU", [x, w, r, g.weights((1, 6 * hidden), 0.1)], n_out=2, hidden_size=hidden,
+                  linear_before_reset=1)
+    g.output(y, "y", [steps, 1, 1, hidden])
+    g.output(h, "h", [1, 1, hidden])
+    d = out / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    onnx.save(g.model(opset=17), d / "model.onnx")
+    feeds = {"x": rng.uniform(-1, 1, (steps, 1, inp)).astype(np.float32)}
+    want, _, case = quantised_oracle(d / "model.onnx", feeds)
+    case["weight_type"] = "i8"
+    case["note"] = "W and R int8 per input column in the file; compiled with --weight-type i8"
+    save_io(d, case, feeds, [("y", want[0]), ("h", want[1])])
+    (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+    print(f"{name}: {case['note']}")
+
+
 FASTER_WHISPER = "faster-whisper==1.2.1"
 
 
@@ -1978,6 +2015,7 @@ def main():
         ("swift_f0", swift_f0),
         ("onnx_qdq", qdq),
         ("onnx_dynamic_quantised", dynamic_quantised),
+        ("onnx_int8_gru", int8_gru),
         ("silero_vad_v6", silero_v6),
         ("smart_turn_v3", smart_turn),
     ]

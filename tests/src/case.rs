@@ -46,6 +46,11 @@ struct CaseJson {
     /// What computed the expected outputs (`onnxruntime` on `model.onnx`, or OpenVINO).
     #[serde(default)]
     oracle: Option<String>,
+    /// The weight type the case is compiled with, as `--weight-type` takes it, whatever the
+    /// runner's: a model whose weights are int8 in its file, checked as `i8` against the
+    /// oracle's outputs on that file.
+    #[serde(default)]
+    weight_type: Option<String>,
 }
 
 /// A loaded case.
@@ -77,6 +82,8 @@ pub struct Case {
     pub carry: Vec<(usize, usize)>,
     /// The expected outputs are onnxruntime's on `model.onnx`.
     pub by_onnxruntime: bool,
+    /// The weight type the case fixes (see `CaseJson::weight_type`).
+    pub weight_type: Option<cellc::WeightType>,
 }
 
 impl Case {
@@ -207,6 +214,14 @@ impl Case {
             frames,
             carry: cj.carry.iter().map(|c| (c[0], c[1])).collect(),
             by_onnxruntime: cj.oracle.as_deref().is_some_and(|o| o.starts_with("onnxruntime")),
+            weight_type: cj
+                .weight_type
+                .as_deref()
+                .map(|t| {
+                    cellc::WeightType::parse(t)
+                        .ok_or_else(|| format!("{}: weight_type: no weight type {t:?}", json_path.display()))
+                })
+                .transpose()?,
         })
     }
 

@@ -165,6 +165,18 @@ fn weights_too_large_for_f16_are_refused_by_name() {
     assert!(cellc::emit::rust::emit(&m, &bf16).is_ok());
 }
 
+/// The int8 GRU of the conformance set (whose expected values cannot tell int8 weights from
+/// f32 ones holding the same values) is compiled to int8 tables, in both languages.
+#[test]
+fn a_file_s_int8_gru_is_stored_as_int8() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_int8_gru/model.onnx");
+    let m = cellc::load_graph(&path, &Options::default()).expect("compiles");
+    let rust = cellc::emit::rust::emit(&m, &weights(Strategy::Auto, cellc::WeightType::I8, cellc::Language::Rust));
+    assert_eq!(rust.expect("emits").matches("Aligned<[i8;").count(), 2, "W and R");
+    let c = cellc::emit::c::emit(&m, &weights(Strategy::Auto, cellc::WeightType::I8, cellc::Language::C), "net.h");
+    assert_eq!(c.expect("emits").source.matches("static const int8_t").count(), 2, "W and R");
+}
+
 #[test]
 fn weights_int8_cannot_hold_are_refused_by_name() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gru_h1_i1");
