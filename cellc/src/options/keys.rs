@@ -110,7 +110,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "weight_type",
-        value: "auto|f32|f16|bf16",
+        value: "auto|f32|f16|bf16|i8",
         repeats: false,
         set: |o, v| {
             o.weight_type = pick(v, WeightType::parse)?;

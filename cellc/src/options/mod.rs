@@ -74,6 +74,10 @@ mod tests {
         for t in WeightType::ALL {
             assert_eq!(WeightType::parse(t.name()), Some(t));
         }
+        // The macros' key says every weight type it takes.
+        let names: Vec<&str> = WeightType::ALL.iter().map(|t| t.name()).collect();
+        let key = keys::KEYS.iter().find(|k| k.name == "weight_type").expect("a key");
+        assert_eq!(key.value, names.join("|"));
         for l in [Language::Rust, Language::C] {
             assert_eq!(Language::parse(l.name()), Some(l));
         }
