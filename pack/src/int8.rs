@@ -1,13 +1,15 @@
 //! The int8 form of a packed matrix: each value `q · s`, `q` an integer in `−127..=127` and
 //! `s` the scale of its column (an input of the matrix: a feature of `W`, a state unit of
 //! `R`), `s = max |column| / 127`. A row of the packed form is one column of one tile, so it
-//! carries its column's scale in front of its lanes, and a kernel reading the row turns each
-//! lane into the f32 `fl(q · s)` and computes as on f32 weights: a quarter of the bytes, and
-//! an error per weight of at most `s / 2` (with the product's rounding).
+//! carries its column's scale in front of its lanes; a kernel multiplies the row's input by
+//! the scale once and its lanes (integers, exact in f32) by that product: `Σ q · (s · x)`, a
+//! quarter of the bytes of f32 weights and no more arithmetic per weight than they take,
+//! each weight `q · s` within `s / 2` of the matrix's.
 //!
 //! One scale a column rather than one a row of the matrix: the column's scale is the row's
-//! in every tile, so the kernels need nothing but the row, and the values the code computes
-//! with are fixed by the matrix alone, whatever the tiles (a test can compute them again).
+//! in every tile, so the kernels need nothing but the row and scale an input, not each
+//! weight, and the values the code computes with are fixed by the matrix alone, whatever the
+//! tiles (a test can compute them again).
 use crate::{panels_each, tiles};
 
 /// Bytes of a row's scale, in front of its lanes: an f32, little-endian.
@@ -53,7 +55,8 @@ pub fn quantise(v: f32, s: f32) -> i8 {
     r as i8
 }
 
-/// The f32 a kernel computes with for value `q` at scale `s`.
+/// The weight value `q` at scale `s` stands for (kernels compute `q · (s · x)` instead of
+/// `(q · s) · x`: the same up to rounding).
 #[inline(always)]
 pub fn value(q: i8, s: f32) -> f32 {
     f32::from(q) * s

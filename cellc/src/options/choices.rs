@@ -158,7 +158,8 @@ pub enum WeightType {
     /// nearest multiple of its column's scale (ties to even), an error of at most half the
     /// scale, `max |column| / 254`. A quarter of the f32 bytes (plus 4 bytes of scale per
     /// packed row), for models whose weights are read from outside the cache every step;
-    /// lossy, so never chosen by `auto`. Weights given at run time are quantised when set,
+    /// lossy, so never chosen by `auto`. The kernels multiply each input by its column's
+    /// scale and the integers by that. Weights given at run time are quantised when set,
     /// in Rust (the C refuses them); a value that is not finite is refused.
     I8,
 }

@@ -12,9 +12,9 @@ use crate::simd::{Avx2, Avx512};
 use core::arch::x86_64::{
     __m256, __m512, __mmask16, _mm_loadl_epi64, _mm_loadu_si128, _mm_maskz_loadu_epi8, _mm256_add_ps,
     _mm256_cvtepi8_epi32, _mm256_cvtepi32_ps, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_loadu_si256,
-    _mm256_maskz_loadu_epi16, _mm256_mul_ps, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
-    _mm512_cvtepi8_epi32, _mm512_cvtepi32_ps, _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps,
-    _mm512_maskz_loadu_ps, _mm512_mul_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps, _mm512_sub_ps,
+    _mm256_maskz_loadu_epi16, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps, _mm512_cvtepi8_epi32,
+    _mm512_cvtepi32_ps, _mm512_cvtph_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_mask_storeu_ps,
+    _mm512_maskz_loadu_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps, _mm512_sub_ps,
 };
 
 /// A vector register of f32 lanes at one level, and the few operations a block needs.
@@ -27,9 +27,8 @@ pub(super) trait Reg: Copy {
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> Self::V;
     /// Lanes `LANES·j ..` of a row of IEEE binary16 values, as f32 (exactly), zero past its end.
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> Self::V;
-    /// Lanes `LANES·j ..` of a row of int8 values times `scale`, each product rounded to
-    /// f32 once, zero past its end.
-    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> Self::V;
+    /// Lanes `LANES·j ..` of a row of int8 values, as f32 (exactly), zero past its end.
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize) -> Self::V;
     /// Writes the lanes of `v` that fall inside the row at `LANES·j ..`.
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: Self::V);
     /// `x` in every lane.
@@ -100,7 +99,7 @@ impl Reg for Zmm {
         }
     }
     #[inline(always)]
-    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> __m512 {
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize) -> __m512 {
         let lb = 16 * j;
         // SAFETY: the token proves AVX-512 F; no memory is touched.
         if lb >= W {
@@ -114,7 +113,7 @@ impl Reg for Zmm {
             } else {
                 _mm_maskz_loadu_epi8(mask16(W - lb), row.as_ptr().add(lb).cast())
             };
-            _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)), _mm512_set1_ps(scale))
+            _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q))
         }
     }
     #[inline(always)]
@@ -192,7 +191,7 @@ impl Reg for Ymm {
         unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast())) }
     }
     #[inline(always)]
-    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize, scale: f32) -> __m256 {
+    fn load_i8<const W: usize>(self, row: &[i8; W], j: usize) -> __m256 {
         let lb = 8 * j;
         let rest: [i8; 8];
         let p = if lb + 8 <= W {
@@ -203,10 +202,7 @@ impl Reg for Ymm {
             rest.as_ptr()
         };
         // SAFETY: the token proves AVX2; `p` covers 8 lanes of 1 byte.
-        unsafe {
-            let q = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast())));
-            _mm256_mul_ps(q, _mm256_set1_ps(scale))
-        }
+        unsafe { _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast()))) }
     }
     #[inline(always)]
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: __m256) {
@@ -316,7 +312,7 @@ pub(super) fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize
     match row.lanes() {
         Lanes::F32(r) => g.load(r, j),
         Lanes::F16(r) => g.load_f16(r, j),
-        Lanes::I8 { scale, q } => g.load_i8(q, j, scale),
+        Lanes::I8(q) => g.load_i8(q, j),
         Lanes::Other => {
             let lanes: [f32; 16] =
                 core::array::from_fn(|i| if G::LANES * j + i < W { row.lane(G::LANES * j + i) } else { 0.0 });
@@ -337,7 +333,7 @@ fn block<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usiz
     for (k, row) in panel.iter().enumerate() {
         let w: [G::V; NV] = core::array::from_fn(|j| weights(g, row, j));
         for (a, x) in a.iter_mut().zip(v) {
-            let x = g.splat(x[k]);
+            let x = g.splat(x[k] * row.scale());
             for (a, &w) in a.iter_mut().zip(&w) {
                 *a = g.fma(*a, w, x);
             }

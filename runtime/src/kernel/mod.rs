@@ -377,7 +377,7 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
         for (k, row) in panel.iter().enumerate() {
             let w = row.block::<I, V>(isa, lb);
             for (a, x) in a.iter_mut().zip(v) {
-                axpy_by(isa, a, x[k], |c| core::array::from_fn(|j| w[8 * c + j]), |l| w[l]);
+                axpy_by(isa, a, x[k] * row.scale(), |c| core::array::from_fn(|j| w[8 * c + j]), |l| w[l]);
             }
         }
         for (a, acc) in a.iter().zip(acc.iter_mut()) {
@@ -389,7 +389,7 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
         for (acc, x) in acc.iter_mut().zip(v) {
             let mut t = acc[l];
             for (row, &xk) in panel.iter().zip(x) {
-                t = isa.mul_add(t, row.lane(l), xk);
+                t = isa.mul_add(t, row.lane(l), xk * row.scale());
             }
             acc[l] = t;
         }

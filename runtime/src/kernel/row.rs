@@ -10,6 +10,12 @@ pub trait Row<const W: usize>: Copy {
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V];
     /// Lane `l`.
     fn lane(&self, l: usize) -> f32;
+    /// The factor of the row's input: every kernel multiplies a row's lanes by its input
+    /// times this (an int8 row's scale; 1, which the optimiser folds away, for the others).
+    #[inline(always)]
+    fn scale(&self) -> f32 {
+        1.0
+    }
     /// How the lanes are stored, for kernels that load them into registers themselves.
     #[inline(always)]
     fn lanes(&self) -> Lanes<'_, W> {
@@ -24,13 +30,9 @@ pub enum Lanes<'a, const W: usize> {
     F32(&'a [f32; W]),
     /// IEEE binary16 values, as bits.
     F16(&'a [u16; W]),
-    /// int8 values, lane `l` being `q[l] · scale` (see [`cellc_pack::int8`]).
-    I8 {
-        /// The row's scale.
-        scale: f32,
-        /// Its values.
-        q: &'a [i8; W],
-    },
+    /// int8 values (their row's [`Row::scale`] multiplies its input, see
+    /// [`cellc_pack::int8`]).
+    I8(&'a [i8; W]),
     /// Another form: read lane by lane ([`Row::lane`]).
     Other,
 }
@@ -131,40 +133,43 @@ impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
 
 /// int8 values with their scale (see [`cellc_pack::int8`]): the row's first
 /// [`cellc_pack::int8::SCALE_BYTES`] values hold the scale, lane `l` is value
-/// `SCALE_BYTES + l` times it, rounded to f32 once, so every kernel computes as on f32
-/// weights holding those products.
+/// `SCALE_BYTES + l`, exactly an f32; the scale multiplies the row's input once
+/// ([`Row::scale`]), so a product over the row is `Σ q[l] · (scale · input)`.
 impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
     #[inline(always)]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         const { assert!(RW == W + cellc_pack::int8::SCALE_BYTES, "a row of W int8 lanes is W + 4 values") };
-        let s = cellc_pack::int8::row_scale(self);
         let (chunks, _) = self[cellc_pack::int8::SCALE_BYTES..].as_chunks::<8>();
-        axpy_by(isa, acc, v, |c| isa.i8x8(&chunks[c]).map(|x| x * s), |l| Row::<W>::lane(self, l));
+        let v = v * Row::<W>::scale(self);
+        axpy_by(isa, acc, v, |c| isa.i8x8(&chunks[c]), |l| Row::<W>::lane(self, l));
     }
     #[inline(always)]
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
-        let s = cellc_pack::int8::row_scale(self);
         let at = cellc_pack::int8::SCALE_BYTES + lb;
         let mut out = [0.0f32; V];
         if V == 8
             && let (Some(c), Some(o)) = (self[at..].first_chunk::<8>(), out.first_chunk_mut::<8>())
         {
-            *o = isa.i8x8(c).map(|x| x * s);
+            *o = isa.i8x8(c);
             return out;
         }
         for (j, o) in out.iter_mut().enumerate() {
-            *o = cellc_pack::int8::value(self[at + j], s);
+            *o = f32::from(self[at + j]);
         }
         out
     }
     #[inline(always)]
     fn lane(&self, l: usize) -> f32 {
-        cellc_pack::int8::value(self[cellc_pack::int8::SCALE_BYTES + l], cellc_pack::int8::row_scale(self))
+        f32::from(self[cellc_pack::int8::SCALE_BYTES + l])
+    }
+    #[inline(always)]
+    fn scale(&self) -> f32 {
+        cellc_pack::int8::row_scale(self)
     }
     #[inline(always)]
     fn lanes(&self) -> Lanes<'_, W> {
         match self[cellc_pack::int8::SCALE_BYTES..].first_chunk::<W>() {
-            Some(q) => Lanes::I8 { scale: cellc_pack::int8::row_scale(self), q },
+            Some(q) => Lanes::I8(q),
             None => Lanes::Other,
         }
     }

@@ -137,7 +137,9 @@ struct Forms<const K: usize, const W: usize, const HW: usize, const RW: usize> {
     bf16: [[u32; HW]; K],
     bf16_values: [[f32; W]; K],
     i8: [[i8; RW]; K],
+    /// The int8 values, each row's input to be multiplied by its column's scale.
     i8_values: [[f32; W]; K],
+    i8_scales: [f32; K],
 }
 
 fn forms<const K: usize, const W: usize, const HW: usize, const RW: usize>() -> Forms<K, W, HW, RW> {
@@ -155,14 +157,15 @@ fn forms<const K: usize, const W: usize, const HW: usize, const RW: usize>() -> 
     let f16 = f32.map(|r| r.map(|x| half::f16::from_f32(x).to_bits()));
     let mut i8 = [[0i8; RW]; K];
     cellc_pack::int8::panels_i8(i8.as_flattened_mut(), m.as_flattened(), W, K, &[0], W);
-    // Each row `k` is column `k` of `m`: the values at its scale, as `int8` defines them.
+    // Each row `k` is column `k` of `m`: its values at its scale, as `int8` defines them.
+    let i8_scales: [f32; K] = core::array::from_fn(|k| cellc_pack::int8::column_scale(m.as_flattened(), K, k));
     let i8_values = core::array::from_fn(|k| {
-        let s = cellc_pack::int8::column_scale(m.as_flattened(), K, k);
-        core::array::from_fn(|l| f32::from(cellc_pack::int8::quantise(f32[k][l], s)) * s)
+        core::array::from_fn(|l| f32::from(cellc_pack::int8::quantise(f32[k][l], i8_scales[k])))
     });
     Forms {
         i8,
         i8_values,
+        i8_scales,
         f16,
         f16_values: f16.map(|r| r.map(|b| half::f16::from_bits(b).to_f32())),
         bf16,
@@ -170,8 +173,9 @@ fn forms<const K: usize, const W: usize, const HW: usize, const RW: usize>() -> 
     }
 }
 
-/// Each 16-bit form and the int8 one compute, at every level, exactly what the f32 kernel
-/// computes on the values they hold: one row, batched rows in register blocks, and columns.
+/// Each 16-bit form computes, at every level, exactly what the f32 kernel computes on the
+/// values it holds, and the int8 one what it computes on its values with each input times
+/// its row's scale: one row, batched rows in register blocks, and columns.
 fn stored_forms_match_f32<const K: usize, const W: usize, const HW: usize, const RW: usize>() {
     let p = forms::<K, W, HW, RW>();
     let v: [[f32; K]; 11] =
@@ -233,8 +237,10 @@ fn stored_forms_match_f32<const K: usize, const W: usize, const HW: usize, const
     let (bf16, bf16_values) =
         crate::dispatch!(|_L, isa| (run(&p.bf16, &v, &acc0, isa), run(&p.bf16_values, &v, &acc0, isa)));
     assert!(same(bf16, bf16_values));
-    assert!(same(run(&p.i8, &v, &acc0, Portable), run(&p.i8_values, &v, &acc0, Portable)));
-    let (i8, i8_values) = crate::dispatch!(|_L, isa| (run(&p.i8, &v, &acc0, isa), run(&p.i8_values, &v, &acc0, isa)));
+    let scaled: [[f32; K]; 11] = v.map(|x| core::array::from_fn(|k| x[k] * p.i8_scales[k]));
+    assert!(same(run(&p.i8, &v, &acc0, Portable), run(&p.i8_values, &scaled, &acc0, Portable)));
+    let (i8, i8_values) =
+        crate::dispatch!(|_L, isa| (run(&p.i8, &v, &acc0, isa), run(&p.i8_values, &scaled, &acc0, isa)));
     assert!(same(i8, i8_values));
 }
 
@@ -370,13 +376,13 @@ fn vectors_at_the_end_of_a_row_touch_only_the_row() {
         }
         assert_eq!(to_array(r.load_f16(&half, 0))[..5], row);
         let q: [i8; 5] = [1, -2, 3, -4, 127];
-        let scaled = to_array(r.load_i8(&q, 0, 0.5));
-        assert_eq!(scaled[..5], [0.5, -1.0, 1.5, -2.0, 63.5]);
-        assert!(scaled[5..lanes].iter().all(|&v| v == 0.0), "int8 lanes past the row read zeros");
+        let ints = to_array(r.load_i8(&q, 0));
+        assert_eq!(ints[..5], [1.0, -2.0, 3.0, -4.0, 127.0]);
+        assert!(ints[5..lanes].iter().all(|&v| v == 0.0), "int8 lanes past the row read zeros");
         for j in 1..4 {
             assert!(to_array(r.load(&row, j)).iter().all(|&v| v == 0.0), "a vector past the row reads zeros");
             assert!(to_array(r.load_f16(&half, j)).iter().all(|&v| v == 0.0));
-            assert!(to_array(r.load_i8(&q, j, 0.5)).iter().all(|&v| v == 0.0));
+            assert!(to_array(r.load_i8(&q, j)).iter().all(|&v| v == 0.0));
         }
         let mut out = [9.0f32; 5];
         r.store(&mut out, 0, r.splat(7.0));

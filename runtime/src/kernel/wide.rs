@@ -95,9 +95,8 @@ fn block<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row
     for k in 0..K {
         let w: [__m512; G] = core::array::from_fn(|g| weights(z, &pg[g][k], 0));
         for (a, x) in a.iter_mut().zip(xs) {
-            let x = z.splat(x[k]);
-            for (a, &w) in a.iter_mut().zip(&w) {
-                *a = z.fma(*a, w, x);
+            for ((a, &w), p) in a.iter_mut().zip(&w).zip(pg) {
+                *a = z.fma(*a, w, z.splat(x[k] * p[k].scale()));
             }
         }
     }

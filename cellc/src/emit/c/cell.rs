@@ -266,9 +266,10 @@ impl Kern<'_> {
             c.line(format!("const float *restrict col = w + k * {w} + lb;"));
         }
         let lanes = rolled(&self.upper, lb);
+        let scale = self.input_scale("w", "k", w);
         for r in 0..ROWS {
             let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
-            c.line(format!("const float x{r} = x[{} + k];", mul(&row, i)));
+            c.line(format!("const float x{r} = x[{} + k]{scale};", mul(&row, i)));
         }
         c.open(format!("{lanes}for (size_t l = 0; l < {lb}; ++l)"));
         let wl = match self.store {

@@ -85,7 +85,7 @@ pub(super) fn emit(
         Store::Bf16 => {
             format!("(l < {row} ? {prefix}_bf16_lo(p[k * {row} + l]) : {prefix}_bf16_hi(p[k * {row} + l - {row}]))")
         }
-        Store::I8 => format!("{prefix}_i8(p + k * {row}, l)"),
+        Store::I8 => format!("(float)p[k * {row} + 4 + l]"),
     };
     // The products fused where the target has FMA: on a convolution model (AMD Zen 3,
     // GCC 12) unfused sums took 1.25× the time, the spare registers holding the products.
@@ -99,7 +99,23 @@ pub(super) fn emit(
     let rolled = super::kern::rolled(&upper, tile);
     let tap = n.f("_tap");
     let windows = d.win.as_ref().map(|w| (w, tap.as_str()));
-    let block = Block { k, outs, tile, used, ty, w: &w, b: &b, row, lane: &lane, rolled: &rolled, prefix, windows };
+    // An int8 row's input times its scale (see `cellc_pack::int8`).
+    let scale = (store == Store::I8).then(|| format!(" * {prefix}_i8_scale(p + k * {row})"));
+    let block = Block {
+        k,
+        outs,
+        tile,
+        used,
+        ty,
+        w: &w,
+        b: &b,
+        row,
+        lane: &lane,
+        scale: scale.as_deref().unwrap_or(""),
+        rolled: &rolled,
+        prefix,
+        windows,
+    };
     let vectors = store == Store::F32 && tile >= VECTOR_MIN;
     if let Some(w) = &d.win {
         tap_helper(body, w, &n.f("_tap"));
@@ -262,6 +278,7 @@ pub(super) fn product(body: &mut Code, name: &str, (k, outs, tile): (usize, usiz
         b: zeros,
         row: tile,
         lane: &lane,
+        scale: "",
         rolled: &rolled,
         prefix,
         windows: None,
@@ -294,6 +311,8 @@ struct Block<'a> {
     row: usize,
     /// Lane `l` of row `k` of tile `p`, as a float.
     lane: &'a str,
+    /// What multiplies the input of row `k` of tile `p` (` * ` an int8 row's scale), or nothing.
+    scale: &'a str,
     /// What keeps the loop over a tile's lanes rolled, if anything.
     rolled: &'a str,
     /// The file's prefix.
@@ -310,7 +329,7 @@ impl Block<'_> {
         let Some((w, tap)) = self.windows else {
             c.open(format!("for (size_t k = 0; k < {}; ++k)", self.k));
             for &i in rows {
-                c.line(format!("const float x{i} = xr[{}];", at(i * self.k, "k")));
+                c.line(format!("const float x{i} = xr[{}]{};", at(i * self.k, "k"), self.scale));
             }
             return;
         };
@@ -325,7 +344,7 @@ impl Block<'_> {
         c.open(format!("for (size_t ch = 0; ch < {}; ++ch)", w.channels));
         c.line(format!("const size_t k = (kh * {} + kw) * {} + ch;", w.kernel[1], w.channels));
         for &i in rows {
-            c.line(format!("const float x{i} = q{i}[ch];"));
+            c.line(format!("const float x{i} = q{i}[ch]{};", self.scale));
         }
     }
 

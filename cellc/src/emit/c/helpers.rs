@@ -174,18 +174,14 @@ static inline float PREFIX_f16(uint16_t h)
 /// The int8 weights' scale and lanes (see `cellc_pack::int8`).
 const I8: &str = "\
 /* A packed int8 row: its column's scale, a float in its first 4 bytes (little-endian), then
- * its lanes; lane l is the value 4 + l times the scale, rounded to float once. */
+ * its lanes, integers; a product takes the row's input times the scale, then each lane times
+ * that. */
 static inline float PREFIX_i8_scale(const int8_t *row)
 {
     union { uint32_t u; float f; } v;
     v.u = (uint32_t)(uint8_t)row[0] | (uint32_t)(uint8_t)row[1] << 8 | (uint32_t)(uint8_t)row[2] << 16
         | (uint32_t)(uint8_t)row[3] << 24;
     return v.f;
-}
-
-static inline float PREFIX_i8(const int8_t *row, size_t l)
-{
-    return (float)row[4 + l] * PREFIX_i8_scale(row);
 }
 
 ";

@@ -155,23 +155,27 @@ impl Kern<'_> {
                 }
             }
             Store::I8 => {
-                // The row's scale read once, before its lanes.
+                // The row's input times its scale, once, then its integers times that.
                 let row = cellc_pack::int8::row_len(width);
                 let start = match k.parse::<usize>() {
                     Ok(0) => String::new(),
                     Ok(k) => format!(" + {}", k * row),
                     Err(_) => format!(" + {k} * {row}"),
                 };
+                let update = if fused {
+                    format!("{acc}[l] = {p}_fma((float)q[4 + l], sv, {acc}[l]);")
+                } else {
+                    format!("{acc}[l] += (float)q[4 + l] * sv;")
+                };
                 c.line(format!(
-                    "{{ const int8_t *const q = {panel}{start}; const float s = {p}_i8_scale(q); {rolled}for (size_t l = 0; l < {width}; ++l) {} }}",
-                    update("l", "((float)q[4 + l] * s)".to_owned())
+                    "{{ const int8_t *const q = {panel}{start}; const float sv = {vk} * {p}_i8_scale(q); {rolled}for (size_t l = 0; l < {width}; ++l) {update} }}"
                 ));
             }
         }
     }
 
     /// Lane `lane` (an expression) of row `k` (an expression) of a panel of `width` lanes,
-    /// as f32.
+    /// as f32 (for int8, the integer: its row's input takes [`Kern::input_scale`]).
     pub(super) fn lane(&self, panel: &str, k: &str, width: usize, lane: &str) -> String {
         let p = &self.prefix;
         match self.store {
@@ -183,7 +187,16 @@ impl Kern<'_> {
                     "({lane} < {words} ? {p}_bf16_lo({panel}[{k} * {words} + {lane}]) : {p}_bf16_hi({panel}[{k} * {words} + {lane} - {words}]))"
                 )
             }
-            Store::I8 => format!("{p}_i8({panel} + {k} * {}, {lane})", cellc_pack::int8::row_len(width)),
+            Store::I8 => format!("(float){panel}[{k} * {} + 4 + {lane}]", cellc_pack::int8::row_len(width)),
+        }
+    }
+
+    /// The factor of the input of row `k` (an expression) of a panel of `width` lanes: ` * `
+    /// its scale for int8, else nothing.
+    pub(super) fn input_scale(&self, panel: &str, k: &str, width: usize) -> String {
+        match self.store {
+            Store::I8 => format!(" * {}_i8_scale({panel} + {k} * {})", self.prefix, cellc_pack::int8::row_len(width)),
+            Store::F32 | Store::F16 | Store::Bf16 => String::new(),
         }
     }
 

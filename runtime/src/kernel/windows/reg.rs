@@ -162,8 +162,8 @@ fn block<
             for c in 0..C {
                 let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
                 for (a, xr) in a.iter_mut().zip(&xs) {
-                    let v = g.splat(xr[c]);
-                    for (a, w) in a.iter_mut().zip(&w) {
+                    for ((a, w), ws) in a.iter_mut().zip(&w).zip(&ws) {
+                        let v = g.splat(xr[c] * ws[c].scale());
                         for (a, &w) in a.iter_mut().zip(w) {
                             *a = g.fma(*a, w, v);
                         }
