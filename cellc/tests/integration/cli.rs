@@ -398,10 +398,10 @@ fn every_key_is_a_flag_that_sets_the_same_options() {
     let mut o = cellc::Options::default();
     let err = o.set("weight_type", "f8").expect_err("refused");
     assert!(
-        matches!(&err, OptionError::Value { key: "weight_type", error, takes: "auto|f32|f16|bf16" } if error.value == "f8"),
+        matches!(&err, OptionError::Value { key: "weight_type", error, takes: "auto|f32|f16|bf16|i8" } if error.value == "f8"),
         "{err:?}"
     );
-    assert!(err.to_string().contains("`weight_type`") && err.to_string().contains("auto|f32|f16|bf16"), "{err}");
+    assert!(err.to_string().contains("`weight_type`") && err.to_string().contains("auto|f32|f16|bf16|i8"), "{err}");
     let err = o.set("fast_activations", "yes").expect_err("refused");
     assert!(matches!(err, OptionError::Value { takes: "true or false", .. }), "{err:?}");
     let err = o.set("weight-type", "f16").expect_err("refused");
