@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 const USAGE: &str = "usage: cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... \
                      [--weights-mode embedded|runtime] [--simd dispatch|build] [--simd-level portable|avx2|avx512]... \
-                     [--weight-type auto|f32|f16|bf16] [--fast-activations] [--sample PERCENT [--seed N]] DIR...";
+                     [--weight-type auto|f32|f16|bf16|i8] [--fast-activations] [--sample PERCENT [--seed N]] DIR...";
 
 /// What the runner is asked to do.
 #[derive(Debug)]

@@ -1,5 +1,5 @@
 //! `cellc-conformance [--lang rust|c]... [--strategy auto|unrolled|tiled]... [--weights-mode
-//! runtime] [--simd dispatch|build] [--simd-level LEVEL]... [--weight-type auto|f32|f16|bf16]
+//! runtime] [--simd dispatch|build] [--simd-level LEVEL]... [--weight-type auto|f32|f16|bf16|i8]
 //! [--fast-activations] DIR...`: compiles each case's model with cellc, builds the generated Rust (or C,
 //! with the system's compiler and strict flags) for real, runs it on the case's inputs and
 //! compares with the expected outputs; the reference interpreter is checked against the same
@@ -13,10 +13,11 @@
 //! become Parameters, given the constants' values at run time. With `--simd-level`, the
 //! Rust runs once at each level given (`portable`, `avx2`, `avx512`; a level the CPU lacks is skipped, with a line saying so),
 //! and the outputs of the levels with FMA (`avx2`, `avx512`) must be bit-identical to each
-//! other, as must those of levels without. With `--weight-type f16`
-//! or `bf16` the weights are rounded, so the expected outputs are the reference
-//! interpreter's on the model with `W` and `R` rounded to that type
-//! ([`cellc_conformance::stored_as`]), and the lines show how far the rounding moved them from OpenVINO's.
+//! other, as must those of levels without. With `--weight-type f16`, `bf16` or `i8` the
+//! weights are rounded, so the expected outputs are the reference interpreter's on the model
+//! with its weight matrices rounded to that type ([`cellc_conformance::stored_as`]), and the
+//! lines show how far the rounding moved them from OpenVINO's; a case whose `case.json`
+//! fixes its weight type is compiled with it and checked against its own expected outputs.
 //! With `--fast-activations` the models use `cellc_runtime::act::fast`, and must still be
 //! within each case's tolerance of OpenVINO's outputs. One line per case, language,
 //! strategy (and level); exit status 1 if any fails. With `--sample PERCENT`, only that
