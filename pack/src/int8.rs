@@ -55,13 +55,6 @@ pub fn quantise(v: f32, s: f32) -> i8 {
     r as i8
 }
 
-/// The weight value `q` at scale `s` stands for (kernels compute `q · (s · x)` instead of
-/// `(q · s) · x`: the same up to rounding).
-#[inline(always)]
-pub fn value(q: i8, s: f32) -> f32 {
-    f32::from(q) * s
-}
-
 /// The scale of a packed row, from its first [`SCALE_BYTES`] values.
 #[inline(always)]
 pub fn row_scale(row: &[i8]) -> f32 {
@@ -137,7 +130,7 @@ mod tests {
             assert_eq!(s, column_scale(&m, 2, k));
             for (l, &q) in row[SCALE_BYTES..].iter().enumerate() {
                 let want = f[r * 4 + l];
-                assert!((value(q, s) - want).abs() <= s / 2.0 * 1.000_001, "row {r} lane {l}");
+                assert!((f32::from(q) * s - want).abs() <= s / 2.0 * 1.000_001, "row {r} lane {l}");
             }
         }
         // The largest magnitude of a column is ±127 exactly.

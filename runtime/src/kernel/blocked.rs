@@ -332,8 +332,9 @@ fn block<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usiz
     let mut a: [[G::V; NV]; RB] = core::array::from_fn(|r| core::array::from_fn(|j| g.load(&acc[r], j)));
     for (k, row) in panel.iter().enumerate() {
         let w: [G::V; NV] = core::array::from_fn(|j| weights(g, row, j));
+        let scale = row.scale();
         for (a, x) in a.iter_mut().zip(v) {
-            let x = g.splat(x[k] * row.scale());
+            let x = g.splat(x[k] * scale);
             for (a, &w) in a.iter_mut().zip(&w) {
                 *a = g.fma(*a, w, x);
             }

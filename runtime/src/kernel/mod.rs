@@ -375,9 +375,9 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
             a.copy_from_slice(&acc[lb..lb + V]);
         }
         for (k, row) in panel.iter().enumerate() {
-            let w = row.block::<I, V>(isa, lb);
+            let (w, scale) = (row.block::<I, V>(isa, lb), row.scale());
             for (a, x) in a.iter_mut().zip(v) {
-                axpy_by(isa, a, x[k] * row.scale(), |c| core::array::from_fn(|j| w[8 * c + j]), |l| w[l]);
+                axpy_by(isa, a, x[k] * scale, |c| core::array::from_fn(|j| w[8 * c + j]), |l| w[l]);
             }
         }
         for (a, acc) in a.iter().zip(acc.iter_mut()) {

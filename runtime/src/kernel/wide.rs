@@ -94,9 +94,10 @@ fn block<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row
     let mut a: [[__m512; G]; RB] = [b; RB];
     for k in 0..K {
         let w: [__m512; G] = core::array::from_fn(|g| weights(z, &pg[g][k], 0));
+        let scale: [f32; G] = core::array::from_fn(|g| pg[g][k].scale());
         for (a, x) in a.iter_mut().zip(xs) {
-            for ((a, &w), p) in a.iter_mut().zip(&w).zip(pg) {
-                *a = z.fma(*a, w, z.splat(x[k] * p[k].scale()));
+            for ((a, &w), &s) in a.iter_mut().zip(&w).zip(&scale) {
+                *a = z.fma(*a, w, z.splat(x[k] * s));
             }
         }
     }

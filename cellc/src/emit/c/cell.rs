@@ -266,7 +266,14 @@ impl Kern<'_> {
             c.line(format!("const float *restrict col = w + k * {w} + lb;"));
         }
         let lanes = rolled(&self.upper, lb);
-        let scale = self.input_scale("w", "k", w);
+        // An int8 row's scale, read once for the rows' inputs.
+        let scale = match self.input_scale("w", "k", w) {
+            Some(s) => {
+                c.line(format!("const float sk = {s};"));
+                " * sk"
+            }
+            None => "",
+        };
         for r in 0..ROWS {
             let row = if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
             c.line(format!("const float x{r} = x[{} + k]{scale};", mul(&row, i)));

@@ -100,7 +100,7 @@ pub(super) fn emit(
     let tap = n.f("_tap");
     let windows = d.win.as_ref().map(|w| (w, tap.as_str()));
     // An int8 row's input times its scale (see `cellc_pack::int8`).
-    let scale = (store == Store::I8).then(|| format!(" * {prefix}_i8_scale(p + k * {row})"));
+    let scale = (store == Store::I8).then(|| format!("{prefix}_i8_scale(p + k * {row})"));
     let block = Block {
         k,
         outs,
@@ -311,7 +311,7 @@ struct Block<'a> {
     row: usize,
     /// Lane `l` of row `k` of tile `p`, as a float.
     lane: &'a str,
-    /// What multiplies the input of row `k` of tile `p` (` * ` an int8 row's scale), or nothing.
+    /// What multiplies the input of row `k` of tile `p` (an int8 row's scale), or nothing.
     scale: &'a str,
     /// What keeps the loop over a tile's lanes rolled, if anything.
     rolled: &'a str,
@@ -328,8 +328,9 @@ impl Block<'_> {
     fn open_inputs(&self, c: &mut Code, rows: &[usize]) {
         let Some((w, tap)) = self.windows else {
             c.open(format!("for (size_t k = 0; k < {}; ++k)", self.k));
+            let scale = self.scale_once(c);
             for &i in rows {
-                c.line(format!("const float x{i} = xr[{}]{};", at(i * self.k, "k"), self.scale));
+                c.line(format!("const float x{i} = xr[{}]{scale};", at(i * self.k, "k")));
             }
             return;
         };
@@ -343,9 +344,19 @@ impl Block<'_> {
         }
         c.open(format!("for (size_t ch = 0; ch < {}; ++ch)", w.channels));
         c.line(format!("const size_t k = (kh * {} + kw) * {} + ch;", w.kernel[1], w.channels));
+        let scale = self.scale_once(c);
         for &i in rows {
-            c.line(format!("const float x{i} = q{i}[ch]{};", self.scale));
+            c.line(format!("const float x{i} = q{i}[ch]{scale};"));
         }
+    }
+
+    /// Reads an int8 row's scale once, for the inputs of every row: ` * sk`, or nothing.
+    fn scale_once(&self, c: &mut Code) -> &'static str {
+        if self.scale.is_empty() {
+            return "";
+        }
+        c.line(format!("const float sk = {};", self.scale));
+        " * sk"
     }
 
     /// Closes what [`Block::open_inputs`] opened.

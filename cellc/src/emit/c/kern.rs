@@ -191,12 +191,14 @@ impl Kern<'_> {
         }
     }
 
-    /// The factor of the input of row `k` (an expression) of a panel of `width` lanes: ` * `
-    /// its scale for int8, else nothing.
-    pub(super) fn input_scale(&self, panel: &str, k: &str, width: usize) -> String {
+    /// The factor of the input of row `k` (an expression) of a panel of `width` lanes: its
+    /// scale for int8, else none.
+    pub(super) fn input_scale(&self, panel: &str, k: &str, width: usize) -> Option<String> {
         match self.store {
-            Store::I8 => format!(" * {}_i8_scale({panel} + {k} * {})", self.prefix, cellc_pack::int8::row_len(width)),
-            Store::F32 | Store::F16 | Store::Bf16 => String::new(),
+            Store::I8 => {
+                Some(format!("{}_i8_scale({panel} + {k} * {})", self.prefix, cellc_pack::int8::row_len(width)))
+            }
+            Store::F32 | Store::F16 | Store::Bf16 => None,
         }
     }
 

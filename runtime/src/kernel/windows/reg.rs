@@ -161,9 +161,10 @@ fn block<
             let xs = win.runs(x, zero, (bases, starts), kh, kw);
             for c in 0..C {
                 let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
+                let scale: [f32; TG] = core::array::from_fn(|t| ws[t][c].scale());
                 for (a, xr) in a.iter_mut().zip(&xs) {
-                    for ((a, w), ws) in a.iter_mut().zip(&w).zip(&ws) {
-                        let v = g.splat(xr[c] * ws[c].scale());
+                    for ((a, w), &s) in a.iter_mut().zip(&w).zip(&scale) {
+                        let v = g.splat(xr[c] * s);
                         for (a, &w) in a.iter_mut().zip(w) {
                             *a = g.fma(*a, w, v);
                         }
