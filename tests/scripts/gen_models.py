@@ -1696,6 +1696,74 @@ def swift_f0(out):
     print(f"{name}: median pitch {case['pitch_hz_median']:.2f} Hz over {pitch.shape[1]} frames")
 
 
+GTCRN_REPO = "https://github.com/Xiaobin-Rong/gtcrn"
+GTCRN_COMMIT = "3862c44808dca492ea5a8a145d2dc2a1028d08c8"
+
+
+def gtcrn(out):
+    """GTCRN's streaming speech enhancer as its repository ships it (MIT, `stream/onnx_models/`
+    at commit 3862c44; the repository's git directory in `$GTCRN_GIT`): the file as PyTorch
+    exported it (`gtcrn.onnx`: 1,786 nodes, its caches updated by `ScatterND`, output shapes
+    left to shape subgraphs) and the one its own script runs (`gtcrn_simple.onnx`, simplified).
+    Per call one STFT frame [1, 257, 1, 2] in and the enhanced frame out, three caches carried
+    between calls (`conv_cache` [2,1,16,16,33] of dilated causal convolutions,
+    `tra_cache` [2,3,1,1,16] and `inter_cache` [2,1,33,16] of fourteen GRUs), compiled as a
+    user ships it with `--state auto`. Input: the repository's own noisy recording
+    (`stream/test_wavs/mix.wav`), framed as its script frames it (512-point STFT, hop 256,
+    square-root Hann window, centred). Expected values: onnxruntime call by call, the caches
+    carried, zero at first."""
+    import io
+    import os
+    import subprocess
+    import wave
+
+    git = os.environ.get("GTCRN_GIT")
+    if not git:
+        print(f"gtcrn: skipped (set GTCRN_GIT to a clone of {GTCRN_REPO})")
+        return
+
+    def show(path):
+        return subprocess.run(["git", "-C", git, "show", f"{GTCRN_COMMIT}:{path}"], check=True,
+                              capture_output=True).stdout
+
+    with wave.open(io.BytesIO(show("stream/test_wavs/mix.wav"))) as w:
+        assert w.getsampwidth() == 2 and w.getnchannels() == 1, "mix.wav: 16-bit mono expected"
+        audio = np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64) / 32768
+    n_fft, hop, frames, first = 512, 256, 64, 120
+    window = np.sqrt(0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft))
+    padded = np.pad(audio, n_fft // 2, mode="reflect")
+    spec = np.stack([np.fft.rfft(padded[(first + t) * hop:(first + t) * hop + n_fft] * window)
+                     for t in range(frames)])
+    mix = np.stack([spec.real, spec.imag], -1).astype(np.float32)[:, None, :, None, :]  # [T,1,257,1,2]
+    for name, member in [("gtcrn_stream", "gtcrn.onnx"), ("gtcrn_stream_simple", "gtcrn_simple.onnx")]:
+        d = out / name
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
+        (d / "model.onnx").write_bytes(show(f"stream/onnx_models/{member}"))
+        (d / "LICENSE").write_bytes(show("LICENSE"))
+        session = ort.InferenceSession(str(d / "model.onnx"), providers=["CPUExecutionProvider"])
+        caches = {"conv_cache": np.zeros([2, 1, 16, 16, 33], np.float32),
+                  "tra_cache": np.zeros([2, 3, 1, 1, 16], np.float32),
+                  "inter_cache": np.zeros([2, 1, 33, 16], np.float32)}
+        enh = []
+        for t in range(frames):
+            y, *rest = session.run(None, {"mix": mix[t], **caches})
+            caches = dict(zip(caches, rest))
+            enh.append(np.asarray(y, np.float32))
+        enh = np.stack(enh)
+        mix.tofile(d / "in_0.f32")
+        enh.tofile(d / "out_0.f32")
+        case = {"inputs": [{"name": "mix", "shape": [1, 257, 1, 2], "file": "in_0.f32"}],
+                "outputs": [{"name": "enh", "shape": [1, 257, 1, 2], "file": "out_0.f32"}],
+                "frames": frames, "state": ["auto"], "oracle": "onnxruntime call by call, the caches carried",
+                "tolerance": float(np.float32(1e-5 * max(1.0, np.max(np.abs(enh))))), "ulps": ULPS,
+                "source": f"{GTCRN_REPO} (stream/onnx_models/{member} at {GTCRN_COMMIT[:12]})",
+                "note": "the three caches carried by the compiled model (--state auto); tolerance 1e-5 of the "
+                        "largest output where that exceeds 1"}
+        (d / "case.json").write_text(json.dumps(case, indent=1) + "\n")
+        print(f"{name}: {frames} frames, |enh| up to {np.max(np.abs(enh)):.3f}, |mix| up to {np.max(np.abs(mix)):.3f}")
+
+
 def fresh(out, name):
     d = out / name
     shutil.rmtree(d, ignore_errors=True)
@@ -2018,6 +2086,7 @@ def main():
         ("onnx_int8_gru", int8_gru),
         ("silero_vad_v6", silero_v6),
         ("smart_turn_v3", smart_turn),
+        ("gtcrn", gtcrn),
     ]
     # Fixtures not committed (too large, or weights under a non-free licence) are written only when named (CI writes them elsewhere).
     large = {"nsnet2", "hey_mycroft", "smart_turn_v3"}

@@ -51,6 +51,11 @@ struct CaseJson {
     /// oracle's outputs on that file.
     #[serde(default)]
     weight_type: Option<String>,
+    /// States the case is compiled with, as `--state` takes them (`auto`, or `IN=OUT`): the
+    /// model as a user ships it, its caches carried inside; the inputs and outputs are then
+    /// the compiled model's.
+    #[serde(default)]
+    state: Vec<String>,
 }
 
 /// A loaded case.
@@ -84,6 +89,8 @@ pub struct Case {
     pub by_onnxruntime: bool,
     /// The weight type the case fixes (see `CaseJson::weight_type`).
     pub weight_type: Option<cellc::WeightType>,
+    /// `--state` values the case is compiled with (see `CaseJson::state`).
+    pub states: Vec<String>,
 }
 
 impl Case {
@@ -222,6 +229,7 @@ impl Case {
                         .ok_or_else(|| format!("{}: weight_type: no weight type {t:?}", json_path.display()))
                 })
                 .transpose()?,
+            states: cj.state,
         })
     }
 

@@ -137,7 +137,7 @@ fn run() -> Result<bool, String> {
                 Language::Rust => "Model".to_owned(),
                 Language::C => format!("m{}", c_sources.len()),
             };
-            let opts = Options::default()
+            let mut opts = Options::default()
                 .name(Some(name.clone()))
                 .strategy(strategy)
                 .weights_mode(weights_mode)
@@ -148,8 +148,10 @@ fn run() -> Result<bool, String> {
                 .input_shapes(e.case.pins.clone())
                 .cut_inputs(e.case.cut.0.clone())
                 .cut_outputs(e.case.cut.1.clone());
+            let stated = e.case.states.iter().try_for_each(|s| opts.set("state", s).map_err(|err| err.to_string()));
             // Every plan is checked against itself too (a release build of cellc does not).
-            let loaded = guarded("cellc", || cellc::load_graph(&e.case.model, &opts))
+            let loaded = stated
+                .and_then(|()| guarded("cellc", || cellc::load_graph(&e.case.model, &opts)))
                 .and_then(|r| r.map_err(|d| d.to_string()))
                 .and_then(|m| {
                     m.verify(&[]).map(|()| m).map_err(|p| {
