@@ -382,6 +382,24 @@ def top_k(name):
     return name, g.model(opset=13), {"x": (2, 5, 7)}
 
 
+def left_constant_products(name):
+    """Products whose constant is on the left, as a DFT written as matrix products has its
+    bases: `MatMul` of a constant matrix by a stack of matrices and by a vector, `Gemm` with
+    the constant first (transposed, with `alpha`, `beta` and a bias; and the run-time operand
+    transposed) and an `Einsum` with its constant first."""
+    g = Graph(68)
+    x3 = g.input("x3", [3, 6, 5])
+    xv = g.input("xv", [5])
+    x2 = g.input("x2", [6, 5])
+    g.output(g.node("MatMul", [g.weights((4, 6), 0.5), x3]), "stack", [3, 4, 5])
+    g.output(g.node("MatMul", [g.weights((4, 5), 0.5), xv]), "vector", [4])
+    g.output(g.node("Gemm", [g.weights((6, 4), 0.5), x2, g.weights((5,), 0.5)], transA=1, alpha=0.5, beta=2.0),
+             "gemm_ta", [4, 5])
+    g.output(g.node("Gemm", [g.weights((4, 5), 0.5), x2], transB=1), "gemm_tb", [4, 6])
+    g.output(g.node("Einsum", [g.weights((4, 6), 0.5), x3], equation="ij,bjk->bik"), "einsum", [3, 4, 5])
+    return name, g.model(opset=13), {"x3": (3, 6, 5), "xv": (5,), "x2": (6, 5)}
+
+
 # Cases whose ONNX and IR forms compile to different steps, and why (the two-front-ends test).
 FRONTS_DIFFER = {
     "onnx_top_k": "OpenVINO's converter writes the division by 2 as a multiplication by 0.5",
@@ -566,6 +584,7 @@ CASES = [
     lambda: pure_ops("onnx_pure_ops"),
     lambda: composed_ops("onnx_composed_ops"),
     lambda: top_k("onnx_top_k"),
+    lambda: left_constant_products("onnx_left_constant_products"),
 ]
 
 

@@ -2,7 +2,8 @@
 //! weights onto dense layers over its windows (`passes/conv.rs`), a pool onto reductions of
 //! its windows read in place (or gathered through a [`Pick`] table), a `Pad` onto a
 //! [`Pick`], a normalisation onto reductions and elementwise ops, an `Einsum` onto one
-//! matrix product, a scatter onto a gather. Runs after folding, so what is constant has
+//! matrix product, a scatter onto a gather, a product by a constant on its left onto one by
+//! it on the right (`passes/products.rs`). Runs after folding, so what is constant has
 //! been computed already.
 use super::edit::{
     Decline, Lowered, OrDecline, add, back_to_channels_first, constant, declined, ints, node_input, table_too_large,
@@ -84,6 +85,7 @@ pub fn lower(g: &mut Graph) {
             declined(g, id, why);
         }
     }
+    super::products::left_constants(g);
     g.prune();
 }
 

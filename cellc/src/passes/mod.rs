@@ -12,6 +12,7 @@ pub mod fuse;
 mod layout;
 pub mod lower;
 pub mod pairs;
+mod products;
 mod resize;
 pub mod simplify;
 pub mod state;

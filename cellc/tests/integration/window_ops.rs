@@ -362,3 +362,49 @@ fn a_key_of_a_later_version_is_refused_naming_that_version() {
         says(&n.refused(), &["\"op\" (ScatterNDUpdate)", "`reduction`", version, "ScatterNDUpdate-15 (opset15)"]);
     }
 }
+
+#[test]
+fn a_product_by_a_constant_on_its_left_is_a_dense_layer() {
+    // `op(A)·op(B)` with `A` a constant [4, 6] (or [6, 4] transposed) and `B` a stack of
+    // [6, 5] matrices (or [5, 6] transposed), or a vector of 6: a dense layer over `op(B)ᵀ`'s
+    // rows, never the product's scalar loop; its values those of the product computed here.
+    let a: Vec<f64> = (0..24).map(|i| f64::from((i * 7) % 11) * 0.125 - 0.5).collect();
+    for (ta, tb, b_dims) in [
+        (false, false, vec![2, 6, 5]),
+        (true, false, vec![2, 6, 5]),
+        (false, true, vec![2, 5, 6]),
+        (true, true, vec![2, 5, 6]),
+        (false, false, vec![6]),
+        (true, false, vec![6]),
+    ] {
+        let a_dims: [u64; 2] = if ta { [6, 4] } else { [4, 6] };
+        let mut n = Net::default();
+        n.constant(0, "f32", &a_dims, &a);
+        n.parameter(1, &b_dims);
+        let data = format!(r#"<data transpose_a="{ta}" transpose_b="{tb}"/>"#);
+        n.op(2, "MatMul", "opset1", &data, &[0, 1], &[("FP32", &a_dims[..]), ("FP32", &b_dims[..])]);
+        let model = n.compiled();
+        let m = model.model();
+        let what = format!("ta {ta}, tb {tb}, B {b_dims:?}");
+        assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::MatMul(_))), "{what}: {:?}", m.steps);
+        assert_eq!(m.steps.iter().filter(|s| matches!(s, cellc::ir::Step::Dense(_))).count(), 1, "{what}");
+        let len: u64 = b_dims.iter().product();
+        let b: Vec<f64> = (0..len).map(|i| ((i * 5) % 13) as f64 * 0.25 - 1.5).collect();
+        let got = cellc::reference::run(m, std::slice::from_ref(&b)).expect("runs").remove(0);
+        // op(A)[i][k] and op(B)[s][k][j], then the product, here.
+        let a_at = |i: usize, k: usize| if ta { a[k * 4 + i] } else { a[i * 6 + k] };
+        let (stacks, cols) = if b_dims.len() == 1 { (1, 1) } else { (2, 5) };
+        let b_at = |s: usize, k: usize, j: usize| match (b_dims.len(), tb) {
+            (1, _) => b[k],
+            (_, false) => b[s * 30 + k * 5 + j],
+            (_, true) => b[s * 30 + j * 6 + k],
+        };
+        let want: Vec<f64> = (0..stacks)
+            .flat_map(|s| (0..4).flat_map(move |i| (0..cols).map(move |j| (s, i, j))))
+            .map(|(s, i, j)| (0..6).map(|k| a_at(i, k) * b_at(s, k, j)).sum())
+            .collect();
+        assert_eq!(got.len(), want.len(), "{what}");
+        let err = got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-5, "{what}: error {err}");
+    }
+}

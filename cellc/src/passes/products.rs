@@ -1,0 +1,85 @@
+//! Matrix products turned to the orientation the packed kernels read: a product whose
+//! constant is on the left, `op(A)·op(B)` with `A` a constant matrix, is the transpose of
+//! `op(B)ᵀ·op(A)ᵀ`, a product by constant weights on the right, which the fuse pass makes a
+//! dense layer. The two transposes are copies of the operand and the result (K·N and M·N
+//! values, against M·K·N multiply-adds), and the layout pass cancels those that meet another.
+use super::edit::{Decline, add, declined, ints, take_over};
+use crate::graph::{Data, Elem, Graph, NodeId, TensorId};
+use crate::ops::Op;
+
+/// Rewrites every product of `g` by a constant matrix on its left into a product by it on
+/// the right between two transposes. Products of two run-time operands, and those whose
+/// constant is a stack of matrices (other weights for each index of a batch), stay as they
+/// are.
+pub(super) fn left_constants(g: &mut Graph) {
+    let ids: Vec<NodeId> = (0..g.nodes.len()).filter(|&id| !g.nodes[id].dead).collect();
+    // An operand several constants multiply (a DFT's cosines and sines) is transposed once.
+    let mut transposed = std::collections::BTreeMap::new();
+    for id in ids {
+        if let Op::MatMul { ta, tb } = g.nodes[id].op
+            && is_left_constant(g, id)
+            && let Err(why) = flip(g, id, (ta, tb), &mut transposed)
+        {
+            declined(g, id, why);
+        }
+    }
+}
+
+/// Whether node `id` (a `MatMul`) multiplies a run-time f32 operand by a constant f32 matrix
+/// on its left, of known non-zero sizes.
+fn is_left_constant(g: &Graph, id: NodeId) -> bool {
+    let node = &g.nodes[id];
+    let (Some(Some(a)), Some(Some(b)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
+    else {
+        return false;
+    };
+    let (fa, fb, fy) = (&g.tensors[*a].fact, &g.tensors[*b].fact, &g.tensors[y].fact);
+    let known = |s: &[crate::graph::Sym]| s.iter().all(|d| d.value().is_some_and(|v| v > 0));
+    fy.value.is_none()
+        && fa.elem == Elem::F32
+        && fb.elem == Elem::F32
+        && matches!(fa.value, Some(Data::Float(_)))
+        && fb.value.is_none()
+        && fa.shape.as_deref().is_some_and(|s| s.len() == 2 && known(s))
+        && fb.shape.as_deref().is_some_and(|s| !s.is_empty() && known(&s[s.len().saturating_sub(2)..]))
+        && fy.shape.is_some()
+}
+
+/// `op(A)·op(B)` as `(op(B)ᵀ·op(A)ᵀ)ᵀ`: `op(A)ᵀ` is `A` read with the other transpose flag,
+/// `op(B)ᵀ` is `B` itself when it was transposed (else one transpose of its last two axes);
+/// a vector `B` needs neither transpose.
+fn flip(
+    g: &mut Graph,
+    id: NodeId,
+    (ta, tb): (bool, bool),
+    transposed: &mut std::collections::BTreeMap<TensorId, TensorId>,
+) -> Result<(), Decline> {
+    let node = &g.nodes[id];
+    let (Some(Some(a)), Some(Some(b)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
+    else {
+        return Err(Decline::Reported);
+    };
+    let (a, b) = (*a, *b);
+    let rank = g.tensors[b].fact.shape.as_ref().map_or(0, Vec::len);
+    let swap = |g: &mut Graph, t| {
+        let perm: Vec<i64> = (0..rank as i64 - 2).chain([rank as i64 - 1, rank as i64 - 2]).collect();
+        let p = ints(g, id, &perm);
+        add(g, id, Op::Transpose, &[t, p])
+    };
+    let out = if rank == 1 {
+        add(g, id, Op::MatMul { ta: false, tb: !ta }, &[b, a])?
+    } else {
+        let bt = match transposed.get(&b) {
+            _ if tb => b,
+            Some(&t) => t,
+            None => {
+                let t = swap(g, b)?;
+                transposed.insert(b, t);
+                t
+            }
+        };
+        let p = add(g, id, Op::MatMul { ta: false, tb: !ta }, &[bt, a])?;
+        swap(g, p)?
+    };
+    take_over(g, y, out, &[id])
+}
