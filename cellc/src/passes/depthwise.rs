@@ -1,5 +1,5 @@
 //! A depthwise convolution (one input channel per group, one output channel per group or
-//! several: a channel multiplier) as a sum over its taps: for each tap, every output
+//! several: a channel multiplier; transposed too, of stride 1) as a sum over its taps: for each tap, every output
 //! channel's input shifted by the tap (a gather, in runs along the last axis) times that
 //! channel's weight for the tap, the terms added. The terms are elementwise over whole
 //! channels, which the fuse pass joins into one chain, where a product per group would
@@ -22,7 +22,9 @@ pub(super) fn depthwise(
     w: &[f64],
     (x, y): (TensorId, TensorId),
 ) -> Result<bool, Decline> {
-    if geo.ci != 1 || geo.groups == 1 || geo.transposed {
+    // A transposed one of stride 1 is a convolution too (each output position's taps are
+    // input positions); a strided one would multiply mostly padding.
+    if geo.ci != 1 || geo.groups == 1 || (geo.transposed && geo.strides.iter().any(|&s| s != 1)) {
         return Ok(false);
     }
     // Output channel `c` reads input channel `c / co` (a channel multiplier `co`).

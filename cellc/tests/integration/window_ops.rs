@@ -408,3 +408,21 @@ fn a_product_by_a_constant_on_its_left_is_a_dense_layer() {
         assert!(err < 1e-5, "{what}: error {err}");
     }
 }
+
+#[test]
+fn a_depthwise_transposed_convolution_of_stride_1_is_a_sum_over_its_taps() {
+    // 16 channels, 3×3 taps dilated 2 along time (GTCRN's decoder): the shifted inputs
+    // times each channel's weights, added, as for a depthwise convolution; no dense layer of
+    // one output a group.
+    let mut n = Net::default();
+    n.parameter(0, &[1, 16, 6, 9]);
+    let w: Vec<f64> = (0..144).map(|i| f64::from(i % 5) * 0.25 - 0.5).collect();
+    n.constant(1, "f32", &[16, 1, 1, 3, 3], &w);
+    let data = r#"<data strides="1,1" dilations="2,1" pads_begin="2,1" pads_end="2,1" output_padding="0,0" auto_pad="explicit"/>"#;
+    let ins: [(&str, &[u64]); 2] = [("FP32", &[1, 16, 6, 9]), ("FP32", &[16, 1, 1, 3, 3])];
+    n.op(2, "GroupConvolutionBackpropData", "opset1", data, &[0, 1], &ins);
+    let model = n.compiled();
+    let m = model.model();
+    assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Dense(_))), "{:?}", m.steps);
+    assert!(m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Map(_))), "{:?}", m.steps);
+}
