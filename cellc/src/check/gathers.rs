@@ -1,4 +1,5 @@
-//! The gathers: a `Gather` at constant indices as copies of the slices it picks, and a
+//! The gathers: a `Gather` at constant indices as copies of the slices it picks (a run of
+//! evenly stepped indices one copy, runs of one length stepping evenly one copy together), and a
 //! `Gather` or `GatherElements` at indices computed at run time as one [`Take`] step.
 use super::checker::Checker;
 use super::lower::{Lowering, shifted, strides};
@@ -52,12 +53,34 @@ impl Lowering<'_> {
         let (outer, inner): (usize, usize) = (xd[b..a].iter().product(), xd[a + 1..].iter().product());
         let n = idx.len() / batches.max(1);
         let (x_batch, y_batch) = (outer * xd[a] * inner, outer * n * inner);
-        for (k, &i) in idx.iter().enumerate() {
-            let (bb, j) = (k / n.max(1), k % n.max(1));
-            let i = if i < 0 { i + dim } else { i } as usize;
-            let axes = vec![[outer, xd[a] * inner, n * inner], [inner, 1, 1]];
-            let (from, to) = (bb * x_batch + i * inner, bb * y_batch + j * inner);
-            self.steps.push(Step::Copy(Copy::new(shifted(xo, from), shifted(yo, to), axes)));
+        let idx: Vec<usize> = idx.iter().map(|&i| if i < 0 { i + dim } else { i } as usize).collect();
+        for (bb, picks) in idx.chunks(n.max(1)).enumerate() {
+            // Each run of indices in steps of one stride is one copy, and runs of one length
+            // whose starts step evenly (an unfold's windows) are one copy together.
+            let runs = runs_of(picks);
+            let slices = [outer, xd[a] * inner, n * inner];
+            let (x0, y0) = (bb * x_batch, bb * y_batch);
+            match evenly(&runs) {
+                Some((starts, len, step)) => {
+                    let axes = vec![
+                        slices,
+                        [runs.len(), starts * inner, len * inner],
+                        [len, step * inner, inner],
+                        [inner, 1, 1],
+                    ];
+                    let from = x0 + runs[0].0 * inner;
+                    self.steps.push(Step::Copy(Copy::new(shifted(xo, from), shifted(yo, y0), axes)));
+                }
+                None => {
+                    let mut j = 0;
+                    for &(first, len, step) in &runs {
+                        let axes = vec![slices, [len, step * inner, inner], [inner, 1, 1]];
+                        let (from, to) = (x0 + first * inner, y0 + j * inner);
+                        self.steps.push(Step::Copy(Copy::new(shifted(xo, from), shifted(yo, to), axes)));
+                        j += len;
+                    }
+                }
+            }
         }
     }
 
@@ -120,4 +143,47 @@ pub(super) enum Taking {
     Gather(i64),
     /// `GatherElements`.
     Elements,
+}
+
+/// `picks` as runs `(first, length, step)`: indices that step by one non-negative stride.
+fn runs_of(picks: &[usize]) -> Vec<(usize, usize, usize)> {
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for &i in picks {
+        match runs.last_mut() {
+            Some((first, len, step)) if *len == 1 && i >= *first => (*len, *step) = (2, i - *first),
+            Some((first, len, step)) if *len > 1 && Some(i) == step.checked_mul(*len).map(|d| *first + d) => *len += 1,
+            _ => runs.push((i, 1, 0)),
+        }
+    }
+    runs
+}
+
+/// When `runs` (two or more) have one length and one step and their starts step evenly:
+/// `(the starts' step, the length, the step)`.
+fn evenly(runs: &[(usize, usize, usize)]) -> Option<(usize, usize, usize)> {
+    let [(a, len, step), (b, ..), ..] = runs[..] else { return None };
+    let starts = b.checked_sub(a)?;
+    let all = runs.iter().enumerate().all(|(r, &(first, l, s))| {
+        l == len && s == step && starts.checked_mul(r).and_then(|d| a.checked_add(d)) == Some(first)
+    });
+    all.then_some((starts, len, step))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{evenly, runs_of};
+
+    #[test]
+    fn indices_become_runs_and_even_runs_one_copy() {
+        assert_eq!(runs_of(&[3, 4, 5, 9, 7, 7]), vec![(3, 3, 1), (9, 1, 0), (7, 2, 0)]);
+        assert_eq!(runs_of(&[0, 2, 4, 6]), vec![(0, 4, 2)]);
+        // An unfold of 3 over 4 positions: windows 0..3, 1..4, 2..5, 3..6.
+        let unfold: Vec<usize> = (0..4).flat_map(|p| p..p + 3).collect();
+        let runs = runs_of(&unfold);
+        assert_eq!(runs, vec![(0, 3, 1), (1, 3, 1), (2, 3, 1), (3, 3, 1)]);
+        assert_eq!(evenly(&runs), Some((1, 3, 1)));
+        assert_eq!(evenly(&runs_of(&[0, 1, 2, 5, 6])), None);
+        assert_eq!(evenly(&runs_of(&[0, 1, 2])), None);
+        assert_eq!(evenly(&[(4, 2, 1), (2, 2, 1)]), None);
+    }
 }
