@@ -106,14 +106,19 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
 
 
 def case_xml(case_dir):
-    """The f32 IR of a case."""
+    """The f32 IR of a case, or its ONNX file when it has no IR (a model OpenVINO's converter
+    is not used for)."""
     xml = case_dir / "f32" / "model.xml"
-    return xml if xml.is_file() else case_dir / "model.xml"  # an IR written by OpenVINO's own API: f32 only
+    if xml.is_file():
+        return xml
+    # An IR written by OpenVINO's own API: f32 only.
+    return case_dir / "model.xml" if (case_dir / "model.xml").is_file() else case_dir / "model.onnx"
 
 
 def case_pins(case):
-    """The command-line pins and cuts of a case."""
+    """The command-line pins, cuts and states of a case."""
     pins = [a for p in case.get("pin", []) for a in ("--input", p)]
+    pins += [a for p in case.get("state", []) for a in ("--state", p)]
     for flag, key in (("--inputs", "cut_inputs"), ("--outputs", "cut_outputs")):
         if case.get(key):
             pins += [flag, ",".join(case[key])]

@@ -412,6 +412,19 @@ fn c_short_sums_written_out() {
 }
 
 #[test]
+fn c_elementwise_chain_reads_per_channel_values_once() {
+    // A depthwise convolution's taps (shifted inputs times a weight per channel, added):
+    // each channel's weights read before the loop along its positions, which GCC then
+    // vectorises (read inside it, as constants it knows, they kept it scalar); the
+    // destination `restrict` where it is the model's own array and no operand is in it.
+    let source = emit_c_model("ov_convolutions");
+    let at = source.find("const float v0 = a0[i1];").expect("a value read once a channel");
+    let start = source[..at].rfind("\n        {\n").expect("its block") + 1;
+    let end = at + source[at..].find("\n        }\n").expect("its end") + 11;
+    insta::assert_snapshot!(&source[start..end]);
+}
+
+#[test]
 fn c_gathers_mostly_fill_write_the_fill_first() {
     // A transposed convolution not read in place (stride 2 and dilation 2: half its phases
     // have no tap): its strided inputs the fill over each entry, then the values taken by
