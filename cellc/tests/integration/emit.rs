@@ -404,11 +404,16 @@ fn c_dense_layer_in_vectors() {
 #[test]
 fn c_short_sums_written_out() {
     // A batched product's 6 terms (an Einsum's): the sum written out term by term, in order.
-    let source = emit_c_model("ov_einsums");
-    let at = source.find("acc += ar[0] * br[0]; acc += ar[1] * br[10];").expect("a sum written out");
+    insta::assert_snapshot!(c_step_holding("ov_einsums", "acc += ar[0] * br[0]; acc += ar[1] * br[10];"));
+}
+
+/// The block of the step of `case`'s C that holds `text`.
+fn c_step_holding(case: &str, text: &str) -> String {
+    let source = emit_c_model(case);
+    let at = source.find(text).unwrap_or_else(|| panic!("{case}: no {text:?}"));
     let start = source[..at].rfind("\n        {\n").expect("its block") + 1;
     let end = at + source[at..].find("\n        }\n").expect("its end") + 11;
-    insta::assert_snapshot!(&source[start..end]);
+    source[start..end].to_owned()
 }
 
 #[test]
@@ -417,11 +422,7 @@ fn c_elementwise_chain_reads_per_channel_values_once() {
     // each channel's weights read before the loop along its positions, which GCC then
     // vectorises (read inside it, as constants it knows, they kept it scalar); the
     // destination `restrict` where it is the model's own array and no operand is in it.
-    let source = emit_c_model("ov_convolutions");
-    let at = source.find("const float v0 = a0[i1];").expect("a value read once a channel");
-    let start = source[..at].rfind("\n        {\n").expect("its block") + 1;
-    let end = at + source[at..].find("\n        }\n").expect("its end") + 11;
-    insta::assert_snapshot!(&source[start..end]);
+    insta::assert_snapshot!(c_step_holding("ov_convolutions", "const float v0 = a0[i1];"));
 }
 
 #[test]
