@@ -151,7 +151,11 @@ fn runs_of(picks: &[usize]) -> Vec<(usize, usize, usize)> {
     for &i in picks {
         match runs.last_mut() {
             Some((first, len, step)) if *len == 1 && i >= *first => (*len, *step) = (2, i - *first),
-            Some((first, len, step)) if *len > 1 && Some(i) == step.checked_mul(*len).map(|d| *first + d) => *len += 1,
+            Some((first, len, step))
+                if *len > 1 && Some(i) == step.checked_mul(*len).and_then(|d| first.checked_add(d)) =>
+            {
+                *len += 1
+            }
             _ => runs.push((i, 1, 0)),
         }
     }

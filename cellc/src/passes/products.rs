@@ -17,32 +17,33 @@ pub(super) fn left_constants(g: &mut Graph) {
     let mut transposed = std::collections::BTreeMap::new();
     for id in ids {
         if let Op::MatMul { ta, tb } = g.nodes[id].op
-            && is_left_constant(g, id)
-            && let Err(why) = flip(g, id, (ta, tb), &mut transposed)
+            && let Some(aby) = left_constant(g, id)
+            && let Err(why) = flip(g, id, aby, (ta, tb), &mut transposed)
         {
             declined(g, id, why);
         }
     }
 }
 
-/// Whether node `id` (a `MatMul`) multiplies a run-time f32 operand by a constant f32 matrix
-/// on its left, of known non-zero sizes.
-fn is_left_constant(g: &Graph, id: NodeId) -> bool {
+/// When node `id` (a `MatMul`) multiplies a run-time f32 operand by a constant f32 matrix
+/// on its left, of known non-zero sizes: its operands and its output.
+fn left_constant(g: &Graph, id: NodeId) -> Option<(TensorId, TensorId, TensorId)> {
     let node = &g.nodes[id];
     let (Some(Some(a)), Some(Some(b)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
     else {
-        return false;
+        return None;
     };
     let (fa, fb, fy) = (&g.tensors[*a].fact, &g.tensors[*b].fact, &g.tensors[y].fact);
     let known = |s: &[crate::graph::Sym]| s.iter().all(|d| d.value().is_some_and(|v| v > 0));
-    fy.value.is_none()
+    let is = fy.value.is_none()
         && fa.elem == Elem::F32
         && fb.elem == Elem::F32
         && matches!(fa.value, Some(Data::Float(_)))
         && fb.value.is_none()
         && fa.shape.as_deref().is_some_and(|s| s.len() == 2 && known(s))
         && fb.shape.as_deref().is_some_and(|s| !s.is_empty() && known(&s[s.len().saturating_sub(2)..]))
-        && fy.shape.is_some()
+        && fy.shape.is_some();
+    is.then_some((*a, *b, y))
 }
 
 /// `op(A)·op(B)` as `(op(B)ᵀ·op(A)ᵀ)ᵀ`: `op(A)ᵀ` is `A` read with the other transpose flag,
@@ -51,15 +52,10 @@ fn is_left_constant(g: &Graph, id: NodeId) -> bool {
 fn flip(
     g: &mut Graph,
     id: NodeId,
+    (a, b, y): (TensorId, TensorId, TensorId),
     (ta, tb): (bool, bool),
     transposed: &mut std::collections::BTreeMap<TensorId, TensorId>,
 ) -> Result<(), Decline> {
-    let node = &g.nodes[id];
-    let (Some(Some(a)), Some(Some(b)), Some(&y)) = (node.inputs.first(), node.inputs.get(1), node.outputs.first())
-    else {
-        return Err(Decline::Reported);
-    };
-    let (a, b) = (*a, *b);
     let rank = g.tensors[b].fact.shape.as_ref().map_or(0, Vec::len);
     let swap = |g: &mut Graph, t| {
         let perm: Vec<i64> = (0..rank as i64 - 2).chain([rank as i64 - 1, rank as i64 - 2]).collect();
