@@ -510,3 +510,15 @@ fn lstm_peepholes_in_both_languages() {
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+/// A copy that repeats one run of a broadcast operand (OpenVINO's `Gather` with batch
+/// dimensions over a row of 4) reads it as `..4`: clippy refuses the range `0..0 + 4`, and
+/// generated code passes `clippy -D warnings`.
+#[test]
+fn a_repeated_run_from_the_start_is_read_without_adding_zero() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/ov_gather_batch_dims");
+    let m = cellc::load_ir(&dir.join("model.xml"), None).expect("model loads");
+    let rust = cellc::emit::rust::emit(&m, &Options::default()).expect("model emits");
+    assert!(rust.contains("copy_from_slice(&src[..4])"), "the run read from the start");
+    assert!(!rust.contains("[0..0 +"), "no range adds zero");
+}

@@ -46,9 +46,19 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     let src = f.slice(&c.src, 0, sl, false);
     let dst = f.slice(&c.dst, 0, dl, true);
     let (si, di) = (index(&ss[..outer]), index(&ds[..outer]));
+    // A block at index 0 (an operand broadcast along every outer axis) is `..block`: clippy
+    // refuses `0..0 + block`.
+    let run = |strides: &[usize], i: &TokenStream| {
+        if strides.iter().all(|&s| s == 0) {
+            quote! { ..#block }
+        } else {
+            quote! { #i..#i + #block }
+        }
+    };
+    let (sr, dr) = (run(&ss[..outer], &si), run(&ds[..outer], &di));
     let body = match (block > 1, outer) {
         (true, 0) => quote! { dst.copy_from_slice(src); },
-        (true, _) => quote! { dst[#di..#di + #block].copy_from_slice(&src[#si..#si + #block]); },
+        (true, _) => quote! { dst[#dr].copy_from_slice(&src[#sr]); },
         (false, _) => quote! { dst[#di] = src[#si]; },
     };
     let loops = nest(&counts[..outer], body);
