@@ -193,6 +193,10 @@ pub struct Dense {
     /// channels last (`K` = taps × channels): row `e·positions + p` of the step is output
     /// position `p` of input entry `e`.
     pub win: Option<crate::vocab::Windows>,
+    /// With `win`: its input is laid out channels first (`[C, height, width]` an entry) and
+    /// its outputs are written channels first too (`[N, positions]` an entry, output `j`'s
+    /// positions together), read and written by the planar kernel (`cellc_pack::Planar`).
+    pub planar: bool,
 }
 
 /// What a dense layer applies after its bias.

@@ -272,8 +272,11 @@ fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
             // A window: each tap's run of channels from the input, or zeros in the padding.
             Some(w) => {
                 let base = r / w.positions() * w.input_len();
+                let area = w.input_len() / w.channels;
                 (0..d.k)
                     .map(|q| match w.source(r % w.positions(), q / w.channels) {
+                        // Laid out channels first: channel `c` of position `at / C`.
+                        Some(at) if d.planar => h.get(&s.x, n, base + (q % w.channels) * area + at / w.channels),
                         Some(at) => h.get(&s.x, n, base + at + q % w.channels),
                         None => 0.0,
                     })
@@ -286,7 +289,15 @@ fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
             let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();
             let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
             let y = d.act.as_ref().map_or(y, |a| a.apply(j, y) as f32 as f64);
-            h.set(&s.dst, n, r * d.n + j, y);
+            // Channels first: output `j` of entry `e`'s positions together.
+            let at = match &d.win {
+                Some(w) if d.planar => {
+                    let p = w.positions();
+                    (r / p) * p * d.n + j * p + r % p
+                }
+                _ => r * d.n + j,
+            };
+            h.set(&s.dst, n, at, y);
         }
     }
 }

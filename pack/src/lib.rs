@@ -3,7 +3,7 @@
 //! calls them (as `cellc_runtime::__private::pack`) for weights given at run time, so the layout has
 //! one definition. A crate of its own so that both can depend on it; it also holds the
 //! other things both must agree on: the activations' polynomials ([`poly`]), the windows
-//! of a convolution or a pool ([`Windows`]), Winograd's transforms ([`winograd`]), the
+//! of a convolution or a pool ([`Windows`]) and the planar copy of its input ([`Planar`]), Winograd's transforms ([`winograd`]), the
 //! int8 form of weights ([`int8`]) and the order a `TopK` takes its values in ([`top_k_before`]).
 #![no_std]
 //!
@@ -15,10 +15,12 @@
 //! `hidden` are zero.
 
 pub mod int8;
+pub mod planar;
 pub mod poly;
 pub mod windows;
 pub mod winograd;
 
+pub use planar::Planar;
 pub use windows::Windows;
 
 /// Whether value `a` at index `ai` comes before `b` at index `bi` in a `TopK`'s output:

@@ -66,7 +66,12 @@ pub fn random_graph(seed: u64) -> (Graph, Vec<Vec<f64>>) {
     let mut inputs = Vec::new();
     for k in 0..1 + rng.below(2) {
         let rank = 1 + rng.below(4);
-        let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+        let mut shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4)).collect();
+        // Now and then a long last axis: rows of positions that fill vectors (the planar
+        // convolutions take rows of 16 and more).
+        if rank >= 3 && rng.below(4) == 0 {
+            shape[rank - 1] = 16 + rng.below(24);
+        }
         let t = build::parameter(&mut g, &format!("p{k}"), Elem::F32, &shape);
         inputs.push((0..shape.iter().product::<usize>()).map(|_| rng.value() as f32 as f64).collect());
         pool.push(t);

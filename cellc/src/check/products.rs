@@ -90,11 +90,13 @@ impl Lowering<'_> {
         c: &mut Checker<'_>,
         id: NodeId,
         ins: &[(TensorId, Operand, Vec<usize>)],
-        (tb, act, win): (bool, Option<crate::ops::DenseAct>, Option<&crate::vocab::Windows>),
+        (tb, act, windows): (bool, Option<crate::ops::DenseAct>, Option<(&crate::vocab::Windows, bool)>),
         y: TensorId,
     ) {
         let [(xt, xo, xd)] = ins else { return };
         let Some(&last) = xd.last() else { return };
+        let win = windows.map(|(w, _)| w);
+        let planar = windows.is_some_and(|(_, p)| p);
         // Over windows, a row of the model holds whole entries of the input.
         let (k, rows) = match win {
             Some(w) => {
@@ -168,7 +170,7 @@ impl Lowering<'_> {
             }
             None => None,
         };
-        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned() });
+        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned(), planar });
         let dense = self.denses.len() - 1;
         self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));
     }

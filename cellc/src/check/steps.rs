@@ -162,7 +162,9 @@ impl Lowering<'_> {
             Op::Select => self.map(Chain::single(MapFn::Select), &ins, outs[0]),
             Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
-            Op::Dense { tb, act, win } => self.dense(c, id, &ins, (*tb, *act, win.as_deref()), outs[0]),
+            Op::Dense { tb, act, win, planar } => {
+                self.dense(c, id, &ins, (*tb, *act, win.as_deref().map(|w| (w, *planar))), outs[0])
+            }
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),
             Op::Windows(w) => self.windows(c, id, w, &ins, outs[0]),

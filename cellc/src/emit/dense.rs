@@ -121,7 +121,7 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
     }
     let over = match &d.win {
         Some(w) => format!(
-            " over the windows of a convolution read in place ({}×{} taps of {} channels, stride {}×{}, dilation {}×{}, padding {}×{} before, over {}×{} values laid out channels last)",
+            " over the windows of a convolution read in place ({}×{} taps of {} channels, stride {}×{}, dilation {}×{}, padding {}×{} before, over {}×{} values laid out channels {})",
             w.kernel[0],
             w.kernel[1],
             w.channels,
@@ -132,10 +132,23 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
             w.pads[0],
             w.pads[1],
             w.input[0],
-            w.input[1]
+            w.input[1],
+            if d.planar { "first" } else { "last" }
         ),
         None => String::new(),
     };
+    if d.planar && d.win.is_some() {
+        // The planar kernel reads f32: a narrower type's values, held as f32.
+        let (nb, groups) = planar_groups(d.n);
+        let held = match store {
+            Store::F32 => "f32".to_owned(),
+            other => format!("{} values held as f32", other.name()),
+        };
+        return format!(
+            "Dense layer ({}){over}; weights in {groups} groups of {nb} outputs ({held}).",
+            parts.join(", ")
+        );
+    }
     format!(
         "Dense layer ({}){over}; weights packed in {} tiles of {} outputs ({}).",
         parts.join(", "),
@@ -143,4 +156,51 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
         t.tile,
         store.name()
     )
+}
+
+/// Outputs the planar kernel takes together at most: with two vectors of positions each, 24
+/// accumulators of AVX-512's 32 registers (12 of AVX2's 16 with one).
+const MAX_PLANAR_GROUP: usize = 12;
+
+/// How the planar kernel cuts a layer of `n` outputs: outputs a group (as even as the
+/// groups go, at most [`MAX_PLANAR_GROUP`]) and groups.
+pub(crate) fn planar_groups(n: usize) -> (usize, usize) {
+    let groups = n.div_ceil(MAX_PLANAR_GROUP).max(1);
+    (n.div_ceil(groups), groups)
+}
+
+/// The weights of `d` for the planar kernel: `[groups][K][group]` (zero past `n`), each
+/// value as `store` rounds it (the kernel reads f32: a 16-bit value exactly, an int8 one as
+/// its integer times its column's scale, the values the other kernels compute with).
+pub(crate) fn planar_weights(d: &Dense, store: Store) -> Vec<f32> {
+    let (nb, groups) = planar_groups(d.n);
+    let scales: Vec<f32> = match store {
+        Store::I8 => (0..d.k).map(|k| cellc_pack::int8::column_scale(&d.w, d.k, k)).collect(),
+        Store::F32 | Store::F16 | Store::Bf16 => vec![],
+    };
+    let stored = |j: usize, k: usize| {
+        let v = d.w[j * d.k + k];
+        match store {
+            Store::F32 => v,
+            Store::F16 => half::f16::from_f32(v).to_f32(),
+            Store::Bf16 => half::bf16::from_f32(v).to_f32(),
+            Store::I8 => f32::from(cellc_pack::int8::quantise(v, scales[k])) * scales[k],
+        }
+    };
+    let mut out = vec![0.0f32; groups * d.k * nb];
+    for (i, o) in out.iter_mut().enumerate() {
+        let (g, k, l) = (i / (d.k * nb), i / nb % d.k, i % nb);
+        let j = g * nb + l;
+        if j < d.n {
+            *o = stored(j, k);
+        }
+    }
+    out
+}
+
+/// The bias of `d` in the planar kernel's groups (`[groups][group]`, zero past `n`).
+pub(crate) fn planar_bias(d: &Dense) -> Vec<f32> {
+    let (nb, groups) = planar_groups(d.n);
+    // Output `g·group + l` is value `l` of group `g`.
+    (0..groups * nb).map(|j| if j < d.n { d.bias.as_ref().map_or(0.0, |b| b[j]) } else { 0.0 }).collect()
 }

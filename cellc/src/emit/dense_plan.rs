@@ -1,5 +1,6 @@
 //! How each dense layer is emitted, decided once for both languages and `inspect`: its
-//! kernel (the direct sum or F(2×2, 3×3)), its matrix's storage, its tables and work area.
+//! kernel (the direct sum, F(2×2, 3×3) or the planar kernel), its matrix's storage, its
+//! tables and work area.
 use crate::emit::dense::{Tiling, packed_weights};
 use crate::emit::plan::{Packed, Store};
 use crate::ir::{Dense, DenseAct};
@@ -10,7 +11,11 @@ use crate::ir::{Dense, DenseAct};
 pub(crate) struct DensePlan {
     /// Run by F(2×2, 3×3) ([`crate::emit::winograd::applies`]).
     pub(crate) winograd: bool,
-    /// How the matrix is stored: f32 when transformed, whatever the layer's weights.
+    /// Run by the planar kernel: its windows over its input laid out channels first
+    /// ([`crate::ir::Dense::planar`]).
+    pub(crate) planar: bool,
+    /// How the matrix is stored: f32 when transformed, whatever the layer's weights; by the
+    /// planar kernel, f32 holding the values this type rounds them to.
     pub(crate) store: Store,
     /// The tiles of its outputs.
     pub(crate) tiling: Tiling,
@@ -22,21 +27,31 @@ impl DensePlan {
     pub(crate) fn of(d: &Dense, wt: crate::options::WeightType) -> Result<DensePlan, crate::emit::plan::StoreError> {
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], wt)?;
-        let winograd = crate::emit::winograd::applies(d, wt);
+        let planar = d.planar && d.win.is_some();
+        let winograd = !planar && crate::emit::winograd::applies(d, wt);
         let store = if winograd { Store::F32 } else { store };
-        Ok(DensePlan { winograd, store, tiling: Tiling::of(d.n) })
+        Ok(DensePlan { winograd, planar, store, tiling: Tiling::of(d.n) })
     }
 
     /// The bytes of the tables the layer's code holds in `lang`: its packed (or
     /// transformed) matrix, its bias in tiles, a PReLU's slopes (one per output in the Rust,
     /// padded to the tiles in the C), and by F(2×2, 3×3) its weights as the model holds
-    /// them for the direct sum (and in the C the zero bias of its 16 products).
+    /// them for the direct sum (and in the C the zero bias of its 16 products); by the
+    /// planar kernel, its weights and bias in its groups and a PReLU's slopes.
     pub(crate) fn table_bytes(&self, d: &Dense, lang: crate::options::Language) -> usize {
         use crate::options::Language;
+        if self.planar {
+            // Its weights and bias in groups, a PReLU's slopes one per output, in both.
+            let (nb, groups) = crate::emit::dense::planar_groups(d.n);
+            let slope = if matches!(d.act, Some(DenseAct::PRelu(_))) { d.n } else { 0 };
+            return (groups * nb * (d.k + 1) + slope) * 4;
+        }
         let t = self.tiling;
         let padded = t.tiles * t.tile;
         let matrix = if self.winograd {
             crate::emit::winograd::packed_len(d) * 4
+        } else if self.planar {
+            crate::emit::dense::planar_weights(d, self.store).len() * 4
         } else {
             match packed_weights(d, t, self.store) {
                 Packed::F32(v) => v.len() * 4,
@@ -58,8 +73,11 @@ impl DensePlan {
         matrix + padded * 4 + slope + winograd
     }
 
-    /// The values of the work area the layer takes (F(2×2, 3×3) only).
+    /// The values of the work area the layer takes (F(2×2, 3×3) and the planar kernel).
     pub(crate) fn work(&self, d: &Dense) -> Option<usize> {
+        if self.planar {
+            return d.win.as_ref().and_then(cellc_pack::Planar::of).and_then(|p| p.work());
+        }
         self.winograd.then(|| crate::emit::winograd::work(d))
     }
 }

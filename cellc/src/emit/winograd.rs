@@ -102,6 +102,7 @@ mod tests {
             bias: None,
             act: None,
             win: Some(Windows { input: [8, 8], output: [8, 8], kernel, strides, dilations, pads: [1, 1], channels }),
+            planar: false,
         }
     }
 

@@ -683,6 +683,7 @@ mod tests {
             bias: Some(vec![0.0; 2]),
             act: Some(crate::ir::DenseAct::PRelu(vec![0.25; 2])),
             win: None,
+            planar: false,
         };
         let mut m = identity();
         m.outputs[0].shape = vec![Dim::Static(2)];

@@ -109,7 +109,7 @@ pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fa
 pub(super) fn dense(
     tb: bool,
     act: Option<DenseAct>,
-    win: Option<&crate::vocab::Windows>,
+    (win, planar): (Option<&crate::vocab::Windows>, bool),
     ins: &[Option<&Fact>],
 ) -> Result<Vec<Fact>, OpError> {
     let w = input_shape(ins, 1, "w")?;
@@ -120,7 +120,7 @@ pub(super) fn dense(
     let windows = match win {
         Some(win) => {
             let x = input(ins, 0, "x")?;
-            let (shape, value) = super::pad::windows(win, input_shape(ins, 0, "x")?, x.value.as_ref())?;
+            let (shape, value) = super::pad::windows(win, planar, input_shape(ins, 0, "x")?, x.value.as_ref())?;
             Some(Fact { elem: x.elem, shape: Some(shape), value })
         }
         None => None,
@@ -167,7 +167,33 @@ pub(super) fn dense(
             _ => f.value = None,
         }
     }
+    if planar && windows.is_some() {
+        channels_first(f);
+    }
     Ok(facts)
+}
+
+/// A dense layer's outputs `[N, positions, n]` laid out channels first, `[N, n, positions]`
+/// (the planar kernel's).
+fn channels_first(f: &mut Fact) {
+    let Some([.., p, n]) = f.shape.as_deref() else { return };
+    let (p, n) = (*p, *n);
+    if let Some(s) = f.shape.as_mut() {
+        let r = s.len();
+        s.swap(r - 1, r - 2);
+    }
+    if let (Some(Data::Float(v)), Some(ps), Some(ns)) = (f.value.as_mut(), p.size(), n.size()) {
+        let (ps, ns) = (ps as usize, ns as usize);
+        let mut out = vec![0.0; v.len()];
+        for (src, dst) in v.chunks_exact(ps * ns).zip(out.chunks_exact_mut(ps * ns)) {
+            for p in 0..ps {
+                for j in 0..ns {
+                    dst[j * ps + p] = src[p * ns + j];
+                }
+            }
+        }
+        *v = out;
+    }
 }
 
 /// For each element of an input seen as its `[batch…, rows, cols]` matrix stack (after its

@@ -151,6 +151,9 @@ pub enum Op {
         /// The rows of `x` are the windows of a convolution read in place ([`Op::Windows`]
         /// absorbed): `x` is that op's input.
         win: Option<Box<crate::vocab::Windows>>,
+        /// With `win`: `x` is laid out channels first (`[N, C, spatial…]`) and the outputs
+        /// are too (`[N, n, positions]`), what the planar kernel reads and writes.
+        planar: bool,
     },
     /// (data `[N, C, spatial…]`, weights) → a convolution (grouped or transposed as its
     /// attributes say), `[N, C_out, spatial…]`.
@@ -472,7 +475,7 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Select => elementwise::infer(Elementwise::Select, ins)?,
         Op::Chain(c) => chain::infer(c, ins)?,
         Op::MatMul { ta, tb } => linear::matmul(*ta, *tb, ins)?,
-        Op::Dense { tb, act, win } => linear::dense(*tb, *act, win.as_deref(), ins)?,
+        Op::Dense { tb, act, win, planar } => linear::dense(*tb, *act, (win.as_deref(), *planar), ins)?,
         Op::Softmax { axis, log } => reduce::infer(Along::Softmax { axis: *axis, log: *log }, ins)?,
         Op::Reduce { kind, keep_dims } => reduce::infer(Along::Reduce { kind: *kind, keep_dims: *keep_dims }, ins)?,
         Op::Conv(a) => conv::infer(a, ins)?,

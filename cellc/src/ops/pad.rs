@@ -195,7 +195,7 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
         Gathering::Windows(w) => {
-            let (shape, value) = windows(w, xs, data.value.as_ref())?;
+            let (shape, value) = windows(w, false, xs, data.value.as_ref())?;
             Ok(vec![Fact { elem: data.elem, shape: Some(shape), value }])
         }
         Gathering::Pick(p) => {
@@ -221,16 +221,18 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
     }
 }
 
-/// The shape of the windows `w` over data of shape `xs` (`[N, spatial…, C]`, its entries
-/// of [`crate::vocab::Windows::input_len`] values): `[N, positions, taps·C]`; and their
-/// values when the data's are known.
+/// The shape of the windows `w` over data of shape `xs` (`[N, spatial…, C]`, or
+/// `[N, C, spatial…]` when `planar`, its entries of [`crate::vocab::Windows::input_len`]
+/// values): `[N, positions, taps·C]`; and their values when the data's are known.
 pub(super) fn windows(
     w: &crate::vocab::Windows,
+    planar: bool,
     xs: &[Sym],
     data: Option<&Data>,
 ) -> Result<(Vec<Sym>, Option<Data>), OpError> {
     let per = xs.get(1..).and_then(crate::vocab::known_len);
-    if !w.valid() || per != Some(w.input_len()) || xs.last().and_then(|d| d.value()) != Some(w.channels as i64) {
+    let channels = if planar { xs.get(1) } else { xs.last() };
+    if !w.valid() || per != Some(w.input_len()) || channels.and_then(|d| d.value()) != Some(w.channels as i64) {
         return Err(refuse!(
             "windows over entries of {} values, {} channels each; the data is {xs:?}",
             w.input_len(),
@@ -248,8 +250,16 @@ pub(super) fn windows(
         for (e, o) in out.chunks_exact_mut(w.positions() * k).enumerate() {
             for (p, row) in o.chunks_exact_mut(k).enumerate() {
                 for (t, run) in row.chunks_exact_mut(c).enumerate() {
-                    if let Some(at) = w.source(p, t) {
-                        run.copy_from_slice(&v[e * w.input_len() + at..][..c]);
+                    let Some(at) = w.source(p, t) else { continue };
+                    let entry = &v[e * w.input_len()..][..w.input_len()];
+                    if planar {
+                        // Channel `ch` of position `at / c` is `ch · area` on.
+                        let area = w.input_len() / c;
+                        for (ch, o) in run.iter_mut().enumerate() {
+                            *o = entry[ch * area + at / c];
+                        }
+                    } else {
+                        run.copy_from_slice(&entry[at..][..c]);
                     }
                 }
             }

@@ -21,6 +21,8 @@ use crate::ops::pad::Pick;
 use crate::ops::{Binary, Op, Unary};
 use crate::vocab::Windows;
 
+mod planar;
+
 /// Groups of a convolution read in place, each its own product; past this, the table.
 const MAX_GROUPS_IN_PLACE: usize = 256;
 
@@ -56,6 +58,9 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
     let stored = if ep.scale.is_none() { g.tensors[w].stored } else { None };
     let lay = Weights { geo: &geo, w: &wv, scale: ep.scale.as_deref(), stored };
     let out = match in_place(&geo) {
+        Some(plan) if plan.planar(geo.groups, geo.co, geo.ci, geo.transposed) => {
+            plan.lower_planar(g, id, x, &lay, &ep)?
+        }
         Some(plan) => plan.lower(g, id, x, &lay, &ep)?,
         None => through_table(g, id, &geo, x, &lay, &ep)?,
     };
@@ -137,6 +142,24 @@ impl Weights<'_> {
     fn at(&self, grp: usize, o: usize, c: usize, tap: usize) -> f64 {
         let v = self.w[self.geo.weight(grp, o, c, tap)];
         self.scale.map_or(v, |s| v * s[grp * self.geo.co + o])
+    }
+
+    /// Adds group `grp`'s weights as its windows read them, `[C_out, taps·C_in]` (the taps
+    /// `th × tw` of the kernel, each tap's channels together), as a constant.
+    fn windows(
+        &self,
+        g: &mut Graph,
+        id: NodeId,
+        elem: crate::graph::Elem,
+        grp: usize,
+        (win, [th, tw]): (&Windows, [&[usize]; 2]),
+    ) -> TensorId {
+        let (ci, kw) = (self.geo.ci, self.geo.kernel.last().copied().unwrap_or(1));
+        self.constant(g, id, elem, win.k(), |o, q| {
+            let (tap, c) = (q / ci, q % ci);
+            let (kh, kwi) = (th[tap / tw.len()], tw[tap % tw.len()]);
+            self.at(grp, o, c, kh * kw + kwi)
+        })
     }
 
     /// Adds `[C_out, len]` weights, `value(o, q)` each, as a constant.
@@ -364,7 +387,6 @@ impl InPlace {
         let geo = lay.geo;
         let (ci, co, groups) = (geo.ci, geo.co, geo.groups);
         let laid = to_channels_last(g, id, x, geo.input.len() + 2)?;
-        let kw = geo.kernel.last().copied().unwrap_or(1);
         let mut parts = vec![];
         for grp in 0..groups {
             // A group's channels, sliced off the last axis.
@@ -373,11 +395,7 @@ impl InPlace {
             for (win, [th, tw]) in &self.wins {
                 let cols = add(g, id, Op::Windows(Box::new(*win)), &[src])?;
                 let elem = g.tensors[src].fact.elem;
-                let wt = lay.constant(g, id, elem, win.k(), |o, q| {
-                    let (tap, c) = (q / ci, q % ci);
-                    let (kh, kwi) = (th[tap / tw.len()], tw[tap % tw.len()]);
-                    lay.at(grp, o, c, kh * kw + kwi)
-                });
+                let wt = lay.windows(g, id, elem, grp, (win, [th, tw]));
                 let prod = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt])?;
                 phases.push(ep.apply(g, prod, grp * co, &[co])?);
             }

@@ -629,7 +629,7 @@ mod tests {
         assert!(!live.iter().any(|o| matches!(o, Op::Pick(_))), "{live:?}");
         let relu = Some(crate::ops::DenseAct::Unary(Unary::Relu));
         assert!(
-            live.iter().any(|o| matches!(o, Op::Dense { tb: true, act, win: Some(_) } if *act == relu)),
+            live.iter().any(|o| matches!(o, Op::Dense { tb: true, act, win: Some(_), .. } if *act == relu)),
             "{live:?}"
         );
         assert!(!live.iter().any(|o| matches!(o, Op::Conv(_) | Op::Binary(_) | Op::Unary(_))), "{live:?}");

@@ -393,9 +393,22 @@ fn c_dense_layer() {
 fn c_dense_layer_in_vectors() {
     // A 24 → 8 dense layer with a bias and a relu: under GCC, each row's sums in a vector of
     // its own; elsewhere the loops over lanes. Its rows are the windows of a convolution
-    // (3×2 taps of 4 channels), read in place: each row's run found once a tap.
+    // (1×4 taps of 6 channels, rows of 7 positions: too short for the planar kernel), read
+    // in place: each row's run found once a tap.
     let source = emit_c_model("ov_convolutions");
     let at = source.find(": 24 inputs, 8 outputs, plus a bias, then relu)").expect("the layer");
+    let start = source[..at].rfind("/* Dense layer (").expect("its comment");
+    let end = at + source[at..].find("\n}\n").expect("its end") + 3;
+    insta::assert_snapshot!(&source[start..end]);
+}
+
+#[test]
+fn c_planar_layer() {
+    // A convolution of 8 outputs over rows of 16 positions (3×2 taps of 4 channels, stride
+    // 2 along the width): each entry copied into the work area, its width split by the
+    // stride's phase; blocks of the 8 outputs × vectors of positions, each weight broadcast.
+    let source = emit_c_model("ov_convolutions");
+    let at = source.find("const int inside = r >= 0").expect("a planar layer");
     let start = source[..at].rfind("/* Dense layer (").expect("its comment");
     let end = at + source[at..].find("\n}\n").expect("its end") + 3;
     insta::assert_snapshot!(&source[start..end]);

@@ -11,6 +11,7 @@ use crate::simd::Isa;
 #[cfg(target_arch = "x86_64")]
 mod blocked;
 mod dense;
+mod planar;
 mod pool;
 mod row;
 #[cfg(target_arch = "x86_64")]
@@ -19,6 +20,7 @@ mod windows;
 mod winograd;
 
 pub use dense::{dense_rows, dense_rows_wide};
+pub use planar::{Planar, dense_planar_then};
 pub use pool::pool_windows;
 use row::axpy_by;
 pub use row::{Lanes, Row};

@@ -77,6 +77,8 @@ fn the_random_graphs_hold_every_window_and_gather_op() {
                 Op::Conv(a) if a.transposed && n.inputs.len() == 3 => "transposed convolution to a shape",
                 Op::Conv(a) if a.transposed => "transposed convolution",
                 Op::Conv(a) if a.grouped => "grouped convolution",
+                // Rows of 16 positions and more: what the planar kernel takes.
+                Op::Conv(_) if long_rows(&g, n) => "convolution over long rows",
                 Op::Conv(_) => "convolution",
                 Op::Pool(_) => "pool",
                 Op::Pad(_) => "pad",
@@ -95,6 +97,7 @@ fn the_random_graphs_hold_every_window_and_gather_op() {
         "transposed convolution to a shape",
         "transposed convolution",
         "grouped convolution",
+        "convolution over long rows",
         "convolution",
         "pool",
         "pad",
@@ -107,6 +110,12 @@ fn the_random_graphs_hold_every_window_and_gather_op() {
     ] {
         assert!(seen.get(kind).is_some_and(|&n| n >= 3), "{kind}: {seen:?}");
     }
+}
+
+/// Whether node `n`'s output (a convolution's) has rows of 16 values or more.
+fn long_rows(g: &cellc::graph::Graph, n: &cellc::graph::Node) -> bool {
+    let out = n.outputs.first().and_then(|&t| g.tensors[t].fact.shape.as_ref());
+    out.and_then(|s| s.last()).and_then(|d| d.value()).is_some_and(|w| w >= 16)
 }
 
 /// The graphs drawn when `CELLC_GRAPH_CASES` does not say.

@@ -14,6 +14,7 @@ mod kern;
 mod lstm;
 mod model;
 mod names;
+mod planar;
 mod rnn;
 mod seq;
 mod steps;
@@ -127,9 +128,12 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         let n = e.names.cell(&d.name);
         let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)
             .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e.to_string()))?;
-        match d.win.as_ref().filter(|_| plan.winograd) {
-            Some(w) => winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers),
-            None => {
+        match d.win.as_ref() {
+            Some(w) if plan.planar => {
+                planar::emit((d, w, &plan), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers)
+            }
+            Some(w) if plan.winograd => winograd::emit((d, w), &n, &prefix, &mut e.tables, &mut e.body, &mut e.helpers),
+            _ => {
                 let rows = crate::emit::dense::call_rows(m, i);
                 dense::emit((d, rows), &n, &prefix, plan.store, &mut e.tables, &mut e.body, &mut e.helpers);
             }

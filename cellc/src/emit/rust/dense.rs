@@ -130,7 +130,7 @@ fn windows_item(
     simd: Simd,
 ) -> TokenStream {
     let (k, n, c) = (d.k, d.n, w.channels);
-    let input_size = w.input_len();
+    let sizes = sizes("last", w.input_len(), n, None);
     let windows = super::lit::windows_value(w);
     let body = entry(simd, |_| quote! { Self::run_at(isa, x, y) });
     // The activation maps each run of outputs as the kernel writes it, still in the cache.
@@ -152,10 +152,7 @@ fn windows_item(
         #[derive(Clone, Copy, Debug, Default)]
         pub struct #ty;
         impl #ty {
-            /// Inputs of an entry: its values laid out channels last.
-            pub const INPUT_SIZE: usize = #input_size;
-            /// Outputs of a window.
-            pub const OUTPUT_SIZE: usize = #n;
+            #sizes
             /// The windows, over the input laid out channels last.
             const WINDOWS: ::cellc_runtime::__private::kernel::Windows = #windows;
             /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
@@ -187,8 +184,7 @@ fn winograd_item(
     simd: Simd,
 ) -> TokenStream {
     let (n, c) = (d.n, w.channels);
-    let input_size = w.input_len();
-    let work = crate::emit::winograd::work(d);
+    let sizes = sizes("last", w.input_len(), n, Some(crate::emit::winograd::work(d)));
     let windows = super::lit::windows_value(w);
     let doc = format!(
         "{doc} Run by F(2×2, 3×3): 16 products over {} tiles of 2×2 outputs at a time.",
@@ -207,12 +203,7 @@ fn winograd_item(
         #[derive(Clone, Copy, Debug, Default)]
         pub struct #ty;
         impl #ty {
-            /// Inputs of an entry: its values laid out channels last.
-            pub const INPUT_SIZE: usize = #input_size;
-            /// Outputs of a window.
-            pub const OUTPUT_SIZE: usize = #n;
-            /// Values of the work area `run` takes.
-            pub const WORK_SIZE: usize = #work;
+            #sizes
             /// The windows, over the input laid out channels last.
             const WINDOWS: ::cellc_runtime::__private::kernel::Windows = #windows;
             /// Writes the outputs of every window of the entries of `x` (`INPUT_SIZE` values
@@ -247,5 +238,24 @@ fn winograd_item(
                 );
             }
         }
+    }
+}
+
+/// The constants of a layer over windows: its values an entry (laid out channels `layout`),
+/// outputs a window and, with a work area, the values it takes.
+pub(super) fn sizes(layout: &str, input_size: usize, n: usize, work: Option<usize>) -> TokenStream {
+    let input = format!(" Inputs of an entry: its values laid out channels {layout}.");
+    let work = work.map(|w| {
+        quote! {
+            /// Values of the work area `run` takes.
+            pub const WORK_SIZE: usize = #w;
+        }
+    });
+    quote! {
+        #[doc = #input]
+        pub const INPUT_SIZE: usize = #input_size;
+        /// Outputs of a window.
+        pub const OUTPUT_SIZE: usize = #n;
+        #work
     }
 }

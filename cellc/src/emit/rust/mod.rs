@@ -12,6 +12,7 @@ mod lit;
 mod lstm;
 mod model;
 pub(crate) mod names;
+mod planar;
 mod rnn;
 mod seq;
 mod split;
@@ -107,8 +108,13 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
         let ty = names.unique(&d.name, "Dense");
         let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)
             .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
-        let kernel = (plan.store, crate::emit::dense::wide(m, i), plan.winograd);
-        tokens.extend(dense::item(d, &ty, kernel, opts.simd, &mut tables));
+        match d.win.as_ref().filter(|_| plan.planar) {
+            Some(w) => tokens.extend(planar::item(d, w, &ty, &plan, opts.simd, &mut tables)),
+            None => {
+                let kernel = (plan.store, crate::emit::dense::wide(m, i), plan.winograd);
+                tokens.extend(dense::item(d, &ty, kernel, opts.simd, &mut tables));
+            }
+        }
         denses.push((ty, plan.work(d)));
     }
     // Otherwise cells are named first, after their layers, and the model after the model's

@@ -1,0 +1,75 @@
+//! A convolution read where the model holds it, channels first, by the planar kernel
+//! (`ir::Dense::planar`): one dense layer over its windows that writes its outputs
+//! channels first too, so that a chain of such layers, and the elementwise ops between
+//! them, need no transpose. Chosen by the layer's shape, for the layers the kernels over
+//! channels-last windows run far from the peak: few outputs (a vector of outputs per
+//! register leaves lanes empty) or few input channels (each tap's block finds its pointers
+//! for a handful of multiply–adds), over rows of positions long enough to fill vectors.
+use super::{Act, Epilogue, InPlace, Weights};
+use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
+use crate::ops::{DenseAct, Op};
+use crate::passes::edit::{Decline, add, constant};
+
+/// The fewest output positions along a row: a row shorter than AVX-512's vector of 16 leaves
+/// most of its lanes empty.
+const MIN_ROW: usize = 16;
+
+/// Outputs under which a layer is planar: a group of up to 12 fills the registers, where the
+/// kernels over channels last hold 16 outputs a vector.
+const FEW_OUTPUTS: usize = 16;
+
+/// Input channels under which a layer is planar whatever its outputs.
+const FEW_CHANNELS: usize = 4;
+
+impl InPlace {
+    /// Whether the convolution is read by the planar kernel: one group, not transposed,
+    /// rows of enough positions, and few outputs or few input channels (see the module).
+    pub(super) fn planar(&self, groups: usize, co: usize, ci: usize, transposed: bool) -> bool {
+        let [(win, _)] = &self.wins[..] else { return false };
+        groups == 1
+            && !transposed
+            && win.output[1] >= MIN_ROW
+            && (co < FEW_OUTPUTS || ci < FEW_CHANNELS)
+            && cellc_pack::Planar::of(win).is_some()
+    }
+
+    /// The lowered convolution, `[N, C_out, output…]`, by the planar kernel.
+    pub(super) fn lower_planar(
+        &self,
+        g: &mut Graph,
+        id: NodeId,
+        x: TensorId,
+        lay: &Weights<'_>,
+        ep: &Epilogue,
+    ) -> Result<TensorId, Decline> {
+        let geo = lay.geo;
+        let [(win, [th, tw])] = &self.wins[..] else {
+            return Err(Decline::Internal("a planar layer of phases".into()));
+        };
+        let co = geo.co;
+        let elem = g.tensors[x].fact.elem;
+        let wt = lay.windows(g, id, elem, 0, (win, [th, tw]));
+        let mut inputs = vec![x, wt];
+        let mut act = None;
+        if let Some((node, bias)) = &ep.bias {
+            inputs.push(constant(g, *node, elem, &[co], Data::Float(bias[..co].to_vec())));
+            match &ep.act {
+                Some((_, Act::Unary(u))) => act = Some(DenseAct::Unary(*u)),
+                Some((r, Act::PRelu(s))) => {
+                    inputs.push(constant(g, *r, elem, &[co], Data::Float(s[..co].to_vec())));
+                    act = Some(DenseAct::PRelu);
+                }
+                None => {}
+            }
+        }
+        let op = Op::Dense { tb: true, act, win: Some(Box::new(*win)), planar: true };
+        let out = add(g, id, op, &inputs)?;
+        if geo.output.len() < 2 {
+            return Ok(out);
+        }
+        // `[N, C_out, positions]` as `[N, C_out, height, width]`, the batch as it is.
+        let dims: Vec<Sym> = [0, co].iter().chain(&geo.output).map(|&d| Sym::known(d as i64)).collect();
+        let s = constant(g, id, crate::graph::Elem::I64, &[dims.len()], Data::Int(dims));
+        add(g, id, Op::Reshape { special_zero: true }, &[out, s])
+    }
+}

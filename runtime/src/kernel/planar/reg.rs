@@ -1,0 +1,58 @@
+//! The planar kernel's vectors in explicit registers (x86-64): 16 positions a register with
+//! AVX-512, 8 with AVX2.
+use super::Lanes;
+use crate::kernel::blocked::{Reg, Ymm, Zmm};
+
+/// 512-bit registers.
+#[derive(Clone, Copy)]
+pub(super) struct Z(pub(super) Zmm);
+
+/// 256-bit registers.
+#[derive(Clone, Copy)]
+pub(super) struct Y(pub(super) Ymm);
+
+/// [`Lanes`] over register type `$r` of `$n` lanes.
+macro_rules! lanes {
+    ($t:ident, $r:ty, $n:literal) => {
+        impl Lanes for $t {
+            type V = <$r as Reg>::V;
+            type S = <$r as Reg>::V;
+            const L: usize = $n;
+            #[inline(always)]
+            fn load(self, x: &[f32]) -> Self::V {
+                match x.first_chunk::<$n>() {
+                    Some(x) => self.0.load(x, 0),
+                    None => self.0.splat(0.0),
+                }
+            }
+            #[inline(always)]
+            fn splat(self, w: f32) -> Self::S {
+                self.0.splat(w)
+            }
+            #[inline(always)]
+            fn fill(self, w: f32) -> Self::V {
+                self.0.splat(w)
+            }
+            #[inline(always)]
+            fn fma(self, a: Self::V, x: Self::V, w: Self::S) -> Self::V {
+                self.0.fma(a, x, w)
+            }
+            #[inline(always)]
+            fn store(self, y: &mut [f32], v: Self::V) {
+                match y.first_chunk_mut::<$n>() {
+                    Some(y) => self.0.store(y, 0, v),
+                    None => {
+                        let mut out = [0.0f32; $n];
+                        self.0.store(&mut out, 0, v);
+                        for (o, v) in y.iter_mut().zip(out) {
+                            *o = v;
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+lanes!(Z, Zmm, 16);
+lanes!(Y, Ymm, 8);
