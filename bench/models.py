@@ -79,10 +79,11 @@ C_MAIN = (ROOT / "bench" / "c_main.c").read_text()
 
 
 def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, deps="", c_flags=(),
-                   target="bench-models"):
+                   target="bench-models", c_opt=("-O3", "-march=native")):
     """Builds the Rust and C timing programs of one model; returns their command lines. The
     programs are `rust_main` (with `deps` added to its crate's dependencies, built in
-    target/`target`) and `c_main` (built with `c_flags` too) around the generated model."""
+    target/`target`) and `c_main` (built with `c_opt`, then `c_flags`) around the generated
+    model."""
     case = json.loads((case_dir / "case.json").read_text())
     xml = case_xml(case_dir)
     pins = case_pins(case)
@@ -91,7 +92,7 @@ def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, de
     c_dir.mkdir(exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)
     (c_dir / "main.c").write_text(c_main)
-    c_bin = c_program(work, "c-bin", ["-O3", "-march=native", *c_flags])
+    c_bin = c_program(work, "c-bin", [*c_opt, *c_flags])
     ins = []
     for i in case["inputs"]:
         path = case_dir / i["file"]

@@ -2,9 +2,10 @@
 IR, the inputs of its case) timed in cellc's generated Rust (through `run_observed`) and C
 (through its `NET_STEP_DONE` hook), the median of each step over the calls, beside the
 floating-point operations of the step and the peak rate of fused multiply–adds measured
-in the same run (`cellc_bench::machine::fma_loop`). The C is built at `-O3 -march=native`.
+in the same run (`cellc_bench::machine::fma_loop`). The C is built at `-O3 -march=native`, or
+with the flags `--c-opt` gives (`--c-opt=-O2`: what users type, no `-march`).
 
-Usage: python bench/profile.py [--calls N (default 200)] MODEL_DIR …
+Usage: python bench/profile.py [--calls N (default 200)] [--c-opt FLAGS] MODEL_DIR …
 Prints a Markdown table per model: the steps that take 1 % of the call or more, the rest
 summed.
 """
@@ -83,8 +84,9 @@ fn main() {
 """
 
 
-def build(case_dir, work, cellc):
-    """The Rust and C profiling programs of one model; their command lines."""
+def build(case_dir, work, cellc, c_opt):
+    """The Rust and C profiling programs of one model (the C built with `c_opt`); their
+    command lines."""
     bench = ROOT / "bench"
     _, rust, c = models.cellc_binaries(
         case_dir,
@@ -95,6 +97,7 @@ def build(case_dir, work, cellc):
         deps=f'cellc-bench = {{ path = "{bench}" }}\n',
         c_flags=["-DNET_STEP_DONE(k)=net_step_done(k)", "-include", str(bench / "c_profile.h")],
         target="bench-profile",
+        c_opt=c_opt,
     )
     return rust, c
 
@@ -102,13 +105,18 @@ def build(case_dir, work, cellc):
 def main():
     args = sys.argv[1:]
     calls = 200
-    if args[:1] == ["--calls"]:
-        calls, args = int(args[1]), args[2:]
+    c_opt = ["-O3", "-march=native"]
+    while args and args[0].split("=")[0] in ("--calls", "--c-opt"):
+        flag, value, args = (*args[0].split("=", 1), args[1:]) if "=" in args[0] else (args[0], args[1], args[2:])
+        if flag == "--calls":
+            calls = int(value)
+        else:
+            c_opt = value.split()
     cellc = os.environ.get("CELLC", str(ROOT / "target" / "release" / "cellc"))
     for arg in args:
         case_dir = Path(arg) if Path(arg).is_dir() else ROOT / "tests" / "models" / arg
         work = Path(tempfile.mkdtemp())
-        rust, c = build(case_dir, work, cellc)
+        rust, c = build(case_dir, work, cellc, c_opt)
         rust[1] = c[1] = str(calls)
         r = subprocess.run(rust, capture_output=True, text=True, check=True).stdout.splitlines()
         peak = float(r[0].split("\t")[1])
@@ -118,7 +126,8 @@ def main():
         total_r = sum(float(row[1]) for row in rows)
         total_c = sum(c_ns.values())
         print(f"### {case_dir.name}\n")
-        print(f"FMA peak {peak:.1f} GFLOP/s; a call: Rust {total_r / 1e3:,.0f} µs, C {total_c / 1e3:,.0f} µs "
+        print(f"FMA peak {peak:.1f} GFLOP/s; a call: Rust {total_r / 1e3:,.0f} µs, C ({' '.join(c_opt)}) "
+              f"{total_c / 1e3:,.0f} µs "
               f"(sums of the steps' medians)\n")
         print("| step | what | Rust µs | Rust GFLOP/s (share of peak) | C µs | C GFLOP/s (share of peak) |")
         print("|---:|---|---:|---:|---:|---:|")

@@ -14,16 +14,22 @@ use crate::vocab::{Binary, Windows};
 use cellc_pack::Planar;
 
 /// The vector variants: the condition on the target's vectors, lanes a vector (0: plain
-/// loops over 4 positions), and vectors of positions a block for `nb` outputs a group, so
-/// that the `nb · vectors` sums fit the registers (24 of AVX-512's 32, 12 of AVX's and
-/// SSE2's 16).
-fn variants(upper: &str, nb: usize) -> Vec<(String, usize, usize)> {
-    let fit = |sums: usize| (sums / nb).clamp(1, 8);
+/// loops over 4 positions), the outputs a block takes (`sub`, dividing the group's `nb`) and
+/// its vectors of positions, so that the `sub · vectors` sums fit the registers (24 of
+/// AVX-512's 32, 12 of AVX's 16). SSE2 broadcasts a weight by a shuffle (one a weight and
+/// block, on one port) and its multiplies overwrite an operand (a copy a product): its
+/// blocks take 2 outputs × 4 vectors, or 1 × 6, each weight serving 4 or 6 vectors, their
+/// sums, loads, weight and product within its 16 registers. (swift-f0 at `-O2`, Intel Xeon:
+/// its 12-output layers at 17.9 GFLOP/s in blocks of 12 outputs × 1 vector, a shuffle a
+/// product; 16.5 in 4 × 3, a sum kept in memory.)
+fn variants(upper: &str, nb: usize) -> Vec<(String, usize, usize, usize)> {
+    let fit = |sums: usize, sub: usize| (sums / sub).clamp(1, 8);
+    let (narrow, per) = if nb.is_multiple_of(2) { (2, 4) } else { (1, 6) };
     vec![
-        (format!("{upper}_VECTORS >= 16"), 16, fit(24)),
-        (format!("{upper}_VECTORS >= 8"), 8, fit(12)),
-        (format!("{upper}_VECTORS == 4"), 4, fit(12)),
-        (String::new(), 0, 1),
+        (format!("{upper}_VECTORS >= 16"), 16, nb, fit(24, nb)),
+        (format!("{upper}_VECTORS >= 8"), 8, nb, fit(12, nb)),
+        (format!("{upper}_VECTORS == 4"), 4, narrow, per),
+        (String::new(), 0, nb, 1),
     ]
 }
 
@@ -73,14 +79,14 @@ pub(super) fn emit(
     let act = act("a[k][i]", helpers);
     let vars = variants(&upper, nb);
     let last = vars.len() - 1;
-    for (i, (cond, lanes, per)) in vars.iter().enumerate() {
+    for (i, (cond, lanes, sub, per)) in vars.iter().enumerate() {
         match i {
             0 => body.line(format!("#if {cond}")),
             _ if i == last => body.line("#else"),
             _ => body.line(format!("#elif {cond}")),
         }
         body.open("");
-        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, groups, act: &act };
+        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, sub: *sub, groups, act: &act };
         layer.rows(body, *lanes, *per);
         body.close("");
     }
@@ -130,6 +136,8 @@ struct Layer<'a> {
     wt: &'a str,
     b: &'a str,
     nb: usize,
+    /// Outputs a block takes: `nb`, or a divisor of it.
+    sub: usize,
     groups: usize,
     /// The activation of `a[k][i]`, output `j`.
     act: &'a str,
@@ -146,8 +154,13 @@ impl Layer<'_> {
         let end = ow.next_multiple_of(step);
         // No block wider than the row.
         let per = per.min(end / step).max(1);
+        let (nb, sub) = (self.nb, self.sub);
         c.open(format!("for (size_t g = 0; g < {}; ++g)", self.groups));
-        c.line(format!("const float *restrict wg = {} + g * {};", self.wt, self.d.k * self.nb));
+        c.line(format!("const float *restrict wg = {} + g * {};", self.wt, self.d.k * nb));
+        // Outputs `q..q + sub` of the group: its weights `q` on in each row of `nb`.
+        if sub < nb {
+            c.open(format!("for (size_t q = 0; q < {nb}; q += {sub})"));
+        }
         c.open(format!("for (size_t oh = 0; oh < {oh}; ++oh)"));
         c.line("size_t o = 0;");
         if lanes == 0 {
@@ -165,27 +178,35 @@ impl Layer<'_> {
             c.close("");
         }
         c.close("");
+        if sub < nb {
+            c.close("");
+        }
         c.close("");
     }
 
-    /// The `nb` outputs of group `g` at the `per · lanes` positions of row `oh` from `o`
-    /// (`lanes` 0: 4 positions in arrays).
+    /// ` + q`, the first output of a block within its group, where blocks take part of it.
+    fn q(&self) -> &'static str {
+        if self.sub < self.nb { " + q" } else { "" }
+    }
+
+    /// The `sub` outputs `q..` of group `g` at the `per · lanes` positions of row `oh` from
+    /// `o` (`lanes` 0: 4 positions in arrays).
     fn block(&self, c: &mut Code, lanes: usize, per: usize) {
-        let (geo, nb, prefix) = (self.geo, self.nb, self.prefix);
+        let (geo, nb, sub, prefix, q) = (self.geo, self.nb, self.sub, self.prefix, self.q());
         let win = &geo.win;
         let (ch, [kh, kw]) = (win.channels, win.kernel);
         let width = if lanes == 0 { 4 } else { per * lanes };
         let ty = format!("{prefix}_v{lanes}");
-        let sums: Vec<(usize, usize)> = (0..nb).flat_map(|j| (0..per).map(move |v| (j, v))).collect();
+        let sums: Vec<(usize, usize)> = (0..sub).flat_map(|j| (0..per).map(move |v| (j, v))).collect();
         if lanes == 0 {
-            c.line(format!("float s[{nb}][4];"));
+            c.line(format!("float s[{sub}][4];"));
             c.line(format!(
-                "for (size_t j = 0; j < {nb}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] = {}[g * {nb} + j];",
+                "for (size_t j = 0; j < {sub}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] = {}[g * {nb}{q} + j];",
                 self.b
             ));
         } else {
             let init: Vec<String> =
-                sums.iter().map(|(j, v)| format!("s{j}_{v} = ({ty}){{0}} + {}[g * {nb} + {j}]", self.b)).collect();
+                sums.iter().map(|(j, v)| format!("s{j}_{v} = ({ty}){{0}} + {}[g * {nb}{q} + {j}]", self.b)).collect();
             c.line(format!("{ty} {};", init.join(", ")));
         }
         c.open(format!("for (size_t kh = 0; kh < {kh}; ++kh)"));
@@ -205,10 +226,10 @@ impl Layer<'_> {
         c.line(format!("const float *restrict wk = wg + ({} + kw) * {};", mul("kh", kw), ch * nb));
         c.open(format!("for (size_t c = 0; c < {ch}; ++c)"));
         c.line("const float *restrict xc = xk + c * step;");
-        c.line(format!("const float *restrict wc = wk + c * {nb};"));
+        c.line(format!("const float *restrict wc = wk + c * {nb}{q};"));
         if lanes == 0 {
             c.line(format!(
-                "for (size_t j = 0; j < {nb}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] += wc[j] * xc[l];"
+                "for (size_t j = 0; j < {sub}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] += wc[j] * xc[l];"
             ));
         } else {
             let xs: Vec<String> = (0..per).map(|v| format!("x{v}")).collect();
@@ -216,7 +237,7 @@ impl Layer<'_> {
             for v in 0..per {
                 c.line(format!("__builtin_memcpy(&x{v}, xc + {}, sizeof x{v});", v * lanes));
             }
-            for j in 0..nb {
+            for j in 0..sub {
                 let line: Vec<String> = (0..per).map(|v| format!("s{j}_{v} += x{v} * wc[{j}];")).collect();
                 c.line(line.join(" "));
             }
@@ -230,8 +251,8 @@ impl Layer<'_> {
         let a = if lanes == 0 {
             "s"
         } else {
-            c.line(format!("float a[{nb}][{width}];"));
-            for j in 0..nb {
+            c.line(format!("float a[{sub}][{width}];"));
+            for j in 0..sub {
                 let stores: Vec<String> = (0..per)
                     .map(|v| format!("__builtin_memcpy(a[{j}] + {}, &s{j}_{v}, sizeof s{j}_{v});", v * lanes))
                     .collect();
@@ -239,8 +260,8 @@ impl Layer<'_> {
             }
             "a"
         };
-        c.open(format!("for (size_t k = 0; k < {nb} && g * {nb} + k < {}; ++k)", self.d.n));
-        c.line(format!("const size_t j = g * {nb} + k;"));
+        c.open(format!("for (size_t k = 0; k < {sub} && g * {nb}{q} + k < {}; ++k)", self.d.n));
+        c.line(format!("const size_t j = g * {nb}{q} + k;"));
         c.line(format!("float *restrict yj = y + j * {} + {} + o;", win.positions(), mul("oh", ow)));
         c.line(format!(
             "for (size_t i = 0; i < count; ++i) yj[i] = {};",
