@@ -400,11 +400,39 @@ def left_constant_products(name):
     return name, g.model(opset=13), {"x3": (3, 6, 5), "xv": (5,), "x2": (6, 5)}
 
 
+def run_time_products(name):
+    """Products of two operands the model computes (attention's scores and mixing): batched
+    on both sides ([4, 25, 40] by [4, 40, 50]: blocks of 12, 4 and single rows, strips of two
+    vectors, one and a partial one), broadcast on either side, one column (a matrix–vector
+    product), a contraction of 1, `a` transposed, and a `Gemm` whose run-time `b` is
+    transposed (its columns strided: a sum per output, written out when short), each operand
+    computed from an input first."""
+    g = Graph(69)
+    a = g.input("a", [4, 25, 40])
+    b = g.input("b", [4, 40, 50])
+    c = g.input("c", [13, 7])
+    d = g.input("d", [3, 7, 33])
+    e = g.input("e", [6, 9])
+    g.output(g.node("MatMul", [g.node("Tanh", [a]), g.node("Sin", [b])]), "batched", [4, 25, 50])
+    g.output(g.node("MatMul", [c, d]), "broadcast_a", [3, 13, 33])
+    g.output(g.node("MatMul", [g.node("Neg", [d]), g.node("Transpose", [d], perm=[0, 2, 1])]), "square", [3, 7, 7])
+    g.output(g.node("MatMul", [g.node("Transpose", [c], perm=[1, 0]), c]), "a_transposed", [7, 7])
+    g.output(g.node("Gemm", [c, g.node("Sin", [c])], transB=1), "gram", [13, 13])
+    i64 = lambda v: g.const(np.array(v, dtype=np.int64))
+    column = g.node("Unsqueeze", [g.node("ReduceSum", [e, i64([0])], keepdims=0), i64([1])])
+    g.output(g.node("MatMul", [e, column]), "column", [6, 1])
+    first = lambda axis: g.node("Slice", [e, i64([0]), i64([1]), i64([axis])])
+    g.output(g.node("MatMul", [first(1), first(0)]), "outer", [6, 9])
+    return name, g.model(opset=13), {"a": (4, 25, 40), "b": (4, 40, 50), "c": (13, 7), "d": (3, 7, 33), "e": (6, 9)}
+
+
 # Cases whose ONNX and IR forms compile to different steps, and why (the two-front-ends test).
 FRONTS_DIFFER = {
     "onnx_top_k": "OpenVINO's converter writes the division by 2 as a multiplication by 0.5",
     "onnx_thresholded_relu": "OpenVINO writes ThresholdedRelu as a mask times the data (x > alpha, converted to f32, "
     "times x): one multiply more than the select cellc reads from the ONNX node",
+    "onnx_run_time_products": "OpenVINO's converter folds a Transpose of a product's right operand into the "
+    "MatMul (transpose_b), where cellc's ONNX reader keeps it a copy before the product",
 }
 
 
@@ -585,6 +613,7 @@ CASES = [
     lambda: composed_ops("onnx_composed_ops"),
     lambda: top_k("onnx_top_k"),
     lambda: left_constant_products("onnx_left_constant_products"),
+    lambda: run_time_products("onnx_run_time_products"),
 ]
 
 

@@ -416,8 +416,18 @@ fn c_planar_layer() {
 
 #[test]
 fn c_short_sums_written_out() {
-    // A batched product's 6 terms (an Einsum's): the sum written out term by term, in order.
-    insta::assert_snapshot!(c_step_holding("ov_einsums", "acc += ar[0] * br[0]; acc += ar[1] * br[10];"));
+    // A product whose run-time `b` is transposed (a Gemm's), 7 terms: the sum written out
+    // term by term, in order.
+    insta::assert_snapshot!(c_step_holding("onnx_run_time_products", "acc += ar[0] * br[0]; acc += ar[1] * br[1];"));
+}
+
+#[test]
+fn c_run_time_product() {
+    // A product of two run-time operands: the shared function (strips of 2 vectors of
+    // columns, then 1, then vectors of 4, blocks of rows in named vectors) and a batch's
+    // calls of it.
+    insta::assert_snapshot!(c_function("onnx_run_time_products", "static void net_product("));
+    insta::assert_snapshot!("c_run_time_product_call", c_step_holding("ov_einsums", "net_product(a + i0"));
 }
 
 /// The block of the step of `case`'s C that holds `text`.

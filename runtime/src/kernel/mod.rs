@@ -13,7 +13,9 @@ mod blocked;
 mod dense;
 mod planar;
 mod pool;
+mod product;
 mod row;
+mod vector;
 #[cfg(target_arch = "x86_64")]
 mod wide;
 mod windows;
@@ -22,6 +24,7 @@ mod winograd;
 pub use dense::{dense_rows, dense_rows_wide};
 pub use planar::{Planar, dense_planar_then};
 pub use pool::pool_windows;
+pub use product::{Product, product};
 use row::axpy_by;
 pub use row::{Lanes, Row};
 pub use windows::{Windows, dense_windows, dense_windows_then};

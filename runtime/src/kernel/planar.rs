@@ -10,62 +10,10 @@
 //! one multiply–add each (fused where the level has FMA): the order of
 //! [`super::dense_windows`], so the same bits at the same level. Its outputs are laid out
 //! channels first too (`[n][positions]` an entry).
+use super::vector::{Eight, Vector as Lanes};
 use crate::simd::Isa;
 
 pub use cellc_pack::Planar;
-
-/// Vectors of output positions at one level: the few operations a block needs.
-trait Lanes: Copy {
-    /// A vector of positions.
-    type V: Copy;
-    /// A weight in every lane (or as the level multiplies by it).
-    type S: Copy;
-    /// Positions a vector holds.
-    const L: usize;
-    /// The first `L` values of `x`, which holds at least as many.
-    fn load(self, x: &[f32]) -> Self::V;
-    /// `w` in every lane.
-    fn splat(self, w: f32) -> Self::S;
-    /// `w` in every lane, as a vector.
-    fn fill(self, w: f32) -> Self::V;
-    /// `a + x · w` in each lane.
-    fn fma(self, a: Self::V, x: Self::V, w: Self::S) -> Self::V;
-    /// The lanes of `v` that fit in `y` (all `L`, or as many as `y` holds).
-    fn store(self, y: &mut [f32], v: Self::V);
-}
-
-/// Any level: 8 positions in an array, multiplied and added as the level does
-/// ([`Isa::mul_add8`]).
-#[derive(Clone, Copy)]
-struct Eight<I>(I);
-
-impl<I: Isa> Lanes for Eight<I> {
-    type V = [f32; 8];
-    type S = f32;
-    const L: usize = 8;
-    #[inline(always)]
-    fn load(self, x: &[f32]) -> [f32; 8] {
-        x.first_chunk::<8>().copied().unwrap_or([0.0; 8])
-    }
-    #[inline(always)]
-    fn splat(self, w: f32) -> f32 {
-        w
-    }
-    #[inline(always)]
-    fn fill(self, w: f32) -> [f32; 8] {
-        [w; 8]
-    }
-    #[inline(always)]
-    fn fma(self, a: [f32; 8], x: [f32; 8], w: f32) -> [f32; 8] {
-        self.0.mul_add8(a, x, w)
-    }
-    #[inline(always)]
-    fn store(self, y: &mut [f32], v: [f32; 8]) {
-        for (o, v) in y.iter_mut().zip(v) {
-            *o = v;
-        }
-    }
-}
 
 /// For each entry of `x` (its `channels · height · width` values, channels first), each
 /// output `j < n` and output position `p`: `y[j·P + p] = bias(j) + Σₖ window(p)[k]·w(j, k)`,
@@ -114,6 +62,7 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
         #[cfg(target_arch = "x86_64")]
         {
             use super::blocked::{Ymm, Zmm};
+            use super::vector::reg;
             // Accumulators: `NB · PV` of them, 24 of the 32 registers with AVX-512, 12 of
             // the 16 with AVX2, besides the loaded positions and a broadcast weight.
             if let Some(z) = isa.avx512() {
@@ -290,9 +239,6 @@ fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, F>(
         then(j, run);
     }
 }
-
-#[cfg(target_arch = "x86_64")]
-mod reg;
 
 #[cfg(test)]
 mod tests;

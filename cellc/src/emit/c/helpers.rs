@@ -24,6 +24,8 @@ pub(super) struct Helpers {
     pub(super) i8: bool,
     /// Whether activations are the fast ones.
     pub(super) fast: bool,
+    /// Whether some product of two run-time operands calls the shared product function.
+    pub(super) product: bool,
 }
 
 impl Helpers {
@@ -94,6 +96,9 @@ impl Helpers {
         }
         if self.i8 {
             out.push_str(&I8.replace("PREFIX", prefix));
+        }
+        if self.product {
+            out.push_str(&super::product::definition(prefix));
         }
         for (name, (doc, params, body)) in
             acts::order().filter(|n| self.used.contains(n)).filter_map(|n| Some((n, acts::definition(n)?)))

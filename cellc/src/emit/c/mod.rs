@@ -15,6 +15,7 @@ mod lstm;
 mod model;
 mod names;
 mod planar;
+mod product;
 mod rnn;
 mod seq;
 mod steps;

@@ -325,7 +325,7 @@ impl ModelEmitter<'_> {
                     Step::Cell(s) => self.cell_step(c, s),
                     Step::Copy(s) => self.copy_step(c, s),
                     Step::Map(s) => self.map_step(c, s, helpers),
-                    Step::MatMul(s) => self.matmul_step(c, s),
+                    Step::MatMul(s) => self.matmul_step(c, s, helpers),
                     Step::Dense(s) => {
                         let (f, work) = &self.denses[s.dense];
                         let work = if work.is_some() { ", model->work_" } else { "" };

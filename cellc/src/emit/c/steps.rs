@@ -344,10 +344,39 @@ impl ModelEmitter<'_> {
         map_expr(self.prefix, f, args, helpers)
     }
 
-    pub(super) fn matmul_step(&self, c: &mut Code, s: &MatMul) {
+    pub(super) fn matmul_step(&self, c: &mut Code, s: &MatMul, helpers: &mut Helpers) {
         self.bind(c, "a", &s.a, false);
         self.bind(c, "b", &s.b, false);
         self.bind(c, "dst", &s.dst, true);
+        if s.b_strides[1] == 1 || s.n == 1 {
+            // The shared product function, a call per matrix of the batch.
+            helpers.product = true;
+            helpers.vectors = true;
+            let live: Vec<(usize, [usize; 4])> =
+                s.batch.iter().copied().enumerate().filter(|(_, a)| a[0] > 1).collect();
+            let at = |k: usize| -> String {
+                let t: Vec<String> =
+                    live.iter().filter(|(_, a)| a[k] != 0).map(|(i, a)| mul(&format!("i{i}"), a[k])).collect();
+                if t.is_empty() { String::new() } else { format!(" + {}", t.join(" + ")) }
+            };
+            for (i, a) in &live {
+                c.open(format!("for (size_t i{i} = 0; i{i} < {}; ++i{i})", a[0]));
+            }
+            let ([a0, a1], kb) = (s.a_strides, s.b_strides[0]);
+            c.line(format!(
+                "{}_product(a{}, b{}, dst{}, {}, {}, {}, {a0}, {a1}, {kb}, {});",
+                self.prefix,
+                at(1),
+                at(2),
+                at(3),
+                s.m,
+                s.k,
+                s.n,
+                s.dst_row
+            ));
+            Self::close_nest(c, live.len());
+            return;
+        }
         let mut axes: Vec<[usize; 4]> = s.batch.clone();
         axes.push([s.m, s.a_strides[0], 0, s.dst_row]);
         axes.push([s.n, 0, s.b_strides[1], 1]);

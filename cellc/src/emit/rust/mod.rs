@@ -13,6 +13,7 @@ mod lstm;
 mod model;
 pub(crate) mod names;
 mod planar;
+mod product;
 mod rnn;
 mod seq;
 mod split;

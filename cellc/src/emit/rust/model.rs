@@ -6,7 +6,7 @@ use super::fields::Fields;
 use super::lit::{Table, table};
 use super::names::{Names, field_name, ident, type_name};
 use super::steps::{
-    copy_step, map_step, matmul_step, pick_step, pool_step, reduce_step, rows_step, softmax_step, take_step, top_k_step,
+    copy_step, map_step, pick_step, pool_step, reduce_step, rows_step, softmax_step, take_step, top_k_step,
 };
 use crate::emit::plan::Packed;
 use crate::ir::steps::CellStep;
@@ -136,7 +136,7 @@ pub(super) fn items(
             Step::Cell(c) => cell_step(m, c, &cell_fields, &fields),
             Step::Copy(c) => copy_step(c, &fields),
             Step::Map(mp) => map_step(mp, &fields),
-            Step::MatMul(mm) => matmul_step(mm, &fields),
+            Step::MatMul(mm) => super::product::matmul_step(mm, &fields, simd),
             Step::Dense(d) => {
                 let dense = &m.denses[d.dense];
                 let n = dense.n;

@@ -4,7 +4,7 @@
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::{Ident, TokenStream};
@@ -333,7 +333,7 @@ pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
 }
 
 /// `v₀·s₀ + v₁·s₁ + …` over named variables, terms of stride 0 left out, `·1` not written.
-fn lin(terms: &[(proc_macro2::Ident, usize)]) -> TokenStream {
+pub(super) fn lin(terms: &[(proc_macro2::Ident, usize)]) -> TokenStream {
     let parts: Vec<TokenStream> = terms
         .iter()
         .filter(|(_, s)| *s != 0)
@@ -350,40 +350,6 @@ fn lin(terms: &[(proc_macro2::Ident, usize)]) -> TokenStream {
     } else {
         quote! { #(#parts)+* }
     }
-}
-
-pub(super) fn matmul_step(mm: &MatMul, f: &Fields) -> TokenStream {
-    // Every output axis: its count and the strides of a, b and dst along it.
-    let mut axes: Vec<[usize; 4]> = mm.batch.clone();
-    axes.push([mm.m, mm.a_strides[0], 0, mm.dst_row]);
-    axes.push([mm.n, 0, mm.b_strides[1], 1]);
-    let spans = |k: usize, extra: usize| -> usize {
-        axes.iter().map(|a| a[0].saturating_sub(1) * a[k]).sum::<usize>() + extra + 1
-    };
-    let (ka, kb) = (mm.a_strides[1], mm.b_strides[0]);
-    let kk = mm.k;
-    let a = f.slice(&mm.a, 0, spans(1, (kk - 1) * ka), false);
-    let b = f.slice(&mm.b, 0, spans(2, (kk - 1) * kb), false);
-    let d = f.slice(&mm.dst, 0, spans(3, 0), true);
-    let live: Vec<(proc_macro2::Ident, [usize; 4])> =
-        axes.iter().enumerate().filter(|(_, a)| a[0] > 1).map(|(k, a)| (format_ident!("i{}", k), *a)).collect();
-    let q = format_ident!("q");
-    let by = |k: usize, extra: Option<usize>| -> TokenStream {
-        let mut t: Vec<(proc_macro2::Ident, usize)> = live.iter().map(|(v, a)| (v.clone(), a[k])).collect();
-        if let Some(s) = extra {
-            t.push((q.clone(), s));
-        }
-        lin(&t)
-    };
-    let (ia, ib, id) = (by(1, Some(ka)), by(2, Some(kb)), by(3, None));
-    let counts: Vec<usize> = live.iter().map(|(_, a)| a[0]).collect();
-    let body = quote! {
-        let mut acc = 0.0f32;
-        for q in 0..#kk { acc += a[#ia] * b[#ib]; }
-        dst[#id] = acc;
-    };
-    let loops = live.iter().zip(&counts).rev().fold(body, |inner, ((v, _), c)| quote! { for #v in 0..#c { #inner } });
-    quote! { { let a = #a; let b = #b; let dst = #d; #loops } }
 }
 
 pub(super) fn softmax_step(sm: &Softmax, f: &Fields) -> TokenStream {

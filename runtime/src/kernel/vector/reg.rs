@@ -1,20 +1,19 @@
-//! The planar kernel's vectors in explicit registers (x86-64): 16 positions a register with
-//! AVX-512, 8 with AVX2.
-use super::Lanes;
+//! Vectors in explicit registers (x86-64): 16 lanes a register with AVX-512, 8 with AVX2.
+use super::Vector;
 use crate::kernel::blocked::{Reg, Ymm, Zmm};
 
 /// 512-bit registers.
 #[derive(Clone, Copy)]
-pub(super) struct Z(pub(super) Zmm);
+pub(in crate::kernel) struct Z(pub(in crate::kernel) Zmm);
 
 /// 256-bit registers.
 #[derive(Clone, Copy)]
-pub(super) struct Y(pub(super) Ymm);
+pub(in crate::kernel) struct Y(pub(in crate::kernel) Ymm);
 
-/// [`Lanes`] over register type `$r` of `$n` lanes.
+/// [`Vector`] over register type `$r` of `$n` lanes.
 macro_rules! lanes {
     ($t:ident, $r:ty, $n:literal) => {
-        impl Lanes for $t {
+        impl Vector for $t {
             type V = <$r as Reg>::V;
             type S = <$r as Reg>::V;
             const L: usize = $n;
