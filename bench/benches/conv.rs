@@ -4,8 +4,9 @@
 //! channels first (`kernel::dense_planar_then`: what generated code calls for a layer of few
 //! outputs or few input channels), beside a plain direct loop nest over the same shapes,
 //! and the peak rate of fused multiply–adds measured in the same run: each layer's GFLOP/s
-//! and its share of the peak. The two kernels' outputs are checked bit for bit. Medians of
-//! interleaved rounds.
+//! and its share of the peak. The two kernels' outputs are checked bit for bit. Each
+//! kernel's time is the median of 7 rounds, its rounds run one after another (not
+//! interleaved with the other kernel's).
 //!
 //! `cargo bench -p cellc-bench --bench conv` (a few seconds).
 use cellc_bench::machine::{Width, fma_loop};

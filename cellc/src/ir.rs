@@ -199,6 +199,13 @@ pub struct Dense {
     pub planar: bool,
 }
 
+impl Dense {
+    /// Whether the planar kernel runs it: over windows, channels first.
+    pub fn is_planar(&self) -> bool {
+        self.planar && self.win.is_some()
+    }
+}
+
 /// What a dense layer applies after its bias.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DenseAct {

@@ -137,7 +137,7 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
         ),
         None => String::new(),
     };
-    if d.planar && d.win.is_some() {
+    if d.is_planar() {
         // The planar kernel reads f32: a narrower type's values, held as f32.
         let (nb, groups) = planar_groups(d.n);
         let held = match store {

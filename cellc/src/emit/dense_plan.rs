@@ -27,7 +27,7 @@ impl DensePlan {
     pub(crate) fn of(d: &Dense, wt: crate::options::WeightType) -> Result<DensePlan, crate::emit::plan::StoreError> {
         let owner = format!("dense layer {:?}", d.name);
         let store = crate::emit::plan::store_of(&owner, &[("W", Some(&d.w))], wt)?;
-        let planar = d.planar && d.win.is_some();
+        let planar = d.is_planar();
         let winograd = !planar && crate::emit::winograd::applies(d, wt);
         let store = if winograd { Store::F32 } else { store };
         Ok(DensePlan { winograd, planar, store, tiling: Tiling::of(d.n) })

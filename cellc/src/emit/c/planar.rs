@@ -76,7 +76,8 @@ pub(super) fn emit(
         }
         None => v.to_owned(),
     };
-    let act = act("a[k][i]", helpers);
+    // Its sums read from `a` (a block of vectors, stored) or `s` (plain loops' arrays).
+    let acts = [act("a[k][i]", helpers), act("s[k][i]", helpers)];
     let vars = variants(&upper, nb);
     let last = vars.len() - 1;
     for (i, (cond, lanes, sub, per)) in vars.iter().enumerate() {
@@ -86,7 +87,7 @@ pub(super) fn emit(
             _ => body.line(format!("#elif {cond}")),
         }
         body.open("");
-        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, sub: *sub, groups, act: &act };
+        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, sub: *sub, groups, acts: &acts };
         layer.rows(body, *lanes, *per);
         body.close("");
     }
@@ -139,8 +140,8 @@ struct Layer<'a> {
     /// Outputs a block takes: `nb`, or a divisor of it.
     sub: usize,
     groups: usize,
-    /// The activation of `a[k][i]`, output `j`.
-    act: &'a str,
+    /// The activation of output `j` at `a[k][i]` and at `s[k][i]`.
+    acts: &'a [String; 2],
 }
 
 impl Layer<'_> {
@@ -248,9 +249,8 @@ impl Layer<'_> {
         // The sums to the outputs (those below `n`, the positions inside the row), mapped.
         let [_, ow] = win.output;
         c.line(format!("const size_t count = {ow} - o < {width} ? {ow} - o : {width};"));
-        let a = if lanes == 0 {
-            "s"
-        } else {
+        // Without vectors the sums are the array `s` already; vectors are stored to `a`.
+        if lanes != 0 {
             c.line(format!("float a[{sub}][{width}];"));
             for j in 0..sub {
                 let stores: Vec<String> = (0..per)
@@ -258,15 +258,11 @@ impl Layer<'_> {
                     .collect();
                 c.line(stores.join(" "));
             }
-            "a"
-        };
+        }
         c.open(format!("for (size_t k = 0; k < {sub} && g * {nb}{q} + k < {}; ++k)", self.d.n));
         c.line(format!("const size_t j = g * {nb}{q} + k;"));
         c.line(format!("float *restrict yj = y + j * {} + {} + o;", win.positions(), mul("oh", ow)));
-        c.line(format!(
-            "for (size_t i = 0; i < count; ++i) yj[i] = {};",
-            self.act.replace("a[k][i]", &format!("{a}[k][i]"))
-        ));
+        c.line(format!("for (size_t i = 0; i < count; ++i) yj[i] = {};", self.acts[usize::from(lanes == 0)]));
         c.close("");
     }
 }
