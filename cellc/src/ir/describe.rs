@@ -63,7 +63,24 @@ impl Model {
                     format!("an elementwise chain over {n} values ({})", fs.join(", "))
                 }
             }
-            Step::MatMul(x) => format!("a matrix product ({}x{} by {}x{})", x.m, x.k, x.k, x.n),
+            Step::MatMul(x) => {
+                let shape = format!("{}x{} by {}x{}", x.m, x.k, x.k, x.n);
+                let count = x.batch.iter().try_fold(1usize, |n, a| n.checked_mul(a[0]));
+                match count {
+                    Some(1) => format!("a matrix product ({shape})"),
+                    Some(n) => {
+                        // A side whose stride is 0 along every batch axis is shared.
+                        let shared = |k: usize| x.batch.iter().all(|a| a[0] == 1 || a[k] == 0);
+                        let side = match (shared(1), shared(2)) {
+                            (true, false) => ", the left one shared",
+                            (false, true) => ", the right one shared",
+                            _ => "",
+                        };
+                        format!("a batch of {n} matrix products ({shape}{side})")
+                    }
+                    None => format!("a batch of matrix products ({shape})"),
+                }
+            }
             Step::Dense(x) => {
                 let d = &self.denses[x.dense];
                 let mut parts = vec![format!("{} rows, {} to {}", x.rows, d.k, d.n)];

@@ -209,6 +209,22 @@ fn inspect_reports_cells() {
 }
 
 #[test]
+fn inspect_names_a_products_batch() {
+    // Products of two run-time operands: how many a step makes, and which side they share.
+    let onnx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_run_time_products/model.onnx");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc")).arg("inspect").arg(&onnx).output().expect("run cellc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for step in [
+        "a batch of 4 matrix products (25x40 by 40x50)",
+        "a batch of 3 matrix products (13x7 by 7x33, the left one shared)",
+        "a matrix product (6x9 by 9x1)",
+    ] {
+        assert!(text.contains(step), "no {step:?} in:\n{text}");
+    }
+}
+
+#[test]
 fn weights_flag_names_the_bin() {
     let m = Model::new(|x| x, |_| None);
     let bin = m.dir.path().join("elsewhere.bin");
