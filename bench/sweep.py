@@ -14,12 +14,14 @@ Usage: python bench/sweep.py OUT.json [--rounds N (default 3)] [--only SUBSTRING
 `--doc` writes the table into docs/PERFORMANCE.md between `sweep:begin` and `sweep:end`.
 """
 import argparse
+import datetime
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -136,13 +138,13 @@ def matmul_model(p, rng):
     return graph, ins, flops, 4 * (a.size + b.size + y.size)
 
 
-def build(name, kind, p, work, cellc, rng):
-    """Writes the layer's model and inputs, compiles its Rust module and its two C programs;
-    returns what timing it needs."""
+def build(index, name, kind, p, work, cellc, rng):
+    """Writes layer `index`'s model and inputs and compiles its two C programs; returns what
+    timing it needs."""
     import onnx
     from onnx import helper
 
-    d = work / f"l{len(list(work.glob('l*')))}"
+    d = work / f"l{index}"
     d.mkdir()
     graph, ins, flops, nbytes = (conv_model if kind == "conv" else matmul_model)(p, rng)
     path = d / "model.onnx"
@@ -277,8 +279,6 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--doc", action="store_true")
     args = ap.parse_args()
-    import tempfile
-
     cellc = os.environ.get("CELLC") or str(ROOT / "target" / "release" / "cellc")
     if "CELLC" not in os.environ:
         subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellc"], check=True, cwd=ROOT)
@@ -289,8 +289,8 @@ def main():
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        layers = [build(n, kind, p, work, cellc, rng)
-                  for kind, grid in (("conv", CONV), ("matmul", MATMUL)) for n, p in grid if args.only in n]
+        chosen = [(n, kind, p) for kind, grid in (("conv", CONV), ("matmul", MATMUL)) for n, p in grid if args.only in n]
+        layers = [build(k, n, kind, p, work, cellc, rng) for k, (n, kind, p) in enumerate(chosen)]
         import onnxruntime as ort
 
         for layer in layers:
@@ -317,7 +317,7 @@ def main():
                          "floor_ns": floor_ns, "floor_level": level, **{p: statistics.median(v) for p, v in t.items()}})
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
                platform.machine())
-    meta = (f"Measured {__import__('datetime').date.today()} on {cpu} with `python bench/sweep.py` ({args.rounds} "
+    meta = (f"Measured {datetime.date.today()} on {cpu} with `python bench/sweep.py` ({args.rounds} "
             f"interleaved rounds, the median call of each (up to {CALLS} calls), then the median of the rounds; one "
             f"thread, f32, batch 1; onnxruntime {versions['onnxruntime']} through its C API). FMA peak {peak:.0f} "
             f"GFLOP/s (criterion's `machine` group, same run). Rust at `-C target-cpu=native`; C at `-O3 "

@@ -194,6 +194,14 @@ pub struct MatMul {
     pub dst_row: usize,
 }
 
+impl MatMul {
+    /// Whether the product kernel reads `b` (its columns one apart, or a single one); a `b`
+    /// transposed at run time is summed output by output.
+    pub fn by_kernel(&self) -> bool {
+        self.b_strides[1] == 1 || self.n == 1
+    }
+}
+
 /// A dense layer ([`super::Dense`]) over `rows` consecutive rows of `K` values of `x`,
 /// writing `rows` rows of `N` values of `dst`.
 #[derive(Clone, Debug, PartialEq)]

@@ -348,7 +348,7 @@ impl ModelEmitter<'_> {
         self.bind(c, "a", &s.a, false);
         self.bind(c, "b", &s.b, false);
         self.bind(c, "dst", &s.dst, true);
-        if s.b_strides[1] == 1 || s.n == 1 {
+        if s.by_kernel() {
             // The shared product function, a call per matrix of the batch.
             helpers.product = true;
             helpers.vectors = true;

@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 /// The step's code.
 pub(super) fn matmul_step(mm: &MatMul, f: &Fields, simd: Simd) -> TokenStream {
-    if mm.b_strides[1] != 1 && mm.n > 1 {
+    if !mm.by_kernel() {
         return loops(mm, f);
     }
     let spans = |k: usize, last: usize| -> usize {
