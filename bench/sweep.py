@@ -9,7 +9,7 @@ under the floor (half the peak, or onnxruntime's rate) is marked, with the bound
 (the least time reading its weights, input and output from the cache level that holds them).
 Every output of cellc's Rust is checked against onnxruntime's.
 
-Usage: python bench/sweep.py OUT.json [--rounds N (default 3)] [--only SUBSTRING] [--doc]
+Usage: python bench/sweep.py OUT.json [--rounds N (default 3)] [--only SUBSTRING[|SUBSTRING…]] [--doc]
 (with the bench venv's Python: onnx, onnxruntime and openvino from bench/openvino/requirements.txt);
 `--doc` writes the table into docs/PERFORMANCE.md between `sweep:begin` and `sweep:end`.
 """
@@ -57,7 +57,12 @@ CONV = [
     ("conv2d 32→32 3×3 s2 64×64", (32, 32, (64, 64), (3, 3), 2, 1, 1)),
     ("conv2d 32→32 3×3 d2 32×64", (32, 32, (32, 64), (3, 3), 1, 2, 1)),
     ("conv2d 12→12 7×3 d(17,1) 128×62", (12, 12, (128, 62), (7, 3), 1, (17, 1), 1)),
+    # Grouped and depthwise layers (mobile-style blocks): wide rows, narrow ones, strided.
     ("conv2d dw 64 3×3 32×32", (64, 64, (32, 32), (3, 3), 1, 1, 64)),
+    ("conv2d dw 128 3×3 12×12", (128, 128, (12, 12), (3, 3), 1, 1, 128)),
+    ("conv2d dw 256 3×3 6×6", (256, 256, (6, 6), (3, 3), 1, 1, 256)),
+    ("conv2d dw 32 5×5 s2 64×64", (32, 32, (64, 64), (5, 5), 2, 1, 32)),
+    ("conv2d g8 64→64 3×3 32×32", (64, 64, (32, 32), (3, 3), 1, 1, 8)),
     # One-dimensional layers over long inputs.
     ("conv1d 1→16 k9 s2 1600", (1, 16, (1600,), (9,), 2, 1, 1)),
     ("conv1d 16→16 k5 400", (16, 16, (400,), (5,), 1, 1, 1)),
@@ -289,7 +294,8 @@ def main():
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        chosen = [(n, kind, p) for kind, grid in (("conv", CONV), ("matmul", MATMUL)) for n, p in grid if args.only in n]
+        chosen = [(n, kind, p) for kind, grid in (("conv", CONV), ("matmul", MATMUL)) for n, p in grid
+              if any(o in n for o in args.only.split("|"))]
         layers = [build(k, n, kind, p, work, cellc, rng) for k, (n, kind, p) in enumerate(chosen)]
         import onnxruntime as ort
 

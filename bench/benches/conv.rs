@@ -139,7 +139,7 @@ macro_rules! layer {
                 &planar_b,
                 black_box(&first),
                 f,
-                l.n,
+                (1, l.n),
                 &geo,
                 work,
                 isa,

@@ -197,9 +197,31 @@ pub struct Dense {
     /// its outputs are written channels first too (`[N, positions]` an entry, output `j`'s
     /// positions together), read and written by the planar kernel (`cellc_pack::Planar`).
     pub planar: bool,
+    /// With `planar`: the input's channels in this many groups of `win`'s channels (an
+    /// entry `groups · C · height · width` values), and the outputs in as many groups of
+    /// `N / groups`, each group's reading its own channels (a grouped or depthwise
+    /// convolution); `K` is then one group's window. 1 otherwise.
+    pub groups: usize,
 }
 
 impl Dense {
+    /// Outputs of a group (all of them with one group).
+    pub fn group_outputs(&self) -> usize {
+        self.n.checked_div(self.groups).unwrap_or(0)
+    }
+
+    /// The input values `rows` of the layer read: over windows whole entries of the input
+    /// (one per `positions` rows, each of its groups' channels), else `K` a row; `None`
+    /// where the windows do not hold together or the count overflows.
+    pub fn input_len(&self, rows: usize) -> Option<usize> {
+        match &self.win {
+            Some(w) => (w.valid() && w.k() == self.k && rows.is_multiple_of(w.positions()))
+                .then(|| (rows / w.positions()).checked_mul(w.input_len())?.checked_mul(self.groups))
+                .flatten(),
+            None => rows.checked_mul(self.k),
+        }
+    }
+
     /// Whether the planar kernel runs it: over windows, channels first.
     pub fn is_planar(&self) -> bool {
         self.planar && self.win.is_some()

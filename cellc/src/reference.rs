@@ -267,37 +267,41 @@ fn matmul(h: &mut Homes<'_>, mm: &MatMul, n: usize) {
 }
 
 fn dense(h: &mut Homes<'_>, d: &Dense, s: &DenseStep, n: usize) {
+    let m = d.group_outputs();
     for r in 0..s.rows {
-        let x: Vec<f64> = match &d.win {
-            // A window: each tap's run of channels from the input, or zeros in the padding.
-            Some(w) => {
-                let base = r / w.positions() * w.input_len();
-                let area = w.input_len() / w.channels;
-                (0..d.k)
-                    .map(|q| match w.source(r % w.positions(), q / w.channels) {
-                        // Laid out channels first: channel `c` of position `at / C`.
-                        Some(at) if d.planar => h.get(&s.x, n, base + (q % w.channels) * area + at / w.channels),
-                        Some(at) => h.get(&s.x, n, base + at + q % w.channels),
-                        None => 0.0,
-                    })
-                    .collect()
-            }
-            None => (0..d.k).map(|q| h.get(&s.x, n, r * d.k + q)).collect(),
-        };
-        for j in 0..d.n {
-            let w = &d.w[j * d.k..(j + 1) * d.k];
-            let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();
-            let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
-            let y = d.act.as_ref().map_or(y, |a| a.apply(j, y) as f32 as f64);
-            // Channels first: output `j` of entry `e`'s positions together.
-            let at = match &d.win {
-                Some(w) if d.planar => {
-                    let p = w.positions();
-                    (r / p) * p * d.n + j * p + r % p
+        for grp in 0..d.groups {
+            let x: Vec<f64> = match &d.win {
+                // A window over the group's channels: each tap's run of channels from the
+                // input, or zeros in the padding.
+                Some(w) => {
+                    let base = (r / w.positions() * d.groups + grp) * w.input_len();
+                    let area = w.input_len() / w.channels;
+                    (0..d.k)
+                        .map(|q| match w.source(r % w.positions(), q / w.channels) {
+                            // Laid out channels first: channel `c` of position `at / C`.
+                            Some(at) if d.planar => h.get(&s.x, n, base + (q % w.channels) * area + at / w.channels),
+                            Some(at) => h.get(&s.x, n, base + at + q % w.channels),
+                            None => 0.0,
+                        })
+                        .collect()
                 }
-                _ => r * d.n + j,
+                None => (0..d.k).map(|q| h.get(&s.x, n, r * d.k + q)).collect(),
             };
-            h.set(&s.dst, n, at, y);
+            for j in grp * m..(grp + 1) * m {
+                let w = &d.w[j * d.k..(j + 1) * d.k];
+                let acc: f64 = x.iter().zip(w).map(|(a, &b)| a * b as f64).sum();
+                let y = (acc + d.bias.as_ref().map_or(0.0, |b| b[j] as f64)) as f32 as f64;
+                let y = d.act.as_ref().map_or(y, |a| a.apply(j, y) as f32 as f64);
+                // Channels first: output `j` of entry `e`'s positions together.
+                let at = match &d.win {
+                    Some(w) if d.planar => {
+                        let p = w.positions();
+                        (r / p) * p * d.n + j * p + r % p
+                    }
+                    _ => r * d.n + j,
+                };
+                h.set(&s.dst, n, at, y);
+            }
         }
     }
 }

@@ -88,6 +88,30 @@ impl Planar {
         (q % self.phases) * self.len + q / self.phases
     }
 
+    /// The data of phase `phase` of a row: from value `start`, `n` values, input columns
+    /// `from`, `from + stride`, …; zeros elsewhere ([`Planar::place`] column by column).
+    #[inline(always)]
+    pub fn phase_run(&self, phase: usize) -> (usize, usize, usize) {
+        let (s, pad, width) = (self.phases, self.win.pads[1], self.win.input[1]);
+        // The first value whose padded column `j·stride + phase` is past the padding.
+        let start = pad.saturating_sub(phase).div_ceil(s).min(self.len);
+        let from = (start * s + phase).saturating_sub(pad);
+        let n = if from < width { (width - from).div_ceil(s).min(self.len - start) } else { 0 };
+        (start, from, n)
+    }
+
+    /// With a stride of 2: the input columns `from + 2t` and `from + 2t + 1`, `t < n`, are
+    /// value `start + t` of phases 0 and 1 (a run both phases share, copied in pairs):
+    /// `(start, from, n)`; `None` for other strides.
+    #[inline(always)]
+    pub fn pairs(&self) -> Option<(usize, usize, usize)> {
+        if self.phases != 2 {
+            return None;
+        }
+        let ((s0, f0, n0), (s1, _, n1)) = (self.phase_run(0), self.phase_run(1));
+        Some((s0, f0, n0.min((s1 + n1).saturating_sub(s0))))
+    }
+
     /// Where, in a row of the copy, input column `iw` goes; `None` where no window reads it.
     #[inline(always)]
     pub const fn place(&self, iw: usize) -> Option<usize> {
@@ -128,6 +152,22 @@ mod tests {
                         assert_eq!(p.column(kw) + ow, at, "ow {ow} kw {kw}");
                     }
                 }
+            }
+        }
+        // Each phase's run holds exactly the columns `place` puts in it.
+        for phase in 0..2 {
+            let (start, from, n) = p.phase_run(phase);
+            let placed = (0..11).filter_map(|iw| Some((p.place(iw)?, iw))).filter(|&(at, _)| at / 18 == phase);
+            assert!((0..n).map(|j| (phase * 18 + start + j, from + j * 2)).eq(placed), "phase {phase}");
+        }
+        // The pairs: both columns where `place` puts them.
+        for pad in 0..4 {
+            let p = Planar::of(&Windows { pads: [1, pad], ..win }).expect("the copy's sizes fit");
+            let (start, from, n) = p.pairs().expect("a stride of 2");
+            assert!(n >= 3, "pad {pad}: {n} pairs");
+            for t in 0..n {
+                let (a, b) = (p.place(from + 2 * t), p.place(from + 2 * t + 1));
+                assert_eq!((a, b), (Some(start + t), Some(p.len + start + t)), "pad {pad}, pair {t}");
             }
         }
         // Rows: output row 0's first tap row is the padding, its second input row 0.

@@ -426,6 +426,34 @@ def run_time_products(name):
     return name, g.model(opset=13), {"a": (4, 25, 40), "b": (4, 40, 50), "c": (13, 7), "d": (3, 7, 33), "e": (6, 9)}
 
 
+def grouped_convolutions(name):
+    """Grouped and depthwise convolutions as mobile-style networks write them, over rows long
+    enough for the planar kernel (one group copied and run at a time): a depthwise 3×3 with a
+    batch normalisation and a ReLU6 (`Clip`) over 21 rows of 33 (blocks of rows, the last one
+    short), a channel multiplier of 2 strided, groups of 4 channels to 2 outputs each (5×3
+    taps dilated along the height), a 1-D depthwise kernel of 7 with a PReLU, and a depthwise
+    one over rows too short for the planar kernel (a sum of shifted copies)."""
+    g = Graph(70)
+    x = g.input("x", [2, 12, 21, 33])
+    x1 = g.input("x1", [1, 16, 100])
+    x3 = g.input("x3", [1, 6, 9, 3])
+    dw = g.node("Conv", [x, g.weights([12, 1, 3, 3], 0.6), g.weights([12], 0.2)], group=12, pads=[1, 1, 1, 1])
+    bn = g.node("BatchNormalization", [dw, g.const(g.rng.uniform(0.5, 1.5, 12).astype(np.float32)),
+                                       g.weights([12], 0.3), g.weights([12], 0.2),
+                                       g.const(g.rng.uniform(0.5, 1.5, 12).astype(np.float32))])
+    six = lambda v: g.const(np.array(v, dtype=np.float32))
+    g.output(g.node("Clip", [bn, six(0.0), six(6.0)]), "depthwise", [2, 12, 21, 33])
+    g.output(g.node("Conv", [x, g.weights([24, 1, 3, 3], 0.6)], group=12, strides=[2, 2], pads=[1, 1, 1, 1]),
+             "multiplier", [2, 24, 11, 17])
+    g.output(g.node("Conv", [x, g.weights([6, 4, 5, 3], 0.4), g.weights([6], 0.2)], group=3, dilations=[2, 1],
+                    pads=[4, 1, 4, 1]), "groups", [2, 6, 21, 33])
+    d1 = g.node("Conv", [x1, g.weights([16, 1, 7], 0.5)], group=16, pads=[3, 3])
+    g.output(g.node("PRelu", [d1, g.weights([16, 1], 0.5)]), "depthwise_1d", [1, 16, 100])
+    g.output(g.node("Conv", [x3, g.weights([6, 1, 3, 3], 0.6)], group=6, pads=[1, 1, 1, 1]), "narrow",
+             [1, 6, 9, 3])
+    return name, g.model(opset=13), {"x": (2, 12, 21, 33), "x1": (1, 16, 100), "x3": (1, 6, 9, 3)}
+
+
 # Cases whose ONNX and IR forms compile to different steps, and why (the two-front-ends test).
 FRONTS_DIFFER = {
     "onnx_top_k": "OpenVINO's converter writes the division by 2 as a multiplication by 0.5",
@@ -614,6 +642,7 @@ CASES = [
     lambda: top_k("onnx_top_k"),
     lambda: left_constant_products("onnx_left_constant_products"),
     lambda: run_time_products("onnx_run_time_products"),
+    lambda: grouped_convolutions("onnx_grouped_convolutions"),
 ]
 
 

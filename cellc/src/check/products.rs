@@ -90,23 +90,24 @@ impl Lowering<'_> {
         c: &mut Checker<'_>,
         id: NodeId,
         ins: &[(TensorId, Operand, Vec<usize>)],
-        (tb, act, windows): (bool, Option<crate::ops::DenseAct>, Option<(&crate::vocab::Windows, bool)>),
+        op: &DenseOp<'_>,
         y: TensorId,
     ) {
         let [(xt, xo, xd)] = ins else { return };
         let Some(&last) = xd.last() else { return };
-        let win = windows.map(|(w, _)| w);
-        let planar = windows.is_some_and(|(_, p)| p);
-        // Over windows, a row of the model holds whole entries of the input.
+        let DenseOp { tb, act, win, planar, groups } = *op;
+        // Over windows, a row of the model holds whole entries of the input (each of its
+        // groups' windows).
         let (k, rows) = match win {
             Some(w) => {
-                let entries = xd.iter().product::<usize>() / w.input_len();
-                if entries * w.input_len() != xd.iter().product::<usize>() {
+                let entry = w.input_len().saturating_mul(groups).max(1);
+                let entries = xd.iter().product::<usize>() / entry;
+                if entries * entry != xd.iter().product::<usize>() {
                     c.err(
                         Code::Internal,
                         id,
                         None,
-                        format!("internal error: windows over entries of {} values read {xd:?}", w.input_len()),
+                        format!("internal error: windows over entries of {entry} values read {xd:?}"),
                     );
                     return;
                 }
@@ -170,8 +171,18 @@ impl Lowering<'_> {
             }
             None => None,
         };
-        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned(), planar });
+        self.denses.push(crate::ir::Dense { name, k, n, w, bias, act, win: win.cloned(), planar, groups });
         let dense = self.denses.len() - 1;
         self.steps.push(Step::Dense(DenseStep { dense, x: *xo, dst, rows }));
     }
+}
+
+/// The attributes of an [`crate::ops::Op::Dense`], as the lowering reads them.
+#[derive(Clone, Copy)]
+pub(super) struct DenseOp<'a> {
+    pub(super) tb: bool,
+    pub(super) act: Option<crate::ops::DenseAct>,
+    pub(super) win: Option<&'a crate::vocab::Windows>,
+    pub(super) planar: bool,
+    pub(super) groups: usize,
 }

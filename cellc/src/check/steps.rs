@@ -162,8 +162,15 @@ impl Lowering<'_> {
             Op::Select => self.map(Chain::single(MapFn::Select), &ins, outs[0]),
             Op::Chain(ch) => self.map(ch.clone(), &ins, outs[0]),
             Op::MatMul { ta, tb } => self.matmul(c, id, &ins, (*ta, *tb), outs[0]),
-            Op::Dense { tb, act, win, planar } => {
-                self.dense(c, id, &ins, (*tb, *act, win.as_deref().map(|w| (w, *planar))), outs[0])
+            Op::Dense { tb, act, win, planar, groups } => {
+                let op = super::products::DenseOp {
+                    tb: *tb,
+                    act: *act,
+                    win: win.as_deref(),
+                    planar: *planar,
+                    groups: *groups,
+                };
+                self.dense(c, id, &ins, &op, outs[0])
             }
             Op::Reduce { kind, .. } => self.reduce(c, id, &ins, *kind, outs[0]),
             Op::Pick(p) => self.pick(c, id, p, &ins, outs[0]),

@@ -139,14 +139,23 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
     };
     if d.is_planar() {
         // The planar kernel reads f32: a narrower type's values, held as f32.
-        let (nb, groups) = planar_groups(d.n);
+        let (nb, per) = planar_blocks(d);
         let held = match store {
             Store::F32 => "f32".to_owned(),
             other => format!("{} values held as f32", other.name()),
         };
+        let groups = match d.groups {
+            1 => String::new(),
+            g => format!(
+                " in {g} groups of {} channel(s) and {} output(s) each",
+                d.win.as_ref().map_or(0, |w| w.channels),
+                d.group_outputs()
+            ),
+        };
         return format!(
-            "Dense layer ({}){over}; weights in {groups} groups of {nb} outputs ({held}).",
-            parts.join(", ")
+            "Dense layer ({}){over}{groups}; weights in {per} panel(s) of {nb} outputs{} ({held}).",
+            parts.join(", "),
+            if d.groups == 1 { "" } else { " a group" }
         );
     }
     format!(
@@ -160,20 +169,22 @@ pub(crate) fn describe(d: &Dense, t: Tiling, store: Store) -> String {
 
 /// Outputs the planar kernel takes together at most: with two vectors of positions each, 24
 /// accumulators of AVX-512's 32 registers (12 of AVX2's 16 with one).
-const MAX_PLANAR_GROUP: usize = 12;
+const MAX_PLANAR_PANEL: usize = 12;
 
-/// How the planar kernel cuts a layer of `n` outputs: outputs a group (as even as the
-/// groups go, at most [`MAX_PLANAR_GROUP`]) and groups.
-pub(crate) fn planar_groups(n: usize) -> (usize, usize) {
-    let groups = n.div_ceil(MAX_PLANAR_GROUP).max(1);
-    (n.div_ceil(groups), groups)
+/// How the planar kernel cuts each group of `d`'s outputs (all of them, with one group):
+/// outputs a panel (as even as the panels go, at most [`MAX_PLANAR_PANEL`]) and panels a
+/// group.
+pub(crate) fn planar_blocks(d: &Dense) -> (usize, usize) {
+    let m = d.group_outputs();
+    let per = m.div_ceil(MAX_PLANAR_PANEL).max(1);
+    (m.div_ceil(per), per)
 }
 
-/// The weights of `d` for the planar kernel: `[groups][K][group]` (zero past `n`), each
-/// value as `store` rounds it (the kernel reads f32: a 16-bit value exactly, an int8 one as
-/// its integer times its column's scale, the values the other kernels compute with).
+/// The weights of `d` for the planar kernel: `[groups][panels][K][panel]` (zero past each
+/// group's outputs), each value as `store` rounds it (the kernel reads f32: a 16-bit value
+/// exactly, an int8 one as its integer times its column's scale, the values the other
+/// kernels compute with).
 pub(crate) fn planar_weights(d: &Dense, store: Store) -> Vec<f32> {
-    let (nb, groups) = planar_groups(d.n);
     let scales: Vec<f32> = match store {
         Store::I8 => (0..d.k).map(|k| cellc_pack::int8::column_scale(&d.w, d.k, k)).collect(),
         Store::F32 | Store::F16 | Store::Bf16 => vec![],
@@ -187,20 +198,31 @@ pub(crate) fn planar_weights(d: &Dense, store: Store) -> Vec<f32> {
             Store::I8 => f32::from(cellc_pack::int8::quantise(v, scales[k])) * scales[k],
         }
     };
-    let mut out = vec![0.0f32; groups * d.k * nb];
+    let (nb, per) = planar_blocks(d);
+    let mut out = vec![0.0f32; d.groups * per * d.k * nb];
     for (i, o) in out.iter_mut().enumerate() {
-        let (g, k, l) = (i / (d.k * nb), i / nb % d.k, i % nb);
-        let j = g * nb + l;
-        if j < d.n {
+        let (panel, k, l) = (i / (d.k * nb), i / nb % d.k, i % nb);
+        if let Some(j) = planar_output(d, panel, l) {
             *o = stored(j, k);
         }
     }
     out
 }
 
-/// The bias of `d` in the planar kernel's groups (`[groups][group]`, zero past `n`).
+/// The bias of `d` in the planar kernel's panels (`[groups][panels][panel]`, zero past each
+/// group's outputs).
 pub(crate) fn planar_bias(d: &Dense) -> Vec<f32> {
-    let (nb, groups) = planar_groups(d.n);
-    // Output `g·group + l` is value `l` of group `g`.
-    (0..groups * nb).map(|j| if j < d.n { d.bias.as_ref().map_or(0.0, |b| b[j]) } else { 0.0 }).collect()
+    let (nb, per) = planar_blocks(d);
+    (0..d.groups * per * nb)
+        .map(|i| planar_output(d, i / nb, i % nb).and_then(|j| d.bias.as_ref().map(|b| b[j])).unwrap_or(0.0))
+        .collect()
+}
+
+/// The output of `d` that value `l` of panel `panel` (counted over every group's panels)
+/// holds, if any: output `l` of the group's panel, past the group's outputs none.
+fn planar_output(d: &Dense, panel: usize, l: usize) -> Option<usize> {
+    let (nb, per) = planar_blocks(d);
+    let m = d.group_outputs();
+    let within = panel % per * nb + l;
+    (within < m).then_some(panel / per * m + within)
 }

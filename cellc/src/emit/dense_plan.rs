@@ -41,10 +41,10 @@ impl DensePlan {
     pub(crate) fn table_bytes(&self, d: &Dense, lang: crate::options::Language) -> usize {
         use crate::options::Language;
         if self.planar {
-            // Its weights and bias in groups, a PReLU's slopes one per output, in both.
-            let (nb, groups) = crate::emit::dense::planar_groups(d.n);
+            // Its weights and bias in panels, a PReLU's slopes one per output, in both.
+            let (nb, per) = crate::emit::dense::planar_blocks(d);
             let slope = if matches!(d.act, Some(DenseAct::PRelu(_))) { d.n } else { 0 };
-            return (groups * nb * (d.k + 1) + slope) * 4;
+            return (d.groups * per * nb * (d.k + 1) + slope) * 4;
         }
         let t = self.tiling;
         let padded = t.tiles * t.tile;

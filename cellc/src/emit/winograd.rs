@@ -103,6 +103,7 @@ mod tests {
             act: None,
             win: Some(Windows { input: [8, 8], output: [8, 8], kernel, strides, dilations, pads: [1, 1], channels }),
             planar: false,
+            groups: 1,
         }
     }
 

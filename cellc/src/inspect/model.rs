@@ -246,7 +246,11 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored], usize)>) -> 
     }
     if let Some((_, denses, _)) = stored {
         for (d, st) in m.denses.iter().zip(denses) {
-            let _ = writeln!(s, "dense layer {:?}: {} inputs, {} outputs a row", d.name, d.k, d.n);
+            let groups = match d.groups {
+                1 => String::new(),
+                g => format!(", in {g} groups of {} (each over its own channels)", d.group_outputs()),
+            };
+            let _ = writeln!(s, "dense layer {:?}: {} inputs, {} outputs a row{groups}", d.name, d.k, d.n);
             stored_line(&mut s, st);
         }
     }

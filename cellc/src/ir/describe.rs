@@ -84,6 +84,9 @@ impl Model {
             Step::Dense(x) => {
                 let d = &self.denses[x.dense];
                 let mut parts = vec![format!("{} rows, {} to {}", x.rows, d.k, d.n)];
+                if d.groups > 1 {
+                    parts.push(format!("in {} groups", d.groups));
+                }
                 if d.bias.is_some() {
                     parts.push("bias".to_owned());
                 }

@@ -200,7 +200,10 @@ impl std::fmt::Display for Fault {
                 write!(f, "step {k}: the windows of dense layer `{layer}` do not fit its rows")
             }
             Problem::DenseArrays { layer } => {
-                write!(f, "step {k}: dense layer `{layer}` does not hold K·N weights and N biases and slopes")
+                write!(
+                    f,
+                    "step {k}: dense layer `{layer}` does not hold K·N weights and N biases and slopes, its outputs in whole groups (groups only planar)"
+                )
             }
             Problem::PoolWindows => write!(f, "step {k}: a pool's windows do not hold together"),
             Problem::NoHome { kind, operand } => write!(f, "step {k} ({kind}): {:?} does not exist", operand.home),
@@ -276,22 +279,19 @@ impl Model {
                     Some(crate::ir::DenseAct::Unary(_)) | None => None,
                 };
                 let n = Some(dense.n);
+                // Groups only where the planar kernel reads them, each of as many outputs.
+                let grouped =
+                    dense.groups == 1 || (dense.is_planar() && dense.group_outputs() * dense.groups == dense.n);
                 if dense.k.checked_mul(dense.n) != Some(dense.w.len())
                     || dense.bias.as_ref().is_some_and(|b| Some(b.len()) != n)
                     || slopes.is_some_and(|s| Some(s) != n)
+                    || dense.groups == 0
+                    || !grouped
                 {
                     return Err(Problem::DenseArrays { layer: dense.name.clone() });
                 }
                 // Over windows, `x` holds whole entries of the input, one per `positions` rows.
-                let x_reach = match &dense.win {
-                    Some(w) => {
-                        let reach = (w.valid() && w.k() == dense.k && rows.is_multiple_of(w.positions()))
-                            .then(|| (rows / w.positions()).checked_mul(w.input_len()))
-                            .flatten();
-                        reach.ok_or_else(|| Problem::Windows { layer: dense.name.clone() })?
-                    }
-                    None => rows * dense.k,
-                };
+                let x_reach = dense.input_len(*rows).ok_or_else(|| Problem::Windows { layer: dense.name.clone() })?;
                 vec![(*x, x_reach, false), (*dst, rows * dense.n, false)]
             }
             Step::Softmax(Softmax { src, dst, outer, len, stride, .. }) => {
@@ -684,6 +684,7 @@ mod tests {
             act: Some(crate::ir::DenseAct::PRelu(vec![0.25; 2])),
             win: None,
             planar: false,
+            groups: 1,
         };
         let mut m = identity();
         m.outputs[0].shape = vec![Dim::Static(2)];
@@ -699,7 +700,10 @@ mod tests {
         let broken = [
             crate::ir::Dense { act: Some(crate::ir::DenseAct::PRelu(vec![0.25; 3])), ..dense.clone() },
             crate::ir::Dense { bias: Some(vec![0.0; 1]), ..dense.clone() },
-            crate::ir::Dense { w: vec![0.5; 7], ..dense },
+            crate::ir::Dense { w: vec![0.5; 7], ..dense.clone() },
+            // Groups of outputs without the planar kernel's windows.
+            crate::ir::Dense { groups: 2, ..dense.clone() },
+            crate::ir::Dense { groups: 0, ..dense },
         ];
         for d in broken {
             let mut b = m.clone();

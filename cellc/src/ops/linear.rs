@@ -109,23 +109,28 @@ pub(super) fn matmul(ta: bool, tb: bool, ins: &[Option<&Fact>]) -> Result<Vec<Fa
 pub(super) fn dense(
     tb: bool,
     act: Option<DenseAct>,
-    (win, planar): (Option<&crate::vocab::Windows>, bool),
+    (win, planar, groups): (Option<&crate::vocab::Windows>, bool, usize),
     ins: &[Option<&Fact>],
 ) -> Result<Vec<Fact>, OpError> {
     let w = input_shape(ins, 1, "w")?;
     if w.len() != 2 {
         return Err(refuse!("a dense layer's weights are a matrix; got {}", show(w)));
     }
+    if groups != 1 && (win.is_none() || !planar) {
+        return Err(refuse!("a dense layer in groups reads windows laid out channels first"));
+    }
     // Over windows read in place: the product of the windows the data makes.
     let windows = match win {
         Some(win) => {
             let x = input(ins, 0, "x")?;
-            let (shape, value) = super::pad::windows(win, planar, input_shape(ins, 0, "x")?, x.value.as_ref())?;
+            let (shape, value) =
+                super::pad::windows(win, (planar, groups), input_shape(ins, 0, "x")?, x.value.as_ref())?;
             Some(Fact { elem: x.elem, shape: Some(shape), value })
         }
         None => None,
     };
     let mut facts = match &windows {
+        Some(x) if groups > 1 => vec![grouped(tb, groups, x, input(ins, 1, "w")?)?],
         Some(x) => matmul(false, tb, &[Some(x), ins.get(1).copied().flatten()])?,
         None => matmul(false, tb, &ins[..2.min(ins.len())])?,
     };
@@ -171,6 +176,33 @@ pub(super) fn dense(
         channels_first(f);
     }
     Ok(facts)
+}
+
+/// The product of windows `x` in groups (`[N, groups, positions, K]`) by `w` (`[n, K]`, or
+/// `[K, n]` without `tb`), each output reading its group's: `[N, positions, n]`.
+fn grouped(tb: bool, groups: usize, x: &Fact, w: &Fact) -> Result<Fact, OpError> {
+    let (Some([e, _, p, k]), Some(ws)) = (x.shape.as_deref(), w.shape.as_deref()) else {
+        return Err(refuse!("grouped windows of another shape"));
+    };
+    let (n, wk) = if tb { (ws[0], ws[1]) } else { (ws[1], ws[0]) };
+    let m = n.size().map(|n| n as usize / groups);
+    if wk != *k || m.is_none_or(|m| m == 0 || m * groups != n.size().unwrap_or(0) as usize) {
+        return Err(refuse!("{} outputs over windows of {k} values in {groups} groups; weights {}", n, show(ws)));
+    }
+    let value = (|| {
+        let (xv, wv) = (x.value.as_ref()?.floats()?, w.value.as_ref()?.floats()?);
+        let (m, k, p, n) = (m?, k.size()? as usize, p.size()? as usize, n.size()? as usize);
+        let at = |j: usize, q: usize| if tb { wv[j * k + q] } else { wv[q * n + j] };
+        let entries = xv.len() / (groups * p * k).max(1);
+        let mut out = vec![0.0; entries * p * n];
+        for (i, o) in out.iter_mut().enumerate() {
+            let (e, q, j) = (i / (p * n), i / n % p, i % n);
+            let row = &xv[((e * groups + j / m) * p + q) * k..][..k];
+            *o = row.iter().enumerate().map(|(c, v)| v * at(j, c)).sum();
+        }
+        Some(Data::Float(out))
+    })();
+    Ok(Fact { elem: x.elem, shape: Some(vec![*e, *p, n]), value })
 }
 
 /// A dense layer's outputs `[N, positions, n]` laid out channels first, `[N, n, positions]`

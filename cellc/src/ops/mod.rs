@@ -154,6 +154,10 @@ pub enum Op {
         /// With `win`: `x` is laid out channels first (`[N, C, spatial…]`) and the outputs
         /// are too (`[N, n, positions]`), what the planar kernel reads and writes.
         planar: bool,
+        /// With `planar`: `x`'s channels are this many groups of the windows' channels, the
+        /// `n` outputs as many groups of `n / groups`, each reading its own group's
+        /// windows (`w` is `[n, K]`, `K` one group's window). 1 otherwise.
+        groups: usize,
     },
     /// (data `[N, C, spatial…]`, weights) → a convolution (grouped or transposed as its
     /// attributes say), `[N, C_out, spatial…]`.
@@ -475,7 +479,9 @@ pub fn infer(op: &Op, ins: &[Option<&Fact>], outputs: usize) -> Result<Vec<Fact>
         Op::Select => elementwise::infer(Elementwise::Select, ins)?,
         Op::Chain(c) => chain::infer(c, ins)?,
         Op::MatMul { ta, tb } => linear::matmul(*ta, *tb, ins)?,
-        Op::Dense { tb, act, win, planar } => linear::dense(*tb, *act, (win.as_deref(), *planar), ins)?,
+        Op::Dense { tb, act, win, planar, groups } => {
+            linear::dense(*tb, *act, (win.as_deref(), *planar, *groups), ins)?
+        }
         Op::Softmax { axis, log } => reduce::infer(Along::Softmax { axis: *axis, log: *log }, ins)?,
         Op::Reduce { kind, keep_dims } => reduce::infer(Along::Reduce { kind: *kind, keep_dims: *keep_dims }, ins)?,
         Op::Conv(a) => conv::infer(a, ins)?,

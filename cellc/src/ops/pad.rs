@@ -195,7 +195,7 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
             Ok(vec![Fact { elem: data.elem, shape: Some(out), value }])
         }
         Gathering::Windows(w) => {
-            let (shape, value) = windows(w, false, xs, data.value.as_ref())?;
+            let (shape, value) = windows(w, (false, 1), xs, data.value.as_ref())?;
             Ok(vec![Fact { elem: data.elem, shape: Some(shape), value }])
         }
         Gathering::Pick(p) => {
@@ -223,23 +223,36 @@ pub(super) fn infer(op: Gathering<'_>, ins: &[Option<&Fact>]) -> Result<Vec<Fact
 
 /// The shape of the windows `w` over data of shape `xs` (`[N, spatial…, C]`, or
 /// `[N, C, spatial…]` when `planar`, its entries of [`crate::vocab::Windows::input_len`]
-/// values): `[N, positions, taps·C]`; and their values when the data's are known.
+/// values): `[N, positions, taps·C]`; and their values when the data's are known. With
+/// `groups` (planar only) the data's channels are that many groups of `C`, and the windows
+/// over each group's `[N, groups, positions, taps·C]`.
 pub(super) fn windows(
     w: &crate::vocab::Windows,
-    planar: bool,
+    (planar, groups): (bool, usize),
     xs: &[Sym],
     data: Option<&Data>,
 ) -> Result<(Vec<Sym>, Option<Data>), OpError> {
     let per = xs.get(1..).and_then(crate::vocab::known_len);
     let channels = if planar { xs.get(1) } else { xs.last() };
-    if !w.valid() || per != Some(w.input_len()) || channels.and_then(|d| d.value()) != Some(w.channels as i64) {
+    let whole = w.input_len().checked_mul(groups);
+    let all = w.channels.checked_mul(groups).and_then(|c| i64::try_from(c).ok());
+    if !w.valid()
+        || groups == 0
+        || (groups > 1 && !planar)
+        || whole.is_none()
+        || per != whole
+        || channels.and_then(|d| d.value()) != all
+    {
         return Err(refuse!(
-            "windows over entries of {} values, {} channels each; the data is {xs:?}",
+            "windows over entries of {groups} group(s) of {} values, {} channels each; the data is {xs:?}",
             w.input_len(),
             w.channels
         ));
     }
-    let shape = vec![xs[0], Sym::known(w.positions() as i64), Sym::known(w.k() as i64)];
+    let mut shape = vec![xs[0], Sym::known(w.positions() as i64), Sym::known(w.k() as i64)];
+    if groups > 1 {
+        shape.insert(1, Sym::known(groups as i64));
+    }
     let value = (|| {
         let v = data?.floats()?;
         let (entries, k, c) = (v.len() / w.input_len(), w.k(), w.channels);
@@ -247,11 +260,12 @@ pub(super) fn windows(
         let len = crate::limits::product([entries as u64, w.positions() as u64, k as u64])
             .filter(|&n| n <= crate::limits::MAX_TENSOR_ELEMENTS)?;
         let mut out = vec![0.0; len as usize];
+        // Each group of each entry in turn: its own entry of `input_len` values.
         for (e, o) in out.chunks_exact_mut(w.positions() * k).enumerate() {
+            let entry = &v[e * w.input_len()..][..w.input_len()];
             for (p, row) in o.chunks_exact_mut(k).enumerate() {
                 for (t, run) in row.chunks_exact_mut(c).enumerate() {
                     let Some(at) = w.source(p, t) else { continue };
-                    let entry = &v[e * w.input_len()..][..w.input_len()];
                     if planar {
                         // Channel `ch` of position `at / c` is `ch · area` on.
                         let area = w.input_len() / c;

@@ -51,18 +51,20 @@ pub(super) fn conv(g: &mut Graph, id: NodeId, a: &ConvAttrs, readers: &[Vec<Node
     };
     let geo = a.geometry(&xs, &ws, out_shape.as_deref()).map_err(|_| Decline::Reported)?;
     let Some(wv) = wv else { return run_time_weights(g, id, &geo, (x, w, y)) };
-    if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? {
-        return Ok(());
-    }
     let ep = Epilogue::find(g, readers, id, y, geo.groups * geo.co);
     let stored = if ep.scale.is_none() { g.tensors[w].stored } else { None };
     let lay = Weights { geo: &geo, w: &wv, scale: ep.scale.as_deref(), stored };
-    let out = match in_place(&geo) {
+    let plan = in_place(&geo);
+    // The planar kernel reads any number of groups in place (a depthwise layer's too); a
+    // depthwise layer it does not take is a sum of shifted copies, other groups each their
+    // own product up to a limit, past it the table.
+    let out = match plan {
         Some(plan) if plan.planar(geo.groups, geo.co, geo.ci, geo.transposed) => {
             plan.lower_planar(g, id, x, &lay, &ep)?
         }
-        Some(plan) => plan.lower(g, id, x, &lay, &ep)?,
-        None => through_table(g, id, &geo, x, &lay, &ep)?,
+        _ if super::depthwise::depthwise(g, id, &geo, &wv, (x, y))? => return Ok(()),
+        Some(plan) if geo.groups <= MAX_GROUPS_IN_PLACE => plan.lower(g, id, x, &lay, &ep)?,
+        _ => through_table(g, id, &geo, x, &lay, &ep)?,
     };
     take_over(g, ep.last, out, &ep.gone)
 }
@@ -144,36 +146,37 @@ impl Weights<'_> {
         self.scale.map_or(v, |s| v * s[grp * self.geo.co + o])
     }
 
-    /// Adds group `grp`'s weights as its windows read them, `[C_out, taps·C_in]` (the taps
-    /// `th × tw` of the kernel, each tap's channels together), as a constant.
+    /// Adds the weights of groups `groups` as their windows read them,
+    /// `[groups · C_out, taps·C_in]` (the taps `th × tw` of the kernel, each tap's channels
+    /// together, group after group), as a constant.
     fn windows(
         &self,
         g: &mut Graph,
         id: NodeId,
         elem: crate::graph::Elem,
-        grp: usize,
+        groups: std::ops::Range<usize>,
         (win, [th, tw]): (&Windows, [&[usize]; 2]),
     ) -> TensorId {
-        let (ci, kw) = (self.geo.ci, self.geo.kernel.last().copied().unwrap_or(1));
-        self.constant(g, id, elem, win.k(), |o, q| {
+        let (ci, co, kw) = (self.geo.ci, self.geo.co, self.geo.kernel.last().copied().unwrap_or(1));
+        let first = groups.start;
+        self.constant(g, id, elem, [groups.len() * co, win.k()], |o, q| {
             let (tap, c) = (q / ci, q % ci);
             let (kh, kwi) = (th[tap / tw.len()], tw[tap % tw.len()]);
-            self.at(grp, o, c, kh * kw + kwi)
+            self.at(first + o / co, o % co, c, kh * kw + kwi)
         })
     }
 
-    /// Adds `[C_out, len]` weights, `value(o, q)` each, as a constant.
+    /// Adds `[rows, len]` weights, `value(o, q)` each, as a constant.
     fn constant(
         &self,
         g: &mut Graph,
         id: NodeId,
         elem: crate::graph::Elem,
-        len: usize,
+        [rows, len]: [usize; 2],
         value: impl Fn(usize, usize) -> f64,
     ) -> TensorId {
-        let co = self.geo.co;
-        let v = (0..co * len).map(|i| value(i / len, i % len)).collect();
-        let t = constant(g, id, elem, &[co, len], Data::Float(v));
+        let v = (0..rows * len).map(|i| value(i / len, i % len)).collect();
+        let t = constant(g, id, elem, &[rows, len], Data::Float(v));
         g.tensors[t].stored = self.stored;
         t
     }
@@ -205,12 +208,25 @@ impl Epilogue {
     /// What follows convolution `id` (output `y`, `c` channels in all).
     fn find(g: &Graph, readers: &[Vec<NodeId>], id: NodeId, y: TensorId, c: usize) -> Self {
         let mut ep = Epilogue { scale: None, bias: None, act: None, last: y, gone: vec![id] };
+        // A batch normalisation right after the convolution, or after its bias (`s·(x + b) +
+        // t` is `s·x + (s·b + t)`), or a bias alone.
         let bias = match batch_norm(g, readers, y, c) {
             Some((node, scale, shift)) => {
                 ep.scale = Some(scale);
                 g.nodes[node].outputs.first().map(|&out| (node, shift, out))
             }
-            None => channel_bias(g, readers, y, c),
+            None => match channel_bias(g, readers, y, c) {
+                Some((add, b, out)) => match batch_norm(g, readers, out, c) {
+                    Some((node, scale, shift)) => {
+                        let shift = b.iter().zip(&scale).zip(&shift).map(|((b, s), t)| s * b + t).collect();
+                        ep.scale = Some(scale);
+                        ep.gone.push(add);
+                        g.nodes[node].outputs.first().map(|&out| (node, shift, out))
+                    }
+                    None => Some((add, b, out)),
+                },
+                None => None,
+            },
         };
         let Some((node, bias, out)) = bias else { return ep };
         (ep.bias, ep.last) = (Some((node, bias)), out);
@@ -307,7 +323,7 @@ struct InPlace {
 /// The in-place reading of a convolution of geometry `geo`, when it has one.
 fn in_place(geo: &ConvGeometry) -> Option<InPlace> {
     let r = geo.input.len();
-    if !(1..=2).contains(&r) || geo.groups > MAX_GROUPS_IN_PLACE {
+    if !(1..=2).contains(&r) {
         return None;
     }
     let axis = |a: usize| Axis {
@@ -395,7 +411,7 @@ impl InPlace {
             for (win, [th, tw]) in &self.wins {
                 let cols = add(g, id, Op::Windows(Box::new(*win)), &[src])?;
                 let elem = g.tensors[src].fact.elem;
-                let wt = lay.windows(g, id, elem, grp, (win, [th, tw]));
+                let wt = lay.windows(g, id, elem, grp..grp + 1, (win, [th, tw]));
                 let prod = add(g, id, Op::MatMul { ta: false, tb: true }, &[cols, wt])?;
                 phases.push(ep.apply(g, prod, grp * co, &[co])?);
             }

@@ -270,6 +270,7 @@ fn apply(g: &mut Graph, id: NodeId, d: Found) {
         act: d.act.map(|(_, a, _)| a),
         win: d.win.as_ref().map(|(_, w, _)| Box::new(*w)),
         planar: false,
+        groups: 1,
     };
     let dense = g.add(op, origin, inputs, 1);
     let t = g.nodes[dense].outputs[0];
@@ -349,7 +350,8 @@ mod tests {
         let s = apply(&mut g, Op::Unary(Unary::Sigmoid), &[z]);
         result(&mut g, s);
         fuse(&mut g);
-        let dense = Op::Dense { tb: false, act: Some(DenseAct::Unary(Unary::Sigmoid)), win: None, planar: false };
+        let dense =
+            Op::Dense { tb: false, act: Some(DenseAct::Unary(Unary::Sigmoid)), win: None, planar: false, groups: 1 };
         assert_eq!(ops(&g).iter().filter(|o| **o == dense).count(), 1, "{:?}", ops(&g));
         assert!(!ops(&g).iter().any(|o| matches!(o, Op::MatMul { .. } | Op::Binary(_) | Op::Unary(_))));
         assert_eq!(dense_inputs(&g), 3);
@@ -369,7 +371,7 @@ mod tests {
         result(&mut g, y);
         result(&mut g, z);
         fuse(&mut g);
-        assert!(ops(&g).contains(&Op::Dense { tb: true, act: None, win: None, planar: false }));
+        assert!(ops(&g).contains(&Op::Dense { tb: true, act: None, win: None, planar: false, groups: 1 }));
         assert!(ops(&g).contains(&Op::Binary(Binary::Add)), "the product is a Result too: its Add stays");
         assert_eq!(dense_inputs(&g), 2);
     }
@@ -387,7 +389,7 @@ mod tests {
             let z = apply(&mut g, Op::Binary(Binary::PRelu), &[y, s]);
             result(&mut g, z);
             fuse(&mut g);
-            let dense = Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None, planar: false };
+            let dense = Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None, planar: false, groups: 1 };
             assert_eq!(ops(&g).iter().filter(|o| **o == dense).count(), 1, "{slope:?}: {:?}", ops(&g));
             assert!(!ops(&g).iter().any(|o| matches!(o, Op::Binary(_))), "{:?}", ops(&g));
             let node = g.nodes.iter().find(|n| !n.dead && n.op == dense).expect("a dense layer");
@@ -406,8 +408,10 @@ mod tests {
         let p = infer(Op::MatMul { ta: false, tb: false }, &[&x, &w]);
         let a = infer(Op::Binary(Binary::Add), &[&p, &b]);
         let want = infer(Op::Binary(Binary::PRelu), &[&a, &s]);
-        let got =
-            infer(Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None, planar: false }, &[&x, &w, &b, &s]);
+        let got = infer(
+            Op::Dense { tb: false, act: Some(DenseAct::PRelu), win: None, planar: false, groups: 1 },
+            &[&x, &w, &b, &s],
+        );
         assert_eq!(got.value, want.value);
         assert!(want.value.as_ref().and_then(Data::floats).is_some_and(|v| v.iter().any(|&v| v < 0.0)));
     }

@@ -402,16 +402,31 @@ fn c_dense_layer_in_vectors() {
     insta::assert_snapshot!(&source[start..end]);
 }
 
-#[test]
-fn c_planar_layer() {
-    // A convolution of 8 outputs over rows of 16 positions (3×2 taps of 4 channels, stride
-    // 2 along the width): each entry copied into the work area, its width split by the
-    // stride's phase; blocks of the 8 outputs × vectors of positions, each weight broadcast.
-    let source = emit_c_model("ov_convolutions");
-    let at = source.find("const int inside = r >= 0").expect("a planar layer");
+/// The C of the layer of `case` whose comment holds `what`, from its comment to the end of
+/// its function.
+fn c_layer(case: &str, what: &str) -> String {
+    let source = emit_c_model(case);
+    let at = source.find(what).expect("the layer");
     let start = source[..at].rfind("/* Dense layer (").expect("its comment");
     let end = at + source[at..].find("\n}\n").expect("its end") + 3;
-    insta::assert_snapshot!(&source[start..end]);
+    source[start..end].to_owned()
+}
+
+#[test]
+fn c_planar_layer() {
+    // A 1×1 convolution of 7 outputs over a row of 17 positions (6 channels): each entry
+    // copied into the work area; blocks of the 7 outputs × vectors of positions, each weight
+    // broadcast.
+    insta::assert_snapshot!(c_layer("ov_convolutions", "6 inputs, 7 outputs) over the windows"));
+}
+
+#[test]
+fn c_planar_grouped_layer() {
+    // A channel multiplier of 2 (3×3, stride 2, over 21 rows of 33 positions): 12 groups of
+    // one channel and two outputs, each group's channel copied (its width split by the
+    // stride's phase) and run in turn; rows of 17 outputs, one vector of positions in each of
+    // a block of rows (the last block's rows past the output not stored).
+    insta::assert_snapshot!(c_layer("onnx_grouped_convolutions", "in 12 groups of 1 channel(s)"));
 }
 
 #[test]

@@ -268,7 +268,8 @@ fn a_large_convolution_reads_its_windows_in_place() {
 #[test]
 fn large_grouped_and_transposed_convolutions_read_their_windows_in_place() {
     // Two groups of 4 channels over 600 × 600 positions × 9 taps (25,920,000 window values,
-    // past the limit of a gather table): each group its own dense layer over windows.
+    // past the limit of a gather table): one planar dense layer over windows in 2 groups (2
+    // outputs each).
     let mut n = Net::default();
     n.parameter(0, &[1, 8, 600, 600]);
     n.constant(1, "f32", &[2, 2, 4, 3, 3], &[0.125; 144]);
@@ -277,9 +278,9 @@ fn large_grouped_and_transposed_convolutions_read_their_windows_in_place() {
     let model = n.compiled();
     let m = model.model();
     assert!(!m.steps.iter().any(|s| matches!(s, cellc::ir::Step::Pick(_))), "{:?}", m.steps);
-    let wins: Vec<_> = m.denses.iter().filter_map(|d| d.win.as_ref()).collect();
-    assert_eq!(wins.len(), 2);
-    assert!(wins.iter().all(|w| (w.positions(), w.k(), w.channels) == (360_000, 36, 4)), "{wins:?}");
+    let [d] = &m.denses[..] else { panic!("one dense layer: {:?}", m.denses) };
+    let w = d.win.as_ref().expect("over windows");
+    assert_eq!((w.positions(), w.k(), w.channels, d.groups, d.n, d.is_planar()), (360_000, 36, 4, 2, 4, true));
     // Transposed, stride 2 both ways, 4 × 4 taps: four phases of 2 × 2 taps each, stride 1,
     // each 301 × 301 positions (the first and last rows and columns cut off afterwards).
     let mut n = Net::default();

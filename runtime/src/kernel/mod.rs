@@ -8,6 +8,45 @@
 //! f32 rows, so the 16-bit forms change the bytes read, not the arithmetic.
 use crate::simd::Isa;
 
+/// Evaluates `$e` with `$isa` bound to the portable level, then to each level this CPU has
+/// (AVX2, AVX-512), `$what` naming it: a kernel's tests check every level they can reach,
+/// not only the best one.
+#[cfg(test)]
+macro_rules! at_every_level {
+    (|$isa:ident, $what:ident| $e:expr) => {{
+        {
+            let ($isa, $what) = (crate::simd::Portable, "portable");
+            $e
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[allow(unsafe_code)]
+        {
+            use crate::simd::{Avx2, Avx512, Level, cpu_level};
+            let level = cpu_level();
+            if level >= Level::Avx2 {
+                // SAFETY: the CPU has every feature `avx2` enables (asked at run time).
+                unsafe {
+                    let ($isa, $what) = (Avx2::new_unchecked(), "AVX2");
+                    crate::simd::avx2(
+                        #[inline(always)]
+                        || $e,
+                    );
+                }
+            }
+            if level >= Level::Avx512 {
+                // SAFETY: as above, for `avx512`.
+                unsafe {
+                    let ($isa, $what) = (Avx512::new_unchecked(), "AVX-512");
+                    crate::simd::avx512(
+                        #[inline(always)]
+                        || $e,
+                    );
+                }
+            }
+        }
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 mod blocked;
 mod dense;

@@ -4,7 +4,9 @@
 //! each weight broadcast to every position of it. What a layer of few outputs or few input
 //! channels needs: the kernels over channels-last windows hold a vector of outputs per
 //! register, and 12 outputs fill three quarters of an AVX-512 one, 3 input channels give
-//! each tap's block of positions three multiply–adds to find its pointers for.
+//! each tap's block of positions three multiply–adds to find its pointers for. A grouped
+//! layer (a depthwise one: one input channel a group) copies and runs one group at a time,
+//! its copy as small as one group's channels.
 //!
 //! Every output sums from its bias over the taps in order, each tap's channels in order,
 //! one multiply–add each (fused where the level has FMA): the order of
@@ -15,14 +17,17 @@ use crate::simd::Isa;
 
 pub use cellc_pack::Planar;
 
-/// For each entry of `x` (its `channels · height · width` values, channels first), each
-/// output `j < n` and output position `p`: `y[j·P + p] = bias(j) + Σₖ window(p)[k]·w(j, k)`,
-/// `P` the positions of an entry, `k` tap by tap and each tap's channels in order. The
-/// weights are `panels[g][k][l]` for output `g·NB + l` (zero past `n`), their bias
-/// `bias[g][l]`. `work` holds [`Planar::work`] values or more. Then `then(j, run)` over
-/// each run of output `j`'s values as soon as they are written (the layer's activation,
-/// while they are in the cache). Writes nothing unless `x` holds whole entries, `y` `n`
-/// values per position of each, the panels cover `n` outputs and `K` is a window's values.
+/// For each entry of `x` (its `groups · channels · height · width` values, channels first),
+/// each group `g`, its outputs `j < n` and output position `p`:
+/// `y[(g·n + j)·P + p] = bias(g, j) + Σₖ window(g, p)[k]·w(g, j, k)`, `P` the positions of
+/// an entry, `window(g, p)` the window over group `g`'s channels, `k` tap by tap and each
+/// tap's channels in order. The weights are `panels[g·B + b][k][l]` for output `b·NB + l`
+/// of group `g` (zero past `n`; `B` panels a group, `panels.len() / groups`), their bias
+/// `bias[g·B + b][l]`. `work` holds [`Planar::work`] values or more (one group's copy).
+/// Then `then(g·n + j, run)` over each run of an output's values as soon as they are written
+/// (the layer's activation, while they are in the cache). Writes nothing unless `x` holds
+/// whole entries, `y` `groups · n` values per position of each, the panels cover `n`
+/// outputs of each group and `K` is a window's values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
@@ -30,7 +35,7 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
     bias: &[[f32; NB]],
     x: &[f32],
     y: &mut [f32],
-    n: usize,
+    (groups, n): (usize, usize),
     geo: &Planar,
     work: &mut [f32],
     isa: I,
@@ -42,47 +47,95 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
     let win = &geo.win;
     let (Some(entry), Some(size)) = (win.entry(), geo.work()) else { return };
     let positions = win.positions();
-    let entries = x.len().checked_div(entry).unwrap_or(0);
+    let per = panels.len().checked_div(groups).unwrap_or(0);
+    let (Some(whole), Some(out), Some(outs)) = (
+        entry.checked_mul(groups),
+        positions.checked_mul(n),
+        positions.checked_mul(n).and_then(|o| o.checked_mul(groups)),
+    ) else {
+        return;
+    };
+    let entries = x.len().checked_div(whole).unwrap_or(0);
     let fits = win.holds::<C>()
         && win.k() == K
         && NB != 0
         && geo.phases == win.strides[1]
         && Planar::of(win) == Some(*geo)
-        && entries * entry == x.len()
-        && entries.checked_mul(positions).and_then(|r| r.checked_mul(n)) == Some(y.len())
+        && entries * whole == x.len()
+        && entries.checked_mul(outs) == Some(y.len())
         && panels.len() == bias.len()
-        && panels.len().saturating_mul(NB) >= n;
+        && per * groups == panels.len()
+        && per.saturating_mul(NB) >= n;
     let Some(work) = work.get_mut(..size) else { return };
     if !fits || positions == 0 || n == 0 {
         return;
     }
-    for (xe, ye) in x.chunks_exact(entry).zip(y.chunks_exact_mut(positions * n)) {
-        fill::<C>(geo, xe, work);
-        let io = Io { panels, bias, work, n, geo };
-        #[cfg(target_arch = "x86_64")]
-        {
-            use super::blocked::{Ymm, Zmm};
-            use super::vector::reg;
-            // Accumulators: `NB · PV` of them, 24 of the 32 registers with AVX-512, 12 of
-            // the 16 with AVX2, besides the loaded positions and a broadcast weight.
-            if let Some(z) = isa.avx512() {
-                match NB {
-                    ..=3 => rows::<reg::Z, C, K, NB, 8, F>(reg::Z(Zmm(z)), &io, ye, then),
-                    4..=6 => rows::<reg::Z, C, K, NB, 4, F>(reg::Z(Zmm(z)), &io, ye, then),
-                    _ => rows::<reg::Z, C, K, NB, 2, F>(reg::Z(Zmm(z)), &io, ye, then),
-                }
-                continue;
-            }
-            if let Some(v) = isa.avx2() {
-                match NB {
-                    ..=3 => rows::<reg::Y, C, K, NB, 4, F>(reg::Y(Ymm(v)), &io, ye, then),
-                    4..=6 => rows::<reg::Y, C, K, NB, 2, F>(reg::Y(Ymm(v)), &io, ye, then),
-                    _ => rows::<reg::Y, C, K, NB, 1, F>(reg::Y(Ymm(v)), &io, ye, then),
-                }
-                continue;
-            }
+    for (xe, ye) in x.chunks_exact(whole).zip(y.chunks_exact_mut(outs)) {
+        for (g, (xg, yg)) in xe.chunks_exact(entry).zip(ye.chunks_exact_mut(out)).enumerate() {
+            fill::<C>(geo, xg, work);
+            let (Some(panels), Some(bias)) = (panels.get(g * per..(g + 1) * per), bias.get(g * per..(g + 1) * per))
+            else {
+                return;
+            };
+            let io = Io { panels, bias, work, n, geo };
+            group::<C, K, NB, I, _>(&io, yg, isa, move |j, run| then(g * n + j, run));
         }
-        rows::<Eight<I>, C, K, NB, 1, F>(Eight(isa), &io, ye, then);
+    }
+}
+
+/// One group's outputs from its copy, in blocks of registers at the level `isa` has.
+#[inline(always)]
+fn group<const C: usize, const K: usize, const NB: usize, I, F>(io: &Io<'_, K, NB>, y: &mut [f32], isa: I, then: F)
+where
+    I: Isa,
+    F: Fn(usize, &mut [f32]) + Copy,
+{
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::blocked::{Ymm, Zmm};
+        use super::vector::reg;
+        // Accumulators: `NB · S` of them, 24 of the 32 registers with AVX-512, 12 of the 16
+        // with AVX2, besides the loaded positions and a broadcast weight.
+        if let Some(z) = isa.avx512() {
+            let b = reg::Z(Zmm(z));
+            match NB {
+                ..=3 => shaped::<_, C, K, NB, 8, F>(b, io, y, then),
+                4..=6 => shaped::<_, C, K, NB, 4, F>(b, io, y, then),
+                _ => shaped::<_, C, K, NB, 2, F>(b, io, y, then),
+            }
+            return;
+        }
+        if let Some(v) = isa.avx2() {
+            let b = reg::Y(Ymm(v));
+            match NB {
+                ..=3 => shaped::<_, C, K, NB, 4, F>(b, io, y, then),
+                4..=6 => shaped::<_, C, K, NB, 2, F>(b, io, y, then),
+                _ => shaped::<_, C, K, NB, 1, F>(b, io, y, then),
+            }
+            return;
+        }
+    }
+    rows::<Eight<I>, C, K, NB, 1, 1, F>(Eight(isa), io, y, then);
+}
+
+/// `S` sums an output: `S` vectors along a row where its rows hold that many, else one
+/// vector in each of `S` rows (a narrow layer's rows, as a depthwise one's: one sum an
+/// output would wait on each multiply–add before the next) — where the layer has half as
+/// many rows or more, the rows past its last computing the last one again.
+#[inline(always)]
+fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const S: usize, F>(
+    b: B,
+    io: &Io<'_, K, NB>,
+    y: &mut [f32],
+    then: F,
+) where
+    F: Fn(usize, &mut [f32]) + Copy,
+{
+    let [oh, ow] = io.geo.win.output;
+    if ow.div_ceil(B::L) >= S || 2 * oh < S {
+        rows::<B, C, K, NB, S, 1, F>(b, io, y, then);
+    } else {
+        rows::<B, C, K, NB, 1, S, F>(b, io, y, then);
     }
 }
 
@@ -108,10 +161,28 @@ fn fill<const C: usize>(geo: &Planar, x: &[f32], work: &mut [f32]) {
                 row[pad..pad + run].copy_from_slice(&src[..run]);
                 row[pad + run..].fill(0.0);
             } else {
+                // Each phase: the zeros before the data, every `stride`-th input column from
+                // its first, the zeros after; with a stride of 2 the columns both phases
+                // share a value of are split in pairs, the loop the compiler vectorises.
                 row.fill(0.0);
-                for (iw, &v) in src.iter().enumerate() {
-                    if let Some(o) = geo.place(iw).and_then(|at| row.get_mut(at)) {
-                        *o = v;
+                let (at, from, pairs) = geo.pairs().unwrap_or((0, 0, 0));
+                if let (Some(src), (even, odd)) = (src.get(from..from + 2 * pairs), row.split_at_mut(geo.len.min(len)))
+                    && let (Some(even), Some(odd)) = (even.get_mut(at..at + pairs), odd.get_mut(at..at + pairs))
+                {
+                    deinterleave(src, even, odd);
+                }
+                for (phase, run) in row.chunks_exact_mut(geo.len).enumerate() {
+                    let (start, from, n) = geo.phase_run(phase);
+                    // The values the pairs did not write: before them and after them.
+                    for js in [start..at.clamp(start, start + n), (at + pairs).max(start)..start + n] {
+                        let (Some(dst), Some(src)) =
+                            (run.get_mut(js.clone()), src.get(from + (js.start - start) * geo.phases..))
+                        else {
+                            continue;
+                        };
+                        for (d, &v) in dst.iter_mut().zip(src.iter().step_by(geo.phases)) {
+                            *d = v;
+                        }
                     }
                 }
             }
@@ -122,8 +193,27 @@ fn fill<const C: usize>(geo: &Planar, x: &[f32], work: &mut [f32]) {
     }
 }
 
-/// What the blocks of one entry read: the weights, their bias, the entry's copy, the
-/// outputs and the geometry.
+/// `src`'s values at even indices to `even`, at odd ones to `odd` (as many pairs as the
+/// shortest holds), in blocks of 16 pairs the compiler turns into shuffles of vectors.
+#[inline(always)]
+fn deinterleave(src: &[f32], even: &mut [f32], odd: &mut [f32]) {
+    let pairs = (src.len() / 2).min(even.len()).min(odd.len());
+    let (Some(src), Some(even), Some(odd)) = (src.get(..2 * pairs), even.get_mut(..pairs), odd.get_mut(..pairs)) else {
+        return;
+    };
+    let ((blocks, rest), (even_blocks, even_rest), (odd_blocks, odd_rest)) =
+        (src.as_chunks::<32>(), even.as_chunks_mut::<16>(), odd.as_chunks_mut::<16>());
+    for ((e, o), p) in even_blocks.iter_mut().zip(odd_blocks).zip(blocks) {
+        *e = core::array::from_fn(|i| p[2 * i]);
+        *o = core::array::from_fn(|i| p[2 * i + 1]);
+    }
+    for ((e, o), p) in even_rest.iter_mut().zip(odd_rest).zip(rest.as_chunks::<2>().0) {
+        (*e, *o) = (p[0], p[1]);
+    }
+}
+
+/// What the blocks of one group read: its weights, their bias, its copy, its outputs and
+/// the geometry.
 struct Io<'a, const K: usize, const NB: usize> {
     panels: &'a [[[f32; NB]; K]],
     bias: &'a [[f32; NB]],
@@ -132,10 +222,11 @@ struct Io<'a, const K: usize, const NB: usize> {
     geo: &'a Planar,
 }
 
-/// Every output row of one entry, group of outputs by group: blocks of `PV` vectors of
+/// Every output row of one group, panel by panel: blocks of `RV` rows (the last block's
+/// rows past the output computing the last row again, not stored) × `PV` vectors of
 /// positions while whole ones fit the row (rounded up to the vector), then single vectors.
 #[inline(always)]
-fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, F>(
+fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
     b: B,
     io: &Io<'_, K, NB>,
     y: &mut [f32],
@@ -150,15 +241,15 @@ fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usi
         if g * NB >= io.n {
             break;
         }
-        for r in 0..oh {
+        for r in (0..oh).step_by(RV) {
             let mut o = 0;
             while o + PV * B::L <= end {
-                let a = block::<B, C, K, NB, PV>(b, w, bias, io, (r, o));
+                let a = block::<B, C, K, NB, PV, RV>(b, w, bias, io, (r, o));
                 put(b, y, io, &a, (g, r, o), then);
                 o += PV * B::L;
             }
             while o < ow {
-                let a = block::<B, C, K, NB, 1>(b, w, bias, io, (r, o));
+                let a = block::<B, C, K, NB, 1, RV>(b, w, bias, io, (r, o));
                 put(b, y, io, &a, (g, r, o), then);
                 o += B::L;
             }
@@ -166,40 +257,48 @@ fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usi
     }
 }
 
-/// The `NB` outputs of group `w` at the `PV · L` positions of output row `r` from column
-/// `o`: from the bias, over every tap and channel.
+/// The `NB` outputs of panel `w` at the `PV · L` positions of output rows `r..r + RV` from
+/// column `o`: from the bias, over every tap and channel.
 #[inline(always)]
-fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize>(
+fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize>(
     b: B,
     w: &[[f32; NB]; K],
     bias: &[f32; NB],
     io: &Io<'_, K, NB>,
     (r, o): (usize, usize),
-) -> [[B::V; PV]; NB] {
+) -> [[[B::V; PV]; RV]; NB] {
     let geo = io.geo;
     let win = &geo.win;
-    let mut a: [[B::V; PV]; NB] = core::array::from_fn(|j| [b.fill(bias[j]); PV]);
+    let mut a: [[[B::V; PV]; RV]; NB] = core::array::from_fn(|j| [[b.fill(bias[j]); PV]; RV]);
     let channel = win.input[0] * geo.row_len();
+    let last = win.output[0].saturating_sub(1);
     let taps = w.as_chunks::<C>().0;
     for kh in 0..win.kernel[0] {
-        // Channel 0's row, and how far the next channel's is; the padding's row of zeros
-        // for every channel.
-        let (row, step) = match geo.input_row(r, kh) {
+        // Channel 0's row for each output row, and how far the next channel's is; the
+        // padding's row of zeros for every channel.
+        let rows: [(usize, usize); RV] = core::array::from_fn(|i| match geo.input_row((r + i).min(last), kh) {
             Some(i) => (geo.row(0, i), channel),
             None => (geo.zeros(), 0),
-        };
+        });
         for kw in 0..win.kernel[1] {
-            let at = row + geo.column(kw) + o;
+            let at = geo.column(kw) + o;
             let Some(tap) = taps.get(kh * win.kernel[1] + kw) else { return a };
             for (c, wc) in tap.iter().enumerate() {
                 // In range: a block ends at the row's last column rounded up to the vector,
                 // which the copy's rows hold (`Planar::len`).
-                let Some(xs) = io.work.get(at + c * step..).and_then(|s| s.get(..PV * B::L)) else { return a };
-                let x: [B::V; PV] = core::array::from_fn(|v| b.load(&xs[v * B::L..]));
+                let mut x = [[b.fill(0.0); PV]; RV];
+                for (x, &(row, step)) in x.iter_mut().zip(&rows) {
+                    let Some(xs) = io.work.get(row + at + c * step..).and_then(|s| s.get(..PV * B::L)) else {
+                        return a;
+                    };
+                    *x = core::array::from_fn(|v| b.load(&xs[v * B::L..]));
+                }
                 for (a, &wj) in a.iter_mut().zip(wc) {
                     let s = b.splat(wj);
-                    for (a, &x) in a.iter_mut().zip(&x) {
-                        *a = b.fma(*a, x, s);
+                    for (a, x) in a.iter_mut().zip(&x) {
+                        for (a, &x) in a.iter_mut().zip(x) {
+                            *a = b.fma(*a, x, s);
+                        }
                     }
                 }
             }
@@ -208,20 +307,20 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
     a
 }
 
-/// A block's outputs (those below `n`, the positions inside the row) to `y`, each run
-/// mapped by `then`.
+/// A block's outputs (those below `n`, the rows and positions inside the output) to `y`,
+/// each run mapped by `then`.
 #[inline(always)]
-fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, F>(
+fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
     b: B,
     y: &mut [f32],
     io: &Io<'_, K, NB>,
-    a: &[[B::V; PV]; NB],
+    a: &[[[B::V; PV]; RV]; NB],
     (g, r, o): (usize, usize, usize),
     then: F,
 ) where
     F: Fn(usize, &mut [f32]) + Copy,
 {
-    let [_, ow] = io.geo.win.output;
+    let [oh, ow] = io.geo.win.output;
     let positions = io.geo.win.positions();
     let count = (PV * B::L).min(ow - o);
     for (l, a) in a.iter().enumerate() {
@@ -229,14 +328,16 @@ fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, F>(
         if j >= io.n {
             return;
         }
-        let start = j * positions + r * ow + o;
-        let Some(run) = y.get_mut(start..start + count) else { return };
-        for (v, &a) in a.iter().enumerate() {
-            if let Some(out) = run.get_mut(v * B::L..) {
-                b.store(out, a);
+        for (i, a) in a.iter().enumerate().take(oh.saturating_sub(r)) {
+            let start = j * positions + (r + i) * ow + o;
+            let Some(run) = y.get_mut(start..start + count) else { return };
+            for (v, &a) in a.iter().enumerate() {
+                if let Some(out) = run.get_mut(v * B::L..) {
+                    b.store(out, a);
+                }
             }
+            then(j, run);
         }
-        then(j, run);
     }
 }
 

@@ -6,7 +6,7 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float};
-use crate::emit::dense::{describe, planar_bias, planar_groups, planar_weights};
+use crate::emit::dense::{describe, planar_bias, planar_blocks, planar_weights};
 use crate::emit::dense_plan::DensePlan;
 use crate::ir::steps::MapFn;
 use crate::ir::{Dense, DenseAct};
@@ -46,12 +46,12 @@ pub(super) fn emit(
     let Some(geo) = Planar::of(w) else { return };
     let upper = prefix.to_ascii_uppercase();
     let (wt, b, slope) = (n.m("_W"), n.m("_B"), n.m("_S"));
-    let (nb, groups) = planar_groups(d.n);
+    let (nb, panels) = planar_blocks(d);
     let decl = |name: &str| format!("{upper}_ALIGNED static const float {name}");
     let texts: Vec<String> = planar_weights(d, plan.store).into_iter().map(float).collect();
-    super::dense::table(tables, &decl(&wt), &texts, &format!("Its weights, in groups of {nb} outputs."));
+    super::dense::table(tables, &decl(&wt), &texts, &format!("Its weights, in panels of {nb} outputs."));
     let texts: Vec<String> = planar_bias(d).into_iter().map(float).collect();
-    super::dense::table(tables, &decl(&b), &texts, "Its bias, in the same groups.");
+    super::dense::table(tables, &decl(&b), &texts, "Its bias, in the same panels.");
     if let Some(DenseAct::PRelu(s)) = &d.act {
         let texts: Vec<String> = s.iter().copied().map(float).collect();
         super::dense::table(tables, &decl(&slope), &texts, "Its PReLU's slopes, one per output.");
@@ -65,7 +65,14 @@ pub(super) fn emit(
     body.line(format!("{upper}_CONTRACT"));
     body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows, float *work)", n.f("_run")));
     body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
-    body.line(format!("const float *const x = xs + e * {};", w.input_len()));
+    let groups = d.groups;
+    if groups == 1 {
+        body.line(format!("const float *const x = xs + e * {};", w.input_len()));
+    } else {
+        // Group by group: its channels copied, then its outputs.
+        body.open(format!("for (size_t gr = 0; gr < {groups}; ++gr)"));
+        body.line(format!("const float *const x = xs + (e * {groups} + gr) * {};", w.input_len()));
+    }
     body.line(format!("float *const y = ys + e * {};", w.positions() * d.n));
     copy(body, &geo);
     let act = |v: &str, helpers: &mut Helpers| match &d.act {
@@ -87,11 +94,14 @@ pub(super) fn emit(
             _ => body.line(format!("#elif {cond}")),
         }
         body.open("");
-        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, sub: *sub, groups, acts: &acts };
+        let layer = Layer { d, geo: &geo, prefix, wt: &wt, b: &b, nb, sub: *sub, per_group: panels, acts: &acts };
         layer.rows(body, *lanes, *per);
         body.close("");
     }
     body.line("#endif");
+    if groups > 1 {
+        body.close("");
+    }
     body.close("");
     body.close("");
     body.line("");
@@ -117,13 +127,32 @@ fn copy(body: &mut Code, geo: &Planar) {
             body.line(format!("__builtin_memset(row + {}, 0, {} * sizeof *row);", pad + run, row - pad - run));
         }
     } else {
-        // Input column `iw` at padded column `q`: phase `q mod stride`, value `q / stride`.
+        // Each phase: every `stride`-th input column from its first (`Planar::phase_run`),
+        // zeros around them.
+        // With a stride of 2 the columns both phases share a value of are split in pairs.
         let s = geo.phases;
         body.line(format!("__builtin_memset(row, 0, {row} * sizeof *row);"));
-        body.open(format!("for (size_t iw = 0; iw < {width}; ++iw)"));
-        body.line(format!("const size_t q = iw + {};", win.pads[1]));
-        body.line(format!("if (q / {s} < {len}) row[q % {s} * {len} + q / {s}] = src[iw];"));
-        body.close("");
+        let (at, first, pairs) = geo.pairs().unwrap_or((0, 0, 0));
+        if pairs > 0 {
+            body.open(format!("for (size_t t = 0; t < {pairs}; ++t)"));
+            body.line(format!("row[{}t] = src[{}2 * t];", plus(at), plus(first)));
+            body.line(format!("row[{}t] = src[{}2 * t];", plus(len + at), plus(first + 1)));
+            body.close("");
+        }
+        for phase in 0..s {
+            let (start, from, n) = geo.phase_run(phase);
+            // The values the pairs did not write: before them and after them.
+            for js in [start..at.clamp(start, start + n), (at + pairs).max(start)..start + n] {
+                if !js.is_empty() {
+                    body.line(format!(
+                        "for (size_t j = 0; j < {}; ++j) row[{}j] = src[{}j * {s}];",
+                        js.len(),
+                        plus(phase * len + js.start),
+                        plus(from + (js.start - start) * s)
+                    ));
+                }
+            }
+        }
     }
     body.close("");
     body.line(format!("__builtin_memset(work + {}, 0, {row} * sizeof *work);", geo.zeros()));
@@ -139,43 +168,51 @@ struct Layer<'a> {
     nb: usize,
     /// Outputs a block takes: `nb`, or a divisor of it.
     sub: usize,
-    groups: usize,
+    /// Panels a group.
+    per_group: usize,
     /// The activation of output `j` at `a[k][i]` and at `s[k][i]`.
     acts: &'a [String; 2],
 }
 
 impl Layer<'_> {
-    /// Every group and output row: blocks of `per` vectors of `lanes` positions while whole
-    /// ones fit the row (rounded up to the vector), then single vectors; without vectors,
+    /// Every panel and output row: blocks of `per` vectors of `lanes` positions while whole
+    /// ones fit the row (rounded up to the vector), then single vectors — or, where a row
+    /// holds fewer than `per` vectors, one vector in each of `per` rows; without vectors,
     /// blocks of 4 positions in arrays.
     fn rows(&self, c: &mut Code, lanes: usize, per: usize) {
         let win = &self.geo.win;
         let [oh, ow] = win.output;
         let step = lanes.max(4);
         let end = ow.next_multiple_of(step);
-        // No block wider than the row.
-        let per = per.min(end / step).max(1);
+        // A narrow layer's sums an output in as many rows (one would wait on each
+        // multiply–add before the next) where it has half as many rows or more; no block
+        // wider than the row.
+        let (per, rv) =
+            if lanes > 0 && end / step < per && 2 * oh >= per { (1, per) } else { (per.min(end / step).max(1), 1) };
         let (nb, sub) = (self.nb, self.sub);
-        c.open(format!("for (size_t g = 0; g < {}; ++g)", self.groups));
-        c.line(format!("const float *restrict wg = {} + g * {};", self.wt, self.d.k * nb));
-        // Outputs `q..q + sub` of the group: its weights `q` on in each row of `nb`.
+        c.open(format!("for (size_t g = 0; g < {}; ++g)", self.per_group));
+        c.line(format!("const float *restrict wg = {} + {} * {};", self.wt, self.panel(), self.d.k * nb));
+        // Outputs `q..q + sub` of the panel: its weights `q` on in each row of `nb`.
         if sub < nb {
             c.open(format!("for (size_t q = 0; q < {nb}; q += {sub})"));
         }
-        c.open(format!("for (size_t oh = 0; oh < {oh}; ++oh)"));
+        c.open(format!(
+            "for (size_t oh = 0; oh < {oh}; {})",
+            if rv == 1 { "++oh".to_owned() } else { format!("oh += {rv}") }
+        ));
         c.line("size_t o = 0;");
         if lanes == 0 {
             c.open(format!("for (; o < {ow}; o += 4)"));
-            self.block(c, 0, 1);
+            self.block(c, 0, (1, 1));
             c.close("");
         } else {
             if per > 1 {
                 c.open(format!("for (; o + {} <= {end}; o += {})", per * lanes, per * lanes));
-                self.block(c, lanes, per);
+                self.block(c, lanes, (per, 1));
                 c.close("");
             }
             c.open(format!("for (; o < {ow}; o += {lanes})"));
-            self.block(c, lanes, 1);
+            self.block(c, lanes, (1, rv));
             c.close("");
         }
         c.close("");
@@ -185,86 +222,137 @@ impl Layer<'_> {
         c.close("");
     }
 
-    /// ` + q`, the first output of a block within its group, where blocks take part of it.
+    /// ` + q`, the first output of a block within its panel, where blocks take part of it.
     fn q(&self) -> &'static str {
         if self.sub < self.nb { " + q" } else { "" }
     }
 
-    /// The `sub` outputs `q..` of group `g` at the `per · lanes` positions of row `oh` from
-    /// `o` (`lanes` 0: 4 positions in arrays).
-    fn block(&self, c: &mut Code, lanes: usize, per: usize) {
+    /// Panel `g` of the group counted over every group's: `g`, or `(gr · panels + g)`.
+    fn panel(&self) -> String {
+        if self.d.groups == 1 { "g".to_owned() } else { format!("({} + g)", mul("gr", self.per_group)) }
+    }
+
+    /// The `sub` outputs `q..` of panel `g` at the `per · lanes` positions of rows
+    /// `oh..oh + rv` from `o` (`lanes` 0: 4 positions in arrays); rows past the output
+    /// compute the last one again and store nothing.
+    fn block(&self, c: &mut Code, lanes: usize, (per, rv): (usize, usize)) {
         let (geo, nb, sub, prefix, q) = (self.geo, self.nb, self.sub, self.prefix, self.q());
         let win = &geo.win;
-        let (ch, [kh, kw]) = (win.channels, win.kernel);
+        let (ch, [kh, kw], [oh, ow]) = (win.channels, win.kernel, win.output);
         let width = if lanes == 0 { 4 } else { per * lanes };
         let ty = format!("{prefix}_v{lanes}");
-        let sums: Vec<(usize, usize)> = (0..sub).flat_map(|j| (0..per).map(move |v| (j, v))).collect();
+        let panel = self.panel();
+        // Sum `t = i·per + v`: vector `v` of row `i`; a row's names end in `i` where rows are
+        // blocked.
+        let slots = per * rv;
+        let at = |i: usize| if rv == 1 { String::new() } else { i.to_string() };
         if lanes == 0 {
             c.line(format!("float s[{sub}][4];"));
             c.line(format!(
-                "for (size_t j = 0; j < {sub}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] = {}[g * {nb}{q} + j];",
+                "for (size_t j = 0; j < {sub}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] = {}[{panel} * {nb}{q} + j];",
                 self.b
             ));
         } else {
-            let init: Vec<String> =
-                sums.iter().map(|(j, v)| format!("s{j}_{v} = ({ty}){{0}} + {}[g * {nb}{q} + {j}]", self.b)).collect();
+            let init: Vec<String> = (0..sub)
+                .flat_map(|j| (0..slots).map(move |t| (j, t)))
+                .map(|(j, t)| format!("s{j}_{t} = ({ty}){{0}} + {}[{panel} * {nb}{q} + {j}]", self.b))
+                .collect();
             c.line(format!("{ty} {};", init.join(", ")));
         }
         c.open(format!("for (size_t kh = 0; kh < {kh}; ++kh)"));
         // Channel 0's row of the copy and how far the next channel's is; the row of zeros
         // in the padding.
-        let r = format!("(ptrdiff_t)({} + {})", mul("oh", win.strides[0]), mul("kh", win.dilations[0]));
-        let r = if win.pads[0] == 0 { r } else { format!("{r} - {}", win.pads[0]) };
-        c.line(format!("const ptrdiff_t r = {r};"));
-        c.line(format!("const int inside = r >= 0 && r < {};", win.input[0]));
-        c.line(format!("const float *const base = work + (inside ? (size_t)r * {} : {});", geo.row_len(), geo.zeros()));
-        c.line(format!("const size_t step = inside ? {} : 0;", win.input[0] * geo.row_len()));
+        for i in 0..rv {
+            let row = if rv == 1 { "oh".to_owned() } else { format!("(oh + {i} < {oh} ? oh + {i} : {})", oh - 1) };
+            let r = format!("(ptrdiff_t)({} + {})", mul(&row, win.strides[0]), mul("kh", win.dilations[0]));
+            let r = if win.pads[0] == 0 { r } else { format!("{r} - {}", win.pads[0]) };
+            let i = at(i);
+            c.line(format!("const ptrdiff_t r{i} = {r};"));
+            c.line(format!("const int inside{i} = r{i} >= 0 && r{i} < {};", win.input[0]));
+            c.line(format!(
+                "const float *const base{i} = work + (inside{i} ? (size_t)r{i} * {} : {});",
+                geo.row_len(),
+                geo.zeros()
+            ));
+            c.line(format!("const size_t step{i} = inside{i} ? {} : 0;", win.input[0] * geo.row_len()));
+        }
         c.open(format!("for (size_t kw = 0; kw < {kw}; ++kw)"));
         let (d, s) = (win.dilations[1], geo.phases);
         // Tap column `kw` reads phase `kw·dilation mod stride` from value `kw·dilation / stride`.
         let column = if s == 1 { mul("kw", d) } else { format!("kw * {d} % {s} * {} + kw * {d} / {s}", geo.len) };
-        c.line(format!("const float *const xk = base + {column} + o;"));
+        for i in (0..rv).map(at) {
+            c.line(format!("const float *const xk{i} = base{i} + {column} + o;"));
+        }
         c.line(format!("const float *restrict wk = wg + ({} + kw) * {};", mul("kh", kw), ch * nb));
         c.open(format!("for (size_t c = 0; c < {ch}; ++c)"));
-        c.line("const float *restrict xc = xk + c * step;");
+        for i in (0..rv).map(at) {
+            c.line(format!("const float *restrict xc{i} = xk{i} + c * step{i};"));
+        }
         c.line(format!("const float *restrict wc = wk + c * {nb}{q};"));
         if lanes == 0 {
             c.line(format!(
                 "for (size_t j = 0; j < {sub}; ++j) for (size_t l = 0; l < 4; ++l) s[j][l] += wc[j] * xc[l];"
             ));
         } else {
-            let xs: Vec<String> = (0..per).map(|v| format!("x{v}")).collect();
+            let xs: Vec<String> = (0..slots).map(|t| format!("x{t}")).collect();
             c.line(format!("{ty} {};", xs.join(", ")));
-            for v in 0..per {
-                c.line(format!("__builtin_memcpy(&x{v}, xc + {}, sizeof x{v});", v * lanes));
+            for t in 0..slots {
+                c.line(format!("__builtin_memcpy(&x{t}, xc{} + {}, sizeof x{t});", at(t / per), t % per * lanes));
             }
             for j in 0..sub {
-                let line: Vec<String> = (0..per).map(|v| format!("s{j}_{v} += x{v} * wc[{j}];")).collect();
+                let line: Vec<String> = (0..slots).map(|t| format!("s{j}_{t} += x{t} * wc[{j}];")).collect();
                 c.line(line.join(" "));
             }
         }
         c.close("");
         c.close("");
         c.close("");
-        // The sums to the outputs (those below `n`, the positions inside the row), mapped.
-        let [_, ow] = win.output;
+        // The sums to the outputs (those below the group's, the rows and positions inside
+        // the output), mapped.
         c.line(format!("const size_t count = {ow} - o < {width} ? {ow} - o : {width};"));
+        for i in 0..rv {
+            if rv > 1 {
+                c.open(format!("if (oh + {i} < {oh})"));
+            }
+            self.store(c, (lanes, per, width), i);
+            if rv > 1 {
+                c.close("");
+            }
+        }
+    }
+
+    /// Row `i` of a block's sums (vectors `i·per..` of `s{j}_`, or the array `s`) to the
+    /// outputs, each mapped by the activation.
+    fn store(&self, c: &mut Code, (lanes, per, width): (usize, usize, usize), i: usize) {
+        let (nb, sub, q) = (self.nb, self.sub, self.q());
+        let win = &self.geo.win;
         // Without vectors the sums are the array `s` already; vectors are stored to `a`.
         if lanes != 0 {
             c.line(format!("float a[{sub}][{width}];"));
             for j in 0..sub {
                 let stores: Vec<String> = (0..per)
-                    .map(|v| format!("__builtin_memcpy(a[{j}] + {}, &s{j}_{v}, sizeof s{j}_{v});", v * lanes))
+                    .map(|v| {
+                        let t = i * per + v;
+                        format!("__builtin_memcpy(a[{j}] + {}, &s{j}_{t}, sizeof s{j}_{t});", v * lanes)
+                    })
                     .collect();
                 c.line(stores.join(" "));
             }
         }
-        c.open(format!("for (size_t k = 0; k < {sub} && g * {nb}{q} + k < {}; ++k)", self.d.n));
-        c.line(format!("const size_t j = g * {nb}{q} + k;"));
-        c.line(format!("float *restrict yj = y + j * {} + {} + o;", win.positions(), mul("oh", ow)));
+        let m = self.d.group_outputs();
+        c.open(format!("for (size_t k = 0; k < {sub} && g * {nb}{q} + k < {m}; ++k)"));
+        let first = if self.d.groups == 1 { String::new() } else { format!("{} + ", mul("gr", m)) };
+        c.line(format!("const size_t j = {first}g * {nb}{q} + k;"));
+        let row = if i == 0 { "oh".to_owned() } else { format!("(oh + {i})") };
+        c.line(format!("float *restrict yj = y + j * {} + {} + o;", win.positions(), mul(&row, win.output[1])));
         c.line(format!("for (size_t i = 0; i < count; ++i) yj[i] = {};", self.acts[usize::from(lanes == 0)]));
         c.close("");
     }
+}
+
+/// `k + ` as the start of a C sum, nothing for 0.
+fn plus(k: usize) -> String {
+    if k == 0 { String::new() } else { format!("{k} + ") }
 }
 
 /// `var · k` as a C expression, without multiplying by 1.

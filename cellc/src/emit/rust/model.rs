@@ -140,11 +140,8 @@ pub(super) fn items(
             Step::Dense(d) => {
                 let dense = &m.denses[d.dense];
                 let n = dense.n;
-                // Over windows, `x` holds whole entries of the input.
-                let x_len = match &dense.win {
-                    Some(w) => d.rows / w.positions() * w.input_len(),
-                    None => d.rows * dense.k,
-                };
+                // Over windows, `x` holds whole entries of the input (the plan's check held).
+                let x_len = dense.input_len(d.rows).unwrap_or(0);
                 let x = fields.slice(&d.x, 0, x_len, false);
                 let y = fields.slice(&d.dst, 0, d.rows * n, true);
                 let ty = ident(&denses[d.dense].0);

@@ -4,7 +4,7 @@
 use super::ctx::entry;
 use super::lit::{Table, table, windows_value};
 use super::names::{field_name, ident};
-use crate::emit::dense::{describe, planar_bias, planar_groups, planar_weights};
+use crate::emit::dense::{describe, planar_bias, planar_blocks, planar_weights};
 use crate::emit::dense_plan::DensePlan;
 use crate::emit::plan::Packed;
 use crate::ir::steps::MapFn;
@@ -25,21 +25,21 @@ pub(super) fn item(
 ) -> TokenStream {
     let prefix = field_name(ty).to_ascii_uppercase();
     let (w_name, b_name) = (ident(&format!("{prefix}_W")), ident(&format!("{prefix}_B")));
-    let (nb, groups) = planar_groups(d.n);
-    let (k, n, c) = (d.k, d.n, w.channels);
-    let what = format!("Weights of `{ty}`, in groups of {nb} outputs for the planar kernel.");
+    let (nb, per) = planar_blocks(d);
+    let (k, c, groups, m) = (d.k, w.channels, d.groups, d.group_outputs());
+    let what = format!("Weights of `{ty}`, in panels of {nb} outputs for the planar kernel.");
     tables.push(table(&w_name.to_string(), &what, Packed::F32(planar_weights(d, plan.store))));
-    tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its groups."), Packed::F32(planar_bias(d))));
+    tables.push(table(&b_name.to_string(), &format!("Bias of `{ty}`, in its panels."), Packed::F32(planar_bias(d))));
     let then = then(d, &prefix, ty, tables);
     let geo = cellc_pack::Planar::of(w);
     let work = geo.and_then(|p| p.work()).unwrap_or(0);
     let (phases, len) = geo.map_or((1, 0), |p| (p.phases, p.len));
     let windows = windows_value(w);
     let doc = format!(
-        " {} Run by the planar kernel: its input and outputs laid out channels first, a vector of positions along a row per load, the outputs in {groups} group(s) of {nb}.",
+        " {} Run by the planar kernel: its input and outputs laid out channels first, a vector of positions along a row per load, each group's outputs in {per} panel(s) of {nb}.",
         describe(d, plan.tiling, plan.store)
     );
-    let sizes = super::dense::sizes("first", w.input_len(), n, Some(work));
+    let sizes = super::dense::sizes("first", w.input_len() * groups, d.n, Some(work));
     let body = entry(simd, |_| quote! { Self::run_at(isa, x, y, work) });
     let ty = ident(ty);
     quote! {
@@ -63,7 +63,7 @@ pub(super) fn item(
                 let panels = #w_name.0.as_chunks::<#nb>().0.as_chunks::<#k>().0;
                 let bias = #b_name.0.as_chunks::<#nb>().0;
                 ::cellc_runtime::__private::kernel::dense_planar_then::<#c, #k, #nb, I, _>(
-                    panels, bias, x, y, #n, &Self::GEOMETRY, work, isa, #then,
+                    panels, bias, x, y, (#groups, #m), &Self::GEOMETRY, work, isa, #then,
                 );
             }
         }

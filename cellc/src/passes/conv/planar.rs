@@ -5,6 +5,8 @@
 //! channels-last windows run far from the peak: few outputs (a vector of outputs per
 //! register leaves lanes empty) or few input channels (each tap's block finds its pointers
 //! for a handful of multiply–adds), over rows of positions long enough to fill vectors.
+//! A grouped layer's shape is a group's (a depthwise one: one channel and one output a
+//! group), the kernel copying and running one group at a time.
 use super::{Act, Epilogue, InPlace, Weights};
 use crate::graph::{Data, Graph, NodeId, Sym, TensorId};
 use crate::ops::{DenseAct, Op};
@@ -27,17 +29,22 @@ const FEW_OUTPUTS: usize = 16;
 /// channels last.
 const FEW_OUTPUTS_2D: usize = 32;
 
+/// The fewest output positions along a row of a grouped layer: the other ways to run one
+/// (a product a group, a depthwise layer's shifted copies) cost more than a vector's empty
+/// lanes.
+const MIN_ROW_GROUPED: usize = 4;
+
 /// Input channels under which a layer is planar whatever its outputs.
 const FEW_CHANNELS: usize = 4;
 
 impl InPlace {
-    /// Whether the convolution is read by the planar kernel: one group, not transposed,
-    /// rows of enough positions, and few outputs or few input channels (see the module).
+    /// Whether the convolution is read by the planar kernel: not transposed, rows of
+    /// enough positions, and few outputs or few input channels a group (`co`, `ci` of each
+    /// of `groups`; see the module).
     pub(super) fn planar(&self, groups: usize, co: usize, ci: usize, transposed: bool) -> bool {
         let [(win, _)] = &self.wins[..] else { return false };
-        groups == 1
-            && !transposed
-            && win.output[1] >= MIN_ROW
+        !transposed
+            && win.output[1] >= if groups == 1 { MIN_ROW } else { MIN_ROW_GROUPED }
             && (co <= FEW_OUTPUTS
                 || ci < FEW_CHANNELS
                 || (co <= FEW_OUTPUTS_2D && win.input[0] > 1 && win.strides == [1, 1]))
@@ -57,9 +64,9 @@ impl InPlace {
         let [(win, [th, tw])] = &self.wins[..] else {
             return Err(Decline::Internal("a planar layer of phases".into()));
         };
-        let co = geo.co;
+        let (co, groups) = (geo.co * geo.groups, geo.groups);
         let elem = g.tensors[x].fact.elem;
-        let wt = lay.windows(g, id, elem, 0, (win, [th, tw]));
+        let wt = lay.windows(g, id, elem, 0..groups, (win, [th, tw]));
         let mut inputs = vec![x, wt];
         let mut act = None;
         if let Some((node, bias)) = &ep.bias {
@@ -73,7 +80,7 @@ impl InPlace {
                 None => {}
             }
         }
-        let op = Op::Dense { tb: true, act, win: Some(Box::new(*win)), planar: true };
+        let op = Op::Dense { tb: true, act, win: Some(Box::new(*win)), planar: true, groups };
         let out = add(g, id, op, &inputs)?;
         if geo.output.len() < 2 {
             return Ok(out);

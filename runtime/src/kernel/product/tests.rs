@@ -1,5 +1,5 @@
 use super::*;
-use crate::simd::{Level, Portable, cpu_level};
+use crate::simd::Portable;
 use std::{format, vec, vec::Vec};
 
 /// The product from the definition: each output from zero over `k` in order, as `isa`
@@ -32,34 +32,8 @@ fn check_at<I: Isa>(p: &Product, isa: I, what: &str) {
 }
 
 /// At the portable level and at every level this CPU has.
-#[allow(unsafe_code)]
 fn check(p: Product) {
-    check_at(&p, Portable, "portable");
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::simd::{Avx2, Avx512};
-        let level = cpu_level();
-        if level >= Level::Avx2 {
-            // SAFETY: the CPU has every feature `avx2` enables (asked at run time).
-            unsafe {
-                let isa = Avx2::new_unchecked();
-                crate::simd::avx2(
-                    #[inline(always)]
-                    || check_at(&p, isa, "AVX2"),
-                );
-            }
-        }
-        if level >= Level::Avx512 {
-            // SAFETY: as above, for `avx512`.
-            unsafe {
-                let isa = Avx512::new_unchecked();
-                crate::simd::avx512(
-                    #[inline(always)]
-                    || check_at(&p, isa, "AVX-512"),
-                );
-            }
-        }
-    }
+    at_every_level!(|isa, what| check_at(&p, isa, what));
 }
 
 #[test]
