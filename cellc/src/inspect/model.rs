@@ -45,6 +45,9 @@ pub struct Stored {
     pub embedded_bytes: usize,
     /// Bytes held in the generated value for weights given at run time.
     pub runtime_bytes: usize,
+    /// How a dense layer runs (its kernel, as the emitters' plan chose it); `None` for a
+    /// cell.
+    pub kernel: Option<String>,
 }
 
 /// Bytes of one element of a packed array stored as `s` (bf16 lanes come in pairs, a `u32`
@@ -82,6 +85,7 @@ fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
         matrices: store.name().to_owned(),
         embedded_bytes: embedded,
         runtime_bytes: runtime,
+        kernel: None,
     })
 }
 
@@ -89,11 +93,21 @@ fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
 /// plan: see [`crate::emit::dense_plan::DensePlan`]).
 fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, StoreError> {
     let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)?;
+    let kernel = if plan.winograd {
+        "by F(2×2, 3×3) (Winograd's minimal filtering)"
+    } else if plan.planar {
+        "by the planar kernel (channels first)"
+    } else if d.win.is_some() {
+        "by the direct sum over windows read in place (channels last)"
+    } else {
+        "by the packed product"
+    };
     Ok(Stored {
         layer: d.name.clone(),
         matrices: plan.store.name().to_owned(),
         embedded_bytes: plan.table_bytes(d, opts.language),
         runtime_bytes: 0,
+        kernel: Some(kernel.to_owned()),
     })
 }
 
@@ -251,6 +265,9 @@ fn describe_stored(m: &Model, stored: Option<(&[Stored], &[Stored], usize)>) -> 
                 g => format!(", in {g} groups of {} (each over its own channels)", d.group_outputs()),
             };
             let _ = writeln!(s, "dense layer {:?}: {} inputs, {} outputs a row{groups}", d.name, d.k, d.n);
+            if let Some(k) = &st.kernel {
+                let _ = writeln!(s, "  runs {k}");
+            }
             stored_line(&mut s, st);
         }
     }

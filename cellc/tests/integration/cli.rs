@@ -225,6 +225,21 @@ fn inspect_names_a_products_batch() {
 }
 
 #[test]
+fn inspect_names_a_layers_groups_and_kernel() {
+    // Grouped and depthwise convolutions: a layer's groups and the kernel that runs it.
+    let onnx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/onnx_grouped_convolutions/model.onnx");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellc")).arg("inspect").arg(&onnx).output().expect("run cellc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "9 inputs, 24 outputs a row, in 12 groups of 2 (each over its own channels)\n  runs by the planar kernel",
+        "dense layer \"dense2\" (1386 rows, 60 to 6, in 3 groups, bias)",
+    ] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+}
+
+#[test]
 fn weights_flag_names_the_bin() {
     let m = Model::new(|x| x, |_| None);
     let bin = m.dir.path().join("elsewhere.bin");

@@ -456,11 +456,12 @@ fn c_step_holding(case: &str, text: &str) -> String {
 
 #[test]
 fn c_elementwise_chain_reads_per_channel_values_once() {
-    // A depthwise convolution's taps (shifted inputs times a weight per channel, added):
-    // each channel's weights read before the loop along its positions, which GCC then
-    // vectorises (read inside it, as constants it knows, they kept it scalar); the
-    // destination `restrict` where it is the model's own array and no operand is in it.
-    insta::assert_snapshot!(c_step_holding("ov_convolutions", "const float v0 = a0[i1];"));
+    // A depthwise convolution's taps over rows too short for the planar kernel (shifted
+    // inputs times a weight per channel, added): each channel's weights read before the loop
+    // along its positions, which GCC then vectorises (read inside it, as constants it knows,
+    // they kept it scalar); the destination `restrict` where it is the model's own array and
+    // no operand is in it.
+    insta::assert_snapshot!(c_step_holding("onnx_grouped_convolutions", "const float v1 = a1[i0];"));
 }
 
 #[test]
