@@ -115,7 +115,7 @@ where
             return;
         }
     }
-    rows::<Eight<I>, C, K, NB, 1, 1, F>(Eight(isa), io, y, then);
+    shaped::<Eight<I>, C, K, NB, 1, F>(Eight(isa), io, y, then);
 }
 
 /// `S` sums an output: `S` vectors along a row where its rows hold that many, else one
