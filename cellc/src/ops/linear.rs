@@ -193,8 +193,15 @@ fn grouped(tb: bool, groups: usize, x: &Fact, w: &Fact) -> Result<Fact, OpError>
         let (xv, wv) = (x.value.as_ref()?.floats()?, w.value.as_ref()?.floats()?);
         let (m, k, p, n) = (m?, k.size()? as usize, p.size()? as usize, n.size()? as usize);
         let at = |j: usize, q: usize| if tb { wv[j * k + q] } else { wv[q * n + j] };
-        let entries = xv.len() / (groups * p * k).max(1);
-        let mut out = vec![0.0; entries * p * n];
+        // Values past the tensor limit are left unknown rather than computed.
+        let entry = groups.checked_mul(p)?.checked_mul(k)?;
+        let entries = xv.len().checked_div(entry)?;
+        let len = crate::limits::product([entries as u64, p as u64, n as u64])
+            .filter(|&l| l <= crate::limits::MAX_TENSOR_ELEMENTS)?;
+        if entries * entry != xv.len() || n.checked_mul(k) != Some(wv.len()) {
+            return None;
+        }
+        let mut out = vec![0.0; len as usize];
         for (i, o) in out.iter_mut().enumerate() {
             let (e, q, j) = (i / (p * n), i / n % p, i % n);
             let row = &xv[((e * groups + j / m) * p + q) * k..][..k];
@@ -271,5 +278,32 @@ mod tests {
         let q = &infer(&Op::MatMul { ta: false, tb: true }, &[Some(&v), Some(&b)], 1).expect("infers")[0];
         assert_eq!(q.shape, Some(vec![Sym::symbol(0), k(2)]));
         assert!(infer(&Op::MatMul { ta: false, tb: false }, &[Some(&a), Some(&b)], 1).is_err());
+    }
+
+    #[test]
+    fn a_grouped_dense_layer_folds_each_group_over_its_channels() {
+        // Two groups of one channel over a row of 3, taps at columns p − 1 and p (padding of
+        // 1 before), one output a group: by hand, output 0 is 1·x0[p − 1] + 10·x0[p], output 1
+        // 100·x1[p − 1] + 1000·x1[p]; laid out channels first.
+        let k = Sym::known;
+        let win = crate::vocab::Windows {
+            input: [1, 3],
+            output: [1, 3],
+            kernel: [1, 2],
+            strides: [1, 1],
+            dilations: [1, 1],
+            pads: [0, 1],
+            channels: 1,
+        };
+        let x =
+            Fact::constant(Elem::F32, vec![k(1), k(2), k(1), k(3)], Data::Float(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        let w = Fact::constant(Elem::F32, vec![k(2), k(2)], Data::Float(vec![1.0, 10.0, 100.0, 1000.0]));
+        let op = Op::Dense { tb: true, act: None, win: Some(Box::new(win)), planar: true, groups: 2 };
+        let y = &infer(&op, &[Some(&x), Some(&w)], 1).expect("infers")[0];
+        assert_eq!(y.shape, Some(vec![k(1), k(2), k(3)]));
+        assert_eq!(y.value, Some(Data::Float(vec![10.0, 21.0, 32.0, 4000.0, 5400.0, 6500.0])));
+        // Groups without the planar layout are refused.
+        let flat = Op::Dense { tb: true, act: None, win: Some(Box::new(win)), planar: false, groups: 2 };
+        assert!(infer(&flat, &[Some(&x), Some(&w)], 1).is_err());
     }
 }
