@@ -155,3 +155,84 @@ fn a_large_model_struct_says_its_size() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!std::fs::read_to_string(dir.path().join("g.h")).expect("header").contains("scratch alone"));
 }
+
+/// Built for the x86-64 baseline (`-O2` without `-march`), the kernels and the steps of a
+/// model have a copy for each wider processor and the processor picks one; each copy
+/// (`CELLC_DISPATCH_LIMIT` caps which one may run) and the build without copies compute the
+/// same outputs, to the rounding of fused multiply–adds.
+#[test]
+fn each_processors_copy_computes_what_the_baseline_computes() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let main = r#"#include "net.h"
+#include <math.h>
+#include <stdio.h>
+static net_model model;
+static float data[1 << 16];
+static float out[NET_OUTPUT_COUNT][1 << 14];
+int main(void) {
+    const float *ins[NET_INPUT_COUNT];
+    size_t in_lens[NET_INPUT_COUNT], out_lens[NET_OUTPUT_COUNT], k, r, used = 0;
+    float *outs[NET_OUTPUT_COUNT];
+    for (k = 0; k < NET_INPUT_COUNT; ++k) {
+        size_t len = 1;
+        for (r = 0; r < net_inputs[k].rank; ++r) len *= net_inputs[k].shape[r] < 0 ? 1 : (size_t)net_inputs[k].shape[r];
+        for (r = 0; r < len; ++r) data[used + r] = (float)sin(0.37 * (double)(used + r));
+        ins[k] = data + used;
+        in_lens[k] = len;
+        used += len;
+    }
+    for (k = 0; k < NET_OUTPUT_COUNT; ++k) {
+        size_t len = 1;
+        for (r = 0; r < net_outputs[k].rank; ++r) len *= net_outputs[k].shape[r] < 0 ? 1 : (size_t)net_outputs[k].shape[r];
+        outs[k] = out[k];
+        out_lens[k] = len;
+    }
+    if (net_run(&model, ins, in_lens, NET_INPUT_COUNT, outs, out_lens, NET_OUTPUT_COUNT) != NET_OK) return 1;
+    for (k = 0; k < NET_OUTPUT_COUNT; ++k)
+        for (r = 0; r < out_lens[k]; ++r) printf("%.9g\n", out[k][r]);
+    return 0;
+}
+"#;
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // A convolutional model (the planar kernel, the direct sum, steps between) and a
+    // recurrent one (projections and steps of GRU cells).
+    for case in ["onnx_grouped_convolutions/model.onnx", "pt_gru_2_layers/model.onnx"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let model = models.join(case);
+        let out = cellc(dir.path(), &[model.to_str().expect("utf-8"), "--lang", "c", "--name", "net", "-o", "net.c"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::write(dir.path().join("main.c"), main).expect("main");
+        let mut runs: Vec<(&str, Vec<f64>)> = Vec::new();
+        for (name, flag) in [
+            ("the processor's copy", "-DCELLC_UNSET"),
+            ("at most AVX2", "-DCELLC_DISPATCH_LIMIT=8"),
+            ("the baseline copy", "-DCELLC_DISPATCH_LIMIT=4"),
+            ("no copies", "-DCELLC_NO_DISPATCH"),
+        ] {
+            let o = Command::new(&compiler)
+                .args(["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", flag, "net.c", "main.c"])
+                .args(["-lm", "-o", "prog"])
+                .current_dir(dir.path())
+                .output()
+                .expect("run cc");
+            assert!(o.status.success(), "{case}, {name}: {}", String::from_utf8_lossy(&o.stderr));
+            let run = Command::new(dir.path().join("prog")).output().expect("run");
+            assert!(run.status.success(), "{case}, {name}: exit {:?}", run.status.code());
+            let values = String::from_utf8_lossy(&run.stdout).lines().map(|l| l.parse().expect("a float")).collect();
+            runs.push((name, values));
+        }
+        let source = std::fs::read_to_string(dir.path().join("net.c")).expect("source");
+        assert!(source.contains("_v16(") && source.contains("_v8(") && source.contains("_base("), "{case}: no copies");
+        let (first, rest) = runs.split_first().expect("runs");
+        assert!(!first.1.is_empty() && first.1.iter().all(|v| v.is_finite()), "{case}: {:?}", first.1);
+        for (name, values) in rest {
+            assert_eq!(values.len(), first.1.len(), "{case}, {name}");
+            for (a, b) in first.1.iter().zip(values) {
+                assert!((a - b).abs() <= 1e-5 * (1.0 + a.abs()), "{case}, {name}: {b} against {a}");
+            }
+        }
+    }
+}

@@ -371,7 +371,36 @@ fn emit_c_model(case: &str) -> String {
     let path = [dir.join("f32/model.xml"), dir.join("model.xml")].into_iter().find(|p| p.is_file()).expect("an IR");
     let m = cellc::load_ir(&path, None).expect("model loads");
     let opts = Options::default().name(Some("net".into()));
-    cellc::emit::c::emit(&m, &opts, "net.h").expect("model emits").source
+    undispatched(&cellc::emit::c::emit(&m, &opts, "net.h").expect("model emits").source)
+}
+
+/// The C a build without `PREFIX_DISPATCH` compiles: each kernel function once, as it is
+/// written for the target the file is built for (the copies for wider targets, and the
+/// dispatcher among them, left out).
+fn undispatched(source: &str) -> String {
+    // Per open `#if`: whether it is a dispatch block, and whether its lines are kept.
+    let mut frames: Vec<(bool, bool)> = Vec::new();
+    let mut out = String::new();
+    for line in source.lines() {
+        let keep = frames.iter().all(|&(_, k)| k);
+        let dispatch = line.starts_with("#if ") && line.ends_with("_DISPATCH");
+        if line.starts_with("#if") {
+            frames.push((dispatch, !dispatch));
+            if dispatch {
+                continue;
+            }
+        } else if line == "#else" && frames.last().is_some_and(|f| f.0) {
+            frames.last_mut().expect("an open #if").1 = true;
+            continue;
+        } else if line == "#endif" && frames.pop().is_some_and(|f| f.0) {
+            continue;
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// The C of `case` from the first line starting with `head` to the end of the function.
@@ -541,7 +570,7 @@ fn lstm_peepholes_in_both_languages() {
     let m = cellc::load_ir(&path, None).expect("model loads");
     let opts = Options::default().name(Some("net".into()));
     let rust = cellc::emit::rust::emit(&m, &opts).expect("emits Rust");
-    let c = cellc::emit::c::emit(&m, &opts, "net.h").expect("emits C").source;
+    let c = undispatched(&cellc::emit::c::emit(&m, &opts, "net.h").expect("emits C").source);
     let lines: Vec<&str> = [rust.as_str(), c.as_str()]
         .into_iter()
         .flat_map(|s| s.lines().filter(|l| l.contains("peep") || l.contains("PEEP")).map(str::trim))

@@ -200,8 +200,7 @@ impl Kern<'_> {
     fn define_project(&self, c: &mut Code) {
         let (i, w, tiles, sp) = (self.cell.spec.input, self.width, self.tiles(), self.self_param());
         c.comment(&format!("The input projection of one row: x.W^T plus the input-side biases, [{tiles}][{w}]."));
-        c.line(format!("{}_CONTRACT", self.upper));
-        c.function(&format!("static void {}({sp}const float *restrict x, float *restrict p)", self.n.f("_project")));
+        c.kernel(&self.upper, &self.n.f("_project"), &format!("{sp}const float *restrict x, float *restrict p"));
         c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
         self.bind(c, "w", &self.input[0]);
         self.bind(c, "b", &self.input[1]);
@@ -239,11 +238,7 @@ impl Kern<'_> {
             "The projection of {FEED_BLOCK} rows `x` ([{FEED_BLOCK}][{i}]) into `p` ([{FEED_BLOCK}][{nw}]), {how}in \
              blocks of {ROWS} rows x {lb} lanes, so each weight loaded serves {ROWS} rows."
         ));
-        c.line(format!("{}_CONTRACT", self.upper));
-        c.function(&format!(
-            "static void {}({sp}const float *restrict x, float *restrict p)",
-            self.n.f("_project_rows")
-        ));
+        c.kernel(&self.upper, &self.n.f("_project_rows"), &format!("{sp}const float *restrict x, float *restrict p"));
         if let Some((rows, per)) = vectors {
             helpers.vectors = true;
             c.line(format!("#if {}_VECTORS >= {VECTOR}", self.upper));
@@ -476,13 +471,8 @@ impl Kern<'_> {
     /// projection `p` ([tiles][width]) and the previous state.
     pub(super) fn open_step_projected(&self, c: &mut Code, doc: &str) {
         c.comment(doc);
-        c.line(format!("{}_CONTRACT", self.upper));
-        c.function(&format!(
-            "static void {}({}const float *restrict p, {})",
-            self.n.f("_step_projected"),
-            self.self_param(),
-            self.projected_params()
-        ));
+        let params = format!("{}const float *restrict p, {}", self.self_param(), self.projected_params());
+        c.kernel(&self.upper, &self.n.f("_step_projected"), &params);
     }
 }
 

@@ -121,25 +121,32 @@ pub(super) fn emit(
         tap_helper(body, w, &n.f("_tap"));
     }
     body.comment(&describe(d, t, store));
-    if vectors {
-        body.line(format!("{upper}_CONTRACT"));
-    }
     let win = d.win.as_ref();
+    let run = n.f("_run");
+    // A function summing in vectors is a kernel (see `Code::kernel`); one without them a
+    // plain function.
+    let head = |body: &mut Code, params: &str| {
+        if vectors {
+            body.kernel(&upper, &run, params);
+        } else {
+            body.open(format!("static void {run}({params})"));
+        }
+    };
     if win.is_some_and(stacks) {
         // Entries of one line stack into one entry of as many lines, as the runtime's
         // kernel has them: a block of rows may span entries (silero_vad_sequence, whose
         // convolutions run over 8 entries of 1 to 5 positions: its C 152.7 → 133.6 µs a
         // call at `-O3 -march=native`, AMD Zen 4, its Rust 133.0 beside it).
-        body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
+        head(body, "const float *x, float *y, size_t rows");
     } else if let Some(w) = win {
         // A call runs over whole entries of the input, each its windows' positions.
-        body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows)", n.f("_run")));
+        head(body, "const float *xs, float *ys, size_t all_rows");
         body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
         body.line(format!("const float *const x = xs + e * {};", w.input_len()));
         body.line(format!("float *const y = ys + e * {};", w.positions() * outs));
         body.line(format!("const size_t rows = {};", w.positions()));
     } else {
-        body.open(format!("static void {}(const float *x, float *y, size_t rows)", n.f("_run")));
+        head(body, "const float *x, float *y, size_t rows");
     }
     // The rows of a call, where known: those of an entry of windows that do not stack.
     let rows = match win {
@@ -284,10 +291,12 @@ pub(super) fn product(body: &mut Code, name: &str, (k, outs, tile): (usize, usiz
         windows: None,
     };
     let vectors = tile >= VECTOR_MIN;
+    let params = "const float *restrict wt, const float *x, float *y, size_t rows";
     if vectors {
-        body.line(format!("{upper}_CONTRACT"));
+        body.kernel(&upper, name, params);
+    } else {
+        body.open(format!("static void {name}({params})"));
     }
-    body.open(format!("static void {name}(const float *restrict wt, const float *x, float *y, size_t rows)"));
     // No activation: each lane's sum as it is.
     let act: Vec<String> = (0..ROWS).map(|i| format!("a{i}[l]")).collect();
     loops(body, (&block, None), (&upper, vectors), (&act, None));

@@ -81,6 +81,7 @@ impl Helpers {
 
     /// The definitions of the helpers used, each after a comment saying what it computes.
     pub(super) fn definitions(&self, prefix: &str) -> String {
+        let upper = prefix.to_ascii_uppercase();
         let mut out = String::new();
         if self.pack_panels {
             out.push_str(&PACK_PANELS.replace("PREFIX", prefix));
@@ -89,13 +90,13 @@ impl Helpers {
             out.push_str(&PACK_BIAS.replace("PREFIX", prefix));
         }
         if self.f16 {
-            out.push_str(&F16.replace("PREFIX", prefix));
+            out.push_str(&F16.replace("PREFIX", prefix).replace("UPPER", &upper));
         }
         if self.bf16 {
-            out.push_str(&BF16.replace("PREFIX", prefix));
+            out.push_str(&BF16.replace("PREFIX", prefix).replace("UPPER", &upper));
         }
         if self.i8 {
-            out.push_str(&I8.replace("PREFIX", prefix));
+            out.push_str(&I8.replace("PREFIX", prefix).replace("UPPER", &upper));
         }
         if self.product {
             out.push_str(&super::product::definition(prefix));
@@ -107,7 +108,7 @@ impl Helpers {
             c.comment(doc);
             out.push_str(&c.finish());
             let body = body.replace("PREFIX", prefix);
-            out.push_str(&format!("static inline float {prefix}_{name}({params})\n{{\n{body}}}\n\n"));
+            out.push_str(&format!("{upper}_INLINE float {prefix}_{name}({params})\n{{\n{body}}}\n\n"));
         }
         out
     }
@@ -160,7 +161,7 @@ const F16: &str = "\
 /* An IEEE binary16 value (its bits) as a float, exactly: the exponent and mantissa moved to
  * their places in a float and scaled by 2^112 (which also makes subnormals normal), then
  * the sign; infinities and NaNs keep their payload. */
-static inline float PREFIX_f16(uint16_t h)
+UPPER_INLINE float PREFIX_f16(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
     union { uint32_t u; float f; } v;
@@ -181,7 +182,7 @@ const I8: &str = "\
 /* A packed int8 row: its column's scale, a float in its first 4 bytes (little-endian), then
  * its lanes, integers; a product takes the row's input times the scale, then each lane times
  * that. */
-static inline float PREFIX_i8_scale(const int8_t *row)
+UPPER_INLINE float PREFIX_i8_scale(const int8_t *row)
 {
     union { uint32_t u; float f; } v;
     v.u = (uint32_t)(uint8_t)row[0] | (uint32_t)(uint8_t)row[1] << 8 | (uint32_t)(uint8_t)row[2] << 16
@@ -195,14 +196,14 @@ static inline float PREFIX_i8_scale(const int8_t *row)
 const BF16: &str = "\
 /* The two bfloat16 lanes of a packed word as floats: the low half is lane j, the high half
  * lane j + ceil(width / 2); a bfloat16 is the high half of a float's bits. */
-static inline float PREFIX_bf16_lo(uint32_t w)
+UPPER_INLINE float PREFIX_bf16_lo(uint32_t w)
 {
     union { uint32_t u; float f; } v;
     v.u = w << 16;
     return v.f;
 }
 
-static inline float PREFIX_bf16_hi(uint32_t w)
+UPPER_INLINE float PREFIX_bf16_hi(uint32_t w)
 {
     union { uint32_t u; float f; } v;
     v.u = w & 0xffff0000u;

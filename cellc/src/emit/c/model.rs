@@ -302,6 +302,7 @@ impl ModelEmitter<'_> {
         c.line(format!("#ifndef {u}_STEP_DONE"));
         c.line(format!("#define {u}_STEP_DONE(k) ((void)0)"));
         c.line("#endif");
+        self.define_steps(c, helpers);
         c.function(&self.run_signature());
         c.line("size_t batch;");
         c.refuse(u, &format!("n_inputs != {}", self.inputs()), "ERR_INPUT_COUNT");
@@ -318,6 +319,34 @@ impl ModelEmitter<'_> {
         if m.steps.is_empty() {
             c.line("(void)batch;");
         } else {
+            c.line(format!("{p}_steps(model, inputs, outputs, batch);"));
+        }
+        if !m.states.is_empty() {
+            c.line("model->started_ = 1;");
+        }
+        c.line(format!("return {u}_OK;"));
+        c.close("");
+        c.line("");
+    }
+
+    /// `PREFIX_steps`, the steps of a run whose arguments were checked: a kernel function
+    /// (see `Code::kernel`) where the file has vector types, so that a baseline build runs
+    /// its loops at the processor's width too.
+    fn define_steps(&self, c: &mut Code, helpers: &mut Helpers) {
+        let (m, u, p) = (self.m, self.upper, self.prefix);
+        if m.steps.is_empty() {
+            return;
+        }
+        let params = format!("{p}_model *model, const float *const *inputs, float *const *outputs, size_t batch");
+        if helpers.vectors {
+            c.kernel_unfused(u, &format!("{p}_steps"), &params);
+        } else {
+            c.function(&format!("static void {p}_steps({params})"));
+        }
+        c.line("(void)model;");
+        c.line("(void)inputs;");
+        c.line("(void)outputs;");
+        {
             c.open("for (size_t n = 0; n < batch; ++n)");
             for (k, step) in m.steps.iter().enumerate() {
                 c.open("");
@@ -352,10 +381,6 @@ impl ModelEmitter<'_> {
             }
             c.close("");
         }
-        if !m.states.is_empty() {
-            c.line("model->started_ = 1;");
-        }
-        c.line(format!("return {u}_OK;"));
         c.close("");
         c.line("");
     }

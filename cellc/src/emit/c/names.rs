@@ -2,6 +2,7 @@
 //! letters and digits) in `snake_case` behind the file's prefix, so a name can never inject
 //! code, start with an underscore or hold a double one. Every identifier a cell brings is
 //! known up front, so two cells (or a cell and the model's own functions) never collide.
+use super::text::{KERNEL_BASE, KERNEL_COPIES};
 use crate::emit::rust::names::words;
 use std::collections::BTreeSet;
 
@@ -61,6 +62,10 @@ const MODEL_NAMES: &[&str] = &[
     "_bf16_hi",
     "_v4",
     "_v8",
+    "_v16",
+    "_i8_scale",
+    "_product",
+    "_steps",
 ];
 
 /// What follows the upper-case prefix in the model's macros.
@@ -81,8 +86,15 @@ const MODEL_MACROS: &[&str] = &[
     "_FEED_BLOCK",
     "_LANES",
     "_UNLIKELY",
+    "_INLINE",
     "_VECTORS",
+    "_VECTORS_BASE",
     "_CONTRACT",
+    "_DISPATCH",
+    "_AVX512",
+    "_AVX2",
+    "_HAS_AVX512",
+    "_HAS_AVX2",
     "_INPUT_COUNT",
     "_OUTPUT_COUNT",
     "_MAX_RANK",
@@ -170,6 +182,14 @@ const KEYWORDS: &[&str] = &[
     "xor",
 ];
 
+/// A function's name and the names of its copies, should it be a kernel function (see
+/// [`super::text::Code::kernel`]).
+fn with_copies(name: String) -> impl Iterator<Item = String> {
+    let suffixes = KERNEL_COPIES.iter().map(|(s, _, _)| *s).chain([KERNEL_BASE]);
+    let copies: Vec<String> = suffixes.map(|s| format!("{name}{s}")).collect();
+    std::iter::once(name).chain(copies)
+}
+
 /// Whether a cell's word and type name are usable: not a keyword, and no `_t` ending, which
 /// POSIX reserves for the C library's types (`size_t`, `int8_t`, `float_t`, …).
 fn usable(word: &str, base: &str) -> bool {
@@ -230,7 +250,7 @@ impl Names {
     pub(super) fn new(prefix: &str) -> Names {
         let helpers = super::acts::order().map(|n| format!("{prefix}_{n}"));
         let own = MODEL_NAMES.iter().chain(MODEL_MACROS).map(|s| format!("{prefix}{s}"));
-        let used = own.chain(helpers).map(|s| s.to_ascii_lowercase()).collect();
+        let used = own.chain(helpers).flat_map(with_copies).map(|s| s.to_ascii_lowercase()).collect();
         Names { prefix: prefix.to_owned(), used }
     }
 
@@ -251,8 +271,9 @@ impl Names {
         let mut n = 1;
         loop {
             let base = if n == 1 { format!("{}_{word}", self.prefix) } else { format!("{}_{word}{n}", self.prefix) };
-            let all: Vec<String> =
-                CELL_FUNCTIONS.iter().chain(CELL_MACROS).map(|s| format!("{base}{s}").to_ascii_lowercase()).collect();
+            let functions = CELL_FUNCTIONS.iter().flat_map(|s| with_copies(format!("{base}{s}")));
+            let macros = CELL_MACROS.iter().map(|s| format!("{base}{s}"));
+            let all: Vec<String> = functions.chain(macros).map(|s| s.to_ascii_lowercase()).collect();
             let word_n = &base[self.prefix.len() + 1..];
             if usable(word_n, &base) && all.iter().all(|s| !self.used.contains(s)) {
                 self.used.extend(all);
@@ -291,5 +312,10 @@ mod tests {
         let mut n = Names::new("int8");
         assert_eq!(n.cell("t").base, "int8_t2");
         assert_eq!(n.cell("size t").base, "int8_size_t2");
+        // A kernel function's copies are the first cell's: `m_conv_run_v16`.
+        let mut n = Names::new("m");
+        assert_eq!(n.cell("conv").base, "m_conv");
+        assert_eq!(n.cell("conv run v16").base, "m_conv_run_v162");
+        assert_eq!(n.cell("product").base, "m_product2");
     }
 }

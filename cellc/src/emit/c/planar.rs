@@ -62,8 +62,7 @@ pub(super) fn emit(
         "{} Run by the planar kernel: its input and outputs laid out channels first, each entry copied into `work` with its padding, a vector of positions along a row per load.",
         describe(d, plan.tiling, plan.store)
     ));
-    body.line(format!("{upper}_CONTRACT"));
-    body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows, float *work)", n.f("_run")));
+    body.kernel(&upper, &n.f("_run"), "const float *xs, float *ys, size_t all_rows, float *work");
     body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
     let groups = d.groups;
     if groups == 1 {

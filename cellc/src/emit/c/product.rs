@@ -19,10 +19,11 @@ pub(super) fn definition(prefix: &str) -> String {
     c.comment(
         "The product of a (m x k, strides a0 and a1) by b (k x n, rows kb apart) into dst (rows dr apart): each output summed from zero over k in order, blocks of rows x vectors of columns in registers.",
     );
-    c.line(format!("{upper}_CONTRACT"));
-    c.open(format!(
-        "static void {prefix}_product(const float *restrict a, const float *restrict b, float *restrict dst, size_t m, size_t k, size_t n, size_t a0, size_t a1, size_t kb, size_t dr)"
-    ));
+    c.kernel(
+        &upper,
+        &format!("{prefix}_product"),
+        "const float *restrict a, const float *restrict b, float *restrict dst, size_t m, size_t k, size_t n, size_t a0, size_t a1, size_t kb, size_t dr",
+    );
     c.line("size_t j = 0;");
     for (i, (cond, lanes, rows)) in VARIANTS.iter().enumerate() {
         let cond = cond.replace("UPPER", &upper);

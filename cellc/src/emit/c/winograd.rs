@@ -93,7 +93,13 @@ pub(super) fn emit(
     let [dh, dw] = grid.dilations;
     let (tw, count) = (grid.per_row, grid.count);
     let layer = t.tiles * c * tile;
-    body.open(format!("static void {}(const float *xs, float *ys, size_t all_rows, float *work)", n.f("_run")));
+    // The transforms, at the processor's width where the product has copies for it.
+    let params = "const float *xs, float *ys, size_t all_rows, float *work";
+    if tile >= 4 {
+        body.kernel_unfused(&upper, &n.f("_run"), params);
+    } else {
+        body.open(format!("static void {}({params})", n.f("_run")));
+    }
     body.line("float *const v = work;");
     body.line(format!("float *const m = work + {};", 16 * TILES * c));
     body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
