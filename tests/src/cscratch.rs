@@ -217,7 +217,9 @@ pub fn compiler() -> String {
 
 /// Whether the C the suite builds fuses multiply-adds: the compiler, with [`STRICT`] and
 /// `CELLC_SCRATCH_CFLAGS`, defines `__FP_FAST_FMAF` (so `<math.h>` defines `FP_FAST_FMAF`,
-/// which the generated C fuses under). `None` when the compiler cannot be asked.
+/// which the generated C fuses under). `None` when the compiler cannot be asked, or where
+/// the C picks its kernels' copies by the processor (GCC on x86-64 without AVX2: the copies
+/// for AVX2 and AVX-512 fuse, the baseline not).
 pub fn fuses() -> Option<bool> {
     let out = Command::new(compiler())
         .args(STRICT)
@@ -226,7 +228,14 @@ pub fn fuses() -> Option<bool> {
         .stdin(std::process::Stdio::null())
         .output()
         .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).contains("__FP_FAST_FMAF "))
+    let macros = String::from_utf8_lossy(&out.stdout);
+    let has = |m: &str| macros.contains(&format!("#define {m} "));
+    let dispatches = has("__x86_64__")
+        && has("__GNUC__")
+        && !has("__clang__")
+        && !has("__AVX2__")
+        && !extra_flags().iter().any(|f| f == "-DCELLC_NO_DISPATCH" || f == "-DCELLC_PORTABLE");
+    (out.status.success() && !dispatches).then(|| has("__FP_FAST_FMAF"))
 }
 
 /// The extra flags of `CELLC_SCRATCH_CFLAGS`, split at spaces.
