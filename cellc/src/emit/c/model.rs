@@ -329,20 +329,16 @@ impl ModelEmitter<'_> {
         c.line("");
     }
 
-    /// `PREFIX_steps`, the steps of a run whose arguments were checked: a kernel function
-    /// (see `Code::kernel`) where the file has vector types, so that a baseline build runs
-    /// its loops at the processor's width too.
+    /// `PREFIX_steps`, the steps of a run whose arguments were checked. Not a kernel function
+    /// with copies for wider processors (see `Code::kernel`): its gathers' tables are local
+    /// to it, and each copy would hold its own.
     fn define_steps(&self, c: &mut Code, helpers: &mut Helpers) {
         let (m, u, p) = (self.m, self.upper, self.prefix);
         if m.steps.is_empty() {
             return;
         }
         let params = format!("{p}_model *model, const float *const *inputs, float *const *outputs, size_t batch");
-        if helpers.vectors {
-            c.kernel_unfused(u, &format!("{p}_steps"), &params);
-        } else {
-            c.function(&format!("static void {p}_steps({params})"));
-        }
+        c.function(&format!("static void {p}_steps({params})"));
         c.line("(void)model;");
         c.line("(void)inputs;");
         c.line("(void)outputs;");

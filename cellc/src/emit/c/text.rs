@@ -82,7 +82,7 @@ impl Code {
     }
 
     /// As [`Code::kernel`], a function whose products round as written (no fused
-    /// multiply–adds the source does not call for): the model's steps between its kernels.
+    /// multiply–adds the source does not call for): Winograd's transforms.
     pub(super) fn kernel_unfused(&mut self, upper: &str, name: &str, params: &str) {
         self.open_kernel(upper, (name, params), false);
     }
