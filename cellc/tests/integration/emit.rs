@@ -501,10 +501,10 @@ fn c_gathers_mostly_fill_write_the_fill_first() {
     let source = emit_c_model("ov_convolutions");
     let lines: Vec<&str> = source
         .lines()
-        .filter(|l| l.contains("pairs") || (l.contains("dst[e * ") && !l.contains("src")))
+        .filter(|l| l.contains("][2] =") || l.contains("[j][0]") || (l.contains("dst[e * ") && !l.contains("src")))
         .map(str::trim)
         .collect();
-    assert!(lines.iter().any(|l| l.contains("pairs[j]")), "a gather by pairs");
+    assert!(lines.iter().any(|l| l.contains("[j][0]")), "a gather by pairs");
     insta::assert_snapshot!(lines.join("\n"));
 }
 
@@ -540,9 +540,14 @@ fn both_languages_write_each_gather_in_the_plans_form() {
             .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
             .filter(|l| l.contains("].copy_from_slice(&src[") || l.contains("].fill("))
             .count();
-        let c_pairs = count(&c, "static const uint32_t pairs[");
+        // C: the tables at file scope, `static const uint32_t NET_GATHERk[N][2]` (pairs) or
+        // `[N][3]` (runs).
+        let tables = |width: &str| {
+            c.lines().filter(|l| l.starts_with("static const uint32_t NET_GATHER") && l.ends_with(width)).count()
+        };
+        let c_pairs = tables("][2] = {");
         let rust_pairs = count(&rust, "for &[d, s] in ");
-        let c_runs = count(&c, "static const uint32_t runs[");
+        let c_runs = tables("][3] = {");
         let rust_runs = count(&rust, "for &[d, s, len] in ");
         assert_eq!(c_pairs, rust_pairs, "{case}: gathers by pairs");
         assert_eq!(c_runs, rust_runs, "{case}: gathers by tables of runs");

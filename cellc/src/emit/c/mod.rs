@@ -8,6 +8,7 @@
 mod acts;
 mod cell;
 mod dense;
+mod gather;
 mod gru;
 mod helpers;
 mod kern;
@@ -25,7 +26,7 @@ mod winograd;
 use crate::diag::{Diag, Diagnostics, Fix, Message, Setting};
 use crate::emit::plan::{FEED_BLOCK, Plan, Store, attributes, direction_cell, op_name, runtime_params, store};
 use crate::ir::verify::Verified;
-use crate::ir::{Cell, CellKind, Model};
+use crate::ir::{Cell, CellKind, Model, Step};
 use crate::options::{Options, Strategy};
 use helpers::Helpers;
 use kern::Kern;
@@ -148,7 +149,21 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let consts = (0..m.consts.len()).map(|k| e.names.cell(&format!("const{k}")).upper).collect();
     let states =
         (0..m.states.len()).map(|k| e.names.cell(&format!("state{k}")).base[prefix.len() + 1..].to_owned()).collect();
-    let me = model::ModelEmitter { m, cells: &items, prefix: &prefix, upper: &upper, slots, consts, denses, states };
+    let gathers = (m.steps.iter().enumerate())
+        .filter(|(_, s)| matches!(s, Step::Pick(p) if model::ModelEmitter::has_table(p)))
+        .map(|(k, _)| (k, e.names.cell(&format!("gather{k}")).upper))
+        .collect();
+    let me = model::ModelEmitter {
+        m,
+        cells: &items,
+        prefix: &prefix,
+        upper: &upper,
+        slots,
+        consts,
+        denses,
+        states,
+        gathers,
+    };
     me.declare(&mut e.hd);
     me.define(&mut e.body, &mut e.helpers);
     Ok(e.finish(m, header))

@@ -7,6 +7,7 @@ use super::names::CellNames;
 use super::text::{Code, float, mul, quoted, refusal, string};
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
+use std::collections::BTreeMap;
 
 /// A generated cell, as the model refers to it.
 pub(super) struct CellItem {
@@ -32,6 +33,8 @@ pub(super) struct ModelEmitter<'a> {
     pub(super) denses: Vec<(String, Option<usize>)>,
     /// Member names of the variables of a stateful model.
     pub(super) states: Vec<String>,
+    /// The names of the gathers' tables (file-scope arrays), by step.
+    pub(super) gathers: BTreeMap<usize, String>,
 }
 
 /// Floats in one batch row of a tensor: its dimensions but the batch, wherever it is.
@@ -296,6 +299,7 @@ impl ModelEmitter<'_> {
             c.close("");
             c.line("");
         }
+        self.gather_tables(c);
         self.define_set_weights(c);
         c.line("/* Called with its number as each step of a run ends (`cellc inspect` lists the steps);");
         c.line(format!(" * defined as, say, -D'{u}_STEP_DONE(k)=hook(k)', it times them. */"));
@@ -329,16 +333,25 @@ impl ModelEmitter<'_> {
         c.line("");
     }
 
-    /// `PREFIX_steps`, the steps of a run whose arguments were checked. Not a kernel function
-    /// with copies for wider processors (see `Code::kernel`): its gathers' tables are local
-    /// to it, and each copy would hold its own.
+    /// `PREFIX_steps`, the steps of a run whose arguments were checked: a kernel function,
+    /// copied for wider processors (see `Code::kernel`), where some step has loops of its
+    /// own; its gathers' tables are at file scope, shared by the copies.
     fn define_steps(&self, c: &mut Code, helpers: &mut Helpers) {
         let (m, u, p) = (self.m, self.upper, self.prefix);
         if m.steps.is_empty() {
             return;
         }
         let params = format!("{p}_model *model, const float *const *inputs, float *const *outputs, size_t batch");
-        c.function(&format!("static void {p}_steps({params})"));
+        // Steps that only call functions (cells, dense layers) have no loop of their own to
+        // copy: one function calls the copies those pick.
+        let loops = m.steps.iter().any(|s| !matches!(s, Step::Cell(_) | Step::Dense(_) | Step::Init(_)));
+        if loops {
+            // The kernel's macros (`UPPER_DISPATCH`, `UPPER_VECTORS`…) come with the vectors'.
+            helpers.vectors = true;
+            c.kernel(u, &format!("{p}_steps"), &params);
+        } else {
+            c.function(&format!("static void {p}_steps({params})"));
+        }
         c.line("(void)model;");
         c.line("(void)inputs;");
         c.line("(void)outputs;");
@@ -359,7 +372,7 @@ impl ModelEmitter<'_> {
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Reduce(s) => self.reduce_step(c, s),
                     Step::Rows(s) => self.rows_step(c, s),
-                    Step::Pick(s) => self.pick_step(c, s),
+                    Step::Pick(s) => self.pick_step(c, k, s),
                     Step::Pool(s) => self.pool_step(c, s),
                     Step::Take(s) => self.take_step(c, s),
                     Step::TopK(s) => self.top_k_step(c, s),

@@ -1,12 +1,11 @@
 //! The C of the steps around the cells: strided copies, elementwise chains, matrix
-//! products, softmaxes, reductions, row gathers and pools over windows read in place, as
+//! products, softmaxes, reductions, row gathers (gathers by a table: `gather`) and pools over windows read in place, as
 //! loops over indices fixed at compile time (the counterpart of the Rust emitter's
 //! `steps.rs`).
 use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
-use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, MatMul, Pool, Reduce, RowCopy, Softmax, Take, TopK};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use crate::vocab::Pooling;
@@ -199,103 +198,6 @@ impl ModelEmitter<'_> {
         c.line(format!("float *const out = dst + (e * {} + p) * {ch};", w.positions()));
         c.line(format!("for (size_t k = 0; k < {ch}; ++k) out[k] = acc[k];"));
         c.close("");
-        c.close("");
-    }
-
-    /// A gather by a table, in the form the plan gives it ([`GatherForm`]).
-    pub(super) fn pick_step(&self, c: &mut Code, s: &Pick) {
-        match GatherForm::of(&s.table) {
-            GatherForm::InlineRuns(runs) => self.inline_runs(c, s, &runs),
-            GatherForm::Runs(runs) => self.table_of_runs(c, s, &runs),
-            GatherForm::FillThenPairs(pairs) => self.fill_then_pairs(c, s, &pairs),
-            GatherForm::Table => self.table_pick(c, s),
-        }
-    }
-
-    /// Each run a loop of its own known length (GCC makes vector moves of them).
-    fn inline_runs(&self, c: &mut Code, s: &Pick, runs: &[[u32; 3]]) {
-        // A pick of the fill alone (a window wholly in the padding) reads nothing.
-        if runs.iter().any(|r| r[1] != Pick::NONE) {
-            self.bind(c, "src", &s.src, false);
-        }
-        self.bind(c, "dst", &s.dst, true);
-        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-        for &[d, from, len] in runs {
-            let take =
-                if from == Pick::NONE { float(s.fill) } else { format!("src[e * {} + {from} + i]", s.src_stride) };
-            c.line(format!("for (size_t i = 0; i < {len}; ++i) dst[e * {} + {d} + i] = {take};", s.dst_stride));
-        }
-        c.close("");
-    }
-
-    /// The runs from a static table of three values a run.
-    fn table_of_runs(&self, c: &mut Code, s: &Pick, runs: &[[u32; 3]]) {
-        c.open(format!("static const uint32_t runs[{}][3] =", runs.len()));
-        for chunk in runs.chunks(6) {
-            let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
-            c.line(format!("{},", vals.join(", ")));
-        }
-        c.close(";");
-        self.bind(c, "src", &s.src, false);
-        self.bind(c, "dst", &s.dst, true);
-        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-        c.open(format!("for (size_t r = 0; r < {}; ++r)", runs.len()));
-        c.line(format!("float *const out = dst + e * {} + runs[r][0];", s.dst_stride));
-        c.line("const uint32_t from = runs[r][1], len = runs[r][2];");
-        c.line(format!("if (from == UINT32_MAX) {{ for (uint32_t i = 0; i < len; ++i) out[i] = {}; }}", float(s.fill)));
-        c.line(format!(
-            "else {{ const float *const in = src + e * {} + from; for (uint32_t i = 0; i < len; ++i) out[i] = in[i]; }}",
-            s.src_stride
-        ));
-        c.close("");
-        c.close("");
-    }
-
-    /// Mostly fill (a transposed convolution's zeros between the inputs): the fill written
-    /// over the whole entry, then the values taken.
-    fn fill_then_pairs(&self, c: &mut Code, s: &Pick, pairs: &[[u32; 2]]) {
-        let n = s.table.len();
-        if !pairs.is_empty() {
-            c.open(format!("static const uint32_t pairs[{}][2] =", pairs.len()));
-            for chunk in pairs.chunks(8) {
-                let vals: Vec<String> = chunk.iter().map(|[i, v]| format!("{{{i}u, {v}u}}")).collect();
-                c.line(format!("{},", vals.join(", ")));
-            }
-            c.close(";");
-            self.bind(c, "src", &s.src, false);
-        }
-        self.bind(c, "dst", &s.dst, true);
-        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-        c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {};", s.dst_stride, float(s.fill)));
-        if !pairs.is_empty() {
-            c.line(format!(
-                "for (size_t j = 0; j < {}; ++j) dst[e * {} + pairs[j][0]] = src[e * {} + pairs[j][1]];",
-                pairs.len(),
-                s.dst_stride,
-                s.src_stride
-            ));
-        }
-        c.close("");
-    }
-
-    /// A source (or the fill) for each value, from a static table.
-    fn table_pick(&self, c: &mut Code, s: &Pick) {
-        let n = s.table.len();
-        c.open(format!("static const uint32_t table[{n}] ="));
-        for chunk in s.table.chunks(16) {
-            let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();
-            c.line(format!("{},", vals.join(", ")));
-        }
-        c.close(";");
-        self.bind(c, "src", &s.src, false);
-        self.bind(c, "dst", &s.dst, true);
-        let take = if s.fills() {
-            format!("table[i] == UINT32_MAX ? {} : src[e * {} + table[i]]", float(s.fill), s.src_stride)
-        } else {
-            format!("src[e * {} + table[i]]", s.src_stride)
-        };
-        c.open(format!("for (size_t e = 0; e < {}; ++e)", s.entries));
-        c.line(format!("for (size_t i = 0; i < {n}; ++i) dst[e * {} + i] = {take};", s.dst_stride));
         c.close("");
     }
 
