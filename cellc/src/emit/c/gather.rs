@@ -6,64 +6,62 @@ use super::text::{Code, float};
 use crate::emit::runs::GatherForm;
 use crate::ir::steps::Pick;
 
+/// A gather's form, decided once ([`GatherForm::of`] reads the whole table), and the name of
+/// its table at file scope where the form reads one (`name` gives it).
+pub(super) fn form_and_table(s: &Pick, name: impl FnOnce() -> String) -> (GatherForm, Option<String>) {
+    let form = GatherForm::of(&s.table);
+    let reads = match &form {
+        GatherForm::InlineRuns(_) => false,
+        GatherForm::FillThenPairs(pairs) => !pairs.is_empty(),
+        GatherForm::Runs(_) | GatherForm::Table => true,
+    };
+    (form, reads.then(name))
+}
+
+/// `static const uint32_t name[N]` (or `[N][W]`, `W` the width of each item), `per_line`
+/// items a line.
+fn table(c: &mut Code, name: &str, width: &str, items: &[String], per_line: usize) {
+    c.open(format!("static const uint32_t {name}[{}]{width} =", items.len()));
+    for line in items.chunks(per_line) {
+        c.line(format!("{},", line.join(", ")));
+    }
+    c.close(";");
+    c.line("");
+}
+
 impl ModelEmitter<'_> {
-    /// A gather by a table, in the form the plan gives it ([`GatherForm`]); the table of
-    /// step `k`, if its form has one, is `gathers[k]`, at file scope (see
-    /// [`ModelEmitter::gather_tables`]).
-    pub(super) fn pick_step(&self, c: &mut Code, k: usize, s: &Pick) {
-        let form = GatherForm::of(&s.table);
-        let table = || self.gathers.get(&k).map_or("", String::as_str);
+    /// A gather by a table, in its `form`; its table `name`, if the form has one, at file
+    /// scope (see [`ModelEmitter::gather_tables`]).
+    pub(super) fn pick_step(&self, c: &mut Code, s: &Pick, (form, name): &(GatherForm, Option<String>)) {
+        let name = name.as_deref().unwrap_or_default();
         match form {
-            GatherForm::InlineRuns(runs) => self.inline_runs(c, s, &runs),
-            GatherForm::Runs(runs) => self.table_of_runs(c, s, table(), runs.len()),
-            GatherForm::FillThenPairs(pairs) => self.fill_then_pairs(c, s, table(), pairs.len()),
-            GatherForm::Table => self.table_pick(c, s, table()),
+            GatherForm::InlineRuns(runs) => self.inline_runs(c, s, runs),
+            GatherForm::Runs(runs) => self.table_of_runs(c, s, name, runs.len()),
+            GatherForm::FillThenPairs(pairs) => self.fill_then_pairs(c, s, name, pairs.len()),
+            GatherForm::Table => self.table_pick(c, s, name),
         }
     }
 
-    /// Whether a gather's form reads a table (written at file scope, so that the copies of
-    /// `PREFIX_steps` for wider processors share it).
-    pub(super) fn has_table(s: &Pick) -> bool {
-        match GatherForm::of(&s.table) {
-            GatherForm::InlineRuns(_) => false,
-            GatherForm::FillThenPairs(pairs) => !pairs.is_empty(),
-            GatherForm::Runs(_) | GatherForm::Table => true,
-        }
-    }
-
-    /// The tables of the model's gathers, each a `static const` array named as
-    /// `gathers` names it.
+    /// The tables of the model's gathers, each a `static const` array, shared by the copies
+    /// of `PREFIX_steps` for wider processors.
     pub(super) fn gather_tables(&self, c: &mut Code) {
-        for (&k, name) in &self.gathers {
-            let Some(crate::ir::Step::Pick(s)) = self.m.steps.get(k) else { continue };
-            match GatherForm::of(&s.table) {
+        for (&k, (form, name)) in &self.gathers {
+            let (Some(name), Some(crate::ir::Step::Pick(s))) = (name, self.m.steps.get(k)) else { continue };
+            match form {
                 GatherForm::InlineRuns(_) => {}
                 GatherForm::Runs(runs) => {
-                    c.open(format!("static const uint32_t {name}[{}][3] =", runs.len()));
-                    for chunk in runs.chunks(6) {
-                        let vals: Vec<String> = chunk.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
-                        c.line(format!("{},", vals.join(", ")));
-                    }
-                    c.close(";");
+                    let items: Vec<String> = runs.iter().map(|[d, f, l]| format!("{{{d}u, {f}u, {l}u}}")).collect();
+                    table(c, name, "[3]", &items, 6);
                 }
                 GatherForm::FillThenPairs(pairs) => {
-                    c.open(format!("static const uint32_t {name}[{}][2] =", pairs.len()));
-                    for chunk in pairs.chunks(8) {
-                        let vals: Vec<String> = chunk.iter().map(|[i, v]| format!("{{{i}u, {v}u}}")).collect();
-                        c.line(format!("{},", vals.join(", ")));
-                    }
-                    c.close(";");
+                    let items: Vec<String> = pairs.iter().map(|[i, v]| format!("{{{i}u, {v}u}}")).collect();
+                    table(c, name, "[2]", &items, 8);
                 }
                 GatherForm::Table => {
-                    c.open(format!("static const uint32_t {name}[{}] =", s.table.len()));
-                    for chunk in s.table.chunks(16) {
-                        let vals: Vec<String> = chunk.iter().map(|&i| format!("{i}u")).collect();
-                        c.line(format!("{},", vals.join(", ")));
-                    }
-                    c.close(";");
+                    let items: Vec<String> = s.table.iter().map(|&i| format!("{i}u")).collect();
+                    table(c, name, "", &items, 16);
                 }
             }
-            c.line("");
         }
     }
 

@@ -150,8 +150,10 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let states =
         (0..m.states.len()).map(|k| e.names.cell(&format!("state{k}")).base[prefix.len() + 1..].to_owned()).collect();
     let gathers = (m.steps.iter().enumerate())
-        .filter(|(_, s)| matches!(s, Step::Pick(p) if model::ModelEmitter::has_table(p)))
-        .map(|(k, _)| (k, e.names.cell(&format!("gather{k}")).upper))
+        .filter_map(|(k, s)| match s {
+            Step::Pick(p) => Some((k, gather::form_and_table(p, || e.names.cell(&format!("gather{k}")).upper))),
+            _ => None,
+        })
         .collect();
     let me = model::ModelEmitter {
         m,

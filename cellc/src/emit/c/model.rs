@@ -5,6 +5,7 @@
 use super::helpers::Helpers;
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted, refusal, string};
+use crate::emit::runs::GatherForm;
 use crate::ir::steps::CellStep;
 use crate::ir::{Batch, Dim, Home, Lengths, Model, Operand, Step};
 use std::collections::BTreeMap;
@@ -33,8 +34,9 @@ pub(super) struct ModelEmitter<'a> {
     pub(super) denses: Vec<(String, Option<usize>)>,
     /// Member names of the variables of a stateful model.
     pub(super) states: Vec<String>,
-    /// The names of the gathers' tables (file-scope arrays), by step.
-    pub(super) gathers: BTreeMap<usize, String>,
+    /// Each gather's form and the name of its table at file scope, if the form has one, by
+    /// step (see `gather::form_and_table`).
+    pub(super) gathers: BTreeMap<usize, (GatherForm, Option<String>)>,
 }
 
 /// Floats in one batch row of a tensor: its dimensions but the batch, wherever it is.
@@ -372,7 +374,12 @@ impl ModelEmitter<'_> {
                     Step::Softmax(s) => self.softmax_step(c, s, helpers),
                     Step::Reduce(s) => self.reduce_step(c, s),
                     Step::Rows(s) => self.rows_step(c, s),
-                    Step::Pick(s) => self.pick_step(c, k, s),
+                    // Every gather has its entry (`emit` makes one for each `Pick`).
+                    Step::Pick(s) => {
+                        if let Some(g) = self.gathers.get(&k) {
+                            self.pick_step(c, s, g);
+                        }
+                    }
                     Step::Pool(s) => self.pool_step(c, s),
                     Step::Take(s) => self.take_step(c, s),
                     Step::TopK(s) => self.top_k_step(c, s),

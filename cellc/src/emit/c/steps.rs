@@ -1,7 +1,7 @@
 //! The C of the steps around the cells: strided copies, elementwise chains, matrix
-//! products, softmaxes, reductions, row gathers (gathers by a table: `gather`) and pools over windows read in place, as
+//! products, softmaxes, reductions, row gathers and pools over windows read in place, as
 //! loops over indices fixed at compile time (the counterpart of the Rust emitter's
-//! `steps.rs`).
+//! `steps.rs`); gathers by a table are `gather`'s.
 use super::helpers::Helpers;
 use super::model::ModelEmitter;
 use super::text::{Code, float, mul};
