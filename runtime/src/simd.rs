@@ -195,6 +195,12 @@ impl Avx512 {
     pub const unsafe fn new_unchecked() -> Self {
         Avx512(())
     }
+
+    /// The AVX2 token: x86-64-v4 holds every feature of x86-64-v3, so a kernel written in
+    /// 256-bit instructions runs at this level too.
+    pub const fn avx2(self) -> Avx2 {
+        Avx2(())
+    }
 }
 
 /// Exact binary16 to binary32, for CPUs without a conversion instruction.

@@ -459,6 +459,15 @@ fn c_planar_grouped_layer() {
 }
 
 #[test]
+fn c_transpose() {
+    // A layout change between channels first and channels last: the shared transpose
+    // function (tiles of 8 × 8 in bands of 64 source rows, each tile through eight vectors
+    // by three stages of shuffles, the edges value by value) and a step's call of it.
+    insta::assert_snapshot!(c_function("ov_einsums", "static void net_transpose("));
+    insta::assert_snapshot!("c_transpose_call", c_step_holding("ov_einsums", "net_transpose(src"));
+}
+
+#[test]
 fn c_short_sums_written_out() {
     // A product whose run-time `b` is transposed (a Gemm's), 7 terms: the sum written out
     // term by term, in order.

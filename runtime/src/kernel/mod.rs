@@ -54,6 +54,7 @@ mod planar;
 mod pool;
 mod product;
 mod row;
+mod transpose;
 mod vector;
 #[cfg(target_arch = "x86_64")]
 mod wide;
@@ -66,6 +67,7 @@ pub use pool::pool_windows;
 pub use product::{Product, product};
 use row::axpy_by;
 pub use row::{Lanes, Row};
+pub use transpose::transpose;
 pub use windows::{Windows, dense_windows, dense_windows_then};
 pub use winograd::dense_winograd_then;
 

@@ -26,6 +26,8 @@ pub(super) struct Helpers {
     pub(super) fast: bool,
     /// Whether some product of two run-time operands calls the shared product function.
     pub(super) product: bool,
+    /// Whether some copy is a transpose, which calls the shared transpose function.
+    pub(super) transpose: bool,
 }
 
 impl Helpers {
@@ -100,6 +102,9 @@ impl Helpers {
         }
         if self.product {
             out.push_str(&super::product::definition(prefix));
+        }
+        if self.transpose {
+            out.push_str(&super::transpose::definition(prefix));
         }
         for (name, (doc, params, body)) in
             acts::order().filter(|n| self.used.contains(n)).filter_map(|n| Some((n, acts::definition(n)?)))

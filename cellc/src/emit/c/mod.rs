@@ -21,6 +21,7 @@ mod rnn;
 mod seq;
 mod steps;
 mod text;
+mod transpose;
 mod winograd;
 
 use crate::diag::{Diag, Diagnostics, Fix, Message, Setting};

@@ -363,7 +363,7 @@ impl ModelEmitter<'_> {
                 c.open("");
                 match step {
                     Step::Cell(s) => self.cell_step(c, s),
-                    Step::Copy(s) => self.copy_step(c, s),
+                    Step::Copy(s) => self.copy_step(c, s, helpers),
                     Step::Map(s) => self.map_step(c, s, helpers),
                     Step::MatMul(s) => self.matmul_step(c, s, helpers),
                     Step::Dense(s) => {

@@ -65,6 +65,8 @@ const MODEL_NAMES: &[&str] = &[
     "_v16",
     "_i8_scale",
     "_product",
+    "_transpose",
+    "_lanes8",
     "_steps",
 ];
 

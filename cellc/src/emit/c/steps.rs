@@ -137,10 +137,33 @@ impl ModelEmitter<'_> {
         Self::close_nest(c, opened);
     }
 
-    pub(super) fn copy_step(&self, c: &mut Code, s: &Copy) {
+    pub(super) fn copy_step(&self, c: &mut Code, s: &Copy, helpers: &mut Helpers) {
         self.bind(c, "src", &s.src, false);
         self.bind(c, "dst", &s.dst, true);
-        let axes = s.walk();
+        if let Some(t) = s.transposed() {
+            // The shared transpose function, a call per index of the outer axes.
+            helpers.transpose = true;
+            helpers.vectors = true;
+            let counts: Vec<usize> = t.outer.iter().map(|a| a[0]).collect();
+            let opened = Self::open_nest(c, &counts);
+            let at = |k: usize| {
+                let i = index(&t.outer.iter().map(|a| a[k]).collect::<Vec<_>>());
+                if i == "0" { String::new() } else { format!(" + {i}") }
+            };
+            c.line(format!(
+                "{}_transpose(src{}, dst{}, {}, {}, {}, {});",
+                self.prefix,
+                at(1),
+                at(2),
+                t.m,
+                t.n,
+                t.ss,
+                t.ds
+            ));
+            Self::close_nest(c, opened);
+            return;
+        }
+        let axes = &s.axes;
         let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
         let opened = Self::open_nest(c, &counts);
         let si = index(&axes.iter().map(|a| a[1]).collect::<Vec<_>>());

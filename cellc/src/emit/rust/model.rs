@@ -134,7 +134,7 @@ pub(super) fn items(
         .iter()
         .map(|s| match s {
             Step::Cell(c) => cell_step(m, c, &cell_fields, &fields),
-            Step::Copy(c) => copy_step(c, &fields),
+            Step::Copy(c) => copy_step(c, &fields, simd),
             Step::Map(mp) => map_step(mp, &fields),
             Step::MatMul(mm) => super::product::matmul_step(mm, &fields, simd),
             Step::Dense(d) => {

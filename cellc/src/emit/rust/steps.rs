@@ -4,7 +4,7 @@
 use super::fields::Fields;
 use super::lit::{Table, Values, table};
 use crate::emit::runs::GatherForm;
-use crate::ir::steps::{Arg, Copy, Map, MapFn, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK};
+use crate::ir::steps::{Arg, Copy, Map, MapFn, Pick, Pool, Reduce, RowCopy, Softmax, Take, TopK, Transposed};
 use crate::ir::{Home, Operand};
 use crate::ops::{Binary, Compare, ReduceKind, Unary};
 use proc_macro2::{Ident, TokenStream};
@@ -30,9 +30,12 @@ fn span(counts: &[usize], strides: &[usize]) -> usize {
     counts.iter().zip(strides).map(|(c, s)| c.saturating_sub(1) * s).sum::<usize>() + 1
 }
 
-pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
+pub(super) fn copy_step(c: &Copy, f: &Fields, simd: crate::options::Simd) -> TokenStream {
+    if let Some(t) = c.transposed() {
+        return transpose_step(c, &t, f, simd);
+    }
     // Axes of one element (a scalar's) take no loop.
-    let axes: Vec<[usize; 3]> = c.walk().into_iter().filter(|a| a[0] != 1).collect();
+    let axes: Vec<[usize; 3]> = c.axes.iter().copied().filter(|a| a[0] != 1).collect();
     let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
     let ss: Vec<usize> = axes.iter().map(|a| a[1]).collect();
     let ds: Vec<usize> = axes.iter().map(|a| a[2]).collect();
@@ -63,6 +66,41 @@ pub(super) fn copy_step(c: &Copy, f: &Fields) -> TokenStream {
     };
     let loops = nest(&counts[..outer], body);
     quote! { { let src = #src; let dst = #dst; #loops } }
+}
+
+/// A copy that is a transpose, by the runtime's kernel: once for each index of the outer
+/// axes.
+fn transpose_step(c: &Copy, t: &Transposed, f: &Fields, simd: crate::options::Simd) -> TokenStream {
+    let outer: Vec<[usize; 3]> = t.outer.iter().copied().filter(|a| a[0] != 1).collect();
+    let counts: Vec<usize> = outer.iter().map(|a| a[0]).collect();
+    let ss: Vec<usize> = outer.iter().map(|a| a[1]).collect();
+    let ds: Vec<usize> = outer.iter().map(|a| a[2]).collect();
+    let (m, n, rs, rd) = (t.m, t.n, t.ss, t.ds);
+    let sl = span(&counts, &ss) + (m - 1) * rs + n - 1;
+    let dl = span(&counts, &ds) + (n - 1) * rd + m - 1;
+    let src = f.slice(&c.src, 0, sl, false);
+    let dst = f.slice(&c.dst, 0, dl, true);
+    let at = |strides: &[usize]| {
+        if strides.iter().all(|&s| s == 0) {
+            quote! { .. }
+        } else {
+            let i = index(strides);
+            quote! { #i.. }
+        }
+    };
+    let (si, di) = (at(&ss), at(&ds));
+    let one =
+        quote! { ::cellc_runtime::__private::kernel::transpose(&src[#si], &mut dst[#di], (#m, #n), (#rs, #rd), isa) };
+    // One call is the expression itself; calls in loops are the loops'.
+    let call = if counts.is_empty() { one } else { nest(&counts, quote! { #one; }) };
+    let call = super::ctx::entry(simd, |_| call.clone());
+    quote! {
+        {
+            let src = #src;
+            let dst = #dst;
+            #call
+        }
+    }
 }
 
 /// A gather by a table baked in as a static, `name`, pushed onto `tables`: each value of an
