@@ -183,10 +183,12 @@ pub fn affine(x: f32, alpha: f32, beta: f32) -> f32 {
     alpha * x + beta
 }
 
-/// `x` if `x ≥ 0`, else `alpha·x` (ONNX default `alpha = 0.01`).
+/// `x` if `x ≥ 0`, else `alpha·x` (ONNX default `alpha = 0.01`). Computed as `x` times 1 or
+/// `alpha` (exact: `x·1 = x`): a choice between `x` and `alpha·x` mapped in place becomes a
+/// store of the negative values alone, which LLVM vectorises as masked stores, slow on AMD.
 #[inline(always)]
 pub fn leakyrelu(x: f32, alpha: f32) -> f32 {
-    if x >= 0.0 { x } else { alpha * x }
+    x * if x >= 0.0 { 1.0 } else { alpha }
 }
 
 /// `x` if `x > alpha`, else 0 (ONNX default `alpha = 1`; strict, as ONNX's operator and
