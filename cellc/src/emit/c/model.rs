@@ -350,7 +350,9 @@ impl ModelEmitter<'_> {
         if loops {
             // The kernel's macros (`UPPER_DISPATCH`, `UPPER_VECTORS`…) come with the vectors'.
             helpers.vectors = true;
-            c.kernel(u, &format!("{p}_steps"), &params);
+            // Its arithmetic rounds as written, as the Rust's steps do: fused multiply–adds
+            // would move a quantisation's `x / scale + zero point` across a rounding edge.
+            c.kernel_unfused(u, &format!("{p}_steps"), &params);
         } else {
             c.function(&format!("static void {p}_steps({params})"));
         }
