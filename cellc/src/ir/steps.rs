@@ -127,8 +127,8 @@ impl Copy {
     /// strided in the source, another contiguous in the source and strided in the
     /// destination (a layout change between channels first and channels last). Run by a
     /// kernel that reads it in tiles, each cache line used whole: in plain loop order one
-    /// of the two walks a line per value (a 32 × 32,382 transpose, PLCMOS's: 3.6 ms in C at `-O3 -march=native` in loops, 0.4 ms
-    /// in tiles, AMD Zen 3).
+    /// of the two walks a line per value (a 32 × 32,382 transpose, PLCMOS's: 3.6 ms in C
+    /// at `-O3 -march=native` in loops, 0.4 ms in tiles, AMD Zen 3).
     pub fn transposed(&self) -> Option<Transposed> {
         let i = self.axes.iter().position(|a| a[2] == 1 && a[1] != 1 && a[0] > 1)?;
         let j = self.axes.iter().position(|a| a[1] == 1 && a[2] != 1 && a[0] > 1)?;
