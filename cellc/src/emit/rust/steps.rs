@@ -80,17 +80,20 @@ fn transpose_step(c: &Copy, t: &Transposed, f: &Fields, simd: crate::options::Si
     let dl = span(&counts, &ds) + (n - 1) * rd + m - 1;
     let src = f.slice(&c.src, 0, sl, false);
     let dst = f.slice(&c.dst, 0, dl, true);
-    let at = |strides: &[usize]| {
-        if strides.iter().all(|&s| s == 0) {
-            quote! { .. }
-        } else {
-            let i = index(strides);
-            quote! { #i.. }
-        }
+    // The whole of `src` or `dst` is passed as itself (clippy's `redundant_slicing`).
+    let si = if ss.iter().all(|&s| s == 0) {
+        quote! { src }
+    } else {
+        let i = index(&ss);
+        quote! { &src[#i..] }
     };
-    let (si, di) = (at(&ss), at(&ds));
-    let one =
-        quote! { ::cellc_runtime::__private::kernel::transpose(&src[#si], &mut dst[#di], (#m, #n), (#rs, #rd), isa) };
+    let di = if ds.iter().all(|&s| s == 0) {
+        quote! { &mut *dst }
+    } else {
+        let i = index(&ds);
+        quote! { &mut dst[#i..] }
+    };
+    let one = quote! { ::cellc_runtime::__private::kernel::transpose(#si, #di, (#m, #n), (#rs, #rd), isa) };
     // One call is the expression itself; calls in loops are the loops'.
     let call = if counts.is_empty() { one } else { nest(&counts, quote! { #one; }) };
     let call = super::ctx::entry(simd, |_| call.clone());
