@@ -61,7 +61,7 @@ pub fn include_model(input: TokenStream) -> TokenStream {
 /// | `allow_outside_crate` | `true`: `weights` may name a file outside the crate's directory | `false`: refused, so that a macro reads nothing else on the machine |
 /// | `fast_activations` | `true`: sigmoid, tanh, scaledtanh, elu and softplus use `cellc_runtime::act::fast` (error at most 4.6e-7) | `false` |
 /// | `threads` | split each step across this many threads (the runtime's helper threads, `cellc_runtime::threads`; needs its `std` feature), each computing its share of the state from its share of the weights, when the cell is tiled and large enough to gain | `1` |
-/// | `weight_type` | storage of `W` and `R`: `auto` (the narrowest of bf16, f16, f32 holding every embedded value exactly; f32 for weights given at run time), `f32`, `f16`, `bf16` (rounded to nearest; half the bytes a step reads) | `auto` |
+/// | `weight_type` | storage of `W` and `R`: `auto` (the narrowest of bf16, f16, f32 holding every embedded value exactly; f32 for weights given at run time, and in the C), `f32`, `f16`, `bf16` (rounded to nearest; half the bytes a step reads) | `auto` |
 ///
 /// Paths are relative to the crate's `Cargo.toml`, and a change to a weights file rebuilds
 /// the crate. Without `weights`, the struct holds its weights: `Name::new(w, r, b)` takes

@@ -103,7 +103,7 @@ enum SimdArg {
 /// Storage of the weight matrices on the command line.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum WeightTypeArg {
-    /// The narrowest of bf16, f16 and f32 that holds every embedded value exactly.
+    /// The narrowest of bf16, f16 and f32 that holds every embedded value exactly; f32 in the C.
     Auto,
     /// IEEE binary32.
     F32,

@@ -62,7 +62,7 @@ fn elem_bytes(s: Store) -> usize {
 
 /// The bytes `cell`'s packed arrays take with the options' strategy and weight type.
 fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
-    let store = crate::emit::plan::store(cell, opts.weight_type)?;
+    let store = crate::emit::plan::store(cell, opts.weight_type.in_language(opts.language))?;
     let dirs = cell.seq.as_ref().map_or(1, |q| q.direction.count());
     let (mut embedded, mut runtime) = (0usize, 0usize);
     for d in 0..dirs {
@@ -92,7 +92,7 @@ fn cell_stored(cell: &Cell, opts: &Options) -> Result<Stored, StoreError> {
 /// The bytes a dense layer's tables take in the language the options name (its emitters'
 /// plan: see [`crate::emit::dense_plan::DensePlan`]).
 fn dense_stored(d: &crate::ir::Dense, opts: &Options) -> Result<Stored, StoreError> {
-    let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)?;
+    let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type.in_language(opts.language))?;
     let kernel = if plan.winograd {
         "by F(2×2, 3×3) (Winograd's minimal filtering)"
     } else if plan.planar {
@@ -116,7 +116,7 @@ pub(crate) fn compiled(m: &Model, opts: &Options) -> Result<Compiled, StoreError
     let cells = m.cells.iter().map(|c| cell_stored(c, opts)).collect::<Result<Vec<_>, _>>()?;
     let dense_layers = m.denses.iter().map(|d| dense_stored(d, opts)).collect::<Result<Vec<_>, _>>()?;
     let embedded_weight_bytes = cells.iter().chain(&dense_layers).map(|s| s.embedded_bytes).sum();
-    let scratch = crate::emit::scratch_bytes(m, opts.weight_type)?;
+    let scratch = crate::emit::scratch_bytes(m, opts.weight_type.in_language(opts.language))?;
     let cell_macs_per_step =
         m.cells.iter().map(|c| c.spec.macs() * c.seq.as_ref().map_or(1, |q| q.direction.count())).sum();
     Ok(Compiled {

@@ -142,9 +142,10 @@ impl Simd {
 /// step reads (half, or a quarter), not the arithmetic on the values it holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WeightType {
-    /// The narrowest form that holds every value of the cell's embedded `W` and `R`
-    /// exactly: bfloat16, else IEEE f16 (a model saved with compressed weights, as OpenVINO's
-    /// `save_model` writes by default), else f32. Weights given at run time: f32.
+    /// In the Rust, the narrowest form that holds every value of the cell's embedded `W`
+    /// and `R` exactly: bfloat16, else IEEE f16 (a model saved with compressed weights, as
+    /// OpenVINO's `save_model` writes by default), else f32. Weights given at run time: f32.
+    /// In the C, f32 (see [`WeightType::in_language`]).
     #[default]
     Auto,
     /// IEEE binary32.
@@ -172,6 +173,18 @@ impl WeightType {
     /// The choice of a name ([`WeightType::name`]).
     pub fn parse(s: &str) -> Option<WeightType> {
         WeightType::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// The choice `self` makes in `lang`: `Auto` is f32 in the C, whose kernels read
+    /// 16-bit weights lane by lane where they read f32 ones in vectors (the Rust's convert
+    /// them in vectors, `vcvtph2ps`, at the f32 speed): the C of four models saved by
+    /// OpenVINO with compressed (f16) weights took 4.6–25× the time of the same models in
+    /// f32 (`-O2`, AMD Zen 3), the values being the same. The others are what they say.
+    pub fn in_language(self, lang: Language) -> WeightType {
+        match (self, lang) {
+            (WeightType::Auto, Language::C) => WeightType::F32,
+            (wt, _) => wt,
+        }
     }
 
     /// The name used on the command line.

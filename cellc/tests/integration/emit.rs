@@ -135,14 +135,21 @@ snap_16!(gru_runtime_weights_i8, "gru_tiny_runtime", Strategy::Tiled, I8, Rust);
 snap_16!(c_gru_i8_unrolled, "gru_h1_i1", Strategy::Unrolled, I8, C);
 
 #[test]
-fn auto_keeps_16_bit_weights_16_bit_and_others_f32() {
-    let auto = |case, lang| emit_with(case, &weights(Strategy::Tiled, cellc::WeightType::Auto, lang)).expect("emits");
+fn auto_keeps_16_bit_weights_16_bit_in_the_rust_and_f32_in_the_c() {
+    let with = |case, wt, lang| emit_with(case, &weights(Strategy::Tiled, wt, lang)).expect("emits");
+    let auto = |case, lang| with(case, cellc::WeightType::Auto, lang);
     use cellc::Language::{C, Rust};
     assert!(auto("gru_f16_weights", Rust).contains("Aligned<[u16;"));
     assert!(auto("gru_bf16_weights", Rust).contains("Aligned<[u32;"));
     assert!(!auto("gru_spec_example", Rust).contains("Aligned<[u"));
-    assert!(auto("gru_f16_weights", C).contains("static const uint16_t"));
-    assert!(auto("gru_bf16_weights", C).contains("static const uint32_t"));
+    // The C's kernels read 16-bit weights lane by lane: f32 unless asked for by name.
+    for case in ["gru_f16_weights", "gru_bf16_weights"] {
+        let c = auto(case, C);
+        assert!(!c.contains("static const uint16_t") && !c.contains("static const uint32_t"), "{case}");
+        assert_eq!(c, with(case, cellc::WeightType::F32, C), "{case}");
+    }
+    assert!(with("gru_f16_weights", cellc::WeightType::F16, C).contains("static const uint16_t"));
+    assert!(with("gru_bf16_weights", cellc::WeightType::Bf16, C).contains("static const uint32_t"));
     // Weights given at run time are unknown when compiling: f32.
     assert!(!auto("gru_runtime_weights", Rust).contains("Aligned<[u"));
 }

@@ -48,6 +48,7 @@ pub struct CFiles {
 /// the model's name in `snake_case`.
 pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagnostics> {
     let m = &*crate::emit::in_weights_mode(m, opts.weights_mode)?;
+    let weight_type = opts.weight_type.in_language(crate::options::Language::C);
     if header.is_empty() || !header.chars().all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)) {
         let msg = format!("the header name {header:?} cannot be #included: use letters, digits, `.`, `_`, `-` and `+`");
         return Err(Diag::new(crate::diag::Code::Name, &m.file, None, msg).into());
@@ -80,13 +81,12 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
         body: Code::default(),
         helpers: Helpers::new(opts.fast_activations),
         has_seq: false,
-        large: crate::emit::large_value_note(m, opts.weight_type, ""),
+        large: crate::emit::large_value_note(m, weight_type, ""),
     };
     let mut items = Vec::new();
     for cell in &m.cells {
         let n = e.names.cell(&cell.name);
-        let store =
-            store(cell, opts.weight_type).map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
+        let store = store(cell, weight_type).map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e))?;
         if store != Store::F32 && !runtime_params(cell).is_empty() {
             let msg = Message::new(format!(
                 "cell {}: the C back-end packs weights given at run time as f32 only",
@@ -129,7 +129,7 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
     let mut denses = Vec::new();
     for (i, d) in m.denses.iter().enumerate() {
         let n = e.names.cell(&d.name);
-        let plan = crate::emit::dense_plan::DensePlan::of(d, opts.weight_type)
+        let plan = crate::emit::dense_plan::DensePlan::of(d, weight_type)
             .map_err(|e| Diag::new(crate::diag::Code::Conflict, &m.file, None, e.to_string()))?;
         match d.win.as_ref() {
             Some(w) if plan.planar => {
