@@ -236,3 +236,55 @@ int main(void) {
         }
     }
 }
+
+/// The C's conversion of f16 weights (`PREFIX_f16`, in a file compiled with `--weight-type
+/// f16`) gives, for each of the 65,536 values, the float `half` gives, bit for bit
+/// (subnormals, infinities, NaNs and their payloads included), in a loop the compiler may
+/// vectorise as in the kernels.
+#[test]
+fn the_c_reads_every_f16_value_exactly() {
+    let main = r#"#include "net.c"
+#include <stdio.h>
+#include <string.h>
+static uint16_t h[65536];
+static float f[65536];
+int main(void) {
+    size_t k;
+    for (k = 0; k < 65536; ++k) h[k] = (uint16_t)k;
+    for (k = 0; k < 65536; ++k) f[k] = net_f16(h[k]);
+    for (k = 0; k < 65536; ++k) {
+        uint32_t u;
+        memcpy(&u, &f[k], sizeof u);
+        printf("%lu\n", (unsigned long)u);
+    }
+    return 0;
+}
+"#;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = fixture("gru_h1_i1");
+    let out = cellc(
+        dir.path(),
+        &[model.to_str().expect("utf-8"), "--lang", "c", "--weight-type", "f16", "--name", "net", "-o", "net.c"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.path().join("main.c"), main).expect("main");
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    for flags in [&["-O2"][..], &["-O3", "-march=native"]] {
+        let o = Command::new(&compiler)
+            .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unused-function"])
+            .args(flags)
+            .args(["main.c", "-lm", "-o", "prog"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run cc");
+        assert!(o.status.success(), "{flags:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let run = Command::new(dir.path().join("prog")).output().expect("run");
+        assert!(run.status.success(), "{flags:?}: exit {:?}", run.status.code());
+        let bits: Vec<u32> = String::from_utf8_lossy(&run.stdout).lines().map(|l| l.parse().expect("bits")).collect();
+        assert_eq!(bits.len(), 65536, "{flags:?}");
+        for (h, b) in bits.iter().enumerate() {
+            let want = half::f16::from_bits(h as u16).to_f32().to_bits();
+            assert_eq!(*b, want, "{flags:?}: f16 {h:#06x} gave {b:#010x}, want {want:#010x}");
+        }
+    }
+}

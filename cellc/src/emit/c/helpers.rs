@@ -163,20 +163,19 @@ static void PREFIX_pack_bias(float *dst, const float *const *segs, size_t nsegs,
 
 /// The f16 weights' conversion, exact: `vcvtph2ps` in the Rust kernels.
 const F16: &str = "\
-/* An IEEE binary16 value (its bits) as a float, exactly: the exponent and mantissa moved to
- * their places in a float and scaled by 2^112 (which also makes subnormals normal), then
- * the sign; infinities and NaNs keep their payload. */
+/* An IEEE binary16 value (its bits) as a float, exactly, as the processors' conversion
+ * (vcvtph2ps) gives it: the exponent and mantissa moved to their places in a float and
+ * scaled by 2^112 (which also makes subnormals normal), then the sign; an infinity stays
+ * one, a NaN keeps its payload and is quiet. Without branches, so that a loop over lanes
+ * converting weights vectorises (a branch kept a GRU's loops scalar: 3.1x the time). */
 UPPER_INLINE float PREFIX_f16(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    const uint32_t special = 0u - (uint32_t)(em >= 0x7c00u), nan = 0u - (uint32_t)(em > 0x7c00u);
     union { uint32_t u; float f; } v;
-    if (em >= 0x7c00u) {
-        v.u = sign | 0x7f800000u | ((em & 0x3ffu) << 13);
-    } else {
-        v.u = em << 13;
-        v.f *= 0x1p112f;
-        v.u |= sign;
-    }
+    v.u = em << 13;
+    v.f *= 0x1p112f;
+    v.u = (v.u & ~special) | ((0x7f800000u | (em & 0x3ffu) << 13 | (nan & 0x00400000u)) & special) | sign;
     return v.f;
 }
 
