@@ -63,7 +63,7 @@ pub fn dense_rows<
 }
 
 /// [`dense_rows`] for a layer that runs over many rows (a convolution's windows): at the
-/// AVX-512 level, in register blocks of several rows × several tiles (see `wide`), where
+/// AVX2 and AVX-512 levels, in register blocks of several rows × several tiles (see `wide`), where
 /// every output sums in the order of [`super::panel_acc`] however many rows the call holds;
 /// elsewhere, as [`dense_rows`]. Writes nothing on the lengths [`dense_rows`] refuses.
 ///
@@ -103,6 +103,16 @@ pub fn dense_rows_wide<
     {
         if fits::<K, W, T, P>(panels, bias, x, y, n) {
             super::wide::dense_avx512::<K, W, P>(z, panels, bias, x, y, n);
+        }
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if W <= 16
+        && Q == 1
+        && let Some(v) = isa.avx2()
+    {
+        if fits::<K, W, T, P>(panels, bias, x, y, n) {
+            super::wide::dense_avx2::<K, W, P>(v, panels, bias, x, y, n);
         }
         return;
     }

@@ -1,16 +1,19 @@
-//! Dense layers over many rows at the AVX-512 level (a convolution's windows, a sequence's
-//! input projection): register blocks of several rows × several tiles, so that each
-//! weight vector loaded serves every row of the block and each broadcast input every tile.
-//! The row-by-row kernels share a weight between at most 8 rows of one tile (one load per
-//! multiply–add, half the FMA rate); a block of 6 rows × 4 tiles takes 10 loads for 24.
+//! Dense layers over many rows at the AVX2 and AVX-512 levels (a convolution's windows, a
+//! sequence's input projection): register blocks of several rows × several tiles, so that
+//! each weight vector loaded serves every row of the block and each broadcast input every
+//! tile. The row-by-row kernels share a weight between at most 8 rows of one tile (one load
+//! per multiply–add, half the FMA rate); a block of 6 rows × 4 tiles takes 10 loads for 24.
+//! AVX2's 16 registers hold 6 rows × 16 lanes (12 accumulators, a tile's two weight vectors
+//! and a broadcast input), as BLAS kernels for AVX2 take them: the row-by-row kernel's
+//! blocks of 8 rows × 16 lanes need all 16 registers for their sums alone (PLCMOS, whose
+//! F(2×2, 3×3) products run here, 8.26 → 7.22 ms a call on AMD Zen 3).
 //!
 //! Every output sums its inputs in order from its bias, one fused multiply–add each, the
 //! order of [`super::panel_acc`], whatever block it falls in: a row's result does not
 //! depend on how many rows the call holds.
 use super::Row;
-use super::blocked::{Reg, Zmm, weights};
-use crate::simd::Avx512;
-use core::arch::x86_64::{__m512, _mm512_mask_storeu_ps};
+use super::blocked::{Reg, Ymm, Zmm, weights};
+use crate::simd::{Avx2, Avx512};
 
 /// `y[r·n + j] = bias(j) + Σₖ x[r][k]·w(j, k)` for every row of `x` and `j < n`, over tiles
 /// of at most 16 lanes (one register each). The caller has checked the lengths: `y` holds
@@ -27,19 +30,55 @@ pub(super) fn dense_avx512<const K: usize, const W: usize, P: Row<W>>(
     const { assert!(W <= 16, "one register a tile") };
     let z = Zmm(z);
     // 24 accumulators of the 32 registers, the rest for the weights and a broadcast input.
+    // Rows left over: 3 at a time over 8 tiles, or one over 8 (a row has only its tiles to
+    // keep the FMA units busy).
     match panels.len() {
-        1 => rows::<K, W, 1, 24, P>(z, panels, bias, x, y, n),
-        2 => rows::<K, W, 2, 12, P>(z, panels, bias, x, y, n),
-        3 => rows::<K, W, 3, 8, P>(z, panels, bias, x, y, n),
-        _ => rows::<K, W, 4, 6, P>(z, panels, bias, x, y, n),
+        1 => rows::<K, W, 1, 24, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
+        2 => rows::<K, W, 2, 12, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
+        3 => rows::<K, W, 3, 8, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
+        _ => rows::<K, W, 4, 6, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
     }
 }
 
-/// Blocks of `RB` rows, each through every tile `G` at a time; the rows left over in
-/// blocks of one.
+/// [`dense_avx512`] at the AVX2 level: tiles of at most 16 lanes in one or two registers.
 #[inline(always)]
-fn rows<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row<W>>(
-    z: Zmm,
+pub(super) fn dense_avx2<const K: usize, const W: usize, P: Row<W>>(
+    v: Avx2,
+    panels: &[[P; K]],
+    bias: &[[f32; W]],
+    x: &[[f32; K]],
+    y: &mut [f32],
+    n: usize,
+) {
+    const { assert!(W <= 16, "two registers a tile") };
+    let v = Ymm(v);
+    // 12 accumulators of the 16 registers, the rest for the weights and a broadcast input
+    // (the rows left over: 3 rows × 12 registers, then one row × 8).
+    if W > 8 {
+        rows::<K, W, 1, 6, 2, 2, 4, P, _>(v, panels, bias, x, y, n);
+    } else if panels.len() == 1 {
+        rows::<K, W, 1, 12, 1, 4, 8, P, _>(v, panels, bias, x, y, n);
+    } else {
+        rows::<K, W, 2, 6, 1, 4, 8, P, _>(v, panels, bias, x, y, n);
+    }
+}
+
+/// Blocks of `RB` rows, each through every tile `G` at a time (a tile in `NV` registers);
+/// the rows left over in blocks of 3 (`G3` tiles at a time), then of one (`G1`): a call of
+/// few rows (a convolution over a short input) still shares each weight it loads.
+#[inline(always)]
+fn rows<
+    const K: usize,
+    const W: usize,
+    const G: usize,
+    const RB: usize,
+    const NV: usize,
+    const G3: usize,
+    const G1: usize,
+    P: Row<W>,
+    Z: Reg,
+>(
+    z: Z,
     panels: &[[P; K]],
     bias: &[[f32; W]],
     x: &[[f32; K]],
@@ -49,18 +88,22 @@ fn rows<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row<
     let (blocks, rest) = x.as_chunks::<RB>();
     let (y_blocks, y_rest) = y.split_at_mut(blocks.len() * RB * n);
     for (xs, ys) in blocks.iter().zip(y_blocks.chunks_exact_mut((RB * n).max(1))) {
-        tiles::<K, W, G, RB, P>(z, panels, bias, xs, ys, n);
+        tiles::<K, W, G, RB, NV, P, Z>(z, panels, bias, xs, ys, n);
     }
-    for (xr, yr) in rest.iter().zip(y_rest.chunks_exact_mut(n.max(1))) {
-        // One row has only its tiles to keep the FMA units busy: all of them at once, up to 8.
-        tiles::<K, W, 8, 1, P>(z, panels, bias, core::array::from_ref(xr), yr, n);
+    let (threes, ones) = rest.as_chunks::<3>();
+    let (y_threes, y_ones) = y_rest.split_at_mut(threes.len() * 3 * n);
+    for (xs, ys) in threes.iter().zip(y_threes.chunks_exact_mut((3 * n).max(1))) {
+        tiles::<K, W, G3, 3, NV, P, Z>(z, panels, bias, xs, ys, n);
+    }
+    for (xr, yr) in ones.iter().zip(y_ones.chunks_exact_mut(n.max(1))) {
+        tiles::<K, W, G1, 1, NV, P, Z>(z, panels, bias, core::array::from_ref(xr), yr, n);
     }
 }
 
 /// One block of `RB` rows (`y` holds exactly their outputs) through every tile.
 #[inline(always)]
-fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row<W>>(
-    z: Zmm,
+fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, const NV: usize, P: Row<W>, Z: Reg>(
+    z: Z,
     panels: &[[P; K]],
     bias: &[[f32; W]],
     xs: &[[f32; K]; RB],
@@ -70,19 +113,19 @@ fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row
     let (groups, rest) = panels.as_chunks::<G>();
     let (bias_groups, bias_rest) = bias.as_chunks::<G>();
     for (g, (pg, bg)) in groups.iter().zip(bias_groups).enumerate() {
-        block::<K, W, G, RB, P>(z, pg, bg, xs, y, n, g * G * W);
+        block::<K, W, G, RB, NV, P, Z>(z, pg, bg, xs, y, n, g * G * W);
     }
     let j0 = groups.len() * G * W;
     for (t, (p, b)) in rest.iter().zip(bias_rest).enumerate() {
-        block::<K, W, 1, RB, P>(z, core::array::from_ref(p), core::array::from_ref(b), xs, y, n, j0 + t * W);
+        block::<K, W, 1, RB, NV, P, Z>(z, core::array::from_ref(p), core::array::from_ref(b), xs, y, n, j0 + t * W);
     }
 }
 
-/// `RB` rows × `G` tiles of accumulators, from the bias over every input, stored to the
-/// outputs `j0..` of each row (those below `n`).
+/// `RB` rows × `G` tiles of `NV` registers of accumulators, from the bias over every input,
+/// stored to the outputs `j0..` of each row (those below `n`).
 #[inline(always)]
-fn block<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row<W>>(
-    z: Zmm,
+fn block<const K: usize, const W: usize, const G: usize, const RB: usize, const NV: usize, P: Row<W>, Z: Reg>(
+    z: Z,
     pg: &[[P; K]; G],
     bg: &[[f32; W]; G],
     xs: &[[f32; K]; RB],
@@ -90,36 +133,39 @@ fn block<const K: usize, const W: usize, const G: usize, const RB: usize, P: Row
     n: usize,
     j0: usize,
 ) {
-    let b: [__m512; G] = core::array::from_fn(|g| z.load(&bg[g], 0));
-    let mut a: [[__m512; G]; RB] = [b; RB];
+    let b: [[Z::V; NV]; G] = core::array::from_fn(|g| core::array::from_fn(|v| z.load(&bg[g], v)));
+    let mut a: [[[Z::V; NV]; G]; RB] = [b; RB];
     for k in 0..K {
-        let w: [__m512; G] = core::array::from_fn(|g| weights(z, &pg[g][k], 0));
+        let w: [[Z::V; NV]; G] = core::array::from_fn(|g| core::array::from_fn(|v| weights(z, &pg[g][k], v)));
         let scale: [f32; G] = core::array::from_fn(|g| pg[g][k].scale());
         for (a, x) in a.iter_mut().zip(xs) {
-            for ((a, &w), &s) in a.iter_mut().zip(&w).zip(&scale) {
-                *a = z.fma(*a, w, z.splat(x[k] * s));
+            for ((a, w), &s) in a.iter_mut().zip(&w).zip(&scale) {
+                let xs = z.splat(x[k] * s);
+                for (a, &w) in a.iter_mut().zip(w) {
+                    *a = z.fma(*a, w, xs);
+                }
             }
         }
     }
     for (a, yr) in a.iter().zip(y.chunks_exact_mut(n.max(1))) {
-        for (g, &v) in a.iter().enumerate() {
+        for (g, v) in a.iter().enumerate() {
             let lb = j0 + g * W;
-            if let Some(out) = yr.get_mut(lb..(lb + W).min(n)) {
-                store_prefix(z, out, v);
+            if let Some(out) = yr.get_mut(lb..).and_then(|r| r.first_chunk_mut::<W>()) {
+                for (j, &v) in v.iter().enumerate() {
+                    z.store(out, j, v);
+                }
+            } else if let Some(out) = yr.get_mut(lb..n) {
+                // The last tile, past the outputs: through a tile of its own.
+                let mut t = [0.0f32; W];
+                for (j, &v) in v.iter().enumerate() {
+                    z.store(&mut t, j, v);
+                }
+                for (o, t) in out.iter_mut().zip(t) {
+                    *o = t;
+                }
             }
         }
     }
-}
-
-/// Writes the first `out.len()` lanes of `v` (at most 16) to `out`.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn store_prefix(_: Zmm, out: &mut [f32], v: __m512) {
-    let lanes = out.len().min(16);
-    let mask = ((1u32 << lanes) - 1) as u16;
-    // SAFETY: `Zmm` holds the token that proves AVX-512 F. The mask selects the first
-    // `lanes` lanes, all within `out`; masked-out lanes are neither written nor can fault.
-    unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr(), mask, v) }
 }
 
 #[cfg(test)]
@@ -149,21 +195,29 @@ mod tests {
         y
     }
 
-    /// Runs the kernel at the AVX-512 level (false where the CPU has not got it).
+    /// Runs the kernel at each level the CPU has of AVX2 and AVX-512: the results, none
+    /// where it has neither.
     fn wide<const K: usize, const W: usize>(
         panels: &[[[f32; W]; K]],
         bias: &[[f32; W]],
         x: &[[f32; K]],
-        y: &mut [f32],
+        y: &[f32],
         n: usize,
-    ) -> bool {
-        crate::dispatch!(|_L, isa| match crate::simd::Isa::avx512(isa) {
-            Some(z) => {
-                dense_avx512::<K, W, [f32; W]>(z, panels, bias, x, y, n);
-                true
+    ) -> Vec<Vec<f32>> {
+        let mut out = Vec::new();
+        crate::dispatch!(|_L, isa| {
+            if let Some(z) = crate::simd::Isa::avx512(isa) {
+                let mut y = y.to_vec();
+                dense_avx512::<K, W, [f32; W]>(z, panels, bias, x, &mut y[..x.len() * n], n);
+                out.push(y);
             }
-            None => false,
-        })
+            if let Some(v) = crate::simd::Isa::avx2(isa) {
+                let mut y = y.to_vec();
+                dense_avx2::<K, W, [f32; W]>(v, panels, bias, x, &mut y[..x.len() * n], n);
+                out.push(y);
+            }
+        });
+        out
     }
 
     fn check<const K: usize, const W: usize>(tiles: usize, n: usize, rows: usize) {
@@ -172,24 +226,29 @@ mod tests {
             (0..tiles).map(|t| core::array::from_fn(|k| core::array::from_fn(|l| v(t * 1000 + k * W + l)))).collect();
         let bias: Vec<[f32; W]> = (0..tiles).map(|t| core::array::from_fn(|l| v(7000 + t * W + l))).collect();
         let x: Vec<[f32; K]> = (0..rows).map(|r| core::array::from_fn(|k| v(9000 + r * K + k))).collect();
-        let mut y = vec![f32::NAN; rows * n + 3];
-        if !wide(&panels, &bias, &x, &mut y[..rows * n], n) {
-            return;
+        let want = reference(&panels, &bias, &x, n);
+        for y in wide(&panels, &bias, &x, &vec![f32::NAN; rows * n + 3], n) {
+            assert_eq!(&y[..rows * n], &want[..], "{tiles} tiles, {n} outputs, {rows} rows");
+            assert!(y[rows * n..].iter().all(|v| v.is_nan()), "nothing written past the rows");
         }
-        assert_eq!(&y[..rows * n], &reference(&panels, &bias, &x, n)[..], "{tiles} tiles, {n} outputs, {rows} rows");
-        assert!(y[rows * n..].iter().all(|v| v.is_nan()), "nothing written past the rows");
     }
 
     #[test]
     fn every_block_shape_sums_in_order() {
         // Each tile count takes its own block shape; row counts with and without a rest.
-        for rows in [1, 5, 6, 7, 13, 24, 25, 50] {
+        for rows in [1, 3, 4, 5, 6, 7, 13, 24, 25, 50] {
             check::<27, 16>(1, 16, rows);
             check::<27, 16>(2, 32, rows);
             check::<9, 16>(3, 40, rows);
             check::<5, 16>(4, 64, rows);
             check::<5, 16>(9, 130, rows);
             check::<3, 4>(1, 3, rows);
+            // Tiles of 8 lanes or fewer: one AVX2 register each, two tiles a block.
+            check::<7, 8>(1, 8, rows);
+            check::<7, 8>(3, 20, rows);
+            check::<4, 5>(2, 9, rows);
+            // 12 lanes: two AVX2 registers, the second part past the tile.
+            check::<6, 12>(3, 30, rows);
         }
     }
 }
