@@ -31,6 +31,9 @@ enum Command {
         /// How the matrices `W` and `R` would be stored (the bytes reported follow it).
         #[arg(long, value_enum, default_value = "auto")]
         weight_type: WeightTypeArg,
+        /// The language whose tables the bytes reported are (`auto` stores f32 in the C).
+        #[arg(long = "lang", value_enum, default_value = "rust")]
+        language: LanguageArg,
         /// Shapes and cut points, as for compiling.
         #[command(flatten)]
         graph: GraphArgs,
@@ -80,6 +83,15 @@ enum LanguageArg {
     Rust,
     /// C99: the `.c` file given by `-o` and its header, the same path with `.h`.
     C,
+}
+
+impl LanguageArg {
+    fn get(self) -> Language {
+        match self {
+            LanguageArg::Rust => Language::Rust,
+            LanguageArg::C => Language::C,
+        }
+    }
 }
 
 /// Weights mode on the command line.
@@ -202,10 +214,7 @@ impl CompileArgs {
     fn options(&self) -> Options {
         Options {
             name: self.name.clone(),
-            language: match self.language {
-                LanguageArg::Rust => Language::Rust,
-                LanguageArg::C => Language::C,
-            },
+            language: self.language.get(),
             strategy: match self.strategy {
                 StrategyArg::Auto => Strategy::Auto,
                 StrategyArg::Unrolled => Strategy::Unrolled,
@@ -393,10 +402,11 @@ fn pairs(states: &[crate::options::StateArg]) -> Vec<(String, String)> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Some(Command::Inspect { model, weights, weight_type, graph, states, json }) => {
+        Some(Command::Inspect { model, weights, weight_type, language, graph, states, json }) => {
             let opts = crate::Options {
                 weights: weights.clone(),
                 weight_type: weight_type.get(),
+                language: language.get(),
                 input_shapes: graph.input_shapes.clone(),
                 cut_inputs: graph.cut_inputs.clone(),
                 cut_outputs: graph.cut_outputs.clone(),

@@ -112,6 +112,35 @@ fn weight_and_constant_bytes_are_those_of_the_generated_tables() {
     }
 }
 
+/// `inspect --lang c` reports the C's tables: f32 under `auto` for a model saved with
+/// compressed (f16) weights, which the Rust keeps 16-bit.
+#[test]
+fn the_bytes_reported_are_those_of_the_language_asked_for() {
+    let path = model("pt_gru_2_layers");
+    let path = path.to_str().expect("a UTF-8 path");
+    let bytes = |lang: &str, wt: &str| {
+        let r = json(&["inspect", "--json", "--lang", lang, "--weight-type", wt, path]);
+        r["compiled"]["embedded_weight_bytes"].as_u64().expect("bytes")
+    };
+    assert_eq!(bytes("c", "auto"), bytes("c", "f32"));
+    assert_eq!(bytes("rust", "auto"), bytes("rust", "f16"));
+    assert!(bytes("c", "auto") > bytes("rust", "auto"));
+    // The C's tables (the GRUs' packed matrices and biases, in floats) are those bytes.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let c = dir.path().join("net.c");
+    let out = cellc(&[path, "--lang", "c", "-o", c.to_str().expect("a UTF-8 path")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let source = std::fs::read_to_string(&c).expect("the source");
+    let floats: u64 = source
+        .lines()
+        .filter_map(|l| l.split("static const float ").nth(1))
+        .filter_map(|d| d.split_once('[')?.1.split_once(']')?.0.parse::<u64>().ok())
+        .sum();
+    let r = json(&["inspect", "--json", "--lang", "c", path]);
+    let constants = r["compiled"]["constant_bytes"].as_u64().expect("bytes");
+    assert_eq!(floats * 4, bytes("c", "auto") + constants);
+}
+
 /// Every cut `inspect` prints, over every model of the fixtures (as they are, and with the
 /// user's own options: a pin, a weight type), runs as printed — through a shell, the
 /// printed line with an output file added — and compiles exactly when the advice says it
