@@ -225,6 +225,13 @@ fn c_files(out: &Path, model: &Model, name: &str, strategy: Strategy) -> PathBuf
 }
 
 fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    // Without the kernels (`--no-default-features`: the machine's floors and the kernel
+    // benchmarks alone), nothing to generate.
+    if std::env::var_os("CARGO_FEATURE_KERNELS").is_none() {
+        println!("cargo::rustc-check-cfg=cfg(rtneural)");
+        return;
+    }
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     let out = Path::new(&out);
     let mut c_sources = Vec::new();
@@ -290,7 +297,6 @@ fn main() {
         .warnings_into_errors(true)
         .compile("cellc_bench_c");
     peer();
-    println!("cargo:rerun-if-changed=build.rs");
 }
 
 /// RTNeural, the peer of the side-by-side bench, when `RTNEURAL_DIR` names a checkout of it

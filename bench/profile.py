@@ -94,7 +94,7 @@ def build(case_dir, work, cellc, c_opt):
         cellc,
         rust_main=RUST_PROFILE,
         c_main=(bench / "c_profile.c").read_text(),
-        deps=f'cellc-bench = {{ path = "{bench}" }}\n',
+        deps=f'cellc-bench = {{ path = "{bench}", default-features = false }}\n',
         c_flags=["-DNET_STEP_DONE(k)=net_step_done(k)", "-include", str(bench / "c_profile.h")],
         target="bench-profile",
         c_opt=c_opt,

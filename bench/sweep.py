@@ -287,7 +287,7 @@ def main():
     cellc = os.environ.get("CELLC") or str(ROOT / "target" / "release" / "cellc")
     if "CELLC" not in os.environ:
         subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellc"], check=True, cwd=ROOT)
-    subprocess.run(["cargo", "bench", "-p", "cellc-bench", "--bench", "machine", "--", "machine/",
+    subprocess.run(["cargo", "bench", "-p", "cellc-bench", "--no-default-features", "--bench", "machine", "--", "machine/",
                     "--warm-up-time", "1", "--measurement-time", "2"], check=True, cwd=ROOT, capture_output=True)
     fl = report.floors(ROOT / "target" / "criterion")
     peak = max(fl["fma_gflops"].values())

@@ -57,10 +57,15 @@ impl Reads for Windows {
         self.tap(x, base, kh, kw).unwrap_or(zero)
     }
 
+    // Loops rather than `map` and `from_fn`, here and below: LLVM left those as calls in
+    // the blocks' loop (a fifth of a 1-channel layer's time, AMD Zen 3).
     #[inline(always)]
     fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB]) -> Option<[usize; RB]> {
-        let starts = bases.map(|b| self.inside(b));
-        starts.iter().all(Option::is_some).then(|| starts.map(|s| s.unwrap_or(0)))
+        let mut starts = [0; RB];
+        for (s, &b) in starts.iter_mut().zip(bases) {
+            *s = self.inside(b)?;
+        }
+        Some(starts)
     }
 
     #[inline(always)]
@@ -72,13 +77,23 @@ impl Reads for Windows {
         kh: usize,
         kw: usize,
     ) -> [&'a [f32; C]; RB] {
+        let mut runs = [zero; RB];
         match starts {
             Some(starts) => {
                 let off = self.offset(kh, kw);
-                starts.map(|s| x.get(s + off..).and_then(|v| v.first_chunk::<C>()).unwrap_or(zero))
+                for (run, s) in runs.iter_mut().zip(starts) {
+                    if let Some(v) = x.get(s + off..).and_then(|v| v.first_chunk::<C>()) {
+                        *run = v;
+                    }
+                }
             }
-            None => core::array::from_fn(|r| self.run(x, zero, bases[r], kh, kw)),
+            None => {
+                for (run, &b) in runs.iter_mut().zip(bases) {
+                    *run = self.run(x, zero, b, kh, kw);
+                }
+            }
         }
+        runs
     }
 
     fn fits<const C: usize, const K: usize>(&self) -> bool {
