@@ -163,12 +163,33 @@ fn block<
     let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
     let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
     let starts = win.starts(bases);
+    // A block along one output row, inside the data: its windows a stride apart, every tap
+    // read through one slice of the entry whose length the optimiser knows, so that the
+    // reads need no check of their own (a check per tap and position cost a 1-channel layer
+    // more than its multiply–adds).
+    let step = win.strides[1] * C;
+    let extent = win.offset(win.kernel[0].saturating_sub(1), win.kernel[1].saturating_sub(1)) + (RB - 1) * step + C;
+    let span = starts
+        .filter(|s| s.iter().enumerate().all(|(r, &v)| v == s[0] + r * step))
+        .and_then(|s| x.get(s[0]..)?.get(..extent));
     for kh in 0..win.kernel[0] {
         for kw in 0..win.kernel[1] {
             let tap = kh * win.kernel[1] + kw;
             // In range: the taps make `K` values (checked before any block).
             let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
-            let xs = win.runs(x, zero, (bases, starts), kh, kw);
+            let xs = match span {
+                Some(span) => {
+                    let off = win.offset(kh, kw);
+                    let mut runs: [&[f32; C]; RB] = [*zero; RB];
+                    for (r, run) in runs.iter_mut().enumerate() {
+                        if let Some(v) = span.get(off + r * step..).and_then(|v| v.first_chunk::<C>()) {
+                            *run = v;
+                        }
+                    }
+                    runs
+                }
+                None => win.runs(x, zero, (bases, starts), kh, kw),
+            };
             for c in 0..C {
                 let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
                 let scale: [f32; TG] = core::array::from_fn(|t| ws[t][c].scale());
