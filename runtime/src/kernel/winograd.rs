@@ -25,7 +25,13 @@ use cellc_pack::winograd::{Grid, input_columns, input_rows, output_columns, outp
 
 /// The input and output transforms at one level: in arrays of lanes, or in vector
 /// registers. Every level adds the same terms in the same order.
+///
+/// Their arrays are filled by loops, not `core::array::from_fn`: LLVM left those closures
+/// as calls, and with them each vector load (a tenth of a 32-channel layer's time, AMD Zen 3).
 trait Transforms: Copy {
+    /// The most tiles transformed and multiplied together at this level, whatever the work
+    /// area holds.
+    const MOST: usize;
     /// The components of `Bᵀ·d·B` for a 4×4 block `d` of `C`-channel runs (row-major),
     /// component `ξ` written to `v[ξ·stride]` (nothing when `v` is too short).
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize);
@@ -39,13 +45,18 @@ trait Transforms: Copy {
 struct InArrays;
 
 impl Transforms for InArrays {
+    const MOST: usize = usize::MAX;
+
     #[inline(always)]
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
         if v.len() <= 15 * stride {
             return;
         }
         for c in 0..C {
-            let x: [f32; 16] = core::array::from_fn(|k| d[k][c]);
+            let mut x = [0.0f32; 16];
+            for (x, d) in x.iter_mut().zip(d) {
+                *x = d[c];
+            }
             let t = input_rows(&x, |a, b| a + b, |a, b| a - b);
             let out = input_columns(&t, |a, b| a + b, |a, b| a - b);
             for (xi, o) in out.into_iter().enumerate() {
@@ -58,7 +69,10 @@ impl Transforms for InArrays {
     fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
         let mut out = [[0.0f32; W]; 4];
         for l in 0..W {
-            let q: [f32; 16] = core::array::from_fn(|k| m[k][l]);
+            let mut q = [0.0f32; 16];
+            for (q, m) in q.iter_mut().zip(m) {
+                *q = m[l];
+            }
             let y = output_columns(&output_rows(&q, |a, b| a + b, |a, b| a - b), b[l], |a, b| a + b, |a, b| a - b);
             for (o, y) in out.iter_mut().zip(y) {
                 o[l] = y;
@@ -75,6 +89,12 @@ struct InRegs<G>(G);
 
 #[cfg(target_arch = "x86_64")]
 impl<G: super::blocked::Reg> Transforms for InRegs<G> {
+    // At AVX2 (8 lanes), 12 tiles: a 32 → 64-channel layer over 32×80 took 0.90× the time
+    // of 24 tiles at a time, a 64-channel one 0.91× (AMD Zen 3; the 16 products' outputs
+    // of 24 tiles, 96 KiB for 64 outputs, leave the first-level cache). 24, the compiler's
+    // work area, at AVX-512, where they were measured fastest.
+    const MOST: usize = if G::LANES == 8 { 12 } else { usize::MAX };
+
     #[inline(always)]
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
         let g = self.0;
@@ -82,7 +102,10 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
             return;
         }
         for j in 0..C.div_ceil(G::LANES) {
-            let x: [G::V; 16] = core::array::from_fn(|k| g.load(d[k], j));
+            let mut x = [g.splat(0.0); 16];
+            for (x, d) in x.iter_mut().zip(d) {
+                *x = g.load(d, j);
+            }
             let t = input_rows(&x, |a, b| g.add(a, b), |a, b| g.sub(a, b));
             let out = input_columns(&t, |a, b| g.add(a, b), |a, b| g.sub(a, b));
             for (xi, o) in out.into_iter().enumerate() {
@@ -96,7 +119,10 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
         let g = self.0;
         let mut out = [[0.0f32; W]; 4];
         for j in 0..W.div_ceil(G::LANES) {
-            let q: [G::V; 16] = core::array::from_fn(|k| g.load(m[k], j));
+            let mut q = [g.splat(0.0); 16];
+            for (q, m) in q.iter_mut().zip(m) {
+                *q = g.load(m, j);
+            }
             let (add, sub) = (|a, b| g.add(a, b), |a, b| g.sub(a, b));
             let y = output_columns(&output_rows(&q, add, sub), g.load(b, j), add, sub);
             for (o, y) in out.iter_mut().zip(y) {
@@ -225,7 +251,7 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
     let tiles = bias.len();
     let np = tiles * W;
     let (positions, entry) = (win.positions(), win.entry().unwrap_or(0));
-    let most = work.len().saturating_sub(np) / (16 * (C + np));
+    let most = (work.len().saturating_sub(np) / (16 * (C + np))).min(T::MOST);
     let grid = Grid::of(win);
     let ow = win.output[1];
     let (zb, work) = work.split_at_mut(np);
@@ -245,8 +271,10 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
             for i in 0..tb {
                 let [ti, tj] = grid.origin(t0 + i);
                 let base = [ti as isize - win.pads[0] as isize, tj as isize - win.pads[1] as isize];
-                let d: [&[f32; C]; 16] =
-                    core::array::from_fn(|k| win.tap::<C>(xe, base, k / 4, k % 4).unwrap_or(&zero));
+                let mut d = [&zero; 16];
+                for (k, d) in d.iter_mut().enumerate() {
+                    *d = win.tap::<C>(xe, base, k / 4, k % 4).unwrap_or(&zero);
+                }
                 tr.input(&d, &mut v[i..], tb);
             }
             // The 16 products: component ξ of tile i's outputs at `m[(ξ·tb + i)·np..]`.
@@ -264,10 +292,11 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                 let mut finite = true;
                 for (k, b) in bias.iter().enumerate() {
                     let j0 = k * W;
-                    let q: [&[f32; W]; 16] = core::array::from_fn(|xi| {
+                    let mut q = [&zero_w; 16];
+                    for (xi, q) in q.iter_mut().enumerate() {
                         let s = (xi * tb + i) * np + j0;
-                        m.get(s..).and_then(|r| r.first_chunk::<W>()).unwrap_or(&zero_w)
-                    });
+                        *q = m.get(s..).and_then(|r| r.first_chunk::<W>()).unwrap_or(&zero_w);
+                    }
                     let out = tr.output(&q, b);
                     let len = W.min(n.saturating_sub(j0));
                     for (vals, p) in out.iter().zip(at) {
@@ -365,7 +394,8 @@ mod tests {
             }
         }
         let what = format!("{win:?}, {C} channels, {n} outputs, {entries} entries");
-        for block in [1, 3, 8] {
+        // 24 tiles of work: at AVX2, 12 at a time ([`Transforms::MOST`]).
+        for block in [1, 3, 8, 24] {
             let mut work = vec![f32::NAN; cellc_pack::winograd::work(block, C, tiles * W).unwrap_or(0)];
             let len = want.len();
             let mut y = vec![f32::NAN; len + 2];
@@ -408,6 +438,8 @@ mod tests {
         check::<8, 16>(16, [6, 6], [0, 0], [1, 1]);
         check::<3, 16>(20, [4, 9], [1, 0], [1, 1]);
         check::<16, 16>(33, [7, 4], [2, 1], [1, 1]);
+        // More tiles (36) than a level takes at a time.
+        check::<8, 16>(16, [12, 12], [1, 1], [1, 1]);
         // One row of output; one column.
         check::<2, 8>(3, [3, 5], [0, 1], [1, 1]);
         check::<2, 8>(3, [5, 3], [1, 0], [1, 1]);
