@@ -338,6 +338,9 @@ impl Kern<'_> {
         c.line(format!("{v8} {};", list(&|j| format!("wv{j}"), per)));
         for j in 0..per {
             c.line(format!("__builtin_memcpy(&wv{j}, {}, sizeof wv{j});", at(&base(&format!("w + k * {w}")), j)));
+            if rows > 1 {
+                c.line(format!("{}_KEEP(wv{j});", self.prefix.to_ascii_uppercase()));
+            }
         }
         for r in 0..rows {
             c.line((0..per).map(|j| format!("s{r}_{j} += wv{j} * x{r};")).collect::<Vec<_>>().join(" "));

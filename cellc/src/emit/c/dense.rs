@@ -477,6 +477,9 @@ impl Block<'_> {
             // Tile `g` of the group starts `g · k · tile` values on, `j` its vector.
             let (g, j) = (off / tile, off % tile);
             c.line(load(&format!("w{v}"), plus(&format!("p + k * {tile}"), g * k * tile + j)));
+            if n > 1 {
+                c.line(format!("{}_KEEP(w{v});", prefix.to_ascii_uppercase()));
+            }
         }
         for &i in &rows {
             c.line(vecs.iter().map(|(v, _)| format!("s{i}_{v} += w{v} * x{i};")).collect::<Vec<_>>().join(" "));
