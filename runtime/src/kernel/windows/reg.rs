@@ -167,18 +167,22 @@ fn block<
     // read through one slice of the entry whose length the optimiser knows, so that the
     // reads need no check of their own (a check per tap and position cost a 1-channel layer
     // more than its multiply–adds).
-    let step = win.strides[1] * C;
-    let extent = win.offset(win.kernel[0].saturating_sub(1), win.kernel[1].saturating_sub(1)) + (RB - 1) * step + C;
-    let span = starts
-        .filter(|s| s.iter().enumerate().all(|(r, &v)| v == s[0] + r * step))
-        .and_then(|s| x.get(s[0]..)?.get(..extent));
+    let span = starts.and_then(|s| {
+        let step = win.strides[1].checked_mul(C)?;
+        let along =
+            s.iter().enumerate().all(|(r, &v)| r.checked_mul(step).and_then(|o| s[0].checked_add(o)) == Some(v));
+        // Inside the data, the last tap's offset is within the entry.
+        let last = win.offset(win.kernel[0].saturating_sub(1), win.kernel[1].saturating_sub(1));
+        let extent = (RB - 1).checked_mul(step)?.checked_add(last)?.checked_add(C)?;
+        Some((x.get(s[0]..)?.get(..extent).filter(|_| along)?, step))
+    });
     for kh in 0..win.kernel[0] {
         for kw in 0..win.kernel[1] {
             let tap = kh * win.kernel[1] + kw;
             // In range: the taps make `K` values (checked before any block).
             let ws: [&[P; C]; TG] = core::array::from_fn(|t| &taps[t][tap]);
             let xs = match span {
-                Some(span) => {
+                Some((span, step)) => {
                     let off = win.offset(kh, kw);
                     let mut runs: [&[f32; C]; RB] = [*zero; RB];
                     for (r, run) in runs.iter_mut().enumerate() {
