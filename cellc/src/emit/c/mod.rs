@@ -363,7 +363,7 @@ typedef float PREFIX_v8 __attribute__((vector_size(32)));
 typedef float PREFIX_v16 __attribute__((vector_size(64)));
 /* A weight vector loaded once for the rows of a block is kept in a register: tuned for AMD
  * Zen 3 (-march=native there), GCC folded it into each row's multiply-add as a memory
- * operand, one load a row (AECMOS at -O3 -march=native: 2.04 against 1.58 ms). */
+ * operand, one load a row (AECMOS at -O3 -march=native: 2.47 against 1.99 ms). */
 #if defined(__x86_64__) || defined(__i386__)
 #define UPPER_KEEP(v) __asm__(\"\" : \"+v\"(v))
 #else
