@@ -126,10 +126,13 @@ def case_pins(case):
     return pins
 
 
-def rust_program(xml, pins, work, cellc, rust_main=RUST_MAIN, deps="", target="bench-models", threads=None):
+def rust_program(xml, pins, work, cellc, rust_main=RUST_MAIN, deps="", target="bench-models", threads=None,
+                 native=False):
     """Builds the Rust timing program of the IR `xml` in `work` (`--threads N` and the
     runtime's `std` feature when `threads`); returns its path, or None when `threads` changes
-    nothing in the generated source (no cell large enough to split)."""
+    nothing in the generated source (no cell large enough to split). Built as a user's
+    `cargo build --release` builds it (the runtime picks the CPU's vector level when it
+    runs), or with `native` at `-C target-cpu=native`."""
     crate = work / ("rust" if threads is None else f"rust-{threads}")
     (crate / "src").mkdir(parents=True, exist_ok=True)
     flags = [] if threads is None else ["--threads", str(threads)]
@@ -145,10 +148,11 @@ def rust_program(xml, pins, work, cellc, rust_main=RUST_MAIN, deps="", target="b
         f'[dependencies]\ncellc-runtime = {{ path = "{runtime}"{features} }}\n{deps}\n'
         '[profile.release]\ncodegen-units = 1\n\n[workspace]\n'
     )
-    target = target if threads is None else f"{target}-threads"
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native", CARGO_TARGET_DIR=str(ROOT / "target" / target))
+    target = (target if threads is None else f"{target}-threads") + ("-native" if native else "")
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=native" if native else "",
+               CARGO_TARGET_DIR=str(ROOT / "target" / target))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", str(crate / "Cargo.toml")], check=True, env=env)
-    copy = work / ("rust-bin" if threads is None else f"rust-{threads}-bin")
+    copy = work / (("rust" if threads is None else f"rust-{threads}") + ("-native" if native else "") + "-bin")
     shutil.copy(ROOT / "target" / target / "release" / "bench-model", copy)
     return copy
 
@@ -271,11 +275,13 @@ def python_floor():
 
 def render(results):
     """The whole-model section of docs/PERFORMANCE.md."""
-    cols = [("cellc Rust", "cellc Rust"), ("cellc Rust, 2 threads", "cellc Rust, `--threads 2`"),
+    cols = [("cellc Rust", "cellc Rust"), ("cellc Rust native", "cellc Rust `target-cpu=native`"),
+            ("cellc Rust, 2 threads", "cellc Rust, `--threads 2`"),
             ("cellc C", "cellc C `-O3 -march=native`"), ("cellc C -O2", "cellc C `-O2`"),
             ("onnxruntime C", "onnxruntime (C API)"), ("OpenVINO C++", "OpenVINO (C++ API)"),
             ("onnxruntime", "onnxruntime (Python)"), ("openvino", "OpenVINO (Python)")]
-    ratios = [("cellc Rust", "Rust / faster peer"), ("cellc Rust, 2 threads", "Rust 2 threads / faster peer"),
+    ratios = [("cellc Rust", "Rust / faster peer"), ("cellc Rust native", "Rust native / faster peer"),
+              ("cellc Rust, 2 threads", "Rust 2 threads / faster peer"),
               ("cellc C", "C native / faster peer")]
     rows = ["| model | " + " | ".join(h for _, h in cols + ratios) + " |", "|---|" + "---:|" * (len(cols) + len(ratios))]
     for name, s in results["models"].items():
@@ -291,7 +297,8 @@ def render(results):
         f"{results['rounds']} interleaved rounds, the median call of each round (up to {results['calls_per_round']} calls, "
         "fewer for the slow programs), then the median of the rounds; f32, one thread, batch 1, the inputs of each "
         f"case; onnxruntime {v['onnxruntime']} and OpenVINO {v['openvino'].split('-')[0]}, the pinned wheels). "
-        "Times in µs. The peers' columns call them as a C or C++ program does (`bench/peers/`: inputs and "
+        "Times in µs. cellc's Rust is built as `cargo build --release` builds it (the runtime picks the CPU's "
+        "vector level as it runs), and at `-C target-cpu=native`. The peers' columns call them as a C or C++ program does (`bench/peers/`: inputs and "
         "outputs bound once, every output checked against the case's); the ratios are to the faster of those two. "
         "`--threads 2` splits the steps of the cells large enough to gain from it over two cores (the peers run on "
         "one); where no cell is, the column is empty.",
@@ -319,7 +326,7 @@ def render_c(results):
     within = sum(r <= 1.1 for r in ratios)
     return "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')} on {results['cpu']} with `python3 bench/models.py` "
-        f"(the same rounds as above; Rust `-C target-cpu=native`, C `cc -std=c99 -O3 -march=native`; C / Rust is "
+        f"(the same rounds as above; Rust `cargo build --release`, C `cc -std=c99 -O3 -march=native`; C / Rust is "
         f"the median of each round's ratio), every whole model of `tests/models` and the real models: {within} of "
         f"{len(ratios)} within 1.1× of the Rust.",
         "",
@@ -367,6 +374,8 @@ def main():
             timed = {"cellc Rust": with_calls(rust, 1), "cellc C": with_calls(c, 1)}
             fns, checks = {}, {}
             if d in dirs:
+                native = rust_program(case_xml(d), case_pins(case), w, cellc, native=True)
+                timed["cellc Rust native"] = with_calls([str(native), *rust[1:]], 1)
                 threads = rust_program(case_xml(d), case_pins(case), w, cellc, threads=2)
                 if threads is not None:
                     timed["cellc Rust, 2 threads"] = with_calls([str(threads), *rust[1:]], 1)

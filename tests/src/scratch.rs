@@ -300,7 +300,9 @@ impl Scratch {
             Some(triple) => target.join(triple),
             None => target,
         };
-        Ok(target.join("release").join(self.package()))
+        let binary = target.join("release").join(self.package());
+        intrinsics_inlined(&binary)?;
+        Ok(binary)
     }
 
     /// The crate's package name, which names its binary in the shared target directory:
@@ -407,6 +409,37 @@ impl Scratch {
         std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
         Ok(d)
     }
+}
+
+/// Errs when the binary at `path` holds an intrinsic of `core::arch` as a function of its
+/// own, naming each. Every intrinsic the generated code and the runtime's kernels use must
+/// be inlined into the `#[target_feature]` function of the level `dispatch!` entered; one
+/// left out of line (in a closure, compiled apart from that function) costs a call per
+/// vector operation — AECMOS's first layer ran 28× slower in a build without
+/// `-C target-cpu` — and no comparison of outputs sees it. CPU feature detection's own
+/// (`_xgetbv`, `__cpuid`) are not kernels'.
+pub fn intrinsics_inlined(path: &Path) -> Result<(), String> {
+    use object::{Object, ObjectSymbol};
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file =
+        object::File::parse(&*bytes).map_err(|e| format!("cannot read the symbols of {}: {e}", path.display()))?;
+    let mut out_of_line: Vec<String> = file
+        .symbols()
+        .filter_map(|s| s.name().ok())
+        .map(|n| format!("{:#}", rustc_demangle::demangle(n)))
+        .filter(|n| n.starts_with("core::core_arch::") && !n.contains("xgetbv") && !n.contains("cpuid"))
+        .collect();
+    out_of_line.sort();
+    out_of_line.dedup();
+    if out_of_line.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} calls intrinsics out of line, so its kernels run a call per vector operation (a closure \
+         or function compiled without the dispatched level's target features): {}",
+        path.display(),
+        out_of_line.join(", ")
+    ))
 }
 
 /// Writes a file only when its content differs, so cargo rebuilds only what changed.

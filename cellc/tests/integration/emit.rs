@@ -431,20 +431,21 @@ fn c_dense_layer_in_vectors() {
     // its own; elsewhere the loops over lanes. Its rows are the windows of a convolution
     // (1×4 taps of 6 channels, rows of 7 positions: too short for the planar kernel), read
     // in place: each row's run found once a tap.
-    let source = emit_c_model("ov_convolutions");
-    let at = source.find(": 24 inputs, 8 outputs, plus a bias, then relu)").expect("the layer");
-    let start = source[..at].rfind("/* Dense layer (").expect("its comment");
-    let end = at + source[at..].find("\n}\n").expect("its end") + 3;
-    insta::assert_snapshot!(&source[start..end]);
+    insta::assert_snapshot!(c_layer("ov_convolutions", ": 24 inputs, 8 outputs, plus a bias, then relu)"));
 }
 
 /// The C of the layer of `case` whose comment holds `what`, from its comment to the end of
 /// its function.
 fn c_layer(case: &str, what: &str) -> String {
-    let source = emit_c_model(case);
+    item(&emit_c_model(case), what, "/* Dense layer (", "\n}\n")
+}
+
+/// The text of `source` from the last `head` before `what` to the end of the first `end`
+/// after it.
+fn item(source: &str, what: &str, head: &str, end: &str) -> String {
     let at = source.find(what).expect("the layer");
-    let start = source[..at].rfind("/* Dense layer (").expect("its comment");
-    let end = at + source[at..].find("\n}\n").expect("its end") + 3;
+    let start = source[..at].rfind(head).expect("its comment");
+    let end = at + source[at..].find(end).expect("its end") + end.len();
     source[start..end].to_owned()
 }
 
@@ -610,4 +611,21 @@ fn a_repeated_run_from_the_start_is_read_without_adding_zero() {
     let rust = cellc::emit::rust::emit(&m, &Options::default()).expect("model emits");
     assert!(rust.contains("copy_from_slice(&src[..4])"), "the run read from the start");
     assert!(!rust.contains("[0..0 +"), "no range adds zero");
+}
+
+#[test]
+fn rust_windows_layer_with_an_activation() {
+    // The 24 → 8 dense layer over a convolution's windows (1×4 taps of 6 channels) with a
+    // relu: the kernel maps each run of outputs through a closure inlined by force (out of
+    // line, it is compiled without the dispatched level's target features).
+    // It ends with its `impl`, where the next item's comment starts.
+    let item = item(
+        &emit_rust_model("ov_convolutions"),
+        ": 24 inputs, 8 outputs, plus a bias, then relu)",
+        "/// Dense layer (",
+        "\n    }\n    /// ",
+    );
+    let item = item.strip_suffix("    /// ").expect("the next item");
+    assert!(item.contains("#[inline(always)]\n                |y: &mut [f32]|"), "{item}");
+    insta::assert_snapshot!(item);
 }

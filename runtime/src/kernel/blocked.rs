@@ -329,9 +329,9 @@ fn block<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usiz
     panel: &[P; K],
     v: &[[f32; K]; RB],
 ) {
-    let mut a: [[G::V; NV]; RB] = core::array::from_fn(|r| core::array::from_fn(|j| g.load(&acc[r], j)));
+    let mut a: [[G::V; NV]; RB] = array!([g.splat(0.0); NV], |r| array!(g.splat(0.0), |j| g.load(&acc[r], j)));
     for (k, row) in panel.iter().enumerate() {
-        let w: [G::V; NV] = core::array::from_fn(|j| weights(g, row, j));
+        let w: [G::V; NV] = array!(g.splat(0.0), |j| weights(g, row, j));
         let scale = row.scale();
         for (a, x) in a.iter_mut().zip(v) {
             let x = g.splat(x[k] * scale);

@@ -47,6 +47,24 @@ macro_rules! at_every_level {
     }};
 }
 
+/// An array whose element `$i` is `$e`, filled by a loop in the calling function (`$fill`
+/// is only the value it starts from, of the element type). Kernels build their register
+/// arrays with it rather than with `core::array::from_fn`: a closure is a function of its
+/// own, compiled without the target features of the level `dispatch!` entered (a closure
+/// takes those only from a `#[target_feature]` function around it, and a kernel is a
+/// generic function inlined into one), so when LLVM does not inline it, each intrinsic in
+/// it stays a call — every vector load, in a build without `-C target-cpu` (seen as
+/// `_mm256_loadu_ps` and `_mm512_loadu_ps` out of line).
+macro_rules! array {
+    ($fill:expr, |$i:ident| $e:expr) => {{
+        let mut array = [$fill; _];
+        for ($i, slot) in array.iter_mut().enumerate() {
+            *slot = $e;
+        }
+        array
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 mod blocked;
 mod dense;
@@ -423,7 +441,15 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
         for (k, row) in panel.iter().enumerate() {
             let (w, scale) = (row.block::<I, V>(isa, lb), row.scale());
             for (a, x) in a.iter_mut().zip(v) {
-                axpy_by(isa, a, x[k] * scale, |c| core::array::from_fn(|j| w[8 * c + j]), |l| w[l]);
+                axpy_by(
+                    isa,
+                    a,
+                    x[k] * scale,
+                    #[inline(always)]
+                    |c| array!(0.0, |j| w[8 * c + j]),
+                    #[inline(always)]
+                    |l| w[l],
+                );
             }
         }
         for (a, acc) in a.iter().zip(acc.iter_mut()) {

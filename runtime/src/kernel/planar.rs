@@ -269,7 +269,7 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
 ) -> [[[B::V; PV]; RV]; NB] {
     let geo = io.geo;
     let win = &geo.win;
-    let mut a: [[[B::V; PV]; RV]; NB] = core::array::from_fn(|j| [[b.fill(bias[j]); PV]; RV]);
+    let mut a: [[[B::V; PV]; RV]; NB] = array!([[b.fill(0.0); PV]; RV], |j| [[b.fill(bias[j]); PV]; RV]);
     let channel = win.input[0] * geo.row_len();
     let last = win.output[0].saturating_sub(1);
     let taps = w.as_chunks::<C>().0;
@@ -291,7 +291,7 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
                     let Some(xs) = io.work.get(row + at + c * step..).and_then(|s| s.get(..PV * B::L)) else {
                         return a;
                     };
-                    *x = core::array::from_fn(|v| b.load(&xs[v * B::L..]));
+                    *x = array!(b.fill(0.0), |v| b.load(&xs[v * B::L..]));
                 }
                 for (a, &wj) in a.iter_mut().zip(wc) {
                     let s = b.splat(wj);

@@ -129,7 +129,7 @@ fn block<B: Vector, const R: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mu
     for q in 0..p.k {
         // In range: `fits` checked the last row of `b` and of `a`.
         let Some(row) = io.b.get(q * p.b_row + j..).and_then(|r| r.get(..cols)) else { return };
-        let x: [B::V; PV] = core::array::from_fn(|c| match row.get(c * B::L..) {
+        let x: [B::V; PV] = array!(v.fill(0.0), |c| match row.get(c * B::L..) {
             Some(s) if !s.is_empty() => v.load_part(s),
             _ => v.fill(0.0),
         });

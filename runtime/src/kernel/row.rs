@@ -38,7 +38,9 @@ pub enum Lanes<'a, const W: usize> {
 }
 
 /// `acc[l] += w(l) · v` over the lanes of `acc`, 8 at a time through `isa`, where `w8(c)`
-/// gives lanes `8c..8c + 8` and `w(l)` lane `l` of the rest.
+/// gives lanes `8c..8c + 8` and `w(l)` lane `l` of the rest. Callers mark their closures
+/// `#[inline(always)]`: one kept out of line is compiled without the dispatched level's
+/// target features, and its intrinsics (the f16 conversion) would be calls (see `array!`).
 #[inline(always)]
 pub(super) fn axpy_by<I: Isa>(
     isa: I,
@@ -82,7 +84,15 @@ impl<const W: usize> Row<W> for [u16; W] {
     #[inline(always)]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         let (chunks, _) = self.as_chunks::<8>();
-        axpy_by(isa, acc, v, |c| isa.f16x8(&chunks[c]), |l| Row::<W>::lane(self, l));
+        axpy_by(
+            isa,
+            acc,
+            v,
+            #[inline(always)]
+            |c| isa.f16x8(&chunks[c]),
+            #[inline(always)]
+            |l| Row::<W>::lane(self, l),
+        );
     }
     #[inline(always)]
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
@@ -141,7 +151,15 @@ impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
         const { assert!(RW == W + cellc_pack::int8::SCALE_BYTES, "a row of W int8 lanes is W + 4 values") };
         let (chunks, _) = self[cellc_pack::int8::SCALE_BYTES..].as_chunks::<8>();
         let v = v * Row::<W>::scale(self);
-        axpy_by(isa, acc, v, |c| isa.i8x8(&chunks[c]), |l| Row::<W>::lane(self, l));
+        axpy_by(
+            isa,
+            acc,
+            v,
+            #[inline(always)]
+            |c| isa.i8x8(&chunks[c]),
+            #[inline(always)]
+            |l| Row::<W>::lane(self, l),
+        );
     }
     #[inline(always)]
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {

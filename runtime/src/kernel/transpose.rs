@@ -31,7 +31,16 @@ pub fn transpose<I: Isa>(src: &[f32], dst: &mut [f32], (m, n): (usize, usize), (
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = isa.avx2().or_else(|| isa.avx512().map(crate::simd::Avx512::avx2)) {
-        return bands(src, dst, (m, n), (ss, ds), |s, d, i, j| x86::tile(t, s, d, (i, j), (ss, ds)));
+        // Inlined by force: a closure is compiled without the dispatched level's target
+        // features, so out of line its intrinsics would be calls (see `array!`).
+        return bands(
+            src,
+            dst,
+            (m, n),
+            (ss, ds),
+            #[inline(always)]
+            |s, d, i, j| x86::tile(t, s, d, (i, j), (ss, ds)),
+        );
     }
     let _ = isa;
     bands(src, dst, (m, n), (ss, ds), |s, d, i, j| tile(s, d, (i, j), (ss, ds)));
@@ -103,8 +112,18 @@ mod x86 {
         let [Some(a0), Some(a1), Some(a2), Some(a3), Some(a4), Some(a5), Some(a6), Some(a7)] = rows else { return };
         // SAFETY: the token proves AVX; each pointer covers the 8 values of an array.
         let out: [__m256; TILE] = unsafe {
-            let ld = |a: &[f32; TILE]| _mm256_loadu_ps(a.as_ptr());
-            let (r0, r1, r2, r3, r4, r5, r6, r7) = (ld(a0), ld(a1), ld(a2), ld(a3), ld(a4), ld(a5), ld(a6), ld(a7));
+            let (r0, r1, r2, r3) = (
+                _mm256_loadu_ps(a0.as_ptr()),
+                _mm256_loadu_ps(a1.as_ptr()),
+                _mm256_loadu_ps(a2.as_ptr()),
+                _mm256_loadu_ps(a3.as_ptr()),
+            );
+            let (r4, r5, r6, r7) = (
+                _mm256_loadu_ps(a4.as_ptr()),
+                _mm256_loadu_ps(a5.as_ptr()),
+                _mm256_loadu_ps(a6.as_ptr()),
+                _mm256_loadu_ps(a7.as_ptr()),
+            );
             let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
             let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
             let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));

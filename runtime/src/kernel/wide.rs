@@ -133,10 +133,10 @@ fn block<const K: usize, const W: usize, const G: usize, const RB: usize, const 
     n: usize,
     j0: usize,
 ) {
-    let b: [[Z::V; NV]; G] = core::array::from_fn(|g| core::array::from_fn(|v| z.load(&bg[g], v)));
+    let b: [[Z::V; NV]; G] = array!([z.splat(0.0); NV], |g| array!(z.splat(0.0), |v| z.load(&bg[g], v)));
     let mut a: [[[Z::V; NV]; G]; RB] = [b; RB];
     for k in 0..K {
-        let w: [[Z::V; NV]; G] = core::array::from_fn(|g| core::array::from_fn(|v| weights(z, &pg[g][k], v)));
+        let w: [[Z::V; NV]; G] = array!([z.splat(0.0); NV], |g| array!(z.splat(0.0), |v| weights(z, &pg[g][k], v)));
         let scale: [f32; G] = core::array::from_fn(|g| pg[g][k].scale());
         for (a, x) in a.iter_mut().zip(xs) {
             for ((a, w), &s) in a.iter_mut().zip(&w).zip(&scale) {

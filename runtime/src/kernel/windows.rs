@@ -57,8 +57,9 @@ impl Reads for Windows {
         self.tap(x, base, kh, kw).unwrap_or(zero)
     }
 
-    // Loops rather than `map` and `from_fn`, here and below: LLVM left those as calls in
-    // the blocks' loop (a fifth of a 1-channel layer's time, AMD Zen 3).
+    // Loops rather than `map` and `from_fn`, here and below: their closures, compiled apart
+    // (see `array!`), were left as calls in the blocks' loop (a fifth of a 1-channel
+    // layer's time, AMD Zen 3).
     #[inline(always)]
     fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB]) -> Option<[usize; RB]> {
         let mut starts = [0; RB];

@@ -26,8 +26,10 @@ use cellc_pack::winograd::{Grid, input_columns, input_rows, output_columns, outp
 /// The input and output transforms at one level: in arrays of lanes, or in vector
 /// registers. Every level adds the same terms in the same order.
 ///
-/// Their arrays are filled by loops, not `core::array::from_fn`: LLVM left those closures
-/// as calls, and with them each vector load (a tenth of a 32-channel layer's time, AMD Zen 3).
+/// Their arrays are filled by loops, not `core::array::from_fn`: its closures are compiled
+/// without the dispatched level's target features (see `array!` in the kernels' module),
+/// and were left as calls, each vector load with them (a tenth of a 32-channel layer's time,
+/// AMD Zen 3).
 trait Transforms: Copy {
     /// The most tiles transformed and multiplied together at this level, whatever the work
     /// area holds.

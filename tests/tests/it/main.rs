@@ -7,6 +7,7 @@ mod dense;
 mod drift;
 mod graph_props;
 mod included;
+mod inlined;
 mod inspect_bytes;
 mod properties;
 mod readme;

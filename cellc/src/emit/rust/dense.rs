@@ -134,6 +134,10 @@ fn windows_item(
     let windows = super::lit::windows_value(w);
     let body = entry(simd, |_| quote! { Self::run_at(isa, x, y) });
     // The activation maps each run of outputs as the kernel writes it, still in the cache.
+    // The closure is inlined by force: a closure is compiled apart from the dispatched
+    // level's `#[target_feature]` function, so if LLVM kept it out of line (an exact swish
+    // is large enough), its intrinsics would be calls (AECMOS's first layer, a build
+    // without `-C target-cpu`: 20 ms against 0.7 ms).
     let call = if apply.is_empty() {
         quote! {
             ::cellc_runtime::__private::kernel::dense_windows::<#c, #k, #tile, #group, _, I>(
@@ -143,7 +147,7 @@ fn windows_item(
     } else {
         quote! {
             ::cellc_runtime::__private::kernel::dense_windows_then::<#c, #k, #tile, #group, _, I, _>(
-                panels, bias, x, y, #n, &Self::WINDOWS, isa, |y: &mut [f32]| { #apply },
+                panels, bias, x, y, #n, &Self::WINDOWS, isa, #[inline(always)] |y: &mut [f32]| { #apply },
             );
         }
     };
@@ -196,7 +200,7 @@ fn winograd_item(
     let then = if apply.is_empty() {
         quote! { |_: &mut [f32]| {} }
     } else {
-        quote! { |y: &mut [f32]| { #apply } }
+        quote! { #[inline(always)] |y: &mut [f32]| { #apply } }
     };
     quote! {
         #[doc = #doc]

@@ -159,7 +159,7 @@ fn block<
     bases: &[[isize; 2]; RB],
 ) {
     let (Some(pg), Some(bg)) = (panels.get(t0..t0 + TG), bias.get(t0..t0 + TG)) else { return };
-    let b: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| g.load(&bg[t], j)));
+    let b: [[G::V; NV]; TG] = array!([g.splat(0.0); NV], |t| array!(g.splat(0.0), |j| g.load(&bg[t], j)));
     let mut a: [[[G::V; NV]; TG]; RB] = [b; RB];
     let taps: [&[[P; C]]; TG] = core::array::from_fn(|t| pg[t].as_chunks::<C>().0);
     let starts = win.starts(bases);
@@ -195,7 +195,8 @@ fn block<
                 None => win.runs(x, zero, (bases, starts), kh, kw),
             };
             for c in 0..C {
-                let w: [[G::V; NV]; TG] = core::array::from_fn(|t| core::array::from_fn(|j| weights(g, &ws[t][c], j)));
+                let w: [[G::V; NV]; TG] =
+                    array!([g.splat(0.0); NV], |t| array!(g.splat(0.0), |j| weights(g, &ws[t][c], j)));
                 let scale: [f32; TG] = core::array::from_fn(|t| ws[t][c].scale());
                 for (a, xr) in a.iter_mut().zip(&xs) {
                     for ((a, w), &s) in a.iter_mut().zip(&w).zip(&scale) {
