@@ -79,15 +79,16 @@ C_MAIN = (ROOT / "bench" / "c_main.c").read_text()
 
 
 def cellc_binaries(case_dir, work, cellc, rust_main=RUST_MAIN, c_main=C_MAIN, deps="", c_flags=(),
-                   target="bench-models", c_opt=("-O3", "-march=native")):
+                   target="bench-models", c_opt=("-O3", "-march=native"), rust_native=False):
     """Builds the Rust and C timing programs of one model; returns their command lines. The
     programs are `rust_main` (with `deps` added to its crate's dependencies, built in
     target/`target`) and `c_main` (built with `c_opt`, then `c_flags`) around the generated
-    model."""
+    model; the Rust as `cargo build --release` builds it, or at `-C target-cpu=native` with
+    `rust_native`."""
     case = json.loads((case_dir / "case.json").read_text())
     xml = case_xml(case_dir)
     pins = case_pins(case)
-    rust_copy = rust_program(xml, pins, work, cellc, rust_main, deps, target)
+    rust_copy = rust_program(xml, pins, work, cellc, rust_main, deps, target, native=rust_native)
     c_dir = work / "c"
     c_dir.mkdir(exist_ok=True)
     subprocess.run([cellc, str(xml), *pins, "--lang", "c", "--name", "net", "-o", str(c_dir / "net.c")], check=True)

@@ -1,11 +1,12 @@
 """Where a real model's time goes, step by step: each step of tests/models/<name> (its f32
-IR, the inputs of its case) timed in cellc's generated Rust (through `run_observed`) and C
+IR, the inputs of its case) timed in cellc's generated Rust (through `run_observed`; built as `cargo build --release` builds it, or at
+`-C target-cpu=native` with `--rust-native`) and C
 (through its `NET_STEP_DONE` hook), the median of each step over the calls, beside the
 floating-point operations of the step and the peak rate of fused multiply–adds measured
 in the same run (`cellc_bench::machine::fma_loop`). The C is built at `-O3 -march=native`, or
 with the flags `--c-opt` gives (`--c-opt=-O2`: what users type, no `-march`).
 
-Usage: python bench/profile.py [--calls N (default 200)] [--c-opt FLAGS] MODEL_DIR …
+Usage: python bench/profile.py [--calls N (default 200)] [--c-opt FLAGS] [--rust-native] MODEL_DIR …
 Prints a Markdown table per model: the steps that take 1 % of the call or more, the rest
 summed.
 """
@@ -84,9 +85,9 @@ fn main() {
 """
 
 
-def build(case_dir, work, cellc, c_opt):
-    """The Rust and C profiling programs of one model (the C built with `c_opt`); their
-    command lines."""
+def build(case_dir, work, cellc, c_opt, rust_native):
+    """The Rust and C profiling programs of one model (the C built with `c_opt`, the Rust at
+    `-C target-cpu=native` with `rust_native`); their command lines."""
     bench = ROOT / "bench"
     _, rust, c = models.cellc_binaries(
         case_dir,
@@ -98,6 +99,7 @@ def build(case_dir, work, cellc, c_opt):
         c_flags=["-DNET_STEP_DONE(k)=net_step_done(k)", "-include", str(bench / "c_profile.h")],
         target="bench-profile",
         c_opt=c_opt,
+        rust_native=rust_native,
     )
     return rust, c
 
@@ -106,6 +108,8 @@ def main():
     args = sys.argv[1:]
     calls = 200
     c_opt = ["-O3", "-march=native"]
+    rust_native = "--rust-native" in args
+    args = [a for a in args if a != "--rust-native"]
     while args and args[0].split("=")[0] in ("--calls", "--c-opt"):
         flag, value, args = (*args[0].split("=", 1), args[1:]) if "=" in args[0] else (args[0], args[1], args[2:])
         if flag == "--calls":
@@ -116,7 +120,7 @@ def main():
     for arg in args:
         case_dir = Path(arg) if Path(arg).is_dir() else ROOT / "tests" / "models" / arg
         work = Path(tempfile.mkdtemp())
-        rust, c = build(case_dir, work, cellc, c_opt)
+        rust, c = build(case_dir, work, cellc, c_opt, rust_native)
         rust[1] = c[1] = str(calls)
         r = subprocess.run(rust, capture_output=True, text=True, check=True).stdout.splitlines()
         peak = float(r[0].split("\t")[1])
@@ -126,7 +130,8 @@ def main():
         total_r = sum(float(row[1]) for row in rows)
         total_c = sum(c_ns.values())
         print(f"### {case_dir.name}\n")
-        print(f"FMA peak {peak:.1f} GFLOP/s; a call: Rust {total_r / 1e3:,.0f} µs, C ({' '.join(c_opt)}) "
+        print(f"FMA peak {peak:.1f} GFLOP/s; a call: Rust{' (target-cpu=native)' if rust_native else ''} "
+              f"{total_r / 1e3:,.0f} µs, C ({' '.join(c_opt)}) "
               f"{total_c / 1e3:,.0f} µs "
               f"(sums of the steps' medians)\n")
         print("| step | what | Rust µs | Rust GFLOP/s (share of peak) | C µs | C GFLOP/s (share of peak) |")

@@ -22,28 +22,55 @@ pub fn pool_windows<const C: usize, const MAX: bool>(win: &Windows, x: &[f32], y
     if !fits || positions == 0 {
         return;
     }
-    let start = if MAX { f32::MIN } else { 0.0 };
     for (xe, ye) in x.chunks_exact(entry).zip(y.chunks_exact_mut(positions * C)) {
         for (p, out) in ye.as_chunks_mut::<C>().0.iter_mut().enumerate() {
             let base = win.base(p);
-            let mut acc = [start; C];
-            for kh in 0..win.kernel[0] {
-                for kw in 0..win.kernel[1] {
-                    let Some(run) = win.tap::<C>(xe, base, kh, kw) else { continue };
-                    for (a, &v) in acc.iter_mut().zip(run) {
-                        *a = if !MAX {
-                            *a + v
-                        } else if v > *a {
-                            v
-                        } else {
-                            *a
-                        };
-                    }
-                }
+            // Channels in blocks of 32 lanes, each block over every tap: a block's values
+            // stay in registers. All `C` at once, 64 channels made LLVM keep them on the
+            // stack through masked stores in a build without `-C target-cpu` (2×2 windows
+            // of 64 channels at 16×40 positions: 110 against 13 µs, AMD Zen 3); blocks of
+            // 16 lanes found each tap twice as often, 32 channels 1.3× slower.
+            let (blocks, rest) = out.as_chunks_mut::<LANES>();
+            for (b, block) in blocks.iter_mut().enumerate() {
+                reduce::<C, LANES, MAX>(win, xe, base, b * LANES, block);
             }
-            *out = acc;
+            for (l, one) in rest.iter_mut().enumerate() {
+                reduce::<C, 1, MAX>(win, xe, base, blocks.len() * LANES + l, core::array::from_mut(one));
+            }
         }
     }
+}
+
+/// The lanes a block of channels reduces at once.
+const LANES: usize = 32;
+
+/// Channels `c0..c0 + N` of the window at `base` of the entry `xe`, reduced tap by tap in
+/// order into `out` (see [`pool_windows`]).
+#[inline(always)]
+fn reduce<const C: usize, const N: usize, const MAX: bool>(
+    win: &Windows,
+    xe: &[f32],
+    base: [isize; 2],
+    c0: usize,
+    out: &mut [f32; N],
+) {
+    let mut acc = [if MAX { f32::MIN } else { 0.0 }; N];
+    for kh in 0..win.kernel[0] {
+        for kw in 0..win.kernel[1] {
+            let Some(run) = win.tap::<C>(xe, base, kh, kw) else { continue };
+            let Some(run) = run.get(c0..).and_then(<[f32]>::first_chunk::<N>) else { continue };
+            for (a, &v) in acc.iter_mut().zip(run) {
+                *a = if !MAX {
+                    *a + v
+                } else if v > *a {
+                    v
+                } else {
+                    *a
+                };
+            }
+        }
+    }
+    *out = acc;
 }
 
 #[cfg(test)]
@@ -113,5 +140,8 @@ mod tests {
         // Strided, dilated; 1-D as a height of 1.
         check::<8>(win([9, 8], [2, 3], [2, 3], [2, 1], [1, 2]), 1);
         check::<1>(win([1, 19], [1, 4], [1, 3], [1, 1], [0, 2]), 3);
+        // Channels past one block of lanes: two whole blocks; a block and 5 lanes, padded.
+        check::<64>(win([4, 6], [2, 2], [2, 2], [1, 1], [0, 0]), 2);
+        check::<37>(win([5, 7], [3, 3], [1, 1], [1, 1], [1, 1]), 1);
     }
 }
