@@ -40,8 +40,11 @@ pub(super) fn reg_blocks<
         // LLVM spilled the accumulators, and one tile of 6 positions (2 weight vectors) ran
         // a 32-channel layer in half the time (AMD Zen 3, 32 → 64 channels over 32×80: 2,271
         // → 1,137 µs; 8 and 16 channels 0.84× and 0.65×). Under 4 channels, whose taps unroll
-        // whole, two tiles sharing each broadcast stay faster (3 channels: 359 against 414 µs).
-        _ if C < 4 => positions::<G, C, K, W, NV, 2, 3, 1, 2, 4, P, F>(g, io, then),
+        // whole, two tiles sharing each broadcast stay faster, in blocks of 2 positions (8
+        // accumulators): blocks of 3 spilled 3 of their 12 (3 → 32 channels over 64×160:
+        // 0.69× the time of blocks of 3; 1 channel over 126×257: 0.80×). From 4 channels on,
+        // two tiles of 2 positions gained nothing on one of 6.
+        _ if C < 4 => positions::<G, C, K, W, NV, 2, 2, 1, 2, 4, P, F>(g, io, then),
         _ => positions::<G, C, K, W, NV, 1, 6, 1, 2, 2, P, F>(g, io, then),
     }
 }
