@@ -1,10 +1,9 @@
 //! The scratch build's check that no intrinsic is left out of line can fail: a program whose
 //! function uses an AVX intrinsic without the target feature is refused, naming it.
-use cellc_conformance::scratch::Scratch;
-
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn an_intrinsic_out_of_line_is_refused_by_name() {
+    use cellc_conformance::scratch::Scratch;
     // `lanes` has no `#[target_feature]`, so `_mm256_setzero_ps` (an AVX function) cannot be
     // inlined into it and stays a function of its own. The program is built, never run.
     let main = "#[inline(never)]\n\
