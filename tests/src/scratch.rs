@@ -418,7 +418,7 @@ impl Scratch {
 /// vector operation — AECMOS's first layer ran 28× slower in a build without
 /// `-C target-cpu` — and no comparison of outputs sees it. CPU feature detection's own
 /// (`_xgetbv`, `__cpuid`) are not kernels'.
-pub fn intrinsics_inlined(path: &Path) -> Result<(), String> {
+fn intrinsics_inlined(path: &Path) -> Result<(), String> {
     use object::{Object, ObjectSymbol};
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file =
