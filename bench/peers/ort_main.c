@@ -23,7 +23,7 @@ typedef struct {
 } OrtApiBase;
 const OrtApiBase *OrtGetApiBase(void);
 
-enum { API_VERSION = 22, LOG_ERROR = 3, ALLOC_ARENA = 1, MEM_DEFAULT = 0, TYPE_FLOAT = 1 };
+enum { API_VERSION = 22, LOG_ERROR = 3, ALLOC_ARENA = 1, MEM_DEFAULT = 0, TYPE_FLOAT = 1, TYPE_DOUBLE = 11 };
 /* Places in the OrtApi table. */
 enum {
     GET_ERROR_MESSAGE = 2, CREATE_ENV = 3, CREATE_SESSION = 7, RUN = 9, CREATE_SESSION_OPTIONS = 10,
@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         peer_tensor *t = k < a.n_in ? &a.ins[k] : &a.outs[k - a.n_in];
         OrtValue **v = k < a.n_in ? &ins[k] : &outs[k - a.n_in];
         check(((OrtStatus * (*)(const OrtMemoryInfo *, void *, size_t, const int64_t *, size_t, int, OrtValue **))
-                   api[CREATE_TENSOR_WITH_DATA])(cpu, t->data, t->len * sizeof(float), t->shape, t->rank, TYPE_FLOAT, v),
+                   api[CREATE_TENSOR_WITH_DATA])(cpu, t->data, t->len * peer_size(t), t->shape, t->rank, t->f64 ? TYPE_DOUBLE : TYPE_FLOAT, v),
               t->name);
         if (k < a.n_in) in_names[k] = t->name;
         else out_names[k - a.n_in] = t->name;

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
         for (size_t k = 0; k < a.n_in + a.n_out; k++) {
             const peer_tensor& t = k < a.n_in ? a.ins[k] : a.outs[k - a.n_in];
             ov::Shape shape(t.shape, t.shape + t.rank);
-            request.set_tensor(t.name, ov::Tensor(ov::element::f32, shape, t.data));
+            request.set_tensor(t.name, ov::Tensor(t.f64 ? ov::element::f64 : ov::element::f32, shape, t.data));
         }
         for (size_t k = 0; k < a.calls / 4; k++) request.infer();
         std::vector<double> times(a.calls);

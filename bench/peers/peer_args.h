@@ -1,7 +1,8 @@
 /* What the peers' timing programs (ort_main.c, ov_main.cpp) share: their arguments,
  *   MODEL CALLS [in NAME SHAPE FILE]… [out NAME SHAPE FILE]…
- * (SHAPE as 1,3,256; an input FILE raw f32 values, an output FILE where the last call's
- * values are written), read into one list of tensors. */
+ * (SHAPE as 1,3,256, or f64:1,3,256 for a tensor of doubles; an input FILE raw f32 values,
+ * an output FILE where the last call's values are written as f32), read into one list of
+ * tensors. */
 #ifndef PEER_ARGS_H
 #define PEER_ARGS_H
 #include <stdint.h>
@@ -13,8 +14,12 @@ typedef struct {
     const char *name, *file;
     int64_t shape[8];
     size_t rank, len;
-    float *data;
+    int f64; /* doubles, not floats */
+    void *data;
 } peer_tensor;
+
+/* Bytes of one element. */
+static inline size_t peer_size(const peer_tensor *t) { return t->f64 ? sizeof(double) : sizeof(float); }
 
 typedef struct {
     const char *model;
@@ -31,6 +36,8 @@ static inline void peer_shape(peer_tensor *t, const char *text) {
     char *end;
     t->rank = 0;
     t->len = 1;
+    t->f64 = strncmp(text, "f64:", 4) == 0;
+    if (t->f64) text += 4;
     while (*text) {
         if (t->rank == 8) peer_fail("more than 8 dimensions", text);
         t->shape[t->rank] = strtoll(text, &end, 10);
@@ -57,10 +64,17 @@ static inline peer_args peer_read_args(int argc, char **argv) {
         t->name = argv[k + 1];
         t->file = argv[k + 3];
         peer_shape(t, argv[k + 2]);
-        t->data = (float *)calloc(t->len ? t->len : 1, sizeof(float));
+        t->data = calloc(t->len ? t->len : 1, peer_size(t));
         if (input) {
             FILE *f = fopen(t->file, "rb");
-            if (!f || fread(t->data, sizeof(float), t->len, f) != t->len) peer_fail("cannot read", t->file);
+            size_t i;
+            float v;
+            if (!f) peer_fail("cannot read", t->file);
+            for (i = 0; i < t->len; i++) {
+                if (fread(&v, sizeof v, 1, f) != 1) peer_fail("cannot read", t->file);
+                if (t->f64) ((double *)t->data)[i] = v;
+                else ((float *)t->data)[i] = v;
+            }
             fclose(f);
         }
     }
@@ -72,8 +86,14 @@ static inline peer_args peer_read_args(int argc, char **argv) {
 static inline void peer_write_outputs(const peer_args *a) {
     size_t k;
     for (k = 0; k < a->n_out; k++) {
-        FILE *f = fopen(a->outs[k].file, "wb");
-        if (!f || fwrite(a->outs[k].data, sizeof(float), a->outs[k].len, f) != a->outs[k].len) peer_fail("cannot write", a->outs[k].file);
+        const peer_tensor *t = &a->outs[k];
+        FILE *f = fopen(t->file, "wb");
+        size_t i;
+        if (!f) peer_fail("cannot write", t->file);
+        for (i = 0; i < t->len; i++) {
+            float v = t->f64 ? (float)((const double *)t->data)[i] : ((const float *)t->data)[i];
+            if (fwrite(&v, sizeof v, 1, f) != 1) peer_fail("cannot write", t->file);
+        }
         fclose(f);
     }
 }

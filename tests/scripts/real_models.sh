@@ -9,6 +9,6 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=$(models_venv)
 out="$root/target/real-models"
 rm -rf "$out"
-"$venv/bin/python" "$root/tests/scripts/gen_models.py" "$out" nsnet2 hey_mycroft smart_turn_v3
+"$venv/bin/python" "$root/tests/scripts/gen_models.py" "$out" nsnet2 hey_mycroft openwakeword_front smart_turn_v3
 cd "$root"
 cargo run -p cellc-conformance --release -- --lang rust --lang c "$out"
