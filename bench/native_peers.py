@@ -81,8 +81,7 @@ def commands(case_dir, case, onnx_path, xml, work, programs):
         opts.intra_op_num_threads = 1
         sess = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
         ins = [(i.name, feeds[i.name].shape, i.type == "tensor(double)") for i in sess.get_inputs()]
-        results = sess.run(None, {i.name: feeds[i.name].astype(np.float64 if f64 else np.float32)
-                                  for (_, _, f64), i in zip(ins, sess.get_inputs())})
+        results = sess.run(None, {name: feeds[name].astype(np.float64 if f64 else np.float32) for name, _, f64 in ins})
         outs = [(o.name, r.shape, o.type == "tensor(double)") for o, r in zip(sess.get_outputs(), results)]
         a, checks = args("ort", ins, outs)
         out["onnxruntime C"] = (lambda calls, a=a, p=programs["onnxruntime C"]: [str(p), str(onnx_path), str(calls), *a],
