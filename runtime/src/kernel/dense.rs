@@ -102,7 +102,7 @@ pub fn dense_rows_wide<
         && let Some(z) = isa.avx512()
     {
         if fits::<K, W, T, P>(panels, bias, x, y, n) {
-            super::wide::dense_avx512::<K, W, P>(z, panels, bias, x, y, n);
+            super::wide::dense_avx512::<K, W, P, _>(z, panels, bias, super::wide::Rows::packed(x), y, n, |_| {});
         }
         return;
     }
@@ -112,7 +112,7 @@ pub fn dense_rows_wide<
         && let Some(v) = isa.avx2()
     {
         if fits::<K, W, T, P>(panels, bias, x, y, n) {
-            super::wide::dense_avx2::<K, W, P>(v, panels, bias, x, y, n);
+            super::wide::dense_avx2::<K, W, P, _>(v, panels, bias, super::wide::Rows::packed(x), y, n, |_| {});
         }
         return;
     }

@@ -8,6 +8,10 @@
 //! blocks of 8 rows × 16 lanes need all 16 registers for their sums alone (PLCMOS, whose
 //! F(2×2, 3×3) products run here, 8.26 → 7.22 ms a call on AMD Zen 3).
 //!
+//! The rows need not be packed: a convolution whose every window is one run of the input
+//! (a 1-D layer's taps over few channels, an STFT's frames) has its windows read here in
+//! place, each row a slice of the input a stride after the one before (see [`Rows`]).
+//!
 //! Every output sums its inputs in order from its bias, one fused multiply–add each, the
 //! order of [`super::panel_acc`], whatever block it falls in: a row's result does not
 //! depend on how many rows the call holds.
@@ -15,57 +19,151 @@ use super::Row;
 use super::blocked::{Reg, Ymm, Zmm, weights};
 use crate::simd::{Avx2, Avx512};
 
-/// `y[r·n + j] = bias(j) + Σₖ x[r][k]·w(j, k)` for every row of `x` and `j < n`, over tiles
-/// of at most 16 lanes (one register each). The caller has checked the lengths: `y` holds
-/// `n` values per row, and `panels` and `bias` the same number of tiles, covering `n`.
+/// The rows of a product's left operand, `K` values each: row `p` starts at
+/// `(p / per_line)·line + (p % per_line)·step` in `x`. Packed rows are one line a row
+/// apart (`step = K`); the windows of a convolution that each read one run of the input are
+/// lines of output positions (`per_line` of them), a stride apart, whose rows overlap.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Rows<'a, const K: usize> {
+    x: &'a [f32],
+    count: usize,
+    per_line: usize,
+    line: usize,
+    step: usize,
+}
+
+impl<'a, const K: usize> Rows<'a, K> {
+    /// The rows of `x`, one after the other.
+    #[inline(always)]
+    pub(super) fn packed(x: &'a [[f32; K]]) -> Self {
+        Self { x: x.as_flattened(), count: x.len(), per_line: usize::MAX, line: 0, step: K }
+    }
+
+    /// `count` rows in lines of `per_line` (`line` values apart), each `step` values after
+    /// the one before in its line: `None` unless every row lies inside `x`.
+    #[inline(always)]
+    pub(super) fn strided(x: &'a [f32], count: usize, per_line: usize, line: usize, step: usize) -> Option<Self> {
+        let last = count.checked_sub(1)?;
+        let per_line = per_line.max(1);
+        // The furthest row starts on the last line, at its furthest position.
+        let lines = last / per_line;
+        let along = if lines == 0 { last } else { per_line - 1 };
+        let end = lines.checked_mul(line)?.checked_add(along.checked_mul(step)?)?.checked_add(K)?;
+        (end <= x.len()).then_some(Self { x, count, per_line, line, step })
+    }
+
+    /// How many rows there are.
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.count
+    }
+}
+
+/// Where the next row of [`Rows`] starts, row after row.
+struct Cursor {
+    /// The next row's position along its line.
+    col: usize,
+    /// Where its line starts.
+    line_at: usize,
+    /// Where it starts.
+    at: usize,
+}
+
+impl Cursor {
+    /// The next `RB` rows: `None` past the rows' values (which [`Rows::strided`] rules out).
+    #[inline(always)]
+    fn take<'a, const K: usize, const RB: usize>(&mut self, rows: &Rows<'a, K>) -> Option<[&'a [f32; K]; RB]> {
+        let first = self.next(rows)?;
+        let mut out = [first; RB];
+        for r in out.iter_mut().skip(1) {
+            *r = self.next(rows)?;
+        }
+        Some(out)
+    }
+
+    #[inline(always)]
+    fn next<'a, const K: usize>(&mut self, rows: &Rows<'a, K>) -> Option<&'a [f32; K]> {
+        let row = rows.x.get(self.at..)?.first_chunk::<K>()?;
+        self.col += 1;
+        if self.col >= rows.per_line {
+            self.col = 0;
+            self.line_at += rows.line;
+            self.at = self.line_at;
+        } else {
+            self.at += rows.step;
+        }
+        Some(row)
+    }
+}
+
+/// `y[r·n + j] = bias(j) + Σₖ row(r)[k]·w(j, k)` for every row of `x` and `j < n`, over tiles
+/// of at most 16 lanes (one register each), then `then` over each block of rows' outputs
+/// while they are in the cache. The caller has checked the lengths: `y` holds `n` values per
+/// row, and `panels` and `bias` the same number of tiles, covering `n`.
 #[inline(always)]
-pub(super) fn dense_avx512<const K: usize, const W: usize, P: Row<W>>(
+pub(super) fn dense_avx512<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut [f32]) + Copy>(
     z: Avx512,
     panels: &[[P; K]],
     bias: &[[f32; W]],
-    x: &[[f32; K]],
+    x: Rows<'_, K>,
     y: &mut [f32],
     n: usize,
+    then: F,
 ) {
     const { assert!(W <= 16, "one register a tile") };
     let z = Zmm(z);
+    let io = (panels, bias, x, y, n);
     // 24 accumulators of the 32 registers, the rest for the weights and a broadcast input.
     // Rows left over: 3 at a time over 8 tiles, or one over 8 (a row has only its tiles to
     // keep the FMA units busy).
     match panels.len() {
-        1 => rows::<K, W, 1, 24, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
-        2 => rows::<K, W, 2, 12, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
-        3 => rows::<K, W, 3, 8, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
-        _ => rows::<K, W, 4, 6, 1, 8, 8, P, _>(z, panels, bias, x, y, n),
+        1 => rows::<K, W, 1, 24, 1, 8, 8, P, _, F>(z, io, then),
+        2 => rows::<K, W, 2, 12, 1, 8, 8, P, _, F>(z, io, then),
+        3 => rows::<K, W, 3, 8, 1, 8, 8, P, _, F>(z, io, then),
+        _ => rows::<K, W, 4, 6, 1, 8, 8, P, _, F>(z, io, then),
     }
 }
 
 /// [`dense_avx512`] at the AVX2 level: tiles of at most 16 lanes in one or two registers.
 #[inline(always)]
-pub(super) fn dense_avx2<const K: usize, const W: usize, P: Row<W>>(
+pub(super) fn dense_avx2<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut [f32]) + Copy>(
     v: Avx2,
     panels: &[[P; K]],
     bias: &[[f32; W]],
-    x: &[[f32; K]],
+    x: Rows<'_, K>,
     y: &mut [f32],
     n: usize,
+    then: F,
 ) {
     const { assert!(W <= 16, "two registers a tile") };
     let v = Ymm(v);
+    let io = (panels, bias, x, y, n);
     // 12 accumulators of the 16 registers, the rest for the weights and a broadcast input
     // (the rows left over: 3 rows × 12 registers, then one row × 8).
     if W > 8 {
-        rows::<K, W, 1, 6, 2, 2, 4, P, _>(v, panels, bias, x, y, n);
+        rows::<K, W, 1, 6, 2, 2, 4, P, _, F>(v, io, then);
     } else if panels.len() == 1 {
-        rows::<K, W, 1, 12, 1, 4, 8, P, _>(v, panels, bias, x, y, n);
+        rows::<K, W, 1, 12, 1, 4, 8, P, _, F>(v, io, then);
     } else {
-        rows::<K, W, 2, 6, 1, 4, 8, P, _>(v, panels, bias, x, y, n);
+        rows::<K, W, 2, 6, 1, 4, 8, P, _, F>(v, io, then);
     }
 }
 
+/// What the blocks read and write: the panels, their bias, the rows, their outputs and the
+/// outputs a row.
+type Io<'a, P, const K: usize, const W: usize> = (&'a [[P; K]], &'a [[f32; W]], Rows<'a, K>, &'a mut [f32], usize);
+
+/// The weights a pass over the rows keeps in the second-level cache: a layer whose panels
+/// are larger (an STFT's 257 outputs over 512 taps, 526 KB) goes through its tiles in
+/// groups of this many bytes, each over every row, instead of streaming every panel from
+/// the third level once for each block of rows.
+const PASS_BYTES: usize = 256 * 1024;
+
 /// Blocks of `RB` rows, each through every tile `G` at a time (a tile in `NV` registers);
 /// the rows left over in blocks of 3 (`G3` tiles at a time), then of one (`G1`): a call of
-/// few rows (a convolution over a short input) still shares each weight it loads.
+/// few rows (a convolution over a short input) still shares each weight it loads. Panels
+/// larger than [`PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
+/// row; `then` maps the outputs after the last.
 #[inline(always)]
 fn rows<
     const K: usize,
@@ -77,45 +175,92 @@ fn rows<
     const G1: usize,
     P: Row<W>,
     Z: Reg,
+    F: Fn(&mut [f32]) + Copy,
 >(
     z: Z,
-    panels: &[[P; K]],
-    bias: &[[f32; W]],
-    x: &[[f32; K]],
-    y: &mut [f32],
-    n: usize,
+    (panels, bias, x, y, n): Io<'_, P, K, W>,
+    then: F,
 ) {
-    let (blocks, rest) = x.as_chunks::<RB>();
-    let (y_blocks, y_rest) = y.split_at_mut(blocks.len() * RB * n);
-    for (xs, ys) in blocks.iter().zip(y_blocks.chunks_exact_mut((RB * n).max(1))) {
-        tiles::<K, W, G, RB, NV, P, Z>(z, panels, bias, xs, ys, n);
+    let tile = core::mem::size_of::<[P; K]>().max(1);
+    let most = (PASS_BYTES / tile).max(G) / G * G;
+    let one = panels.len() <= most;
+    let per_pass = if one { panels.len().max(1) } else { most };
+    // One call of the blocks (inlined whole: a second call would be a second copy).
+    for (i, (pp, bp)) in panels.chunks(per_pass).zip(bias.chunks(per_pass)).enumerate() {
+        pass::<K, W, G, RB, NV, G3, G1, P, Z, F>(z, (pp, bp, x, &mut *y, n), i * per_pass * W, one.then_some(then));
     }
-    let (threes, ones) = rest.as_chunks::<3>();
-    let (y_threes, y_ones) = y_rest.split_at_mut(threes.len() * 3 * n);
-    for (xs, ys) in threes.iter().zip(y_threes.chunks_exact_mut((3 * n).max(1))) {
-        tiles::<K, W, G3, 3, NV, P, Z>(z, panels, bias, xs, ys, n);
-    }
-    for (xr, yr) in ones.iter().zip(y_ones.chunks_exact_mut(n.max(1))) {
-        tiles::<K, W, G1, 1, NV, P, Z>(z, panels, bias, core::array::from_ref(xr), yr, n);
+    if !one {
+        for yr in y.chunks_mut((RB * n).max(1)) {
+            then(yr);
+        }
     }
 }
 
-/// One block of `RB` rows (`y` holds exactly their outputs) through every tile.
+/// One pass of [`rows`] over every row, through the tiles of `panels`, whose outputs start
+/// at `j0` in each row; `then`, if any, over each block's outputs. (An `Option` rather than
+/// a closure that does nothing: one copy of the blocks for both uses.)
+#[inline(always)]
+fn pass<
+    const K: usize,
+    const W: usize,
+    const G: usize,
+    const RB: usize,
+    const NV: usize,
+    const G3: usize,
+    const G1: usize,
+    P: Row<W>,
+    Z: Reg,
+    F: Fn(&mut [f32]) + Copy,
+>(
+    z: Z,
+    (panels, bias, x, y, n): Io<'_, P, K, W>,
+    j0: usize,
+    then: Option<F>,
+) {
+    let then = |ys: &mut [f32]| {
+        if let Some(f) = then {
+            f(ys);
+        }
+    };
+    let mut at = Cursor { col: 0, line_at: 0, at: 0 };
+    let blocks = x.len() / RB;
+    let (y_blocks, y_rest) = y.split_at_mut(blocks * RB * n);
+    for ys in y_blocks.chunks_exact_mut((RB * n).max(1)) {
+        let Some(xs) = at.take::<K, RB>(&x) else { return };
+        tiles::<K, W, G, RB, NV, P, Z>(z, panels, bias, &xs, ys, (j0, n));
+        then(ys);
+    }
+    let threes = (x.len() - blocks * RB) / 3;
+    let (y_threes, y_ones) = y_rest.split_at_mut(threes * 3 * n);
+    for ys in y_threes.chunks_exact_mut((3 * n).max(1)) {
+        let Some(xs) = at.take::<K, 3>(&x) else { return };
+        tiles::<K, W, G3, 3, NV, P, Z>(z, panels, bias, &xs, ys, (j0, n));
+        then(ys);
+    }
+    for yr in y_ones.chunks_exact_mut(n.max(1)) {
+        let Some(xs) = at.take::<K, 1>(&x) else { return };
+        tiles::<K, W, G1, 1, NV, P, Z>(z, panels, bias, &xs, yr, (j0, n));
+        then(yr);
+    }
+}
+
+/// One block of `RB` rows (`y` holds exactly their outputs, `n` each) through every tile,
+/// the first writing output `j0`.
 #[inline(always)]
 fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, const NV: usize, P: Row<W>, Z: Reg>(
     z: Z,
     panels: &[[P; K]],
     bias: &[[f32; W]],
-    xs: &[[f32; K]; RB],
+    xs: &[&[f32; K]; RB],
     y: &mut [f32],
-    n: usize,
+    (j0, n): (usize, usize),
 ) {
     let (groups, rest) = panels.as_chunks::<G>();
     let (bias_groups, bias_rest) = bias.as_chunks::<G>();
     for (g, (pg, bg)) in groups.iter().zip(bias_groups).enumerate() {
-        block::<K, W, G, RB, NV, P, Z>(z, pg, bg, xs, y, n, g * G * W);
+        block::<K, W, G, RB, NV, P, Z>(z, pg, bg, xs, y, n, j0 + g * G * W);
     }
-    let j0 = groups.len() * G * W;
+    let j0 = j0 + groups.len() * G * W;
     for (t, (p, b)) in rest.iter().zip(bias_rest).enumerate() {
         block::<K, W, 1, RB, NV, P, Z>(z, core::array::from_ref(p), core::array::from_ref(b), xs, y, n, j0 + t * W);
     }
@@ -128,7 +273,7 @@ fn block<const K: usize, const W: usize, const G: usize, const RB: usize, const 
     z: Z,
     pg: &[[P; K]; G],
     bg: &[[f32; W]; G],
-    xs: &[[f32; K]; RB],
+    xs: &[&[f32; K]; RB],
     y: &mut [f32],
     n: usize,
     j0: usize,
@@ -208,12 +353,12 @@ mod tests {
         crate::dispatch!(|_L, isa| {
             if let Some(z) = crate::simd::Isa::avx512(isa) {
                 let mut y = y.to_vec();
-                dense_avx512::<K, W, [f32; W]>(z, panels, bias, x, &mut y[..x.len() * n], n);
+                dense_avx512::<K, W, [f32; W], _>(z, panels, bias, Rows::packed(x), &mut y[..x.len() * n], n, |_| {});
                 out.push(y);
             }
             if let Some(v) = crate::simd::Isa::avx2(isa) {
                 let mut y = y.to_vec();
-                dense_avx2::<K, W, [f32; W]>(v, panels, bias, x, &mut y[..x.len() * n], n);
+                dense_avx2::<K, W, [f32; W], _>(v, panels, bias, Rows::packed(x), &mut y[..x.len() * n], n, |_| {});
                 out.push(y);
             }
         });

@@ -184,6 +184,23 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
     for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
         #[cfg(target_arch = "x86_64")]
         {
+            // Windows that each read one long run of the input (an STFT's frames, a 1-D
+            // layer over few channels) are rows of a product read in place: the dense
+            // layer's blocks, with no tap-by-tap bookkeeping.
+            if W <= 16
+                && C < FEW_CHANNELS
+                && K >= LONG_RUN
+                && let Some(rows) = one_run::<K>(win, xe)
+            {
+                if let Some(z) = isa.avx512() {
+                    super::wide::dense_avx512::<K, W, P, F>(z, panels, bias, rows, ye, n, then);
+                    continue;
+                }
+                if let Some(v) = isa.avx2() {
+                    super::wide::dense_avx2::<K, W, P, F>(v, panels, bias, rows, ye, n, then);
+                    continue;
+                }
+            }
             use super::blocked::{Ymm, Zmm};
             if W <= 16
                 && let Some(z) = isa.avx512()
@@ -202,6 +219,37 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
         }
         lanes::<C, K, W, 4, P, I, F>(panels, bias, xe, ye, n, win, &zero, isa, then);
     }
+}
+
+/// Channels under which a window that reads one run of the input goes through the dense
+/// layer's blocks (see [`one_run`]); from 4 channels on, the tap-by-tap blocks already
+/// read each tap's channels as a run.
+const FEW_CHANNELS: usize = 4;
+
+/// The values a window must read in one run to go through the dense layer's blocks: a
+/// short run (a kernel of 3 over one channel) keeps the tap-by-tap blocks, which share each
+/// broadcast input between two tiles.
+const LONG_RUN: usize = 16;
+
+/// The windows of `win` over the entry `x` as the rows of a product read in place, when
+/// each window's taps are one run of the input (the taps in order, each the next `C`
+/// values) and every window lies inside the data.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn one_run<'a, const K: usize>(win: &Windows, x: &'a [f32]) -> Option<super::wide::Rows<'a, K>> {
+    let [kh, kw] = win.kernel;
+    let runs =
+        (kw == 1 || win.dilations[1] == 1) && (kh == 1 || win.dilations[0].checked_mul(win.input[1]) == Some(kw));
+    if !runs {
+        return None;
+    }
+    // The positions' bases grow along each axis: the first and the last window bound them.
+    let positions = win.positions();
+    let first = win.inside(win.base(0))?;
+    win.inside(win.base(positions.checked_sub(1)?))?;
+    let line = win.strides[0].checked_mul(win.input[1])?.checked_mul(win.channels)?;
+    let step = win.strides[1].checked_mul(win.channels)?;
+    super::wide::Rows::strided(x.get(first..)?, positions, win.output[1], line, step)
 }
 
 /// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`.
@@ -394,6 +442,33 @@ pub(super) mod tests {
         check::<4, 20, 16>(3, 48, win([1, 19], [1, 5], [1, 1], [1, 1], [0, 2]), 1);
         check::<1, 9, 16>(1, 16, win([1, 4], [1, 9], [1, 1], [1, 1], [0, 4]), 2);
         check::<8, 24, 16>(2, 17, win([1, 11], [1, 3], [1, 2], [1, 3], [0, 0]), 1);
+    }
+
+    #[test]
+    fn windows_of_one_run_read_as_the_rows_of_a_product() {
+        // Few channels, each window one run of at least 16 values: strided 1-D layers (an
+        // STFT's frames), kernels as wide as the input, a column; entries stacked.
+        check::<1, 32, 16>(3, 40, win([1, 140], [1, 32], [1, 5], [1, 1], [0, 0]), 1);
+        check::<1, 32, 16>(1, 16, win([1, 140], [1, 32], [1, 5], [1, 1], [0, 0]), 3);
+        check::<1, 32, 8>(5, 37, win([1, 90], [1, 32], [1, 2], [1, 1], [0, 0]), 2);
+        check::<2, 18, 16>(4, 64, win([1, 260], [1, 9], [1, 1], [1, 1], [0, 0]), 1);
+        check::<3, 27, 16>(2, 20, win([3, 50], [1, 9], [2, 3], [1, 1], [0, 0]), 1);
+        check::<1, 16, 16>(2, 32, win([6, 8], [2, 8], [1, 1], [1, 1], [0, 0]), 2);
+        check::<1, 16, 16>(2, 31, win([60, 1], [16, 1], [3, 1], [1, 1], [0, 0]), 1);
+        // Each count of positions, through every block of rows (24 at AVX-512 over one tile).
+        for positions in [1, 2, 3, 4, 5, 7, 13, 24, 25, 31] {
+            let w = win([1, positions + 15], [1, 16], [1, 1], [1, 1], [0, 0]);
+            check::<1, 16, 16>(1, 16, w, 1);
+            check::<1, 16, 16>(3, 35, w, 1);
+            check::<1, 16, 16>(5, 80, w, 1);
+        }
+        // Not one run, or not inside the data: the tap-by-tap blocks, the same sums.
+        check::<1, 32, 16>(3, 40, win([1, 140], [1, 32], [1, 5], [1, 1], [0, 7]), 1);
+        check::<1, 16, 16>(2, 32, win([1, 140], [1, 16], [1, 1], [1, 2], [0, 0]), 1);
+        check::<1, 16, 16>(2, 32, win([6, 9], [2, 8], [1, 1], [1, 1], [0, 0]), 1);
+        // Panels past a pass's bytes (130 tiles of 32 taps: 260 KB): two passes of tiles
+        // over every row, the last tile partial.
+        check::<1, 32, 16>(130, 2075, win([1, 60], [1, 32], [1, 4], [1, 1], [0, 0]), 1);
     }
 
     #[test]
