@@ -87,10 +87,11 @@ impl Cursor {
         self.col += 1;
         if self.col >= rows.per_line {
             self.col = 0;
-            self.line_at += rows.line;
+            self.line_at = self.line_at.saturating_add(rows.line);
             self.at = self.line_at;
         } else {
-            self.at += rows.step;
+            // Saturated past the last row: the next read finds nothing and the blocks stop.
+            self.at = self.at.saturating_add(rows.step);
         }
         Some(row)
     }
