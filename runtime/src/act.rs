@@ -24,19 +24,19 @@ use crate::simd::Isa;
 use cellc_pack::poly::{self, LN2_HI, LN2_LO};
 
 /// `a·b + c`, fused at levels with FMA.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn fma<I: Isa>(isa: I, a: f32, b: f32, c: f32) -> f32 {
     isa.mul_add(c, a, b)
 }
 
 /// `max(0, x)`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn relu(x: f32) -> f32 {
     if x > 0.0 { x } else { 0.0 }
 }
 
 /// `c₀·xⁿ + … + cₙ` by Horner's rule, each step one multiply–add.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn horner<const N: usize, I: Isa>(isa: I, c: &[f32; N], x: f32) -> f32 {
     const { assert!(N > 0, "a polynomial has a coefficient") };
     c[1..].iter().fold(c[0], |p, &c| fma(isa, p, x, c))
@@ -48,7 +48,7 @@ const SHIFT: f32 = 12_582_912.0;
 
 /// `x = n·ln 2 + r` with `n` the nearest integer to `x / ln 2` and `|r| ≤ ln 2 / 2`:
 /// `(n, r)`, for `|x|` below 2^22 (Cody–Waite: `n·ln 2` in two parts, the first exact).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn reduce<I: Isa>(isa: I, x: f32) -> (i32, f32) {
     let (k, r) = reduce_biased::<0, _>(isa, x);
     (k.to_bits() as i32 - SHIFT.to_bits() as i32, r)
@@ -59,7 +59,7 @@ fn reduce<I: Isa>(isa: I, x: f32) -> (i32, f32) {
 /// An even `bias` keeps the parity of `n + bias` that of `n`, so a product `x / ln 2` half
 /// way between two integers (which the portable level's rounded product makes possible)
 /// rounds to the `n` it rounds to without the bias, and the bits stay [`reduce`]'s.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn reduce_biased<const BIAS: u16, I: Isa>(isa: I, x: f32) -> (f32, f32) {
     const { assert!(BIAS.is_multiple_of(2), "an even bias") };
     let shift = SHIFT + BIAS as f32;
@@ -71,7 +71,7 @@ fn reduce_biased<const BIAS: u16, I: Isa>(isa: I, x: f32) -> (f32, f32) {
 
 /// `2^(n + m)` from the `k` of [`reduce_biased`] with `bias = 127 + m`, for `n + m + 127`
 /// in `[1, 254]`: the shift moves `n + m + 127` into the exponent field and drops the rest.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn pow2_of(k: f32) -> f32 {
     f32::from_bits(k.to_bits() << 23)
 }
@@ -79,7 +79,7 @@ fn pow2_of(k: f32) -> f32 {
 /// `e^r − 1` for `|r| ≤ ln 2 / 2`, as `e^r` rounds it: `1 + q` is `e^r` by a degree-6
 /// polynomial fitted for relative error (3e-9 on its own), its inner part in Estrin's form
 /// (pairs of coefficients joined by `r²`): 3 dependent multiply–adds instead of Horner's 5.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn exp_reduced_m1<I: Isa>(isa: I, r: f32) -> f32 {
     let r2 = r * r;
     let [c0, c1, c2, c3, c4] = poly::EXP;
@@ -94,7 +94,7 @@ fn exp_reduced_m1<I: Isa>(isa: I, r: f32) -> f32 {
 /// multiply–add, `q·s + s`. Scaling by `s` is exact there, so this is `1 + q` rounded, times
 /// `s`, the bits of the two operations at the cost of one (at the portable level, `q·s` is
 /// exact too, and the sum rounds as `1 + q` does).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn exp_scaled<I: Isa>(isa: I, r: f32, s: f32) -> f32 {
     fma(isa, exp_reduced_m1(isa, r), s, s)
 }
@@ -110,7 +110,7 @@ fn exp_scaled<I: Isa>(isa: I, r: f32, s: f32) -> f32 {
 /// by `r²`) rather than Horner's: 3 dependent multiply–adds instead of 5, which shortens
 /// every activation built on `exp` (measured on AMD Zen 4, a chain of dependent calls on 16
 /// lanes: sigmoid 18.9 → 18.4 ns, tanh 21.1 → 20.5 ns a call).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn exp<I: Isa>(isa: I, x: f32) -> f32 {
     // Past these, e^x is infinite or rounds to zero; the clamp keeps 2^n buildable.
     let (n, r) = reduce(isa, x.clamp(-104.0, 88.8));
@@ -136,7 +136,7 @@ const SIGMOID_SCALE: f32 = 36_893_488_147_419_103_232.0;
 /// then `2^65`), checked equal over every f32 at both levels, for fewer operations
 /// (measured on AMD Zen 3, 128 independent lanes: 17.2 → 13.6 cycles a vector of 8; a
 /// dependent chain of calls, 20.2 → 18.6 ns a call).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn sigmoid<I: Isa>(isa: I, x: f32) -> f32 {
     let y = -x.abs();
     // Below, e^y rounds to zero at any scale; the clamp keeps 2^(n+65) a normal float.
@@ -158,7 +158,7 @@ pub fn sigmoid<I: Isa>(isa: I, x: f32) -> f32 {
 /// the same bits (checked over every f32 at both levels) for fewer operations (AMD Zen 3,
 /// 128 independent lanes: 24.5 → 21.3 cycles a vector of 8; a dependent chain of calls,
 /// 23.0 → 21.3 ns a call).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn tanh<I: Isa>(isa: I, x: f32) -> f32 {
     let a = x.abs();
     let a2 = a * a;
@@ -172,13 +172,13 @@ pub fn tanh<I: Isa>(isa: I, x: f32) -> f32 {
 }
 
 /// `max(0, min(1, alpha * x + beta))`; OpenVINO's defaults are `alpha = 0.2`, `beta = 0.5`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn hardsigmoid(x: f32, alpha: f32, beta: f32) -> f32 {
     (alpha * x + beta).clamp(0.0, 1.0)
 }
 
 /// `alpha·x + beta` (ONNX defaults `alpha = 1`, `beta = 0`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn affine(x: f32, alpha: f32, beta: f32) -> f32 {
     alpha * x + beta
 }
@@ -186,20 +186,20 @@ pub fn affine(x: f32, alpha: f32, beta: f32) -> f32 {
 /// `x` if `x ≥ 0`, else `alpha·x` (ONNX default `alpha = 0.01`). Computed as `x` times 1 or
 /// `alpha` (exact: `x·1 = x`): a choice between `x` and `alpha·x` mapped in place becomes a
 /// store of the negative values alone, which LLVM vectorises as masked stores, slow on AMD.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn leakyrelu(x: f32, alpha: f32) -> f32 {
     x * if x >= 0.0 { 1.0 } else { alpha }
 }
 
 /// `x` if `x > alpha`, else 0 (ONNX default `alpha = 1`; strict, as ONNX's operator and
 /// ONNX Runtime define it).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn thresholdedrelu(x: f32, alpha: f32) -> f32 {
     if x > alpha { x } else { 0.0 }
 }
 
 /// `alpha·tanh(beta·x)` (ONNX defaults `alpha = 1`, `beta = 1`), with [`tanh`].
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn scaledtanh<I: Isa>(isa: I, x: f32, alpha: f32, beta: f32) -> f32 {
     alpha * tanh(isa, beta * x)
 }
@@ -207,7 +207,7 @@ pub fn scaledtanh<I: Isa>(isa: I, x: f32, alpha: f32, beta: f32) -> f32 {
 /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` (ONNX default `alpha = 1`); with `alpha = 1`,
 /// within 2 ULP (1 at the portable level) of the correctly rounded result (checked for
 /// every f32).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
     let m = expm1_neg(isa, x);
     if x >= 0.0 { x } else { alpha * m }
@@ -216,7 +216,7 @@ pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
 /// `e^x − 1` for `x ≤ 0`: above −ln 2 / 2 a polynomial `x + x²·P(x)` fitted for relative
 /// error (no cancellation near 0), below it `e^x − 1`, where the subtraction is exact or
 /// nearly so. Both are computed and one is selected, so lanes vectorise.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn expm1_neg<I: Isa>(isa: I, x: f32) -> f32 {
     let p = horner(isa, &poly::EXPM1_NEG, x);
     let small = fma(isa, x * x, p, x);
@@ -225,7 +225,7 @@ fn expm1_neg<I: Isa>(isa: I, x: f32) -> f32 {
 }
 
 /// `x / (1 + |x|)`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn softsign(x: f32) -> f32 {
     x / (1.0 + x.abs())
 }
@@ -233,7 +233,7 @@ pub fn softsign(x: f32) -> f32 {
 /// `ln(1 + e^x)`, computed as `max(x, 0) + ln(1 + e^−|x|)` so it neither overflows nor
 /// loses the small values; within 3 ULP of the correctly rounded result (checked for every
 /// f32).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn softplus<I: Isa>(isa: I, x: f32) -> f32 {
     x.max(0.0) + ln_1p_unit(isa, exp(isa, -x.abs()))
 }
@@ -242,7 +242,7 @@ pub fn softplus<I: Isa>(isa: I, x: f32) -> f32 {
 /// `u = 2^k·m` (`m` in `[√½, √2)`, `k` 0 or 1) and `ln m = 2·atanh(s)`, `s = (m − 1)/(m + 1)`,
 /// a polynomial in `s²`; `(e − (u − 1)) / u` puts back what rounding `u` lost, which is
 /// all of `e` when `e` is tiny.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn ln_1p_unit<I: Isa>(isa: I, e: f32) -> f32 {
     let u = 1.0 + e;
     let big = u > core::f32::consts::SQRT_2;
@@ -257,7 +257,7 @@ fn ln_1p_unit<I: Isa>(isa: I, e: f32) -> f32 {
 }
 
 /// Clamps `x` to `[-c, c]`: the `clip` attribute, applied to an activation's input.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn clip(x: f32, c: f32) -> f32 {
     x.clamp(-c, c)
 }
@@ -286,7 +286,7 @@ pub mod fast {
     /// `tanh(x)` as a rational function `x·P(x²)/Q(x²)` on `|x| ≤ 7.9` (beyond, tanh is
     /// within 3e-7 of ±1), fitted for relative error: 4 and 5 multiply–adds that run side by
     /// side, and one division.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub fn tanh<I: Isa>(isa: I, x: f32) -> f32 {
         let x = x.clamp(-poly::FAST_TANH_CLAMP, poly::FAST_TANH_CLAMP);
         let x2 = x * x;
@@ -296,19 +296,19 @@ pub mod fast {
     }
 
     /// `1 / (1 + e^-x)` as `(1 + tanh(x / 2)) / 2` with [`tanh`] above.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub fn sigmoid<I: Isa>(isa: I, x: f32) -> f32 {
         fma(isa, 0.5, tanh(isa, 0.5 * x), 0.5)
     }
 
     /// `alpha·tanh(beta·x)` with [`tanh`] above.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub fn scaledtanh<I: Isa>(isa: I, x: f32, alpha: f32, beta: f32) -> f32 {
         alpha * tanh(isa, beta * x)
     }
 
     /// `x` if `x ≥ 0`, else `alpha·(e^x − 1)` with `exp_neg` (below).
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub fn elu<I: Isa>(isa: I, x: f32, alpha: f32) -> f32 {
         let m = exp_neg(isa, x) - 1.0;
         if x >= 0.0 { x } else { alpha * m }
@@ -316,7 +316,7 @@ pub mod fast {
 
     /// `ln(1 + e^x)` as `max(x, 0) + ln(1 + e^−|x|)` with `exp_neg` (below) and a shorter
     /// logarithm than the exact version's, without its correction for rounding `1 + e`.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub fn softplus<I: Isa>(isa: I, x: f32) -> f32 {
         let e = exp_neg(isa, -x.abs());
         let u = 1.0 + e;
@@ -331,7 +331,7 @@ pub mod fast {
 
     /// `e^x` for `x ≤ 0` (relative error 4e-7 down to e^-87, then 0 below): the range
     /// reduction of [`super::exp`], a degree-5 polynomial and one power of two.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn exp_neg<I: Isa>(isa: I, x: f32) -> f32 {
         let (n, r) = super::reduce(isa, x.clamp(-87.0, 0.0));
         let p = horner(isa, &poly::FAST_EXP_NEG, r);

@@ -94,7 +94,7 @@ pub fn gelu(x: f32) -> f32 {
 }
 
 /// `x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))` (`Gelu` by its tanh approximation).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn gelu_tanh<I: Isa>(isa: I, x: f32) -> f32 {
     const K: f32 = 0.797_884_6; // √(2/π)
     0.5 * x * (1.0 + act::tanh(isa, K * (x + 0.044_715 * x * x * x)))
@@ -118,7 +118,7 @@ pub fn floor_mod(a: f32, b: f32) -> f32 {
 /// held in f32) reads: counted from the end when negative, and clamped into `[0, len)` when
 /// outside it or NaN (an index onnxruntime would refuse), so that it never reads past the
 /// axis.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn take_index(i: f32, len: usize) -> usize {
     let n = len as f32;
     let i = if i < 0.0 { i + n } else { i };
@@ -142,7 +142,7 @@ pub fn pow(a: f32, b: f32) -> f32 {
 /// `x` limited to `[lo, hi]` (`Clamp`): `lo` below it, `hi` above it, NaN kept. Unlike
 /// `f32::clamp` it never panics, whatever the bounds a model gives (with `lo > hi`, values
 /// below `lo` give `lo`, the rest above `hi` give `hi`, as OpenVINO's reference computes).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::manual_clamp)]
 pub fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
     if x < lo {
@@ -155,7 +155,7 @@ pub fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
 }
 
 /// −1, 0 or 1 by the sign of `x` (0 for ±0; NaN stays NaN).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn sign(x: f32) -> f32 {
     if x > 0.0 {
         1.0
@@ -167,25 +167,25 @@ pub fn sign(x: f32) -> f32 {
 }
 
 /// `min(max(x + 3, 0), 6) / 6` (`HSigmoid`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn hsigmoid(x: f32) -> f32 {
     (x + 3.0).clamp(0.0, 6.0) / 6.0
 }
 
 /// `x · min(max(x + 3, 0), 6) / 6` (`HSwish`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn hswish(x: f32) -> f32 {
     x * (x + 3.0).clamp(0.0, 6.0) / 6.0
 }
 
 /// `x · sigmoid(β·x)` (`Swish`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn swish<I: Isa>(isa: I, x: f32, beta: f32) -> f32 {
     x * act::sigmoid(isa, beta * x)
 }
 
 /// `x · tanh(softplus(x))` (`Mish`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn mish<I: Isa>(isa: I, x: f32) -> f32 {
     x * act::tanh(isa, act::softplus(isa, x))
 }

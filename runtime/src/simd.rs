@@ -134,21 +134,21 @@ pub trait Isa: Copy + Send + Sync + sealed::Sealed {
     /// ([`team`](crate::__private::team)) runs each part in a closure, which is a function of its own,
     /// compiled for the build's target unless it is inlined into a function compiled for
     /// the level: pass an `#[inline(always)]` closure.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn within<R>(self, f: impl FnOnce() -> R) -> R {
         f()
     }
 
     /// The AVX-512 token, at that level: the proof that kernels written in explicit
     /// 512-bit instructions take.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn avx512(self) -> Option<Avx512> {
         None
     }
 
     /// The AVX2 token, at the AVX2 level only (kernels at the AVX-512 level take the wider
     /// registers of [`Isa::avx512`]).
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn avx2(self) -> Option<Avx2> {
         None
     }
@@ -204,7 +204,7 @@ impl Avx512 {
 }
 
 /// Exact binary16 to binary32, for CPUs without a conversion instruction.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn f16x8_portable(h: &[u16; 8]) -> [f32; 8] {
     h.map(|b| half::f16::from_bits(b).to_f32())
 }
@@ -212,19 +212,19 @@ fn f16x8_portable(h: &[u16; 8]) -> [f32; 8] {
 impl Isa for Portable {
     const LEVEL: Level = Level::Portable;
     const FUSED: bool = false;
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn f16x8(self, h: &[u16; 8]) -> [f32; 8] {
         f16x8_portable(h)
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn i8x8(self, q: &[i8; 8]) -> [f32; 8] {
         q.map(f32::from)
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn mul_add8(self, acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
         core::array::from_fn(|l| acc[l] + w[l] * v)
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn mul_add(self, acc: f32, w: f32, v: f32) -> f32 {
         acc + w * v
     }
@@ -233,7 +233,7 @@ impl Isa for Portable {
 /// `vcvtph2ps` on 8 lanes: its 256-bit form, which on Zen 4 runs faster than the 512-bit
 /// one (a GRU step's recurrent product, H=128: 1.7 µs against 4.1 µs).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(unsafe_code)]
 fn f16x8_f16c(h: &[u16; 8]) -> [f32; 8] {
     use core::arch::x86_64::{_mm_loadu_si128, _mm256_cvtph_ps, _mm256_storeu_ps};
@@ -246,7 +246,7 @@ fn f16x8_f16c(h: &[u16; 8]) -> [f32; 8] {
 
 /// `vpmovsxbd` and `vcvtdq2ps` on 8 lanes.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(unsafe_code)]
 fn i8x8_avx2(q: &[i8; 8]) -> [f32; 8] {
     use core::arch::x86_64::{_mm_loadl_epi64, _mm256_cvtepi8_epi32, _mm256_cvtepi32_ps, _mm256_storeu_ps};
@@ -263,7 +263,7 @@ fn i8x8_avx2(q: &[i8; 8]) -> [f32; 8] {
 /// `vfmadd` on 8 lanes (256 bits: on Zen 4 as fast per lane as 512, and in registers that
 /// AVX2 has too).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(unsafe_code)]
 fn mul_add8_fma(acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
     use core::arch::x86_64::{_mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps};
@@ -279,7 +279,7 @@ fn mul_add8_fma(acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
 
 /// `vfmadd` on one lane.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(unsafe_code)]
 fn mul_add_fma(acc: f32, w: f32, v: f32) -> f32 {
     use core::arch::x86_64::{_mm_cvtss_f32, _mm_fmadd_ss, _mm_set_ss};
@@ -316,23 +316,23 @@ macro_rules! x86_levels {
             impl Isa for $token {
                 const LEVEL: Level = Level::$token;
                 const FUSED: bool = cfg!(target_arch = "x86_64");
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn f16x8(self, h: &[u16; 8]) -> [f32; 8] {
                     f16x8_f16c(h)
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn i8x8(self, q: &[i8; 8]) -> [f32; 8] {
                     i8x8_avx2(q)
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn mul_add8(self, acc: [f32; 8], w: [f32; 8], v: f32) -> [f32; 8] {
                     mul_add8_fma(acc, w, v)
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn mul_add(self, acc: f32, w: f32, v: f32) -> f32 {
                     mul_add_fma(acc, w, v)
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn within<R>(self, f: impl FnOnce() -> R) -> R {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: the token exists only where the CPU runs its level.
@@ -343,12 +343,12 @@ macro_rules! x86_levels {
                     #[cfg(not(target_arch = "x86_64"))]
                     f()
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn avx512(self) -> Option<Avx512> {
                     let $p512 = self;
                     $avx512
                 }
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 fn avx2(self) -> Option<Avx2> {
                     let $p2 = self;
                     $avx2
@@ -409,7 +409,7 @@ pub type Compiled = <Select<{ Level::COMPILED as usize }> as Pick>::Token;
 
 /// The token of [`Level::COMPILED`]: the build's target features are the CPU's by the
 /// build's own choice.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(unsafe_code)]
 pub fn compiled() -> Compiled {
     // SAFETY: the build enables every feature of this level, so the program requires a CPU
@@ -472,7 +472,7 @@ mod detect {
 mod detect {
     use super::Level;
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub(super) const fn level() -> Level {
         Level::COMPILED
     }
@@ -486,7 +486,9 @@ mod detect {
 /// which passes an `#[inline(always)]` closure used nowhere else, so the closure (and the
 /// `#[inline(always)]` kernel in it) is inlined here and compiled with these features. (Left
 /// to the inliner, a large kernel's closure stays a function of its own, compiled for the
-/// build's target: an unrolled GRU step with H=128 then took 3.4 µs instead of 2.7.)
+/// build's target: an unrolled GRU step with H=128 then took 3.4 µs instead of 2.7.) In a
+/// build at `opt-level = 0` the kernels are not forced inline (see the crate's `build.rs`):
+/// there each is an ordinary function, compiled once for the build's target.
 #[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
 #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]

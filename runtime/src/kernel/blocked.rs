@@ -42,7 +42,7 @@ pub(super) trait Reg: Copy {
 }
 
 /// Lanes `lb..lb + N` of a row that ends inside them, zero past its end.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tail<T: Copy + Default, const W: usize, const N: usize>(row: &[T; W], lb: usize) -> [T; N] {
     core::array::from_fn(|i| if lb + i < W { row[lb + i] } else { T::default() })
 }
@@ -52,7 +52,7 @@ fn tail<T: Copy + Default, const W: usize, const N: usize>(row: &[T; W], lb: usi
 pub(super) struct Zmm(pub(super) Avx512);
 
 /// The first `n` lanes (all 16 from `n = 16` on).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn mask16(n: usize) -> __mmask16 {
     ((1u32 << n.min(16)) - 1) as __mmask16
 }
@@ -61,7 +61,7 @@ fn mask16(n: usize) -> __mmask16 {
 impl Reg for Zmm {
     type V = __m512;
     const LANES: usize = 16;
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> __m512 {
         let lb = 16 * j;
         // SAFETY: the token proves AVX-512 F; no memory is touched.
@@ -80,7 +80,7 @@ impl Reg for Zmm {
             }
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> __m512 {
         let lb = 16 * j;
         // SAFETY: the token proves AVX-512 F; no memory is touched.
@@ -98,7 +98,7 @@ impl Reg for Zmm {
             _mm512_cvtph_ps(h)
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load_i8<const W: usize>(self, row: &[i8; W], j: usize) -> __m512 {
         let lb = 16 * j;
         // SAFETY: the token proves AVX-512 F; no memory is touched.
@@ -116,7 +116,7 @@ impl Reg for Zmm {
             _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q))
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: __m512) {
         let lb = 16 * j;
         if lb >= W {
@@ -131,22 +131,22 @@ impl Reg for Zmm {
             }
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn splat(self, x: f32) -> __m512 {
         // SAFETY: the token proves AVX-512 F; no memory is touched.
         unsafe { _mm512_set1_ps(x) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn fma(self, a: __m512, w: __m512, x: __m512) -> __m512 {
         // SAFETY: as in `splat`.
         unsafe { _mm512_fmadd_ps(w, x, a) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn add(self, a: __m512, b: __m512) -> __m512 {
         // SAFETY: as in `splat`.
         unsafe { _mm512_add_ps(a, b) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn sub(self, a: __m512, b: __m512) -> __m512 {
         // SAFETY: as in `splat`.
         unsafe { _mm512_sub_ps(a, b) }
@@ -162,7 +162,7 @@ pub(super) struct Ymm(pub(super) Avx2);
 impl Reg for Ymm {
     type V = __m256;
     const LANES: usize = 8;
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load<const W: usize>(self, row: &[f32; W], j: usize) -> __m256 {
         let lb = 8 * j;
         let rest: [f32; 8];
@@ -176,7 +176,7 @@ impl Reg for Ymm {
         // SAFETY: the token proves AVX; `p` covers 8 lanes (of the row, or of `rest`).
         unsafe { _mm256_loadu_ps(p) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load_f16<const W: usize>(self, row: &[u16; W], j: usize) -> __m256 {
         let lb = 8 * j;
         let rest: [u16; 8];
@@ -190,7 +190,7 @@ impl Reg for Ymm {
         // SAFETY: the token proves AVX and F16C; `p` covers 8 lanes of 2 bytes.
         unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast())) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load_i8<const W: usize>(self, row: &[i8; W], j: usize) -> __m256 {
         let lb = 8 * j;
         let rest: [i8; 8];
@@ -204,7 +204,7 @@ impl Reg for Ymm {
         // SAFETY: the token proves AVX2; `p` covers 8 lanes of 1 byte.
         unsafe { _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast()))) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn store<const W: usize>(self, row: &mut [f32; W], j: usize, v: __m256) {
         let lb = 8 * j;
         if lb + 8 <= W {
@@ -219,22 +219,22 @@ impl Reg for Ymm {
             }
         }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn splat(self, x: f32) -> __m256 {
         // SAFETY: the token proves AVX; no memory is touched.
         unsafe { _mm256_set1_ps(x) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn fma(self, a: __m256, w: __m256, x: __m256) -> __m256 {
         // SAFETY: the token proves FMA; no memory is touched.
         unsafe { _mm256_fmadd_ps(w, x, a) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn add(self, a: __m256, b: __m256) -> __m256 {
         // SAFETY: the token proves AVX; no memory is touched.
         unsafe { _mm256_add_ps(a, b) }
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn sub(self, a: __m256, b: __m256) -> __m256 {
         // SAFETY: the token proves AVX; no memory is touched.
         unsafe { _mm256_sub_ps(a, b) }
@@ -243,7 +243,7 @@ impl Reg for Ymm {
 
 /// `acc[s][l] += Σ_k panel[k][l] · v[s][k]` for every row in 512-bit blocks: `false` (and
 /// nothing done) when the panel is wider than 4 registers.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn rows_avx512<const K: usize, const W: usize, P: Row<W>>(
     z: Avx512,
     acc: &mut [[f32; W]],
@@ -265,7 +265,7 @@ pub(super) fn rows_avx512<const K: usize, const W: usize, P: Row<W>>(
 
 /// [`rows_avx512`] in 256-bit blocks: `false` (and nothing done) when the panel is wider
 /// than 8 registers.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn rows_avx2<const K: usize, const W: usize, P: Row<W>>(
     y: Avx2,
     acc: &mut [[f32; W]],
@@ -289,7 +289,7 @@ pub(super) fn rows_avx2<const K: usize, const W: usize, P: Row<W>>(
 }
 
 /// Blocks of `RB` rows × `NV` registers; the rows left over one by one.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows_in<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usize, P: Row<W>>(
     g: G,
     acc: &mut [[f32; W]],
@@ -307,7 +307,7 @@ fn rows_in<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: us
 }
 
 /// Register `j` of a panel row.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize) -> G::V {
     match row.lanes() {
         Lanes::F32(r) => g.load(r, j),
@@ -322,7 +322,7 @@ pub(super) fn weights<G: Reg, const W: usize, P: Row<W>>(g: G, row: &P, j: usize
 }
 
 /// One register block: `RB` rows × `NV` registers of accumulators, over the whole panel.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usize, P: Row<W>>(
     g: G,
     acc: &mut [[f32; W]; RB],

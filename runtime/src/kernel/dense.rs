@@ -14,7 +14,7 @@ use crate::simd::Isa;
 /// outputs (generated code passes slices of those lengths). The layer's activation is the
 /// caller's, applied to `y` afterwards in its own loop: a closure passed in here would be
 /// compiled apart from the caller's vector level when it is not inlined.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_rows<
     const K: usize,
@@ -70,7 +70,7 @@ pub fn dense_rows<
 /// The blocks are taken only with one sum per lane (`Q` = 1), the schedule whose sums
 /// [`dense_rows`] adds in that same order at every level: with the sums split, every level
 /// goes through [`dense_rows`], so the levels with FMA give the same bits either way.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_rows_wide<
     const K: usize,
@@ -121,7 +121,7 @@ pub fn dense_rows_wide<
 
 /// Whether the lengths are those of a layer of `n` outputs in groups of `T` tiles over
 /// the rows of `x` (see [`dense_rows`]).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn fits<const K: usize, const W: usize, const T: usize, P>(
     panels: &[[P; K]],
     bias: &[[f32; W]],
@@ -139,7 +139,7 @@ fn fits<const K: usize, const W: usize, const T: usize, P>(
 }
 
 /// [`dense_rows`] for one block of `S` rows (`y` holds exactly their outputs).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 fn rows_block<
     const K: usize,

@@ -28,7 +28,7 @@ macro_rules! at_every_level {
                 unsafe {
                     let ($isa, $what) = (Avx2::new_unchecked(), "AVX2");
                     crate::simd::avx2(
-                        #[inline(always)]
+                        #[cfg_attr(not(cellc_unoptimised), inline(always))]
                         || $e,
                     );
                 }
@@ -38,7 +38,7 @@ macro_rules! at_every_level {
                 unsafe {
                     let ($isa, $what) = (Avx512::new_unchecked(), "AVX-512");
                     crate::simd::avx512(
-                        #[inline(always)]
+                        #[cfg_attr(not(cellc_unoptimised), inline(always))]
                         || $e,
                     );
                 }
@@ -92,7 +92,7 @@ pub use winograd::dense_winograd_then;
 /// `acc[l] += Σ_k panel[k][l] · v[k]`: one tile of a matrix–vector product over a packed
 /// panel (see [`cellc_pack`]). Written as a sum of scaled rows, so the `W` lanes are
 /// independent accumulators rather than one serial chain of adds.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn panel_acc<const K: usize, const W: usize, P: Row<W>, I: Isa>(
     acc: &mut [f32; W],
     panel: &[P; K],
@@ -118,7 +118,7 @@ pub struct Block<const R: usize, const V: usize>;
 /// and every lane of the panel for 2–8 rows, in explicit registers, at the AVX2 and
 /// AVX-512 levels. Each lane sums in the order of [`panel_acc`], so the results are the
 /// same as row by row.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
     panel: &[P; K],
@@ -132,7 +132,7 @@ pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>,
 /// shape that keeps its vector registers busy (see `simd::Level::batch_rows`). At the AVX2
 /// and AVX-512 levels, any `R` above 1 takes their blocks (see [`panel_acc_rows`]) for a
 /// panel of up to 64 lanes.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn panel_acc_rows_in<
     const K: usize,
     const W: usize,
@@ -210,7 +210,7 @@ pub struct Schedule<const Q: usize, const G: usize>;
 /// were complete, so that they would overlap the reading of the next tiles' weights (AMD
 /// Zen 4, both forms in one program: GRU H=128 2.39 → 2.49 µs, B 77 → 82 ns, RNN and
 /// LSTM within 2%).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn tiles_acc_rows<
     const K: usize,
@@ -250,7 +250,7 @@ pub fn tiles_acc_rows<
 }
 
 /// [`tiles_acc_rows`] with each lane's sum split in `Q` ([`panel_acc_split`]), row by row.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tiles_split<const K: usize, const W: usize, const S: usize, const T: usize, const Q: usize, P: Row<W>, I: Isa>(
     acc: &mut [[[f32; W]; S]; T],
     panels: &[[P; K]],
@@ -274,7 +274,7 @@ fn tiles_split<const K: usize, const W: usize, const S: usize, const T: usize, c
 }
 
 /// [`panel_acc_split`] for each of `S` rows, `B` rows side by side.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn split_rows<const K: usize, const W: usize, const S: usize, const Q: usize, const B: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
     panel: &[P; K],
@@ -293,7 +293,7 @@ fn split_rows<const K: usize, const W: usize, const S: usize, const Q: usize, co
 
 /// [`panel_acc_split`] for `B` rows at once, each row's partial sums formed and added in
 /// the same order as for it alone.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn panel_acc_split_rows<const K: usize, const W: usize, const Q: usize, const B: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; B],
     panel: &[P; K],
@@ -326,7 +326,7 @@ pub fn panel_acc_split_rows<const K: usize, const W: usize, const Q: usize, cons
 }
 
 /// Adds `Q` partial sums pairwise into the first (`(s0 + s2) + (s1 + s3)`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn combine<const W: usize, const Q: usize>(parts: &mut [[f32; W]; Q]) {
     let mut n = Q;
     while n > 1 {
@@ -344,7 +344,7 @@ fn combine<const W: usize, const Q: usize>(parts: &mut [[f32; W]; Q]) {
 /// by side: partial `q` takes the inputs `k ≡ q (mod Q)`, the first starting from `acc`;
 /// then they are added pairwise (`(s0 + s2) + (s1 + s3)`). A chain of `K` dependent
 /// multiply–adds becomes `Q` chains of `K / Q`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn panel_acc_split<const K: usize, const W: usize, const Q: usize, P: Row<W>, I: Isa>(
     acc: &mut [f32; W],
     panel: &[P; K],
@@ -369,7 +369,7 @@ pub fn panel_acc_split<const K: usize, const W: usize, const Q: usize, P: Row<W>
 }
 
 /// [`tiles_acc_rows`] for one row, `G` tiles at a time.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tiles_interleaved<
     const K: usize,
     const W: usize,
@@ -405,7 +405,7 @@ fn tiles_interleaved<
 
 /// The products of `G` tiles for one row, their multiply–adds interleaved: each lane sums
 /// in the order of [`panel_acc`].
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tiles_side_by_side<const K: usize, const W: usize, const S: usize, const G: usize, P: Row<W>, I: Isa>(
     ag: &mut [[[f32; W]; S]; G],
     pg: &[[P; K]; G],
@@ -424,7 +424,7 @@ fn tiles_side_by_side<const K: usize, const W: usize, const S: usize, const G: u
 }
 
 /// [`panel_acc_rows_in`] for one block of `R` rows.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; R],
     panel: &[P; K],
@@ -445,9 +445,9 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
                     isa,
                     a,
                     x[k] * scale,
-                    #[inline(always)]
+                    #[cfg_attr(not(cellc_unoptimised), inline(always))]
                     |c| array!(0.0, |j| w[8 * c + j]),
-                    #[inline(always)]
+                    #[cfg_attr(not(cellc_unoptimised), inline(always))]
                     |l| w[l],
                 );
             }
@@ -470,7 +470,7 @@ fn block_rows<const K: usize, const W: usize, const R: usize, const V: usize, P:
 
 /// `acc[s][l] += col[l] · v[s][k]` for every row `s`: column `k` of a product over `S` rows,
 /// the statement the unrolled kernels repeat once per input element.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn axpy_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
     acc: &mut [[f32; W]; S],
     k: usize,
@@ -485,7 +485,7 @@ pub fn axpy_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: I
 
 /// `acc[l] += col[l] · v`: one column of a matrix–vector product, the statement the
 /// unrolled kernels repeat once per input element.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn axpy<const W: usize, P: Row<W>, I: Isa>(acc: &mut [f32; W], v: f32, col: &P, isa: I) {
     col.axpy(isa, acc, v);
 }
@@ -493,7 +493,7 @@ pub fn axpy<const W: usize, P: Row<W>, I: Isa>(acc: &mut [f32; W], v: f32, col: 
 /// Each row of `y` (`N` values; a partial row at the end is left alone) mapped output by
 /// output with that output's parameter: `y[r·N + j] = f(y[r·N + j], p[j])` (a PReLU's
 /// slopes after a dense layer).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn per_output<const N: usize>(y: &mut [f32], p: &[f32; N], f: impl Fn(f32, f32) -> f32) {
     // The row's length hidden from the optimiser: where it knew it, it unrolled the row and
     // vectorised across rows, gathering and scattering with a stride of a row (2.5× the

@@ -28,7 +28,7 @@ pub use cellc_pack::Planar;
 /// (the layer's activation, while they are in the cache). Writes nothing unless `x` holds
 /// whole entries, `y` `groups · n` values per position of each, the panels cover `n`
 /// outputs of each group and `K` is a window's values.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
     panels: &[[[f32; NB]; K]],
@@ -84,7 +84,7 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
 }
 
 /// One group's outputs from its copy, in blocks of registers at the level `isa` has.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn group<const C: usize, const K: usize, const NB: usize, I, F>(io: &Io<'_, K, NB>, y: &mut [f32], isa: I, then: F)
 where
     I: Isa,
@@ -122,7 +122,7 @@ where
 /// vector in each of `S` rows (a narrow layer's rows, as a depthwise one's: one sum an
 /// output would wait on each multiply–add before the next) — where the layer has half as
 /// many rows or more, the rows past its last computing the last one again.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const S: usize, F>(
     b: B,
     io: &Io<'_, K, NB>,
@@ -140,7 +140,7 @@ fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const S: us
 }
 
 /// Entry `x` copied into `work` as [`Planar`] lays it out (the caller checked the sizes).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn fill<const C: usize>(geo: &Planar, x: &[f32], work: &mut [f32]) {
     let win = &geo.win;
     let [height, width] = win.input;
@@ -195,7 +195,7 @@ fn fill<const C: usize>(geo: &Planar, x: &[f32], work: &mut [f32]) {
 
 /// `src`'s values at even indices to `even`, at odd ones to `odd` (as many pairs as the
 /// shortest holds), in blocks of 16 pairs the compiler turns into shuffles of vectors.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn deinterleave(src: &[f32], even: &mut [f32], odd: &mut [f32]) {
     let pairs = (src.len() / 2).min(even.len()).min(odd.len());
     let (Some(src), Some(even), Some(odd)) = (src.get(..2 * pairs), even.get_mut(..pairs), odd.get_mut(..pairs)) else {
@@ -225,7 +225,7 @@ struct Io<'a, const K: usize, const NB: usize> {
 /// Every output row of one group, panel by panel: blocks of `RV` rows (the last block's
 /// rows past the output computing the last row again, not stored) × `PV` vectors of
 /// positions while whole ones fit the row (rounded up to the vector), then single vectors.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
     b: B,
     io: &Io<'_, K, NB>,
@@ -259,7 +259,7 @@ fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usi
 
 /// The `NB` outputs of panel `w` at the `PV · L` positions of output rows `r..r + RV` from
 /// column `o`: from the bias, over every tap and channel.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize>(
     b: B,
     w: &[[f32; NB]; K],
@@ -309,7 +309,7 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
 
 /// A block's outputs (those below `n`, the rows and positions inside the output) to `y`,
 /// each run mapped by `then`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
     b: B,
     y: &mut [f32],

@@ -11,7 +11,7 @@ use super::Windows;
 /// window of padding alone, or of `-inf` alone, gives that) and keeps its value against a
 /// NaN; the sum starts from zero. Writes nothing unless `x` holds whole entries and `y`
 /// `C` values per position of each.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn pool_windows<const C: usize, const MAX: bool>(win: &Windows, x: &[f32], y: &mut [f32]) {
     let positions = win.positions();
     let Some(entry) = win.entry() else { return };
@@ -46,7 +46,7 @@ const LANES: usize = 32;
 
 /// Channels `c0..c0 + N` of the window at `base` of the entry `xe`, reduced tap by tap in
 /// order into `out` (see [`pool_windows`]).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn reduce<const C: usize, const N: usize, const MAX: bool>(
     win: &Windows,
     xe: &[f32],

@@ -48,7 +48,7 @@ impl Product {
 
 /// The product `p` of `a` and `b` into `dst` (see [`Product`]); writes nothing when a
 /// slice is too short for it or it is empty.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn product<I: Isa>(p: &Product, a: &[f32], b: &[f32], dst: &mut [f32], isa: I) {
     if p.m == 0 || p.n == 0 || !p.fits(a.len(), b.len(), dst.len()) {
         return;
@@ -87,7 +87,7 @@ struct Io<'a> {
 
 /// Columns in strips of `PV` vectors while whole ones fit, then of one vector (the last
 /// one partial).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn columns<B: Vector, const MR: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mut [f32]) {
     let n = io.p.n;
     let mut j = 0;
@@ -102,7 +102,7 @@ fn columns<B: Vector, const MR: usize, const PV: usize>(v: B, io: &Io<'_>, dst: 
 }
 
 /// The rows of the strip of columns from `j`: blocks of `MR` rows, then of 4, then single.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows<B: Vector, const MR: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mut [f32], j: usize) {
     let m = io.p.m;
     let mut i = 0;
@@ -121,7 +121,7 @@ fn rows<B: Vector, const MR: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mu
 }
 
 /// Rows `i..i + R` × columns `j..` (up to `PV` vectors, as many as the product has).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block<B: Vector, const R: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mut [f32], (i, j): (usize, usize)) {
     let p = io.p;
     let cols = (p.n - j).min(PV * B::L);

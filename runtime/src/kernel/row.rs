@@ -12,12 +12,12 @@ pub trait Row<const W: usize>: Copy {
     fn lane(&self, l: usize) -> f32;
     /// The factor of the row's input: every kernel multiplies a row's lanes by its input
     /// times this (an int8 row's scale; 1, which the optimiser folds away, for the others).
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn scale(&self) -> f32 {
         1.0
     }
     /// How the lanes are stored, for kernels that load them into registers themselves.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lanes(&self) -> Lanes<'_, W> {
         Lanes::Other
     }
@@ -41,7 +41,7 @@ pub enum Lanes<'a, const W: usize> {
 /// gives lanes `8c..8c + 8` and `w(l)` lane `l` of the rest. Callers mark their closures
 /// `#[inline(always)]`: one kept out of line is compiled without the dispatched level's
 /// target features, and its intrinsics (the f16 conversion) would be calls (see `array!`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn axpy_by<I: Isa>(
     isa: I,
     acc: &mut [f32],
@@ -60,20 +60,20 @@ pub(super) fn axpy_by<I: Isa>(
 }
 
 impl<const W: usize> Row<W> for [f32; W] {
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         let (chunks, _) = self.as_chunks::<8>();
         axpy_by(isa, acc, v, |c| chunks[c], |l| self[l]);
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
         core::array::from_fn(|j| self[lb + j])
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lane(&self, l: usize) -> f32 {
         self[l]
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lanes(&self) -> Lanes<'_, W> {
         Lanes::F32(self)
     }
@@ -81,20 +81,20 @@ impl<const W: usize> Row<W> for [f32; W] {
 
 /// IEEE binary16 weights, as bits.
 impl<const W: usize> Row<W> for [u16; W] {
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         let (chunks, _) = self.as_chunks::<8>();
         axpy_by(
             isa,
             acc,
             v,
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             |c| isa.f16x8(&chunks[c]),
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             |l| Row::<W>::lane(self, l),
         );
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
         let mut out = [0.0f32; V];
         if V == 8
@@ -108,11 +108,11 @@ impl<const W: usize> Row<W> for [u16; W] {
         }
         out
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lane(&self, l: usize) -> f32 {
         half::f16::from_bits(self[l]).to_f32()
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lanes(&self) -> Lanes<'_, W> {
         Lanes::F16(self)
     }
@@ -121,7 +121,7 @@ impl<const W: usize> Row<W> for [u16; W] {
 /// bfloat16 pairs: word `j` holds lane `j` in its low half and lane `j + HW` in its high
 /// half, so each half becomes an f32 with one shift or one mask.
 impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         const { assert!(HW == W.div_ceil(2), "a row of W bfloat16 lanes is ceil(W / 2) words") };
         let (lo, hi) = acc.split_at_mut(HW);
@@ -131,11 +131,11 @@ impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
         axpy_by(isa, lo, v, |c| words[c].map(low), |j| low(self[j]));
         axpy_by(isa, hi, v, |c| words[c].map(high), |j| high(self[j]));
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn block<I: Isa, const V: usize>(&self, _: I, lb: usize) -> [f32; V] {
         core::array::from_fn(|j| Row::<W>::lane(self, lb + j))
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lane(&self, l: usize) -> f32 {
         if l < HW { f32::from_bits(self[l] << 16) } else { f32::from_bits(self[l - HW] & 0xffff_0000) }
     }
@@ -146,7 +146,7 @@ impl<const W: usize, const HW: usize> Row<W> for [u32; HW] {
 /// `SCALE_BYTES + l`, exactly an f32; the scale multiplies the row's input once
 /// ([`Row::scale`]), so a product over the row is `Σ q[l] · (scale · input)`.
 impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn axpy<I: Isa>(&self, isa: I, acc: &mut [f32; W], v: f32) {
         const { assert!(RW == W + cellc_pack::int8::SCALE_BYTES, "a row of W int8 lanes is W + 4 values") };
         let (chunks, _) = self[cellc_pack::int8::SCALE_BYTES..].as_chunks::<8>();
@@ -155,13 +155,13 @@ impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
             isa,
             acc,
             v,
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             |c| isa.i8x8(&chunks[c]),
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             |l| Row::<W>::lane(self, l),
         );
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn block<I: Isa, const V: usize>(&self, isa: I, lb: usize) -> [f32; V] {
         let at = cellc_pack::int8::SCALE_BYTES + lb;
         let mut out = [0.0f32; V];
@@ -176,15 +176,15 @@ impl<const W: usize, const RW: usize> Row<W> for [i8; RW] {
         }
         out
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lane(&self, l: usize) -> f32 {
         f32::from(self[cellc_pack::int8::SCALE_BYTES + l])
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn scale(&self) -> f32 {
         cellc_pack::int8::row_scale(self)
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn lanes(&self) -> Lanes<'_, W> {
         match self[cellc_pack::int8::SCALE_BYTES..].first_chunk::<W>() {
             Some(q) => Lanes::I8(q),

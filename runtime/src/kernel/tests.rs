@@ -322,11 +322,11 @@ fn dense_levels_agree<const K: usize, const W: usize, const T: usize, const Q: u
         const V: usize = Level::Avx2.batch_lanes();
         let (a2, a5) = (Avx2::new_unchecked(), Avx512::new_unchecked());
         crate::simd::avx2(
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             || dense_rows_wide::<K, W, S, T, S, V, Q, 1, _, _>(&panels, &bias, &x, &mut y2, n, Block, Schedule, a2),
         );
         crate::simd::avx512(
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             || dense_rows_wide::<K, W, S, T, S, V, Q, 1, _, _>(&panels, &bias, &x, &mut y5, n, Block, Schedule, a5),
         );
     }
@@ -399,7 +399,7 @@ fn vectors_at_the_end_of_a_row_touch_only_the_row() {
         unsafe {
             let y = Ymm(Avx2::new_unchecked());
             crate::simd::avx2(
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 || {
                     check(y, 8, |v| {
                         let mut a = [0.0f32; 16];
@@ -415,7 +415,7 @@ fn vectors_at_the_end_of_a_row_touch_only_the_row() {
         unsafe {
             let z = Zmm(Avx512::new_unchecked());
             crate::simd::avx512(
-                #[inline(always)]
+                #[cfg_attr(not(cellc_unoptimised), inline(always))]
                 || {
                     check(z, 16, |v| {
                         let mut a = [0.0f32; 16];

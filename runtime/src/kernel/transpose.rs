@@ -18,7 +18,7 @@ const BAND: usize = 64;
 /// rows are `ss` apart in `src` written as the `n × m` one whose rows are `ds` apart in
 /// `dst`. Writes nothing unless `src` reaches `(m − 1)·ss + n` values and `dst`
 /// `(n − 1)·ds + m` (without overflow), and `ss ≥ n`, `ds ≥ m` (rows do not overlap).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub fn transpose<I: Isa>(src: &[f32], dst: &mut [f32], (m, n): (usize, usize), (ss, ds): (usize, usize), isa: I) {
     if m == 0 || n == 0 {
         return;
@@ -38,7 +38,7 @@ pub fn transpose<I: Isa>(src: &[f32], dst: &mut [f32], (m, n): (usize, usize), (
             dst,
             (m, n),
             (ss, ds),
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             |s, d, i, j| x86::tile(t, s, d, (i, j), (ss, ds)),
         );
     }
@@ -49,7 +49,7 @@ pub fn transpose<I: Isa>(src: &[f32], dst: &mut [f32], (m, n): (usize, usize), (
 /// Every tile of the whole 8 × 8 ones by `whole` (the tile at source row `i`, column
 /// `j`), band by band of [`BAND`] rows, each band's tiles along its rows; the edges value by
 /// value. The caller checked the reach.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn bands(
     src: &[f32],
     dst: &mut [f32],
@@ -81,7 +81,7 @@ fn bands(
 }
 
 /// The 8 × 8 tile at source row `i`, column `j`, value by value.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tile(src: &[f32], dst: &mut [f32], (i, j): (usize, usize), (ss, ds): (usize, usize)) {
     for r in 0..TILE {
         let Some(row) = src.get((i + r) * ss + j..).and_then(|s| s.get(..TILE)) else { return };
@@ -104,7 +104,7 @@ mod x86 {
 
     /// The 8 × 8 tile at source row `i`, column `j`, through eight registers: pairs of rows
     /// interleaved, then pairs of pairs, then the 128-bit halves swapped.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     #[allow(unsafe_code)]
     pub(super) fn tile(_: Avx2, src: &[f32], dst: &mut [f32], (i, j): (usize, usize), (ss, ds): (usize, usize)) {
         let rows: [Option<&[f32; TILE]>; TILE] =

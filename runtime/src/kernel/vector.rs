@@ -22,7 +22,7 @@ pub(super) trait Vector: Copy {
     /// The lanes of `v` that fit in `y` (all `L`, or as many as `y` holds).
     fn store(self, y: &mut [f32], v: Self::V);
     /// The first `min(L, x.len())` values of `x`, zero past them.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load_part(self, x: &[f32]) -> Self::V {
         if x.len() >= Self::L {
             return self.load(x);
@@ -44,23 +44,23 @@ impl<I: Isa> Vector for Eight<I> {
     type V = [f32; 8];
     type S = f32;
     const L: usize = 8;
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn load(self, x: &[f32]) -> [f32; 8] {
         x.first_chunk::<8>().copied().unwrap_or([0.0; 8])
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn splat(self, w: f32) -> f32 {
         w
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn fill(self, w: f32) -> [f32; 8] {
         [w; 8]
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn fma(self, a: [f32; 8], x: [f32; 8], w: f32) -> [f32; 8] {
         self.0.mul_add8(a, x, w)
     }
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn store(self, y: &mut [f32], v: [f32; 8]) {
         for (o, v) in y.iter_mut().zip(v) {
             *o = v;

@@ -34,14 +34,14 @@ pub(super) struct Rows<'a, const K: usize> {
 
 impl<'a, const K: usize> Rows<'a, K> {
     /// The rows of `x`, one after the other.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub(super) fn packed(x: &'a [[f32; K]]) -> Self {
         Self { x: x.as_flattened(), count: x.len(), per_line: usize::MAX, line: 0, step: K }
     }
 
     /// `count` rows in lines of `per_line` (`line` values apart), each `step` values after
     /// the one before in its line: `None` unless every row lies inside `x`.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     pub(super) fn strided(x: &'a [f32], count: usize, per_line: usize, line: usize, step: usize) -> Option<Self> {
         let last = count.checked_sub(1)?;
         let per_line = per_line.max(1);
@@ -53,7 +53,7 @@ impl<'a, const K: usize> Rows<'a, K> {
     }
 
     /// How many rows there are.
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn len(&self) -> usize {
         self.count
     }
@@ -71,7 +71,7 @@ struct Cursor {
 
 impl Cursor {
     /// The next `RB` rows: `None` past the rows' values (which [`Rows::strided`] rules out).
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn take<'a, const K: usize, const RB: usize>(&mut self, rows: &Rows<'a, K>) -> Option<[&'a [f32; K]; RB]> {
         let first = self.next(rows)?;
         let mut out = [first; RB];
@@ -81,7 +81,7 @@ impl Cursor {
         Some(out)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn next<'a, const K: usize>(&mut self, rows: &Rows<'a, K>) -> Option<&'a [f32; K]> {
         let row = rows.x.get(self.at..)?.first_chunk::<K>()?;
         self.col += 1;
@@ -101,7 +101,7 @@ impl Cursor {
 /// of at most 16 lanes (one register each), then `then` over each block of rows' outputs
 /// while they are in the cache. The caller has checked the lengths: `y` holds `n` values per
 /// row, and `panels` and `bias` the same number of tiles, covering `n`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn dense_avx512<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut [f32]) + Copy>(
     z: Avx512,
     panels: &[[P; K]],
@@ -126,7 +126,7 @@ pub(super) fn dense_avx512<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut
 }
 
 /// [`dense_avx512`] at the AVX2 level: tiles of at most 16 lanes in one or two registers.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn dense_avx2<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut [f32]) + Copy>(
     v: Avx2,
     panels: &[[P; K]],
@@ -165,7 +165,7 @@ const PASS_BYTES: usize = 256 * 1024;
 /// few rows (a convolution over a short input) still shares each weight it loads. Panels
 /// larger than [`PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
 /// row; `then` maps the outputs after the last.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows<
     const K: usize,
     const W: usize,
@@ -200,7 +200,7 @@ fn rows<
 /// One pass of [`rows`] over every row, through the tiles of `panels`, whose outputs start
 /// at `j0` in each row; `then`, if any, over each block's outputs. (An `Option` rather than
 /// a closure that does nothing: one copy of the blocks for both uses.)
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn pass<
     const K: usize,
     const W: usize,
@@ -247,7 +247,7 @@ fn pass<
 
 /// One block of `RB` rows (`y` holds exactly their outputs, `n` each) through every tile,
 /// the first writing output `j0`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, const NV: usize, P: Row<W>, Z: Reg>(
     z: Z,
     panels: &[[P; K]],
@@ -269,7 +269,7 @@ fn tiles<const K: usize, const W: usize, const G: usize, const RB: usize, const 
 
 /// `RB` rows × `G` tiles of `NV` registers of accumulators, from the bias over every input,
 /// stored to the outputs `j0..` of each row (those below `n`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block<const K: usize, const W: usize, const G: usize, const RB: usize, const NV: usize, P: Row<W>, Z: Reg>(
     z: Z,
     pg: &[[P; K]; G],

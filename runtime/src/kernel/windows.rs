@@ -45,7 +45,7 @@ pub(super) trait Reads {
 }
 
 impl Reads for Windows {
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn run<'a, const C: usize>(
         &self,
         x: &'a [f32],
@@ -60,7 +60,7 @@ impl Reads for Windows {
     // Loops rather than `map` and `from_fn`, here and below: their closures, compiled apart
     // (see `array!`), were left as calls in the blocks' loop (a fifth of a 1-channel
     // layer's time, AMD Zen 3).
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn starts<const RB: usize>(&self, bases: &[[isize; 2]; RB]) -> Option<[usize; RB]> {
         let mut starts = [0; RB];
         for (s, &b) in starts.iter_mut().zip(bases) {
@@ -69,7 +69,7 @@ impl Reads for Windows {
         Some(starts)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn runs<'a, const C: usize, const RB: usize>(
         &self,
         x: &'a [f32],
@@ -108,7 +108,7 @@ impl Reads for Windows {
 /// at once here). Writes nothing unless `x` holds whole entries, `y` `n` values per
 /// position of each, and the tiles cover `n` outputs. The layer's activation is the
 /// caller's, as for [`super::dense_rows`], or [`dense_windows_then`]'s.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: usize, P, I>(
     panels: &[[P; K]],
@@ -129,7 +129,7 @@ pub fn dense_windows<const C: usize, const K: usize, const W: usize, const T: us
 /// written (the rows of a block of positions, every tile), while they are still in the
 /// first-level cache: the layer's activation, without a pass of its own over the whole
 /// output.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const T: usize, P, I, F>(
     panels: &[[P; K]],
@@ -235,7 +235,7 @@ const LONG_RUN: usize = 16;
 /// each window's taps are one run of the input (the taps in order, each the next `C`
 /// values) and every window lies inside the data.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn one_run<'a, const K: usize>(win: &Windows, x: &'a [f32]) -> Option<super::wide::Rows<'a, K>> {
     let [kh, kw] = win.kernel;
     let runs =
@@ -253,7 +253,7 @@ fn one_run<'a, const K: usize>(win: &Windows, x: &'a [f32]) -> Option<super::wid
 }
 
 /// The outputs `j0..` of a position's row of `y` (`n` values) take the first lanes of `v`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W]) {
     if let Some(out) = yr.get_mut(j0..) {
         for (o, &v) in out.iter_mut().zip(v) {
@@ -263,7 +263,7 @@ fn put<const W: usize>(yr: &mut [f32], j0: usize, v: &[f32; W]) {
 }
 
 /// Any level, in arrays of lanes: blocks of `RB` positions, one tile at a time.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 fn lanes<
     const C: usize,

@@ -49,7 +49,7 @@ struct InArrays;
 impl Transforms for InArrays {
     const MOST: usize = usize::MAX;
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
         if v.len() <= 15 * stride {
             return;
@@ -67,7 +67,7 @@ impl Transforms for InArrays {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
         let mut out = [[0.0f32; W]; 4];
         for l in 0..W {
@@ -97,7 +97,7 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
     // work area, at AVX-512, where they were measured fastest.
     const MOST: usize = if G::LANES == 8 { 12 } else { usize::MAX };
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize) {
         let g = self.0;
         if v.len() <= 15 * stride {
@@ -116,7 +116,7 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
         let g = self.0;
         let mut out = [[0.0f32; W]; 4];
@@ -143,7 +143,7 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
 /// weights as the model holds them (`[n][9][C]`: output, tap row-major, channel) for the
 /// tiles the transforms overflow, `work` the work area ([`cellc_pack::winograd::work`] for at least one
 /// tile). Writes nothing unless the sizes hold together.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub fn dense_winograd_then<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F>(
     panels: &[[P; C]],
@@ -237,7 +237,7 @@ fn direct_sum<const C: usize, const W: usize>(
 }
 
 /// [`dense_winograd_then`] once the sizes are known to hold, its transforms `tr`.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I, F, T>(
     tr: T,
     (panels, bias, direct, x, y, n, win, work): Io<'_, P, C, W>,

@@ -20,7 +20,7 @@ use core::time::Duration;
 
 /// A busy wait's pause: the CPU's spin hint, or, under loom, a yield to the other threads
 /// (loom explores a spinning thread's loop only as far as another thread's progress).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 pub(super) fn spin_loop() {
     #[cfg(loom)]
     loom::thread::yield_now();

@@ -17,26 +17,26 @@ macro_rules! lanes {
             type V = <$r as Reg>::V;
             type S = <$r as Reg>::V;
             const L: usize = $n;
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             fn load(self, x: &[f32]) -> Self::V {
                 match x.first_chunk::<$n>() {
                     Some(x) => self.0.load(x, 0),
                     None => self.0.splat(0.0),
                 }
             }
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             fn splat(self, w: f32) -> Self::S {
                 self.0.splat(w)
             }
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             fn fill(self, w: f32) -> Self::V {
                 self.0.splat(w)
             }
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             fn fma(self, a: Self::V, x: Self::V, w: Self::S) -> Self::V {
                 self.0.fma(a, x, w)
             }
-            #[inline(always)]
+            #[cfg_attr(not(cellc_unoptimised), inline(always))]
             fn store(self, y: &mut [f32], v: Self::V) {
                 match y.first_chunk_mut::<$n>() {
                     Some(y) => self.0.store(y, 0, v),

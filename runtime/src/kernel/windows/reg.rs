@@ -8,7 +8,7 @@ use crate::kernel::blocked::{Reg, weights};
 /// Every position and tile of one entry (`NV` vectors a tile). The block sizes are chosen
 /// here from the vector width and the number of tiles; the positions and tiles left over
 /// go through smaller blocks that hold more of the other (see [`positions`]).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn reg_blocks<
     G: Reg,
@@ -58,7 +58,7 @@ pub(super) type Io<'a, P, const K: usize, const W: usize, const C: usize> =
 /// than `RB`) in blocks of 4, 2 and 1 through `T4`, `T2` and `T1` tiles at a time, so that a
 /// layer with few positions (a model called on a short frame) still has enough
 /// accumulators to hide the multiply–add's latency.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn positions<
     G: Reg,
     const C: usize,
@@ -91,7 +91,7 @@ fn positions<
 
 /// The blocks of `RB` positions from `p0` while whole ones fit, each through the tiles `TG`
 /// at a time, then the tiles left in groups of 4, 2 and 1; returns the first position left.
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn span<
     G: Reg,
     const C: usize,
@@ -145,7 +145,7 @@ fn span<
 
 /// `RB` positions from `p0` × `TG` tiles from `t0`: the accumulators from the bias over
 /// every tap, stored to the outputs (those below `n`).
-#[inline(always)]
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn block<
     G: Reg,
     const C: usize,
