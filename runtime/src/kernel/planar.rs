@@ -307,6 +307,9 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
     a
 }
 
+/// The most values a block computes along a row: 8 vectors of 16 lanes.
+const MAX_RUN: usize = 128;
+
 /// A block's outputs (those below `n`, the rows and positions inside the output) to `y`,
 /// each run mapped by `then`.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
@@ -322,7 +325,9 @@ fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usi
 {
     let [oh, ow] = io.geo.win.output;
     let positions = io.geo.win.positions();
-    let count = (PV * B::L).min(ow - o);
+    let whole = PV * B::L;
+    const { assert!(PV * B::L <= MAX_RUN, "a block's run fits the copy of a row's last") };
+    let count = whole.min(ow - o);
     for (l, a) in a.iter().enumerate() {
         let j = g * NB + l;
         if j >= io.n {
@@ -330,13 +335,35 @@ fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usi
         }
         for (i, a) in a.iter().enumerate().take(oh.saturating_sub(r)) {
             let start = j * positions + (r + i) * ow + o;
-            let Some(run) = y.get_mut(start..start + count) else { return };
-            for (v, &a) in a.iter().enumerate() {
-                if let Some(out) = run.get_mut(v * B::L..) {
-                    b.store(out, a);
+            // Each run mapped as a run of a whole block's values, a constant: as a run of up
+            // to that many, the map's loop is compiled to masked loads and stores, which AMD's
+            // cores run in microcode (a 12×12 7×3 layer over 128×62 positions took 1.09 ms
+            // with a relu, 0.93 ms without, on Zen 3). A shorter run (a row's last) is
+            // written and mapped in a copy, the values past it mapped too and dropped.
+            if count == whole
+                && let Some(run) = y.get_mut(start..start + whole)
+            {
+                store(b, run, a);
+                then(j, run);
+            } else {
+                let Some(run) = y.get_mut(start..start + count) else { return };
+                let mut copy = [0.0f32; MAX_RUN];
+                if let Some(part) = copy.get_mut(..whole) {
+                    store(b, part, a);
+                    then(j, part);
+                    run.copy_from_slice(&part[..count]);
                 }
             }
-            then(j, run);
+        }
+    }
+}
+
+/// The vectors of `a` one after the other from `y`'s first value, as many as fit.
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
+fn store<B: Lanes>(b: B, y: &mut [f32], a: &[B::V]) {
+    for (v, &a) in a.iter().enumerate() {
+        if let Some(out) = y.get_mut(v * B::L..) {
+            b.store(out, a);
         }
     }
 }
