@@ -46,6 +46,9 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
 {
     let win = &geo.win;
     let (Some(entry), Some(size)) = (win.entry(), geo.work()) else { return };
+    if work.len() < size {
+        return;
+    }
     let positions = win.positions();
     let per = panels.len().checked_div(groups).unwrap_or(0);
     let (Some(whole), Some(out), Some(outs)) = (
@@ -66,7 +69,8 @@ pub fn dense_planar_then<const C: usize, const K: usize, const NB: usize, I, F>(
         && panels.len() == bias.len()
         && per * groups == panels.len()
         && per.saturating_mul(NB) >= n;
-    let Some(work) = work.get_mut(..size) else { return };
+    let skip = Planar::skip(work.as_ptr().addr());
+    let Some(work) = work.get_mut(skip..).and_then(|w| w.get_mut(..geo.copy_len())) else { return };
     if !fits || positions == 0 || n == 0 {
         return;
     }
@@ -99,23 +103,36 @@ where
         if let Some(z) = isa.avx512() {
             let b = reg::Z(Zmm(z));
             match NB {
-                ..=3 => shaped::<_, C, K, NB, 8, F>(b, io, y, then),
-                4..=6 => shaped::<_, C, K, NB, 4, F>(b, io, y, then),
-                _ => shaped::<_, C, K, NB, 2, F>(b, io, y, then),
+                ..=3 => shaped::<_, C, K, NB, NB, 8, F>(b, io, y, then),
+                4..=6 => shaped::<_, C, K, NB, NB, 4, F>(b, io, y, then),
+                _ => shaped::<_, C, K, NB, NB, 2, F>(b, io, y, then),
             }
             return;
         }
         if let Some(v) = isa.avx2() {
             let b = reg::Y(Ymm(v));
-            match NB {
-                ..=3 => shaped::<_, C, K, NB, 4, F>(b, io, y, then),
-                4..=6 => shaped::<_, C, K, NB, 2, F>(b, io, y, then),
-                _ => shaped::<_, C, K, NB, 1, F>(b, io, y, then),
+            // Panels of 8, 11 or 12 outputs in blocks of 4 outputs × 2 vectors (of 10, 5 × 2):
+            // 6 loads for 8 multiply–adds, where 12 × 1 takes 13 for 12 (AVX2 has no
+            // broadcast operand). Not 6 × 2: its 12 sums, 2 loads and a weight fill the 16
+            // registers, and where the compiler knew a layer's panels one sum went to the
+            // stack (SwiftF0's 12→12 7×1 layers 1.6× as long). On AMD Zen 3, layers of 12
+            // outputs 0.75–0.92× the time of 12 × 1, of 10 0.81–0.86×, of 16 (panels of 8)
+            // 0.85×, of 32 (panels of 11, the last block overlapping) 0.94–1.06×.
+            if NB == 10 {
+                shaped::<_, C, K, NB, 5, 2, F>(b, io, y, then);
+            } else if NB > 10 || NB == 8 {
+                shaped::<_, C, K, NB, 4, 2, F>(b, io, y, then);
+            } else {
+                match NB {
+                    ..=3 => shaped::<_, C, K, NB, NB, 4, F>(b, io, y, then),
+                    4..=6 => shaped::<_, C, K, NB, NB, 2, F>(b, io, y, then),
+                    _ => shaped::<_, C, K, NB, NB, 1, F>(b, io, y, then),
+                }
             }
             return;
         }
     }
-    shaped::<Eight<I>, C, K, NB, 1, F>(Eight(isa), io, y, then);
+    shaped::<Eight<I>, C, K, NB, NB, 1, F>(Eight(isa), io, y, then);
 }
 
 /// `S` sums an output: `S` vectors along a row where its rows hold that many, else one
@@ -123,7 +140,7 @@ where
 /// output would wait on each multiply–add before the next) — where the layer has half as
 /// many rows or more, the rows past its last computing the last one again.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const S: usize, F>(
+fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const H: usize, const S: usize, F>(
     b: B,
     io: &Io<'_, K, NB>,
     y: &mut [f32],
@@ -133,9 +150,9 @@ fn shaped<B: Lanes, const C: usize, const K: usize, const NB: usize, const S: us
 {
     let [oh, ow] = io.geo.win.output;
     if ow.div_ceil(B::L) >= S || 2 * oh < S {
-        rows::<B, C, K, NB, S, 1, F>(b, io, y, then);
+        rows::<B, C, K, NB, H, S, 1, F>(b, io, y, then);
     } else {
-        rows::<B, C, K, NB, 1, S, F>(b, io, y, then);
+        rows::<B, C, K, NB, H, 1, S, F>(b, io, y, then);
     }
 }
 
@@ -222,11 +239,21 @@ struct Io<'a, const K: usize, const NB: usize> {
     geo: &'a Planar,
 }
 
-/// Every output row of one group, panel by panel: blocks of `RV` rows (the last block's
-/// rows past the output computing the last row again, not stored) × `PV` vectors of
-/// positions while whole ones fit the row (rounded up to the vector), then single vectors.
+/// Every output row of one group, panel by panel: blocks of `H` of the panel's outputs ×
+/// `RV` rows (the last block's rows past the output computing the last row again, not
+/// stored) × `PV` vectors of positions while whole ones fit the row (rounded up to the
+/// vector), then single vectors.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
+fn rows<
+    B: Lanes,
+    const C: usize,
+    const K: usize,
+    const NB: usize,
+    const H: usize,
+    const PV: usize,
+    const RV: usize,
+    F,
+>(
     b: B,
     io: &Io<'_, K, NB>,
     y: &mut [f32],
@@ -242,35 +269,49 @@ fn rows<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usi
             break;
         }
         for r in (0..oh).step_by(RV) {
-            let mut o = 0;
-            while o + PV * B::L <= end {
-                let a = block::<B, C, K, NB, PV, RV>(b, w, bias, io, (r, o));
-                put(b, y, io, &a, (g, r, o), then);
-                o += PV * B::L;
-            }
-            while o < ow {
-                let a = block::<B, C, K, NB, 1, RV>(b, w, bias, io, (r, o));
-                put(b, y, io, &a, (g, r, o), then);
-                o += B::L;
+            // Blocks of `H` outputs from the panel's first, the last one ending at its last.
+            for lo in (0..NB).step_by(H.max(1)).map(|lo| lo.min(NB.saturating_sub(H))) {
+                let (first, last) = (g * NB + lo, io.n.min((g + 1) * NB));
+                let mut o = 0;
+                while o + PV * B::L <= end {
+                    let a = block::<B, C, K, NB, H, PV, RV>(b, w, bias, lo, io, (r, o));
+                    put(b, y, io, &a, (first, last, r, o), then);
+                    o += PV * B::L;
+                }
+                while o < ow {
+                    let a = block::<B, C, K, NB, H, 1, RV>(b, w, bias, lo, io, (r, o));
+                    put(b, y, io, &a, (first, last, r, o), then);
+                    o += B::L;
+                }
             }
         }
     }
 }
 
-/// The `NB` outputs of panel `w` at the `PV · L` positions of output rows `r..r + RV` from
-/// column `o`: from the bias, over every tap and channel.
+/// Outputs `lo..lo + H` of panel `w` at the `PV · L` positions of output rows `r..r + RV`
+/// from column `o`: from the bias, over every tap and channel.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: usize, const RV: usize>(
+fn block<
+    B: Lanes,
+    const C: usize,
+    const K: usize,
+    const NB: usize,
+    const H: usize,
+    const PV: usize,
+    const RV: usize,
+>(
     b: B,
     w: &[[f32; NB]; K],
     bias: &[f32; NB],
+    lo: usize,
     io: &Io<'_, K, NB>,
     (r, o): (usize, usize),
-) -> [[[B::V; PV]; RV]; NB] {
+) -> [[[B::V; PV]; RV]; H] {
     let geo = io.geo;
     let win = &geo.win;
-    let mut a: [[[B::V; PV]; RV]; NB] = array!([[b.fill(0.0); PV]; RV], |j| [[b.fill(bias[j]); PV]; RV]);
-    let channel = win.input[0] * geo.row_len();
+    let mut a: [[[B::V; PV]; RV]; H] =
+        array!([[b.fill(0.0); PV]; RV], |j| [[b.fill(bias[(lo + j).min(NB - 1)]); PV]; RV]);
+    let channel = geo.plane();
     let last = win.output[0].saturating_sub(1);
     let taps = w.as_chunks::<C>().0;
     for kh in 0..win.kernel[0] {
@@ -284,6 +325,7 @@ fn block<B: Lanes, const C: usize, const K: usize, const NB: usize, const PV: us
             let at = geo.column(kw) + o;
             let Some(tap) = taps.get(kh * win.kernel[1] + kw) else { return a };
             for (c, wc) in tap.iter().enumerate() {
+                let Some(wc) = wc.get(lo..lo + H) else { return a };
                 // In range: a block ends at the row's last column rounded up to the vector,
                 // which the copy's rows hold (`Planar::len`).
                 let mut x = [[b.fill(0.0); PV]; RV];
@@ -313,12 +355,12 @@ const MAX_RUN: usize = 128;
 /// A block's outputs (those below `n`, the rows and positions inside the output) to `y`,
 /// each run mapped by `then`.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usize, F>(
+fn put<B: Lanes, const K: usize, const NB: usize, const H: usize, const PV: usize, const RV: usize, F>(
     b: B,
     y: &mut [f32],
     io: &Io<'_, K, NB>,
-    a: &[[[B::V; PV]; RV]; NB],
-    (g, r, o): (usize, usize, usize),
+    a: &[[[B::V; PV]; RV]; H],
+    (first, last, r, o): (usize, usize, usize, usize),
     then: F,
 ) where
     F: Fn(usize, &mut [f32]) + Copy,
@@ -329,8 +371,8 @@ fn put<B: Lanes, const K: usize, const NB: usize, const PV: usize, const RV: usi
     const { assert!(PV * B::L <= MAX_RUN, "a block's run fits the copy of a row's last") };
     let count = whole.min(ow - o);
     for (l, a) in a.iter().enumerate() {
-        let j = g * NB + l;
-        if j >= io.n {
+        let j = first + l;
+        if j >= last {
             return;
         }
         for (i, a) in a.iter().enumerate().take(oh.saturating_sub(r)) {

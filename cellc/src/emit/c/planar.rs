@@ -16,8 +16,10 @@ use cellc_pack::Planar;
 /// The vector variants: the condition on the target's vectors, lanes a vector (0: plain
 /// loops over 4 positions), the outputs a block takes (`sub`, dividing the group's `nb`) and
 /// its vectors of positions, so that the `sub · vectors` sums fit the registers (24 of
-/// AVX-512's 32, 12 of AVX's 16). SSE2 broadcasts a weight by a shuffle (one a weight and
-/// block, on one port) and its multiplies overwrite an operand (a copy a product): its
+/// AVX-512's 32, 12 of AVX's 16). (Blocks of 4 outputs × 2 vectors, the runtime's at AVX2,
+/// GCC compiled with sums on the stack: swift-f0's 12→12 layers 1.4–1.9× as long.) SSE2
+/// broadcasts a weight by a shuffle (one a weight and block, on one port) and its
+/// multiplies overwrite an operand (a copy a product): its
 /// blocks take 2 outputs × 4 vectors, or 1 × 6, each weight serving 4 or 6 vectors, their
 /// sums, loads, weight and product within its 16 registers. (swift-f0 at `-O2`, Intel Xeon:
 /// its 12-output layers at 17.9 GFLOP/s in blocks of 12 outputs × 1 vector, a shuffle a
@@ -63,6 +65,11 @@ pub(super) fn emit(
         describe(d, plan.tiling, plan.store)
     ));
     body.kernel(&upper, &n.f("_run"), "const float *xs, float *ys, size_t all_rows, float *work");
+    // The copy from the work area's first value on a cache line (`Planar::skip`).
+    body.line(format!(
+        "work += ({line} - (uintptr_t)work / sizeof *work % {line}) % {line};",
+        line = cellc_pack::planar::LINE
+    ));
     body.open(format!("for (size_t e = 0; e < all_rows / {}; ++e)", w.positions()));
     let groups = d.groups;
     if groups == 1 {
@@ -113,9 +120,11 @@ fn copy(body: &mut Code, geo: &Planar) {
     let (len, row) = (geo.len, geo.row_len());
     let pad = win.pads[1].min(row);
     let run = width.min(row - pad);
-    body.open(format!("for (size_t i = 0; i < {}; ++i)", win.channels * height));
-    body.line(format!("float *restrict row = work + i * {row};"));
-    body.line(format!("const float *restrict src = x + i * {width};"));
+    // Channel by channel, each in a plane of its own (`Planar::plane`).
+    body.open(format!("for (size_t c = 0; c < {}; ++c)", win.channels));
+    body.open(format!("for (size_t i = 0; i < {height}; ++i)"));
+    body.line(format!("float *restrict row = work + {} + i * {row};", mul("c", geo.plane())));
+    body.line(format!("const float *restrict src = x + ({} + i) * {width};", mul("c", height)));
     if geo.phases == 1 {
         // The padding's zeros, the data, the zeros past it.
         if pad > 0 {
@@ -153,6 +162,7 @@ fn copy(body: &mut Code, geo: &Planar) {
             }
         }
     }
+    body.close("");
     body.close("");
     body.line(format!("__builtin_memset(work + {}, 0, {row} * sizeof *work);", geo.zeros()));
 }
@@ -273,7 +283,7 @@ impl Layer<'_> {
                 geo.row_len(),
                 geo.zeros()
             ));
-            c.line(format!("const size_t step{i} = inside{i} ? {} : 0;", win.input[0] * geo.row_len()));
+            c.line(format!("const size_t step{i} = inside{i} ? {} : 0;", geo.plane()));
         }
         c.open(format!("for (size_t kw = 0; kw < {kw}; ++kw)"));
         let (d, s) = (win.dilations[1], geo.phases);
@@ -347,7 +357,18 @@ impl Layer<'_> {
         c.line(format!("const size_t j = {first}g * {nb}{q} + k;"));
         let row = if i == 0 { "oh".to_owned() } else { format!("(oh + {i})") };
         c.line(format!("float *restrict yj = y + j * {} + {} + o;", win.positions(), mul(&row, win.output[1])));
-        c.line(format!("for (size_t i = 0; i < count; ++i) yj[i] = {};", self.acts[usize::from(lanes == 0)]));
+        let act = &self.acts[usize::from(lanes == 0)];
+        if self.d.act.is_none() {
+            // A copy of a whole block's run at a constant length: at `count`, GCC makes it
+            // `rep movs`, which costs more than the block's multiply–adds (swift-f0's 12→12
+            // 3×1 layers 1.6× as long as the same layers with a relu, Zen 3). (With an
+            // activation, the two loops made those 1.1× as long.)
+            c.line(format!(
+                "if (count == {width}) {{ for (size_t i = 0; i < {width}; ++i) yj[i] = {act}; }} else {{ for (size_t i = 0; i < count; ++i) yj[i] = {act}; }}"
+            ));
+        } else {
+            c.line(format!("for (size_t i = 0; i < count; ++i) yj[i] = {act};"));
+        }
         c.close("");
     }
 }

@@ -67,7 +67,7 @@ fn grouped<const C: usize, const K: usize, const NB: usize>((groups, n): (usize,
     let what = format!("{win:?}, {groups} groups of {C} channels, {n} outputs in panels of {NB}, {entries} entries");
     let outs = (groups, n);
     // A work area dirtied before: every value the kernel reads is one it wrote.
-    let mut work = vec![f32::NAN; size + 5];
+    let mut work = vec![f32::NAN; size + 16];
     let mut y = vec![f32::NAN; len + 3];
     let expected = crate::dispatch!(|_L, isa| {
         dense_planar_then::<C, K, NB, _, _>(&panels, &bias, &x, &mut y[..len], outs, &geo, &mut work, isa, |_, _| {});
@@ -75,6 +75,23 @@ fn grouped<const C: usize, const K: usize, const NB: usize>((groups, n): (usize,
     });
     assert_eq!(&y[..len], &expected[..], "{what}");
     assert!(y[len..].iter().all(|v| v.is_nan()), "nothing written past the outputs: {what}");
+    // The copy starts on a cache line wherever the work area starts.
+    for skew in 1..16 {
+        let mut y = vec![f32::NAN; len];
+        let work = &mut work[skew..];
+        crate::dispatch!(|_L, isa| dense_planar_then::<C, K, NB, _, _>(
+            &panels,
+            &bias,
+            &x,
+            &mut y,
+            outs,
+            &geo,
+            work,
+            isa,
+            |_, _| {}
+        ));
+        assert_eq!(y, expected, "work from value {skew}: {what}");
+    }
     // The channels-last kernel on the same values: the same bits.
     if groups == 1 {
         channels_last::<C, K, NB>((&panels, &bias), &x, &y, n, win, entries);
@@ -168,6 +185,11 @@ fn every_position_reads_its_taps_from_the_copy() {
         check::<1, 9, 1>(1, w, 1);
         check::<2, 18, 8>(16, w, 1);
         check::<2, 18, 6>(11, w, 1);
+        // Panels of 10 to 12 outputs take two blocks (AVX2): apart, overlapping, and the
+        // second past the layer's outputs.
+        check::<2, 18, 10>(10, w, 1);
+        check::<2, 18, 11>(22, w, 1);
+        check::<3, 27, 12>(9, w, 1);
     }
     // Strided and dilated along both axes, uneven padding, a kernel larger than the input.
     check::<5, 30, 12>(12, win([9, 40], [2, 3], [2, 3], [2, 1], [1, 2]), 1);
@@ -201,6 +223,7 @@ fn groups_read_their_own_channels() {
         grouped::<1, 9, 1>((5, 1), w, 2);
         grouped::<1, 9, 2>((3, 2), w, 1);
         grouped::<2, 18, 3>((4, 3), w, 2);
+        grouped::<2, 18, 11>((2, 11), w, 1);
         grouped::<1, 7, 1>((6, 1), win([1, width * 4], [1, 7], [1, 1], [1, 1], [0, 3]), 2);
     }
     grouped::<1, 9, 1>((8, 1), win([10, 40], [3, 3], [2, 2], [1, 1], [1, 1]), 1);
