@@ -381,8 +381,14 @@ fn put<B: Lanes, const K: usize, const NB: usize, const H: usize, const PV: usiz
             // to that many, the map's loop is compiled to masked loads and stores, which AMD's
             // cores run in microcode (a 12×12 7×3 layer over 128×62 positions took 1.09 ms
             // with a relu, 0.93 ms without, on Zen 3). A shorter run (a row's last) is
-            // written and mapped in a copy, the values past it mapped too and dropped.
-            if count == whole
+            // written and mapped in a copy, the values past it mapped too and dropped —
+            // except from a block's last row where the whole run ends within the output:
+            // then it is stored whole, the values past the row landing on rows of later
+            // blocks, which write them after (blocks go down the rows, and only a row's
+            // last block is shorter). (Half the blocks of rows of 62 with vectors of 16,
+            // copied through the stack, took the time of a sixth of their multiply–adds.)
+            let spills = i + 1 == RV && (r + i) * ow + o + whole <= positions;
+            if (count == whole || spills)
                 && let Some(run) = y.get_mut(start..start + whole)
             {
                 store(b, run, a);
