@@ -224,11 +224,13 @@ pub fn dense_windows_then<const C: usize, const K: usize, const W: usize, const 
 /// Channels under which a window that reads one run of the input goes through the dense
 /// layer's blocks (see [`one_run`]); from 4 channels on, the tap-by-tap blocks already
 /// read each tap's channels as a run.
+#[cfg(target_arch = "x86_64")]
 const FEW_CHANNELS: usize = 4;
 
 /// The values a window must read in one run to go through the dense layer's blocks: a
 /// short run (a kernel of 3 over one channel) keeps the tap-by-tap blocks, which share each
 /// broadcast input between two tiles.
+#[cfg(target_arch = "x86_64")]
 const LONG_RUN: usize = 16;
 
 /// The windows of `win` over the entry `x` as the rows of a product read in place, when
