@@ -38,8 +38,10 @@ trait Transforms: Copy {
     /// component `ξ` written to `v[ξ·stride]` (nothing when `v` is too short).
     fn input<const C: usize>(self, d: &[&[f32; C]; 16], v: &mut [[f32; C]], stride: usize);
     /// `Aᵀ·m·A + b` for the 16 components `m` of a tile's products: its outputs (0, 0),
-    /// (0, 1), (1, 0), (1, 1).
-    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4];
+    /// (0, 1), (1, 0), (1, 1). Adds to `fin`, lane by lane, a term of each output `y` that is
+    /// zero for a finite `y` and NaN otherwise (`y − y`, or `0·y`): `fin` stays zero while
+    /// every output is finite.
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W], fin: &mut [f32; W]) -> [[f32; W]; 4];
 }
 
 /// Arrays of lanes, any level.
@@ -68,7 +70,7 @@ impl Transforms for InArrays {
     }
 
     #[cfg_attr(not(cellc_unoptimised), inline(always))]
-    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W], fin: &mut [f32; W]) -> [[f32; W]; 4] {
         let mut out = [[0.0f32; W]; 4];
         for l in 0..W {
             let mut q = [0.0f32; 16];
@@ -78,6 +80,7 @@ impl Transforms for InArrays {
             let y = output_columns(&output_rows(&q, |a, b| a + b, |a, b| a - b), b[l], |a, b| a + b, |a, b| a - b);
             for (o, y) in out.iter_mut().zip(y) {
                 o[l] = y;
+                fin[l] += 0.0 * y;
             }
         }
         out
@@ -117,7 +120,7 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
     }
 
     #[cfg_attr(not(cellc_unoptimised), inline(always))]
-    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W]) -> [[f32; W]; 4] {
+    fn output<const W: usize>(self, m: &[&[f32; W]; 16], b: &[f32; W], fin: &mut [f32; W]) -> [[f32; W]; 4] {
         let g = self.0;
         let mut out = [[0.0f32; W]; 4];
         for j in 0..W.div_ceil(G::LANES) {
@@ -127,9 +130,12 @@ impl<G: super::blocked::Reg> Transforms for InRegs<G> {
             }
             let (add, sub) = (|a, b| g.add(a, b), |a, b| g.sub(a, b));
             let y = output_columns(&output_rows(&q, add, sub), g.load(b, j), add, sub);
+            let mut f = g.load(fin, j);
             for (o, y) in out.iter_mut().zip(y) {
                 g.store(o, j, y);
+                f = g.add(f, g.sub(y, y));
             }
+            g.store(fin, j, f);
         }
         out
     }
@@ -264,8 +270,13 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
     let m = &mut m[..16 * most * np];
     let zero = [0.0f32; C];
     let zero_w = [0.0f32; W];
+    // Tiles in a band: the `dh` rows of tiles whose outputs are `2·dh` whole rows.
+    let dh = grid.dilations[0];
+    let band = dh.saturating_mul(grid.per_row).max(1);
     for (xe, ye) in x.chunks_exact(entry.max(1)).zip(y.chunks_exact_mut(positions * n)) {
         let mut t0 = 0;
+        // Rows of outputs the activation has been applied to.
+        let mut applied = 0;
         while t0 < grid.count {
             let tb = most.min(grid.count - t0);
             // The inputs of the block's tiles, transformed: component ξ of tile i at
@@ -286,12 +297,11 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                 let px = &panels[xi * tiles..(xi + 1) * tiles];
                 dense_rows_wide::<C, W, R, 1, R, V, 1, 1, P, I>(px, zb, vx, mx, np, block, Schedule::<1, 1>, isa);
             }
-            // Back to outputs: y = Aᵀ·m·A + bias for each 2×2 tile, then the activation.
+            // Back to outputs: y = Aᵀ·m·A + bias for each 2×2 tile, `fin` zero while all are
+            // finite.
+            let mut fin = [0.0f32; W];
             for i in 0..tb {
-                // The tile's outputs that lie inside the output, and where each starts in `ye`.
-                let outputs = grid.outputs(t0 + i);
-                let at = outputs.map(|o| o.map(|[r, c]| (r * ow + c) * n));
-                let mut finite = true;
+                let at = grid.outputs(t0 + i).map(|o| o.map(|[r, c]| (r * ow + c) * n));
                 for (k, b) in bias.iter().enumerate() {
                     let j0 = k * W;
                     let mut q = [&zero_w; 16];
@@ -299,11 +309,10 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                         let s = (xi * tb + i) * np + j0;
                         *q = m.get(s..).and_then(|r| r.first_chunk::<W>()).unwrap_or(&zero_w);
                     }
-                    let out = tr.output(&q, b);
+                    let out = tr.output(&q, b, &mut fin);
                     let len = W.min(n.saturating_sub(j0));
                     for (vals, p) in out.iter().zip(at) {
                         let Some(p) = p else { continue };
-                        finite &= vals[..len].iter().fold(true, |f, v| f & (v.abs() <= f32::MAX));
                         if len == W {
                             if let Some(dst) = ye.get_mut(p + j0..).and_then(|r| r.first_chunk_mut::<W>()) {
                                 *dst = *vals;
@@ -313,20 +322,38 @@ fn tiles_of<const C: usize, const W: usize, const R: usize, const V: usize, P, I
                         }
                     }
                 }
-                // A tile the transforms overflowed: the direct sum instead.
-                if !finite {
-                    for ([r, c], p) in outputs.into_iter().flatten().zip(at.into_iter().flatten()) {
-                        let base = [r as isize - win.pads[0] as isize, c as isize - win.pads[1] as isize];
-                        if let Some(row) = ye.get_mut(p..p + n) {
-                            direct_sum::<C, W>((direct, bias), xe, win, base, row);
+            }
+            // Some output of the block is not finite (or one past the output, or past the
+            // layer's outputs, is): each tile with an output the transforms overflowed, by
+            // the direct sum instead.
+            if fin.iter().any(|&f| f != 0.0) {
+                for t in t0..t0 + tb {
+                    for [r, c] in grid.outputs(t).into_iter().flatten() {
+                        let p = (r * ow + c) * n;
+                        let Some(row) = ye.get_mut(p..p + n) else { continue };
+                        if row.iter().all(|v| v.is_finite()) {
+                            continue;
                         }
+                        let base = [r as isize - win.pads[0] as isize, c as isize - win.pads[1] as isize];
+                        direct_sum::<C, W>((direct, bias), xe, win, base, row);
                     }
                 }
-                for p in at.into_iter().flatten() {
-                    if let Some(row) = ye.get_mut(p..p + n) {
-                        then(row);
-                    }
+            }
+            // The activation, over the rows of outputs the tiles so far have completed: a
+            // band of tiles (`dh` rows of tiles, their outputs `2·dh` rows) at a time, while
+            // its values are still in the cache, and over whole rows, which its loop
+            // vectorises along.
+            let oh = grid.output[0];
+            let done = if t0 + tb == grid.count {
+                oh
+            } else {
+                ((t0 + tb) / band).saturating_mul(dh.saturating_mul(2)).min(oh)
+            };
+            if done > applied {
+                if let Some(rows) = ye.get_mut(applied * ow * n..done * ow * n) {
+                    then(rows);
                 }
+                applied = done;
             }
             t0 += tb;
         }
@@ -389,8 +416,9 @@ mod tests {
                             }
                         }
                     }
-                    // The ReLU after: NaN stays NaN (`f32::max` would drop it).
-                    want[(e * positions + p) * n + j] = if s.is_nan() { s } else { s.max(0.0) };
+                    // A leaky ReLU after (slope ¼, exact), which a second application would
+                    // change: NaN stays NaN.
+                    want[(e * positions + p) * n + j] = if s < 0.0 { 0.25 * s } else { s };
                     magnitude[(e * positions + p) * n + j] = m;
                 }
             }
@@ -401,7 +429,7 @@ mod tests {
             let mut work = vec![f32::NAN; cellc_pack::winograd::work(block, C, tiles * W).unwrap_or(0)];
             let len = want.len();
             let mut y = vec![f32::NAN; len + 2];
-            let relu = |r: &mut [f32]| r.iter_mut().filter(|v| !v.is_nan()).for_each(|v| *v = v.max(0.0));
+            let relu = |r: &mut [f32]| r.iter_mut().filter(|v| **v < 0.0).for_each(|v| *v *= 0.25);
             crate::dispatch!(|_L, isa| dense_winograd_then::<C, W, 4, 8, _, _, _>(
                 panels,
                 &bias,

@@ -54,14 +54,15 @@ fn c_table_bytes(src: &str) -> usize {
 }
 
 /// The bytes of the scratch arrays a model value declares: its buffers (`slotK`) and its
-/// work area (`work`), `NAME: [f32; N]` in the Rust, `float NAME[N];` in the C's header.
+/// work area (`work`), `NAME: ::cellc_runtime::Aligned<[f32; N]>` in the Rust (each on a
+/// cache line of its own), `float NAME[N];` in the C's header.
 fn scratch_bytes(src: &str, lang: Language) -> usize {
     src.lines()
         .map(str::trim)
         .filter_map(|l| match lang {
             Language::Rust => {
-                let (name, rest) = l.split_once(": [f32; ")?;
-                let n = rest.strip_suffix("],")?;
+                let (name, rest) = l.split_once(": ::cellc_runtime::Aligned<[f32; ")?;
+                let n = rest.strip_suffix("]>,")?;
                 (name.starts_with("slot") || name.starts_with("work")).then_some(n)
             }
             Language::C => {

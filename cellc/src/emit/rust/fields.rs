@@ -63,7 +63,7 @@ impl Fields {
             }
             Home::Slot(s) => {
                 let f = &self.slots[s];
-                quote! { self.#f[#range] }
+                quote! { self.#f.0[#range] }
             }
             Home::Const(k) => {
                 let c = &self.consts[k];
