@@ -162,8 +162,8 @@ const PASS_BYTES: usize = 256 * 1024;
 
 /// Blocks of `RB` rows, each through every tile `G` at a time (a tile in `NV` registers);
 /// the rows left over in blocks of 3 (`G3` tiles at a time), then one of 2 (`G3`) or of one
-/// (`G1`): a call of
-/// few rows (a convolution over a short input) still shares each weight it loads. Panels
+/// (`G1`): a call of few rows (a convolution over a short input) still shares each weight it
+/// loads. Panels
 /// larger than [`PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
 /// row; `then` maps the outputs after the last.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
@@ -247,7 +247,7 @@ fn pass<
         then(ys);
     }
     // Two rows left: one block of two, not two passes over the weights of one row each (a
-    // product of 8 rows, 6 + 2: an STFT of 512 taps into 257 coefficients, 22.7 → 18.6 µs;
+    // product of 8 rows, 6 + 2: an STFT of 512 taps into 257 coefficients, 22.7 → 20.8 µs;
     // Intel Xeon, AVX-512).
     if y_ones.len() == 2 * n && n > 0 {
         let Some(xs) = at.take::<K, 2>(&x) else { return };

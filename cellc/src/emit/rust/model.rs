@@ -99,7 +99,7 @@ pub(super) fn items(
     let work_len = denses.iter().filter_map(|d| d.1).max();
     // Each slot on a cache line of its own (`Aligned`): a slot at 16 bytes past a line, as
     // the allocator gives a large value of 4-byte alignment, split every 64-byte vector
-    // access in two (a Winograd layer over 32 → 64 channels took 1.11× the time; Intel Xeon,
+    // access in two (a Winograd layer over 32 → 64 channels took 1.10× the time; Intel Xeon,
     // AVX-512).
     let mut slot_fields = fields.slots.clone();
     let mut slot_lens = m.slots.clone();
