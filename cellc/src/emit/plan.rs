@@ -11,6 +11,11 @@ pub(crate) const MAX_TILE: usize = 16;
 /// Steps whose input projections a streaming `feed` (and a sequence) computes together.
 pub(crate) const FEED_BLOCK: usize = 8;
 
+/// Bytes of recurrent weights above which a block of steps alternates the order of the tiles
+/// ([`Plan::snake`]): half the smallest second-level cache of the machines measured (AMD Zen
+/// 3, 512 KiB a core), since a step reads its projection, state and outputs beside the weights.
+pub(crate) const SNAKE_BYTES: usize = 256 << 10;
+
 /// How a tiled product's multiply–adds are arranged, decided here once for both languages:
 /// the Rust passes it to the runtime's kernels (`cellc_runtime::__private::kernel::Schedule`), the C
 /// spells its loops out from it, so a lane sums in the same order in both.
@@ -353,6 +358,22 @@ impl<'a> Plan<'a> {
             Strategy::Unrolled => Schedule::ONE,
             Strategy::Tiled | Strategy::Auto => (self.rule)(self.tiles(), width, cols),
         }
+    }
+
+    /// Bytes of the recurrent matrices' panels, in their stored form.
+    pub(crate) fn recurrent_bytes(&self) -> usize {
+        self.recurrent
+            .iter()
+            .filter(|s| matches!(s.pack, Pack::Panels { .. }))
+            .fold(0usize, |n, s| n.saturating_add(self.slot_len(s).saturating_mul(self.slot_store(s).bytes())))
+    }
+
+    /// Whether a block of steps reads the recurrent tiles in alternate orders, one step from
+    /// the first tile and the next from the last (`cellc_runtime`'s `tiles_acc_rows_in_order`),
+    /// so that each step starts on what the step before read last: weights of at least
+    /// more than [`SNAKE_BYTES`], which the caches nearest the core do not hold whole.
+    pub(crate) fn snake(&self) -> bool {
+        self.strategy != Strategy::Unrolled && self.tiles() > 1 && self.recurrent_bytes() > SNAKE_BYTES
     }
 
     /// The array of an LSTM's peepholes, when it has them.

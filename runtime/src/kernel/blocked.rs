@@ -331,8 +331,23 @@ fn block<G: Reg, const K: usize, const W: usize, const NV: usize, const RB: usiz
 ) {
     let mut a: [[G::V; NV]; RB] = array!([g.splat(0.0); NV], |r| array!(g.splat(0.0), |j| g.load(&acc[r], j)));
     for (k, row) in panel.iter().enumerate() {
-        let w: [G::V; NV] = array!(g.splat(0.0), |j| weights(g, row, j));
         let scale = row.scale();
+        if NV > RB {
+            // More registers of weights than rows: the rows' inputs broadcast first, then
+            // each weight register loaded once and used for every row, so that one holds
+            // it, not NV: 6 registers × 2 rows at AVX2 (a GRU's tile of 3 × 16 lanes) held
+            // 12 accumulators, 6 weights and an input in 16 registers, and three
+            // accumulators went to the stack and back every column.
+            let x: [G::V; RB] = array!(g.splat(0.0), |r| g.splat(v[r][k] * scale));
+            for j in 0..NV {
+                let w = weights(g, row, j);
+                for (a, &x) in a.iter_mut().zip(&x) {
+                    a[j] = g.fma(a[j], w, x);
+                }
+            }
+            continue;
+        }
+        let w: [G::V; NV] = array!(g.splat(0.0), |j| weights(g, row, j));
         for (a, x) in a.iter_mut().zip(v) {
             let x = g.splat(x[k] * scale);
             for (a, &w) in a.iter_mut().zip(&w) {

@@ -228,25 +228,69 @@ pub fn tiles_acc_rows<
     panels: &[[P; K]],
     v: &[[f32; K]; S],
     block: Block<R, V>,
+    schedule: Schedule<Q, G>,
+    isa: I,
+) {
+    tiles_acc_rows_in_order(acc, panels, v, block, schedule, false, isa);
+}
+
+/// [`tiles_acc_rows`] over the tiles from the last to the first when `back`: every sum the
+/// same, to the bit, only the order in which the tiles' weights are read changes.
+///
+/// A recurrence alternates the order from step to step (a "snake"), so that a step starts
+/// on the weights the step before it read last, which are still in the caches when all of
+/// them are not: each step reads the whole recurrent matrix, and read in the same order
+/// every time, a matrix larger than a cache level finds none of it there (the cache keeps
+/// the most recently read lines, which the step needs last).
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
+#[allow(clippy::too_many_arguments)]
+pub fn tiles_acc_rows_in_order<
+    const K: usize,
+    const W: usize,
+    const S: usize,
+    const T: usize,
+    const R: usize,
+    const V: usize,
+    const Q: usize,
+    const G: usize,
+    P: Row<W>,
+    I: Isa,
+>(
+    acc: &mut [[[f32; W]; S]; T],
+    panels: &[[P; K]],
+    v: &[[f32; K]; S],
+    block: Block<R, V>,
     _: Schedule<Q, G>,
+    back: bool,
     isa: I,
 ) {
     match Q {
-        4 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
-        2 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
+        4 => return tiles_split::<K, W, S, T, 4, P, I>(acc, panels, v, back, isa),
+        2 => return tiles_split::<K, W, S, T, 2, P, I>(acc, panels, v, back, isa),
         _ => {}
     }
     if R > 1 || S != 1 {
-        for (a, panel) in acc.iter_mut().zip(panels) {
-            panel_acc_rows_in(a, panel, v, block, isa);
+        let n = acc.len().min(panels.len());
+        for i in 0..n {
+            if let (Some(a), Some(panel)) = (acc.get_mut(nth(i, n, back)), panels.get(nth(i, n, back))) {
+                panel_acc_rows_in(a, panel, v, block, isa);
+            }
         }
         return;
     }
     match G {
-        4 => tiles_interleaved::<K, W, S, T, 4, P, I>(acc, panels, v, isa),
-        2 => tiles_interleaved::<K, W, S, T, 2, P, I>(acc, panels, v, isa),
-        _ => tiles_interleaved::<K, W, S, T, 1, P, I>(acc, panels, v, isa),
+        4 => tiles_interleaved::<K, W, S, T, 4, P, I>(acc, panels, v, back, isa),
+        2 => tiles_interleaved::<K, W, S, T, 2, P, I>(acc, panels, v, back, isa),
+        _ => tiles_interleaved::<K, W, S, T, 1, P, I>(acc, panels, v, back, isa),
     }
+}
+
+/// The `i`-th of `n` items, counted from the last when `back`. (A loop over the tiles
+/// rather than a closure run for each: closures do not take the target features of the
+/// function they are in, and would call the vector instructions out of line.)
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
+fn nth(i: usize, n: usize, back: bool) -> usize {
+    if back { n - 1 - i } else { i }
 }
 
 /// [`tiles_acc_rows`] with each lane's sum split in `Q` ([`panel_acc_split`]), row by row.
@@ -255,12 +299,15 @@ fn tiles_split<const K: usize, const W: usize, const S: usize, const T: usize, c
     acc: &mut [[[f32; W]; S]; T],
     panels: &[[P; K]],
     v: &[[f32; K]; S],
+    back: bool,
     isa: I,
 ) {
     // Rows side by side (as many as keep about 128 accumulator values), each summed exactly
     // as `panel_acc_split` sums it alone: a block of rows gives that many more independent
     // chains without changing a bit of any row's result.
-    for (a, panel) in acc.iter_mut().zip(panels) {
+    let n = acc.len().min(panels.len());
+    for i in 0..n {
+        let (Some(a), Some(panel)) = (acc.get_mut(nth(i, n, back)), panels.get(nth(i, n, back))) else { continue };
         if S > 1 && Q * W <= 32 {
             split_rows::<K, W, S, Q, 4, P, I>(a, panel, v, isa);
         } else if S > 1 && Q * W <= 64 {
@@ -382,16 +429,36 @@ fn tiles_interleaved<
     acc: &mut [[[f32; W]; S]; T],
     panels: &[[P; K]],
     v: &[[f32; K]; S],
+    back: bool,
     isa: I,
 ) {
     let Some(v) = v.first() else { return };
     let (groups, rest) = acc.as_chunks_mut::<G>();
     let (panel_groups, panel_rest) = panels.as_chunks::<G>();
-    for (ag, pg) in groups.iter_mut().zip(panel_groups) {
-        tiles_side_by_side(ag, pg, v, isa);
+    if back {
+        tiles_left(rest, panel_rest, v, isa);
     }
-    // The tiles left after the last whole group, side by side too (an RNN step, H=112, 7
-    // tiles of 16 lanes: 0.86× the time with its last 3 tiles one at a time, in the C).
+    let n = groups.len().min(panel_groups.len());
+    for i in 0..n {
+        if let (Some(ag), Some(pg)) = (groups.get_mut(nth(i, n, back)), panel_groups.get(nth(i, n, back))) {
+            tiles_side_by_side(ag, pg, v, isa);
+        }
+    }
+    if !back {
+        tiles_left(rest, panel_rest, v, isa);
+    }
+}
+
+/// The tiles left after the last whole group of [`tiles_interleaved`], side by side too (an
+/// RNN step, H=112, 7 tiles of 16 lanes: 0.86× the time with its last 3 tiles one at a
+/// time, in the C).
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
+fn tiles_left<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
+    rest: &mut [[[f32; W]; S]],
+    panel_rest: &[[P; K]],
+    v: &[f32; K],
+    isa: I,
+) {
     if let (Ok(ag), Ok(pg)) = (<&mut [_; 3]>::try_from(&mut *rest), <&[_; 3]>::try_from(panel_rest)) {
         return tiles_side_by_side(ag, pg, v, isa);
     }

@@ -91,6 +91,43 @@ fn tiles_side_by_side_keep_each_lanes_sum() {
     tiles_are_panel_acc_per_tile::<5, 32>();
 }
 
+/// The tiles of a product read from the last (a recurrence's alternate steps) give each
+/// tile's accumulator the product of its own panel, to the bit, whatever the schedule, the
+/// rows and the tiles left after the last whole group.
+#[test]
+fn tiles_back_to_front_sum_as_front_to_back() {
+    fn check<const S: usize, const R: usize, const Q: usize, const G: usize, I: Isa>(isa: I) {
+        const K: usize = 11;
+        const T: usize = 7;
+        let panels: [[[f32; 16]; K]; T] = core::array::from_fn(|t| {
+            core::array::from_fn(|k| core::array::from_fn(|l| ((t * 13 + k * 5 + l * 3) % 19) as f32 * 0.21 - 1.9))
+        });
+        let v: [[f32; K]; S] = core::array::from_fn(|s| core::array::from_fn(|k| 0.7 - (k + s) as f32 * 0.23));
+        let acc0: [[[f32; 16]; S]; T] =
+            core::array::from_fn(|t| core::array::from_fn(|s| core::array::from_fn(|l| (t * 3 + s + l) as f32 * 0.01)));
+        let (mut front, mut back) = (acc0, acc0);
+        tiles_acc_rows_in_order(&mut front, &panels, &v, Block::<R, 8>, Schedule::<Q, G>, false, isa);
+        tiles_acc_rows_in_order(&mut back, &panels, &v, Block::<R, 8>, Schedule::<Q, G>, true, isa);
+        assert_eq!(back, front, "{S} rows, blocks of {R}, Schedule<{Q}, {G}>");
+        let mut lone = acc0;
+        tiles_acc_rows(&mut lone, &panels, &v, Block::<R, 8>, Schedule::<Q, G>, isa);
+        assert_eq!(lone, front, "tiles_acc_rows reads front to back");
+    }
+    fn all<I: Isa>(isa: I) {
+        check::<1, 1, 1, 1, I>(isa);
+        check::<1, 1, 1, 2, I>(isa);
+        check::<1, 1, 1, 4, I>(isa);
+        check::<1, 1, 2, 4, I>(isa);
+        check::<1, 1, 4, 1, I>(isa);
+        check::<3, 1, 1, 1, I>(isa);
+        check::<3, 2, 1, 4, I>(isa);
+        check::<3, 2, 2, 1, I>(isa);
+        check::<5, 4, 4, 1, I>(isa);
+    }
+    all(Portable);
+    crate::dispatch!(|_L, isa| all(isa));
+}
+
 #[test]
 fn split_sums_compute_the_product() {
     let panel: [[f32; 5]; 7] = core::array::from_fn(|k| core::array::from_fn(|l| (k * 5 + l) as f32 * 0.37 - 6.0));

@@ -336,14 +336,28 @@ impl Kern<'_> {
             c.line(format!("const float x{r} = x[{} + k];", mul(&row(r), i)));
         }
         c.line(format!("{v8} {};", list(&|j| format!("wv{j}"), per)));
-        for j in 0..per {
+        let keep = |c: &mut Code, j: usize| {
             c.line(format!("__builtin_memcpy(&wv{j}, {}, sizeof wv{j});", at(&base(&format!("w + k * {w}")), j)));
             if rows > 1 {
                 c.line(format!("{}_KEEP(wv{j});", self.prefix.to_ascii_uppercase()));
             }
-        }
-        for r in 0..rows {
-            c.line((0..per).map(|j| format!("s{r}_{j} += wv{j} * x{r};")).collect::<Vec<_>>().join(" "));
+        };
+        if per > rows {
+            // More vectors of weights than rows: each used for every row as soon as it is
+            // loaded, so that one register holds it, not `per` (6 vectors × 2 rows held 12
+            // sums, 6 weights and 2 inputs in AVX2's 16 registers, and GCC spilled sums
+            // to the stack every column).
+            for j in 0..per {
+                keep(c, j);
+                c.line((0..rows).map(|r| format!("s{r}_{j} += wv{j} * x{r};")).collect::<Vec<_>>().join(" "));
+            }
+        } else {
+            for j in 0..per {
+                keep(c, j);
+            }
+            for r in 0..rows {
+                c.line((0..per).map(|j| format!("s{r}_{j} += wv{j} * x{r};")).collect::<Vec<_>>().join(" "));
+            }
         }
         c.close("");
         for r in 0..rows {
@@ -360,12 +374,20 @@ impl Kern<'_> {
     }
 
     /// The parameters of `step_projected` after `p`.
-    pub(super) fn projected_params(&self) -> &'static str {
-        if self.is_lstm() {
+    pub(super) fn projected_params(&self) -> String {
+        let states = if self.is_lstm() {
             "const float *restrict h, const float *restrict c, float *restrict out, float *restrict out_c"
         } else {
             "const float *restrict h, float *restrict out"
-        }
+        };
+        // The order of the recurrent tiles, from the last when `back` (see `Plan::snake`).
+        let order = if self.snake() { ", int back" } else { "" };
+        format!("{states}{order}")
+    }
+
+    /// `_step_projected`'s last argument, `back` (`expr`), when it takes one.
+    pub(super) fn back_arg(&self, expr: &str) -> String {
+        if self.snake() { format!(", {expr}") } else { String::new() }
     }
 
     fn define_step(&self, c: &mut Code) {
@@ -384,7 +406,7 @@ impl Kern<'_> {
         c.function(&format!("void {}({sp}const float x[restrict {i}], {params})", self.n.f("_step")));
         c.line(format!("float p[{}];", self.tiles() * self.width));
         c.line(format!("{}({sa}x, p);", self.n.f("_project")));
-        c.line(format!("{}({sa}p, {args});", self.n.f("_step_projected")));
+        c.line(format!("{}({sa}p, {args}{});", self.n.f("_step_projected"), self.back_arg("0")));
         c.close("");
         c.line("");
     }
@@ -432,6 +454,8 @@ impl Kern<'_> {
         let (i, h, sp, sa, u) = (s.input, s.hidden, self.self_param(), self.self_arg(), &self.upper);
         let nw = self.tiles() * self.width;
         let lstm = self.is_lstm();
+        // Steps alternate the order of the tiles (see `Plan::snake`).
+        let back = self.back_arg("(int)(s & 1)");
         let cs = if lstm { format!(", float c[restrict {h}]") } else { String::new() };
         c.function(&format!(
             "void {}({sp}float h[restrict {h}]{cs}, const float *restrict xs, float *restrict ys, size_t steps)",
@@ -448,14 +472,14 @@ impl Kern<'_> {
         project_block(c, u, (&self.n, sa), ("xs", i), nw, "m");
         c.open("for (size_t s = 0; s < m; ++s)");
         if lstm {
-            c.line(format!("{}({sa}p + s * {nw}, h, c, next, next_c);", self.n.f("_step_projected")));
+            c.line(format!("{}({sa}p + s * {nw}, h, c, next, next_c{back});", self.n.f("_step_projected")));
             c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
             c.line(format!("ys[(t0 + s) * {h} + j] = next[j];"));
             c.line("h[j] = next[j];");
             c.line("c[j] = next_c[j];");
             c.close("");
         } else {
-            c.line(format!("{}({sa}p + s * {nw}, h, next);", self.n.f("_step_projected")));
+            c.line(format!("{}({sa}p + s * {nw}, h, next{back});", self.n.f("_step_projected")));
             c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
             c.line(format!("ys[(t0 + s) * {h} + j] = next[j];"));
             c.line("h[j] = next[j];");

@@ -39,7 +39,7 @@ pub(super) fn step_projected(k: &Kern<'_>, c: &mut Code, hp: &mut Helpers) {
     c.line(format!("float z[{nt}], xn[{nt}];"));
     c.line(format!("float rh[{nt}];"));
     let [hs, out] = k.pad_states(c, ["h", "out"], &["h"]);
-    c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
+    k.open_tiles(c, "t", (0, tiles, 1));
     c.line(format!("const float *restrict ax = p + t * {w};"));
     k.bind(c, "rzr", &k.recurrent[0]);
     k.accumulate(c, ("ah", t2, "0.0f"), "rzr", h, "h");

@@ -433,6 +433,19 @@ impl Kern<'_> {
         }
     }
 
+    /// Opens the loop over the tiles `from..to`, `g` at a time, the first of each group in
+    /// `t`: from the last group when `back` (see `Plan::snake`).
+    pub(super) fn open_tiles(&self, c: &mut Code, t: &str, (from, to, g): (usize, usize, usize)) {
+        let step = if g == 1 { "++i".to_owned() } else { format!("i += {g}") };
+        if self.snake() {
+            c.open(format!("for (size_t i = {from}; i < {to}; {step})"));
+            c.line(format!("const size_t {t} = back ? {} - i : i;", from + to - g));
+        } else {
+            let step = step.replace('i', t);
+            c.open(format!("for (size_t {t} = {from}; {t} < {to}; {step})"));
+        }
+    }
+
     /// [`Kern::tile_products`] for the tiles `from..to`, one product at a time.
     fn tiles_one_at_a_time(
         &self,
@@ -443,7 +456,7 @@ impl Kern<'_> {
         v: &str,
         lane: &[String],
     ) {
-        c.open(format!("for (size_t t = {from}; t < {to}; ++t)"));
+        self.open_tiles(c, "t", (from, to, 1));
         self.bind(c, name, slot);
         self.accumulate(c, ("a", w, &init("t")), name, self.cell.spec.hidden, v);
         self.open_lanes(c);
@@ -465,7 +478,7 @@ impl Kern<'_> {
         v: &str,
         lane: &[String],
     ) {
-        c.open(format!("for (size_t t0 = {from}; t0 < {to}; t0 += {g})"));
+        self.open_tiles(c, "t0", (from, to, g));
         for i in 0..g {
             self.bind_at(c, &format!("{name}{i}"), slot, &format!("(t0 + {i})"));
         }

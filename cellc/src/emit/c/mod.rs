@@ -115,7 +115,14 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
                     let plan = Plan::new(&dc, e.strategy, store);
                     let nw = plan.tiles() * plan.width;
                     e.kernel(&dc, dn.clone(), &doc(&dc), store);
-                    dirs.push(seq::Dir { n: dn, field: if reversed { "reverse" } else { "forward" }, reversed, nw });
+                    let snake = plan.snake();
+                    dirs.push(seq::Dir {
+                        n: dn,
+                        field: if reversed { "reverse" } else { "forward" },
+                        reversed,
+                        nw,
+                        snake,
+                    });
                 }
                 let upper = e.names.upper();
                 let w = seq::Wrapper { cell, q, n: &n, dirs, runtime: !runtime_params(cell).is_empty(), upper: &upper };

@@ -17,6 +17,8 @@ pub(super) struct Dir {
     pub(super) reversed: bool,
     /// Floats of one step's projection.
     pub(super) nw: usize,
+    /// Whether its `_step_projected` takes the order of the tiles (see `Plan::snake`).
+    pub(super) snake: bool,
 }
 
 /// The wrapper of the directions `dirs` of `cell`.
@@ -213,7 +215,8 @@ impl Wrapper<'_> {
                 super::cell::project_block(c, u, (&d.n, &da), ("x", i), nw, "n");
                 c.open("for (size_t s = n; s-- > 0;)");
                 let next = if lstm { "next, next_c" } else { "next" };
-                c.line(format!("{}({da}p + s * {nw}, {states}, {next});", d.n.f("_step_projected")));
+                let back = if d.snake { ", (int)(s & 1)" } else { "" };
+                c.line(format!("{}({da}p + s * {nw}, {states}, {next}{back});", d.n.f("_step_projected")));
                 c.open(format!("for (size_t j = 0; j < {h}; ++j)"));
                 c.line(format!("y[{}(t0 + s) * {h} + j] = next[j];", offset(k * l * h)));
                 c.line("h[j] = next[j];");

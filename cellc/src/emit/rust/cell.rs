@@ -102,6 +102,51 @@ impl Ctx<'_> {
             };
             quote! { self.step_batch_at::<{ #l.batch_rows() }, { #l.batch_lanes() }, _>#call }
         });
+        // With the tiles' order alternating (`Plan::snake`), a block's steps take it from
+        // their parity, through `step_projected_rows_in`.
+        let (snake_lstm, snake_plain) = if self.snake() {
+            (
+                quote! { self.step_projected_rows_in::<1, 8, I>(isa, ::core::array::from_ref(&p[s]), ::core::array::from_ref(h), ::core::array::from_ref(c), ::core::array::from_mut(&mut next), ::core::array::from_mut(&mut next_c), i % 2 == 1); },
+                quote! { self.step_projected_rows_in::<1, 8, I>(isa, ::core::array::from_ref(&p[s]), ::core::array::from_ref(h), ::core::array::from_mut(&mut next), i % 2 == 1); },
+            )
+        } else {
+            (
+                quote! { self.step_projected(isa, &p[s], h, c, &mut next, &mut next_c); },
+                quote! { self.step_projected(isa, &p[s], h, &mut next); },
+            )
+        };
+        let (lstm_rows_in, plain_rows_in) = if self.snake() {
+            let doc = quote! {
+                /// [`Self::step_projected_rows`] reading the recurrent tiles from the last when
+                /// `back` (the same sums, to the bit): a block of steps alternates the order,
+                /// so that each step starts on the weights the step before read last.
+                #[inline(always)]
+            };
+            (
+                (
+                    quote! { self.step_projected_rows_in::<S, V, I>(isa, p, h, c, out, out_c, false); },
+                    quote! {
+                        #doc
+                        #[allow(clippy::too_many_arguments)]
+                        fn step_projected_rows_in<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S], back: bool) {
+                            #step_body
+                        }
+                    },
+                ),
+                (
+                    quote! { self.step_projected_rows_in::<S, V, I>(isa, p, h, out, false); },
+                    quote! {
+                        #doc
+                        fn step_projected_rows_in<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S], back: bool) {
+                            #step_body
+                        }
+                    },
+                ),
+            )
+        } else {
+            ((step_body.clone(), quote! {}), (step_body.clone(), quote! {}))
+        };
+        let ((lstm_rows_body, lstm_rows_in), (plain_rows_body, plain_rows_in)) = (lstm_rows_in, plain_rows_in);
         // Values in `n` rows of the state.
         let single = {
             let body = if lstm {
@@ -114,7 +159,7 @@ impl Ctx<'_> {
                     quote! { self.step_projected(isa, &p, h, c, out, out_c); },
                     quote! {
                         let (mut next, mut next_c) = ([0.0f32; #h], [0.0f32; #h]);
-                        self.step_projected(isa, &p[s], h, c, &mut next, &mut next_c);
+                        #snake_lstm
                         ys[s] = next;
                         (*h, *c) = (next, next_c);
                     },
@@ -124,7 +169,7 @@ impl Ctx<'_> {
                     quote! { self.step_projected(isa, &p, h, out); },
                     quote! {
                         let mut next = [0.0f32; #h];
-                        self.step_projected(isa, &p[s], h, &mut next);
+                        #snake_plain
                         ys[s] = next;
                         *h = next;
                     },
@@ -233,8 +278,9 @@ impl Ctx<'_> {
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
                     pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], c: &[[f32; #h]; S], out: &mut [[f32; #h]; S], out_c: &mut [[f32; #h]; S]) {
-                        #step_body
+                        #lstm_rows_body
                     }
+                    #lstm_rows_in
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]
@@ -310,8 +356,9 @@ impl Ctx<'_> {
                     /// [`Self::step_rows`] from the inputs' projections `p` (see [`Self::project_rows`]).
                     #[inline(always)]
                     pub fn step_projected_rows<const S: usize, const V: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, p: &[[[f32; #width]; #tiles]; S], h: &[[f32; #h]; S], out: &mut [[f32; #h]; S]) {
-                        #step_body
+                        #plain_rows_body
                     }
+                    #plain_rows_in
                     /// [`Self::step`] for `S` rows at once, in register blocks of `S` rows × `V` lanes,
                     /// so that each weight is loaded once for all the rows.
                     #[inline(always)]

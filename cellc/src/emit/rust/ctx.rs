@@ -233,8 +233,15 @@ impl Ctx<'_> {
             // A part of a step takes the whole product's schedule, so it sums alike.
             Strategy::Tiled | Strategy::Auto => {
                 let schedule = schedule(self.schedule(width, cols));
-                quote! {
-                    ::cellc_runtime::__private::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::__private::kernel::Block::<S, V>, #schedule, isa);
+                if self.snake() {
+                    // `back`: the order of this step's tiles (see `Plan::snake`).
+                    quote! {
+                        ::cellc_runtime::__private::kernel::tiles_acc_rows_in_order(&mut #acc, #panels, #v, ::cellc_runtime::__private::kernel::Block::<S, V>, #schedule, back, isa);
+                    }
+                } else {
+                    quote! {
+                        ::cellc_runtime::__private::kernel::tiles_acc_rows(&mut #acc, #panels, #v, ::cellc_runtime::__private::kernel::Block::<S, V>, #schedule, isa);
+                    }
                 }
             }
             // The whole state is one tile, summed in a local (which stays in registers).

@@ -87,12 +87,15 @@ fn chunk(name: &Ident, n: usize, mutable: bool) -> TokenStream {
 
 /// A part's method: `name(isa, args…)` binding `S = 1`, `V = 8` for the body, which sees
 /// each argument as one row.
-fn method(name: &Ident, args: TokenStream, views: TokenStream, body: TokenStream) -> TokenStream {
+fn method(ctx: &Ctx<'_>, name: &Ident, args: TokenStream, views: TokenStream, body: TokenStream) -> TokenStream {
+    // A part reads its tiles in one order whatever the step (see `Plan::snake`).
+    let order = ctx.snake().then(|| quote! { let back = false; });
     quote! {
         #[inline(always)]
         fn #name<I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, #args) {
             const S: usize = 1;
             const V: usize = 8;
+            #order
             #views
             #body
         }
@@ -186,6 +189,7 @@ impl Parts<'_> {
                 let tiles = ctx.tiles();
                 let (r, all) = (chunk(&rh, n, true), chunk(&rh, h, false));
                 methods.extend(method(
+                    ctx,
                     &Self::name("first", k),
                     quote! { p: &[[f32; #width]], h: &[f32; #h], z: &mut [[f32; #t]; #tiles], xn: &mut [[f32; #t]; #tiles], rh: &mut [f32] },
                     quote! {
@@ -196,6 +200,7 @@ impl Parts<'_> {
                     gru::first(ctx, *span),
                 ));
                 methods.extend(method(
+                    ctx,
                     &Self::name("second", k),
                     quote! { h: &[f32; #h], z: &[[f32; #t]; #tiles], xn: &[[f32; #t]; #tiles], rh: &[f32], out: &mut [f32] },
                     quote! {
@@ -227,7 +232,7 @@ impl Parts<'_> {
                     },
                 ),
             };
-            methods.extend(method(&Self::name("step", k), args, views, body));
+            methods.extend(method(ctx, &Self::name("step", k), args, views, body));
         }
         methods
     }
