@@ -190,8 +190,19 @@ impl Ctx<'_> {
                     let m = xs.len().min(ys.len()).min(B);
                     match xs.first_chunk::<B>() {
                         Some(rows) if m == B => self.project_rows(isa, rows, p),
+                        // A shorter block (a sequence's last) in blocks of 4 and 2 rows, so
+                        // that it reads the weights once or twice rather than once a row.
                         _ => {
-                            for s in 0..m {
+                            let mut s = 0;
+                            while let (Some(x), Some(q)) = (xs[s..m].first_chunk::<4>(), p[s..].first_chunk_mut::<4>()) {
+                                self.project_rows(isa, x, q);
+                                s += 4;
+                            }
+                            if let (Some(x), Some(q)) = (xs[s..m].first_chunk::<2>(), p[s..].first_chunk_mut::<2>()) {
+                                self.project_rows(isa, x, q);
+                                s += 2;
+                            }
+                            for s in s..m {
                                 self.project(isa, &xs[s], &mut p[s]);
                             }
                         }
