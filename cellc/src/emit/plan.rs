@@ -14,6 +14,9 @@ pub(crate) const FEED_BLOCK: usize = 8;
 /// Bytes of recurrent weights above which a block of steps alternates the order of the tiles
 /// ([`Plan::snake`]): half the smallest second-level cache of the machines measured (AMD Zen
 /// 3, 512 KiB a core), since a step reads its projection, state and outputs beside the weights.
+/// The order paid where the weights sit at the L2's edge (NSNet2's GRU, 1.92 MB, on an Intel
+/// Xeon with 2 MiB: 1,150 → 1,030 µs for 20 steps) and measured nothing on AMD Zen 3, whose
+/// steps are not bound by the L2's misses (docs/PERFORMANCE.md).
 pub(crate) const SNAKE_BYTES: usize = 256 << 10;
 
 /// How a tiled product's multiply–adds are arranged, decided here once for both languages:
