@@ -373,8 +373,8 @@ impl<'a> Plan<'a> {
 
     /// Whether a block of steps reads the recurrent tiles in alternate orders, one step from
     /// the first tile and the next from the last (`cellc_runtime`'s `tiles_acc_rows_in_order`),
-    /// so that each step starts on what the step before read last: weights of at least
-    /// more than [`SNAKE_BYTES`], which the caches nearest the core do not hold whole.
+    /// so that each step starts on what the step before read last: weights of more
+    /// than [`SNAKE_BYTES`], which the caches nearest the core do not hold whole.
     pub(crate) fn snake(&self) -> bool {
         self.strategy != Strategy::Unrolled && self.tiles() > 1 && self.recurrent_bytes() > SNAKE_BYTES
     }

@@ -434,15 +434,17 @@ impl Kern<'_> {
     }
 
     /// Opens the loop over the tiles `from..to`, `g` at a time, the first of each group in
-    /// `t`: from the last group when `back` (see `Plan::snake`).
+    /// `t`: from the last group when `back` (see `Plan::snake`; the tiles after the last
+    /// whole group are a loop of their own, after the groups in either order).
     pub(super) fn open_tiles(&self, c: &mut Code, t: &str, (from, to, g): (usize, usize, usize)) {
-        let step = if g == 1 { "++i".to_owned() } else { format!("i += {g}") };
+        let step = |v: &str| if g == 1 { format!("++{v}") } else { format!("{v} += {g}") };
         if self.snake() {
-            c.open(format!("for (size_t i = {from}; i < {to}; {step})"));
-            c.line(format!("const size_t {t} = back ? {} - i : i;", from + to - g));
+            c.open(format!("for (size_t i = {from}; i < {to}; {})", step("i")));
+            // The last group's first tile (an empty range runs no step, whatever it says).
+            let last = from.saturating_add(to).saturating_sub(g);
+            c.line(format!("const size_t {t} = back ? {last} - i : i;"));
         } else {
-            let step = step.replace('i', t);
-            c.open(format!("for (size_t {t} = {from}; {t} < {to}; {step})"));
+            c.open(format!("for (size_t {t} = {from}; {t} < {to}; {})", step(t)));
         }
     }
 
