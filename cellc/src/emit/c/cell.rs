@@ -211,12 +211,13 @@ impl Kern<'_> {
         c.line("");
     }
 
-    /// `_project_rows`, the projection of a block of steps: over GCC's vector extensions
-    /// where the weights are f32 and a tile is whole vectors (see [`vector_block`]), else
-    /// in blocks of [`ROWS`] rows x [`LANES`] lanes, so that each weight loaded serves
-    /// [`ROWS`] rows.
+    /// `_project_rows`, the projection of a block of steps (`n` rows, at most a feed
+    /// block): over GCC's vector extensions where the weights are f32 and a tile is whole
+    /// vectors (see [`vector_block`]), else in blocks of [`ROWS`] rows x [`LANES`] lanes
+    /// (the rows left over one at a time), so that each weight loaded serves [`ROWS`] rows.
     fn define_project_rows(&self, c: &mut Code, helpers: &mut Helpers) {
-        let (i, w, tiles, sp) = (self.cell.spec.input, self.width, self.tiles(), self.self_param());
+        let (i, w, tiles, sp, sa) =
+            (self.cell.spec.input, self.width, self.tiles(), self.self_param(), self.self_arg());
         let nw = tiles * w;
         let vectors = if self.store == Store::F32 { vector_block(w) } else { None };
         let lb = if w % LANES == 0 {
@@ -229,16 +230,21 @@ impl Kern<'_> {
         c.line(format!("#if {}_FEED_BLOCK > 1", self.upper));
         let how = match vectors {
             Some((rows, per)) => format!(
-                "in blocks of {rows} rows x {per} vectors of 8 lanes (GCC's vector extensions, kept in registers) or, \
-                 without them, "
+                "in blocks of {rows} rows x {per} vectors of 8 lanes (GCC's vector extensions, kept in registers; the \
+                 rows left over in smaller blocks) or, without them, "
             ),
             None => String::new(),
         };
         c.comment(&format!(
-            "The projection of {FEED_BLOCK} rows `x` ([{FEED_BLOCK}][{i}]) into `p` ([{FEED_BLOCK}][{nw}]), {how}in \
-             blocks of {ROWS} rows x {lb} lanes, so each weight loaded serves {ROWS} rows."
+            "The projection of `n` rows `x` ([n][{i}], n at most {FEED_BLOCK}) into `p` ([n][{nw}]), {how}in \
+             blocks of {ROWS} rows x {lb} lanes (the rows left over one by one), so each weight loaded serves {ROWS} \
+             rows."
         ));
-        c.kernel(&self.upper, &self.n.f("_project_rows"), &format!("{sp}const float *restrict x, float *restrict p"));
+        c.kernel(
+            &self.upper,
+            &self.n.f("_project_rows"),
+            &format!("{sp}const float *restrict x, float *restrict p, size_t n"),
+        );
         if let Some((rows, per)) = vectors {
             helpers.vectors = true;
             c.line(format!("#if {}_VECTORS >= {VECTOR}", self.upper));
@@ -248,7 +254,7 @@ impl Kern<'_> {
         c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
         self.bind(c, "w", &self.input[0]);
         self.bind(c, "b", &self.input[1]);
-        c.open(format!("for (size_t s = 0; s < {FEED_BLOCK}; s += {ROWS})"));
+        c.open(format!("for (size_t s = 0; s + {ROWS} <= n; s += {ROWS})"));
         c.open(format!("for (size_t lb = 0; lb < {w}; lb += {lb})"));
         let acc: Vec<String> = (0..ROWS).map(|r| format!("a{r}")).collect();
         c.line(format!("float {};", acc.iter().map(|a| format!("{a}[{lb}]")).collect::<Vec<_>>().join(", ")));
@@ -295,6 +301,12 @@ impl Kern<'_> {
         c.close("");
         c.close("");
         c.close("");
+        c.line(format!(
+            "for (size_t s = n - n % {ROWS}; s < n; ++s) {}({sa}x + {}, p + {});",
+            self.n.f("_project"),
+            mul("s", i),
+            mul("s", nw)
+        ));
         if vectors.is_some() {
             c.line("#endif");
         }
@@ -305,18 +317,38 @@ impl Kern<'_> {
 
     /// The loops of `_project_rows` over vectors of 8 lanes: blocks of `rows` rows x `per`
     /// vectors of sums, each a variable of its own, which GCC keeps in registers (arrays of
-    /// lanes it keeps in memory: a load and a store per multiply-add).
+    /// lanes it keeps in memory: a load and a store per multiply-add); the rows left over
+    /// in blocks of half as many, down to one.
     fn project_rows_vectors(&self, c: &mut Code, rows: usize, per: usize) {
-        let (i, w, tiles) = (self.cell.spec.input, self.width, self.tiles());
-        let nw = tiles * w;
+        c.open(format!("for (size_t t = 0; t < {}; ++t)", self.tiles()));
+        self.bind(c, "w", &self.input[0]);
+        self.bind(c, "b", &self.input[1]);
+        c.line("size_t s = 0;");
+        c.open(format!("for (; s + {rows} <= n; s += {rows})"));
+        self.vector_rows(c, rows, per);
+        c.close("");
+        let mut r = rows / 2;
+        while r >= 1 {
+            c.open(if r == 1 { "if (s < n)".to_owned() } else { format!("if (s + {r} <= n)") });
+            self.vector_rows(c, r, per);
+            if r > 1 {
+                c.line(format!("s += {r};"));
+            }
+            c.close("");
+            r /= 2;
+        }
+        c.close("");
+    }
+
+    /// One register block of `_project_rows`, in the scope its caller opens: rows `s` to
+    /// `s + rows - 1`, every vector of the tile `t`, `per` at a time.
+    fn vector_rows(&self, c: &mut Code, rows: usize, per: usize) {
+        let (i, w) = (self.cell.spec.input, self.width);
+        let nw = self.tiles() * w;
         let (v8, whole) = (format!("{}_v8", self.prefix), w / VECTOR);
         let list = |f: &dyn Fn(usize) -> String, n: usize| (0..n).map(f).collect::<Vec<_>>().join(", ");
         let at = |base: &str, j: usize| if j == 0 { base.to_owned() } else { format!("{base} + {}", j * VECTOR) };
         let row = |r: usize| if r == 0 { "s".to_owned() } else { format!("(s + {r})") };
-        c.open(format!("for (size_t t = 0; t < {tiles}; ++t)"));
-        self.bind(c, "w", &self.input[0]);
-        self.bind(c, "b", &self.input[1]);
-        c.open(format!("for (size_t s = 0; s < {FEED_BLOCK}; s += {rows})"));
         // Vector `j` of the tile: `j0 + j`, or `j` where one block spans the tile.
         let (lanes, per_tile) = if per < whole {
             c.open(format!("for (size_t j0 = 0; j0 < {whole}; j0 += {per})"));
@@ -369,8 +401,6 @@ impl Kern<'_> {
         if !per_tile {
             c.close("");
         }
-        c.close("");
-        c.close("");
     }
 
     /// The parameters of `step_projected` after `p`.
@@ -511,8 +541,8 @@ pub(super) fn setter_params(tensors: &[Tensor]) -> String {
 }
 
 /// Statements projecting the `m` inputs of `i` floats from `x + t0 * i` into `p` (`nw`
-/// floats each) with the kernel `n` (whose functions take `arg` first): all at once when
-/// they make a whole feed block, else one by one.
+/// floats each) with the kernel `n` (whose functions take `arg` first): in blocks of rows
+/// where the target has feed blocks, else one by one.
 pub(super) fn project_block(
     c: &mut Code,
     upper: &str,
@@ -522,18 +552,15 @@ pub(super) fn project_block(
     m: &str,
 ) {
     c.line(format!("#if {upper}_FEED_BLOCK > 1"));
-    c.open(format!("if ({m} == {upper}_FEED_BLOCK)"));
-    c.line(format!("{}({arg}{x} + {}, p);", n.f("_project_rows"), mul("t0", i)));
-    c.close(" else");
-    c.line("#endif");
-    c.open("");
+    c.line(format!("{}({arg}{x} + {}, p, {m});", n.f("_project_rows"), mul("t0", i)));
+    c.line("#else");
     c.line(format!(
         "for (size_t s = 0; s < {m}; ++s) {}({arg}{x} + {}, p + {});",
         n.f("_project"),
         mul("(t0 + s)", i),
         mul("s", nw)
     ));
-    c.close("");
+    c.line("#endif");
 }
 
 /// Lanes of the vectors of `_project_rows`: 256 bits, which AVX2 and AVX-512 targets take at
