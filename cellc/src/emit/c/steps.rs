@@ -36,7 +36,10 @@ impl ModelEmitter<'_> {
                 v.iter().enumerate().filter(|(_, s)| **s != 0).map(|(k, &s)| mul(&format!("{p}{k}"), s)).collect();
             if t.is_empty() { "0".into() } else { t.join(" + ") }
         };
-        for (k, a) in r.outer.iter().enumerate() {
+        // Across rows (see `Reduce::across_rows`), the last kept axis's loop is innermost.
+        let across = r.across_rows();
+        let kept = r.outer.len() - usize::from(across.is_some());
+        for (k, a) in r.outer[..kept].iter().enumerate() {
             c.open(format!("for (size_t o{k} = 0; o{k} < {}; ++o{k})", a[0]));
         }
         let n = r.inner.iter().map(|a| a[0]).product::<usize>();
@@ -59,6 +62,39 @@ impl ModelEmitter<'_> {
                 (if max { "-INFINITY" } else { "INFINITY" }, step, "(float)at".to_owned())
             }
         };
+        if let Some(len) = across {
+            // A row of outputs at a time, reduced in place in `dst`.
+            let k = kept;
+            let od: Vec<usize> = r.outer[..k].iter().map(|a| a[2]).collect();
+            let from = |base: &str, at: Vec<String>| {
+                let at: Vec<String> = at.into_iter().filter(|t| t != "0").collect();
+                if at.is_empty() { base.to_owned() } else { format!("{base} + {}", at.join(" + ")) }
+            };
+            c.line(format!("float *const row = {};", from("dst", vec![named("o", &od)])));
+            c.line(format!("for (size_t l = 0; l < {len}; ++l) row[l] = {init};"));
+            for (j, a) in r.inner.iter().enumerate() {
+                c.open(format!("for (size_t i{j} = 0; i{j} < {}; ++i{j})", a[0]));
+            }
+            let os: Vec<usize> = r.outer[..k].iter().map(|a| a[1]).collect();
+            let is: Vec<usize> = r.inner.iter().map(|a| a[1]).collect();
+            c.line(format!("const float *const s = {};", from("src", vec![named("o", &os), named("i", &is)])));
+            c.open(format!("for (size_t l = 0; l < {len}; ++l)"));
+            c.line("const float v = s[l];");
+            c.line("float acc = row[l];");
+            c.line(step);
+            c.line("row[l] = acc;");
+            c.close("");
+            for _ in &r.inner {
+                c.close("");
+            }
+            if matches!(r.kind, ReduceKind::Mean | ReduceKind::L2) {
+                c.line(format!("for (size_t l = 0; l < {len}; ++l) {{ const float acc = row[l]; row[l] = {fin}; }}"));
+            }
+            for _ in &r.outer[..k] {
+                c.close("");
+            }
+            return;
+        }
         c.line(format!("float acc = {init};"));
         if matches!(r.kind, ReduceKind::Arg { .. }) {
             c.line("size_t k = 0, at = 0;");

@@ -522,6 +522,39 @@ pub(super) fn reduce_step(r: &Reduce, f: &Fields) -> TokenStream {
             quote! { for #i in 0..#c { #inner } }
         })
     };
+    if let Some(len) = r.across_rows() {
+        // A row of outputs at a time (see `Reduce::across_rows`): the last kept axis is
+        // the row's, so the others index its start.
+        let k = oc.len() - 1;
+        let start = |terms: &[(proc_macro2::Ident, usize)]| {
+            if terms.iter().all(|(_, s)| *s == 0) {
+                quote! { ..#len }
+            } else {
+                let at = lin(terms);
+                quote! { #at..#at + #len }
+            }
+        };
+        let (at, di) = (start(&[named("o", &os[..k]), named("i", &is)].concat()), start(&named("o", &od[..k])));
+        let inner = loops(
+            "i",
+            &ic,
+            &|k| is[k] != 0,
+            quote! {
+                for (a, &v) in row.iter_mut().zip(&src[#at]) { let mut acc = *a; #step *a = acc; }
+            },
+        );
+        let fin = matches!(r.kind, ReduceKind::Mean | ReduceKind::L2).then(|| {
+            quote! { for a in row.iter_mut() { let acc = *a; *a = #fin; } }
+        });
+        let body = quote! {
+            let row = &mut dst[#di];
+            row.fill(#init);
+            #inner
+            #fin
+        };
+        let outer = loops("o", &oc[..k], &|k| os[k] != 0 || od[k] != 0, body);
+        return quote! { { let src = #src; let dst = #dst; #outer } };
+    }
     let inner = loops("i", &ic, &|k| is[k] != 0, quote! { let v = src[#at]; #step });
     let body = quote! {
         let mut acc: f32 = #init;
