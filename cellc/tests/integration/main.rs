@@ -13,4 +13,5 @@ mod inspect;
 mod layout;
 mod names;
 mod onnx;
+mod reductions;
 mod window_ops;
