@@ -64,8 +64,7 @@ impl ModelEmitter<'_> {
         };
         if let Some(len) = across {
             // A row of outputs at a time, reduced in place in `dst`.
-            let k = kept;
-            let od: Vec<usize> = r.outer[..k].iter().map(|a| a[2]).collect();
+            let od: Vec<usize> = r.outer[..kept].iter().map(|a| a[2]).collect();
             let from = |base: &str, at: Vec<String>| {
                 let at: Vec<String> = at.into_iter().filter(|t| t != "0").collect();
                 if at.is_empty() { base.to_owned() } else { format!("{base} + {}", at.join(" + ")) }
@@ -75,7 +74,7 @@ impl ModelEmitter<'_> {
             for (j, a) in r.inner.iter().enumerate() {
                 c.open(format!("for (size_t i{j} = 0; i{j} < {}; ++i{j})", a[0]));
             }
-            let os: Vec<usize> = r.outer[..k].iter().map(|a| a[1]).collect();
+            let os: Vec<usize> = r.outer[..kept].iter().map(|a| a[1]).collect();
             let is: Vec<usize> = r.inner.iter().map(|a| a[1]).collect();
             c.line(format!("const float *const s = {};", from("src", vec![named("o", &os), named("i", &is)])));
             c.open(format!("for (size_t l = 0; l < {len}; ++l)"));
@@ -90,7 +89,7 @@ impl ModelEmitter<'_> {
             if matches!(r.kind, ReduceKind::Mean | ReduceKind::L2) {
                 c.line(format!("for (size_t l = 0; l < {len}; ++l) {{ const float acc = row[l]; row[l] = {fin}; }}"));
             }
-            for _ in &r.outer[..k] {
+            for _ in &r.outer[..kept] {
                 c.close("");
             }
             return;
