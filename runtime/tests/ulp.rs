@@ -249,6 +249,12 @@ fn exp_is_within_1_ulp() {
     check("exp", errors!(|isa, x| act::exp(isa, x), f64::exp), 1);
 }
 
+#[test]
+#[ignore = "every f32 input: run in release mode"]
+fn ln_is_within_1_ulp() {
+    check("ln", errors!(|_isa, x| cellc_runtime::__private::math::ln(x), f64::ln), 1);
+}
+
 // Each function below is checked with its fast form in one pass over the inputs.
 
 #[test]

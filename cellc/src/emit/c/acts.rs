@@ -14,8 +14,22 @@ use cellc_pack::poly;
 pub(super) type Definition = (&'static str, &'static str, String);
 
 /// The helpers other helpers call, callees first.
-const CALLEES: &[&str] =
-    &["select", "clip", "fma", "exp_reduced_m1", "exp", "expm1_neg", "ln_1p_unit", "tanh", "fast_exp_neg", "fast_tanh"];
+const CALLEES: &[&str] = &[
+    "select",
+    "clip",
+    "fma",
+    "exp_reduced_m1",
+    "exp",
+    "expm1_neg",
+    "ln_1p_unit",
+    "ln",
+    "tanh",
+    "fast_exp_neg",
+    "fast_tanh",
+];
+
+/// `ln` and every helper it calls: what a `Log` of the layers around the cells needs.
+pub(super) const LN: &[&str] = &["select", "ln"];
 
 /// `exp` and every helper it calls: what an `Exp` of the layers around the cells needs.
 pub(super) const EXP: &[&str] = &["select", "fma", "exp_reduced_m1", "exp"];
@@ -59,6 +73,7 @@ pub(super) fn definition(name: &str) -> Option<Definition> {
         "exp" => exp(),
         "expm1_neg" => expm1_neg(),
         "ln_1p_unit" => ln_1p_unit(),
+        "ln" => fixed(LN_DEF),
         "fast_exp_neg" => fast_exp_neg(),
         "fast_tanh" => fast_tanh(),
         "fast_sigmoid" => fixed(FAST_SIGMOID),
@@ -101,6 +116,36 @@ fn reduce_biased(x: &str, bias: u16) -> String {
         reduce = reduce(x)
     )
 }
+
+/// `cellc_runtime::__private::math::ln`, operation for operation (in double, without a
+/// fused multiply-add, so its bits are the runtime's on every target).
+const LN_DEF: (&str, &str, &str) = (
+    "ln x within 1 ULP, straight-line (so loops over lanes vectorise, where logf is a call a value): in \
+     double, x = 2^k m with m in [sqrt(1/2), sqrt(2)) from the bits, ln m = 2 atanh((m - 1) / (m + 1)) by \
+     its series to the 8th term, plus k ln2.",
+    "float x",
+    "    union { double d; uint64_t u; } b, kb, mb;
+    double s, t, p;
+    float r;
+    b.d = (double)x;
+    b.u += UINT64_C(0x3FF0000000000000) - UINT64_C(0x3FE6A09E667F3BCD);
+    kb.u = UINT64_C(0x4330000000000000) | (b.u >> 52 & 0x7FF);
+    mb.u = (b.u & UINT64_C(0x000FFFFFFFFFFFFF)) + UINT64_C(0x3FE6A09E667F3BCD);
+    s = (mb.d - 1.0) / (mb.d + 1.0);
+    t = s * s;
+    p = 1.0 / 15.0;
+    p = p * t + 1.0 / 13.0;
+    p = p * t + 1.0 / 11.0;
+    p = p * t + 1.0 / 9.0;
+    p = p * t + 1.0 / 7.0;
+    p = p * t + 1.0 / 5.0;
+    p = p * t + 1.0 / 3.0;
+    p = p * t + 1.0;
+    r = (float)((kb.d - 4503599627371519.0) * 0.6931471805599453 + 2.0 * s * p);
+    r = PREFIX_select(x < HUGE_VALF, r, x);
+    return PREFIX_select(x > 0.0f, r, PREFIX_select(x == 0.0f, -HUGE_VALF, NAN));
+",
+);
 
 const CLIP: (&str, &str, &str) = (
     "Clamps x to [-c, c]: the clip attribute, applied to an activation's input (NaN stays NaN).",

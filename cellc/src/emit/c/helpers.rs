@@ -28,6 +28,8 @@ pub(super) struct Helpers {
     pub(super) product: bool,
     /// Whether some copy is a transpose, which calls the shared transpose function.
     pub(super) transpose: bool,
+    /// Whether some elementwise square root of a row calls the row function.
+    pub(super) sqrt_row: bool,
 }
 
 impl Helpers {
@@ -81,6 +83,12 @@ impl Helpers {
         format!("{prefix}_exp({v})")
     }
 
+    /// `ln v` as a C expression.
+    pub(super) fn ln(&mut self, prefix: &str, v: &str) -> String {
+        self.used.extend(acts::LN);
+        format!("{prefix}_ln({v})")
+    }
+
     /// The definitions of the helpers used, each after a comment saying what it computes.
     pub(super) fn definitions(&self, prefix: &str) -> String {
         let upper = prefix.to_ascii_uppercase();
@@ -106,6 +114,9 @@ impl Helpers {
         if self.transpose {
             out.push_str(&super::transpose::definition(prefix));
         }
+        if self.sqrt_row {
+            out.push_str(&SQRT_ROW.replace("PREFIX", prefix).replace("UPPER", &upper));
+        }
         for (name, (doc, params, body)) in
             acts::order().filter(|n| self.used.contains(n)).filter_map(|n| Some((n, acts::definition(n)?)))
         {
@@ -118,6 +129,40 @@ impl Helpers {
         out
     }
 }
+
+/// The square roots of a row of values. `sqrtf` sets `errno` below zero, so GCC keeps a
+/// call beside each square root (whatever `optimize` attribute the function carries: GCC 12)
+/// and the loop stays scalar, 4× the Rust's time (SwiftF0's spectra, AMD Zen 4); where the
+/// target has SSE, whole vectors take the instruction, which rounds as `sqrtf` does.
+const SQRT_ROW: &str = "\
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__) && !defined(CELLC_PORTABLE)
+#include <immintrin.h>
+#define UPPER_SQRT_VECTORS 1
+#else
+#define UPPER_SQRT_VECTORS 0
+#endif
+
+/* dst[i] = sqrtf(src[i]) for i < n (dst may be src): in vectors of the target's width where it has SSE
+ * (sqrtf's errno keeps a loop of it scalar), then one by one. */
+static void PREFIX_sqrt_row(float *dst, const float *src, size_t n)
+{
+    size_t i = 0;
+#if UPPER_SQRT_VECTORS
+    /* The bounds as whole multiples of the width, and the tail's start set again after the
+     * vectors: GCC then counts the tail's iterations (otherwise, with n a constant that
+     * fills a static array, it warns that the tail would run past the array). */
+#if defined(__AVX512F__)
+    for (; i < n - n % 16; i += 16) _mm512_storeu_ps(dst + i, _mm512_sqrt_ps(_mm512_loadu_ps(src + i)));
+#elif defined(__AVX__)
+    for (; i < n - n % 8; i += 8) _mm256_storeu_ps(dst + i, _mm256_sqrt_ps(_mm256_loadu_ps(src + i)));
+#endif
+    for (; i < n - n % 4; i += 4) _mm_storeu_ps(dst + i, _mm_sqrt_ps(_mm_loadu_ps(src + i)));
+    i = n - n % 4;
+#endif
+    for (; i < n; ++i) dst[i] = sqrtf(src[i]);
+}
+
+";
 
 /// The packing of runtime weights, as `cellc_pack::panels`.
 const PACK_PANELS: &str = "\

@@ -2,8 +2,8 @@
 //! of the Rust output — per cell a step on fixed-size arrays, a batched step and a
 //! streaming `feed`; per sequence a `run` over one row and a `run_batch`; per model a `run`
 //! over flat arrays in Parameter and Result order. Every function that takes lengths checks
-//! them and returns a status code. The source needs only `<math.h>`, `<stdint.h>` and `<stddef.h>`,
-//! allocates nothing and prints nothing; kernels read the same packed panels as the Rust
+//! them and returns a status code. The source needs only `<math.h>`, `<stdint.h>` and `<stddef.h>`
+//! (and the compiler's `<immintrin.h>` for rows of square roots, where it has one), allocates nothing and prints nothing; kernels read the same packed panels as the Rust
 //! ones (see `emit::plan`).
 mod acts;
 mod cell;

@@ -277,26 +277,51 @@ impl ModelEmitter<'_> {
         for k in (0..s.args.len()).filter(|&k| still[k]) {
             c.line(format!("const float v{k} = a{k}[{}];", at(k)));
         }
+        // A chain that ends in a square root, into rows of `dst`: the roots taken by the row
+        // function (see `helpers`) over each row, after the loop that computes what they
+        // are roots of (straight from the operand when that is all the chain does).
+        let row = |k: usize| index(&s.axes[..outer].iter().map(|a| a[k]).collect::<Vec<_>>());
+        let root = match (s.f.instrs.last(), counts.last(), s.axes.last()) {
+            (Some(last), Some(&n), Some(inner)) if last.f == MapFn::Unary(Unary::Sqrt) && inner[1] == 1 => {
+                helpers.sqrt_row = true;
+                if let (1, [Arg::Input(k)]) = (s.f.instrs.len(), last.args.as_slice())
+                    && inner[k + 2] == 1
+                {
+                    c.line(format!("{}_sqrt_row(&dst[{}], &a{k}[{}], {n});", self.prefix, row(1), row(k + 2)));
+                    Self::close_nest(c, opened);
+                    return;
+                }
+                Some(format!("{}_sqrt_row(&dst[{}], &dst[{}], {n});", self.prefix, row(1), row(1)))
+            }
+            _ => None,
+        };
         if let Some(&n) = counts.last() {
             c.open(format!("for (size_t i{outer} = 0; i{outer} < {n}; ++i{outer})"));
             opened += 1;
         }
         let reads: Vec<String> =
             (0..s.args.len()).map(|k| if still[k] { format!("v{k}") } else { format!("a{k}[{}]", at(k)) }).collect();
-        for (j, instr) in s.f.instrs.iter().enumerate() {
-            let args: Vec<String> = instr
-                .args
-                .iter()
-                .map(|a| match *a {
-                    Arg::Input(k) => reads.get(k).cloned().unwrap_or_default(),
-                    Arg::Temp(i) => format!("t{i}"),
-                })
-                .collect();
+        let arg = |a: &Arg| match *a {
+            Arg::Input(k) => reads.get(k).cloned().unwrap_or_default(),
+            Arg::Temp(i) => format!("t{i}"),
+        };
+        let computed = s.f.instrs.len() - usize::from(root.is_some());
+        for (j, instr) in s.f.instrs[..computed].iter().enumerate() {
+            let args: Vec<String> = instr.args.iter().map(arg).collect();
             let e = self.map_expr(instr.f, &args, helpers);
             c.line(format!("const float t{j} = {e};"));
         }
         let di = index(&s.axes.iter().map(|a| a[1]).collect::<Vec<_>>());
-        c.line(format!("dst[{di}] = t{};", s.f.instrs.len().saturating_sub(1)));
+        let value = match (&root, s.f.instrs.last()) {
+            (Some(_), Some(last)) => last.args.first().map(arg).unwrap_or_default(),
+            _ => format!("t{}", s.f.instrs.len().saturating_sub(1)),
+        };
+        c.line(format!("dst[{di}] = {value};"));
+        if let Some(root) = root {
+            c.close("");
+            opened -= 1;
+            c.line(root);
+        }
         Self::close_nest(c, opened);
     }
 
@@ -414,8 +439,10 @@ impl ModelEmitter<'_> {
         c.line("sum += e;");
         c.close("");
         if s.log {
+            let ls = helpers.ln(self.prefix, "sum");
+            c.line(format!("const float ls = {ls};"));
             c.line(format!(
-                "for (size_t q = 0; q < {}; ++q) dst[o + {}] = (src[o + {}] - max) - logf(sum);",
+                "for (size_t q = 0; q < {}; ++q) dst[o + {}] = (src[o + {}] - max) - ls;",
                 s.len,
                 mul("q", st),
                 mul("q", st)
@@ -462,7 +489,7 @@ pub(super) fn map_expr(p: &str, f: MapFn, args: &[String], helpers: &mut Helpers
             Unary::Abs => format!("fabsf({a})"),
             Unary::Negative => format!("(-{a})"),
             Unary::Clamp { min, max } => clamp(p, a, &float(min as f32), &float(max as f32), helpers),
-            Unary::Log => format!("logf({a})"),
+            Unary::Log => helpers.ln(p, a),
             Unary::Sqrt => format!("sqrtf({a})"),
             Unary::Floor => format!("floorf({a})"),
             Unary::Ceiling => format!("ceilf({a})"),

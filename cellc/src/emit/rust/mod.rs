@@ -273,6 +273,7 @@ fn tidy_dispatch(code: &str) -> String {
         out.push_str(
             &body
                 .replace("| L, isa |", "|L, isa|")
+                .replace("| _L, _isa |", "|_L, _isa|")
                 .replace(":: < ", "::<")
                 .replace("::< ", "::<")
                 .replace(" > (", ">(")

@@ -139,7 +139,7 @@ pub(super) fn items(
         .map(|s| match s {
             Step::Cell(c) => cell_step(m, c, &cell_fields, &fields),
             Step::Copy(c) => copy_step(c, &fields, simd),
-            Step::Map(mp) => map_step(mp, &fields),
+            Step::Map(mp) => map_step(mp, &fields, simd),
             Step::MatMul(mm) => super::product::matmul_step(mm, &fields, simd),
             Step::Dense(d) => {
                 let dense = &m.denses[d.dense];

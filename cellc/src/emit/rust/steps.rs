@@ -332,7 +332,54 @@ pub(super) fn bare(e: TokenStream) -> TokenStream {
     }
 }
 
-pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
+/// Values a chain needs before its loop is compiled at each vector level and picked at run
+/// time (see [`wider_pays`]): below it, the call through the level costs more than the wider
+/// vectors save.
+const DISPATCHED_MAP_VALUES: usize = 64;
+
+/// Whether a loop computing `f` runs faster in wider vectors than the build's (SSE2 on a
+/// baseline x86-64 build): the functions computed by polynomials, divisions and square
+/// roots, which keep the vector units busy. Loads, stores, adds and selects are bound by
+/// memory, and libm's functions are calls per value at any level; their loops stay as
+/// built. Wider vectors change no bits here: the chains compute at the portable level's
+/// operations, unfused.
+fn wider_pays(f: MapFn) -> bool {
+    match f {
+        MapFn::Unary(u) => match u {
+            Unary::Sigmoid
+            | Unary::Tanh
+            | Unary::Exp
+            | Unary::Log
+            | Unary::Sqrt
+            | Unary::Elu { .. }
+            | Unary::SoftPlus
+            | Unary::SoftSign
+            | Unary::Swish { .. }
+            | Unary::Selu { .. }
+            | Unary::Mish
+            | Unary::Gelu { tanh: true } => true,
+            Unary::Relu
+            | Unary::Abs
+            | Unary::Negative
+            | Unary::Floor
+            | Unary::Ceiling
+            | Unary::Clamp { .. }
+            | Unary::HSigmoid
+            | Unary::HSwish
+            | Unary::HardSigmoid { .. }
+            | Unary::Sign
+            | Unary::LogicalNot
+            | Unary::Math(_)
+            | Unary::Trunc
+            | Unary::Gelu { tanh: false }
+            | Unary::Round { .. } => false,
+        },
+        MapFn::Binary(b) => matches!(b, Binary::Divide { .. }),
+        MapFn::Compare(_) | MapFn::Select => false,
+    }
+}
+
+pub(super) fn map_step(mp: &Map, f: &Fields, simd: crate::options::Simd) -> TokenStream {
     // Axes of one element (a scalar's) take no loop.
     let axes: Vec<&Vec<usize>> = mp.axes.iter().filter(|a| a[0] != 1).collect();
     let counts: Vec<usize> = axes.iter().map(|a| a[0]).collect();
@@ -374,6 +421,33 @@ pub(super) fn map_step(mp: &Map, f: &Fields) -> TokenStream {
     let di = index(&ds);
     let last = temps.last();
     let loops = nest(&counts, quote! { #body dst[#di] = #last; });
+    let values: usize = counts.iter().product();
+    if simd == crate::options::Simd::Dispatch
+        && values >= DISPATCHED_MAP_VALUES
+        && mp.f.instrs.iter().any(|i| wider_pays(i.f))
+    {
+        // The loops in a function of their own, so that they read as code and the call
+        // through the level stays one line.
+        // Each slice is cut to its length again inside, a check apiece, since the lengths
+        // known at the call do not cross into the level's function.
+        let k = names.len();
+        let spans = (0..k).map(|j| span(&counts, &stride(j + 2)));
+        let dspan = span(&counts, &ds);
+        let call = super::ctx::at_level(simd, quote! { map([#(#names),*], dst) });
+        return quote! {
+            {
+                #(#binds)*
+                let dst = #dst;
+                #[inline(always)]
+                fn map([#(#names),*]: [&[f32]; #k], dst: &mut [f32]) {
+                    #(let #names = &#names[..#spans];)*
+                    let dst = &mut dst[..#dspan];
+                    #loops
+                }
+                #call
+            }
+        };
+    }
     quote! { { #(#binds)* let dst = #dst; #loops } }
 }
 
