@@ -386,18 +386,25 @@ def left_constant_products(name):
     """Products whose constant is on the left, as a DFT written as matrix products has its
     bases: `MatMul` of a constant matrix by a stack of matrices and by a vector, `Gemm` with
     the constant first (transposed, with `alpha`, `beta` and a bias; and the run-time operand
-    transposed) and an `Einsum` with its constant first."""
+    transposed) and an `Einsum` with its constant first; and products whose stacks have rows
+    long enough for the planar kernel (a pointwise convolution of each matrix, no transposes):
+    a stack of rank 4 and a `Gemm` with its constant transposed."""
     g = Graph(68)
     x3 = g.input("x3", [3, 6, 5])
     xv = g.input("xv", [5])
     x2 = g.input("x2", [6, 5])
+    x4 = g.input("x4", [2, 3, 24, 20])
+    x5 = g.input("x5", [12, 17])
     g.output(g.node("MatMul", [g.weights((4, 6), 0.5), x3]), "stack", [3, 4, 5])
     g.output(g.node("MatMul", [g.weights((4, 5), 0.5), xv]), "vector", [4])
     g.output(g.node("Gemm", [g.weights((6, 4), 0.5), x2, g.weights((5,), 0.5)], transA=1, alpha=0.5, beta=2.0),
              "gemm_ta", [4, 5])
     g.output(g.node("Gemm", [g.weights((4, 5), 0.5), x2], transB=1), "gemm_tb", [4, 6])
     g.output(g.node("Einsum", [g.weights((4, 6), 0.5), x3], equation="ij,bjk->bik"), "einsum", [3, 4, 5])
-    return name, g.model(opset=13), {"x3": (3, 6, 5), "xv": (5,), "x2": (6, 5)}
+    g.output(g.node("MatMul", [g.weights((10, 24), 0.5), x4]), "pointwise", [2, 3, 10, 20])
+    g.output(g.node("Gemm", [g.weights((12, 9), 0.5), x5, g.weights((17,), 0.5)], transA=1, alpha=0.5, beta=2.0),
+             "pointwise_ta", [9, 17])
+    return name, g.model(opset=13), {"x3": (3, 6, 5), "xv": (5,), "x2": (6, 5), "x4": (2, 3, 24, 20), "x5": (12, 17)}
 
 
 def run_time_products(name):

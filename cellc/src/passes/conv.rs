@@ -21,7 +21,7 @@ use crate::ops::pad::Pick;
 use crate::ops::{Binary, Op, Unary};
 use crate::vocab::Windows;
 
-mod planar;
+pub(super) mod planar;
 
 /// Groups of a convolution read in place, each its own product; past this, the table.
 const MAX_GROUPS_IN_PLACE: usize = 256;

@@ -44,16 +44,37 @@ const MIN_ROW_GROUPED: usize = 4;
 /// AECMOS's 3 → 32 over 64×160 664 against 824 µs, the model 1.44 against 1.61 ms).
 const FEW_CHANNELS: usize = 4;
 
+/// Outputs and input channels up to which a pointwise layer (1×1, stride 1, no padding) is
+/// planar, over rows of [`MIN_ROW`] positions or more: read channels first it needs no
+/// transposes around it, and the planar kernel's copy of its input is a plain one. AMD Zen 4
+/// (AVX-512), `bench/profile.py`, planar against channels last with its transposes, Rust and
+/// C at `-O3 -march=native`: 32 → 32 over 62 entries of 32 positions 0.72 and 0.92, 64 → 64
+/// 0.85 and 0.95, 32 → 32 over 64 positions 0.72 and 1.04, 16 → 64 over 1000 0.84 and 1.07,
+/// 64 → 64 over 400 0.95 and 0.81; past them channels last stays (64 → 128 over 32: 0.97
+/// and 1.10; 256 → 256 over 100: 1.29 and 0.93).
+const POINTWISE_OUTPUTS: usize = 64;
+
+/// See [`POINTWISE_OUTPUTS`].
+const POINTWISE_CHANNELS: usize = 128;
+
+/// Whether a pointwise layer of `co` outputs and `ci` input channels over rows of `row`
+/// positions is planar (see [`POINTWISE_OUTPUTS`]).
+pub(crate) fn pointwise_planar(co: usize, ci: usize, row: usize) -> bool {
+    row >= MIN_ROW && co <= POINTWISE_OUTPUTS && ci <= POINTWISE_CHANNELS
+}
+
 impl InPlace {
     /// Whether the convolution is read by the planar kernel: not transposed, rows of
     /// enough positions, and few outputs a group (`co`, `ci` of each of `groups`; see the
     /// module).
     pub(super) fn planar(&self, groups: usize, co: usize, ci: usize, transposed: bool) -> bool {
         let [(win, _)] = &self.wins[..] else { return false };
+        let pointwise = win.kernel == [1, 1] && win.strides == [1, 1] && win.pads == [0, 0] && win.input == win.output;
         !transposed
             && win.output[1] >= if groups == 1 { MIN_ROW } else { MIN_ROW_GROUPED }
             && (co <= FEW_OUTPUTS
-                || (co <= FEW_OUTPUTS_2D && ci >= FEW_CHANNELS && win.input[0] > 1 && win.strides == [1, 1]))
+                || (co <= FEW_OUTPUTS_2D && ci >= FEW_CHANNELS && win.input[0] > 1 && win.strides == [1, 1])
+                || (pointwise && groups == 1 && pointwise_planar(co, ci, win.output[1])))
             && cellc_pack::Planar::of(win).is_some()
     }
 
