@@ -73,6 +73,16 @@ impl Cursor {
     /// The next `RB` rows: `None` past the rows' values (which [`Rows::strided`] rules out).
     #[cfg_attr(not(cellc_unoptimised), inline(always))]
     fn take<'a, const K: usize, const RB: usize>(&mut self, rows: &Rows<'a, K>) -> Option<[&'a [f32; K]; RB]> {
+        if rows.per_line == usize::MAX && rows.step == K {
+            // Packed rows: one block of them, so that the compiler sees each row a constant
+            // offset from the first and addresses them all from one register. Row by row,
+            // the 24 rows' pointers of an AVX-512 block did not fit the registers beside its
+            // 24 sums, and each multiply–add reloaded one from the stack (a layer of 16
+            // outputs over 1,984 rows at 80 % of the peak where the C ran at 96 %; AMD Zen 4).
+            let block = rows.x.get(self.at..)?.as_chunks::<K>().0.first_chunk::<RB>()?;
+            self.at = self.at.saturating_add(RB.saturating_mul(K));
+            return Some(core::array::from_fn(|r| &block[r]));
+        }
         let first = self.next(rows)?;
         let mut out = [first; RB];
         for r in out.iter_mut().skip(1) {
