@@ -57,16 +57,21 @@ fn in_c(dir: &Path, (activation, fast): (Activation, bool), flags: &[&str], xs: 
     std::fs::write(dir.join("main.c"), DRIVER).expect("driver");
     let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
     std::fs::write(dir.join("in.bin"), bytes).expect("inputs");
+    built_and_run(dir, "act", &[&["-std=c99", "-O2"], flags])
+}
+
+/// `<name>.c` and `main.c` of `dir` compiled by `cc` (or `$CC`) with `flags` and run on
+/// `in.bin`: the floats the driver writes to `out.bin`.
+fn built_and_run(dir: &Path, name: &str, flags: &[&[&str]]) -> Vec<f32> {
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let built = Command::new(compiler)
-        .args(["-std=c99", "-O2"])
-        .args(flags)
-        .args(["act.c", "main.c", "-lm", "-o", "act"])
+        .args(flags.concat())
+        .args([&format!("{name}.c"), "main.c", "-lm", "-o", name])
         .current_dir(dir)
         .output()
         .expect("run cc");
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let ran = Command::new(dir.join("act")).args(["in.bin", "out.bin"]).current_dir(dir).status().expect("run");
+    assert!(built.status.success(), "{flags:?}: {}", String::from_utf8_lossy(&built.stderr));
+    let ran = Command::new(dir.join(name)).args(["in.bin", "out.bin"]).current_dir(dir).status().expect("run");
     assert!(ran.success(), "the driver failed: {ran}");
     let out = std::fs::read(dir.join("out.bin")).expect("outputs");
     out.as_chunks::<4>().0.iter().map(|b| f32::from_le_bytes(*b)).collect()
@@ -226,24 +231,10 @@ fn c_log_and_square_root_compute_the_runtimes_bits() {
     }
     let ln: Vec<f32> = xs.iter().map(|&x| cellc_runtime::__private::math::ln(x)).collect();
     let sqrt: Vec<f32> = xs.iter().map(|&x| cellc_runtime::__private::math::sqrt(x)).collect();
+    let count = format!("-DN={n}");
     for flags in builds {
-        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let built = Command::new(compiler)
-            .args(["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", &format!("-DN={n}")])
-            .args(flags)
-            .args(["math_net.c", "main.c", "-lm", "-o", "math_net"])
-            .current_dir(dir.path())
-            .output()
-            .expect("run cc");
-        assert!(built.status.success(), "{flags:?}: {}", String::from_utf8_lossy(&built.stderr));
-        let ran = Command::new(dir.path().join("math_net"))
-            .args(["in.bin", "out.bin"])
-            .current_dir(dir.path())
-            .status()
-            .expect("run");
-        assert!(ran.success(), "the driver failed: {ran}");
-        let out = std::fs::read(dir.path().join("out.bin")).expect("outputs");
-        let got: Vec<f32> = out.as_chunks::<4>().0.iter().map(|b| f32::from_le_bytes(*b)).collect();
+        let strict: &[&str] = &["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic", &count];
+        let got = built_and_run(dir.path(), "math_net", &[strict, flags]);
         for (name, got, want) in [("ln", &got[..n], &ln), ("sqrt", &got[n..], &sqrt)] {
             // NaNs compared as NaNs: their payloads are the instructions'.
             let same = |g: f32, w: f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
