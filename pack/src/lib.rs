@@ -44,6 +44,27 @@ pub const fn tiles(hidden: usize, tile: usize) -> usize {
     hidden.div_ceil(tile)
 }
 
+/// The weights a dense layer's kernel keeps in the second-level cache while it goes over
+/// every row: a layer whose panels are larger goes through its tiles in passes of
+/// [`pass_tiles`], each over every row, instead of reading every panel again from the third
+/// level (or memory) for each block of rows (an STFT's 257 outputs over 512 taps, 526 KB; a
+/// 1-D layer of 512 → 512 channels over 3 taps, 3 MB: 1.18 → 0.73 ms over 50 positions,
+/// Intel Xeon, AVX-512). Both the runtime's kernels and the generated C read it.
+pub const PASS_BYTES: usize = 256 * 1024;
+
+/// The tiles of a pass (see [`PASS_BYTES`]) over `tiles` panels of `tile_bytes` each: all
+/// of them when they fit, else as many as fit, rounded down to a multiple of `multiple`
+/// (the tiles a block takes), at least `multiple`.
+pub const fn pass_tiles(tiles: usize, tile_bytes: usize, multiple: usize) -> usize {
+    let multiple = if multiple == 0 { 1 } else { multiple };
+    let fit = PASS_BYTES / if tile_bytes == 0 { 1 } else { tile_bytes };
+    if tiles <= fit {
+        return if tiles == 0 { 1 } else { tiles };
+    }
+    let most = if fit < multiple { multiple } else { fit / multiple * multiple };
+    if most < tiles { most } else { tiles }
+}
+
 /// Length of the packed form of a matrix.
 pub const fn panel_len(hidden: usize, cols: usize, gates: usize, tile: usize) -> usize {
     tiles(hidden, tile) * cols * gates * tile

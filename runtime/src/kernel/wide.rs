@@ -164,17 +164,11 @@ pub(super) fn dense_avx2<const K: usize, const W: usize, P: Row<W>, F: Fn(&mut [
 /// outputs a row.
 type Io<'a, P, const K: usize, const W: usize> = (&'a [[P; K]], &'a [[f32; W]], Rows<'a, K>, &'a mut [f32], usize);
 
-/// The weights a pass over the rows keeps in the second-level cache: a layer whose panels
-/// are larger (an STFT's 257 outputs over 512 taps, 526 KB) goes through its tiles in
-/// groups of this many bytes, each over every row, instead of streaming every panel from
-/// the third level once for each block of rows.
-const PASS_BYTES: usize = 256 * 1024;
-
 /// Blocks of `RB` rows, each through every tile `G` at a time (a tile in `NV` registers);
 /// the rows left over in blocks of 3 (`G3` tiles at a time), then one of 2 (`G3`) or of one
 /// (`G1`): a call of few rows (a convolution over a short input) still shares each weight it
 /// loads. Panels
-/// larger than [`PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
+/// larger than [`cellc_pack::PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
 /// row; `then` maps the outputs after the last.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows<
@@ -193,10 +187,8 @@ fn rows<
     (panels, bias, x, y, n): Io<'_, P, K, W>,
     then: F,
 ) {
-    let tile = core::mem::size_of::<[P; K]>().max(1);
-    let most = (PASS_BYTES / tile).max(G) / G * G;
-    let one = panels.len() <= most;
-    let per_pass = if one { panels.len().max(1) } else { most };
+    let per_pass = cellc_pack::pass_tiles(panels.len(), core::mem::size_of::<[P; K]>(), G);
+    let one = panels.len() <= per_pass;
     // One call of the blocks (inlined whole: a second call would be a second copy). The
     // passes by hand, not `chunks(…).zip(…)`: its lengths take two divisions, and the call
     // that computes them was left out of line (3 % of a Winograd layer's time, 16 calls a

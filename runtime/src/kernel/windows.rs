@@ -444,6 +444,10 @@ pub(super) mod tests {
         check::<4, 20, 16>(3, 48, win([1, 19], [1, 5], [1, 1], [1, 1], [0, 2]), 1);
         check::<1, 9, 16>(1, 16, win([1, 4], [1, 9], [1, 1], [1, 1], [0, 4]), 2);
         check::<8, 24, 16>(2, 17, win([1, 11], [1, 3], [1, 2], [1, 3], [0, 0]), 1);
+        // Panels past a pass's bytes (45 tiles of 192 taps: 540 KB; 60 of 144): passes of
+        // tiles over every position, the last pass short, its last tile partial.
+        check::<64, 192, 16>(45, 711, win([1, 17], [1, 3], [1, 1], [1, 1], [0, 1]), 1);
+        check::<16, 144, 16>(60, 950, win([5, 7], [3, 3], [1, 1], [1, 1], [1, 1]), 2);
     }
 
     #[test]

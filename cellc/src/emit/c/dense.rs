@@ -115,6 +115,15 @@ pub(super) fn emit(
         rolled: &rolled,
         prefix,
         windows,
+        // Bytes of an element of the table (bf16 pairs in 32-bit words).
+        pass: pass_of(
+            used,
+            k.saturating_mul(row).saturating_mul(match store {
+                Store::F32 | Store::Bf16 => 4,
+                Store::F16 => 2,
+                Store::I8 => 1,
+            }),
+        ),
     };
     let vectors = store == Store::F32 && tile >= VECTOR_MIN;
     if let Some(w) = &d.win {
@@ -203,6 +212,11 @@ fn loops(
         if last > 0 {
             body.open("");
         }
+        if let Some(p) = block.pass {
+            let used = block.used;
+            body.open(format!("for (size_t t0 = 0; t0 < {used}; t0 += {p})"));
+            body.line(format!("const size_t tend = t0 + {p} < {used} ? t0 + {p} : {used};"));
+        }
         // Rows `rows` at a time: each weight is read once for them. Then the rows left one
         // at a time, each sum formed in the same order as in a block. (The bound of the
         // blocks is computed first, so that GCC knows the second loop runs fewer than
@@ -258,6 +272,9 @@ fn loops(
             }
             body.close("");
         }
+        if block.pass.is_some() {
+            body.close("");
+        }
         if last > 0 {
             body.close("");
         }
@@ -289,6 +306,7 @@ pub(super) fn product(body: &mut Code, name: &str, (k, outs, tile): (usize, usiz
         rolled: &rolled,
         prefix,
         windows: None,
+        pass: pass_of(outs.div_ceil(tile), k.saturating_mul(tile).saturating_mul(4)),
     };
     let vectors = tile >= VECTOR_MIN;
     let params = "const float *restrict wt, const float *x, float *y, size_t rows";
@@ -328,6 +346,17 @@ struct Block<'a> {
     prefix: &'a str,
     /// The windows the rows are, read in place, and the function finding a tap's run.
     windows: Option<(&'a crate::vocab::Windows, &'a str)>,
+    /// Tiles a pass over the rows, where the panels are larger than a pass holds
+    /// ([`cellc_pack::PASS_BYTES`]): the loops over tiles then run from `t0` to `tend`.
+    pass: Option<usize>,
+}
+
+/// The tiles of a pass over the rows of a layer of `used` tiles, each `bytes` of weights,
+/// where they do not all fit in one (see [`cellc_pack::pass_tiles`]); the multiple is the
+/// tiles a block of 16-lane vectors takes at once.
+fn pass_of(used: usize, bytes: usize) -> Option<usize> {
+    let p = cellc_pack::pass_tiles(used, bytes, 4);
+    (p < used).then_some(p)
 }
 
 impl Block<'_> {
@@ -379,6 +408,14 @@ impl Block<'_> {
 }
 
 impl Block<'_> {
+    /// Where the loops over tiles start and end: every tile, or a pass's.
+    fn tile_bounds(&self) -> (String, String) {
+        match self.pass {
+            Some(_) => ("t0".to_owned(), "tend".to_owned()),
+            None => ("0".to_owned(), self.used.to_string()),
+        }
+    }
+
     /// The loops computing rows `r .. r + m` of `y`: a sum per row in an array of its own
     /// (`a0`, `a1`, …), all updated in one loop over lanes, so that GCC keeps them in
     /// registers (one two-dimensional array it keeps in memory, each update a load and a
@@ -388,7 +425,8 @@ impl Block<'_> {
         let Block { k, outs, tile, used, ty, w, b, row, lane, rolled, prefix, .. } = *self;
         let rows: Vec<usize> = (0..act.len()).collect();
         let list = |f: &dyn Fn(usize) -> String| rows.iter().map(|&i| f(i)).collect::<Vec<_>>();
-        c.open(format!("for (size_t t = 0; t < {used}; ++t)"));
+        let (first, end) = self.tile_bounds();
+        c.open(format!("for (size_t t = {first}; t < {end}; ++t)"));
         c.line(format!("const {ty} *restrict p = {w} + t * {};", k * row));
         // The last tile may be partly past the outputs.
         let width = if outs % tile == 0 {
@@ -429,14 +467,21 @@ impl Block<'_> {
     fn emit_vectors(&self, c: &mut Code, n: usize, act: Option<&[String]>, width: usize, group: usize) {
         let full = self.outs / self.tile;
         let group = group.min(full);
+        let (first, end) = self.tile_bounds();
         if group > 1 {
             c.line("size_t t;");
-            c.open(format!("for (t = 0; t + {group} <= {full}; t += {group})"));
+            let whole = if self.pass.is_some() {
+                c.line(format!("const size_t tfull = tend < {full} ? tend : {full};"));
+                "tfull".to_owned()
+            } else {
+                full.to_string()
+            };
+            c.open(format!("for (t = {first}; t + {group} <= {whole}; t += {group})"));
             self.tiles(c, n, act, width, group, false);
             c.close("");
-            c.open(format!("for (; t < {}; ++t)", self.used));
+            c.open(format!("for (; t < {end}; ++t)"));
         } else {
-            c.open(format!("for (size_t t = 0; t < {}; ++t)", self.used));
+            c.open(format!("for (size_t t = {first}; t < {end}; ++t)"));
         }
         self.tiles(c, n, act, width, 1, !self.outs.is_multiple_of(self.tile));
         c.close("");

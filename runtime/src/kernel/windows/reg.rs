@@ -27,14 +27,56 @@ pub(super) fn reg_blocks<
     // block at most 8, each holding a pointer while the block runs. The blocks of the
     // positions left (4, 2, 1) take more tiles at once (`T4`, `T2`, `T1`).
     let tiles = io.4.div_ceil(W).min(io.0.len());
+    // Panels larger than `cellc_pack::PASS_BYTES` go in passes of tiles, each over every
+    // position, instead of streaming every panel from the third level again for each block
+    // of positions (512 → 512 channels, kernel 3 over 50 positions: 3 MB of weights).
+    let per_pass = cellc_pack::pass_tiles(tiles, core::mem::size_of::<[P; K]>(), PASS_TILES);
+    let one = tiles <= per_pass;
+    // One call of the blocks, inlined whole (a second call would be a second copy).
+    let mut t0 = 0;
+    while t0 < tiles {
+        let t1 = tiles.min(t0 + per_pass);
+        let io = (io.0, io.1, io.2, &mut *io.3, io.4, io.5, io.6);
+        by_shape::<G, C, K, W, NV, P, F>(g, io, (t0, t1), one.then_some(then));
+        t0 = t1;
+    }
+    if !one {
+        for rows in io.3.chunks_mut(io.4.saturating_mul(8).max(1)) {
+            then(rows);
+        }
+    }
+}
+
+/// The multiple of tiles a pass takes (see [`reg_blocks`]): the blocks' tile count over
+/// many positions at AVX-512; the tiles of a pass left over go through smaller blocks.
+const PASS_TILES: usize = 4;
+
+/// [`reg_blocks`] over the tiles `pass` (`t0..t1`): the block sizes chosen from the vector
+/// width and the layer's tiles; `then`, if any, over each block of positions' outputs.
+#[cfg_attr(not(cellc_unoptimised), inline(always))]
+fn by_shape<
+    G: Reg,
+    const C: usize,
+    const K: usize,
+    const W: usize,
+    const NV: usize,
+    P: Row<W>,
+    F: Fn(&mut [f32]) + Copy,
+>(
+    g: G,
+    io: Io<'_, P, K, W, C>,
+    pass: (usize, usize),
+    then: Option<F>,
+) {
+    let tiles = io.4.div_ceil(W).min(io.0.len());
     match (G::LANES, NV, tiles) {
-        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P, F>(g, io, then),
-        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, 4, 8, 8, P, F>(g, io, then),
-        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, 4, 8, 8, P, F>(g, io, then),
-        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, 4, 8, 8, P, F>(g, io, then),
-        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, 2, 4, 8, P, F>(g, io, then),
-        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, 2, 4, 8, P, F>(g, io, then),
-        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, 1, 2, 4, P, F>(g, io, then),
+        (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P, F>(g, io, pass, then),
+        (16, _, 2) => positions::<G, C, K, W, NV, 2, 8, 4, 8, 8, P, F>(g, io, pass, then),
+        (16, _, 3) => positions::<G, C, K, W, NV, 3, 8, 4, 8, 8, P, F>(g, io, pass, then),
+        (16, _, _) => positions::<G, C, K, W, NV, 4, 6, 4, 8, 8, P, F>(g, io, pass, then),
+        (_, 1, 1) => positions::<G, C, K, W, NV, 1, 6, 2, 4, 8, P, F>(g, io, pass, then),
+        (_, 1, _) => positions::<G, C, K, W, NV, 2, 6, 2, 4, 8, P, F>(g, io, pass, then),
+        (_, _, 1) => positions::<G, C, K, W, NV, 1, 6, 1, 2, 4, P, F>(g, io, pass, then),
         // Two vectors a tile at AVX2 (16 registers). Two tiles of 3 positions want 4 weight
         // vectors and a broadcast beside 12 accumulators, one more register than there are:
         // LLVM spilled the accumulators, and one tile of 6 positions (2 weight vectors) ran
@@ -44,8 +86,8 @@ pub(super) fn reg_blocks<
         // accumulators): blocks of 3 spilled 3 of their 12 (3 → 32 channels over 64×160:
         // 0.69× the time of blocks of 3; 1 channel over 126×257: 0.80×). From 4 channels on,
         // two tiles of 2 positions gained nothing on one of 6.
-        _ if C < 4 => positions::<G, C, K, W, NV, 2, 2, 1, 2, 4, P, F>(g, io, then),
-        _ => positions::<G, C, K, W, NV, 1, 6, 1, 2, 2, P, F>(g, io, then),
+        _ if C < 4 => positions::<G, C, K, W, NV, 2, 2, 1, 2, 4, P, F>(g, io, pass, then),
+        _ => positions::<G, C, K, W, NV, 1, 6, 1, 2, 2, P, F>(g, io, pass, then),
     }
 }
 
@@ -75,17 +117,18 @@ fn positions<
 >(
     g: G,
     mut io: Io<'_, P, K, W, C>,
-    then: F,
+    pass: (usize, usize),
+    then: Option<F>,
 ) {
-    let mut p0 = span::<G, C, K, W, NV, TG, RB, P, F>(g, &mut io, 0, then);
+    let mut p0 = span::<G, C, K, W, NV, TG, RB, P, F>(g, &mut io, (0, pass), then);
     if RB > 4 {
-        p0 = span::<G, C, K, W, NV, T4, 4, P, F>(g, &mut io, p0, then);
+        p0 = span::<G, C, K, W, NV, T4, 4, P, F>(g, &mut io, (p0, pass), then);
     }
     if RB > 2 {
-        p0 = span::<G, C, K, W, NV, T2, 2, P, F>(g, &mut io, p0, then);
+        p0 = span::<G, C, K, W, NV, T2, 2, P, F>(g, &mut io, (p0, pass), then);
     }
     if RB > 1 {
-        span::<G, C, K, W, NV, T1, 1, P, F>(g, &mut io, p0, then);
+        span::<G, C, K, W, NV, T1, 1, P, F>(g, &mut io, (p0, pass), then);
     }
 }
 
@@ -105,18 +148,18 @@ fn span<
 >(
     g: G,
     io: &mut Io<'_, P, K, W, C>,
-    mut p0: usize,
-    then: F,
+    (mut p0, (t_first, t_end)): (usize, (usize, usize)),
+    then: Option<F>,
 ) -> usize {
     let (panels, win) = (io.0, io.5);
     let positions = win.positions();
-    let tiles = io.4.div_ceil(W).min(panels.len());
+    let tiles = io.4.div_ceil(W).min(panels.len()).min(t_end);
     while p0 + RB <= positions {
         let mut bases = [[0; 2]; RB];
         for (r, b) in bases.iter_mut().enumerate() {
             *b = win.base(p0 + r);
         }
-        let mut t = 0;
+        let mut t = t_first;
         while t + TG <= tiles {
             block::<G, C, K, W, NV, TG, RB, P>(g, io, (p0, t), &bases);
             t += TG;
@@ -135,7 +178,7 @@ fn span<
         }
         // The block's rows, every output written, mapped in one run while in the cache (a
         // map per tile written cost more than the block: the compiler gathered across rows).
-        if let Some(rows) = io.3.get_mut(p0 * io.4..(p0 + RB) * io.4) {
+        if let (Some(then), Some(rows)) = (then, io.3.get_mut(p0 * io.4..(p0 + RB) * io.4)) {
             then(rows);
         }
         p0 += RB;
