@@ -126,10 +126,13 @@ fn block<B: Vector, const R: usize, const PV: usize>(v: B, io: &Io<'_>, dst: &mu
     let p = io.p;
     let cols = (p.n - j).min(PV * B::L);
     let mut acc: [[B::V; PV]; R] = [[v.fill(0.0); PV]; R];
-    if cols == PV * B::L && p.a[1] == 1 {
-        whole::<B, R, PV>(v, io, &mut acc, (i, j));
+    let summed = if cols == PV * B::L && p.a[1] == 1 {
+        whole::<B, R, PV>(v, io, &mut acc, (i, j))
     } else {
-        part::<B, R, PV>(v, io, &mut acc, (i, j, cols));
+        part::<B, R, PV>(v, io, &mut acc, (i, j, cols))
+    };
+    if summed.is_none() {
+        return;
     }
     for (r, acc) in acc.iter().enumerate() {
         let Some(out) = dst.get_mut((i + r) * p.dst_row + j..).and_then(|o| o.get_mut(..cols)) else { return };
@@ -153,17 +156,16 @@ fn whole<B: Vector, const R: usize, const PV: usize>(
     io: &Io<'_>,
     acc: &mut [[B::V; PV]; R],
     (i, j): (usize, usize),
-) {
+) -> Option<()> {
     let p = io.p;
     let mut rows: [&[f32]; R] = [&[]; R];
     for (r, row) in rows.iter_mut().enumerate() {
         // In range: `fits` checked the last row of `a`.
-        let Some(x) = io.a.get((i + r) * p.a[0]..).and_then(|x| x.get(..p.k)) else { return };
-        *row = x;
+        *row = io.a.get((i + r) * p.a[0]..)?.get(..p.k)?;
     }
-    let Some(b) = io.b.get(j..) else { return };
+    let b = io.b.get(j..)?;
     for q in 0..p.k {
-        let Some(row) = b.get(q * p.b_row..).and_then(|r| r.get(..PV * B::L)) else { return };
+        let row = b.get(q * p.b_row..)?.get(..PV * B::L)?;
         let x: [B::V; PV] = array!(v.fill(0.0), |c| v.load(&row[c * B::L..]));
         for (acc, a) in acc.iter_mut().zip(&rows) {
             let s = v.splat(a[q]);
@@ -172,6 +174,7 @@ fn whole<B: Vector, const R: usize, const PV: usize>(
             }
         }
     }
+    Some(())
 }
 
 /// [`block`]'s sums over `cols` columns from `j` (the last strip, partly past the
@@ -182,11 +185,11 @@ fn part<B: Vector, const R: usize, const PV: usize>(
     io: &Io<'_>,
     acc: &mut [[B::V; PV]; R],
     (i, j, cols): (usize, usize, usize),
-) {
+) -> Option<()> {
     let p = io.p;
     for q in 0..p.k {
         // In range: `fits` checked the last row of `b` and of `a`.
-        let Some(row) = io.b.get(q * p.b_row + j..).and_then(|r| r.get(..cols)) else { return };
+        let row = io.b.get(q * p.b_row + j..)?.get(..cols)?;
         let x: [B::V; PV] = array!(v.fill(0.0), |c| match row.get(c * B::L..) {
             Some(s) if !s.is_empty() => v.load_part(s),
             _ => v.fill(0.0),
@@ -198,6 +201,7 @@ fn part<B: Vector, const R: usize, const PV: usize>(
             }
         }
     }
+    Some(())
 }
 
 #[cfg(test)]

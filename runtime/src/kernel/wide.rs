@@ -167,9 +167,8 @@ type Io<'a, P, const K: usize, const W: usize> = (&'a [[P; K]], &'a [[f32; W]], 
 /// Blocks of `RB` rows, each through every tile `G` at a time (a tile in `NV` registers);
 /// the rows left over in blocks of 3 (`G3` tiles at a time), then one of 2 (`G3`) or of one
 /// (`G1`): a call of few rows (a convolution over a short input) still shares each weight it
-/// loads. Panels
-/// larger than [`cellc_pack::PASS_BYTES`] go in passes of as many tiles as fit in it, each over every
-/// row; `then` maps the outputs after the last.
+/// loads. Panels larger than [`cellc_pack::PASS_BYTES`] go in passes of as many tiles as fit
+/// in it, each over every row; `then` maps the outputs after the last.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
 fn rows<
     const K: usize,

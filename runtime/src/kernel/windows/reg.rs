@@ -23,9 +23,6 @@ pub(super) fn reg_blocks<
     io: Io<'_, P, K, W, C>,
     then: F,
 ) {
-    // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
-    // block at most 8, each holding a pointer while the block runs. The blocks of the
-    // positions left (4, 2, 1) take more tiles at once (`T4`, `T2`, `T1`).
     let tiles = io.4.div_ceil(W).min(io.0.len());
     // Panels larger than `cellc_pack::PASS_BYTES` go in passes of tiles, each over every
     // position, instead of streaming every panel from the third level again for each block
@@ -41,6 +38,7 @@ pub(super) fn reg_blocks<
         t0 = t1;
     }
     if !one {
+        // After the last pass, the map over runs of 8 positions' outputs.
         for rows in io.3.chunks_mut(io.4.saturating_mul(8).max(1)) {
             then(rows);
         }
@@ -68,6 +66,9 @@ fn by_shape<
     pass: (usize, usize),
     then: Option<F>,
 ) {
+    // Accumulators: 24 of 32 registers with AVX-512, 12 of 16 with AVX2; the positions of a
+    // block at most 8, each holding a pointer while the block runs. The blocks of the
+    // positions left (4, 2, 1) take more tiles at once (`T4`, `T2`, `T1`).
     let tiles = io.4.div_ceil(W).min(io.0.len());
     match (G::LANES, NV, tiles) {
         (16, _, 1) => positions::<G, C, K, W, NV, 1, 8, 4, 8, 8, P, F>(g, io, pass, then),
