@@ -188,21 +188,24 @@ fn loops(
     let win = block.windows.map(|(w, _)| w);
     // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
     // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
-    let mut variants: Vec<(String, usize, Option<usize>)> = Vec::new();
+    // Each variant's condition on the target's vectors, rows a block, lanes a vector (none:
+    // loops) and tiles a block.
+    let mut variants: Vec<(String, usize, Option<usize>, usize)> = Vec::new();
     if vectors {
         let wide = tile.min(VECTOR_MAX);
         if tile >= VECTOR_WIDEST {
-            variants.push((format!("{upper}_VECTORS >= {VECTOR_WIDEST}"), ROWS_WIDEST, Some(VECTOR_WIDEST)));
+            let (rows, group) = widest_block(block);
+            variants.push((format!("{upper}_VECTORS >= {VECTOR_WIDEST}"), rows, Some(VECTOR_WIDEST), group));
         }
-        variants.push((format!("{upper}_VECTORS >= {wide}"), ROWS, Some(wide)));
+        variants.push((format!("{upper}_VECTORS >= {wide}"), ROWS, Some(wide), 1));
         if wide > VECTOR_NARROW {
             let rows = (NARROW_SUMS / (tile / VECTOR_NARROW)).clamp(1, ROWS);
-            variants.push((format!("{upper}_VECTORS == {VECTOR_NARROW}"), rows, Some(VECTOR_NARROW)));
+            variants.push((format!("{upper}_VECTORS == {VECTOR_NARROW}"), rows, Some(VECTOR_NARROW), 1));
         }
     }
-    variants.push((String::new(), ROWS, None));
+    variants.push((String::new(), ROWS, None, 1));
     let last = variants.len() - 1;
-    for (v, (cond, rows, width)) in variants.iter().enumerate() {
+    for (v, (cond, rows, width, tiles)) in variants.iter().enumerate() {
         match v {
             _ if last == 0 => {}
             0 => body.line(format!("#if {cond}")),
@@ -230,7 +233,7 @@ fn loops(
         // 600 inputs took its 5 rows left one at a time, each a chain of 600 dependent
         // multiply–adds per tile: 41.2 → 37.2 µs a call in 4 rows then 1.)
         let known = call.map(|c| c % rows);
-        let mut runs = vec![(format!("for (r = 0; r < blocks; r += {rows})"), *rows, 1)];
+        let mut runs = vec![(format!("for (r = 0; r < blocks; r += {rows})"), *rows, *tiles)];
         match known {
             Some(rest) => runs.push((format!("for (r = blocks; r < rows; r += {rest})"), rest, rows / rest.max(1))),
             None => {
@@ -281,6 +284,21 @@ fn loops(
     }
     if last > 0 {
         body.line("#endif");
+    }
+}
+
+/// Rows and tiles of a block of 16-lane vectors (one vector a tile): over windows, as the
+/// runtime's kernel takes them (`kernel::windows`' block shapes at AVX-512): 8 positions
+/// through up to 3 tiles at once, 6 through 4 from 4 tiles on (24 sums of the 32
+/// registers), so that each window's run is found once for every tile of the block and
+/// each broadcast input serves a tile's vector of each. Over rows of a plain product, 8
+/// rows through one tile.
+fn widest_block(block: &Block<'_>) -> (usize, usize) {
+    let tiles = block.outs / block.tile;
+    match (block.windows, tiles) {
+        (None, _) | (_, 0) => (ROWS_WIDEST, 1),
+        (Some(_), 1..=3) => (ROWS_WIDEST, tiles),
+        (Some(_), _) => (6, 4),
     }
 }
 
