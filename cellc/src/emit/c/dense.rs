@@ -26,6 +26,9 @@ const VECTOR_MAX: usize = 8;
 /// The lanes of a vector on targets with 512-bit registers (AVX-512).
 const VECTOR_WIDEST: usize = 16;
 
+/// Sums of a block of 16-lane vectors of the rows left (24 of the 32 registers at most).
+const WIDEST_SUMS: usize = 16;
+
 /// Rows of a block of 16-lane vectors: a tile of 16 lanes is one vector a row, so 8 rows
 /// keep 8 sums in flight, as many as two FMA units of 4 cycles' latency take.
 const ROWS_WIDEST: usize = 8;
@@ -233,16 +236,23 @@ fn loops(
         // 600 inputs took its 5 rows left one at a time, each a chain of 600 dependent
         // multiply–adds per tile: 41.2 → 37.2 µs a call in 4 rows then 1.)
         let known = call.map(|c| c % rows);
+        // Tiles a block of `n` rows left takes at once: as many sums as a whole block has,
+        // at the widest vectors as many as the runtime's blocks of positions left take (4
+        // positions through 4 tiles, 2 and 1 through 8), each vector a tile.
+        let left = |n: usize| match width {
+            Some(VECTOR_WIDEST) => (WIDEST_SUMS / n.max(1)).clamp(1, 8),
+            _ => rows / n.max(1),
+        };
         let mut runs = vec![(format!("for (r = 0; r < blocks; r += {rows})"), *rows, *tiles)];
         match known {
-            Some(rest) => runs.push((format!("for (r = blocks; r < rows; r += {rest})"), rest, rows / rest.max(1))),
+            Some(rest) => runs.push((format!("for (r = blocks; r < rows; r += {rest})"), rest, left(rest))),
             None => {
                 let half = rows / 2;
                 if half > 1 {
-                    runs.push((format!("for (r = blocks; r + {half} <= rows; r += {half})"), half, rows / half));
-                    runs.push(("for (; r < rows; ++r)".to_owned(), 1, *rows));
+                    runs.push((format!("for (r = blocks; r + {half} <= rows; r += {half})"), half, left(half)));
+                    runs.push(("for (; r < rows; ++r)".to_owned(), 1, left(1)));
                 } else {
-                    runs.push(("for (r = blocks; r < rows; ++r)".to_owned(), 1, *rows));
+                    runs.push(("for (r = blocks; r < rows; ++r)".to_owned(), 1, left(1)));
                 }
             }
         }
@@ -296,9 +306,9 @@ fn loops(
 fn widest_block(block: &Block<'_>) -> (usize, usize) {
     let tiles = block.outs / block.tile;
     match (block.windows, tiles) {
-        (None, _) | (_, 0) => (ROWS_WIDEST, 1),
-        (Some(_), 1..=3) => (ROWS_WIDEST, tiles),
-        (Some(_), _) => (6, 4),
+        (_, 0) => (ROWS_WIDEST, 1),
+        (_, 1..=3) => (ROWS_WIDEST, tiles),
+        (_, _) => (6, 4),
     }
 }
 
