@@ -44,7 +44,8 @@ fn chain_of(op: &Op) -> Option<Chain> {
 }
 
 /// Joins into elementwise node `id` the elementwise nodes feeding it whose values only it
-/// reads and which have its output's shape (so no value is computed more than once). The
+/// reads (once or more: a square `x · x` of a difference computes the difference once) and
+/// which have its output's shape (so no value is computed more than once). The
 /// nodes before it in topological order have been joined already, so one pass builds
 /// whole trees.
 fn chain_at(g: &mut Graph, id: NodeId, readers: &mut [Vec<NodeId>]) {
@@ -61,7 +62,8 @@ fn chain_at(g: &mut Graph, id: NodeId, readers: &mut [Vec<NodeId>]) {
         let (feeder, feeder_inputs) = match (chain_of(&g.nodes[p].op), feeder_inputs) {
             (Some(c), Some(fi))
                 if !g.nodes[p].dead
-                    && only_reader(g, readers, t) == Some(id)
+                    && !joined.contains(&p)
+                    && readers[t][..] == [id]
                     && g.tensors[t].fact.shape == shape
                     && g.tensors[t].fact.value.is_none()
                     && matches!(g.tensors[t].fact.elem, Elem::F32 | Elem::Bool)
@@ -103,7 +105,7 @@ fn chain_at(g: &mut Graph, id: NodeId, readers: &mut [Vec<NodeId>]) {
                 args: i
                     .args
                     .into_iter()
-                    .map(|a| remap(a, |j| if j == k { Arg::Temp(shift - 1) } else { Arg::Input(j) }, shift))
+                    .map(|a| remap(a, |j| if inputs[j] == t { Arg::Temp(shift - 1) } else { Arg::Input(j) }, shift))
                     .collect(),
             }
         }));
@@ -467,6 +469,37 @@ mod tests {
             let want = bv.sqrt() * v - 1.0 / (1.0 + (-v).exp());
             assert!((got - want).abs() < 1e-6, "element {i}: {got} against {want}");
         }
+    }
+
+    #[test]
+    fn a_value_read_twice_by_one_op_is_computed_once_inside_its_chain() {
+        let mut g = Graph::new("t.xml", "t");
+        let (a, b, c, d) = (param(&mut g, &[4]), param(&mut g, &[4]), param(&mut g, &[4]), param(&mut g, &[4]));
+        // (a − b)² + (c + d)², each square a product of a value by itself: one chain of
+        // four instructions over the four inputs.
+        let re = apply(&mut g, Op::Binary(Binary::Subtract), &[a, b]);
+        let im = apply(&mut g, Op::Binary(Binary::Add), &[c, d]);
+        let re2 = apply(&mut g, Op::Binary(Binary::Multiply), &[re, re]);
+        let im2 = apply(&mut g, Op::Binary(Binary::Multiply), &[im, im]);
+        let y = apply(&mut g, Op::Binary(Binary::Add), &[re2, im2]);
+        result(&mut g, y);
+        fuse(&mut g);
+        let live: Vec<&crate::graph::Node> =
+            g.nodes.iter().filter(|n| !n.dead && matches!(n.op, Op::Chain(_))).collect();
+        let [n] = &live[..] else { panic!("one chain: {:?}", ops(&g)) };
+        let Op::Chain(chain) = &n.op else { unreachable!() };
+        assert_eq!(chain.instrs.len(), 5, "{chain:?}");
+        assert_eq!(ops(&g).iter().filter(|o| matches!(o, Op::Binary(_))).count(), 0, "{:?}", ops(&g));
+        let ins: Vec<TensorId> = n.inputs.iter().map(|t| t.expect("connected")).collect();
+        assert_eq!(ins.len(), 4);
+        let (av, bv, cv, dv) = (1.5, -2.0, 0.25, 3.0);
+        let got = chain.apply(
+            &ins.iter()
+                .map(|&t| [(a, av), (b, bv), (c, cv), (d, dv)].iter().find(|p| p.0 == t).expect("an input").1)
+                .collect::<Vec<_>>(),
+        );
+        let want = (av - bv) * (av - bv) + (cv + dv) * (cv + dv);
+        assert_eq!(got, want);
     }
 
     #[test]
