@@ -476,7 +476,7 @@ mod tests {
         let mut g = Graph::new("t.xml", "t");
         let (a, b, c, d) = (param(&mut g, &[4]), param(&mut g, &[4]), param(&mut g, &[4]), param(&mut g, &[4]));
         // (a − b)² + (c + d)², each square a product of a value by itself: one chain of
-        // four instructions over the four inputs.
+        // five instructions (the difference and the sum once each) over the four inputs.
         let re = apply(&mut g, Op::Binary(Binary::Subtract), &[a, b]);
         let im = apply(&mut g, Op::Binary(Binary::Add), &[c, d]);
         let re2 = apply(&mut g, Op::Binary(Binary::Multiply), &[re, re]);

@@ -29,8 +29,9 @@ const VECTOR_WIDEST: usize = 16;
 /// Sums of a block of 16-lane vectors of the rows left (24 of the 32 registers at most).
 const WIDEST_SUMS: usize = 16;
 
-/// Rows of a block of 16-lane vectors: a tile of 16 lanes is one vector a row, so 8 rows
-/// keep 8 sums in flight, as many as two FMA units of 4 cycles' latency take.
+/// Rows of a block of 16-lane vectors through up to 3 tiles (see [`widest_block`]): a tile
+/// of 16 lanes is one vector a row, so 8 rows keep 8 sums a tile in flight, as many as two
+/// FMA units of 4 cycles' latency take.
 const ROWS_WIDEST: usize = 8;
 
 /// Emits the tables and the function `names.f("_run")` of dense layer `d`, whose calls
@@ -190,9 +191,8 @@ fn loops(
     let (k, outs, tile) = (block.k, block.outs, block.tile);
     let win = block.windows.map(|(w, _)| w);
     // Vectors where the weights are f32 and a tile holds whole vectors: each variant's
-    // condition on the target's vectors, rows a block, and lanes a vector (none: loops).
-    // Each variant's condition on the target's vectors, rows a block, lanes a vector (none:
-    // loops) and tiles a block.
+    // condition on the target's vectors, rows a block, lanes a vector (none: loops) and
+    // tiles a block.
     let mut variants: Vec<(String, usize, Option<usize>, usize)> = Vec::new();
     if vectors {
         let wide = tile.min(VECTOR_MAX);
