@@ -650,6 +650,10 @@ CASES = [
     lambda: left_constant_products("onnx_left_constant_products"),
     lambda: run_time_products("onnx_run_time_products"),
     lambda: grouped_convolutions("onnx_grouped_convolutions"),
+    # Weights past cellc's long-block threshold (340 KB a direction): 70 steps in two blocks
+    # of 35 (the forward's `feed` in one of 68 and one of 2), and the reverse's blocks from
+    # the end.
+    lambda: pytorch_rnn("pt_gru_bidirectional_long_blocks", "GRU", 16, 160, bidirectional=True, batch=1, steps=70),
 ]
 
 

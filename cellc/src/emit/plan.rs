@@ -11,6 +11,16 @@ pub(crate) const MAX_TILE: usize = 16;
 /// Steps whose input projections a streaming `feed` (and a sequence) computes together.
 pub(crate) const FEED_BLOCK: usize = 8;
 
+/// Bytes of weights (both matrices) above which a cell projects a long block of steps
+/// before their recurrence ([`Plan::long_block`]): the same half of the smallest L2 as
+/// [`SNAKE_BYTES`], past which the input matrix, read once a block, evicts the recurrent one
+/// that every step reads.
+pub(crate) const LONG_BLOCK_WEIGHTS: usize = 256 << 10;
+
+/// Bytes of projections a long block holds (`p`, an array on the stack of `feed`): NSNet2's
+/// 20 steps of 400 units (96 KB) in one block.
+pub(crate) const LONG_BLOCK_BYTES: usize = 128 << 10;
+
 /// Bytes of recurrent weights above which a block of steps alternates the order of the tiles
 /// ([`Plan::snake`]): half the smallest second-level cache of the machines measured (AMD Zen
 /// 3, 512 KiB a core), since a step reads its projection, state and outputs beside the weights.
@@ -379,6 +389,34 @@ impl<'a> Plan<'a> {
         self.strategy != Strategy::Unrolled && self.tiles() > 1 && self.recurrent_bytes() > SNAKE_BYTES
     }
 
+    /// Bytes of the input matrix's panels, in their stored form.
+    pub(crate) fn input_bytes(&self) -> usize {
+        let s = &self.input[0];
+        self.slot_len(s).saturating_mul(self.slot_store(s).bytes())
+    }
+
+    /// Steps whose input projections a cell of large weights computes together before
+    /// their recurrence, at every vector level, for a sequence of `steps` (`None`: a `feed`
+    /// of any length): as many as [`LONG_BLOCK_BYTES`] of projections hold, the sequence cut
+    /// into blocks of equal length. Each block reads the input matrix once, and its steps
+    /// then find the recurrent one where the step before left it; in blocks of
+    /// [`FEED_BLOCK`], NSNet2's GRUs (1.92 MB each matrix) read `W` three times in 20 steps,
+    /// and every block's first steps missed the L2 (Intel Xeon, 2 MiB of L2: 20 steps in one
+    /// block took the model's Rust 0.81× the time). `None` where both matrices fit
+    /// [`LONG_BLOCK_WEIGHTS`] (blocks of [`FEED_BLOCK`] where the level takes them).
+    pub(crate) fn long_block(&self, steps: Option<usize>) -> Option<usize> {
+        let weights = self.input_bytes().saturating_add(self.recurrent_bytes());
+        if self.strategy == Strategy::Unrolled || weights <= LONG_BLOCK_WEIGHTS {
+            return None;
+        }
+        let row = self.tiles().saturating_mul(self.width).saturating_mul(4).max(1);
+        let most = (LONG_BLOCK_BYTES / row).max(FEED_BLOCK);
+        Some(match steps {
+            Some(n) => n.div_ceil(n.div_ceil(most).max(1)).max(1),
+            None => most,
+        })
+    }
+
     /// The array of an LSTM's peepholes, when it has them.
     pub(crate) fn peepholes(&self) -> Option<&Slot> {
         self.recurrent.iter().find(|s| s.tensor == Tensor::P)
@@ -635,5 +673,32 @@ mod tests {
         assert!(c2.contains("t0 += 2") && !c2.contains("a_1["), "{c2}");
         // And back: the outputs differ as the schedules do.
         assert!(c != c4 && c != c2 && c4 != c2);
+    }
+
+    #[test]
+    fn long_blocks_take_large_cells_and_cut_a_sequence_evenly() {
+        let gru = |h: usize| {
+            let text = format!("struct Cell<input_size = {h}, hidden_size = {h}>;");
+            crate::front::decl::model_of_text(CellOp::Gru, &text, std::path::Path::new("."))
+                .unwrap_or_else(|e| panic!("the declaration compiles: {e}"))
+        };
+        // NSNet2's GRU: 400 units, 3.84 MB of f32 weights, 4,800 bytes of projections a step.
+        let big = gru(400);
+        let plan = super::Plan::new(&big.cells[0], Strategy::Tiled, super::Store::F32);
+        let most = super::LONG_BLOCK_BYTES / (25 * 48 * 4);
+        assert_eq!(plan.long_block(None), Some(most));
+        assert_eq!(plan.long_block(Some(20)), Some(20));
+        // Past one block, blocks of equal length (41 steps: 21 and 20, not 27 and 14).
+        assert_eq!(plan.long_block(Some(41)), Some(21));
+        assert_eq!(plan.long_block(Some(3 * most)), Some(most));
+        assert_eq!(plan.long_block(Some(0)), Some(1));
+        // 16-bit weights halve the bytes, not the projections.
+        let half = super::Plan::new(&big.cells[0], Strategy::Tiled, super::Store::F16);
+        assert_eq!(half.long_block(Some(20)), Some(20));
+        // A cell whose weights fit beside each other keeps the level's feed blocks, and so
+        // does an unrolled one.
+        let small = gru(64);
+        assert_eq!(super::Plan::new(&small.cells[0], Strategy::Tiled, super::Store::F32).long_block(Some(20)), None);
+        assert_eq!(super::Plan::new(&big.cells[0], Strategy::Unrolled, super::Store::F32).long_block(None), None);
     }
 }

@@ -111,7 +111,8 @@ pub fn panel_acc<const K: usize, const W: usize, P: Row<W>, I: Isa>(
 #[derive(Clone, Copy, Debug)]
 pub struct Block<const R: usize, const V: usize>;
 
-/// [`panel_acc`] for `S` rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]`, in register
+/// [`panel_acc`] for several rows at once: `acc[s][l] += Σ_k panel[k][l] · v[s][k]` (over
+/// the rows both slices have: a block of steps of any length), in register
 /// blocks of several rows, so each weight it loads serves all of them: what makes the
 /// input projection of a block of sequence steps cheaper than the steps one by one. The
 /// blocks are 4 rows × 8 lanes (two SSE or one AVX register a row) at the portable level,
@@ -119,10 +120,10 @@ pub struct Block<const R: usize, const V: usize>;
 /// AVX-512 levels. Each lane sums in the order of [`panel_acc`], so the results are the
 /// same as row by row.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>, I: Isa>(
-    acc: &mut [[f32; W]; S],
+pub fn panel_acc_rows<const K: usize, const W: usize, P: Row<W>, I: Isa>(
+    acc: &mut [[f32; W]],
     panel: &[P; K],
-    v: &[[f32; K]; S],
+    v: &[[f32; K]],
     isa: I,
 ) {
     panel_acc_rows_in(acc, panel, v, Block::<4, 8>, isa);
@@ -133,18 +134,10 @@ pub fn panel_acc_rows<const K: usize, const W: usize, const S: usize, P: Row<W>,
 /// and AVX-512 levels, any `R` above 1 takes their blocks (see [`panel_acc_rows`]) for a
 /// panel of up to 64 lanes.
 #[cfg_attr(not(cellc_unoptimised), inline(always))]
-pub fn panel_acc_rows_in<
-    const K: usize,
-    const W: usize,
-    const S: usize,
-    const R: usize,
-    const V: usize,
-    P: Row<W>,
-    I: Isa,
->(
-    acc: &mut [[f32; W]; S],
+pub fn panel_acc_rows_in<const K: usize, const W: usize, const R: usize, const V: usize, P: Row<W>, I: Isa>(
+    acc: &mut [[f32; W]],
     panel: &[P; K],
-    v: &[[f32; K]; S],
+    v: &[[f32; K]],
     _: Block<R, V>,
     isa: I,
 ) {

@@ -12,6 +12,7 @@ mod gru { include!("gru.rs"); }
 mod lstm { include!("lstm.rs"); }
 mod bigru { include!("bigru.rs"); }
 mod revlstm { include!("revlstm.rs"); }
+mod biggru { include!("biggru.rs"); }
 
 fn batch_api() {
     use cellc_runtime::Major;
@@ -84,8 +85,37 @@ fn input<const I: usize, const L: usize>() -> [[f32; I]; L] {
     core::array::from_fn(|t| core::array::from_fn(|k| (((t * 13 + k * 5) % 17) as f32 - 8.0) * 0.1))
 }
 
+/// A bidirectional GRU whose weights take long blocks (70 steps: a `run` in two blocks of 35,
+/// a `feed` in blocks of up to 68): each direction's `feed` in pieces of any size, the
+/// reverse one over the steps backwards, gives exactly what `run` gives.
+fn long_blocks() {
+    use biggru::{Gru0 as G, Gru0Forward as F, Gru0Reverse as R};
+    const H: usize = G::HIDDEN_SIZE;
+    let x = input::<{ G::INPUT_SIZE }, { G::STEPS }>();
+    let h0 = [[0.25f32; H], [-0.125f32; H]];
+    let mut y = [[[0.0f32; H]; G::STEPS]; 2];
+    let mut ho = [[0.0f32; H]; 2];
+    G::new().run(&x, &h0, G::STEPS, &mut y, &mut ho).expect("all the steps");
+    let mut back = x;
+    back.reverse();
+    for chunk in [1, 2, 5, 8, 9, 34, 35, 36, 67, 68, 69, 70] {
+        let (mut h, mut ys) = (h0[0], [[0.0f32; H]; G::STEPS]);
+        for (xc, yc) in x.chunks(chunk).zip(ys.chunks_mut(chunk)) {
+            F::new().feed(&mut h, xc, yc).expect("as many outputs as steps");
+        }
+        assert_eq!((ys, h), (y[0], ho[0]), "forward, pieces of {chunk}");
+        let (mut h, mut ys) = (h0[1], [[0.0f32; H]; G::STEPS]);
+        for (xc, yc) in back.chunks(chunk).zip(ys.chunks_mut(chunk)) {
+            R::new().feed(&mut h, xc, yc).expect("as many outputs as steps");
+        }
+        ys.reverse();
+        assert_eq!((ys, h), (y[1], ho[1]), "reverse, pieces of {chunk}");
+    }
+}
+
 fn main() {
     batch_api();
+    long_blocks();
     use gru::{GruSeqForward as G, GruSeqForwardForward as GK};
     let x = input::<{ G::INPUT_SIZE }, { G::STEPS }>();
     let h0 = [[0.25f32; G::HIDDEN_SIZE]; 1];
@@ -130,6 +160,13 @@ fn generated(case: &str) -> String {
     cellc::compile_file(&dir.join("model.xml"), &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"))
 }
 
+/// A bidirectional GRU of 160 units over 70 steps (340 KB of weights a direction), from
+/// its ONNX file.
+fn long_blocks_model() -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pt_gru_bidirectional_long_blocks/model.onnx");
+    cellc::compile_file(&file, &cellc::Options::default()).unwrap_or_else(|d| panic!("{d}"))
+}
+
 #[test]
 #[ignore = "long (builds generated code in release): .ci/run runs it"]
 fn feeding_in_pieces_and_whole_batches_equal_one_run() {
@@ -138,6 +175,7 @@ fn feeding_in_pieces_and_whole_batches_equal_one_run() {
         ("lstm.rs".to_owned(), generated("lstm_seq_forward")),
         ("bigru.rs".to_owned(), generated("gru_seq_bidirectional_lbr")),
         ("revlstm.rs".to_owned(), generated("lstm_seq_reverse")),
+        ("biggru.rs".to_owned(), long_blocks_model()),
         ("main.rs".to_owned(), MAIN.to_owned()),
     ];
     let scratch = Scratch::new("streaming");

@@ -6,7 +6,7 @@ use super::helpers::Helpers;
 use super::kern::{Kern, LANES, ROWS, rolled};
 use super::names::CellNames;
 use super::text::{Code, float, mul, quoted};
-use crate::emit::plan::{FEED_BLOCK, Pack, Store, Tensor};
+use crate::emit::plan::{Pack, Store, Tensor};
 
 impl Kern<'_> {
     fn is_lstm(&self) -> bool {
@@ -227,7 +227,12 @@ impl Kern<'_> {
         } else {
             w
         };
-        c.line(format!("#if {}_FEED_BLOCK > 1", self.upper));
+        // A cell of long blocks projects blocks of rows at every level (`Plan::long_block`).
+        let long = self.long_block(None);
+        let (guard, most) = (long.is_none(), long.unwrap_or(crate::emit::plan::FEED_BLOCK));
+        if guard {
+            c.line(format!("#if {}_FEED_BLOCK > 1", self.upper));
+        }
         let how = match vectors {
             Some((rows, per)) => format!(
                 "in blocks of {rows} rows x {per} vectors of 8 lanes (GCC's vector extensions, kept in registers; the \
@@ -236,7 +241,7 @@ impl Kern<'_> {
             None => String::new(),
         };
         c.comment(&format!(
-            "The projection of `n` rows `x` ([n][{i}], n at most {FEED_BLOCK}) into `p` ([n][{nw}]), {how}in \
+            "The projection of `n` rows `x` ([n][{i}], n at most {most}) into `p` ([n][{nw}]), {how}in \
              blocks of {ROWS} rows x {lb} lanes (the rows left over one by one), so each weight loaded serves {ROWS} \
              rows."
         ));
@@ -311,7 +316,9 @@ impl Kern<'_> {
             c.line("#endif");
         }
         c.close("");
-        c.line("#endif");
+        if guard {
+            c.line("#endif");
+        }
         c.line("");
     }
 
@@ -491,15 +498,17 @@ impl Kern<'_> {
             "void {}({sp}float h[restrict {h}]{cs}, const float *restrict xs, float *restrict ys, size_t steps)",
             self.n.f("_feed")
         ));
-        c.line(format!("float p[{u}_FEED_BLOCK * {nw}];"));
+        let long = self.long_block(None);
+        let block = block_expr(u, long);
+        c.line(format!("float p[{block} * {nw}];"));
         c.line(format!("float next[{h}];"));
         if lstm {
             c.line(format!("float next_c[{h}];"));
         }
         c.line("size_t t0 = 0;");
         c.open("while (t0 < steps)");
-        c.line(format!("const size_t m = steps - t0 < {u}_FEED_BLOCK ? steps - t0 : {u}_FEED_BLOCK;"));
-        project_block(c, u, (&self.n, sa), ("xs", i), nw, "m");
+        c.line(format!("const size_t m = steps - t0 < {block} ? steps - t0 : {block};"));
+        project_block(c, (u, long.is_some()), (&self.n, sa), ("xs", i), nw, "m");
         c.open("for (size_t s = 0; s < m; ++s)");
         if lstm {
             c.line(format!("{}({sa}p + s * {nw}, h, c, next, next_c{back});", self.n.f("_step_projected")));
@@ -540,17 +549,30 @@ pub(super) fn setter_params(tensors: &[Tensor]) -> String {
     params.join(", ")
 }
 
+/// The block of steps of a feed, as a C constant: the plan's long block where the cell
+/// takes one (see `Plan::long_block`), else the target's `_FEED_BLOCK`.
+pub(super) fn block_expr(upper: &str, long: Option<usize>) -> String {
+    match long {
+        Some(n) => n.to_string(),
+        None => format!("{upper}_FEED_BLOCK"),
+    }
+}
+
 /// Statements projecting the `m` inputs of `i` floats from `x + t0 * i` into `p` (`nw`
 /// floats each) with the kernel `n` (whose functions take `arg` first): in blocks of rows
-/// where the target has feed blocks, else one by one.
+/// where the target has feed blocks or the cell a long block (`long`), else one by one.
 pub(super) fn project_block(
     c: &mut Code,
-    upper: &str,
+    (upper, long): (&str, bool),
     (n, arg): (&CellNames, &str),
     (x, i): (&str, usize),
     nw: usize,
     m: &str,
 ) {
+    if long {
+        c.line(format!("{}({arg}{x} + {}, p, {m});", n.f("_project_rows"), mul("t0", i)));
+        return;
+    }
     c.line(format!("#if {upper}_FEED_BLOCK > 1"));
     c.line(format!("{}({arg}{x} + {}, p, {m});", n.f("_project_rows"), mul("t0", i)));
     c.line("#else");
@@ -590,6 +612,7 @@ fn vector_block(width: usize) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::plan::FEED_BLOCK;
 
     #[test]
     fn vector_blocks_fit_the_registers_and_the_block_of_steps() {

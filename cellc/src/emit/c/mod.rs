@@ -115,13 +115,14 @@ pub fn emit(m: &Verified, opts: &Options, header: &str) -> Result<CFiles, Diagno
                     let plan = Plan::new(&dc, e.strategy, store);
                     let nw = plan.tiles() * plan.width;
                     e.kernel(&dc, dn.clone(), &doc(&dc), store);
-                    let snake = plan.snake();
+                    let (snake, long) = (plan.snake(), plan.long_block(Some(q.steps)));
                     dirs.push(seq::Dir {
                         n: dn,
                         field: if reversed { "reverse" } else { "forward" },
                         reversed,
                         nw,
                         snake,
+                        long,
                     });
                 }
                 let upper = e.names.upper();

@@ -19,6 +19,8 @@ pub(super) struct Dir {
     pub(super) nw: usize,
     /// Whether its `_step_projected` takes the order of the tiles (see `Plan::snake`).
     pub(super) snake: bool,
+    /// Its block of steps where it takes a long one (see `Plan::long_block`).
+    pub(super) long: Option<usize>,
 }
 
 /// The wrapper of the directions `dirs` of `cell`.
@@ -203,16 +205,17 @@ impl Wrapper<'_> {
             let states = if lstm { "h, c" } else { "h" };
             if d.reversed {
                 let nw = d.nw;
-                c.line(format!("float p[{u}_FEED_BLOCK * {nw}];"));
+                let block = super::cell::block_expr(u, d.long);
+                c.line(format!("float p[{block} * {nw}];"));
                 c.line(format!("float next[{h}];"));
                 if lstm {
                     c.line(format!("float next_c[{h}];"));
                 }
                 c.line("size_t t1 = len;");
                 c.open("while (t1 > 0)");
-                c.line(format!("const size_t n = t1 < {u}_FEED_BLOCK ? t1 : {u}_FEED_BLOCK;"));
+                c.line(format!("const size_t n = t1 < {block} ? t1 : {block};"));
                 c.line("const size_t t0 = t1 - n;");
-                super::cell::project_block(c, u, (&d.n, &da), ("x", i), nw, "n");
+                super::cell::project_block(c, (u, d.long.is_some()), (&d.n, &da), ("x", i), nw, "n");
                 c.open("for (size_t s = n; s-- > 0;)");
                 let next = if lstm { "next, next_c" } else { "next" };
                 let back = if d.snake { ", (int)(s & 1)" } else { "" };

@@ -86,12 +86,13 @@ impl Ctx<'_> {
                 quote! { self.step_at(isa, x, h, out) }
             }
         });
-        let block = proc_macro2::Literal::usize_unsuffixed(crate::emit::plan::FEED_BLOCK);
+        let long = self.long_block(None);
         let feed_entry = entry(self.simd, |l| {
+            let block = super::ctx::feed_block(long, &l);
             if lstm {
-                quote! { self.feed_at::<{ #l.feed_block(#block) }, _>(isa, h, c, xs, ys) }
+                quote! { self.feed_at::<#block, _>(isa, h, c, xs, ys) }
             } else {
-                quote! { self.feed_at::<{ #l.feed_block(#block) }, _>(isa, h, xs, ys) }
+                quote! { self.feed_at::<#block, _>(isa, h, xs, ys) }
             }
         });
         let batch_entry = entry(self.simd, |l| {
@@ -148,6 +149,27 @@ impl Ctx<'_> {
         };
         let ((lstm_rows_body, lstm_rows_in), (plain_rows_body, plain_rows_in)) = (lstm_rows_in, plain_rows_in);
         // Values in `n` rows of the state.
+        // A shorter block (a sequence's last, a `feed` of fewer steps): in one pass over the
+        // weights in a long block, else in blocks of 4 and 2 rows, so that it reads them once
+        // or twice rather than once a row.
+        let short = if long.is_some() {
+            self.project_first(self.whole())
+        } else {
+            quote! {
+                let mut s = 0;
+                while let (Some(x), Some(q)) = (xs[s..m].first_chunk::<4>(), p[s..].first_chunk_mut::<4>()) {
+                    self.project_rows(isa, x, q);
+                    s += 4;
+                }
+                if let (Some(x), Some(q)) = (xs[s..m].first_chunk::<2>(), p[s..].first_chunk_mut::<2>()) {
+                    self.project_rows(isa, x, q);
+                    s += 2;
+                }
+                for s in s..m {
+                    self.project(isa, &xs[s], &mut p[s]);
+                }
+            }
+        };
         let single = {
             let body = if lstm {
                 quote! { self.step_projected_rows::<1, 8, I>(isa, from_ref(p), from_ref(h), from_ref(c), from_mut(out), from_mut(out_c)); }
@@ -190,22 +212,7 @@ impl Ctx<'_> {
                     let m = xs.len().min(ys.len()).min(B);
                     match xs.first_chunk::<B>() {
                         Some(rows) if m == B => self.project_rows(isa, rows, p),
-                        // A shorter block (a sequence's last) in blocks of 4 and 2 rows, so
-                        // that it reads the weights once or twice rather than once a row.
-                        _ => {
-                            let mut s = 0;
-                            while let (Some(x), Some(q)) = (xs[s..m].first_chunk::<4>(), p[s..].first_chunk_mut::<4>()) {
-                                self.project_rows(isa, x, q);
-                                s += 4;
-                            }
-                            if let (Some(x), Some(q)) = (xs[s..m].first_chunk::<2>(), p[s..].first_chunk_mut::<2>()) {
-                                self.project_rows(isa, x, q);
-                                s += 2;
-                            }
-                            for s in s..m {
-                                self.project(isa, &xs[s], &mut p[s]);
-                            }
-                        }
+                        _ => { #short }
                     }
                     for i in 0..m {
                         let s = if rev { m - 1 - i } else { i };

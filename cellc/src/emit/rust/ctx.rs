@@ -107,6 +107,21 @@ pub(super) fn entry(simd: Simd, call: impl Fn(TokenStream) -> TokenStream) -> To
     }
 }
 
+/// The block of steps (`B`) of a `feed` or a sequence's `run` at the vector level `level`:
+/// the plan's long block (see `Plan::long_block`), else `Level::feed_block`'s.
+pub(super) fn feed_block(long: Option<usize>, level: &TokenStream) -> TokenStream {
+    match long {
+        Some(n) => {
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            quote! { #n }
+        }
+        None => {
+            let block = proc_macro2::Literal::usize_unsuffixed(crate::emit::plan::FEED_BLOCK);
+            quote! { { #level.feed_block(#block) } }
+        }
+    }
+}
+
 /// Loops (`body`, which names no vector level) compiled at the level the code runs at:
 /// dispatched at run time with [`Simd::Dispatch`], as they are for the build's target with
 /// [`Simd::Build`].
@@ -343,18 +358,31 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// Statements projecting the first `m` rows of `xs` into `p` (`[_; B]`) in one pass over
+    /// the input matrix, for the tiles of `span` only, as [`Self::project_span`]: a block of
+    /// steps of any length (see `Plan::long_block`).
+    pub(super) fn project_first(&self, span: Span) -> TokenStream {
+        self.project_tiles(span, quote!(B), quote!(a[..m]), quote!(&xs[..m]))
+    }
+
     /// The body of a projection of `S` rows `x` into `p`, for the tiles of `span` only,
     /// `p[s]` holding them from the span's first.
     pub(super) fn project_span(&self, span: Span) -> TokenStream {
+        self.project_tiles(span, quote!(S), quote!(a), quote!(x))
+    }
+
+    /// The loop over the tiles of `span` both projections share: `rows` sums a tile, of
+    /// which `acc` (a place) takes the rows `x`.
+    fn project_tiles(&self, span: Span, rows: TokenStream, acc: TokenStream, x: TokenStream) -> TokenStream {
         let input_binds = self.binds(&self.input);
         let (bx, w) = (ident(self.input[1].field), ident(self.input[0].field));
         let (range, at) = (span.range(), span.at());
         quote! {
             #input_binds
             for t in #range {
-                let mut a = [#bx[t]; S];
-                ::cellc_runtime::__private::kernel::panel_acc_rows(&mut a, &#w[t], x, isa);
-                for (ps, a) in p.iter_mut().zip(&a) {
+                let mut a = [#bx[t]; #rows];
+                ::cellc_runtime::__private::kernel::panel_acc_rows(&mut #acc, &#w[t], #x, isa);
+                for (ps, a) in p.iter_mut().zip(&#acc) {
                     ps[#at] = *a;
                 }
             }

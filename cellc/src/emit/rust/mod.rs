@@ -85,19 +85,20 @@ pub fn emit_files(m: &Verified, opts: &Options, weights_file: Option<&str>) -> R
             None => kernel(cell, &ty, kopts, &mut tokens, &mut tables),
             Some(q) => {
                 let mut dirs = Vec::new();
+                let mut long = None;
                 for d in 0..q.direction.count() {
                     let dc = seq::direction_cell(cell, q, d);
                     let dty = names.unique(&dc.name, "Cell");
+                    long = crate::emit::plan::Plan::new(&dc, strategy, store).long_block(Some(q.steps));
                     kernel(&dc, &dty, kopts, &mut tokens, &mut tables);
                     dirs.push((ident(if q.direction.reversed(d) { "reverse" } else { "forward" }), ident(&dty)));
                 }
                 tokens.extend(seq::wrapper(
                     cell,
                     q,
-                    &ident(&ty),
-                    &dirs,
+                    (&ident(&ty), &dirs),
                     &cell_doc(cell, strategy, opts.fast_activations),
-                    opts.simd,
+                    (opts.simd, long),
                 ));
             }
         }

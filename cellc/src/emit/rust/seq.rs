@@ -13,13 +13,21 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{ToTokens as _, format_ident, quote};
 
 /// The wrapper type `ty` over the direction kernels `dirs` (field, type), in slot order.
-pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)], doc: &str, simd: Simd) -> TokenStream {
+/// `long` is the directions' block of steps where their weights take a long one (see
+/// `Plan::long_block`).
+pub(super) fn wrapper(
+    cell: &Cell,
+    q: &Seq,
+    (ty, dirs): (&Ident, &[(Ident, Ident)]),
+    doc: &str,
+    (simd, long): (Simd, Option<usize>),
+) -> TokenStream {
     let s = &cell.spec;
     let (h, i, l, nd) = (s.hidden, s.input, q.steps, dirs.len());
     let lstm = s.kind.has_cell_state();
     let (fields, types): (Vec<&Ident>, Vec<&Ident>) = dirs.iter().map(|(f, t)| (f, t)).unzip();
     // Each direction projects its inputs B steps at a time (one pass over W for the block;
-    // B from `Level::feed_block`), then runs the recurrence over the block in its own order.
+    // B from `Level::feed_block`, or the plan's long block), then runs the recurrence over the block in its own order.
     let runs = dirs.iter().enumerate().map(|(d, (f, kty))| {
         let (state, states) = if lstm {
             (quote! { let (mut h, mut c) = (h0[#d], c0[#d]); }, quote! { &mut h, &mut c })
@@ -81,12 +89,12 @@ pub(super) fn wrapper(cell: &Cell, q: &Seq, ty: &Ident, dirs: &[(Ident, Ident)],
     // An LSTM's `run` takes the op's inputs and outputs one by one (X, H, C, length, Y, Ho,
     // Co): more than clippy's default, which would flag it in the user's crate.
     let allow = lstm.then(|| quote! { #[allow(clippy::too_many_arguments)] });
-    let block = proc_macro2::Literal::usize_unsuffixed(crate::emit::plan::FEED_BLOCK);
     let run_entry = super::ctx::entry(simd, |l| {
+        let block = super::ctx::feed_block(long, &l);
         if lstm {
-            quote! { self.run_at::<{ #l.feed_block(#block) }, _>(isa, x, h0, c0, len, y, ho, co) }
+            quote! { self.run_at::<#block, _>(isa, x, h0, c0, len, y, ho, co) }
         } else {
-            quote! { self.run_at::<{ #l.feed_block(#block) }, _>(isa, x, h0, len, y, ho) }
+            quote! { self.run_at::<#block, _>(isa, x, h0, len, y, ho) }
         }
     });
     let run = quote! {

@@ -166,6 +166,21 @@ impl Parts<'_> {
             let (o, oc) = (chunk(&out, n, true), chunk(&out_c, n, true));
             let (project, project_rows) = (Self::name("project", k), Self::name("project_rows", k));
             let body = ctx.project_span(*span);
+            // A shorter block: in one pass over the part's weights in a long block (see
+            // `Plan::long_block`), else row by row.
+            let short = if ctx.long_block(None).is_some() {
+                let first = ctx.project_first(*span);
+                quote! {
+                    let m = xs.len().min(B);
+                    #first
+                }
+            } else {
+                quote! {
+                    for (x, p) in xs.iter().zip(p.iter_mut()) {
+                        self.#project_rows::<1, I>(isa, ::core::array::from_ref(x), ::core::array::from_mut(p));
+                    }
+                }
+            };
             methods.extend(quote! {
                 #[inline(always)]
                 fn #project_rows<const S: usize, I: ::cellc_runtime::__private::simd::Isa>(&self, isa: I, x: &[[f32; #i]; S], p: &mut [[[f32; #width]; #most]; S]) {
@@ -177,9 +192,7 @@ impl Parts<'_> {
                     match xs.first_chunk::<B>() {
                         Some(x) => self.#project_rows::<B, I>(isa, x, p),
                         None => {
-                            for (x, p) in xs.iter().zip(p.iter_mut()) {
-                                self.#project_rows::<1, I>(isa, ::core::array::from_ref(x), ::core::array::from_mut(p));
-                            }
+                            #short
                         }
                     }
                 }
